@@ -1,0 +1,109 @@
+package org.edgebridge;
+
+import java.time.Clock;
+import org.edgebridge.admin.AdminServer;
+import org.edgebridge.admin.StatusReport;
+import org.edgebridge.broker.Broker;
+import org.edgebridge.config.BridgeConfig;
+import org.edgebridge.forward.Forwarder;
+import org.edgebridge.intake.InboundPublish;
+import org.edgebridge.intake.Intake;
+import org.edgebridge.outbox.Outbox;
+import org.edgebridge.receipt.ReceiptSender;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The composition root: builds every part with {@code new} and starts them in the order data flows —
+ * outbox, intake, broker, forwarder, admin. {@link #close()} stops them so that nothing is lost: intake
+ * stops taking commands, the request under way finishes, what is queued is written, then the broker and
+ * the admin side stop.
+ */
+public final class Bridge implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(Bridge.class);
+
+    private final BridgeConfig config;
+    private final Outbox outbox;
+    private final Broker broker;
+    private final Intake intake;
+    private final Forwarder forwarder;
+    private final AdminServer admin;
+    private boolean closed;
+
+    private Bridge(BridgeConfig config, Clock clock) {
+        this.config = config;
+        this.outbox = Outbox.open(config.outboxFile(), clock);
+        int released = outbox.releaseAbandonedClaims();
+        if (released > 0) {
+            LOG.info("{} commands claimed by requests that never completed are pending again", released);
+        }
+        this.broker = new Broker(config.broker(), clock, this::acceptCommand);
+        ReceiptSender receipts = new ReceiptSender(broker);
+        this.forwarder = new Forwarder(config.forwarder(), outbox, receipts, this::storedUpTo, clock);
+        this.intake = new Intake(outbox, receipts, config.intake(), forwarder::wake);
+        this.admin = new AdminServer(config.admin(),
+                new StatusReport(config.edgeId(), outbox, broker, intake, forwarder, clock), forwarder);
+    }
+
+    /** Builds and starts a bridge; on failure, stops what had started and rethrows. */
+    public static Bridge start(BridgeConfig config, Clock clock) {
+        Bridge bridge = new Bridge(config, clock);
+        try {
+            bridge.intake.start();
+            bridge.broker.start();
+            bridge.forwarder.start();
+            bridge.admin.start();
+        } catch (RuntimeException e) {
+            bridge.close();
+            throw e;
+        }
+        LOG.info("edge bridge {} running: MQTT {}, admin http://{}:{}/, central {}", config.edgeId(),
+                bridge.broker.listeners(), config.admin().host(), bridge.admin.port(), config.forwarder().url());
+        return bridge;
+    }
+
+    private void acceptCommand(InboundPublish publish) {
+        intake.accept(publish);
+    }
+
+    private long storedUpTo() {
+        return intake.storedUpTo();
+    }
+
+    public BridgeConfig config() {
+        return config;
+    }
+
+    public int adminPort() {
+        return admin.port();
+    }
+
+    public Outbox outbox() {
+        return outbox;
+    }
+
+    public Forwarder forwarder() {
+        return forwarder;
+    }
+
+    public Broker broker() {
+        return broker;
+    }
+
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        long start = System.nanoTime();
+        LOG.info("edge bridge stopping");
+        intake.stopAccepting();
+        forwarder.close();
+        intake.close();
+        broker.close();
+        admin.close();
+        outbox.close();
+        LOG.info("edge bridge stopped in {} ms", (System.nanoTime() - start) / 1_000_000);
+    }
+}

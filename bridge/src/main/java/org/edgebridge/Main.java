@@ -1,0 +1,236 @@
+package org.edgebridge;
+
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import org.edgebridge.broker.PasswordFile;
+import org.edgebridge.central.CentralSim;
+import org.edgebridge.config.BridgeConfig;
+import org.edgebridge.config.ConfigException;
+import org.edgebridge.config.ConfigLoader;
+import org.edgebridge.tls.DevCertificates;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** The command line: {@code run}, {@code demo}, {@code central-sim}, {@code check-config}, {@code device add}. */
+@Command(name = "edge-bridge", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
+        description = "MQTT-to-HTTP bridge with an embedded broker, a SQLite outbox and per-event receipts.",
+        subcommands = {Main.Run.class, Main.Demo.class, Main.CentralSimCommand.class, Main.CheckConfig.class,
+            Main.Device.class})
+public final class Main {
+    static final int EXIT_CONFIG = 2;
+    static final int EXIT_FAILED = 1;
+
+    public static void main(String[] args) {
+        int code = new CommandLine(new Main())
+                .setExecutionExceptionHandler((e, cmd, parsed) -> {
+                    if (e instanceof ConfigException ce) {
+                        ce.problems().forEach(p -> cmd.getErr().println("config error: " + p));
+                        return EXIT_CONFIG;
+                    }
+                    cmd.getErr().println("error: " + rootMessage(e));
+                    org.slf4j.LoggerFactory.getLogger(Main.class).debug("start-up failed", e);
+                    return EXIT_FAILED;
+                })
+                .execute(args);
+        if (code != 0 || !isLongRunning(args)) {
+            System.exit(code);
+        }
+    }
+
+    private static boolean isLongRunning(String[] args) {
+        return args.length > 0 && List.of("run", "demo", "central-sim").contains(args[0]);
+    }
+
+    private static String rootMessage(Throwable e) {
+        String message = e.getMessage();
+        Throwable cause = e.getCause();
+        while (cause != null && message == null) {
+            message = cause.getMessage();
+            cause = cause.getCause();
+        }
+        return message == null ? e.toString() : message;
+    }
+
+    /** {@code --config} and {@code --set}, shared by the subcommands that read a configuration. */
+    static final class ConfigOptions {
+        @Option(names = "--config", paramLabel = "FILE", description = "YAML config file (see broker-config/bridge.yaml)")
+        Path file;
+
+        @Option(names = "--set", paramLabel = "KEY=VALUE", description = "override one key (repeatable)")
+        List<String> sets = new ArrayList<>();
+    }
+
+    /** Blocks until SIGTERM/SIGINT, then closes {@code resources} in order. */
+    static void runUntilStopped(AutoCloseable... resources) throws InterruptedException {
+        CountDownLatch stopped = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            for (AutoCloseable r : resources) {
+                try {
+                    r.close();
+                } catch (Exception e) {
+                    org.slf4j.LoggerFactory.getLogger(Main.class).error("error while stopping", e);
+                }
+            }
+            stopped.countDown();
+        }, "shutdown"));
+        stopped.await();
+    }
+
+    @Command(name = "run", description = "Run the bridge.")
+    static final class Run implements Callable<Integer> {
+        @CommandLine.Mixin
+        ConfigOptions options = new ConfigOptions();
+
+        @Override
+        public Integer call() throws Exception {
+            BridgeConfig config = ConfigLoader.load(options.file, options.sets);
+            Bridge bridge = Bridge.start(config, Clock.systemUTC());
+            runUntilStopped(bridge);
+            return 0;
+        }
+    }
+
+    @Command(name = "demo", description = "Run the bridge with an embedded reference central on 127.0.0.1:8090, "
+            + "dev TLS material and anonymous devices on loopback.")
+    static final class Demo implements Callable<Integer> {
+        @CommandLine.Mixin
+        ConfigOptions options = new ConfigOptions();
+
+        @Option(names = "--central-port", defaultValue = "8090", description = "port of the embedded central (0: any free)")
+        int centralPort;
+
+        @Override
+        public Integer call() throws Exception {
+            Map<String, String> presets = new LinkedHashMap<>();
+            presets.put("edge.id", "demo-edge");
+            presets.put("data.dir", "demo-data");
+            presets.put("mqtt.host", "127.0.0.1");
+            presets.put("auth.anonymous", "true");
+            presets.put("admin.token", HexFormat.of().formatHex(SecureRandom.getSeed(12)));
+            BridgeConfig first = ConfigLoader.load(options.file, options.sets, presets);
+            DevCertificates.Material tls = DevCertificates.ensure(first.dataDir().resolve("tls"));
+            presets.put("tls.certFile", tls.certFile().toString());
+            presets.put("tls.keyFile", tls.keyFile().toString());
+            CentralSim central = new CentralSim(Optional.empty(), 64L * 1024 * 1024, Clock.systemUTC())
+                    .start("127.0.0.1", centralPort);
+            presets.put("ingest.url", "http://127.0.0.1:" + central.port() + "/ingest");
+            BridgeConfig config;
+            Bridge bridge;
+            try {
+                config = ConfigLoader.load(options.file, options.sets, presets);
+                bridge = Bridge.start(config, Clock.systemUTC());
+            } catch (RuntimeException e) {
+                central.close();
+                throw e;
+            }
+            printWelcome(System.out, config, bridge, tls);
+            runUntilStopped(bridge, central);
+            return 0;
+        }
+
+        private static void printWelcome(PrintStream out, BridgeConfig c, Bridge bridge, DevCertificates.Material tls) {
+            String host = c.broker().host();
+            String prefix = c.broker().topicPrefix();
+            out.println();
+            out.println("edge bridge demo is running (Ctrl-C stops it)");
+            out.println("  MQTT        " + bridge.broker().listeners() + "  (anonymous devices allowed)");
+            out.println("  TLS CA      " + tls.caFile());
+            out.println("  status      http://" + c.admin().host() + ":" + bridge.adminPort() + "/api/status");
+            out.println("  admin token " + c.admin().token().orElse("(none)"));
+            out.println("  central     " + c.forwarder().url() + "  (reference central, in memory)");
+            out.println("  data        " + c.dataDir().toAbsolutePath());
+            out.println();
+            out.println("Send a command as device demo-device and print the receipt it gets:");
+            out.println("  mosquitto_rr -V mqttv311 -h " + host + " -p " + c.broker().port() + " -i demo-device -c -q 1 \\");
+            out.println("    -e " + prefix + "/demo-device/receipts -t " + prefix + "/demo-device/commands/workorder/arrive \\");
+            out.println("    -m '{\"commandId\":\"ARRIVE-WO-1\",\"workOrderId\":\"WO-1\",\"action\":\"ARRIVE\"}'");
+            out.println("Run it again (a device resends until it has a final receipt) to get the final receipt.");
+            out.println();
+        }
+    }
+
+    @Command(name = "central-sim", description = "Run the reference central alone (CONTRACT §2, server side).")
+    static final class CentralSimCommand implements Callable<Integer> {
+        @Option(names = "--port", defaultValue = "8090", description = "port (default 8090)")
+        int port;
+
+        @Option(names = "--host", defaultValue = "127.0.0.1", description = "bind address (default 127.0.0.1)")
+        String host;
+
+        @Option(names = "--token", description = "bearer token required from the bridge")
+        String token;
+
+        @Option(names = "--max-request-bytes", defaultValue = "16777216", description = "larger requests get 413")
+        long maxRequestBytes;
+
+        @Option(names = "--set", hidden = true, description = "accepted for symmetry with the other subcommands; unused")
+        List<String> sets = new ArrayList<>();
+
+        @Override
+        public Integer call() throws Exception {
+            CentralSim central = new CentralSim(Optional.ofNullable(token), maxRequestBytes, Clock.systemUTC()).start(host, port);
+            System.out.println("reference central listening on http://" + host + ":" + central.port() + "/ingest");
+            runUntilStopped(central);
+            return 0;
+        }
+    }
+
+    @Command(name = "check-config", description = "Validate a configuration and print every problem.")
+    static final class CheckConfig implements Callable<Integer> {
+        @CommandLine.Mixin
+        ConfigOptions options = new ConfigOptions();
+
+        @Override
+        public Integer call() {
+            BridgeConfig config = ConfigLoader.load(options.file, options.sets);
+            System.out.println("configuration is valid (" + config.effective().size() + " keys set)");
+            return 0;
+        }
+    }
+
+    @Command(name = "device", description = "Manage registered devices.", subcommands = Device.Add.class)
+    static final class Device {
+        @Command(name = "add", description = "Add or replace a device in the password file (PBKDF2-SHA256).")
+        static final class Add implements Callable<Integer> {
+            @Option(names = "--file", required = true, description = "the password file (auth.passwordFile)")
+            Path file;
+
+            @Option(names = "--client-id", required = true)
+            String clientId;
+
+            @Option(names = "--username", required = true)
+            String username;
+
+            @Option(names = "--password", required = true, interactive = true, arity = "0..1",
+                    description = "the password; prompted for when given without a value")
+            String password;
+
+            @Override
+            public Integer call() throws Exception {
+                PasswordFile.addDevice(file, clientId, username, password);
+                System.out.println("device " + clientId + " (user " + username + ") written to " + file);
+                return 0;
+            }
+        }
+    }
+
+    /** The version from the jar's manifest. */
+    static final class Version implements CommandLine.IVersionProvider {
+        @Override
+        public String[] getVersion() {
+            String v = Main.class.getPackage().getImplementationVersion();
+            return new String[] {"edge-bridge " + (v == null ? "dev" : v)};
+        }
+    }
+}

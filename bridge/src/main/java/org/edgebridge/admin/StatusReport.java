@@ -1,0 +1,101 @@
+package org.edgebridge.admin;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.edgebridge.broker.Broker;
+import org.edgebridge.broker.BrokerStatus;
+import org.edgebridge.forward.Forwarder;
+import org.edgebridge.forward.ForwarderStatus;
+import org.edgebridge.intake.Intake;
+import org.edgebridge.outbox.CommandState;
+import org.edgebridge.outbox.Outbox;
+import org.edgebridge.outbox.OutboxCounts;
+
+/** Gathers the status records of every part into the shape of {@code GET /api/status}. Thread-safe. */
+public final class StatusReport {
+    private final String edgeId;
+    private final Outbox outbox;
+    private final Broker broker;
+    private final Intake intake;
+    private final Forwarder forwarder;
+    private final Clock clock;
+
+    public StatusReport(String edgeId, Outbox outbox, Broker broker, Intake intake, Forwarder forwarder, Clock clock) {
+        this.edgeId = edgeId;
+        this.outbox = outbox;
+        this.broker = broker;
+        this.intake = intake;
+        this.forwarder = forwarder;
+        this.clock = clock;
+    }
+
+    boolean brokerRunning() {
+        return broker.isRunning();
+    }
+
+    boolean outboxWritable() {
+        return outbox.isWritable();
+    }
+
+    /** One alarm on the status page: a stable code and a sentence for the admin. */
+    public record Alarm(String code, String message) {}
+
+    public Map<String, Object> snapshot() {
+        BrokerStatus b = broker.status();
+        OutboxCounts counts = outbox.counts();
+        ForwarderStatus f = forwarder.status();
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("edgeId", edgeId);
+        out.put("time", clock.instant());
+        out.put("broker", b);
+        Map<String, Object> o = new LinkedHashMap<>();
+        Map<String, Long> perState = new LinkedHashMap<>();
+        for (CommandState s : CommandState.values()) {
+            perState.put(s.dbName(), counts.count(s));
+        }
+        o.put("counts", perState);
+        o.put("oldestPendingAgeMs", counts.oldestPendingReceivedAt()
+                .map(t -> Duration.between(t, clock.instant()).toMillis()).orElse(null));
+        out.put("outbox", o);
+        Map<String, Object> i = new LinkedHashMap<>();
+        i.put("received", intake.stats().received());
+        i.put("stored", intake.stats().stored());
+        i.put("replayed", intake.stats().replayed());
+        i.put("retryLater", intake.stats().retryLater());
+        i.put("rejectedByCode", intake.stats().rejectedByCode());
+        out.put("intake", i);
+        out.put("forwarder", f);
+        out.put("alarms", alarms(b, counts, f));
+        return out;
+    }
+
+    private static List<Alarm> alarms(BrokerStatus b, OutboxCounts counts, ForwarderStatus f) {
+        List<Alarm> alarms = new ArrayList<>();
+        if (!b.running()) {
+            alarms.add(new Alarm("broker_down", "the MQTT broker is not running"));
+        }
+        if (f.state().equals("paused_by_central")) {
+            alarms.add(new Alarm("central_refused", "central refused the bridge: " + f.pauseReason().orElse("?")
+                    + "; check ingest.url and ingest.token"));
+        }
+        if (f.circuitBreaker().equals("open")) {
+            alarms.add(new Alarm("central_unreachable", "circuit breaker open: " + f.lastError().orElse("?")));
+        }
+        if (f.pausedByAdmin()) {
+            alarms.add(new Alarm("forwarder_paused", "forwarding is paused by an admin"));
+        }
+        if (counts.count(CommandState.PARKED) > 0) {
+            alarms.add(new Alarm("parked_commands", counts.count(CommandState.PARKED)
+                    + " commands are parked and wait for an admin to requeue or reject them"));
+        }
+        if (b.restartsAfterLoopDeath() > 0) {
+            alarms.add(new Alarm("broker_restarted", "the broker was restarted " + b.restartsAfterLoopDeath()
+                    + " times after an internal thread died"));
+        }
+        return alarms;
+    }
+}

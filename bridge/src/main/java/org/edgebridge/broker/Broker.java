@@ -1,0 +1,259 @@
+package org.edgebridge.broker;
+
+import io.moquette.broker.ClientDescriptor;
+import io.moquette.broker.Server;
+import io.moquette.broker.config.MemoryConfig;
+import io.moquette.interception.InterceptHandler;
+import io.netty.buffer.Unpooled;
+import io.netty.handler.codec.mqtt.MqttMessageBuilders;
+import io.netty.handler.codec.mqtt.MqttPublishMessage;
+import io.netty.handler.codec.mqtt.MqttQoS;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Optional;
+import java.util.Properties;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+import org.edgebridge.intake.InboundPublish;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The embedded Moquette 0.17 broker: its configuration, lifecycle, ACL, TLS and the one outbound port,
+ * receipts. See {@code ../shared/notes/moquette-0.17.md} for why each setting is what it is.
+ *
+ * <p>Threads: Moquette owns its Netty and session-loop threads and the one interceptor thread; this class
+ * owns "broker-enforcer", which closes connections that broke the ACL and restarts the broker when a
+ * session loop has died (0.17 never recovers one).
+ */
+public final class Broker implements DevicePublisher, AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(Broker.class);
+    private static final String PUBLISHER_ID = "edge-bridge";
+
+    private final BrokerSettings settings;
+    private final Clock clock;
+    private final Topics topics;
+    private final Consumer<InboundPublish> commands;
+    private final DeviceRegistry devices;
+    private final Optional<PasswordFile> passwords;
+    private final ExecutorService enforcer;
+    private final AtomicLong deniedPublishes = new AtomicLong();
+    private final AtomicLong deniedSubscribes = new AtomicLong();
+    private final AtomicLong restarts = new AtomicLong();
+    private volatile Server server;
+    private volatile boolean stopping;
+
+    /**
+     * @param commands receives each PUBLISH on a device's own command topic, on Moquette's interceptor thread
+     */
+    public Broker(BrokerSettings settings, Clock clock, Consumer<InboundPublish> commands) {
+        this.settings = settings;
+        this.clock = clock;
+        this.topics = new Topics(settings.topicPrefix());
+        this.commands = commands;
+        this.devices = new DeviceRegistry(clock);
+        this.passwords = settings.passwordFile().map(Broker::loadPasswords);
+        this.enforcer = Executors.newSingleThreadExecutor(r -> new Thread(r, "broker-enforcer"));
+        if (!settings.anonymous() && passwords.map(PasswordFile::size).orElse(0) == 0) {
+            LOG.warn("auth.anonymous=false and no registered devices (auth.passwordFile): no device can connect");
+        }
+    }
+
+    private static PasswordFile loadPasswords(java.nio.file.Path file) {
+        try {
+            return PasswordFile.load(file);
+        } catch (IOException e) {
+            throw new IllegalStateException("auth.passwordFile=" + file + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** Starts the broker and checks that every configured listener accepts connections. */
+    public synchronized void start() {
+        BrokerStoreRepair.repair(settings.storeDir(), clock);
+        Optional<PemSslContextCreator> ssl = settings.tls().map(PemSslContextCreator::new);
+        ssl.ifPresent(PemSslContextCreator::build);
+        Server s = new Server();
+        List<InterceptHandler> handlers = List.of(new CommandInterceptor(topics, clock, commands, devices, this::onLoopDeath));
+        DeviceAuthorizer authorizer = new DeviceAuthorizer(topics, this::deniedPublish, this::deniedSubscribe);
+        try {
+            s.startServer(new MemoryConfig(moquetteProperties()), handlers, ssl.orElse(null),
+                    new DeviceAuthenticator(passwords, settings.anonymous()), authorizer);
+        } catch (IOException | RuntimeException e) {
+            throw new IllegalStateException("the MQTT broker did not start: " + e.getMessage(), e);
+        }
+        server = s;
+        List<String> dead = new ArrayList<>();
+        if (settings.port() != 0 && !listening(settings.port())) {
+            dead.add("mqtt.port=" + settings.port());
+        }
+        settings.tls().filter(t -> !listening(t.port())).ifPresent(t -> dead.add("tls.port=" + t.port()));
+        if (!dead.isEmpty()) {
+            s.stopServer();
+            server = null;
+            throw new IllegalStateException("the MQTT broker started but is not listening on " + String.join(", ", dead)
+                    + " (host " + settings.host() + ")");
+        }
+        LOG.info("MQTT broker listening on {}", listeners());
+    }
+
+    Properties moquetteProperties() {
+        Properties p = new Properties();
+        p.setProperty("host", settings.host());
+        p.setProperty("port", settings.port() == 0 ? "disabled" : String.valueOf(settings.port()));
+        p.setProperty("websocket_port", "disabled");
+        settings.tls().ifPresent(t -> {
+            p.setProperty("ssl_port", String.valueOf(t.port()));
+            p.setProperty("ssl_provider", "JDK");
+            p.setProperty("need_client_auth", String.valueOf(t.clientAuth() == TlsSettings.ClientAuth.REQUIRED));
+        });
+        p.setProperty("telemetry_enabled", "false");
+        p.setProperty("allow_anonymous", String.valueOf(settings.anonymous()));
+        p.setProperty("allow_zero_byte_client_id", "false");
+        p.setProperty("persistence_enabled", "true");
+        p.setProperty("data_path", settings.storeDir().toAbsolutePath().toString());
+        p.setProperty("persistent_queue_type", "h2");
+        p.setProperty("autosave_interval", "1");
+        p.setProperty("persistent_client_expiration", settings.sessionExpiry().toSeconds() + "s");
+        p.setProperty("netty.mqtt.message_size", String.valueOf(settings.maxPacketBytes()));
+        p.setProperty("session_queue_size", String.valueOf(settings.sessionQueueSize()));
+        p.setProperty("intercept.thread_pool.size", "1");
+        p.setProperty("netty.epoll", "false");
+        p.setProperty("buffer_flush_millis", "immediate");
+        p.setProperty("netty.channel_timeout.seconds", "10");
+        p.setProperty("use_metrics", "false");
+        p.setProperty("use_bugsnag", "false");
+        return p;
+    }
+
+    private boolean listening(int port) {
+        String host = settings.host().equals("0.0.0.0") || settings.host().equals("::") ? "127.0.0.1" : settings.host();
+        try (Socket socket = new Socket()) {
+            socket.connect(new InetSocketAddress(host, port), 2_000);
+            return true;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    /** The listeners as text, e.g. {@code mqtt://0.0.0.0:1883, mqtts://0.0.0.0:8883}. */
+    public String listeners() {
+        List<String> out = new ArrayList<>();
+        if (settings.port() != 0) {
+            out.add("mqtt://" + settings.host() + ":" + settings.port());
+        }
+        settings.tls().ifPresent(t -> out.add("mqtts://" + settings.host() + ":" + t.port()
+                + (t.clientAuth() == TlsSettings.ClientAuth.NONE ? "" : " (client certificates " + t.clientAuth().name().toLowerCase() + ")")));
+        return String.join(", ", out);
+    }
+
+    public boolean isRunning() {
+        return server != null && !stopping;
+    }
+
+    @Override
+    public boolean publishReceipt(String clientId, byte[] json) {
+        Server s = server;
+        if (s == null) {
+            return false;
+        }
+        MqttPublishMessage msg = MqttMessageBuilders.publish()
+                .topicName(topics.receiptTopic(clientId))
+                .qos(MqttQoS.AT_LEAST_ONCE)
+                .retained(false)
+                .messageId(1)
+                .payload(Unpooled.wrappedBuffer(json))
+                .build();
+        try {
+            return s.internalPublish(msg, PUBLISHER_ID).isAllSuccess();
+        } catch (RuntimeException e) {
+            LOG.debug("receipt to {} not routed: {}", clientId, e.toString());
+            return false;
+        }
+    }
+
+    public DeviceRegistry devices() {
+        return devices;
+    }
+
+    public Collection<String> connectedClientIds() {
+        Server s = server;
+        if (s == null) {
+            return List.of();
+        }
+        try {
+            return s.listConnectedClients().stream().map(ClientDescriptor::getClientID).toList();
+        } catch (RuntimeException e) {
+            return List.of();
+        }
+    }
+
+    public BrokerStatus status() {
+        return new BrokerStatus(isRunning(), listeners(), connectedClientIds().size(), deniedPublishes.get(),
+                deniedSubscribes.get(), restarts.get());
+    }
+
+    /** On a session-loop thread: must not block. The offender is disconnected from another thread. */
+    private void deniedPublish(String clientId, String topic) {
+        deniedPublishes.incrementAndGet();
+        devices.deniedPublish(clientId);
+        LOG.warn("refused PUBLISH of {} on {}: not its own command topic; closing the connection", clientId, topic);
+        enforcer.execute(() -> {
+            Server s = server;
+            if (s != null) {
+                s.disconnectClient(clientId);
+            }
+        });
+    }
+
+    private void deniedSubscribe(String clientId, String filter) {
+        deniedSubscribes.incrementAndGet();
+        devices.deniedSubscribe(clientId);
+        LOG.info("refused SUBSCRIBE of {} to {}: only {} is allowed", clientId, filter, topics.receiptTopic(clientId));
+    }
+
+    private void onLoopDeath(Throwable error) {
+        LOG.error("a broker session loop died (Moquette 0.17 never recovers one); restarting the broker", error);
+        if (stopping) {
+            return;
+        }
+        enforcer.execute(this::restart);
+    }
+
+    private synchronized void restart() {
+        if (stopping) {
+            return;
+        }
+        restarts.incrementAndGet();
+        Server old = server;
+        server = null;
+        if (old != null) {
+            old.stopServer();
+        }
+        start();
+        LOG.warn("broker restarted after a session-loop death; devices reconnect");
+    }
+
+    @Override
+    public synchronized void close() {
+        stopping = true;
+        enforcer.shutdownNow();
+        try {
+            enforcer.awaitTermination(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        Server s = server;
+        server = null;
+        if (s != null) {
+            s.stopServer();
+        }
+    }
+}

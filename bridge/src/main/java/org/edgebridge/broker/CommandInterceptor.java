@@ -1,0 +1,83 @@
+package org.edgebridge.broker;
+
+import io.moquette.interception.AbstractInterceptHandler;
+import io.moquette.interception.messages.InterceptConnectMessage;
+import io.moquette.interception.messages.InterceptConnectionLostMessage;
+import io.moquette.interception.messages.InterceptDisconnectMessage;
+import io.moquette.interception.messages.InterceptPublishMessage;
+import io.netty.buffer.ByteBuf;
+import java.time.Clock;
+import java.util.function.Consumer;
+import org.edgebridge.intake.InboundPublish;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Moquette's callbacks, adapted. Moquette runs them on its interceptor pool (configured to exactly one
+ * thread, so calls are in broker-wide arrival order) after it has already sent the PUBACK; only
+ * {@link #onSessionLoopError} runs on the dying session-loop thread.
+ */
+final class CommandInterceptor extends AbstractInterceptHandler {
+    private static final Logger LOG = LoggerFactory.getLogger(CommandInterceptor.class);
+
+    private final Topics topics;
+    private final Clock clock;
+    private final Consumer<InboundPublish> commands;
+    private final DeviceRegistry devices;
+    private final Consumer<Throwable> onLoopDeath;
+
+    CommandInterceptor(Topics topics, Clock clock, Consumer<InboundPublish> commands, DeviceRegistry devices,
+            Consumer<Throwable> onLoopDeath) {
+        this.topics = topics;
+        this.clock = clock;
+        this.commands = commands;
+        this.devices = devices;
+        this.onLoopDeath = onLoopDeath;
+    }
+
+    @Override
+    public String getID() {
+        return "edge-bridge-intake";
+    }
+
+    @Override
+    public void onPublish(InterceptPublishMessage msg) {
+        ByteBuf buffer = msg.getPayload();
+        try {
+            String clientId = msg.getClientID();
+            String topic = msg.getTopicName();
+            String type = topics.commandType(clientId, topic);
+            if (type == null) {
+                LOG.warn("PUBLISH of {} on {} passed the ACL but is not a command topic; ignored", clientId, topic);
+                return;
+            }
+            byte[] payload = new byte[buffer.readableBytes()];
+            buffer.getBytes(buffer.readerIndex(), payload);
+            commands.accept(new InboundPublish(clientId, topic, type, payload, clock.instant()));
+        } catch (RuntimeException e) {
+            LOG.error("intake of a PUBLISH from {} failed; the device will resend it", msg.getClientID(), e);
+        } finally {
+            buffer.release();
+        }
+    }
+
+    @Override
+    public void onConnect(InterceptConnectMessage msg) {
+        devices.connected(msg.getClientID(), msg.isCleanSession());
+    }
+
+    @Override
+    public void onDisconnect(InterceptDisconnectMessage msg) {
+        devices.disconnected(msg.getClientID());
+    }
+
+    @Override
+    public void onConnectionLost(InterceptConnectionLostMessage msg) {
+        devices.disconnected(msg.getClientID());
+    }
+
+    @Override
+    public void onSessionLoopError(Throwable error) {
+        onLoopDeath.accept(error);
+    }
+}

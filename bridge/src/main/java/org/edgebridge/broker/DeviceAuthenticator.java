@@ -1,0 +1,43 @@
+package org.edgebridge.broker;
+
+import io.moquette.broker.security.IAuthenticator;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Checks CONNECT credentials against the password file. Moquette calls it on a Netty I/O thread, only for
+ * CONNECTs that carry a username (anonymous ones are governed by {@code allow_anonymous}). Never throws.
+ */
+final class DeviceAuthenticator implements IAuthenticator {
+    private static final Logger LOG = LoggerFactory.getLogger(DeviceAuthenticator.class);
+
+    private final Optional<PasswordFile> passwords;
+    private final boolean anonymous;
+
+    DeviceAuthenticator(Optional<PasswordFile> passwords, boolean anonymous) {
+        this.passwords = passwords;
+        this.anonymous = anonymous;
+    }
+
+    @Override
+    public boolean checkValid(String clientId, String username, byte[] password) {
+        try {
+            if (!Topics.isUsableClientId(clientId)) {
+                return false;
+            }
+            if (passwords.isEmpty()) {
+                // No registry: credentials cannot be checked, so they count for nothing more than anonymous.
+                return anonymous;
+            }
+            boolean ok = passwords.get().verify(clientId, username, password);
+            if (!ok) {
+                LOG.info("refused CONNECT of {} as user {}: not registered with that username and password", clientId, username);
+            }
+            return ok;
+        } catch (RuntimeException e) {
+            LOG.error("authentication of {} failed; refused", clientId, e);
+            return false;
+        }
+    }
+}

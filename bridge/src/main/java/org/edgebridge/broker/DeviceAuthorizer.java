@@ -1,0 +1,63 @@
+package org.edgebridge.broker;
+
+import io.moquette.broker.security.IAuthorizatorPolicy;
+import io.moquette.broker.subscriptions.Topic;
+import java.util.function.BiConsumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The per-device ACL (CONTRACT §1): a device may publish only to its own command topics and subscribe only
+ * to its own receipt topic. Called by Moquette on a session-loop thread, before the PUBACK.
+ *
+ * <p>Never throws: in Moquette 0.17 an exception here kills a session-loop thread for good. Because no
+ * filter other than a device's exact receipt topic is ever granted, no subscription can match a command
+ * topic, which also keeps 0.17's DUP-resend crash (issue #750) from being reachable.
+ */
+final class DeviceAuthorizer implements IAuthorizatorPolicy {
+    private static final Logger LOG = LoggerFactory.getLogger(DeviceAuthorizer.class);
+
+    private final Topics topics;
+    private final BiConsumer<String, String> onDeniedPublish;
+    private final BiConsumer<String, String> onDeniedSubscribe;
+
+    /**
+     * @param onDeniedPublish called with (clientId, topic) for a refused PUBLISH; must not block
+     * @param onDeniedSubscribe called with (clientId, filter) for a refused SUBSCRIBE; must not block
+     */
+    DeviceAuthorizer(Topics topics, BiConsumer<String, String> onDeniedPublish, BiConsumer<String, String> onDeniedSubscribe) {
+        this.topics = topics;
+        this.onDeniedPublish = onDeniedPublish;
+        this.onDeniedSubscribe = onDeniedSubscribe;
+    }
+
+    @Override
+    public boolean canWrite(Topic topic, String user, String client) {
+        try {
+            String name = String.valueOf(topic);
+            if (topics.commandType(client, name) != null) {
+                return true;
+            }
+            onDeniedPublish.accept(client, name);
+            return false;
+        } catch (RuntimeException e) {
+            LOG.error("ACL check of a PUBLISH failed; denied", e);
+            return false;
+        }
+    }
+
+    @Override
+    public boolean canRead(Topic topic, String user, String client) {
+        try {
+            String filter = String.valueOf(topic);
+            if (Topics.isUsableClientId(client) && filter.equals(topics.receiptTopic(client))) {
+                return true;
+            }
+            onDeniedSubscribe.accept(client, filter);
+            return false;
+        } catch (RuntimeException e) {
+            LOG.error("ACL check of a SUBSCRIBE failed; denied", e);
+            return false;
+        }
+    }
+}

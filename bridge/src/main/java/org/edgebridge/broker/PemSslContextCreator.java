@@ -1,0 +1,46 @@
+package org.edgebridge.broker;
+
+import io.moquette.broker.ISslContextCreator;
+import io.netty.handler.ssl.ClientAuth;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslContextBuilder;
+import io.netty.handler.ssl.SslProvider;
+import javax.net.ssl.SSLException;
+
+/**
+ * Builds the TLS listener's context from PEM files: TLS 1.3 and 1.2 only, the JDK's default (modern) cipher
+ * suites, and client certificates checked against {@code tls.caFile} when asked for. Fails loudly: Moquette
+ * would otherwise start without its TLS listener when the context is null.
+ */
+final class PemSslContextCreator implements ISslContextCreator {
+    private final TlsSettings tls;
+
+    PemSslContextCreator(TlsSettings tls) {
+        this.tls = tls;
+    }
+
+    /** Builds the context now, so that bad files stop start-up with a clear message. */
+    SslContext build() {
+        try {
+            SslContextBuilder builder = SslContextBuilder.forServer(tls.certFile().toFile(), tls.keyFile().toFile())
+                    .sslProvider(SslProvider.JDK)
+                    .protocols("TLSv1.3", "TLSv1.2");
+            tls.caFile().ifPresent(ca -> builder.trustManager(ca.toFile()));
+            builder.clientAuth(switch (tls.clientAuth()) {
+                case NONE -> ClientAuth.NONE;
+                case OPTIONAL -> ClientAuth.OPTIONAL;
+                case REQUIRED -> ClientAuth.REQUIRE;
+            });
+            return builder.build();
+        } catch (SSLException | IllegalArgumentException e) {
+            throw new IllegalStateException("tls.certFile=" + tls.certFile() + ", tls.keyFile=" + tls.keyFile()
+                    + ": cannot build the TLS listener: " + e.getMessage()
+                    + " (the certificate must be PEM, the key PEM PKCS#8 or PKCS#1, and match each other)", e);
+        }
+    }
+
+    @Override
+    public SslContext initSSLContext() {
+        return build();
+    }
+}

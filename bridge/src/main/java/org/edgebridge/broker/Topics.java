@@ -1,0 +1,37 @@
+package org.edgebridge.broker;
+
+/**
+ * The device topic scheme (CONTRACT §1): {@code {prefix}/{clientId}/commands/{type}} in,
+ * {@code {prefix}/{clientId}/receipts} out.
+ */
+public record Topics(String prefix) {
+
+    /** A client id that can be placed in a topic level without changing what it means. */
+    public static boolean isUsableClientId(String clientId) {
+        return clientId != null && !clientId.isEmpty() && clientId.length() <= 128
+                && clientId.chars().noneMatch(c -> c == '/' || c == '+' || c == '#' || c == 0 || Character.isISOControl(c));
+    }
+
+    public String receiptTopic(String clientId) {
+        return prefix + "/" + clientId + "/receipts";
+    }
+
+    /**
+     * The command type of a topic if it is one of {@code clientId}'s own command topics, else null.
+     * The type is the rest of the topic after {@code commands/}: one or more non-empty levels.
+     */
+    public String commandType(String clientId, String topic) {
+        if (!isUsableClientId(clientId) || topic == null) {
+            return null;
+        }
+        String own = prefix + "/" + clientId + "/commands/";
+        if (!topic.startsWith(own) || topic.length() == own.length()) {
+            return null;
+        }
+        String type = topic.substring(own.length());
+        if (type.startsWith("/") || type.endsWith("/") || type.contains("//") || type.contains("+") || type.contains("#")) {
+            return null;
+        }
+        return type;
+    }
+}

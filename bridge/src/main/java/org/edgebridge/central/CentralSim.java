@@ -1,0 +1,201 @@
+package org.edgebridge.central;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.javalin.Javalin;
+import io.javalin.http.Context;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+import java.util.List;
+import java.time.Clock;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The reference central (CONTRACT §2, server side): {@code POST /ingest} answers one receipt per event from an
+ * {@link Inbox} that deduplicates on (deviceId, eventId). For tests and demos it also serves
+ * {@code GET /sim/inbox}, {@code GET /sim/stats} and {@code POST /sim/faults} (fault injection).
+ *
+ * <p>Threads: Jetty's pool, owned by Javalin; the inbox is synchronized.
+ */
+public final class CentralSim implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(CentralSim.class);
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final Inbox inbox;
+    private final Optional<String> token;
+    private final Javalin app;
+    private final AtomicLong requests = new AtomicLong();
+    private volatile Faults faults = Faults.NONE;
+
+    public CentralSim(Optional<String> token, long maxRequestBytes, Clock clock) {
+        this.inbox = new Inbox(clock);
+        this.token = token;
+        this.app = Javalin.create(config -> {
+            config.startup.showJavalinBanner = false;
+            config.startup.showOldJavalinVersionWarning = false;
+            config.http.maxRequestSize = maxRequestBytes;
+            config.routes.post("/ingest", this::ingest);
+            config.routes.get("/sim/inbox", ctx -> json(ctx, 200, JSON.valueToTree(inbox.entries())));
+            config.routes.get("/sim/stats", this::stats);
+            config.routes.post("/sim/faults", this::setFaults);
+            config.routes.get("/health", ctx -> ctx.result("ok"));
+        });
+    }
+
+    public CentralSim start(String host, int port) {
+        app.start(host, port);
+        LOG.info("reference central listening on http://{}:{}/ingest", host, app.port());
+        return this;
+    }
+
+    public int port() {
+        return app.port();
+    }
+
+    public Inbox inbox() {
+        return inbox;
+    }
+
+    public void faults(Faults faults) {
+        this.faults = faults;
+    }
+
+    private void ingest(Context ctx) throws IOException {
+        requests.incrementAndGet();
+        if (token.isPresent() && !("Bearer " + token.get()).equals(ctx.header("Authorization"))) {
+            error(ctx, 401, "unauthorized", "a valid bearer token is required");
+            return;
+        }
+        Faults f = takeFault();
+        if (f.mode().equals("status")) {
+            if (f.retryAfterSeconds() != null) {
+                ctx.header("Retry-After", String.valueOf(f.retryAfterSeconds()));
+            }
+            error(ctx, f.httpStatus(), "fault", "injected fault: HTTP " + f.httpStatus());
+            return;
+        }
+        byte[] raw = ctx.bodyAsBytes();
+        JsonNode body;
+        List<byte[]> payloads;
+        try {
+            body = JSON.readTree(raw);
+            payloads = RawPayloads.of(raw);
+        } catch (IOException e) {
+            error(ctx, 400, "invalid_json", "request body is not JSON");
+            return;
+        }
+        JsonNode events = body == null ? null : body.get("events");
+        if (events == null || !events.isArray()) {
+            error(ctx, 400, "invalid_request", "request must be an object with an events array");
+            return;
+        }
+        ArrayNode receipts = JSON.createArrayNode();
+        for (int i = 0; i < events.size(); i++) {
+            receipts.add(receipt(events.get(i), i < payloads.size() ? payloads.get(i) : null, f));
+        }
+        if (f.mode().equals("lose_reply")) {
+            error(ctx, 500, "fault", "injected fault: applied, but the reply was lost");
+            return;
+        }
+        ObjectNode reply = JSON.createObjectNode();
+        reply.set("receipts", receipts);
+        json(ctx, 200, reply);
+    }
+
+    private ObjectNode receipt(JsonNode event, byte[] rawPayload, Faults f) throws IOException {
+        ObjectNode r = JSON.createObjectNode();
+        String eventId = event.path("eventId").asText(null);
+        String deviceId = event.path("deviceId").asText(null);
+        r.put("eventId", eventId);
+        r.put("deviceId", deviceId);
+        JsonNode payload = event.get("payload");
+        String sha = event.path("payloadSha256").asText(null);
+        if (eventId == null || deviceId == null || payload == null || !payload.isObject() || sha == null
+                || !event.path("sequence").canConvertToLong()) {
+            return answer(r, new Inbox.Answer("rejected", "invalid_event",
+                    "event needs eventId, deviceId, sequence, payload (object) and payloadSha256", null), null);
+        }
+        if (rawPayload == null || !sha.equals(sha256(rawPayload))) {
+            return answer(r, new Inbox.Answer("rejected", "payload_sha256_mismatch",
+                    "payloadSha256 is not the SHA-256 of the payload bytes as sent", null), null);
+        }
+        if (f.mode().equals("retry_later")) {
+            return answer(r, new Inbox.Answer("retry_later", "sim_busy", "injected fault: retry later", null),
+                    f.retryAfterMs());
+        }
+        Inbox.Answer a = inbox.apply(deviceId, eventId, event.get("sequence").asLong(), sha,
+                new String(rawPayload, StandardCharsets.UTF_8));
+        return answer(r, a, null);
+    }
+
+    private static ObjectNode answer(ObjectNode r, Inbox.Answer a, Long retryAfterMs) throws IOException {
+        r.put("status", a.status());
+        r.put("code", a.code());
+        r.put("message", a.message());
+        r.set("result", a.resultJson() == null ? null : JSON.readTree(a.resultJson()));
+        if (retryAfterMs == null) {
+            r.putNull("retryAfterMs");
+        } else {
+            r.put("retryAfterMs", retryAfterMs);
+        }
+        return r;
+    }
+
+    private synchronized Faults takeFault() {
+        Faults f = faults;
+        if (f.count() > 0) {
+            faults = f.count() == 1 ? Faults.NONE : new Faults(f.mode(), f.httpStatus(), f.retryAfterSeconds(),
+                    f.retryAfterMs(), f.count() - 1);
+        }
+        return f;
+    }
+
+    private void setFaults(Context ctx) throws IOException {
+        Faults f = JSON.readValue(ctx.bodyAsBytes(), Faults.class);
+        faults = f;
+        LOG.info("fault injection: {}", f);
+        json(ctx, 200, JSON.valueToTree(f));
+    }
+
+    private void stats(Context ctx) {
+        ObjectNode s = JSON.valueToTree(inbox.stats());
+        s.put("requests", requests.get());
+        json(ctx, 200, s);
+    }
+
+    private static String sha256(byte[] bytes) {
+        try {
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every Java runtime has SHA-256", e);
+        }
+    }
+
+    private static void error(Context ctx, int status, String error, String message) {
+        ObjectNode e = JSON.createObjectNode();
+        e.put("error", error);
+        e.put("message", message);
+        json(ctx, status, e);
+    }
+
+    private static void json(Context ctx, int status, JsonNode node) {
+        try {
+            ctx.status(status).contentType("application/json").result(JSON.writeValueAsBytes(node));
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    @Override
+    public void close() {
+        app.stop();
+    }
+}

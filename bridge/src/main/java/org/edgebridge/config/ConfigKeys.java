@@ -1,0 +1,130 @@
+package org.edgebridge.config;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+import java.util.regex.Pattern;
+
+/** Every configuration key the bridge knows, with its default and rule. The reference file documents the same list. */
+public final class ConfigKeys {
+    private static final Pattern EDGE_ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._:-]{0,63}");
+    private static final Pattern TOPIC_PREFIX = Pattern.compile("[A-Za-z0-9_.-]+(/[A-Za-z0-9_.-]+)*");
+    private static final Duration MAX_DURATION = Duration.ofDays(3650);
+
+    public static final List<ConfigKey> ALL = List.of(
+        key("edge.id", "edge-01", "this bridge's id, sent to central as edgeId",
+            v -> matching(v, EDGE_ID, "must be 1-64 chars of [A-Za-z0-9._:-], starting alphanumeric")),
+        key("data.dir", "data", "where the outbox, the broker store and generated material live", ConfigKeys::path),
+
+        key("mqtt.host", "0.0.0.0", "bind address of the MQTT listeners (plain and TLS)", ConfigKeys::nonBlank),
+        key("mqtt.port", "1883", "plain MQTT listener port; 0 switches it off", v -> ValueParsers.integer(v, 0, 65535)),
+        key("mqtt.topicPrefix", "devices", "first topic level(s) of device topics: {prefix}/{clientId}/commands/#",
+            v -> matching(v, TOPIC_PREFIX, "must be topic levels of [A-Za-z0-9_.-] separated by /, without wildcards")),
+        key("mqtt.maxPacketBytes", "524288", "largest MQTT packet accepted; larger ones close the connection",
+            v -> (int) ValueParsers.size(v, 1024, 268_435_455)),
+        key("mqtt.sessionQueueSize", "8192", "capacity of each broker session-loop command queue",
+            v -> ValueParsers.integer(v, 1024, 1_048_576)),
+        key("mqtt.sessionExpiry", "7d", "how long the broker keeps the session of a device that stays away (at most 24d: Moquette 0.17 overflows past it)",
+            v -> ValueParsers.duration(v, Duration.ofMinutes(1), Duration.ofDays(24))),
+
+        key("tls.port", "8883", "TLS MQTT listener port, on when tls.certFile is set", v -> ValueParsers.integer(v, 1, 65535)),
+        key("tls.certFile", null, "server certificate chain, PEM", ConfigKeys::path),
+        key("tls.keyFile", null, "server private key, PEM (PKCS#8)", ConfigKeys::path),
+        key("tls.caFile", null, "CA certificates that sign device certificates, PEM", ConfigKeys::path),
+        key("tls.clientAuth", "none", "client certificates: none, optional or required",
+            v -> oneOf(v, "none", "optional", "required")),
+
+        key("auth.anonymous", "false", "true lets devices connect without credentials", ValueParsers::bool),
+        key("auth.passwordFile", null, "registered devices: clientId:username:hash per line", ConfigKeys::path),
+
+        key("admin.host", "127.0.0.1", "bind address of the admin HTTP API and status page", ConfigKeys::nonBlank),
+        key("admin.port", "8080", "admin HTTP port; 0 picks a free one", v -> ValueParsers.integer(v, 0, 65535)),
+        key("admin.token", null, "bearer token every admin POST needs", ConfigKeys::nonBlank),
+
+        key("ingest.url", "http://127.0.0.1:8090/ingest", "central's ingest endpoint", ValueParsers::httpUrl),
+        key("ingest.token", null, "bearer token sent to central", ConfigKeys::nonBlank),
+        key("ingest.timeout", "30s", "time limit of one request to central",
+            v -> ValueParsers.duration(v, Duration.ofMillis(100), Duration.ofMinutes(10))),
+
+        key("intake.maxPayloadBytes", "262144", "largest command payload; larger ones are rejected payload_too_large",
+            v -> (int) ValueParsers.size(v, 64, 16 * 1024 * 1024)),
+        key("intake.maxBatch", "256", "most commands stored in one outbox transaction (group commit)",
+            v -> ValueParsers.integer(v, 1, 10_000)),
+        key("intake.queueCapacity", "20000", "commands waiting for the outbox writer; past it intake answers retry_later",
+            v -> ValueParsers.integer(v, 100, 10_000_000)),
+
+        key("forwarder.maxEvents", "500", "most events in one request to central", v -> ValueParsers.integer(v, 1, 10_000)),
+        key("forwarder.maxBytes", "1MiB", "most payload bytes in one request to central",
+            v -> (int) ValueParsers.size(v, 1024, 64 * 1024 * 1024)),
+        key("forwarder.linger", "20ms", "how long a non-full batch waits for more events",
+            v -> ValueParsers.duration(v, Duration.ZERO, Duration.ofSeconds(10))),
+        key("forwarder.requestsPerSecond", "20", "requests to central per second at most", v -> ValueParsers.integer(v, 1, 100_000)),
+        key("forwarder.eventsPerSecond", "5000", "events to central per second at most", v -> ValueParsers.integer(v, 1, 1_000_000)),
+        key("forwarder.maxAttempts", "50", "central retry_later answers before an event is parked",
+            v -> ValueParsers.integer(v, 1, 1_000_000)),
+        key("forwarder.backoffInitial", "500ms", "first wait after a failed request",
+            v -> ValueParsers.duration(v, Duration.ofMillis(1), Duration.ofMinutes(10))),
+        key("forwarder.backoffMax", "60s", "longest wait between failed requests",
+            v -> ValueParsers.duration(v, Duration.ofMillis(1), Duration.ofHours(24))),
+        key("forwarder.authRetryInterval", "60s", "while paused by a 401/403/4xx, how often to try again",
+            v -> ValueParsers.duration(v, Duration.ofSeconds(1), Duration.ofHours(24))),
+        key("forwarder.breakerFailureRate", "50", "percent of failed calls (of the last 20) that opens the circuit breaker",
+            v -> ValueParsers.integer(v, 1, 100)),
+        key("forwarder.breakerOpenFor", "30s", "how long the circuit breaker stays open before one probe",
+            v -> ValueParsers.duration(v, Duration.ofMillis(100), MAX_DURATION)));
+
+    private static final Map<String, ConfigKey> BY_NAME = byName();
+
+    private ConfigKeys() {}
+
+    public static ConfigKey find(String name) {
+        return BY_NAME.get(name);
+    }
+
+    private static Map<String, ConfigKey> byName() {
+        Map<String, ConfigKey> map = new LinkedHashMap<>();
+        ALL.forEach(k -> map.put(k.name(), k));
+        return Map.copyOf(map);
+    }
+
+    private static ConfigKey key(String name, String defaultValue, String doc, Function<String, Object> parser) {
+        return new ConfigKey(name, defaultValue, doc, parser);
+    }
+
+    private static Object nonBlank(String v) {
+        if (v.isBlank()) {
+            throw new IllegalArgumentException("must not be blank");
+        }
+        return v.trim();
+    }
+
+    private static Object path(String v) {
+        if (v.isBlank()) {
+            throw new IllegalArgumentException("must be a file system path");
+        }
+        try {
+            return Path.of(v.trim());
+        } catch (java.nio.file.InvalidPathException e) {
+            throw new IllegalArgumentException("must be a valid file system path");
+        }
+    }
+
+    private static Object matching(String v, Pattern pattern, String rule) {
+        if (!pattern.matcher(v.trim()).matches()) {
+            throw new IllegalArgumentException(rule);
+        }
+        return v.trim();
+    }
+
+    private static Object oneOf(String v, String... allowed) {
+        for (String a : allowed) {
+            if (a.equals(v.trim())) {
+                return a;
+            }
+        }
+        throw new IllegalArgumentException("must be one of " + String.join(", ", allowed));
+    }
+}

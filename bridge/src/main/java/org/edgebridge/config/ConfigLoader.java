@@ -1,0 +1,231 @@
+package org.edgebridge.config;
+
+import com.fasterxml.jackson.core.JacksonException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import java.io.IOException;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import org.edgebridge.admin.AdminSettings;
+import org.edgebridge.broker.BrokerSettings;
+import org.edgebridge.broker.TlsSettings;
+import org.edgebridge.forward.ForwarderSettings;
+import org.edgebridge.intake.IntakeSettings;
+
+/**
+ * Reads a YAML file (nested maps, or dotted keys) and {@code --set key=value} overrides into a validated
+ * {@link BridgeConfig}. Every problem is collected and reported at once, one line each.
+ */
+public final class ConfigLoader {
+    private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
+
+    private final Map<String, String> raw = new LinkedHashMap<>();
+    private final List<String> problems = new ArrayList<>();
+
+    private ConfigLoader() {}
+
+    /**
+     * @param file the YAML file, or null for the documented defaults
+     * @param sets {@code key=value} overrides, applied after the file in order
+     * @param presets values that replace the defaults but yield to the file and the overrides (used by demo)
+     */
+    public static BridgeConfig load(Path file, List<String> sets, Map<String, String> presets) {
+        ConfigLoader loader = new ConfigLoader();
+        loader.raw.putAll(presets);
+        if (file != null) {
+            loader.readFile(file);
+        }
+        for (String set : sets) {
+            loader.readSet(set);
+        }
+        return loader.build();
+    }
+
+    public static BridgeConfig load(Path file, List<String> sets) {
+        return load(file, sets, Map.of());
+    }
+
+    private void readFile(Path file) {
+        if (!Files.isRegularFile(file)) {
+            throw new ConfigException("--config " + file + ": no such file");
+        }
+        JsonNode root;
+        try {
+            root = YAML.readTree(file.toFile());
+        } catch (JacksonException e) {
+            String where = e.getLocation() == null ? "" : " at line " + e.getLocation().getLineNr();
+            throw new ConfigException("--config " + file + ": not valid YAML" + where + ": " + e.getOriginalMessage());
+        } catch (IOException e) {
+            throw new ConfigException("--config " + file + ": cannot be read: " + e.getMessage());
+        }
+        if (root == null || root.isMissingNode() || root.isNull()) {
+            return;
+        }
+        if (!root.isObject()) {
+            throw new ConfigException("--config " + file + ": must be a map of keys, such as 'mqtt:\\n  port: 1883'");
+        }
+        flatten("", root);
+    }
+
+    private void flatten(String prefix, JsonNode node) {
+        Iterator<Map.Entry<String, JsonNode>> fields = node.fields();
+        while (fields.hasNext()) {
+            Map.Entry<String, JsonNode> field = fields.next();
+            String name = prefix.isEmpty() ? field.getKey() : prefix + "." + field.getKey();
+            JsonNode value = field.getValue();
+            if (value.isObject()) {
+                flatten(name, value);
+            } else if (value.isArray()) {
+                problems.add(name + ": a list is not allowed here; give one value");
+            } else if (value.isNull() || value.asText().isEmpty()) {
+                raw.remove(name);
+            } else {
+                raw.put(name, value.asText());
+            }
+        }
+    }
+
+    private void readSet(String set) {
+        int eq = set.indexOf('=');
+        if (eq <= 0) {
+            problems.add("--set " + set + ": must be key=value, for example --set mqtt.port=1883");
+            return;
+        }
+        String name = set.substring(0, eq).trim();
+        String value = set.substring(eq + 1);
+        if (value.isEmpty()) {
+            raw.remove(name);
+        } else {
+            raw.put(name, value);
+        }
+    }
+
+    private BridgeConfig build() {
+        Map<String, Object> values = new LinkedHashMap<>();
+        for (String name : raw.keySet()) {
+            if (ConfigKeys.find(name) == null) {
+                problems.add(name + ": unknown key" + suggestion(name) + "; the keys are listed in broker-config/bridge.yaml");
+            }
+        }
+        Map<String, String> effective = new LinkedHashMap<>();
+        for (ConfigKey key : ConfigKeys.ALL) {
+            String text = raw.getOrDefault(key.name(), key.defaultValue());
+            if (text == null) {
+                continue;
+            }
+            effective.put(key.name(), text);
+            try {
+                values.put(key.name(), key.parser().apply(text));
+            } catch (IllegalArgumentException e) {
+                problems.add(key.name() + "=" + text + ": " + e.getMessage());
+            }
+        }
+        if (problems.isEmpty()) {
+            checkTogether(values);
+        }
+        if (!problems.isEmpty()) {
+            throw new ConfigException(problems);
+        }
+        return assemble(new Values(values), effective);
+    }
+
+    private void checkTogether(Map<String, Object> v) {
+        int maxPacket = (Integer) v.get("mqtt.maxPacketBytes");
+        int maxPayload = (Integer) v.get("intake.maxPayloadBytes");
+        if (maxPacket < maxPayload + 1024) {
+            problems.add("mqtt.maxPacketBytes=" + maxPacket + ": must be at least intake.maxPayloadBytes + 1024 ("
+                    + (maxPayload + 1024) + ") so that an oversized payload can still be answered payload_too_large");
+        }
+        boolean tlsOn = v.containsKey("tls.certFile");
+        if (tlsOn && !v.containsKey("tls.keyFile")) {
+            problems.add("tls.keyFile: must be set when tls.certFile is set (the PEM private key of the server certificate)");
+        }
+        if (!tlsOn && v.containsKey("tls.keyFile")) {
+            problems.add("tls.certFile: must be set when tls.keyFile is set (the PEM certificate chain)");
+        }
+        for (String fileKey : List.of("tls.certFile", "tls.keyFile", "tls.caFile", "auth.passwordFile")) {
+            Path p = (Path) v.get(fileKey);
+            if (p != null && !Files.isReadable(p)) {
+                problems.add(fileKey + "=" + p + ": no readable file there");
+            }
+        }
+        if (!"none".equals(v.get("tls.clientAuth")) && !v.containsKey("tls.caFile")) {
+            problems.add("tls.clientAuth=" + v.get("tls.clientAuth") + ": needs tls.caFile, the CA that signs device certificates");
+        }
+        int port = (Integer) v.get("mqtt.port");
+        if (port == 0 && !tlsOn) {
+            problems.add("mqtt.port=0: with no TLS listener (tls.certFile unset) no device could connect; set tls.certFile or a port");
+        }
+        if (tlsOn && port != 0 && port == (Integer) v.get("tls.port")) {
+            problems.add("tls.port=" + port + ": must differ from mqtt.port");
+        }
+        Duration initial = (Duration) v.get("forwarder.backoffInitial");
+        Duration max = (Duration) v.get("forwarder.backoffMax");
+        if (max.compareTo(initial) < 0) {
+            problems.add("forwarder.backoffMax=" + ValueParsers.format(max) + ": must be at least forwarder.backoffInitial ("
+                    + ValueParsers.format(initial) + ")");
+        }
+    }
+
+    private static BridgeConfig assemble(Values v, Map<String, String> effective) {
+        Path dataDir = v.get("data.dir");
+        Optional<TlsSettings> tls = v.optional("tls.certFile").map(cert -> new TlsSettings(
+                v.get("tls.port"),
+                (Path) cert,
+                v.get("tls.keyFile"),
+                v.optional("tls.caFile"),
+                TlsSettings.ClientAuth.valueOf(((String) v.get("tls.clientAuth")).toUpperCase(Locale.ROOT))));
+        BrokerSettings broker = new BrokerSettings(
+                v.get("mqtt.host"), v.get("mqtt.port"), v.get("mqtt.topicPrefix"), v.get("mqtt.maxPacketBytes"),
+                v.get("mqtt.sessionQueueSize"), v.get("mqtt.sessionExpiry"), dataDir.resolve("broker"), tls,
+                v.get("auth.anonymous"), v.optional("auth.passwordFile"));
+        IntakeSettings intake = new IntakeSettings(
+                v.get("intake.maxPayloadBytes"), v.get("intake.maxBatch"), v.get("intake.queueCapacity"));
+        ForwarderSettings forwarder = new ForwarderSettings(
+                v.get("edge.id"), (URI) v.get("ingest.url"), v.optional("ingest.token"), v.get("ingest.timeout"),
+                v.get("forwarder.maxEvents"), v.get("forwarder.maxBytes"), v.get("forwarder.linger"),
+                v.get("forwarder.requestsPerSecond"), v.get("forwarder.eventsPerSecond"), v.get("forwarder.maxAttempts"),
+                v.get("forwarder.backoffInitial"), v.get("forwarder.backoffMax"), v.get("forwarder.authRetryInterval"),
+                v.get("forwarder.breakerFailureRate"), v.get("forwarder.breakerOpenFor"));
+        AdminSettings admin = new AdminSettings(v.get("admin.host"), v.get("admin.port"), v.optional("admin.token"));
+        return new BridgeConfig(v.get("edge.id"), dataDir, broker, intake, forwarder, admin, Map.copyOf(effective));
+    }
+
+    private static String suggestion(String name) {
+        String lower = name.toLowerCase(Locale.ROOT);
+        for (ConfigKey key : ConfigKeys.ALL) {
+            if (key.name().toLowerCase(Locale.ROOT).equals(lower)
+                    || key.name().substring(key.name().indexOf('.') + 1).equalsIgnoreCase(lower)) {
+                return " (did you mean " + key.name() + "?)";
+            }
+        }
+        return "";
+    }
+
+    /** Typed access to parsed values. */
+    private record Values(Map<String, Object> map) {
+        @SuppressWarnings("unchecked")
+        <T> T get(String key) {
+            Object value = map.get(key);
+            if (value == null) {
+                throw new IllegalStateException("no value for " + key);
+            }
+            return (T) value;
+        }
+
+        @SuppressWarnings("unchecked")
+        <T> Optional<T> optional(String key) {
+            return Optional.ofNullable((T) map.get(key));
+        }
+    }
+}

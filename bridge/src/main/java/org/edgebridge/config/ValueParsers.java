@@ -1,0 +1,102 @@
+package org.edgebridge.config;
+
+import java.net.URI;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/** Parsers for the value types of configuration keys. Each throws {@link IllegalArgumentException} with the rule. */
+final class ValueParsers {
+    private static final Pattern DURATION = Pattern.compile("(\\d+)\\s*(ms|s|m|h|d)");
+    private static final Pattern SIZE = Pattern.compile("(\\d+)\\s*(B|KiB|MiB|GiB)?");
+
+    private ValueParsers() {}
+
+    static int integer(String raw, int min, int max) {
+        final int value;
+        try {
+            value = Integer.parseInt(raw.trim());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("must be a whole number from " + min + " to " + max);
+        }
+        if (value < min || value > max) {
+            throw new IllegalArgumentException("must be from " + min + " to " + max);
+        }
+        return value;
+    }
+
+    static boolean bool(String raw) {
+        return switch (raw.trim().toLowerCase(Locale.ROOT)) {
+            case "true" -> true;
+            case "false" -> false;
+            default -> throw new IllegalArgumentException("must be true or false");
+        };
+    }
+
+    static Duration duration(String raw, Duration min, Duration max) {
+        Matcher m = DURATION.matcher(raw.trim());
+        if (!m.matches()) {
+            throw new IllegalArgumentException("must be a duration such as 500ms, 30s, 5m, 2h or 7d");
+        }
+        long n = Long.parseLong(m.group(1));
+        Duration value = switch (m.group(2)) {
+            case "ms" -> Duration.ofMillis(n);
+            case "s" -> Duration.ofSeconds(n);
+            case "m" -> Duration.ofMinutes(n);
+            case "h" -> Duration.ofHours(n);
+            default -> Duration.ofDays(n);
+        };
+        if (value.compareTo(min) < 0 || value.compareTo(max) > 0) {
+            throw new IllegalArgumentException("must be from " + format(min) + " to " + format(max));
+        }
+        return value;
+    }
+
+    static long size(String raw, long min, long max) {
+        Matcher m = SIZE.matcher(raw.trim());
+        if (!m.matches()) {
+            throw new IllegalArgumentException("must be a size in bytes such as 262144, 256KiB or 1MiB");
+        }
+        long n = Long.parseLong(m.group(1));
+        String unit = m.group(2) == null ? "B" : m.group(2);
+        long value = switch (unit) {
+            case "KiB" -> n * 1024;
+            case "MiB" -> n * 1024 * 1024;
+            case "GiB" -> n * 1024 * 1024 * 1024;
+            default -> n;
+        };
+        if (value < min || value > max) {
+            throw new IllegalArgumentException("must be from " + min + " to " + max + " bytes");
+        }
+        return value;
+    }
+
+    static URI httpUrl(String raw) {
+        try {
+            URI uri = new URI(raw.trim());
+            if (!("http".equals(uri.getScheme()) || "https".equals(uri.getScheme())) || uri.getHost() == null) {
+                throw new IllegalArgumentException("must be an http:// or https:// URL with a host");
+            }
+            return uri;
+        } catch (java.net.URISyntaxException e) {
+            throw new IllegalArgumentException("must be an http:// or https:// URL with a host");
+        }
+    }
+
+    static String format(Duration d) {
+        if (d.toMillis() % 86_400_000 == 0) {
+            return d.toDays() + "d";
+        }
+        if (d.toMillis() % 3_600_000 == 0) {
+            return d.toHours() + "h";
+        }
+        if (d.toMillis() % 60_000 == 0) {
+            return d.toMinutes() + "m";
+        }
+        if (d.toMillis() % 1000 == 0) {
+            return d.toSeconds() + "s";
+        }
+        return d.toMillis() + "ms";
+    }
+}

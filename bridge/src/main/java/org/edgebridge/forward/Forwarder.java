@@ -1,0 +1,444 @@
+package org.edgebridge.forward;
+
+import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
+import io.github.resilience4j.ratelimiter.RateLimiter;
+import io.github.resilience4j.ratelimiter.RateLimiterConfig;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
+import org.edgebridge.outbox.ClaimedEvent;
+import org.edgebridge.outbox.CommandRecord;
+import org.edgebridge.outbox.CommandState;
+import org.edgebridge.outbox.Outbox;
+import org.edgebridge.outbox.Settlement;
+import org.edgebridge.receipt.ReceiptSender;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Sends the outbox to central in batches (CONTRACT §2) and publishes each final receipt after committing it.
+ *
+ * <p>Threads: one thread, "forwarder", owned by this class, calls {@link #forwardOnce()} in a loop; that
+ * method does one step synchronously and says how long to wait. Requests are therefore one at a time.
+ * {@link #wake()}, {@link #pause()} and {@link #resume()} may be called from any thread.
+ *
+ * <p>Guards (Resilience4j): a rate limiter for requests per second and one for events per second (a batch of
+ * n takes n permits), and a circuit breaker around the HTTP call that opens on repeated failures and
+ * half-opens with one probe.
+ */
+public final class Forwarder implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(Forwarder.class);
+    private static final Duration IDLE_POLL = Duration.ofMillis(500);
+    private static final Duration BREAKER_POLL = Duration.ofMillis(250);
+    private static final Duration REPUBLISH_EVERY = Duration.ofSeconds(10);
+
+    private final ForwarderSettings settings;
+    private final Outbox outbox;
+    private final ReceiptSender receipts;
+    private final LongSupplier storedUpTo;
+    private final Clock clock;
+    private final IngestClient client;
+    private final ReplyClassifier classifier;
+    private final CircuitBreaker breaker;
+    private final RateLimiter requestLimiter;
+    private final RateLimiter eventLimiter;
+    private final Thread thread;
+    private final Object signal = new Object();
+    private boolean woken;
+    private volatile boolean running;
+
+    private volatile boolean pausedByAdmin;
+    private volatile Instant pausedUntil;
+    private volatile String pauseReason;
+    private volatile Instant backoffUntil = Instant.EPOCH;
+    private volatile Instant lastSuccessAt;
+    private volatile String lastError;
+    private volatile Instant lastErrorAt;
+    private volatile String state = "idle";
+    private volatile int consecutiveFailures;
+    private Instant lastRepublish = Instant.EPOCH;
+    private final AtomicLong requests = new AtomicLong();
+    private final AtomicLong eventsSent = new AtomicLong();
+    private final AtomicLong finals = new AtomicLong();
+    private final AtomicLong parked = new AtomicLong();
+
+    /** @param storedUpTo the highest outbox row whose {@code stored} receipt has been handed out */
+    public Forwarder(ForwarderSettings settings, Outbox outbox, ReceiptSender receipts, LongSupplier storedUpTo, Clock clock) {
+        this.settings = settings;
+        this.outbox = outbox;
+        this.receipts = receipts;
+        this.storedUpTo = storedUpTo;
+        this.clock = clock;
+        this.client = new IngestClient(settings);
+        this.classifier = new ReplyClassifier(settings, clock);
+        this.breaker = CircuitBreaker.of("central", CircuitBreakerConfig.custom()
+                .slidingWindowType(CircuitBreakerConfig.SlidingWindowType.COUNT_BASED)
+                .slidingWindowSize(20)
+                .minimumNumberOfCalls(5)
+                .failureRateThreshold(settings.breakerFailureRate())
+                .slowCallDurationThreshold(settings.timeout())
+                .slowCallRateThreshold(100)
+                .waitDurationInOpenState(settings.breakerOpenFor())
+                .permittedNumberOfCallsInHalfOpenState(1)
+                .build());
+        this.requestLimiter = limiter("central-requests", settings.requestsPerSecond());
+        this.eventLimiter = limiter("central-events", settings.eventsPerSecond());
+        this.thread = new Thread(this::loop, "forwarder");
+    }
+
+    private static RateLimiter limiter(String name, int perSecond) {
+        return RateLimiter.of(name, RateLimiterConfig.custom()
+                .limitForPeriod(perSecond)
+                .limitRefreshPeriod(Duration.ofSeconds(1))
+                .timeoutDuration(Duration.ofDays(1))
+                .build());
+    }
+
+    public CircuitBreaker circuitBreaker() {
+        return breaker;
+    }
+
+    public RateLimiter requestLimiter() {
+        return requestLimiter;
+    }
+
+    public RateLimiter eventLimiter() {
+        return eventLimiter;
+    }
+
+    public void start() {
+        running = true;
+        thread.start();
+    }
+
+    /** New rows may be due: end an idle wait. */
+    public void wake() {
+        synchronized (signal) {
+            woken = true;
+            signal.notifyAll();
+        }
+    }
+
+    /** Stops sending until {@link #resume()}; a request under way finishes. */
+    public void pause() {
+        if (!pausedByAdmin) {
+            LOG.info("forwarder paused by an admin");
+        }
+        pausedByAdmin = true;
+    }
+
+    /** Sends again at once, also ending a pause caused by central's 401/403/4xx and any backoff. */
+    public void resume() {
+        if (pausedByAdmin || pausedUntil != null) {
+            LOG.info("forwarder resumed by an admin");
+        }
+        pausedByAdmin = false;
+        pausedUntil = null;
+        pauseReason = null;
+        backoffUntil = Instant.EPOCH;
+        wake();
+    }
+
+    private void loop() {
+        boolean wasIdle = false;
+        while (running) {
+            Step step;
+            try {
+                step = forwardOnce();
+            } catch (RuntimeException e) {
+                LOG.error("forwarder step failed; trying again in 1 s", e);
+                step = new Step(Duration.ofSeconds(1), false);
+            }
+            boolean wokenEarly = await(step);
+            if (wasIdle && wokenEarly && !settings.linger().isZero()) {
+                await(new Step(settings.linger(), false));
+            }
+            wasIdle = step.idle();
+        }
+    }
+
+    /** How long to wait before the next step; an idle wait ends early on {@link #wake()}. */
+    record Step(Duration delay, boolean idle) {}
+
+    /** @return true if an idle wait was ended by {@link #wake()} */
+    private boolean await(Step step) {
+        long deadline = System.nanoTime() + step.delay().toNanos();
+        synchronized (signal) {
+            while (running) {
+                if (woken && step.idle()) {
+                    woken = false;
+                    return true;
+                }
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    return false;
+                }
+                try {
+                    TimeUnit.NANOSECONDS.timedWait(signal, left);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return false;
+                }
+            }
+        }
+        return false;
+    }
+
+    /** One step: claim a batch, send it, settle it. Runs on the forwarder thread (or a test's). */
+    Step forwardOnce() {
+        Instant now = clock.instant();
+        if (pausedByAdmin) {
+            state = "paused_by_admin";
+            return new Step(IDLE_POLL, true);
+        }
+        Instant until = pausedUntil;
+        if (until != null && now.isBefore(until)) {
+            state = "paused_by_central";
+            return new Step(Duration.between(now, until), false);
+        }
+        if (now.isBefore(backoffUntil)) {
+            state = "backing_off";
+            return new Step(Duration.between(now, backoffUntil), false);
+        }
+        if (!breaker.tryAcquirePermission()) {
+            state = "breaker_open";
+            return new Step(BREAKER_POLL, false);
+        }
+        List<ClaimedEvent> events = outbox.claim(settings.batchLimit(), settings.maxBytes(), storedUpTo.getAsLong(), newBatchId());
+        if (events.isEmpty()) {
+            breaker.releasePermission();
+            state = "idle";
+            republishIfDue(now);
+            return new Step(IDLE_POLL, true);
+        }
+        state = "sending";
+        sendAll(events);
+        return new Step(Duration.ZERO, false);
+    }
+
+    /**
+     * Sends events in one request (the caller holds a circuit-breaker permission) and settles them.
+     * On 413/400/422 the batch is halved; the second half goes only where the first half left no open
+     * event of the same device ahead of it.
+     *
+     * @return ids of events that became final
+     */
+    private Set<Long> sendAll(List<ClaimedEvent> events) {
+        String batchId = newBatchId();
+        RequestOutcome outcome = sendOnce(batchId, events);
+        Instant now = clock.instant();
+        Set<Long> finalIds = new HashSet<>();
+        if (outcome instanceof RequestOutcome.Answered answered) {
+            onSuccess();
+            for (Settlement s : answered.settlements()) {
+                if (s instanceof Settlement.Final) {
+                    finalIds.add(s.id());
+                }
+            }
+            settle(batchId, answered.settlements());
+        } else if (outcome instanceof RequestOutcome.Throttled throttled) {
+            Duration wait = throttled.retryAfter().isZero() ? jitteredBackoff(consecutiveFailures + 1) : throttled.retryAfter();
+            backoffUntil = now.plus(wait);
+            onFailure(throttled.reason() + "; next request in " + wait.toMillis() + " ms");
+            releaseAll(batchId, events, throttled.reason());
+        } else if (outcome instanceof RequestOutcome.Failed failed) {
+            consecutiveFailures++;
+            Duration wait = jitteredBackoff(consecutiveFailures);
+            backoffUntil = now.plus(wait);
+            onFailure(failed.reason() + "; next request in " + wait.toMillis() + " ms");
+            releaseAll(batchId, events, failed.reason());
+        } else if (outcome instanceof RequestOutcome.Refused refused) {
+            if (pausedUntil == null) {
+                LOG.error("central refused the bridge ({}): forwarding paused, retried every {} s; check ingest.url and ingest.token",
+                        refused.reason(), settings.authRetryInterval().toSeconds());
+            }
+            pausedUntil = now.plus(settings.authRetryInterval());
+            pauseReason = refused.reason();
+            onFailure(refused.reason());
+            releaseAll(batchId, events, refused.reason());
+        } else if (outcome instanceof RequestOutcome.Split split) {
+            onSuccess();
+            finalIds.addAll(split(batchId, events, split));
+        }
+        return finalIds;
+    }
+
+    private Set<Long> split(String batchId, List<ClaimedEvent> events, RequestOutcome.Split split) {
+        if (events.size() == 1) {
+            ClaimedEvent e = events.get(0);
+            settle(batchId, List.of(new Settlement.Final(e.id(), CommandState.REJECTED, split.code(), split.reason(), null)));
+            return Set.of(e.id());
+        }
+        int half = events.size() / 2;
+        List<ClaimedEvent> first = events.subList(0, half);
+        Set<Long> finalIds = new HashSet<>(sendAll(first));
+        Set<String> blocked = new HashSet<>();
+        for (ClaimedEvent e : first) {
+            if (!finalIds.contains(e.id())) {
+                blocked.add(e.clientId());
+            }
+        }
+        List<ClaimedEvent> next = new ArrayList<>();
+        List<ClaimedEvent> held = new ArrayList<>();
+        for (ClaimedEvent e : events.subList(half, events.size())) {
+            (blocked.contains(e.clientId()) ? held : next).add(e);
+        }
+        releaseAll(batchId, held, "an earlier event of the same device in this batch is not final yet");
+        boolean stillSending = pausedUntil == null && !clock.instant().isBefore(backoffUntil);
+        if (next.isEmpty()) {
+            return finalIds;
+        }
+        if (!stillSending || !breaker.tryAcquirePermission()) {
+            releaseAll(batchId, next, "not sent: central is failing or paused");
+            return finalIds;
+        }
+        finalIds.addAll(sendAll(next));
+        return finalIds;
+    }
+
+    private RequestOutcome sendOnce(String batchId, List<ClaimedEvent> events) {
+        waitForPermits(events.size());
+        byte[] body = IngestRequest.body(settings.edgeId(), batchId, events);
+        long start = System.nanoTime();
+        IngestReply reply = client.post(batchId, body);
+        long took = System.nanoTime() - start;
+        requests.incrementAndGet();
+        eventsSent.addAndGet(events.size());
+        RequestOutcome outcome = classifier.classify(reply, events);
+        boolean failure = outcome instanceof RequestOutcome.Failed
+                || (outcome instanceof RequestOutcome.Throttled && reply.status() == 503);
+        if (failure) {
+            breaker.onError(took, TimeUnit.NANOSECONDS, new CentralFailure(reply.status() == 0 ? reply.transportError()
+                    : "HTTP " + reply.status()));
+        } else {
+            breaker.onSuccess(took, TimeUnit.NANOSECONDS);
+        }
+        return outcome;
+    }
+
+    /** Waits for one request permit and n event permits; never exceeds the configured rates. */
+    private void waitForPermits(int events) {
+        long requestWait = requestLimiter.reservePermission(1);
+        long eventWait = eventLimiter.reservePermission(events);
+        long wait = Math.max(requestWait, eventWait);
+        if (wait > 0) {
+            await(new Step(Duration.ofNanos(wait), false));
+        }
+    }
+
+    private void settle(String batchId, List<Settlement> settlements) {
+        Outbox.SettleResult result = outbox.settle(batchId, settlements, settings.maxAttempts());
+        if (result.parked() > 0) {
+            parked.addAndGet(result.parked());
+            LOG.warn("{} commands parked after {} retry_later answers from central; an admin must requeue or reject them",
+                    result.parked(), settings.maxAttempts());
+        }
+        publishFinals(result.finals());
+    }
+
+    private void publishFinals(List<CommandRecord> records) {
+        List<Long> published = new ArrayList<>(records.size());
+        for (CommandRecord r : records) {
+            if (receipts.send(r.clientId(), ReceiptSender.latest(r, false))) {
+                published.add(r.id());
+            }
+        }
+        finals.addAndGet(records.size());
+        outbox.markPublished(published);
+    }
+
+    private void republishIfDue(Instant now) {
+        if (Duration.between(lastRepublish, now).compareTo(REPUBLISH_EVERY) < 0) {
+            return;
+        }
+        lastRepublish = now;
+        List<CommandRecord> unpublished = outbox.unpublishedFinals(1000);
+        if (!unpublished.isEmpty()) {
+            LOG.info("publishing {} final receipts that were committed but not yet handed to the broker", unpublished.size());
+            publishFinals(unpublished);
+        }
+    }
+
+    private void releaseAll(String batchId, List<ClaimedEvent> events, String reason) {
+        if (events.isEmpty()) {
+            return;
+        }
+        List<Settlement> releases = new ArrayList<>(events.size());
+        for (ClaimedEvent e : events) {
+            releases.add(new Settlement.Release(e.id(), reason));
+        }
+        outbox.settle(batchId, releases, settings.maxAttempts());
+    }
+
+    private void onSuccess() {
+        if (consecutiveFailures > 0 || pausedUntil != null) {
+            LOG.info("central answers again after {} failed requests", consecutiveFailures);
+        }
+        consecutiveFailures = 0;
+        pausedUntil = null;
+        pauseReason = null;
+        lastSuccessAt = clock.instant();
+    }
+
+    private void onFailure(String reason) {
+        if (lastError == null || !lastError.equals(reason)) {
+            LOG.warn("request to central failed: {}", reason);
+        }
+        lastError = reason;
+        lastErrorAt = clock.instant();
+    }
+
+    /** backoffInitial doubled per consecutive failure, capped at backoffMax, with the upper half jittered. */
+    private Duration jitteredBackoff(int failures) {
+        Duration base = classifier.backoff(failures);
+        long half = base.toMillis() / 2;
+        return Duration.ofMillis(half + ThreadLocalRandom.current().nextLong(half + 1));
+    }
+
+    private static String newBatchId() {
+        return UUID.randomUUID().toString();
+    }
+
+    public ForwarderStatus status() {
+        Instant until = pausedUntil;
+        Instant next = until != null ? until : backoffUntil.isAfter(clock.instant()) ? backoffUntil : null;
+        return new ForwarderStatus(running ? state : "stopped", breaker.getState().name().toLowerCase(), pausedByAdmin,
+                Optional.ofNullable(pauseReason), Optional.ofNullable(lastSuccessAt), Optional.ofNullable(lastError),
+                Optional.ofNullable(lastErrorAt), Optional.ofNullable(next), consecutiveFailures, requests.get(),
+                eventsSent.get(), finals.get(), parked.get(), settings.requestsPerSecond(), settings.eventsPerSecond());
+    }
+
+    /** Stops after the request under way (bounded by the request timeout); claims of an unfinished one are released. */
+    @Override
+    public void close() {
+        running = false;
+        wake();
+        try {
+            thread.join(settings.timeout().plusSeconds(5).toMillis());
+            if (thread.isAlive()) {
+                thread.interrupt();
+                thread.join(5_000);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** The failure recorded in the circuit breaker for a failed request. */
+    static final class CentralFailure extends RuntimeException {
+        CentralFailure(String message) {
+            super(message, null, false, false);
+        }
+    }
+}

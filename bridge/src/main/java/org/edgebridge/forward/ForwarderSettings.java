@@ -1,0 +1,29 @@
+package org.edgebridge.forward;
+
+import java.net.URI;
+import java.time.Duration;
+import java.util.Optional;
+
+/** How the bridge sends its outbox to central (CONTRACT §2). */
+public record ForwarderSettings(
+        String edgeId,
+        URI url,
+        Optional<String> token,
+        Duration timeout,
+        int maxEvents,
+        int maxBytes,
+        Duration linger,
+        int requestsPerSecond,
+        int eventsPerSecond,
+        int maxAttempts,
+        Duration backoffInitial,
+        Duration backoffMax,
+        Duration authRetryInterval,
+        int breakerFailureRate,
+        Duration breakerOpenFor) {
+
+    /** Events in one request: never more than the events rate allows in one second. */
+    public int batchLimit() {
+        return Math.min(maxEvents, eventsPerSecond);
+    }
+}

@@ -1,0 +1,28 @@
+package org.edgebridge.forward;
+
+import java.time.Instant;
+import java.util.Optional;
+
+/**
+ * The forwarder as an admin sees it.
+ *
+ * @param state one of {@code sending}, {@code idle}, {@code backing_off}, {@code breaker_open},
+ *     {@code paused_by_admin}, {@code paused_by_central}, {@code stopped}
+ * @param pauseReason why forwarding is paused by central's answer (401/403/4xx), if it is
+ */
+public record ForwarderStatus(
+        String state,
+        String circuitBreaker,
+        boolean pausedByAdmin,
+        Optional<String> pauseReason,
+        Optional<Instant> lastSuccessAt,
+        Optional<String> lastError,
+        Optional<Instant> lastErrorAt,
+        Optional<Instant> nextAttemptAt,
+        int consecutiveFailures,
+        long requests,
+        long eventsSent,
+        long finals,
+        long parked,
+        int requestsPerSecond,
+        int eventsPerSecond) {}

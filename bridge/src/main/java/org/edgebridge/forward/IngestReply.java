@@ -1,0 +1,15 @@
+package org.edgebridge.forward;
+
+import java.util.Optional;
+
+/**
+ * What came back from one request: an HTTP status with its body, or a transport failure.
+ *
+ * @param status 0 for a transport failure (refused, reset, timeout)
+ * @param retryAfter the raw {@code Retry-After} header, if any
+ */
+record IngestReply(int status, byte[] body, Optional<String> retryAfter, String transportError) {
+    static IngestReply transportFailure(String error) {
+        return new IngestReply(0, new byte[0], Optional.empty(), error);
+    }
+}

@@ -1,0 +1,162 @@
+package org.edgebridge.forward;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.edgebridge.outbox.ClaimedEvent;
+import org.edgebridge.outbox.CommandState;
+import org.edgebridge.outbox.Settlement;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** Turns central's reply into a {@link RequestOutcome}. Pure apart from the clock; thread-safe. */
+final class ReplyClassifier {
+    private static final Logger LOG = LoggerFactory.getLogger(ReplyClassifier.class);
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final int MAX_BODY_IN_REASON = 200;
+
+    private final ForwarderSettings settings;
+    private final Clock clock;
+
+    ReplyClassifier(ForwarderSettings settings, Clock clock) {
+        this.settings = settings;
+        this.clock = clock;
+    }
+
+    RequestOutcome classify(IngestReply reply, List<ClaimedEvent> events) {
+        int status = reply.status();
+        if (status == 0) {
+            return new RequestOutcome.Failed("central unreachable: " + reply.transportError());
+        }
+        if (status == 200) {
+            return receipts(reply, events);
+        }
+        String reason = "HTTP " + status + bodyExcerpt(reply.body());
+        if (status == 429 || status == 503) {
+            return new RequestOutcome.Throttled(retryAfter(reply.retryAfter()).orElse(Duration.ZERO), reason);
+        }
+        if (status == 413) {
+            return new RequestOutcome.Split("ingest_payload_too_large", reason);
+        }
+        if (status == 400 || status == 422) {
+            return new RequestOutcome.Split("ingest_bad_request", reason);
+        }
+        if (status >= 500) {
+            return new RequestOutcome.Failed(reason);
+        }
+        return new RequestOutcome.Refused(reason);
+    }
+
+    private RequestOutcome receipts(IngestReply reply, List<ClaimedEvent> events) {
+        JsonNode list;
+        try {
+            list = JSON.readTree(reply.body()).get("receipts");
+        } catch (IOException | RuntimeException e) {
+            list = null;
+        }
+        if (list == null || !list.isArray()) {
+            return new RequestOutcome.Failed("central answered 200 without a receipts array" + bodyExcerpt(reply.body()));
+        }
+        Map<String, JsonNode> byEvent = new HashMap<>();
+        for (JsonNode r : list) {
+            byEvent.put(key(r.path("deviceId").asText(), r.path("eventId").asText()), r);
+        }
+        Instant now = clock.instant();
+        List<Settlement> settlements = new ArrayList<>(events.size());
+        int missing = 0;
+        int malformed = 0;
+        for (ClaimedEvent e : events) {
+            JsonNode r = byEvent.get(key(e.clientId(), e.commandId()));
+            if (r == null) {
+                missing++;
+                settlements.add(new Settlement.RetryLater(e.id(), now.plus(backoff(e.attempt())),
+                        "central's reply had no receipt for this event", false));
+                continue;
+            }
+            String receiptStatus = r.path("status").asText("");
+            switch (receiptStatus) {
+                case "accepted", "duplicate", "rejected" -> settlements.add(new Settlement.Final(e.id(),
+                        CommandState.fromDb(receiptStatus), text(r, "code"), text(r, "message"), result(r)));
+                case "retry_later" -> {
+                    JsonNode after = r.get("retryAfterMs");
+                    Duration wait = after != null && after.canConvertToLong() && after.asLong() >= 0
+                            ? Duration.ofMillis(after.asLong()) : backoff(e.attempt());
+                    String why = text(r, "code");
+                    settlements.add(new Settlement.RetryLater(e.id(), now.plus(wait),
+                            "central: retry_later" + (why == null ? "" : " / " + why), true));
+                }
+                default -> {
+                    malformed++;
+                    settlements.add(new Settlement.RetryLater(e.id(), now.plus(backoff(e.attempt())),
+                            "central's receipt has an unknown status '" + receiptStatus + "'", false));
+                }
+            }
+        }
+        if (missing > 0 || malformed > 0) {
+            LOG.warn("contract warning: central's reply lacked receipts for {} and had unreadable receipts for {} of {} events;"
+                    + " they will be sent again", missing, malformed, events.size());
+        }
+        return new RequestOutcome.Answered(settlements, missing, malformed);
+    }
+
+    /** A per-event wait when central gives none: backoffInitial doubled per attempt, capped at backoffMax. */
+    Duration backoff(int attempt) {
+        int doublings = Math.min(Math.max(attempt - 1, 0), 30);
+        Duration d = settings.backoffInitial().multipliedBy(1L << doublings);
+        return d.compareTo(settings.backoffMax()) > 0 ? settings.backoffMax() : d;
+    }
+
+    /** Retry-After as seconds or an HTTP date (RFC 9110 §10.2.3). */
+    Optional<Duration> retryAfter(Optional<String> header) {
+        if (header.isEmpty() || header.get().isBlank()) {
+            return Optional.empty();
+        }
+        String value = header.get().trim();
+        try {
+            long seconds = Long.parseLong(value);
+            return Optional.of(Duration.ofSeconds(Math.max(0, seconds)));
+        } catch (NumberFormatException notSeconds) {
+            try {
+                Instant at = ZonedDateTime.parse(value, DateTimeFormatter.RFC_1123_DATE_TIME).toInstant();
+                Duration d = Duration.between(clock.instant(), at);
+                return Optional.of(d.isNegative() ? Duration.ZERO : d);
+            } catch (DateTimeParseException notDate) {
+                return Optional.empty();
+            }
+        }
+    }
+
+    private static String key(String deviceId, String eventId) {
+        return deviceId + "\u0000" + eventId;
+    }
+
+    private static String text(JsonNode r, String field) {
+        JsonNode n = r.get(field);
+        return n == null || n.isNull() ? null : n.asText();
+    }
+
+    private static String result(JsonNode r) {
+        JsonNode n = r.get("result");
+        return n == null || n.isNull() ? null : n.toString();
+    }
+
+    private static String bodyExcerpt(byte[] body) {
+        if (body == null || body.length == 0) {
+            return "";
+        }
+        String text = new String(body, 0, Math.min(body.length, MAX_BODY_IN_REASON), StandardCharsets.UTF_8).strip();
+        return text.isEmpty() ? "" : ": " + text.replaceAll("\\s+", " ");
+    }
+}

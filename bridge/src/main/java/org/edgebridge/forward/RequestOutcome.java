@@ -1,0 +1,24 @@
+package org.edgebridge.forward;
+
+import java.time.Duration;
+import java.util.List;
+import org.edgebridge.outbox.Settlement;
+
+/** What one request to central means for its events and for the forwarder (CONTRACT §2, reply table). */
+sealed interface RequestOutcome {
+
+    /** 200 with receipts: one settlement per event; {@code missing} events had no receipt (contract warning). */
+    record Answered(List<Settlement> settlements, int missing, int malformed) implements RequestOutcome {}
+
+    /** 429 or 503: nothing is final; wait before the next request. */
+    record Throttled(Duration retryAfter, String reason) implements RequestOutcome {}
+
+    /** Other 5xx, timeout, refused or reset connection, unreadable 200: retry with backoff. */
+    record Failed(String reason) implements RequestOutcome {}
+
+    /** 413, 400 or 422: split the batch; a single event that still gets it is rejected with {@code code}. */
+    record Split(String code, String reason) implements RequestOutcome {}
+
+    /** 401, 403, 404 or another 4xx: a configuration or credential fault; pause forwarding. */
+    record Refused(String reason) implements RequestOutcome {}
+}

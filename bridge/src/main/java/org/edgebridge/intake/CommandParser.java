@@ -1,0 +1,109 @@
+package org.edgebridge.intake;
+
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.StreamReadFeature;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+import java.util.regex.Pattern;
+import org.edgebridge.outbox.NewCommand;
+
+/**
+ * Validates a command payload (CONTRACT §1, "Command payload"). Pure and thread-safe.
+ * The payload is forwarded unchanged: parsing here only reads {@code commandId} and {@code type}.
+ */
+public final class CommandParser {
+    static final Pattern COMMAND_ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}");
+    private static final ObjectMapper JSON = JsonMapper.builder()
+            .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
+            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+            .disable(JsonParser.Feature.ALLOW_COMMENTS)
+            .build();
+
+    private final int maxPayloadBytes;
+
+    public CommandParser(int maxPayloadBytes) {
+        this.maxPayloadBytes = maxPayloadBytes;
+    }
+
+    /** The outcome of parsing: a command to store, or a rejection with a stable code. */
+    public sealed interface Parsed {
+        String payloadSha256();
+    }
+
+    public record Valid(NewCommand command) implements Parsed {
+        @Override
+        public String payloadSha256() {
+            return command.payloadSha256();
+        }
+    }
+
+    /** @param commandId the commandId if one valid id could be read, else null */
+    public record Invalid(String commandId, String code, String message, String payloadSha256) implements Parsed {}
+
+    public Parsed parse(InboundPublish publish) {
+        byte[] payload = publish.payload();
+        String sha = sha256(payload);
+        JsonNode root;
+        try {
+            String text = StandardCharsets.UTF_8.newDecoder()
+                    .onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT)
+                    .decode(ByteBuffer.wrap(payload))
+                    .toString();
+            root = JSON.readTree(text);
+        } catch (IOException e) {
+            root = null;
+        }
+        if (payload.length > maxPayloadBytes) {
+            String id = root != null && root.isObject() ? validCommandId(root.get("commandId")) : null;
+            return new Invalid(id, "payload_too_large",
+                    "payload has " + payload.length + " bytes; at most " + maxPayloadBytes + " are accepted", sha);
+        }
+        if (root == null || root.isMissingNode()) {
+            return new Invalid(null, "invalid_json", "payload is not UTF-8 JSON", sha);
+        }
+        if (!root.isObject()) {
+            return new Invalid(null, "invalid_json", "payload must be a JSON object", sha);
+        }
+        JsonNode idNode = root.get("commandId");
+        if (idNode == null || idNode.isNull()) {
+            return new Invalid(null, "missing_command_id", "payload has no commandId", sha);
+        }
+        String commandId = validCommandId(idNode);
+        if (commandId == null) {
+            return new Invalid(null, "invalid_command_id",
+                    "commandId must be 1-128 chars of [A-Za-z0-9._:@-], starting with a letter or digit", sha);
+        }
+        JsonNode typeNode = root.get("type");
+        String type = typeNode != null && typeNode.isTextual() && !typeNode.asText().isBlank()
+                ? typeNode.asText()
+                : publish.type();
+        return new Valid(new NewCommand(publish.clientId(), commandId, publish.topic(), type, payload, sha,
+                publish.receivedAt()));
+    }
+
+    private static String validCommandId(JsonNode node) {
+        if (node == null || !node.isTextual()) {
+            return null;
+        }
+        String id = node.asText();
+        return COMMAND_ID.matcher(id).matches() ? id : null;
+    }
+
+    static String sha256(byte[] bytes) {
+        try {
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every Java runtime has SHA-256", e);
+        }
+    }
+}

@@ -1,0 +1,180 @@
+package org.edgebridge.intake;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.edgebridge.outbox.NewCommand;
+import org.edgebridge.outbox.Outbox;
+import org.edgebridge.outbox.StoreResult;
+import org.edgebridge.receipt.Receipt;
+import org.edgebridge.receipt.ReceiptSender;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Turns device PUBLISHes into outbox rows and answers each with a receipt, after the commit.
+ *
+ * <p>Threads: {@link #accept} runs on the broker's single interceptor thread (after Moquette's PUBACK). It
+ * validates and queues; one writer thread, "intake-writer", owned by this class, drains the queue and stores
+ * everything waiting in one transaction (group commit: a receipt waits for at most one commit of the
+ * commands queued before it). Both are FIFO, so a device's sequence follows its publish order.
+ */
+public final class Intake implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(Intake.class);
+    /** What a device is told to wait when the bridge cannot take custody now. */
+    static final long RETRY_AFTER_MS = 5_000;
+
+    private final Outbox outbox;
+    private final ReceiptSender receipts;
+    private final CommandParser parser;
+    private final IntakeSettings settings;
+    private final BlockingQueue<NewCommand> queue;
+    private final Runnable onStored;
+    private final AtomicLong storedUpTo;
+    private final IntakeStats stats = new IntakeStats();
+    private final Thread writer;
+    private volatile boolean accepting = true;
+    private volatile boolean running = true;
+
+    /**
+     * @param onStored called after new rows were committed and their {@code stored} receipts handed out
+     */
+    public Intake(Outbox outbox, ReceiptSender receipts, IntakeSettings settings, Runnable onStored) {
+        this.outbox = outbox;
+        this.receipts = receipts;
+        this.parser = new CommandParser(settings.maxPayloadBytes());
+        this.settings = settings;
+        this.queue = new ArrayBlockingQueue<>(settings.queueCapacity());
+        this.onStored = onStored;
+        this.storedUpTo = new AtomicLong(outbox.maxRowId());
+        this.writer = new Thread(this::writeLoop, "intake-writer");
+    }
+
+    public void start() {
+        writer.start();
+    }
+
+    /**
+     * The highest outbox row id whose {@code stored} receipt has been handed out. The forwarder claims only
+     * up to it, so a device always sees {@code stored} before a final receipt.
+     */
+    public long storedUpTo() {
+        return storedUpTo.get();
+    }
+
+    public IntakeStats stats() {
+        return stats;
+    }
+
+    /** Called on the broker's interceptor thread for each PUBLISH on a device's own command topic. */
+    public void accept(InboundPublish publish) {
+        stats.received.incrementAndGet();
+        CommandParser.Parsed parsed = parser.parse(publish);
+        if (parsed instanceof CommandParser.Invalid invalid) {
+            stats.countRejected(invalid.code());
+            receipts.send(publish.clientId(), ReceiptSender.rejected(invalid.commandId(), invalid.code(),
+                    invalid.message(), invalid.payloadSha256(), publish.topic()));
+            return;
+        }
+        NewCommand command = ((CommandParser.Valid) parsed).command();
+        if (!accepting) {
+            refuse(command, "shutting_down", "the bridge is shutting down; send the command again later");
+        } else if (!queue.offer(command)) {
+            refuse(command, "intake_busy", "the bridge's intake queue is full; send the command again later");
+        }
+    }
+
+    private void refuse(NewCommand c, String code, String message) {
+        stats.retryLater.incrementAndGet();
+        receipts.send(c.clientId(), ReceiptSender.retryLater(c.commandId(), code, message, c.payloadSha256(), c.topic(),
+                RETRY_AFTER_MS));
+    }
+
+    private void writeLoop() {
+        List<NewCommand> batch = new ArrayList<>(settings.maxBatch());
+        while (running || !queue.isEmpty()) {
+            try {
+                NewCommand first = queue.poll(100, TimeUnit.MILLISECONDS);
+                if (first == null) {
+                    continue;
+                }
+                batch.add(first);
+                queue.drainTo(batch, settings.maxBatch() - 1);
+                writeBatch(batch);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            } catch (RuntimeException e) {
+                LOG.error("intake writer failed on a batch of {}; it goes on", batch.size(), e);
+            } finally {
+                batch.clear();
+            }
+        }
+    }
+
+    private void writeBatch(List<NewCommand> batch) {
+        List<StoreResult> results;
+        try {
+            results = outbox.store(batch);
+        } catch (RuntimeException e) {
+            stats.storeFailures.incrementAndGet();
+            LOG.warn("outbox write failed for {} commands, answered retry_later: {}", batch.size(), e.toString());
+            for (NewCommand c : batch) {
+                refuse(c, "outbox_unavailable", "the bridge could not write its outbox; send the command again later");
+            }
+            return;
+        }
+        long maxId = storedUpTo.get();
+        for (StoreResult result : results) {
+            receipts.send(result.command().clientId(), receiptFor(result));
+            if (result instanceof StoreResult.Stored stored) {
+                maxId = Math.max(maxId, stored.record().id());
+            }
+        }
+        storedUpTo.set(maxId);
+        onStored.run();
+    }
+
+    private Receipt receiptFor(StoreResult result) {
+        if (result instanceof StoreResult.Stored stored) {
+            stats.stored.incrementAndGet();
+            return ReceiptSender.latest(stored.record(), false);
+        }
+        if (result instanceof StoreResult.AlreadyStored again) {
+            stats.replayed.incrementAndGet();
+            return ReceiptSender.latest(again.record(), true);
+        }
+        StoreResult.IdReused reused = (StoreResult.IdReused) result;
+        stats.countRejected("command_id_reused");
+        NewCommand c = reused.command();
+        return ReceiptSender.rejected(c.commandId(), "command_id_reused",
+                "commandId was first stored with other payload bytes (sha256 " + reused.original().payloadSha256()
+                        + "); the original is kept",
+                c.payloadSha256(), c.topic());
+    }
+
+    /** Stops taking commands: every later one is answered retry_later. What is queued is still written. */
+    public void stopAccepting() {
+        accepting = false;
+    }
+
+    /** Writes what is queued, then stops the writer thread. */
+    @Override
+    public void close() {
+        accepting = false;
+        running = false;
+        try {
+            writer.join(30_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        if (writer.isAlive()) {
+            LOG.warn("intake writer did not finish within 30 s; {} queued commands were not stored (devices resend them)",
+                    queue.size());
+            writer.interrupt();
+        }
+    }
+}

@@ -1,0 +1,29 @@
+package org.edgebridge.outbox;
+
+import java.time.Instant;
+import java.util.Optional;
+
+/**
+ * A stored command as the outbox holds it, without its payload bytes.
+ *
+ * @param id the outbox row id: increases in the order commands were stored
+ * @param resultJson central's result for a final command, as JSON text, or null
+ */
+public record CommandRecord(
+        long id,
+        String clientId,
+        String commandId,
+        long sequence,
+        String topic,
+        String type,
+        String payloadSha256,
+        Instant receivedAt,
+        CommandState state,
+        int attempts,
+        int retryLaters,
+        Instant notBefore,
+        String lastError,
+        String code,
+        String message,
+        String resultJson,
+        Optional<Instant> finalAt) {}

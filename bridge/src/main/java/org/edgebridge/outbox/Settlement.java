@@ -1,0 +1,27 @@
+package org.edgebridge.outbox;
+
+import java.time.Instant;
+
+/** How one claimed event ends after a request to central. Applied by {@link Outbox#settle}. */
+public sealed interface Settlement {
+    long id();
+
+    /** Central's final answer: accepted, duplicate or rejected. */
+    record Final(long id, CommandState status, String code, String message, String resultJson) implements Settlement {
+        public Final {
+            if (!status.isFinal()) {
+                throw new IllegalArgumentException("not a final state: " + status);
+            }
+        }
+    }
+
+    /**
+     * Central said retry_later for this event (counts toward parking), or the event was not answered.
+     *
+     * @param countsTowardParking true only for central's own per-event retry_later
+     */
+    record RetryLater(long id, Instant notBefore, String reason, boolean countsTowardParking) implements Settlement {}
+
+    /** Nothing is known about the event (transport failure, 429/503, pause): back to pending as it was. */
+    record Release(long id, String reason) implements Settlement {}
+}

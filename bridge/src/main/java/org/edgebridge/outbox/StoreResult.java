@@ -1,0 +1,15 @@
+package org.edgebridge.outbox;
+
+/** What {@link Outbox#store} did with one command. */
+public sealed interface StoreResult {
+    NewCommand command();
+
+    /** Newly stored, with its sequence: the bridge now holds custody. */
+    record Stored(NewCommand command, CommandRecord record) implements StoreResult {}
+
+    /** The same (clientId, commandId) with the same bytes was stored before: nothing written. */
+    record AlreadyStored(NewCommand command, CommandRecord record) implements StoreResult {}
+
+    /** The same (clientId, commandId) was stored before with other bytes: the original is untouched. */
+    record IdReused(NewCommand command, CommandRecord original) implements StoreResult {}
+}

@@ -1,0 +1,71 @@
+package org.edgebridge.receipt;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.util.concurrent.atomic.AtomicLong;
+import org.edgebridge.broker.DevicePublisher;
+import org.edgebridge.outbox.CommandRecord;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Builds receipts and hands them to the broker. Thread-safe; called by the intake writer and the forwarder,
+ * always after the outbox transaction that a receipt reports has committed.
+ */
+public final class ReceiptSender {
+    private static final Logger LOG = LoggerFactory.getLogger(ReceiptSender.class);
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final DevicePublisher publisher;
+    private final AtomicLong sent = new AtomicLong();
+    private final AtomicLong refused = new AtomicLong();
+
+    public ReceiptSender(DevicePublisher publisher) {
+        this.publisher = publisher;
+    }
+
+    /** The receipt the outbox holds for a stored command now: {@code stored}, or its final receipt. */
+    public static Receipt latest(CommandRecord r, boolean replayed) {
+        if (r.state().isFinal()) {
+            return new Receipt(r.commandId(), r.state().dbName(), true, r.code(), r.message(), r.resultJson(),
+                    r.sequence(), r.payloadSha256(), replayed, r.topic(), null);
+        }
+        return new Receipt(r.commandId(), "stored", false, null, null, null, r.sequence(), r.payloadSha256(), replayed,
+                r.topic(), null);
+    }
+
+    /** A bridge-side rejection of a command that was not stored. */
+    public static Receipt rejected(String commandId, String code, String message, String sha, String topic) {
+        return new Receipt(commandId, "rejected", true, code, message, null, null, sha, false, topic, null);
+    }
+
+    /** The bridge did not take custody; the device must send the command again after {@code retryAfterMs}. */
+    public static Receipt retryLater(String commandId, String code, String message, String sha, String topic,
+            long retryAfterMs) {
+        return new Receipt(commandId, "retry_later", false, code, message, null, null, sha, false, topic, retryAfterMs);
+    }
+
+    /** @return false if the broker could not take the receipt now */
+    public boolean send(String clientId, Receipt receipt) {
+        byte[] json;
+        try {
+            json = JSON.writeValueAsBytes(receipt);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("a receipt could not be written as JSON", e);
+        }
+        boolean ok = publisher.publishReceipt(clientId, json);
+        (ok ? sent : refused).incrementAndGet();
+        if (!ok) {
+            LOG.debug("broker refused receipt {} for {}", receipt.status(), clientId);
+        }
+        return ok;
+    }
+
+    public long sentCount() {
+        return sent.get();
+    }
+
+    public long refusedCount() {
+        return refused.get();
+    }
+}

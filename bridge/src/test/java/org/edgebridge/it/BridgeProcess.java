@@ -1,0 +1,101 @@
+package org.edgebridge.it;
+
+import static org.awaitility.Awaitility.await;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/** The bridge as a real child process ({@code java -jar edge-bridge.jar run}), to stop with SIGTERM or kill -9. */
+final class BridgeProcess implements AutoCloseable {
+    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+
+    private final List<String> command = new ArrayList<>();
+    private final Path log;
+    final int adminPort = Ports.free();
+    private Process process;
+
+    BridgeProcess(Path log, String... sets) {
+        this.log = log;
+        Path jar = Path.of(System.getProperty("bridge.jar", "target/edge-bridge.jar"));
+        if (!Files.isRegularFile(jar)) {
+            throw new IllegalStateException(jar + " is missing: run the tests with 'mvn verify', which builds it first");
+        }
+        command.addAll(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx256m", "-jar", jar.toString(), "run", "--set", "admin.port=" + adminPort));
+        for (String set : sets) {
+            command.add("--set");
+            command.add(set);
+        }
+    }
+
+    /** Starts the process and waits until {@code /health/ready} answers 200. */
+    BridgeProcess start() {
+        try {
+            process = new ProcessBuilder(command)
+                    .redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
+                    .start();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        await("bridge process ready (log: " + log + ")").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200))
+                .until(() -> {
+                    if (!process.isAlive()) {
+                        throw new IllegalStateException("bridge process exited with " + process.exitValue() + "; log: "
+                                + Files.readString(log));
+                    }
+                    return ready();
+                });
+        return this;
+    }
+
+    private boolean ready() {
+        try {
+            HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + adminPort + "/health/ready"))
+                    .timeout(Duration.ofSeconds(2)).build(), HttpResponse.BodyHandlers.ofString());
+            return r.statusCode() == 200;
+        } catch (IOException e) {
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    /** SIGKILL: no shutdown hook runs. */
+    void kill9() throws InterruptedException {
+        process.destroyForcibly();
+        process.waitFor(30, TimeUnit.SECONDS);
+    }
+
+    /** SIGTERM, then wait for the graceful stop. @return the exit code */
+    int stop() throws InterruptedException {
+        process.destroy();
+        if (!process.waitFor(60, TimeUnit.SECONDS)) {
+            process.destroyForcibly();
+            throw new IllegalStateException("bridge did not stop within 60 s of SIGTERM");
+        }
+        return process.exitValue();
+    }
+
+    String log() throws IOException {
+        return Files.readString(log);
+    }
+
+    @Override
+    public void close() {
+        if (process != null && process.isAlive()) {
+            process.destroyForcibly();
+        }
+    }
+}

@@ -1,0 +1,106 @@
+package org.edgebridge.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import org.edgebridge.central.CentralSim;
+import org.edgebridge.central.Inbox;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Commands stored while central is down survive a restart of the bridge process: once after a clean stop
+ * (SIGTERM), once after {@code kill -9}. The bridge must start again both times, and the device must end
+ * with a final receipt for every command, applied at central exactly once.
+ */
+class RestartIT {
+    private static final int COMMANDS = 5;
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void stored_commands_are_forwarded_after_a_clean_restart_and_the_session_is_still_there() throws Exception {
+        restartScenario(false);
+    }
+
+    @Test
+    void stored_commands_are_forwarded_after_kill_9_and_the_bridge_starts_again() throws Exception {
+        restartScenario(true);
+    }
+
+    private void restartScenario(boolean kill) throws Exception {
+        int mqttPort = Ports.free();
+        int centralPort = Ports.free();
+        String[] sets = {"data.dir=" + dir.resolve("data"), "mqtt.host=127.0.0.1", "mqtt.port=" + mqttPort,
+            "auth.anonymous=true", "ingest.url=http://127.0.0.1:" + centralPort + "/ingest",
+            "forwarder.backoffInitial=100ms", "forwarder.backoffMax=1s"};
+        Path log = dir.resolve("bridge.log");
+        List<String> ids = new ArrayList<>();
+        for (int i = 1; i <= COMMANDS; i++) {
+            ids.add("RESTART-" + i);
+        }
+        try (BridgeProcess first = new BridgeProcess(log, sets).start(); TestDevice device = new TestDevice("dev-restart", mqttPort)) {
+            assertThat(device.connect().isSessionPresent()).isFalse();
+            device.subscribe("devices/dev-restart/receipts");
+            for (String id : ids) {
+                device.publish("workorder/arrive", TestDevice.command(id, "\"restart\":true"));
+            }
+            for (String id : ids) {
+                device.awaitReceipt(id, "stored");
+            }
+            // central is down: nothing can be final yet
+            assertThat(device.receipts()).allSatisfy(r -> assertThat(r.path("final").asBoolean()).isFalse());
+            // the broker's store commits once a second; give the subscription time to reach the disk
+            await().pollDelay(Duration.ofMillis(1500)).until(() -> true);
+            if (kill) {
+                first.kill9();
+            } else {
+                assertThat(first.stop()).as("exit code after SIGTERM").isIn(0, 143);
+            }
+        }
+
+        try (CentralSim central = new CentralSim(Optional.empty(), 16L * 1024 * 1024, Clock.systemUTC()).start("127.0.0.1", centralPort);
+                BridgeProcess second = new BridgeProcess(log, sets).start();
+                TestDevice device = new TestDevice("dev-restart", mqttPort)) {
+            boolean sessionPresent = device.connect().isSessionPresent();
+            if (!kill) {
+                assertThat(sessionPresent).as("persistent session after a clean restart").isTrue();
+            }
+            if (!sessionPresent) {
+                device.subscribe("devices/dev-restart/receipts");
+            }
+            // a careful device resends what has no final receipt after a while, with the same bytes
+            if (kill) {
+                awaitFinalsOrResend(device, ids);
+            }
+            for (String id : ids) {
+                assertThat(device.awaitFinal(id).path("status").asText()).isEqualTo("accepted");
+            }
+            await().atMost(TestDevice.WAIT).until(() -> central.inbox().size() == COMMANDS);
+            assertThat(central.inbox().entries()).extracting(Inbox.Entry::eventId).containsExactlyElementsOf(ids);
+            assertThat(central.inbox().entries()).allSatisfy(e -> assertThat(e.deliveries()).isEqualTo(1));
+            assertThat(central.inbox().entries()).extracting(Inbox.Entry::sequence).containsExactly(1L, 2L, 3L, 4L, 5L);
+            assertThat(second.stop()).isIn(0, 143);
+        }
+    }
+
+    private static void awaitFinalsOrResend(TestDevice device, List<String> ids) {
+        try {
+            await().atMost(Duration.ofSeconds(5)).until(() -> ids.stream().allMatch(id ->
+                    device.receiptsFor(id).stream().anyMatch(r -> r.path("final").asBoolean())));
+        } catch (org.awaitility.core.ConditionTimeoutException e) {
+            for (String id : ids) {
+                if (device.receiptsFor(id).stream().noneMatch(r -> r.path("final").asBoolean())) {
+                    device.publish("workorder/arrive", TestDevice.command(id, "\"restart\":true"));
+                }
+            }
+        }
+    }
+}

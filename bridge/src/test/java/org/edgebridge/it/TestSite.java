@@ -1,0 +1,50 @@
+package org.edgebridge.it;
+
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import org.edgebridge.Bridge;
+import org.edgebridge.central.CentralSim;
+import org.edgebridge.config.ConfigLoader;
+
+/** A bridge in this JVM, on free ports and a temp dir, with a reference central on loopback. */
+final class TestSite implements AutoCloseable {
+    final Path dataDir;
+    final int mqttPort = Ports.free();
+    final int centralPort = Ports.free();
+    final CentralSim central;
+    final Bridge bridge;
+
+    TestSite(Path dataDir, String... extraSets) {
+        this.dataDir = dataDir;
+        this.central = new CentralSim(Optional.empty(), 16L * 1024 * 1024, Clock.systemUTC()).start("127.0.0.1", centralPort);
+        List<String> sets = new ArrayList<>(List.of(
+                "data.dir=" + dataDir,
+                "mqtt.host=127.0.0.1",
+                "mqtt.port=" + mqttPort,
+                "auth.anonymous=true",
+                "admin.port=0",
+                "admin.token=test-token",
+                "ingest.url=http://127.0.0.1:" + centralPort + "/ingest",
+                "forwarder.backoffInitial=50ms",
+                "forwarder.backoffMax=500ms"));
+        sets.addAll(List.of(extraSets));
+        this.bridge = Bridge.start(ConfigLoader.load(null, sets), Clock.systemUTC());
+    }
+
+    TestDevice device(String clientId) {
+        return new TestDevice(clientId, mqttPort);
+    }
+
+    String adminUrl(String path) {
+        return "http://127.0.0.1:" + bridge.adminPort() + path;
+    }
+
+    @Override
+    public void close() {
+        bridge.close();
+        central.close();
+    }
+}
