@@ -1,0 +1,114 @@
+package org.edgebridge.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ConfigLoaderTest {
+    private static final Path REFERENCE = Path.of("../broker-config/bridge.yaml");
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void defaults_are_the_documented_ones() {
+        BridgeConfig c = ConfigLoader.load(null, List.of());
+        assertThat(c.edgeId()).isEqualTo("edge-01");
+        assertThat(c.broker().port()).isEqualTo(1883);
+        assertThat(c.broker().anonymous()).isFalse();
+        assertThat(c.broker().tls()).isEmpty();
+        assertThat(c.admin().host()).isEqualTo("127.0.0.1");
+        assertThat(c.admin().port()).isEqualTo(8080);
+        assertThat(c.intake().maxPayloadBytes()).isEqualTo(262_144);
+        assertThat(c.forwarder().maxEvents()).isEqualTo(500);
+        assertThat(c.forwarder().maxBytes()).isEqualTo(1024 * 1024);
+        assertThat(c.forwarder().maxAttempts()).isEqualTo(50);
+        assertThat(c.forwarder().authRetryInterval()).isEqualTo(Duration.ofSeconds(60));
+    }
+
+    @Test
+    void the_reference_file_lists_exactly_the_keys_the_code_knows_with_their_defaults() throws IOException {
+        Map<String, String> effective = ConfigLoader.load(REFERENCE, List.of()).effective();
+        List<String> fileKeys = referenceKeys();
+        assertThat(fileKeys).containsExactlyInAnyOrderElementsOf(ConfigKeys.ALL.stream().map(ConfigKey::name).toList());
+        for (ConfigKey key : ConfigKeys.ALL) {
+            if (key.defaultValue() != null) {
+                assertThat(effective.get(key.name())).as(key.name()).isEqualTo(key.defaultValue());
+            }
+        }
+    }
+
+    /** Every leaf of the YAML tree, blank ones included (they document keys without a default). */
+    private static List<String> referenceKeys() throws IOException {
+        List<String> keys = new ArrayList<>();
+        String section = null;
+        for (String line : Files.readAllLines(REFERENCE)) {
+            if (line.isBlank() || line.strip().startsWith("#")) {
+                continue;
+            }
+            String name = line.strip().split(":", 2)[0];
+            if (!line.startsWith(" ")) {
+                section = name;
+            } else {
+                keys.add(section + "." + name);
+            }
+        }
+        return keys;
+    }
+
+    @Test
+    void set_overrides_the_file_and_yaml_may_nest_or_use_dotted_keys() throws IOException {
+        Path file = dir.resolve("b.yaml");
+        Files.writeString(file, "mqtt:\n  port: 1999\nforwarder.maxEvents: 7\n");
+        BridgeConfig c = ConfigLoader.load(file, List.of("mqtt.port=2000"));
+        assertThat(c.broker().port()).isEqualTo(2000);
+        assertThat(c.forwarder().maxEvents()).isEqualTo(7);
+    }
+
+    @Test
+    void every_problem_is_reported_at_once_with_key_value_and_rule() {
+        assertThatThrownBy(() -> ConfigLoader.load(null, List.of("mqtt.port=99999", "forwarder.linger=soon",
+                "mqtt.prot=1", "auth.anonymous=yes", "broken")))
+                .isInstanceOfSatisfying(ConfigException.class, e -> assertThat(e.problems()).containsExactlyInAnyOrder(
+                        "--set broken: must be key=value, for example --set mqtt.port=1883",
+                        "mqtt.prot: unknown key; the keys are listed in broker-config/bridge.yaml",
+                        "mqtt.port=99999: must be from 0 to 65535",
+                        "auth.anonymous=yes: must be true or false",
+                        "forwarder.linger=soon: must be a duration such as 500ms, 30s, 5m, 2h or 7d"));
+    }
+
+    @Test
+    void keys_that_depend_on_each_other_are_checked_together() {
+        assertThatThrownBy(() -> ConfigLoader.load(null, List.of("tls.clientAuth=required", "mqtt.port=0",
+                "intake.maxPayloadBytes=1MiB", "tls.keyFile=/nonexistent/key.pem")))
+                .isInstanceOfSatisfying(ConfigException.class, e -> assertThat(e.problems()).anySatisfy(
+                        p -> assertThat(p).startsWith("mqtt.maxPacketBytes=524288: must be at least intake.maxPayloadBytes"))
+                        .anySatisfy(p -> assertThat(p).startsWith("tls.certFile: must be set when tls.keyFile is set"))
+                        .anySatisfy(p -> assertThat(p).startsWith("tls.keyFile=/nonexistent/key.pem: no readable file"))
+                        .anySatisfy(p -> assertThat(p).startsWith("tls.clientAuth=required: needs tls.caFile"))
+                        .anySatisfy(p -> assertThat(p).startsWith("mqtt.port=0: with no TLS listener")));
+    }
+
+    @Test
+    void a_file_that_is_not_yaml_or_missing_is_one_clear_problem() throws IOException {
+        Path bad = dir.resolve("bad.yaml");
+        Files.writeString(bad, "mqtt: [unclosed\n");
+        assertThatThrownBy(() -> ConfigLoader.load(bad, List.of())).hasMessageContaining("not valid YAML");
+        assertThatThrownBy(() -> ConfigLoader.load(dir.resolve("none.yaml"), List.of())).hasMessageContaining("no such file");
+    }
+
+    @Test
+    void a_misspelled_key_gets_a_suggestion() {
+        assertThatThrownBy(() -> ConfigLoader.load(null, List.of("MQTT.PORT=1")))
+                .hasMessageContaining("did you mean mqtt.port?");
+    }
+}
