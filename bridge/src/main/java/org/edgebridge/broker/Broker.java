@@ -77,6 +77,10 @@ public final class Broker implements DevicePublisher, AutoCloseable {
 
     /** Starts the broker and checks that every configured listener accepts connections. */
     public synchronized void start() {
+        if (settings.port() != 0) {
+            checkFree("mqtt.port", settings.port());
+        }
+        settings.tls().ifPresent(t -> checkFree("tls.port", t.port()));
         BrokerStoreRepair.repair(settings.storeDir(), clock);
         Optional<PemSslContextCreator> ssl = settings.tls().map(PemSslContextCreator::new);
         ssl.ifPresent(PemSslContextCreator::build);
@@ -102,6 +106,16 @@ public final class Broker implements DevicePublisher, AutoCloseable {
                     + " (host " + settings.host() + ")");
         }
         LOG.info("MQTT broker listening on {}", listeners());
+    }
+
+    private void checkFree(String key, int port) {
+        try (java.net.ServerSocket probe = new java.net.ServerSocket()) {
+            probe.setReuseAddress(true);
+            probe.bind(new InetSocketAddress(settings.host(), port));
+        } catch (IOException e) {
+            throw new IllegalStateException(key + "=" + port + ": cannot listen on " + settings.host() + ":" + port
+                    + " (" + e.getMessage() + "); is another broker or bridge running?", e);
+        }
     }
 
     Properties moquetteProperties() {

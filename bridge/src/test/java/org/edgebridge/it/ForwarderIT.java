@@ -1,0 +1,123 @@
+package org.edgebridge.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.util.List;
+import org.edgebridge.central.Faults;
+import org.edgebridge.central.Inbox;
+import org.edgebridge.outbox.CommandState;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The forwarder against the reference central with injected faults: nothing lost, nothing applied twice. */
+class ForwarderIT {
+    private static final HttpClient HTTP = HttpClient.newHttpClient();
+
+    @TempDir
+    Path dir;
+
+    TestSite site;
+    TestDevice device;
+
+    @BeforeEach
+    void start() {
+        site = new TestSite(dir, "forwarder.authRetryInterval=1s");
+        device = site.device("dev-fwd");
+        device.connectAndSubscribe();
+    }
+
+    @AfterEach
+    void stop() {
+        device.close();
+        site.close();
+    }
+
+    @Test
+    void central_answering_503_with_retry_after_is_waited_out_and_nothing_is_lost_or_doubled() {
+        site.central.faults(new Faults("status", 503, 1, 0, 2));
+        List<String> ids = List.of("U-1", "U-2", "U-3");
+        ids.forEach(id -> device.publish("t", TestDevice.command(id, "")));
+        ids.forEach(id -> assertThat(device.awaitFinal(id).path("status").asText()).isEqualTo("accepted"));
+        assertThat(site.central.inbox().entries()).extracting(Inbox.Entry::eventId).containsExactlyElementsOf(ids);
+        assertThat(site.central.inbox().entries()).allSatisfy(e -> assertThat(e.deliveries()).isEqualTo(1));
+        assertThat(site.bridge.forwarder().status().lastError()).hasValueSatisfying(e -> assertThat(e).contains("HTTP 503"));
+    }
+
+    @Test
+    void a_reply_lost_after_central_applied_the_batch_ends_as_duplicate_with_the_original_result() {
+        site.central.faults(new Faults("lose_reply", 0, null, 0, 1));
+        device.publish("t", TestDevice.command("LOST-1", ""));
+        JsonNode receipt = device.awaitFinal("LOST-1");
+        assertThat(receipt.path("status").asText()).isEqualTo("duplicate");
+        Inbox.Entry applied = site.central.inbox().entries().get(0);
+        assertThat(receipt.path("result").path("inboxId").asLong()).isEqualTo(applied.inboxId());
+        assertThat(site.central.inbox().entries()).hasSize(1);
+        assertThat(applied.deliveries()).isEqualTo(2);
+    }
+
+    @Test
+    void central_refusing_the_bridge_pauses_forwarding_with_an_alarm_and_loses_nothing() throws Exception {
+        site.central.faults(new Faults("status", 401, null, 0, 3));
+        device.publish("t", TestDevice.command("AUTH-1", ""));
+        await().atMost(TestDevice.WAIT).until(() -> status().path("alarms").toString().contains("central_refused"));
+        assertThat(status().path("forwarder").path("state").asText()).isEqualTo("paused_by_central");
+        assertThat(device.receiptsFor("AUTH-1")).allSatisfy(r -> assertThat(r.path("final").asBoolean()).isFalse());
+        assertThat(device.awaitFinal("AUTH-1").path("status").asText()).isEqualTo("accepted");
+        assertThat(site.central.inbox().entries()).hasSize(1);
+        await().atMost(TestDevice.WAIT).until(() -> !status().path("alarms").toString().contains("central_refused"));
+    }
+
+    @Test
+    void a_per_event_retry_later_is_sent_again_after_retry_after_ms() {
+        site.central.faults(new Faults("retry_later", 0, null, 200, 1));
+        device.publish("t", TestDevice.command("LATER-1", ""));
+        assertThat(device.awaitFinal("LATER-1").path("status").asText()).isEqualTo("accepted");
+        assertThat(site.bridge.outbox().find("dev-fwd", "LATER-1")).hasValueSatisfying(r -> {
+            assertThat(r.state()).isEqualTo(CommandState.ACCEPTED);
+            assertThat(r.retryLaters()).isEqualTo(1);
+            assertThat(r.attempts()).isEqualTo(2);
+        });
+        assertThat(device.receiptsFor("LATER-1")).extracting(r -> r.path("status").asText()).containsExactly("stored", "accepted");
+    }
+
+    @Test
+    void admin_pause_holds_commands_and_resume_sends_them_and_posts_need_the_token() throws Exception {
+        assertThat(post("/api/forwarder/pause", null).statusCode()).isEqualTo(401);
+        assertThat(post("/api/forwarder/pause", "wrong").statusCode()).isEqualTo(401);
+        HttpResponse<String> paused = post("/api/forwarder/pause", "test-token");
+        assertThat(paused.statusCode()).isEqualTo(200);
+        device.publish("t", TestDevice.command("HOLD-1", ""));
+        device.awaitReceipt("HOLD-1", "stored");
+        await().atMost(TestDevice.WAIT).until(() -> status().path("outbox").path("counts").path("pending").asInt() == 1);
+        assertThat(site.central.inbox().size()).isZero();
+        assertThat(post("/api/forwarder/resume", "test-token").statusCode()).isEqualTo(200);
+        assertThat(device.awaitFinal("HOLD-1").path("status").asText()).isEqualTo("accepted");
+    }
+
+    private JsonNode status() throws Exception {
+        HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create(site.adminUrl("/api/status"))).build(),
+                HttpResponse.BodyHandlers.ofString());
+        return TestDevice.JSON.readTree(r.body());
+    }
+
+    private HttpResponse<String> post(String path, String token) throws Exception {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(site.adminUrl(path))).POST(HttpRequest.BodyPublishers.noBody());
+        if (token != null) {
+            b.header("Authorization", "Bearer " + token);
+        }
+        HttpResponse<String> r = HTTP.send(b.build(), HttpResponse.BodyHandlers.ofString());
+        if (r.statusCode() != 200) {
+            assertThat(TestDevice.JSON.readTree(r.body()).path("error").asText()).isNotEmpty();
+        }
+        return r;
+    }
+}
