@@ -9,6 +9,7 @@ import org.edgebridge.forward.Forwarder;
 import org.edgebridge.intake.InboundPublish;
 import org.edgebridge.intake.Intake;
 import org.edgebridge.outbox.Outbox;
+import org.edgebridge.outbox.RetentionPurger;
 import org.edgebridge.receipt.ReceiptSender;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -28,6 +29,7 @@ public final class Bridge implements AutoCloseable {
     private final Intake intake;
     private final Forwarder forwarder;
     private final AdminServer admin;
+    private final RetentionPurger retention;
     private boolean closed;
 
     private Bridge(BridgeConfig config, Clock clock) {
@@ -41,6 +43,7 @@ public final class Bridge implements AutoCloseable {
         ReceiptSender receipts = new ReceiptSender(broker);
         this.forwarder = new Forwarder(config.forwarder(), outbox, receipts, this::storedUpTo, clock);
         this.intake = new Intake(outbox, receipts, config.intake(), forwarder::wake);
+        this.retention = new RetentionPurger(outbox, config.retention(), clock);
         this.admin = new AdminServer(config.admin(),
                 new StatusReport(config.edgeId(), outbox, broker, intake, forwarder, clock), forwarder);
     }
@@ -52,6 +55,7 @@ public final class Bridge implements AutoCloseable {
             bridge.intake.start();
             bridge.broker.start();
             bridge.forwarder.start();
+            bridge.retention.start();
             bridge.admin.start();
         } catch (RuntimeException e) {
             bridge.close();
@@ -86,6 +90,14 @@ public final class Bridge implements AutoCloseable {
         return forwarder;
     }
 
+    public RetentionPurger retention() {
+        return retention;
+    }
+
+    public Intake intake() {
+        return intake;
+    }
+
     public Broker broker() {
         return broker;
     }
@@ -99,6 +111,7 @@ public final class Bridge implements AutoCloseable {
         long start = System.nanoTime();
         LOG.info("edge bridge stopping");
         intake.stopAccepting();
+        retention.close();
         forwarder.close();
         intake.close();
         broker.close();

@@ -69,12 +69,18 @@ public final class StatusReport {
         i.put("rejectedByCode", intake.stats().rejectedByCode());
         out.put("intake", i);
         out.put("forwarder", f);
-        out.put("alarms", alarms(b, counts, f));
+        out.put("alarms", alarms(b, counts, f, intake));
         return out;
     }
 
-    private static List<Alarm> alarms(BrokerStatus b, OutboxCounts counts, ForwarderStatus f) {
+    private static List<Alarm> alarms(BrokerStatus b, OutboxCounts counts, ForwarderStatus f, Intake intake) {
         List<Alarm> alarms = new ArrayList<>();
+        if (intake.isLowOnDisk()) {
+            alarms.add(new Alarm("low_disk", "free disk is below outbox.minFreeDisk: new commands get retry_later / outbox_full"));
+        } else if (intake.isFull()) {
+            alarms.add(new Alarm("outbox_full", "the outbox holds outbox.maxPending open commands: new commands get "
+                    + "retry_later / outbox_full until central takes some"));
+        }
         if (!b.running()) {
             alarms.add(new Alarm("broker_down", "the MQTT broker is not running"));
         }

@@ -1,10 +1,13 @@
 package org.edgebridge.broker;
 
 import io.moquette.broker.ClientDescriptor;
+import io.moquette.broker.MoquetteInternals;
 import io.moquette.broker.Server;
 import io.moquette.broker.config.MemoryConfig;
 import io.moquette.interception.InterceptHandler;
 import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelHandler;
+import io.netty.handler.ssl.SslContext;
 import io.netty.handler.codec.mqtt.MqttMessageBuilders;
 import io.netty.handler.codec.mqtt.MqttPublishMessage;
 import io.netty.handler.codec.mqtt.MqttQoS;
@@ -49,6 +52,7 @@ public final class Broker implements DevicePublisher, AutoCloseable {
     private final AtomicLong deniedSubscribes = new AtomicLong();
     private final AtomicLong restarts = new AtomicLong();
     private volatile Server server;
+    private volatile MqttListeners listeners;
     private volatile boolean stopping;
 
     /**
@@ -77,57 +81,50 @@ public final class Broker implements DevicePublisher, AutoCloseable {
 
     /** Starts the broker and checks that every configured listener accepts connections. */
     public synchronized void start() {
-        if (settings.port() != 0) {
-            checkFree("mqtt.port", settings.port());
-        }
-        settings.tls().ifPresent(t -> checkFree("tls.port", t.port()));
         BrokerStoreRepair.repair(settings.storeDir(), clock);
-        Optional<PemSslContextCreator> ssl = settings.tls().map(PemSslContextCreator::new);
-        ssl.ifPresent(PemSslContextCreator::build);
+        Optional<SslContext> ssl = settings.tls().map(t -> new PemSslContextCreator(t).build());
         Server s = new Server();
         List<InterceptHandler> handlers = List.of(new CommandInterceptor(topics, clock, commands, devices, this::onLoopDeath));
         DeviceAuthorizer authorizer = new DeviceAuthorizer(topics, this::deniedPublish, this::deniedSubscribe);
+        DeviceAuthenticator authenticator = new DeviceAuthenticator(passwords, settings.anonymous());
+        MemoryConfig config = new MemoryConfig(moquetteProperties());
         try {
-            s.startServer(new MemoryConfig(moquetteProperties()), handlers, ssl.orElse(null),
-                    new DeviceAuthenticator(passwords, settings.anonymous()), authorizer);
+            s.startServer(config, handlers, null, authenticator, authorizer);
         } catch (IOException | RuntimeException e) {
             throw new IllegalStateException("the MQTT broker did not start: " + e.getMessage(), e);
         }
         server = s;
-        List<String> dead = new ArrayList<>();
-        if (settings.port() != 0 && !listening(settings.port())) {
-            dead.add("mqtt.port=" + settings.port());
-        }
-        settings.tls().filter(t -> !listening(t.port())).ifPresent(t -> dead.add("tls.port=" + t.port()));
-        if (!dead.isEmpty()) {
-            s.stopServer();
-            server = null;
-            throw new IllegalStateException("the MQTT broker started but is not listening on " + String.join(", ", dead)
-                    + " (host " + settings.host() + ")");
+        MqttListeners l = new MqttListeners();
+        listeners = l;
+        try {
+            ChannelHandler protocol = MoquetteInternals.protocolHandler(s, config, authenticator);
+            if (settings.port() != 0) {
+                l.bind(settings.host(), settings.port(), null, protocol, settings.maxPacketBytes(), "mqtt.port");
+            }
+            settings.tls().ifPresent(t -> l.bind(settings.host(), t.port(), ssl.orElseThrow(), protocol,
+                    settings.maxPacketBytes(), "tls.port"));
+            List<String> dead = new ArrayList<>();
+            if (settings.port() != 0 && !listening(settings.port())) {
+                dead.add("mqtt.port=" + settings.port());
+            }
+            settings.tls().filter(t -> !listening(t.port())).ifPresent(t -> dead.add("tls.port=" + t.port()));
+            if (!dead.isEmpty()) {
+                throw new IllegalStateException("the MQTT broker started but is not listening on " + String.join(", ", dead)
+                        + " (host " + settings.host() + ")");
+            }
+        } catch (RuntimeException e) {
+            stopServer();
+            throw e;
         }
         LOG.info("MQTT broker listening on {}", listeners());
     }
 
-    private void checkFree(String key, int port) {
-        try (java.net.ServerSocket probe = new java.net.ServerSocket()) {
-            probe.setReuseAddress(true);
-            probe.bind(new InetSocketAddress(settings.host(), port));
-        } catch (IOException e) {
-            throw new IllegalStateException(key + "=" + port + ": cannot listen on " + settings.host() + ":" + port
-                    + " (" + e.getMessage() + "); is another broker or bridge running?", e);
-        }
-    }
-
     Properties moquetteProperties() {
         Properties p = new Properties();
+        // Moquette binds nothing itself: the bridge's MqttListeners accept connections (see MoquetteInternals).
         p.setProperty("host", settings.host());
-        p.setProperty("port", settings.port() == 0 ? "disabled" : String.valueOf(settings.port()));
+        p.setProperty("port", "disabled");
         p.setProperty("websocket_port", "disabled");
-        settings.tls().ifPresent(t -> {
-            p.setProperty("ssl_port", String.valueOf(t.port()));
-            p.setProperty("ssl_provider", "JDK");
-            p.setProperty("need_client_auth", String.valueOf(t.clientAuth() == TlsSettings.ClientAuth.REQUIRED));
-        });
         p.setProperty("telemetry_enabled", "false");
         p.setProperty("allow_anonymous", String.valueOf(settings.anonymous()));
         p.setProperty("allow_zero_byte_client_id", "false");
@@ -246,11 +243,7 @@ public final class Broker implements DevicePublisher, AutoCloseable {
             return;
         }
         restarts.incrementAndGet();
-        Server old = server;
-        server = null;
-        if (old != null) {
-            old.stopServer();
-        }
+        stopServer();
         start();
         LOG.warn("broker restarted after a session-loop death; devices reconnect");
     }
@@ -263,6 +256,16 @@ public final class Broker implements DevicePublisher, AutoCloseable {
             enforcer.awaitTermination(5, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        }
+        stopServer();
+    }
+
+    /** Closes the listeners (and every device connection), then Moquette. */
+    private void stopServer() {
+        MqttListeners l = listeners;
+        listeners = null;
+        if (l != null) {
+            l.close();
         }
         Server s = server;
         server = null;

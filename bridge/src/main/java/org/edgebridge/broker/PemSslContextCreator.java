@@ -1,6 +1,5 @@
 package org.edgebridge.broker;
 
-import io.moquette.broker.ISslContextCreator;
 import io.netty.handler.ssl.ClientAuth;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
@@ -9,10 +8,10 @@ import javax.net.ssl.SSLException;
 
 /**
  * Builds the TLS listener's context from PEM files: TLS 1.3 and 1.2 only, the JDK's default (modern) cipher
- * suites, and client certificates checked against {@code tls.caFile} when asked for. Fails loudly: Moquette
- * would otherwise start without its TLS listener when the context is null.
+ * suites, and client certificates checked against {@code tls.caFile} when asked for. Built before anything
+ * listens, so that a bad file stops start-up with a message naming the key.
  */
-final class PemSslContextCreator implements ISslContextCreator {
+final class PemSslContextCreator {
     private final TlsSettings tls;
 
     PemSslContextCreator(TlsSettings tls) {
@@ -37,10 +36,5 @@ final class PemSslContextCreator implements ISslContextCreator {
                     + ": cannot build the TLS listener: " + e.getMessage()
                     + " (the certificate must be PEM, the key PEM PKCS#8 or PKCS#1, and match each other)", e);
         }
-    }
-
-    @Override
-    public SslContext initSSLContext() {
-        return build();
     }
 }

@@ -33,6 +33,7 @@ public final class CentralSim implements AutoCloseable {
     private final Optional<String> token;
     private final Javalin app;
     private final AtomicLong requests = new AtomicLong();
+    private final AtomicLong holding = new AtomicLong();
     private volatile Faults faults = Faults.NONE;
 
     public CentralSim(Optional<String> token, long maxRequestBytes, Clock clock) {
@@ -62,6 +63,11 @@ public final class CentralSim implements AutoCloseable {
 
     public Inbox inbox() {
         return inbox;
+    }
+
+    /** Requests whose reply is being held by a {@code hold_reply} fault right now. */
+    public long holdingReplies() {
+        return holding.get();
     }
 
     public void faults(Faults faults) {
@@ -104,6 +110,16 @@ public final class CentralSim implements AutoCloseable {
         if (f.mode().equals("lose_reply")) {
             error(ctx, 500, "fault", "injected fault: applied, but the reply was lost");
             return;
+        }
+        if (f.mode().equals("hold_reply")) {
+            holding.incrementAndGet();
+            try {
+                Thread.sleep(f.holdMs());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } finally {
+                holding.decrementAndGet();
+            }
         }
         ObjectNode reply = JSON.createObjectNode();
         reply.set("receipts", receipts);
@@ -153,13 +169,19 @@ public final class CentralSim implements AutoCloseable {
         Faults f = faults;
         if (f.count() > 0) {
             faults = f.count() == 1 ? Faults.NONE : new Faults(f.mode(), f.httpStatus(), f.retryAfterSeconds(),
-                    f.retryAfterMs(), f.count() - 1);
+                    f.retryAfterMs(), f.holdMs(), f.count() - 1);
         }
         return f;
     }
 
     private void setFaults(Context ctx) throws IOException {
-        Faults f = JSON.readValue(ctx.bodyAsBytes(), Faults.class);
+        Faults f;
+        try {
+            f = JSON.readValue(ctx.bodyAsBytes(), Faults.class);
+        } catch (IOException | IllegalArgumentException e) {
+            error(ctx, 400, "invalid_faults", "body must be a Faults object: " + e.getMessage());
+            return;
+        }
         faults = f;
         LOG.info("fault injection: {}", f);
         json(ctx, 200, JSON.valueToTree(f));

@@ -6,6 +6,7 @@ import org.edgebridge.admin.AdminSettings;
 import org.edgebridge.broker.BrokerSettings;
 import org.edgebridge.forward.ForwarderSettings;
 import org.edgebridge.intake.IntakeSettings;
+import org.edgebridge.outbox.RetentionSettings;
 
 /**
  * The whole validated configuration. Built only by {@link ConfigLoader}; immutable.
@@ -17,6 +18,7 @@ public record BridgeConfig(
         Path dataDir,
         BrokerSettings broker,
         IntakeSettings intake,
+        RetentionSettings retention,
         ForwarderSettings forwarder,
         AdminSettings admin,
         Map<String, String> effective) {

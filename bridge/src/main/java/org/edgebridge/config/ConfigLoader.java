@@ -21,6 +21,7 @@ import org.edgebridge.broker.BrokerSettings;
 import org.edgebridge.broker.TlsSettings;
 import org.edgebridge.forward.ForwarderSettings;
 import org.edgebridge.intake.IntakeSettings;
+import org.edgebridge.outbox.RetentionSettings;
 
 /**
  * Reads a YAML file (nested maps, or dotted keys) and {@code --set key=value} overrides into a validated
@@ -190,7 +191,10 @@ public final class ConfigLoader {
                 v.get("mqtt.sessionQueueSize"), v.get("mqtt.sessionExpiry"), dataDir.resolve("broker"), tls,
                 v.get("auth.anonymous"), v.optional("auth.passwordFile"));
         IntakeSettings intake = new IntakeSettings(
-                v.get("intake.maxPayloadBytes"), v.get("intake.maxBatch"), v.get("intake.queueCapacity"));
+                v.get("intake.maxPayloadBytes"), v.get("intake.maxBatch"), v.get("intake.queueCapacity"),
+                ((Integer) v.get("outbox.maxPending")).longValue(), v.get("outbox.minFreeDisk"), v.get("outbox.fullRetryAfter"));
+        RetentionSettings retention = new RetentionSettings(
+                v.get("outbox.retention"), v.get("outbox.purgeBatch"), v.get("outbox.purgeInterval"));
         ForwarderSettings forwarder = new ForwarderSettings(
                 v.get("edge.id"), (URI) v.get("ingest.url"), v.optional("ingest.token"), v.get("ingest.timeout"),
                 v.get("forwarder.maxEvents"), v.get("forwarder.maxBytes"), v.get("forwarder.linger"),
@@ -198,7 +202,7 @@ public final class ConfigLoader {
                 v.get("forwarder.backoffInitial"), v.get("forwarder.backoffMax"), v.get("forwarder.authRetryInterval"),
                 v.get("forwarder.breakerFailureRate"), v.get("forwarder.breakerOpenFor"));
         AdminSettings admin = new AdminSettings(v.get("admin.host"), v.get("admin.port"), v.optional("admin.token"));
-        return new BridgeConfig(v.get("edge.id"), dataDir, broker, intake, forwarder, admin, Map.copyOf(effective));
+        return new BridgeConfig(v.get("edge.id"), dataDir, broker, intake, retention, forwarder, admin, Map.copyOf(effective));
     }
 
     private static String suggestion(String name) {

@@ -20,6 +20,7 @@ import java.util.function.LongSupplier;
 import org.edgebridge.outbox.ClaimedEvent;
 import org.edgebridge.outbox.CommandRecord;
 import org.edgebridge.outbox.CommandState;
+import org.edgebridge.outbox.CrashWindow;
 import org.edgebridge.outbox.Outbox;
 import org.edgebridge.outbox.Settlement;
 import org.edgebridge.receipt.ReceiptSender;
@@ -198,6 +199,7 @@ public final class Forwarder implements AutoCloseable {
     /** One step: claim a batch, send it, settle it. Runs on the forwarder thread (or a test's). */
     Step forwardOnce() {
         Instant now = clock.instant();
+        republishIfDue(now);
         if (pausedByAdmin) {
             state = "paused_by_admin";
             return new Step(IDLE_POLL, true);
@@ -219,10 +221,10 @@ public final class Forwarder implements AutoCloseable {
         if (events.isEmpty()) {
             breaker.releasePermission();
             state = "idle";
-            republishIfDue(now);
             return new Step(IDLE_POLL, true);
         }
         state = "sending";
+        CrashWindow.AFTER_CLAIM.enter();
         sendAll(events);
         return new Step(Duration.ZERO, false);
     }
@@ -344,17 +346,21 @@ public final class Forwarder implements AutoCloseable {
             LOG.warn("{} commands parked after {} retry_later answers from central; an admin must requeue or reject them",
                     result.parked(), settings.maxAttempts());
         }
-        publishFinals(result.finals());
+        CrashWindow.AFTER_FINAL_COMMIT.enter();
+        publishFinals(result.finals(), false);
     }
 
-    private void publishFinals(List<CommandRecord> records) {
+    /** @param again true when these receipts may have been published before (a copy: replayed) */
+    private void publishFinals(List<CommandRecord> records, boolean again) {
         List<Long> published = new ArrayList<>(records.size());
         for (CommandRecord r : records) {
-            if (receipts.send(r.clientId(), ReceiptSender.latest(r, false))) {
+            if (receipts.send(r.clientId(), ReceiptSender.latest(r, again))) {
                 published.add(r.id());
             }
         }
-        finals.addAndGet(records.size());
+        if (!again) {
+            finals.addAndGet(records.size());
+        }
         outbox.markPublished(published);
     }
 
@@ -366,7 +372,7 @@ public final class Forwarder implements AutoCloseable {
         List<CommandRecord> unpublished = outbox.unpublishedFinals(1000);
         if (!unpublished.isEmpty()) {
             LOG.info("publishing {} final receipts that were committed but not yet handed to the broker", unpublished.size());
-            publishFinals(unpublished);
+            publishFinals(unpublished, true);
         }
     }
 

@@ -6,6 +6,7 @@ import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import org.edgebridge.outbox.CrashWindow;
 import org.edgebridge.outbox.NewCommand;
 import org.edgebridge.outbox.Outbox;
 import org.edgebridge.outbox.StoreResult;
@@ -35,6 +36,9 @@ public final class Intake implements AutoCloseable {
     private final Runnable onStored;
     private final AtomicLong storedUpTo;
     private final IntakeStats stats = new IntakeStats();
+    private final DiskSpace disk;
+    private volatile boolean full;
+    private volatile boolean lowDisk;
     private final Thread writer;
     private volatile boolean accepting = true;
     private volatile boolean running = true;
@@ -50,6 +54,7 @@ public final class Intake implements AutoCloseable {
         this.queue = new ArrayBlockingQueue<>(settings.queueCapacity());
         this.onStored = onStored;
         this.storedUpTo = new AtomicLong(outbox.maxRowId());
+        this.disk = new DiskSpace(outbox.file().toAbsolutePath().getParent());
         this.writer = new Thread(this::writeLoop, "intake-writer");
     }
 
@@ -117,8 +122,9 @@ public final class Intake implements AutoCloseable {
 
     private void writeBatch(List<NewCommand> batch) {
         List<StoreResult> results;
+        CrashWindow.BEFORE_INTAKE_COMMIT.enter();
         try {
-            results = outbox.store(batch);
+            results = outbox.store(batch, capacity());
         } catch (RuntimeException e) {
             stats.storeFailures.incrementAndGet();
             LOG.warn("outbox write failed for {} commands, answered retry_later: {}", batch.size(), e.toString());
@@ -127,6 +133,7 @@ public final class Intake implements AutoCloseable {
             }
             return;
         }
+        CrashWindow.AFTER_INTAKE_COMMIT.enter();
         long maxId = storedUpTo.get();
         for (StoreResult result : results) {
             receipts.send(result.command().clientId(), receiptFor(result));
@@ -138,6 +145,33 @@ public final class Intake implements AutoCloseable {
         onStored.run();
     }
 
+    /** How many new commands the outbox may take now: none below the disk floor or at maxPending. */
+    private long capacity() {
+        boolean low = disk.usableBytes() < settings.minFreeDiskBytes();
+        if (low != lowDisk) {
+            LOG.warn(low ? "free disk below outbox.minFreeDisk ({} bytes): new commands get retry_later / outbox_full"
+                    : "free disk above outbox.minFreeDisk ({} bytes) again: taking new commands", settings.minFreeDiskBytes());
+            lowDisk = low;
+        }
+        long room = low ? 0 : Math.max(0, settings.maxPending() - outbox.openCount());
+        boolean nowFull = room == 0;
+        if (nowFull != full && !low) {
+            LOG.warn(nowFull ? "outbox holds outbox.maxPending={} open commands: new commands get retry_later / outbox_full"
+                    : "outbox below outbox.maxPending={} again: taking new commands", settings.maxPending());
+        }
+        full = nowFull;
+        return room;
+    }
+
+    /** True while new commands are refused because the outbox is at maxPending or the disk is below its floor. */
+    public boolean isFull() {
+        return isLowOnDisk() || outbox.openCount() >= settings.maxPending();
+    }
+
+    public boolean isLowOnDisk() {
+        return disk.usableBytes() < settings.minFreeDiskBytes();
+    }
+
     private Receipt receiptFor(StoreResult result) {
         if (result instanceof StoreResult.Stored stored) {
             stats.stored.incrementAndGet();
@@ -146,6 +180,14 @@ public final class Intake implements AutoCloseable {
         if (result instanceof StoreResult.AlreadyStored again) {
             stats.replayed.incrementAndGet();
             return ReceiptSender.latest(again.record(), true);
+        }
+        if (result instanceof StoreResult.Full) {
+            stats.retryLater.incrementAndGet();
+            NewCommand c = result.command();
+            return ReceiptSender.retryLater(c.commandId(), "outbox_full",
+                    lowDisk ? "the bridge is low on disk space; send the command again later"
+                            : "the bridge's outbox is full; send the command again later",
+                    c.payloadSha256(), c.topic(), settings.fullRetryAfter().toMillis());
         }
         StoreResult.IdReused reused = (StoreResult.IdReused) result;
         stats.countRejected("command_id_reused");

@@ -1,8 +1,14 @@
 package org.edgebridge.intake;
 
+import java.time.Duration;
+
 /**
  * @param maxPayloadBytes largest command payload accepted
  * @param maxBatch most commands committed in one outbox transaction
  * @param queueCapacity commands waiting for the writer before intake answers retry_later
+ * @param maxPending open (not final) commands the outbox may hold before intake answers outbox_full
+ * @param minFreeDiskBytes free disk below which intake answers outbox_full
+ * @param fullRetryAfter what a device is told to wait when the outbox is full
  */
-public record IntakeSettings(int maxPayloadBytes, int maxBatch, int queueCapacity) {}
+public record IntakeSettings(int maxPayloadBytes, int maxBatch, int queueCapacity, long maxPending, long minFreeDiskBytes,
+        Duration fullRetryAfter) {}

@@ -11,6 +11,7 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicLong;
 import org.flywaydb.core.Flyway;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.Jdbi;
@@ -26,27 +27,22 @@ import org.sqlite.SQLiteDataSource;
  * with {@code synchronous=FULL}: a committed transaction survives a power cut.
  */
 public final class Outbox {
-    static final String OPEN_STATES = "('pending', 'inflight', 'parked')";
-    static final String FINAL_STATES = "('accepted', 'duplicate', 'rejected')";
-    private static final String RECORD_COLUMNS = """
-            id, client_id, command_id, sequence, topic, type, payload_sha256, received_at, state, attempts,
-            retry_laters, not_before, last_error, code, message, result, final_at""";
-    /** Rough JSON overhead of one event around its payload, for the request byte budget. */
-    private static final int EVENT_OVERHEAD_BYTES = 400;
-
     private final Jdbi jdbi;
     private final Clock clock;
+    private final Path file;
+    private final AtomicLong openRows;
 
-    private Outbox(Jdbi jdbi, Clock clock) {
+    private Outbox(Jdbi jdbi, Clock clock, Path file) {
         this.jdbi = jdbi;
         this.clock = clock;
+        this.file = file;
+        this.openRows = new AtomicLong(jdbi.withHandle(h -> h.createQuery(OutboxSql.COUNT_OPEN).mapTo(Long.class).one()));
     }
 
     /** Opens (creating if needed) the outbox file and migrates its schema to the newest version. */
     public static Outbox open(Path file, Clock clock) {
         try {
-            Path parent = file.toAbsolutePath().getParent();
-            Files.createDirectories(parent);
+            Files.createDirectories(file.toAbsolutePath().getParent());
         } catch (java.io.IOException e) {
             throw new IllegalStateException("cannot create the outbox directory for " + file + ": " + e.getMessage(), e);
         }
@@ -64,24 +60,41 @@ public final class Outbox {
                 .failOnMissingLocations(true)
                 .load()
                 .migrate();
-        return new Outbox(Jdbi.create(dataSource), clock);
+        return new Outbox(Jdbi.create(dataSource), clock, file);
+    }
+
+    public Path file() {
+        return file;
     }
 
     /**
      * Stores commands in one transaction, in list order. A command whose (clientId, commandId) is known is
-     * not written again; its result says whether the bytes were the same.
+     * not written again; its result says whether the bytes were the same. New commands beyond
+     * {@code capacity} are not stored ({@link StoreResult.Full}); known ones are still answered.
      */
-    public List<StoreResult> store(List<NewCommand> commands) {
-        return jdbi.inTransaction(handle -> {
-            List<StoreResult> results = new ArrayList<>(commands.size());
+    public List<StoreResult> store(List<NewCommand> commands, long capacity) {
+        List<StoreResult> results = jdbi.inTransaction(handle -> {
+            List<StoreResult> out = new ArrayList<>(commands.size());
+            long left = capacity;
             for (NewCommand command : commands) {
-                results.add(storeOne(handle, command));
+                StoreResult r = storeOne(handle, command, left > 0);
+                if (r instanceof StoreResult.Stored) {
+                    left--;
+                }
+                out.add(r);
             }
-            return results;
+            return out;
         });
+        openRows.addAndGet(results.stream().filter(r -> r instanceof StoreResult.Stored).count());
+        return results;
     }
 
-    private StoreResult storeOne(Handle handle, NewCommand command) {
+    /** {@link #store(List, long)} without a limit. */
+    public List<StoreResult> store(List<NewCommand> commands) {
+        return store(commands, Long.MAX_VALUE);
+    }
+
+    private static StoreResult storeOne(Handle handle, NewCommand command, boolean room) {
         Optional<CommandRecord> existing = find(handle, command.clientId(), command.commandId());
         if (existing.isPresent()) {
             CommandRecord record = existing.get();
@@ -89,20 +102,14 @@ public final class Outbox {
                     ? new StoreResult.AlreadyStored(command, record)
                     : new StoreResult.IdReused(command, record);
         }
+        if (!room) {
+            return new StoreResult.Full(command);
+        }
         long receivedAt = command.receivedAt().toEpochMilli();
-        long sequence = handle.createQuery("""
-                INSERT INTO devices (client_id, last_sequence, first_seen_at, last_seen_at) VALUES (:c, 1, :t, :t)
-                ON CONFLICT (client_id) DO UPDATE SET last_sequence = last_sequence + 1, last_seen_at = :t
-                RETURNING last_sequence""")
-                .bind("c", command.clientId())
-                .bind("t", receivedAt)
-                .mapTo(Long.class)
-                .one();
-        long id = handle.createQuery("""
-                INSERT INTO commands (client_id, command_id, sequence, topic, type, payload, payload_sha256,
-                                      received_at, state)
-                VALUES (:clientId, :commandId, :sequence, :topic, :type, :payload, :sha, :receivedAt, 'pending')
-                RETURNING id""")
+        long sequence = handle.createQuery(OutboxSql.NEXT_SEQUENCE)
+                .bind("c", command.clientId()).bind("t", receivedAt)
+                .mapTo(Long.class).one();
+        long id = handle.createQuery(OutboxSql.INSERT)
                 .bind("clientId", command.clientId())
                 .bind("commandId", command.commandId())
                 .bind("sequence", sequence)
@@ -119,16 +126,55 @@ public final class Outbox {
         return new StoreResult.Stored(command, record);
     }
 
+    /** Commands that are not final yet (pending, in flight, parked): what back-pressure counts. */
+    public long openCount() {
+        return openRows.get();
+    }
+
     public Optional<CommandRecord> find(String clientId, String commandId) {
         return jdbi.withHandle(handle -> find(handle, clientId, commandId));
     }
 
     private static Optional<CommandRecord> find(Handle handle, String clientId, String commandId) {
-        return handle.createQuery("SELECT " + RECORD_COLUMNS + " FROM commands WHERE client_id = :c AND command_id = :id")
-                .bind("c", clientId)
-                .bind("id", commandId)
-                .map(Outbox::mapRecord)
-                .findOne();
+        return handle.createQuery(OutboxSql.FIND).bind("c", clientId).bind("id", commandId)
+                .map(Outbox::mapRecord).findOne();
+    }
+
+    /** What happened to a command, oldest first. */
+    public List<HistoryEntry> history(long id) {
+        return jdbi.withHandle(handle -> handle.createQuery("""
+                SELECT at, kind, batch_id, status, code, detail FROM command_history WHERE command = :id ORDER BY id""")
+                .bind("id", id)
+                .map((rs, ctx) -> new HistoryEntry(Instant.ofEpochMilli(rs.getLong(1)), rs.getString(2), rs.getString(3),
+                        rs.getString(4), rs.getString(5), rs.getString(6)))
+                .list());
+    }
+
+    /**
+     * Rows in id order, after {@code afterId}, optionally of one state and one device.
+     *
+     * @param state null for every state
+     * @param clientId null for every device
+     */
+    public List<CommandRecord> list(CommandState state, String clientId, long afterId, int limit) {
+        StringBuilder sql = new StringBuilder("SELECT " + OutboxSql.RECORD_COLUMNS + " FROM commands WHERE id > :after");
+        if (state != null) {
+            sql.append(" AND state = :state");
+        }
+        if (clientId != null) {
+            sql.append(" AND client_id = :c");
+        }
+        sql.append(" ORDER BY id LIMIT :limit");
+        return jdbi.withHandle(handle -> {
+            var q = handle.createQuery(sql.toString()).bind("after", afterId).bind("limit", limit);
+            if (state != null) {
+                q.bind("state", state.dbName());
+            }
+            if (clientId != null) {
+                q.bind("c", clientId);
+            }
+            return q.map(Outbox::mapRecord).list();
+        });
     }
 
     /**
@@ -143,72 +189,8 @@ public final class Outbox {
      */
     public List<ClaimedEvent> claim(int maxEvents, int maxBytes, long maxRowId, String batchId) {
         long now = clock.millis();
-        return jdbi.inTransaction(handle -> {
-            List<long[]> heads = handle.createQuery("""
-                    SELECT c.id, c.sequence FROM commands c
-                    JOIN (SELECT client_id, MIN(sequence) AS head FROM commands
-                          WHERE state IN """ + OPEN_STATES + """
-                          GROUP BY client_id) h
-                      ON c.client_id = h.client_id AND c.sequence = h.head
-                    WHERE c.state = 'pending' AND c.not_before <= :now AND c.id <= :maxId
-                    ORDER BY c.id LIMIT :limit""")
-                    .bind("now", now)
-                    .bind("maxId", maxRowId)
-                    .bind("limit", maxEvents)
-                    .map((rs, ctx) -> new long[] {rs.getLong(1), rs.getLong(2)})
-                    .list();
-            List<ClaimedEvent> claimed = new ArrayList<>();
-            int bytes = 0;
-            for (long[] head : heads) {
-                String clientId = handle.createQuery("SELECT client_id FROM commands WHERE id = :id")
-                        .bind("id", head[0]).mapTo(String.class).one();
-                List<ClaimCandidate> run = handle.createQuery("""
-                        SELECT id, command_id, sequence, topic, type, payload, payload_sha256, received_at, state,
-                               not_before, attempts
-                        FROM commands WHERE client_id = :c AND sequence >= :head AND state IN """ + OPEN_STATES + """
-                        ORDER BY sequence LIMIT :limit""")
-                        .bind("c", clientId)
-                        .bind("head", head[1])
-                        .bind("limit", maxEvents - claimed.size())
-                        .map((rs, ctx) -> new ClaimCandidate(rs.getLong(1), rs.getString(2), rs.getLong(3),
-                                rs.getString(4), rs.getString(5), rs.getBytes(6), rs.getString(7), rs.getLong(8),
-                                rs.getString(9), rs.getLong(10), rs.getInt(11)))
-                        .list();
-                for (ClaimCandidate c : run) {
-                    boolean due = c.state.equals("pending") && c.notBefore <= now && c.id <= maxRowId;
-                    int size = c.payload.length + EVENT_OVERHEAD_BYTES;
-                    if (!due || (!claimed.isEmpty() && bytes + size > maxBytes) || claimed.size() >= maxEvents) {
-                        break;
-                    }
-                    bytes += size;
-                    claimed.add(new ClaimedEvent(c.id, clientId, c.commandId, c.sequence, c.topic, c.type, c.payload,
-                            c.sha, Instant.ofEpochMilli(c.receivedAt), c.attempts + 1));
-                }
-                if (claimed.size() >= maxEvents || bytes >= maxBytes) {
-                    break;
-                }
-            }
-            var update = handle.prepareBatch("""
-                    UPDATE commands SET state = 'inflight', claimed_at = :now, attempts = attempts + 1, batch_id = :b
-                    WHERE id = :id""");
-            var history = handle.prepareBatch("""
-                    INSERT INTO command_history (command, at, kind, batch_id, detail)
-                    VALUES (:id, :now, 'attempt', :b, :detail)""");
-            for (ClaimedEvent e : claimed) {
-                update.bind("now", now).bind("b", batchId).bind("id", e.id()).add();
-                history.bind("id", e.id()).bind("now", now).bind("b", batchId)
-                        .bind("detail", "attempt " + e.attempt()).add();
-            }
-            if (!claimed.isEmpty()) {
-                update.execute();
-                history.execute();
-            }
-            return claimed;
-        });
+        return jdbi.inTransaction(handle -> Claimer.claim(handle, now, maxEvents, maxBytes, maxRowId, batchId));
     }
-
-    private record ClaimCandidate(long id, String commandId, long sequence, String topic, String type, byte[] payload,
-            String sha, long receivedAt, String state, long notBefore, int attempts) {}
 
     /**
      * Applies the outcome of a request, in one transaction. Only rows still in flight are changed.
@@ -218,92 +200,50 @@ public final class Outbox {
      */
     public SettleResult settle(String batchId, List<Settlement> settlements, int maxAttempts) {
         long now = clock.millis();
-        return jdbi.inTransaction(handle -> {
-            List<Long> finals = new ArrayList<>();
-            List<Long> parked = new ArrayList<>();
-            for (Settlement s : settlements) {
-                if (s instanceof Settlement.Final f) {
-                    if (applyFinal(handle, f, now, batchId)) {
-                        finals.add(f.id());
-                    }
-                } else if (s instanceof Settlement.RetryLater r) {
-                    if (applyRetryLater(handle, r, now, batchId, maxAttempts)) {
-                        parked.add(r.id());
-                    }
-                } else if (s instanceof Settlement.Release r) {
-                    applyRelease(handle, r, now, batchId);
-                }
-            }
-            return new SettleResult(byIds(handle, finals), parked.size());
-        });
-    }
-
-    private static boolean applyFinal(Handle handle, Settlement.Final f, long now, String batchId) {
-        int n = handle.createUpdate("""
-                UPDATE commands SET state = :state, code = :code, message = :message, result = :result,
-                       final_at = :now, claimed_at = NULL, last_error = NULL
-                WHERE id = :id AND state = 'inflight'""")
-                .bind("state", f.status().dbName()).bind("code", f.code()).bind("message", f.message())
-                .bind("result", f.resultJson()).bind("now", now).bind("id", f.id())
-                .execute();
-        if (n == 1) {
-            history(handle, f.id(), now, "receipt", batchId, f.status().dbName(), f.code(), f.message());
-        }
-        return n == 1;
-    }
-
-    /** @return true if the event was parked */
-    private static boolean applyRetryLater(Handle handle, Settlement.RetryLater r, long now, String batchId,
-            int maxAttempts) {
-        int add = r.countsTowardParking() ? 1 : 0;
-        String state = handle.createQuery("""
-                UPDATE commands SET
-                    state = CASE WHEN :add = 1 AND retry_laters + 1 >= :max THEN 'parked' ELSE 'pending' END,
-                    retry_laters = retry_laters + :add, not_before = :nb, last_error = :reason, claimed_at = NULL
-                WHERE id = :id AND state = 'inflight' RETURNING state""")
-                .bind("add", add).bind("max", maxAttempts).bind("nb", r.notBefore().toEpochMilli())
-                .bind("reason", r.reason()).bind("id", r.id())
-                .mapTo(String.class).findOne().orElse(null);
-        if (state == null) {
-            return false;
-        }
-        history(handle, r.id(), now, "retry_later", batchId, null, null, r.reason());
-        if (state.equals("parked")) {
-            history(handle, r.id(), now, "parked", batchId, null, null,
-                    "after " + maxAttempts + " retry_later answers from central");
-            return true;
-        }
-        return false;
-    }
-
-    private static void applyRelease(Handle handle, Settlement.Release r, long now, String batchId) {
-        int n = handle.createUpdate("""
-                UPDATE commands SET state = 'pending', claimed_at = NULL, last_error = :reason
-                WHERE id = :id AND state = 'inflight'""")
-                .bind("reason", r.reason()).bind("id", r.id()).execute();
-        if (n == 1) {
-            history(handle, r.id(), now, "released", batchId, null, null, r.reason());
-        }
+        Settler.Applied applied = jdbi.inTransaction(handle -> Settler.apply(handle, now, batchId, settlements, maxAttempts));
+        openRows.addAndGet(-applied.finals().size());
+        List<CommandRecord> finals = jdbi.withHandle(handle -> byIds(handle, applied.finals()));
+        return new SettleResult(finals, applied.parked());
     }
 
     /** @param finals commands that became final, with their receipts; @param parked how many were parked */
     public record SettleResult(List<CommandRecord> finals, int parked) {}
 
-    private static void history(Handle handle, long id, long at, String kind, String batchId, String status, String code,
-            String detail) {
-        handle.createUpdate("""
-                INSERT INTO command_history (command, at, kind, batch_id, status, code, detail)
-                VALUES (:id, :at, :kind, :b, :status, :code, :detail)""")
-                .bind("id", id).bind("at", at).bind("kind", kind).bind("b", batchId).bind("status", status)
-                .bind("code", code).bind("detail", detail)
-                .execute();
+    /** An admin's decision on a parked command. Empty if there is no such command or it is not parked. */
+    public Optional<CommandRecord> requeue(String clientId, String commandId) {
+        return adminAction(clientId, commandId, "requeued", """
+                UPDATE commands SET state = 'pending', retry_laters = 0, not_before = 0, last_error = NULL
+                WHERE id = :id AND state = 'parked'""");
+    }
+
+    /** Parked → rejected / {@code rejected_by_admin}. Empty if there is no such command or it is not parked. */
+    public Optional<CommandRecord> reject(String clientId, String commandId) {
+        Optional<CommandRecord> r = adminAction(clientId, commandId, "rejected_by_admin", """
+                UPDATE commands SET state = 'rejected', code = 'rejected_by_admin',
+                       message = 'rejected by an admin after it was parked', final_at = :now, receipt_published = 0
+                WHERE id = :id AND state = 'parked'""");
+        r.ifPresent(x -> openRows.decrementAndGet());
+        return r;
+    }
+
+    private Optional<CommandRecord> adminAction(String clientId, String commandId, String kind, String update) {
+        long now = clock.millis();
+        return jdbi.inTransaction(handle -> {
+            Optional<CommandRecord> row = find(handle, clientId, commandId);
+            if (row.isEmpty() || row.get().state() != CommandState.PARKED) {
+                return Optional.empty();
+            }
+            handle.createUpdate(update).bind("id", row.get().id()).bind("now", now).execute();
+            Settler.history(handle, row.get().id(), now, kind, null, null, null, "by an admin");
+            return find(handle, clientId, commandId);
+        });
     }
 
     private static List<CommandRecord> byIds(Handle handle, List<Long> ids) {
         if (ids.isEmpty()) {
             return List.of();
         }
-        return handle.createQuery("SELECT " + RECORD_COLUMNS + " FROM commands WHERE id IN (<ids>) ORDER BY id")
+        return handle.createQuery("SELECT " + OutboxSql.RECORD_COLUMNS + " FROM commands WHERE id IN (<ids>) ORDER BY id")
                 .bindList("ids", ids)
                 .map(Outbox::mapRecord)
                 .list();
@@ -321,11 +261,8 @@ public final class Outbox {
 
     /** Final commands whose receipt was committed but never handed to the broker (a crash in between). */
     public List<CommandRecord> unpublishedFinals(int limit) {
-        return jdbi.withHandle(handle -> handle.createQuery("SELECT " + RECORD_COLUMNS
-                        + " FROM commands WHERE receipt_published = 0 AND state IN " + FINAL_STATES + " ORDER BY id LIMIT :limit")
-                .bind("limit", limit)
-                .map(Outbox::mapRecord)
-                .list());
+        return jdbi.withHandle(handle -> handle.createQuery(OutboxSql.UNPUBLISHED).bind("limit", limit)
+                .map(Outbox::mapRecord).list());
     }
 
     /**
@@ -337,16 +274,33 @@ public final class Outbox {
     public int releaseAbandonedClaims() {
         long now = clock.millis();
         return jdbi.inTransaction(handle -> {
-            List<Long> ids = handle.createQuery("SELECT id FROM commands WHERE state = 'inflight'")
-                    .mapTo(Long.class).list();
+            List<Long> ids = handle.createQuery("SELECT id FROM commands WHERE state = 'inflight'").mapTo(Long.class).list();
             for (long id : ids) {
-                history(handle, id, now, "released", null, null, null, "claimed by a request that never completed");
+                Settler.history(handle, id, now, "released", null, null, null, "claimed by a request that never completed");
             }
             handle.createUpdate("""
                     UPDATE commands SET state = 'pending', claimed_at = NULL,
                            last_error = 'released at start-up: its request never completed'
                     WHERE state = 'inflight'""").execute();
             return ids.size();
+        });
+    }
+
+    /**
+     * Deletes up to {@code batch} final rows (and their history) that became final before {@code cutoff}, in one
+     * short transaction. Open rows are never purged.
+     *
+     * @return how many rows were deleted
+     */
+    public int purgeFinalBefore(Instant cutoff, int batch) {
+        return jdbi.inTransaction(handle -> {
+            List<Long> ids = handle.createQuery(OutboxSql.PURGE_CANDIDATES)
+                    .bind("cutoff", cutoff.toEpochMilli()).bind("limit", batch).mapTo(Long.class).list();
+            if (ids.isEmpty()) {
+                return 0;
+            }
+            handle.createUpdate("DELETE FROM command_history WHERE command IN (<ids>)").bindList("ids", ids).execute();
+            return handle.createUpdate("DELETE FROM commands WHERE id IN (<ids>)").bindList("ids", ids).execute();
         });
     }
 
@@ -362,8 +316,7 @@ public final class Outbox {
             handle.createQuery("SELECT state, COUNT(*) FROM commands GROUP BY state")
                     .map((rs, ctx) -> Map.entry(CommandState.fromDb(rs.getString(1)), rs.getLong(2)))
                     .forEach(e -> perState.put(e.getKey(), e.getValue()));
-            Optional<Instant> oldest = handle.createQuery(
-                    "SELECT MIN(received_at) FROM commands WHERE state IN " + OPEN_STATES)
+            Optional<Instant> oldest = handle.createQuery(OutboxSql.OLDEST_OPEN)
                     .mapTo(Long.class).findOne().map(Instant::ofEpochMilli);
             return new OutboxCounts(perState, oldest);
         });
@@ -379,13 +332,18 @@ public final class Outbox {
         }
     }
 
-    /** Folds the write-ahead log into the database file; the outbox stays usable (connections are per call). */
+    /** Folds the write-ahead log into the database file. The outbox stays usable (connections are per call). */
     public void close() {
         try {
             jdbi.useHandle(handle -> handle.execute("PRAGMA wal_checkpoint(TRUNCATE)"));
         } catch (RuntimeException e) {
             // a checkpoint is an optimisation: the WAL is replayed on the next open
         }
+    }
+
+    /** Runs a read-only statement on the outbox: for tests of query plans. */
+    <T> T withHandle(org.jdbi.v3.core.HandleCallback<T, RuntimeException> callback) {
+        return jdbi.withHandle(callback);
     }
 
     static CommandRecord mapRecord(ResultSet rs, StatementContext ctx) throws SQLException {

@@ -12,4 +12,7 @@ public sealed interface StoreResult {
 
     /** The same (clientId, commandId) was stored before with other bytes: the original is untouched. */
     record IdReused(NewCommand command, CommandRecord original) implements StoreResult {}
+
+    /** Not stored: the outbox is at its limit. Nothing stored earlier was touched. */
+    record Full(NewCommand command) implements StoreResult {}
 }

@@ -25,16 +25,34 @@ final class BridgeProcess implements AutoCloseable {
     private Process process;
 
     BridgeProcess(Path log, String... sets) {
+        this(log, List.of(), sets);
+    }
+
+    BridgeProcess(Path log, List<String> jvmArgs, String... sets) {
         this.log = log;
         Path jar = Path.of(System.getProperty("bridge.jar", "target/edge-bridge.jar"));
         if (!Files.isRegularFile(jar)) {
             throw new IllegalStateException(jar + " is missing: run the tests with 'mvn verify', which builds it first");
         }
-        command.addAll(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx256m", "-jar", jar.toString(), "run", "--set", "admin.port=" + adminPort));
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.add("-Xmx256m");
+        command.addAll(jvmArgs);
+        command.addAll(List.of("-jar", jar.toString(), "run", "--set", "admin.port=" + adminPort));
         for (String set : sets) {
             command.add("--set");
             command.add(set);
+        }
+    }
+
+    /** A fresh log file under target/it-logs, kept after the test for whoever reads a failure. */
+    static Path logFile(String name) {
+        try {
+            Path dir = Files.createDirectories(Path.of("target", "it-logs"));
+            Path file = dir.resolve(name + "-" + System.currentTimeMillis() + ".log");
+            Files.deleteIfExists(file);
+            return file;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
     }
 

@@ -43,7 +43,7 @@ class ForwarderIT {
 
     @Test
     void central_answering_503_with_retry_after_is_waited_out_and_nothing_is_lost_or_doubled() {
-        site.central.faults(new Faults("status", 503, 1, 0, 2));
+        site.central.faults(Faults.status(503, 1, 2));
         List<String> ids = List.of("U-1", "U-2", "U-3");
         ids.forEach(id -> device.publish("t", TestDevice.command(id, "")));
         ids.forEach(id -> assertThat(device.awaitFinal(id).path("status").asText()).isEqualTo("accepted"));
@@ -54,7 +54,7 @@ class ForwarderIT {
 
     @Test
     void a_reply_lost_after_central_applied_the_batch_ends_as_duplicate_with_the_original_result() {
-        site.central.faults(new Faults("lose_reply", 0, null, 0, 1));
+        site.central.faults(Faults.of("lose_reply", 1));
         device.publish("t", TestDevice.command("LOST-1", ""));
         JsonNode receipt = device.awaitFinal("LOST-1");
         assertThat(receipt.path("status").asText()).isEqualTo("duplicate");
@@ -66,7 +66,7 @@ class ForwarderIT {
 
     @Test
     void central_refusing_the_bridge_pauses_forwarding_with_an_alarm_and_loses_nothing() throws Exception {
-        site.central.faults(new Faults("status", 401, null, 0, 3));
+        site.central.faults(Faults.status(401, null, 3));
         device.publish("t", TestDevice.command("AUTH-1", ""));
         await().atMost(TestDevice.WAIT).until(() -> status().path("alarms").toString().contains("central_refused"));
         assertThat(status().path("forwarder").path("state").asText()).isEqualTo("paused_by_central");
@@ -78,7 +78,7 @@ class ForwarderIT {
 
     @Test
     void a_per_event_retry_later_is_sent_again_after_retry_after_ms() {
-        site.central.faults(new Faults("retry_later", 0, null, 200, 1));
+        site.central.faults(new Faults("retry_later", 0, null, 200, 0, 1));
         device.publish("t", TestDevice.command("LATER-1", ""));
         assertThat(device.awaitFinal("LATER-1").path("status").asText()).isEqualTo("accepted");
         assertThat(site.bridge.outbox().find("dev-fwd", "LATER-1")).hasValueSatisfying(r -> {

@@ -41,7 +41,7 @@ class RestartIT {
         String[] sets = {"data.dir=" + dir.resolve("data"), "mqtt.host=127.0.0.1", "mqtt.port=" + mqttPort,
             "auth.anonymous=true", "ingest.url=http://127.0.0.1:" + centralPort + "/ingest",
             "forwarder.backoffInitial=100ms", "forwarder.backoffMax=1s"};
-        Path log = dir.resolve("bridge.log");
+        Path log = BridgeProcess.logFile("restart-" + (kill ? "kill9" : "sigterm"));
         List<String> ids = new ArrayList<>();
         for (int i = 1; i <= COMMANDS; i++) {
             ids.add("RESTART-" + i);

@@ -56,6 +56,41 @@ final class TestDevice implements AutoCloseable {
         return client.connectWith().cleanSession(cleanSession).keepAlive(30).send().orTimeout(10, TimeUnit.SECONDS).join();
     }
 
+    /** A new connection with the same client id, after the old one was lost; receipts seen so far are kept. */
+    Mqtt3ConnAck reconnectAndSubscribe() {
+        if (client != null && client.getState().isConnected()) {
+            client.disconnect();
+        }
+        return connectAndSubscribe();
+    }
+
+    /**
+     * What a careful device does until every command has a final receipt: after {@code every} without one,
+     * resend it with the same bytes.
+     */
+    void resendUntilFinal(java.util.Map<String, String> payloads, String topicSuffix, Duration every, Duration atMost) {
+        long deadline = System.nanoTime() + atMost.toNanos();
+        while (System.nanoTime() < deadline) {
+            List<String> open = payloads.keySet().stream()
+                    .filter(id -> receiptsFor(id).stream().noneMatch(r -> r.path("final").asBoolean())).toList();
+            if (open.isEmpty()) {
+                return;
+            }
+            try {
+                await().atMost(every).until(() -> open.stream().allMatch(id ->
+                        receiptsFor(id).stream().anyMatch(r -> r.path("final").asBoolean())));
+            } catch (org.awaitility.core.ConditionTimeoutException e) {
+                for (String id : open) {
+                    if (receiptsFor(id).stream().noneMatch(r -> r.path("final").asBoolean())) {
+                        publish(topicSuffix, payloads.get(id));
+                    }
+                }
+            }
+        }
+        throw new AssertionError("no final receipt within " + atMost + " for some of " + payloads.keySet()
+                + "; receipts: " + receipts());
+    }
+
     /** Connects and subscribes to the receipt topic when the session is new. */
     Mqtt3ConnAck connectAndSubscribe() {
         Mqtt3ConnAck ack = connect(false);

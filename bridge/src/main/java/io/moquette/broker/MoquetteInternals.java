@@ -1,0 +1,57 @@
+package io.moquette.broker;
+
+import io.moquette.broker.config.IConfig;
+import io.moquette.broker.security.IAuthenticator;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandler;
+import io.netty.util.AttributeKey;
+import java.lang.reflect.Field;
+
+/**
+ * The edge bridge's window into Moquette 0.17's package-private classes, so that the bridge can run its own
+ * MQTT listeners in front of Moquette's protocol handler. This is our code, placed in Moquette's package
+ * because the classes it needs are package-private; it is tied to exactly 0.17 and checked by the
+ * integration tests at every build.
+ *
+ * <p>Why: in 0.17, {@code MQTTConnection} marks a connection as connected in a listener that can run after the
+ * client has already received its CONNACK and sent SUBSCRIBE; that SUBSCRIBE then closes the connection
+ * ("SUBSCRIBE received on already closed connection"), measured here on about 4 % of fresh connections.
+ * The bridge's listener holds a client's packets after CONNECT until {@link #isConnected} is true.
+ */
+public final class MoquetteInternals {
+    private static final AttributeKey<Object> CONNECTION = AttributeKey.valueOf("connection");
+
+    private MoquetteInternals() {}
+
+    /** Moquette's MQTT protocol handler (shared by all channels) for a started {@link Server}. */
+    public static ChannelHandler protocolHandler(Server server, IConfig config, IAuthenticator authenticator) {
+        SessionRegistry sessions = (SessionRegistry) read(server, "sessions");
+        PostOffice postOffice = (PostOffice) read(server, "dispatcher");
+        if (sessions == null || postOffice == null) {
+            throw new IllegalStateException("the broker is not started");
+        }
+        return new NewNettyMQTTHandler(new MQTTConnectionFactory(new BrokerConfiguration(config), authenticator,
+                sessions, postOffice));
+    }
+
+    /** Moquette's handler that closes a connection whose keep-alive ran out. */
+    public static ChannelHandler idleTimeoutHandler() {
+        return new MoquetteIdleTimeoutHandler();
+    }
+
+    /** True once Moquette has finished accepting the CONNECT of this channel (CONNACK sent, session bound). */
+    public static boolean isConnected(Channel channel) {
+        Object connection = channel.attr(CONNECTION).get();
+        return connection instanceof MQTTConnection c && c.isConnected();
+    }
+
+    private static Object read(Server server, String field) {
+        try {
+            Field f = Server.class.getDeclaredField(field);
+            f.setAccessible(true);
+            return f.get(server);
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException("Moquette's Server has no field '" + field + "': this bridge needs Moquette 0.17", e);
+        }
+    }
+}

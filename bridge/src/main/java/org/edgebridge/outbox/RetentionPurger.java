@@ -1,0 +1,117 @@
+package org.edgebridge.outbox;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Deletes final commands older than the retention (CONTRACT §3), in small transactions with a pause between
+ * them, so that intake never waits long for the write lock. The retention is also the dedup window: a
+ * command resent after its row was purged is stored and forwarded again (central still deduplicates it).
+ *
+ * <p>Thread: "outbox-retention", owned by this class.
+ */
+public final class RetentionPurger implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(RetentionPurger.class);
+    private static final Duration PAUSE_BETWEEN_BATCHES = Duration.ofMillis(20);
+    private static final Duration FIRST_RUN_AFTER = Duration.ofSeconds(2);
+
+    private final Outbox outbox;
+    private final RetentionSettings settings;
+    private final Clock clock;
+    private final Thread thread;
+    private final Object signal = new Object();
+    private final AtomicLong purged = new AtomicLong();
+    private volatile boolean running = true;
+    private volatile boolean purging;
+    private volatile Instant lastRunAt;
+
+    public RetentionPurger(Outbox outbox, RetentionSettings settings, Clock clock) {
+        this.outbox = outbox;
+        this.settings = settings;
+        this.clock = clock;
+        this.thread = new Thread(this::loop, "outbox-retention");
+        this.thread.setDaemon(true);
+    }
+
+    public void start() {
+        thread.start();
+    }
+
+    private void loop() {
+        if (!pause(FIRST_RUN_AFTER)) {
+            return;
+        }
+        while (running) {
+            try {
+                runOnce();
+            } catch (RuntimeException e) {
+                LOG.warn("retention purge failed; trying again in {}", settings.interval(), e);
+            }
+            if (!pause(settings.interval())) {
+                return;
+            }
+        }
+    }
+
+    /** Purges everything due now, batch by batch. @return rows deleted */
+    long runOnce() {
+        purging = true;
+        long total = 0;
+        try {
+            Instant cutoff = clock.instant().minus(settings.retention());
+            int n;
+            do {
+                n = outbox.purgeFinalBefore(cutoff, settings.batch());
+                total += n;
+                purged.addAndGet(n);
+            } while (n == settings.batch() && running && pause(PAUSE_BETWEEN_BATCHES));
+        } finally {
+            purging = false;
+            lastRunAt = clock.instant();
+        }
+        if (total > 0) {
+            LOG.info("retention: purged {} final commands older than {}", total, settings.retention());
+        }
+        return total;
+    }
+
+    /** @return false if stopped while waiting */
+    private boolean pause(Duration d) {
+        synchronized (signal) {
+            if (!running) {
+                return false;
+            }
+            try {
+                signal.wait(Math.max(1, d.toMillis()));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+            return running;
+        }
+    }
+
+    /** Rows purged since start, whether a purge is running now, and when the last one ended. */
+    public record Status(long purged, boolean purging, Instant lastRunAt) {}
+
+    public Status status() {
+        return new Status(purged.get(), purging, lastRunAt);
+    }
+
+    @Override
+    public void close() {
+        running = false;
+        synchronized (signal) {
+            signal.notifyAll();
+        }
+        try {
+            thread.join(10_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

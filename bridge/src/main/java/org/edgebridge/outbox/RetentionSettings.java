@@ -1,0 +1,10 @@
+package org.edgebridge.outbox;
+
+import java.time.Duration;
+
+/**
+ * @param retention how long final commands are kept (the dedup window for resent commands)
+ * @param batch rows deleted per transaction
+ * @param interval time between purge runs
+ */
+public record RetentionSettings(Duration retention, int batch, Duration interval) {}

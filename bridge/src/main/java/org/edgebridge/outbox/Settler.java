@@ -1,0 +1,87 @@
+package org.edgebridge.outbox;
+
+import java.util.List;
+import org.jdbi.v3.core.Handle;
+
+/** Applies settlements inside one transaction (see {@link Outbox#settle}). Only rows still in flight change. */
+final class Settler {
+    private Settler() {}
+
+    /** Counts of what one settle did. */
+    record Applied(List<Long> finals, int parked) {}
+
+    static Applied apply(Handle handle, long now, String batchId, List<Settlement> settlements, int maxAttempts) {
+        List<Long> finals = new java.util.ArrayList<>();
+        int parked = 0;
+        for (Settlement s : settlements) {
+            if (s instanceof Settlement.Final f) {
+                if (applyFinal(handle, f, now, batchId)) {
+                    finals.add(f.id());
+                }
+            } else if (s instanceof Settlement.RetryLater r) {
+                if (applyRetryLater(handle, r, now, batchId, maxAttempts)) {
+                    parked++;
+                }
+            } else if (s instanceof Settlement.Release r) {
+                applyRelease(handle, r, now, batchId);
+            }
+        }
+        return new Applied(finals, parked);
+    }
+
+    private static boolean applyFinal(Handle handle, Settlement.Final f, long now, String batchId) {
+        int n = handle.createUpdate("""
+                UPDATE commands SET state = :state, code = :code, message = :message, result = :result,
+                       final_at = :now, claimed_at = NULL, last_error = NULL
+                WHERE id = :id AND state = 'inflight'""")
+                .bind("state", f.status().dbName()).bind("code", f.code()).bind("message", f.message())
+                .bind("result", f.resultJson()).bind("now", now).bind("id", f.id())
+                .execute();
+        if (n == 1) {
+            history(handle, f.id(), now, "receipt", batchId, f.status().dbName(), f.code(), f.message());
+        }
+        return n == 1;
+    }
+
+    /** @return true if the event was parked */
+    private static boolean applyRetryLater(Handle handle, Settlement.RetryLater r, long now, String batchId, int maxAttempts) {
+        int add = r.countsTowardParking() ? 1 : 0;
+        String state = handle.createQuery("""
+                UPDATE commands SET
+                    state = CASE WHEN :add = 1 AND retry_laters + 1 >= :max THEN 'parked' ELSE 'pending' END,
+                    retry_laters = retry_laters + :add, not_before = :nb, last_error = :reason, claimed_at = NULL
+                WHERE id = :id AND state = 'inflight' RETURNING state""")
+                .bind("add", add).bind("max", maxAttempts).bind("nb", r.notBefore().toEpochMilli())
+                .bind("reason", r.reason()).bind("id", r.id())
+                .mapTo(String.class).findOne().orElse(null);
+        if (state == null) {
+            return false;
+        }
+        history(handle, r.id(), now, "retry_later", batchId, null, null, r.reason());
+        if (state.equals("parked")) {
+            history(handle, r.id(), now, "parked", batchId, null, null,
+                    "after " + maxAttempts + " retry_later answers from central");
+            return true;
+        }
+        return false;
+    }
+
+    private static void applyRelease(Handle handle, Settlement.Release r, long now, String batchId) {
+        int n = handle.createUpdate("""
+                UPDATE commands SET state = 'pending', claimed_at = NULL, last_error = :reason
+                WHERE id = :id AND state = 'inflight'""")
+                .bind("reason", r.reason()).bind("id", r.id()).execute();
+        if (n == 1) {
+            history(handle, r.id(), now, "released", batchId, null, null, r.reason());
+        }
+    }
+
+    static void history(Handle handle, long id, long at, String kind, String batchId, String status, String code, String detail) {
+        handle.createUpdate("""
+                INSERT INTO command_history (command, at, kind, batch_id, status, code, detail)
+                VALUES (:id, :at, :kind, :b, :status, :code, :detail)""")
+                .bind("id", id).bind("at", at).bind("kind", kind).bind("b", batchId).bind("status", status)
+                .bind("code", code).bind("detail", detail)
+                .execute();
+    }
+}

@@ -1,0 +1,96 @@
+package org.edgebridge.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.edgebridge.central.CentralSim;
+import org.edgebridge.central.Faults;
+import org.edgebridge.central.Inbox;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * The bridge as a child JVM, killed with {@code kill -9} inside each crash window of docs/design.md. The
+ * process is held in the window by its test hook ({@code -Dedgebridge.test.crashWindow}) or, for the window
+ * on central's side, by central holding its reply after it applied the batch. After a restart, every command
+ * must be applied at central exactly once and get final receipts that all say the same thing.
+ */
+class CrashWindowIT {
+    private static final int COMMANDS = 3;
+
+    /** The windows, with how each is entered. */
+    enum Window {
+        BEFORE_INTAKE_COMMIT, AFTER_INTAKE_COMMIT, AFTER_CLAIM, CENTRAL_APPLIED_REPLY_NOT_READ, AFTER_FINAL_COMMIT;
+
+        boolean heldByCentral() {
+            return this == CENTRAL_APPLIED_REPLY_NOT_READ;
+        }
+    }
+
+    @TempDir
+    Path dir;
+
+    @ParameterizedTest
+    @EnumSource(Window.class)
+    void kill_9_inside_the_window_loses_nothing_and_applies_nothing_twice(Window window) throws Exception {
+        int mqttPort = Ports.free();
+        int centralPort = Ports.free();
+        Path marker = dir.resolve("in-window");
+        String[] sets = {"data.dir=" + dir.resolve("data"), "mqtt.host=127.0.0.1", "mqtt.port=" + mqttPort,
+            "auth.anonymous=true", "ingest.url=http://127.0.0.1:" + centralPort + "/ingest",
+            "forwarder.backoffInitial=100ms", "forwarder.backoffMax=1s"};
+        List<String> hook = window.heldByCentral() ? List.of() : List.of("-Dedgebridge.test.crashWindow=" + window.name(),
+                "-Dedgebridge.test.crashWindowMarker=" + marker);
+        Map<String, String> payloads = new LinkedHashMap<>();
+        for (int i = 1; i <= COMMANDS; i++) {
+            payloads.put(window.name() + "-" + i, TestDevice.command(window.name() + "-" + i, "\"i\":" + i));
+        }
+        Path log = BridgeProcess.logFile("crash-" + window.name());
+        try (CentralSim central = new CentralSim(Optional.empty(), 1 << 24, Clock.systemUTC()).start("127.0.0.1", centralPort);
+                TestDevice device = new TestDevice("dev-crash", mqttPort)) {
+            if (window.heldByCentral()) {
+                central.faults(new Faults("hold_reply", 0, null, 0, 60_000, 1));
+            }
+            try (BridgeProcess first = new BridgeProcess(log, hook, sets).start()) {
+                device.connectAndSubscribe();
+                payloads.values().forEach(p -> device.publish("op", p));
+                await("inside " + window).atMost(Duration.ofSeconds(30))
+                        .until(() -> window.heldByCentral() ? central.holdingReplies() > 0 : Files.exists(marker));
+                first.kill9();
+            }
+            central.faults(Faults.NONE);
+            try (BridgeProcess second = new BridgeProcess(log, sets).start()) {
+                device.reconnectAndSubscribe();
+                device.resendUntilFinal(payloads, "op", Duration.ofSeconds(3), Duration.ofSeconds(60));
+
+                assertThat(central.inbox().entries()).extracting(Inbox.Entry::eventId)
+                        .as("applied exactly once each, in sequence order").containsExactlyElementsOf(payloads.keySet());
+                assertThat(central.inbox().entries()).extracting(Inbox.Entry::sequence).containsExactly(1L, 2L, 3L);
+                assertThat(central.inbox().stats().get("payloadMismatches")).isZero();
+                for (String id : payloads.keySet()) {
+                    List<String> finals = device.receiptsFor(id).stream().filter(r -> r.path("final").asBoolean())
+                            .map(r -> r.path("status").asText()).distinct().toList();
+                    assertThat(finals).as("final statuses of " + id).hasSize(1);
+                    assertThat(finals.get(0)).isIn("accepted", "duplicate");
+                    JsonNode anyFinal = device.awaitFinal(id);
+                    assertThat(anyFinal.path("sequence").asLong()).isEqualTo(Long.parseLong(id.substring(id.lastIndexOf('-') + 1)));
+                }
+                if (window == Window.CENTRAL_APPLIED_REPLY_NOT_READ) {
+                    assertThat(device.awaitFinal(window.name() + "-1").path("status").asText())
+                            .as("central had applied it before the crash").isEqualTo("duplicate");
+                }
+                assertThat(second.log()).contains(window.heldByCentral() ? "edge bridge" : "test hook: holding in crash window " + window);
+            }
+        }
+    }
+}
