@@ -19,27 +19,31 @@ final class OutboxSql {
             VALUES (:clientId, :commandId, :sequence, :topic, :type, :payload, :sha, :receivedAt, 'pending')
             RETURNING id""";
 
-    /** Per device, the row of its lowest open sequence, if that row is pending and due: one index seek per device. */
+    /**
+     * Per device, the row of its lowest open sequence, if that row is pending and due. CROSS JOIN fixes the
+     * join order: one index seek per device, whatever the backlog (a device whose head waits costs one seek,
+     * not a scan of its rows).
+     */
     static final String CLAIM_HEADS = """
             SELECT c.id, c.client_id, c.sequence FROM devices d
-            JOIN commands c ON c.id = (SELECT o.id FROM commands o
-                                       WHERE o.client_id = d.client_id AND o.state IN """ + OPEN_STATES + """
+            CROSS JOIN commands c ON c.id = (SELECT o.id FROM commands o INDEXED BY commands_open
+                                             WHERE o.client_id = d.client_id AND o.state IN """ + OPEN_STATES + """
 
-                                       ORDER BY o.sequence LIMIT 1)
+                                             ORDER BY o.sequence LIMIT 1)
             WHERE c.state = 'pending' AND c.not_before <= :now AND c.id <= :maxId
             ORDER BY c.id LIMIT :limit""";
 
     /** A device's open rows from its head on, in sequence order. */
     static final String CLAIM_RUN = """
             SELECT id, command_id, sequence, topic, type, payload, payload_sha256, received_at, state, not_before, attempts
-            FROM commands WHERE client_id = :c AND sequence >= :head AND state IN """ + OPEN_STATES + """
+            FROM commands INDEXED BY commands_open WHERE client_id = :c AND sequence >= :head AND state IN """ + OPEN_STATES + """
 
             ORDER BY sequence LIMIT :limit""";
 
     static final String COUNT_OPEN = "SELECT COUNT(*) FROM commands WHERE state IN " + OPEN_STATES;
 
-    static final String UNPUBLISHED = "SELECT " + RECORD_COLUMNS
-            + " FROM commands WHERE receipt_published = 0 AND state IN " + FINAL_STATES + " ORDER BY id LIMIT :limit";
+    static final String UNPUBLISHED = "SELECT " + RECORD_COLUMNS + " FROM commands INDEXED BY commands_unpublished"
+            + " WHERE receipt_published = 0 AND state IN " + FINAL_STATES + " ORDER BY id LIMIT :limit";
 
     static final String PURGE_CANDIDATES = "SELECT id FROM commands WHERE final_at IS NOT NULL AND final_at < :cutoff "
             + "ORDER BY final_at LIMIT :limit";

@@ -1,0 +1,132 @@
+package org.edgebridge.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.IntStream;
+import org.edgebridge.central.Inbox;
+import org.edgebridge.outbox.CommandState;
+import org.edgebridge.outbox.Outbox;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Back-pressure and retention of the outbox, over real MQTT connections. */
+class OutboxLimitsIT {
+    @TempDir
+    Path dir;
+
+    @Test
+    void at_max_pending_new_commands_get_outbox_full_and_their_resend_is_accepted_after_the_drain() {
+        try (TestSite site = new TestSite(dir, "outbox.maxPending=3", "outbox.fullRetryAfter=2s");
+                TestDevice device = site.device("dev-full")) {
+            device.connectAndSubscribe();
+            site.bridge.forwarder().pause();
+            List<String> ids = List.of("F-1", "F-2", "F-3", "F-4", "F-5");
+            ids.forEach(id -> device.publish("t", TestDevice.command(id, "")));
+            for (String id : ids.subList(0, 3)) {
+                device.awaitReceipt(id, "stored");
+            }
+            for (String id : ids.subList(3, 5)) {
+                JsonNode full = device.awaitReceipt(id, "retry_later");
+                assertThat(full.path("code").asText()).isEqualTo("outbox_full");
+                assertThat(full.path("retryAfterMs").asLong()).isEqualTo(2000);
+                assertThat(full.path("final").asBoolean()).isFalse();
+                assertThat(full.path("sequence").isNull()).isTrue();
+            }
+            assertThat(site.bridge.intake().isFull()).isTrue();
+
+            site.bridge.forwarder().resume();
+            for (String id : ids.subList(0, 3)) {
+                device.awaitReceipt(id, "accepted");
+            }
+            await().atMost(TestDevice.WAIT).until(() -> !site.bridge.intake().isFull());
+            ids.subList(3, 5).forEach(id -> device.publish("t", TestDevice.command(id, "")));
+            for (String id : ids.subList(3, 5)) {
+                assertThat(device.awaitReceipt(id, "stored").path("sequence").asLong()).isBetween(4L, 5L);
+                device.awaitReceipt(id, "accepted");
+            }
+            assertThat(site.central.inbox().entries()).extracting(Inbox.Entry::eventId).containsExactlyElementsOf(ids);
+        }
+    }
+
+    @Test
+    void below_the_disk_floor_new_commands_get_outbox_full_and_nothing_is_stored() {
+        try (TestSite site = new TestSite(dir, "outbox.minFreeDisk=1000000GiB"); TestDevice device = site.device("dev-disk")) {
+            device.connectAndSubscribe();
+            device.publish("t", TestDevice.command("D-1", ""));
+            assertThat(device.awaitReceipt("D-1", "retry_later").path("code").asText()).isEqualTo("outbox_full");
+            assertThat(site.bridge.intake().isLowOnDisk()).isTrue();
+            assertThat(site.bridge.outbox().counts().perState().values().stream().mapToLong(Long::longValue).sum()).isZero();
+        }
+    }
+
+    @Test
+    void purging_200000_old_rows_does_not_stop_intake() throws Exception {
+        int oldRows = 200_000;
+        Path data = dir.resolve("data");
+        seedFinalRows(data.resolve("outbox.db"), oldRows, Duration.ofDays(8));
+        try (TestSite site = new TestSite(data, "outbox.purgeBatch=500", "outbox.retention=7d");
+                TestDevice device = site.device("dev-live")) {
+            device.connectAndSubscribe();
+            await().atMost(TestDevice.WAIT).until(() -> site.bridge.retention().status().purged() > 0);
+            Map<String, Long> storedAfterMs = new ConcurrentHashMap<>();
+            long purgedWhenFirstSent = site.bridge.retention().status().purged();
+            for (int i = 1; i <= 20; i++) {
+                String id = "LIVE-" + i;
+                long start = System.nanoTime();
+                device.publish("t", TestDevice.command(id, ""));
+                device.awaitReceipt(id, "stored");
+                storedAfterMs.put(id, (System.nanoTime() - start) / 1_000_000);
+            }
+            long purgedWhenLastStored = site.bridge.retention().status().purged();
+            System.out.printf("retention IT: purged %d -> %d while 20 commands were stored; slowest stored receipt %d ms%n",
+                    purgedWhenFirstSent, purgedWhenLastStored, storedAfterMs.values().stream().mapToLong(l -> l).max().orElse(0));
+            assertThat(purgedWhenLastStored).as("the purge was still running while intake stored commands")
+                    .isLessThan(oldRows);
+            IntStream.rangeClosed(1, 20).forEach(i -> device.awaitReceipt("LIVE-" + i, "accepted"));
+            await().atMost(Duration.ofMinutes(2)).until(() -> site.bridge.retention().status().purged() == oldRows);
+            assertThat(site.bridge.outbox().counts().count(CommandState.ACCEPTED)).isEqualTo(20);
+        }
+    }
+
+    /** Fills an outbox file with final rows that became final {@code age} ago, as a long-running site would have. */
+    static void seedFinalRows(Path file, int rows, Duration age) throws Exception {
+        Outbox.open(file, Clock.systemUTC()).close();
+        long finalAt = System.currentTimeMillis() - age.toMillis();
+        try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + file)) {
+            c.setAutoCommit(false);
+            try (PreparedStatement device = c.prepareStatement(
+                    "INSERT INTO devices (client_id, last_sequence, first_seen_at, last_seen_at) VALUES ('old-device', ?, 0, 0)")) {
+                device.setLong(1, rows);
+                device.execute();
+            }
+            try (PreparedStatement row = c.prepareStatement("""
+                    INSERT INTO commands (client_id, command_id, sequence, topic, type, payload, payload_sha256, received_at,
+                                          state, final_at, receipt_published, result)
+                    VALUES ('old-device', ?, ?, 'devices/old-device/commands/t', 't', x'7b7d', 'sha', ?, 'accepted', ?, 1, '{}')""")) {
+                for (int i = 1; i <= rows; i++) {
+                    row.setString(1, "OLD-" + i);
+                    row.setLong(2, i);
+                    row.setLong(3, finalAt - 1000);
+                    row.setLong(4, finalAt);
+                    row.addBatch();
+                    if (i % 20_000 == 0) {
+                        row.executeBatch();
+                    }
+                }
+                row.executeBatch();
+            }
+            c.commit();
+        }
+    }
+}

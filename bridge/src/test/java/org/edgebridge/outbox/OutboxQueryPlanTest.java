@@ -1,0 +1,146 @@
+package org.edgebridge.outbox;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The hot statements of the outbox use an index at 1,000,000 rows: no full scan of {@code commands} on any
+ * path that runs per command or per batch. Checked with SQLite's own EXPLAIN QUERY PLAN on a real file.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class OutboxQueryPlanTest {
+    private static final int ROWS = 1_000_000;
+    private static final int DEVICES = 1_000;
+
+    Outbox outbox;
+    String url;
+
+    @BeforeAll
+    void fill(@TempDir Path dir) throws SQLException {
+        outbox = Outbox.open(dir.resolve("outbox.db"), Clock.systemUTC());
+        url = "jdbc:sqlite:" + dir.resolve("outbox.db");
+        try (Connection c = DriverManager.getConnection(url)) {
+            c.setAutoCommit(false);
+            try (PreparedStatement device = c.prepareStatement(
+                    "INSERT INTO devices (client_id, last_sequence, first_seen_at, last_seen_at) VALUES (?, ?, 0, 0)")) {
+                for (int d = 0; d < DEVICES; d++) {
+                    device.setString(1, "dev-" + d);
+                    device.setLong(2, ROWS / DEVICES);
+                    device.addBatch();
+                }
+                device.executeBatch();
+            }
+            try (PreparedStatement row = c.prepareStatement("""
+                    INSERT INTO commands (client_id, command_id, sequence, topic, type, payload, payload_sha256, received_at,
+                                          state, final_at, receipt_published)
+                    VALUES (?, ?, ?, 't', 't', x'7b7d', 'sha', ?, ?, ?, 1)""")) {
+                for (int i = 0; i < ROWS; i++) {
+                    int d = i % DEVICES;
+                    long seq = i / DEVICES + 1;
+                    boolean open = seq > (ROWS / DEVICES) - 5;
+                    row.setString(1, "dev-" + d);
+                    row.setString(2, "cmd-" + i);
+                    row.setLong(3, seq);
+                    row.setLong(4, i);
+                    row.setString(5, open ? "pending" : "accepted");
+                    if (open) {
+                        row.setNull(6, java.sql.Types.INTEGER);
+                    } else {
+                        row.setLong(6, i);
+                    }
+                    row.addBatch();
+                    if (i % 50_000 == 0) {
+                        row.executeBatch();
+                    }
+                }
+                row.executeBatch();
+            }
+            c.commit();
+            try (Statement s = c.createStatement()) {
+                s.execute("ANALYZE");
+            }
+        }
+    }
+
+    @Test
+    void every_hot_statement_searches_an_index_instead_of_scanning_the_table() throws SQLException {
+        // statement -> the index its plan must use
+        Map<String, String[]> statements = new LinkedHashMap<>();
+        statements.put("find by (clientId, commandId)", new String[] {OutboxSql.FIND, "sqlite_autoindex_commands_1"});
+        statements.put("claim: heads", new String[] {OutboxSql.CLAIM_HEADS, "commands_open"});
+        statements.put("claim: run of one device", new String[] {OutboxSql.CLAIM_RUN, "commands_open"});
+        statements.put("count open", new String[] {OutboxSql.COUNT_OPEN, "INDEX"});
+        statements.put("oldest open", new String[] {OutboxSql.OLDEST_OPEN, "INDEX"});
+        statements.put("unpublished finals", new String[] {OutboxSql.UNPUBLISHED, "commands_unpublished"});
+        statements.put("retention candidates", new String[] {OutboxSql.PURGE_CANDIDATES, "commands_final_at"});
+        try (Connection c = DriverManager.getConnection(url)) {
+            for (Map.Entry<String, String[]> e : statements.entrySet()) {
+                String sql = e.getValue()[0];
+                List<String> plan = plan(c, sql);
+                long start = System.nanoTime();
+                run(c, sql);
+                System.out.printf("%-32s %6.1f ms  %s%n", e.getKey(), (System.nanoTime() - start) / 1e6, plan);
+                assertThat(plan).as(e.getKey()).anyMatch(line -> line.contains(e.getValue()[1]));
+                assertThat(plan).as(e.getKey() + ": no full scan of commands")
+                        .noneMatch(line -> line.matches("SCAN (commands|c|o)\\b.*") && !line.contains("INDEX"));
+            }
+            assertThat(plan(c, OutboxSql.CLAIM_HEADS)).as("claim visits devices, one seek each")
+                    .contains("SCAN d").anyMatch(line -> line.contains("INTEGER PRIMARY KEY"));
+        }
+    }
+
+    private static String positional(String sql) {
+        return sql.replaceAll(":[a-zA-Z]+", "?");
+    }
+
+    private static List<String> plan(Connection c, String sql) throws SQLException {
+        List<String> lines = new ArrayList<>();
+        try (PreparedStatement p = c.prepareStatement("EXPLAIN QUERY PLAN " + positional(sql))) {
+            bindSample(p);
+            try (ResultSet rs = p.executeQuery()) {
+                while (rs.next()) {
+                    lines.add(rs.getString("detail"));
+                }
+            }
+        }
+        return lines;
+    }
+
+    private static void run(Connection c, String sql) throws SQLException {
+        if (sql.startsWith("INSERT")) {
+            return;
+        }
+        try (PreparedStatement p = c.prepareStatement(positional(sql))) {
+            bindSample(p);
+            try (ResultSet rs = p.executeQuery()) {
+                while (rs.next()) {
+                    rs.getObject(1);
+                }
+            }
+        }
+    }
+
+    /** Plausible values for every parameter: a device, an id, times, limits. */
+    private static void bindSample(PreparedStatement p) throws SQLException {
+        int n = p.getParameterMetaData().getParameterCount();
+        for (int i = 1; i <= n; i++) {
+            p.setObject(i, i == 1 && n == 2 ? "dev-7" : (Object) 500L);
+        }
+    }
+}
