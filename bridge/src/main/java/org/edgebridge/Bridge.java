@@ -2,7 +2,6 @@ package org.edgebridge;
 
 import java.time.Clock;
 import org.edgebridge.admin.AdminServer;
-import org.edgebridge.admin.StatusReport;
 import org.edgebridge.broker.Broker;
 import org.edgebridge.config.BridgeConfig;
 import org.edgebridge.forward.Forwarder;
@@ -44,8 +43,8 @@ public final class Bridge implements AutoCloseable {
         this.forwarder = new Forwarder(config.forwarder(), outbox, receipts, this::storedUpTo, clock);
         this.intake = new Intake(outbox, receipts, config.intake(), forwarder::wake);
         this.retention = new RetentionPurger(outbox, config.retention(), clock);
-        this.admin = new AdminServer(config.admin(),
-                new StatusReport(config.edgeId(), outbox, broker, intake, forwarder, clock), forwarder);
+        this.admin = new AdminServer(config.admin(), new AdminServer.Parts(config.edgeId(), outbox, broker, intake, forwarder,
+                retention, receipts, clock));
     }
 
     /** Builds and starts a bridge; on failure, stops what had started and rethrows. */

@@ -7,18 +7,28 @@ import com.fasterxml.jackson.datatype.jdk8.Jdk8Module;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 import io.javalin.Javalin;
 import io.javalin.http.Context;
-import java.security.MessageDigest;
+import io.javalin.http.HandlerType;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.time.Clock;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import org.edgebridge.broker.Broker;
 import org.edgebridge.forward.Forwarder;
+import org.edgebridge.intake.Intake;
+import org.edgebridge.outbox.Outbox;
+import org.edgebridge.outbox.RetentionPurger;
+import org.edgebridge.receipt.ReceiptSender;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The admin HTTP side (CONTRACT §4): health, status and forwarder control. Binds {@code admin.host}
- * (loopback by default). Every POST needs {@code Authorization: Bearer {admin.token}}; errors are JSON
- * {@code {"error":…,"message":…}}.
+ * The admin HTTP side (CONTRACT §4): status page, status JSON, outbox and devices, forwarder control,
+ * Prometheus metrics and health. Binds {@code admin.host} (loopback by default). Every POST needs
+ * {@code Authorization: Bearer {admin.token}}; every error is JSON {@code {"error":…,"message":…}}.
  *
  * <p>Threads: Jetty's pool, owned by Javalin; handlers only read status records and call thread-safe methods.
  */
@@ -32,39 +42,58 @@ public final class AdminServer implements AutoCloseable {
 
     private final AdminSettings settings;
     private final StatusReport status;
-    private final Forwarder forwarder;
+    private final BridgeMetrics metrics;
     private final Javalin app;
+    private final byte[] statusPage = resource("/admin/status.html");
 
-    public AdminServer(AdminSettings settings, StatusReport status, Forwarder forwarder) {
+    /** The parts the admin side reads and acts on. */
+    public record Parts(String edgeId, Outbox outbox, Broker broker, Intake intake, Forwarder forwarder,
+            RetentionPurger retention, ReceiptSender receipts, Clock clock) {}
+
+    public AdminServer(AdminSettings settings, Parts p) {
         this.settings = settings;
-        this.status = status;
-        this.forwarder = forwarder;
+        this.status = new StatusReport(p.edgeId(), p.outbox(), p.broker(), p.intake(), p.forwarder(), p.retention(), p.clock());
+        this.metrics = new BridgeMetrics(p.outbox(), p.intake(), p.forwarder(), p.broker(), p.retention(), p.clock());
+        OutboxApi outbox = new OutboxApi(p.outbox(), p.receipts());
+        DevicesApi devices = new DevicesApi(p.outbox(), p.broker());
+        Forwarder forwarder = p.forwarder();
         this.app = Javalin.create(config -> {
             config.startup.showJavalinBanner = false;
             config.startup.showOldJavalinVersionWarning = false;
+            config.routes.before(this::requireTokenForPosts);
+            config.routes.get("/", ctx -> ctx.contentType("text/html; charset=utf-8").result(statusPage));
             config.routes.get("/health/live", ctx -> json(ctx, 200, Map.of("status", "live")));
             config.routes.get("/health/ready", this::ready);
             config.routes.get("/api/status", ctx -> json(ctx, 200, status.snapshot()));
+            config.routes.get("/api/outbox", outbox::list);
+            config.routes.get("/api/outbox/{deviceId}/{commandId}", outbox::one);
+            config.routes.post("/api/outbox/{deviceId}/{commandId}/requeue", outbox::requeue);
+            config.routes.post("/api/outbox/{deviceId}/{commandId}/reject", outbox::reject);
             config.routes.post("/api/forwarder/pause", ctx -> {
-                if (authorized(ctx)) {
-                    forwarder.pause();
-                    json(ctx, 200, Map.of("forwarder", "paused"));
-                }
+                forwarder.pause();
+                json(ctx, 200, Map.of("forwarder", "paused"));
             });
             config.routes.post("/api/forwarder/resume", ctx -> {
-                if (authorized(ctx)) {
-                    forwarder.resume();
-                    json(ctx, 200, Map.of("forwarder", "resumed"));
-                }
+                forwarder.resume();
+                json(ctx, 200, Map.of("forwarder", "resumed"));
             });
-            config.routes.error(404, ctx -> {
-                if (ctx.result() == null || ctx.result().isEmpty()) {
-                    error(ctx, 404, "not_found", "no such endpoint: " + ctx.method() + " " + ctx.path());
-                }
-            });
+            config.routes.get("/api/devices", ctx -> json(ctx, 200, Map.of("devices", devices.list())));
+            config.routes.get("/metrics", ctx -> ctx.contentType("text/plain; version=0.0.4; charset=utf-8")
+                    .result(metrics.scrape()));
+            config.routes.exception(OutboxApi.ApiError.class, (e, ctx) -> error(ctx, e.status, e.code, e.getMessage()));
             config.routes.exception(Exception.class, (e, ctx) -> {
                 LOG.error("admin request {} {} failed", ctx.method(), ctx.path(), e);
                 error(ctx, 500, "internal_error", "the request failed; see the bridge's log");
+            });
+            config.routes.error(404, ctx -> {
+                if (!isJson(ctx)) {
+                    error(ctx, 404, "not_found", "no such endpoint: " + ctx.method() + " " + ctx.path());
+                }
+            });
+            config.routes.error(405, ctx -> {
+                if (!isJson(ctx)) {
+                    error(ctx, 405, "method_not_allowed", ctx.method() + " is not allowed on " + ctx.path());
+                }
             });
         });
     }
@@ -88,18 +117,23 @@ public final class AdminServer implements AutoCloseable {
         json(ctx, broker && outbox ? 200 : 503, body);
     }
 
-    private boolean authorized(Context ctx) {
+    private void requireTokenForPosts(Context ctx) {
+        if (ctx.method() != HandlerType.POST) {
+            return;
+        }
         if (settings.token().isEmpty()) {
-            error(ctx, 403, "admin_token_unset", "set admin.token to allow admin actions");
-            return false;
+            throw new OutboxApi.ApiError(403, "admin_token_unset", "set admin.token to allow admin actions");
         }
         String header = ctx.header("Authorization");
         byte[] expected = ("Bearer " + settings.token().get()).getBytes(StandardCharsets.UTF_8);
         if (header == null || !MessageDigest.isEqual(expected, header.getBytes(StandardCharsets.UTF_8))) {
-            error(ctx, 401, "unauthorized", "this needs Authorization: Bearer <admin.token>");
-            return false;
+            throw new OutboxApi.ApiError(401, "unauthorized", "this needs Authorization: Bearer <admin.token>");
         }
-        return true;
+    }
+
+    private static boolean isJson(Context ctx) {
+        String type = ctx.res().getContentType();
+        return type != null && type.startsWith("application/json");
     }
 
     static void error(Context ctx, int status, String error, String message) {
@@ -113,12 +147,24 @@ public final class AdminServer implements AutoCloseable {
         try {
             ctx.status(status).contentType("application/json").result(JSON.writeValueAsBytes(body));
         } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
-            throw new IllegalStateException("status could not be written as JSON", e);
+            throw new IllegalStateException("a response could not be written as JSON", e);
+        }
+    }
+
+    private static byte[] resource(String name) {
+        try (InputStream in = AdminServer.class.getResourceAsStream(name)) {
+            if (in == null) {
+                throw new IllegalStateException(name + " is missing from the jar");
+            }
+            return in.readAllBytes();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
     }
 
     @Override
     public void close() {
         app.stop();
+        metrics.close();
     }
 }

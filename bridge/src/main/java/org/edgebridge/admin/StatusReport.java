@@ -8,28 +8,36 @@ import java.util.List;
 import java.util.Map;
 import org.edgebridge.broker.Broker;
 import org.edgebridge.broker.BrokerStatus;
+import org.edgebridge.broker.DeviceView;
 import org.edgebridge.forward.Forwarder;
 import org.edgebridge.forward.ForwarderStatus;
 import org.edgebridge.intake.Intake;
 import org.edgebridge.outbox.CommandState;
 import org.edgebridge.outbox.Outbox;
 import org.edgebridge.outbox.OutboxCounts;
+import org.edgebridge.outbox.RetentionPurger;
 
 /** Gathers the status records of every part into the shape of {@code GET /api/status}. Thread-safe. */
 public final class StatusReport {
+    /** Failed requests in a row after which central counts as unreachable on the status page. */
+    static final int CENTRAL_FAILURES_ALARM = 3;
+
     private final String edgeId;
     private final Outbox outbox;
     private final Broker broker;
     private final Intake intake;
     private final Forwarder forwarder;
+    private final RetentionPurger retention;
     private final Clock clock;
 
-    public StatusReport(String edgeId, Outbox outbox, Broker broker, Intake intake, Forwarder forwarder, Clock clock) {
+    StatusReport(String edgeId, Outbox outbox, Broker broker, Intake intake, Forwarder forwarder, RetentionPurger retention,
+            Clock clock) {
         this.edgeId = edgeId;
         this.outbox = outbox;
         this.broker = broker;
         this.intake = intake;
         this.forwarder = forwarder;
+        this.retention = retention;
         this.clock = clock;
     }
 
@@ -58,6 +66,10 @@ public final class StatusReport {
             perState.put(s.dbName(), counts.count(s));
         }
         o.put("counts", perState);
+        o.put("open", outbox.openCount());
+        o.put("full", intake.isFull());
+        o.put("lowDisk", intake.isLowOnDisk());
+        o.put("retention", retention.status());
         o.put("oldestPendingAgeMs", counts.oldestPendingReceivedAt()
                 .map(t -> Duration.between(t, clock.instant()).toMillis()).orElse(null));
         out.put("outbox", o);
@@ -69,7 +81,15 @@ public final class StatusReport {
         i.put("rejectedByCode", intake.stats().rejectedByCode());
         out.put("intake", i);
         out.put("forwarder", f);
-        out.put("alarms", alarms(b, counts, f, intake));
+        List<DeviceView> storms = broker.takeoverStorms();
+        out.put("devices", Map.of("connected", b.connectedClients(), "takeoverStorms",
+                storms.stream().map(DeviceView::clientId).toList()));
+        List<Alarm> alarms = alarms(b, counts, f, intake);
+        for (DeviceView d : storms) {
+            alarms.add(new Alarm("takeover_storm", "client id " + d.clientId() + " took over its own session "
+                    + d.takeoversLastMinute() + " times in the last minute: a device opening a new connection again and again"));
+        }
+        out.put("alarms", alarms);
         return out;
     }
 
@@ -88,8 +108,10 @@ public final class StatusReport {
             alarms.add(new Alarm("central_refused", "central refused the bridge: " + f.pauseReason().orElse("?")
                     + "; check ingest.url and ingest.token"));
         }
-        if (f.circuitBreaker().equals("open")) {
-            alarms.add(new Alarm("central_unreachable", "circuit breaker open: " + f.lastError().orElse("?")));
+        if (f.circuitBreaker().equals("open") || f.consecutiveFailures() >= CENTRAL_FAILURES_ALARM) {
+            alarms.add(new Alarm("central_unreachable", "central is not answering ("
+                    + (f.circuitBreaker().equals("open") ? "circuit breaker open" : f.consecutiveFailures() + " failed requests in a row")
+                    + "): " + f.lastError().orElse("?") + "; commands are kept and sent when it answers again"));
         }
         if (f.pausedByAdmin()) {
             alarms.add(new Alarm("forwarder_paused", "forwarding is paused by an admin"));

@@ -190,6 +190,11 @@ public final class Broker implements DevicePublisher, AutoCloseable {
         }
     }
 
+    /** Client ids whose takeovers in the last minute reached {@code mqtt.takeoverAlarmPerMinute}. */
+    public List<DeviceView> takeoverStorms() {
+        return devices.list().stream().filter(d -> d.takeoversLastMinute() >= settings.takeoverAlarmPerMinute()).toList();
+    }
+
     public DeviceRegistry devices() {
         return devices;
     }

@@ -9,6 +9,8 @@ import java.util.Optional;
  *
  * @param port plain MQTT port, 0 = no plain listener
  * @param storeDir where the broker keeps sessions and queued receipts
+ * @param takeoverAlarmPerMinute takeovers of one client id per minute that make a takeover storm
+ * @param throttleTakeovers refuse CONNECTs of a client id while it is in a takeover storm
  */
 public record BrokerSettings(
         String host,
@@ -20,4 +22,6 @@ public record BrokerSettings(
         Path storeDir,
         Optional<TlsSettings> tls,
         boolean anonymous,
-        Optional<Path> passwordFile) {}
+        Optional<Path> passwordFile,
+        int takeoverAlarmPerMinute,
+        boolean throttleTakeovers) {}

@@ -19,9 +19,16 @@ public final class DeviceRegistry {
         this.clock = clock;
     }
 
-    void connected(String clientId, boolean cleanSession) {
+    /** @return true if this CONNECT took over a live connection of the same client id */
+    boolean connected(String clientId, boolean cleanSession) {
         Instant now = clock.instant();
-        devices.computeIfAbsent(clientId, DeviceView.Builder::new).connected(now, cleanSession);
+        return devices.computeIfAbsent(clientId, DeviceView.Builder::new).connected(now, cleanSession);
+    }
+
+    /** CONNECTs of this client id within the last {@code window}. */
+    long recentConnects(String clientId, java.time.Duration window) {
+        DeviceView.Builder b = devices.get(clientId);
+        return b == null ? 0 : b.connectsSince(clock.instant().minus(window));
     }
 
     void disconnected(String clientId) {
@@ -40,11 +47,13 @@ public final class DeviceRegistry {
     }
 
     public List<DeviceView> list() {
-        return devices.values().stream().map(DeviceView.Builder::view)
+        Instant now = clock.instant();
+        return devices.values().stream().map(b -> b.view(now))
                 .sorted(Comparator.comparing(DeviceView::clientId)).toList();
     }
 
     public long connectedCount() {
-        return devices.values().stream().filter(b -> b.view().connected()).count();
+        Instant now = clock.instant();
+        return devices.values().stream().filter(b -> b.view(now).connected()).count();
     }
 }

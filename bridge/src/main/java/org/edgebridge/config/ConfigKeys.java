@@ -30,6 +30,11 @@ public final class ConfigKeys {
         key("mqtt.sessionExpiry", "7d", "how long the broker keeps the session of a device that stays away (at most 24d: Moquette 0.17 overflows past it)",
             v -> ValueParsers.duration(v, Duration.ofMinutes(1), Duration.ofDays(24))),
 
+        key("mqtt.takeoverAlarmPerMinute", "10", "session takeovers of one client id per minute that raise a takeover-storm alarm",
+            v -> ValueParsers.integer(v, 1, 1_000_000)),
+        key("mqtt.throttleTakeovers", "false", "true refuses CONNECTs of a client id in a takeover storm (CONNACK 3) until it calms down",
+            ValueParsers::bool),
+
         key("tls.port", "8883", "TLS MQTT listener port, on when tls.certFile is set", v -> ValueParsers.integer(v, 1, 65535)),
         key("tls.certFile", null, "server certificate chain, PEM", ConfigKeys::path),
         key("tls.keyFile", null, "server private key, PEM (PKCS#8)", ConfigKeys::path),

@@ -2,8 +2,10 @@ package org.edgebridge.forward;
 
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
+import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
 import io.github.resilience4j.ratelimiter.RateLimiter;
 import io.github.resilience4j.ratelimiter.RateLimiterConfig;
+import io.github.resilience4j.ratelimiter.RateLimiterRegistry;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -51,6 +53,8 @@ public final class Forwarder implements AutoCloseable {
     private final Clock clock;
     private final IngestClient client;
     private final ReplyClassifier classifier;
+    private final CircuitBreakerRegistry breakers = CircuitBreakerRegistry.ofDefaults();
+    private final RateLimiterRegistry limiters = RateLimiterRegistry.ofDefaults();
     private final CircuitBreaker breaker;
     private final RateLimiter requestLimiter;
     private final RateLimiter eventLimiter;
@@ -83,7 +87,7 @@ public final class Forwarder implements AutoCloseable {
         this.clock = clock;
         this.client = new IngestClient(settings);
         this.classifier = new ReplyClassifier(settings, clock);
-        this.breaker = CircuitBreaker.of("central", CircuitBreakerConfig.custom()
+        this.breaker = breakers.circuitBreaker("central", CircuitBreakerConfig.custom()
                 .slidingWindowType(CircuitBreakerConfig.SlidingWindowType.COUNT_BASED)
                 .slidingWindowSize(20)
                 .minimumNumberOfCalls(5)
@@ -93,13 +97,15 @@ public final class Forwarder implements AutoCloseable {
                 .waitDurationInOpenState(settings.breakerOpenFor())
                 .permittedNumberOfCallsInHalfOpenState(1)
                 .build());
-        this.requestLimiter = limiter("central-requests", settings.requestsPerSecond());
-        this.eventLimiter = limiter("central-events", settings.eventsPerSecond());
+        this.requestLimiter = limiter(limiters, "central-requests", settings.requestsPerSecond());
+        this.eventLimiter = limiter(limiters, "central-events", settings.eventsPerSecond());
+        this.breaker.getEventPublisher().onStateTransition(e ->
+                LOG.warn("circuit breaker to central: {}", e.getStateTransition()));
         this.thread = new Thread(this::loop, "forwarder");
     }
 
-    private static RateLimiter limiter(String name, int perSecond) {
-        return RateLimiter.of(name, RateLimiterConfig.custom()
+    private static RateLimiter limiter(RateLimiterRegistry registry, String name, int perSecond) {
+        return registry.rateLimiter(name, RateLimiterConfig.custom()
                 .limitForPeriod(perSecond)
                 .limitRefreshPeriod(Duration.ofSeconds(1))
                 .timeoutDuration(Duration.ofDays(1))
@@ -108,6 +114,16 @@ public final class Forwarder implements AutoCloseable {
 
     public CircuitBreaker circuitBreaker() {
         return breaker;
+    }
+
+    /** The circuit breaker's registry, for metrics. */
+    public CircuitBreakerRegistry circuitBreakers() {
+        return breakers;
+    }
+
+    /** The rate limiters' registry, for metrics. */
+    public RateLimiterRegistry rateLimiters() {
+        return limiters;
     }
 
     public RateLimiter requestLimiter() {

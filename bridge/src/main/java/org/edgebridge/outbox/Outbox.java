@@ -157,14 +157,24 @@ public final class Outbox {
      * @param clientId null for every device
      */
     public List<CommandRecord> list(CommandState state, String clientId, long afterId, int limit) {
-        StringBuilder sql = new StringBuilder("SELECT " + OutboxSql.RECORD_COLUMNS + " FROM commands WHERE id > :after");
+        return list(state, clientId, afterId, limit, false);
+    }
+
+    /**
+     * Rows after the cursor row, optionally of one state and one device.
+     *
+     * @param newestFirst true: ids descending, starting below {@code afterId} (use {@link Long#MAX_VALUE} to start)
+     */
+    public List<CommandRecord> list(CommandState state, String clientId, long afterId, int limit, boolean newestFirst) {
+        StringBuilder sql = new StringBuilder("SELECT " + OutboxSql.RECORD_COLUMNS + " FROM commands WHERE id "
+                + (newestFirst ? "<" : ">") + " :after");
         if (state != null) {
             sql.append(" AND state = :state");
         }
         if (clientId != null) {
             sql.append(" AND client_id = :c");
         }
-        sql.append(" ORDER BY id LIMIT :limit");
+        sql.append(newestFirst ? " ORDER BY id DESC LIMIT :limit" : " ORDER BY id LIMIT :limit");
         return jdbi.withHandle(handle -> {
             var q = handle.createQuery(sql.toString()).bind("after", afterId).bind("limit", limit);
             if (state != null) {
@@ -175,6 +185,19 @@ public final class Outbox {
             }
             return q.map(Outbox::mapRecord).list();
         });
+    }
+
+    /** Every device that ever stored a command, with its open commands. */
+    public List<DeviceRow> devices() {
+        return jdbi.withHandle(handle -> handle.createQuery("""
+                SELECT d.client_id, d.last_sequence, d.first_seen_at, d.last_seen_at,
+                       (SELECT COUNT(*) FROM commands c INDEXED BY commands_open
+                        WHERE c.client_id = d.client_id AND c.state IN """ + OutboxSql.OPEN_STATES + """
+                       ) AS open_commands
+                FROM devices d ORDER BY d.client_id""")
+                .map((rs, ctx) -> new DeviceRow(rs.getString(1), rs.getLong(2), Instant.ofEpochMilli(rs.getLong(3)),
+                        Instant.ofEpochMilli(rs.getLong(4)), rs.getLong(5)))
+                .list());
     }
 
     /**

@@ -162,6 +162,14 @@ class EndToEndIT {
                     .findFirst().orElseThrow();
             assertThat(tooLarge.path("commandId").asText()).isEqualTo("BIG");
             assertThat(site.central.inbox().entries()).extracting(Inbox.Entry::eventId).containsExactly("GOOD-1");
+            assertThat(site.bridge.intake().stats().rejectedByCode()).containsEntry("invalid_json", 2L)
+                    .containsEntry("missing_command_id", 1L).containsEntry("invalid_command_id", 1L)
+                    .containsEntry("payload_too_large", 1L);
+            try (TestDevice other = site.device("dev-other")) {
+                other.connectAndSubscribe();
+                other.publish("x", TestDevice.command("OTHER-1", ""));
+                other.awaitReceipt("OTHER-1", "accepted");
+            }
         }
     }
 

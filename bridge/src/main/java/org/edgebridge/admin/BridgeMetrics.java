@@ -1,0 +1,131 @@
+package org.edgebridge.admin;
+
+import io.github.resilience4j.micrometer.tagged.TaggedCircuitBreakerMetrics;
+import io.github.resilience4j.micrometer.tagged.TaggedRateLimiterMetrics;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
+import io.micrometer.core.instrument.binder.system.FileDescriptorMetrics;
+import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
+import io.micrometer.core.instrument.binder.system.UptimeMetrics;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.function.Supplier;
+import java.util.function.ToDoubleFunction;
+import org.edgebridge.broker.Broker;
+import org.edgebridge.broker.DeviceView;
+import org.edgebridge.forward.Forwarder;
+import org.edgebridge.forward.ForwarderStatus;
+import org.edgebridge.intake.Intake;
+import org.edgebridge.intake.IntakeStats;
+import org.edgebridge.outbox.CommandState;
+import org.edgebridge.outbox.Outbox;
+import org.edgebridge.outbox.OutboxCounts;
+import org.edgebridge.outbox.RetentionPurger;
+
+/**
+ * The bridge's metrics in Prometheus form ({@code GET /metrics}): outbox, intake, forwarder (with Resilience4j's
+ * circuit breaker and rate limiters), broker, and the JVM. Values are read from the parts' status records
+ * when scraped; outbox counts are read at most once a second.
+ */
+final class BridgeMetrics implements AutoCloseable {
+    static final List<String> REJECTION_CODES = List.of("invalid_json", "missing_command_id", "invalid_command_id",
+            "payload_too_large", "command_id_reused");
+
+    private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    private final JvmGcMetrics gc = new JvmGcMetrics();
+
+    BridgeMetrics(Outbox outbox, Intake intake, Forwarder forwarder, Broker broker, RetentionPurger retention, Clock clock) {
+        new JvmMemoryMetrics().bindTo(registry);
+        gc.bindTo(registry);
+        new JvmThreadMetrics().bindTo(registry);
+        new ClassLoaderMetrics().bindTo(registry);
+        new ProcessorMetrics().bindTo(registry);
+        new UptimeMetrics().bindTo(registry);
+        new FileDescriptorMetrics().bindTo(registry);
+        TaggedCircuitBreakerMetrics.ofCircuitBreakerRegistry(forwarder.circuitBreakers()).bindTo(registry);
+        TaggedRateLimiterMetrics.ofRateLimiterRegistry(forwarder.rateLimiters()).bindTo(registry);
+
+        Supplier<OutboxCounts> counts = memoize(outbox::counts, Duration.ofSeconds(1));
+        for (CommandState state : CommandState.values()) {
+            Gauge.builder("edgebridge.outbox.commands", counts, c -> c.get().count(state))
+                    .description("outbox rows per state").tag("state", state.dbName()).strongReference(true).register(registry);
+        }
+        Gauge.builder("edgebridge.outbox.oldest.open.age.seconds", counts, c -> c.get().oldestPendingReceivedAt()
+                        .map(t -> Duration.between(t, clock.instant()).toMillis() / 1000.0).orElse(0.0))
+                .description("age of the oldest command that is not final").strongReference(true).register(registry);
+        Gauge.builder("edgebridge.outbox.open", outbox, Outbox::openCount)
+                .description("commands not final yet (back-pressure counts these)").register(registry);
+        Gauge.builder("edgebridge.outbox.full", intake, i -> i.isFull() ? 1 : 0)
+                .description("1 while new commands get retry_later / outbox_full").register(registry);
+        counter("edgebridge.outbox.purged", retention, r -> r.status().purged(), "final rows deleted by retention");
+
+        IntakeStats stats = intake.stats();
+        counter("edgebridge.intake.received", stats, IntakeStats::received, "command PUBLISHes seen");
+        counter("edgebridge.intake.stored", stats, IntakeStats::stored, "commands stored (custody taken)");
+        counter("edgebridge.intake.replayed", stats, IntakeStats::replayed, "resends answered with the latest receipt");
+        counter("edgebridge.intake.retry.later", stats, IntakeStats::retryLater, "commands refused for now (retry_later)");
+        for (String code : REJECTION_CODES) {
+            FunctionCounter.builder("edgebridge.intake.rejected", stats, s -> s.rejectedByCode().getOrDefault(code, 0L))
+                    .description("commands rejected at the bridge, per code").tag("code", code).register(registry);
+        }
+
+        counter("edgebridge.forwarder.requests", forwarder, f -> f.status().requests(), "requests sent to central");
+        counter("edgebridge.forwarder.events", forwarder, f -> f.status().eventsSent(), "events sent to central");
+        counter("edgebridge.forwarder.finals", forwarder, f -> f.status().finals(), "final receipts from central");
+        counter("edgebridge.forwarder.parked", forwarder, f -> f.status().parked(), "events parked after maxAttempts");
+        Gauge.builder("edgebridge.forwarder.consecutive.failures", forwarder, f -> f.status().consecutiveFailures())
+                .register(registry);
+        Gauge.builder("edgebridge.forwarder.paused", forwarder, f -> paused(f.status()))
+                .description("1 while paused by an admin or by central's 401/403/4xx").register(registry);
+
+        Gauge.builder("edgebridge.broker.connected.clients", broker, b -> b.status().connectedClients()).register(registry);
+        counter("edgebridge.broker.denied.publishes", broker, b -> b.status().deniedPublishes(), "PUBLISHes refused by the ACL");
+        counter("edgebridge.broker.denied.subscribes", broker, b -> b.status().deniedSubscribes(), "SUBSCRIBEs refused by the ACL");
+        counter("edgebridge.broker.takeovers", broker,
+                b -> b.devices().list().stream().mapToLong(DeviceView::takeovers).sum(), "session takeovers");
+        Gauge.builder("edgebridge.broker.takeover.storms", broker, b -> b.takeoverStorms().size())
+                .description("client ids over the takeover alarm threshold in the last minute").register(registry);
+    }
+
+    private <T> void counter(String name, T source, ToDoubleFunction<T> f, String description) {
+        FunctionCounter.builder(name, source, f).description(description).register(registry);
+    }
+
+    private static double paused(ForwarderStatus s) {
+        return s.pausedByAdmin() || s.state().equals("paused_by_central") ? 1 : 0;
+    }
+
+    private static <T> Supplier<T> memoize(Supplier<T> source, Duration ttl) {
+        return new Supplier<>() {
+            private T value;
+            private long readAt;
+
+            @Override
+            public synchronized T get() {
+                long now = System.nanoTime();
+                if (value == null || now - readAt > ttl.toNanos()) {
+                    value = source.get();
+                    readAt = now;
+                }
+                return value;
+            }
+        };
+    }
+
+    String scrape() {
+        return registry.scrape();
+    }
+
+    @Override
+    public void close() {
+        gc.close();
+        registry.close();
+    }
+}

@@ -1,0 +1,36 @@
+package org.edgebridge.admin;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonRawValue;
+import java.time.Instant;
+import java.util.List;
+import org.edgebridge.outbox.CommandRecord;
+import org.edgebridge.outbox.HistoryEntry;
+
+/** One outbox row as the admin API shows it; {@code history} only on the single-row endpoint. */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+record CommandView(
+        String deviceId,
+        String commandId,
+        long sequence,
+        String type,
+        String topic,
+        String state,
+        int attempts,
+        int retryLaters,
+        Instant receivedAt,
+        Instant notBefore,
+        String lastError,
+        String code,
+        String message,
+        @JsonRawValue String result,
+        Instant finalAt,
+        String payloadSha256,
+        List<HistoryEntry> history) {
+
+    static CommandView of(CommandRecord r, List<HistoryEntry> history) {
+        return new CommandView(r.clientId(), r.commandId(), r.sequence(), r.type(), r.topic(), r.state().dbName(),
+                r.attempts(), r.retryLaters(), r.receivedAt(), r.notBefore().toEpochMilli() == 0 ? null : r.notBefore(),
+                r.lastError(), r.code(), r.message(), r.resultJson(), r.finalAt().orElse(null), r.payloadSha256(), history);
+    }
+}

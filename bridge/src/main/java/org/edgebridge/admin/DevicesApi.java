@@ -1,0 +1,58 @@
+package org.edgebridge.admin;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+import org.edgebridge.broker.Broker;
+import org.edgebridge.broker.DeviceView;
+import org.edgebridge.outbox.DeviceRow;
+import org.edgebridge.outbox.Outbox;
+
+/** {@code GET /api/devices}: client ids seen by the broker since start or by the outbox ever. */
+final class DevicesApi {
+    private final Outbox outbox;
+    private final Broker broker;
+
+    DevicesApi(Outbox outbox, Broker broker) {
+        this.outbox = outbox;
+        this.broker = broker;
+    }
+
+    /** One device in the API. */
+    record Device(String clientId, boolean connected, Instant lastSeenAt, long pending, long lastSequence,
+            long connects, long takeovers, long takeoversLastMinute, long deniedPublishes, long deniedSubscribes) {}
+
+    List<Device> list() {
+        Map<String, DeviceRow> rows = outbox.devices().stream().collect(Collectors.toMap(DeviceRow::clientId, Function.identity()));
+        Map<String, DeviceView> views = broker.devices().list().stream()
+                .collect(Collectors.toMap(DeviceView::clientId, Function.identity()));
+        java.util.Set<String> connected = new java.util.HashSet<>(broker.connectedClientIds());
+        Map<String, Device> out = new TreeMap<>();
+        java.util.Set<String> ids = new java.util.TreeSet<>(rows.keySet());
+        ids.addAll(views.keySet());
+        for (String id : ids) {
+            DeviceRow r = rows.get(id);
+            DeviceView v = views.get(id);
+            Instant lastSeen = latest(r == null ? null : r.lastSeenAt(), v == null ? null : v.lastSeenAt().orElse(null));
+            out.put(id, new Device(id, connected.contains(id), lastSeen, r == null ? 0 : r.openCommands(),
+                    r == null ? 0 : r.lastSequence(), v == null ? 0 : v.connects(), v == null ? 0 : v.takeovers(),
+                    v == null ? 0 : v.takeoversLastMinute(), v == null ? 0 : v.deniedPublishes(),
+                    v == null ? 0 : v.deniedSubscribes()));
+        }
+        List<Device> list = new ArrayList<>(out.values());
+        list.sort(Comparator.comparing(Device::clientId));
+        return list;
+    }
+
+    private static Instant latest(Instant a, Instant b) {
+        if (a == null) {
+            return b;
+        }
+        return b == null || a.isAfter(b) ? a : b;
+    }
+}

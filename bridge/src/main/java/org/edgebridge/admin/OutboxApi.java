@@ -1,0 +1,153 @@
+package org.edgebridge.admin;
+
+import io.javalin.http.Context;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import org.edgebridge.outbox.CommandRecord;
+import org.edgebridge.outbox.CommandState;
+import org.edgebridge.outbox.Outbox;
+import org.edgebridge.receipt.ReceiptSender;
+
+/** {@code /api/outbox…} (CONTRACT §4): rows with filters and cursor paging, one row with history, parked-row actions. */
+final class OutboxApi {
+    static final int MAX_LIMIT = 1000;
+    private static final int MAX_ID_LENGTH = 128;
+
+    private final Outbox outbox;
+    private final ReceiptSender receipts;
+
+    OutboxApi(Outbox outbox, ReceiptSender receipts) {
+        this.outbox = outbox;
+        this.receipts = receipts;
+    }
+
+    /** {@code GET /api/outbox?state=&device=&limit=&cursor=&order=asc|desc}. */
+    void list(Context ctx) {
+        CommandState state = null;
+        String stateParam = ctx.queryParam("state");
+        if (stateParam != null && !stateParam.isEmpty()) {
+            try {
+                state = CommandState.fromDb(stateParam);
+            } catch (IllegalArgumentException e) {
+                throw new BadRequest("state=" + stateParam + ": must be one of pending, inflight, parked, accepted, duplicate, rejected");
+            }
+        }
+        String device = ctx.queryParam("device");
+        if (device != null && (device.isEmpty() || device.length() > MAX_ID_LENGTH)) {
+            throw new BadRequest("device: must be 1-" + MAX_ID_LENGTH + " characters");
+        }
+        int limit = 100;
+        String limitParam = ctx.queryParam("limit");
+        if (limitParam != null) {
+            try {
+                limit = Integer.parseInt(limitParam);
+            } catch (NumberFormatException e) {
+                limit = -1;
+            }
+            if (limit < 1 || limit > MAX_LIMIT) {
+                throw new BadRequest("limit=" + limitParam + ": must be a whole number from 1 to " + MAX_LIMIT);
+            }
+        }
+        String order = Optional.ofNullable(ctx.queryParam("order")).orElse("asc").toLowerCase(Locale.ROOT);
+        if (!order.equals("asc") && !order.equals("desc")) {
+            throw new BadRequest("order=" + order + ": must be asc or desc");
+        }
+        boolean desc = order.equals("desc");
+        long after = decodeCursor(ctx.queryParam("cursor"), desc);
+        List<CommandRecord> rows = outbox.list(state, device, after, limit + 1, desc);
+        boolean more = rows.size() > limit;
+        List<CommandView> items = new ArrayList<>();
+        for (CommandRecord r : rows.subList(0, Math.min(limit, rows.size()))) {
+            items.add(CommandView.of(r, null));
+        }
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("items", items);
+        body.put("nextCursor", more ? encodeCursor(rows.get(limit - 1).id()) : null);
+        AdminServer.json(ctx, 200, body);
+    }
+
+    /** {@code GET /api/outbox/{deviceId}/{commandId}}: the row with its history of attempts and receipts. */
+    void one(Context ctx) {
+        CommandRecord r = find(ctx);
+        AdminServer.json(ctx, 200, CommandView.of(r, outbox.history(r.id())));
+    }
+
+    /** {@code POST …/requeue}: parked → pending. */
+    void requeue(Context ctx) {
+        CommandRecord r = find(ctx);
+        CommandRecord after = outbox.requeue(r.clientId(), r.commandId()).orElseThrow(() -> notParked(r));
+        AdminServer.json(ctx, 200, CommandView.of(after, outbox.history(after.id())));
+    }
+
+    /** {@code POST …/reject}: parked → rejected / {@code rejected_by_admin}; the final receipt goes to the device. */
+    void reject(Context ctx) {
+        CommandRecord r = find(ctx);
+        CommandRecord after = outbox.reject(r.clientId(), r.commandId()).orElseThrow(() -> notParked(r));
+        if (receipts.send(after.clientId(), ReceiptSender.latest(after, false))) {
+            outbox.markPublished(List.of(after.id()));
+        }
+        AdminServer.json(ctx, 200, CommandView.of(after, outbox.history(after.id())));
+    }
+
+    private CommandRecord find(Context ctx) {
+        String device = ctx.pathParam("deviceId");
+        String command = ctx.pathParam("commandId");
+        if (device.length() > MAX_ID_LENGTH || command.length() > MAX_ID_LENGTH) {
+            throw new BadRequest("deviceId and commandId must be at most " + MAX_ID_LENGTH + " characters");
+        }
+        return outbox.find(device, command).orElseThrow(() ->
+                new ApiError(404, "not_found", "no command " + command + " of device " + device + " in the outbox"));
+    }
+
+    private static ApiError notParked(CommandRecord r) {
+        return new ApiError(409, "not_parked", "command " + r.commandId() + " is " + r.state().dbName()
+                + "; only parked commands can be requeued or rejected");
+    }
+
+    static String encodeCursor(long id) {
+        return Base64.getUrlEncoder().withoutPadding().encodeToString(("id:" + id).getBytes(StandardCharsets.UTF_8));
+    }
+
+    private static long decodeCursor(String cursor, boolean desc) {
+        if (cursor == null || cursor.isEmpty()) {
+            return desc ? Long.MAX_VALUE : 0;
+        }
+        try {
+            String text = new String(Base64.getUrlDecoder().decode(cursor), StandardCharsets.UTF_8);
+            if (text.startsWith("id:")) {
+                long id = Long.parseLong(text.substring(3));
+                if (id >= 0) {
+                    return id;
+                }
+            }
+        } catch (IllegalArgumentException e) {
+            // falls through to the error below
+        }
+        throw new BadRequest("cursor: not a cursor this API returned (use nextCursor from the previous page)");
+    }
+
+    /** An error with its HTTP status and a stable code. */
+    static class ApiError extends RuntimeException {
+        final int status;
+        final String code;
+
+        ApiError(int status, String code, String message) {
+            super(message, null, false, false);
+            this.status = status;
+            this.code = code;
+        }
+    }
+
+    /** 400 with code {@code bad_request}. */
+    static final class BadRequest extends ApiError {
+        BadRequest(String message) {
+            super(400, "bad_request", message);
+        }
+    }
+}

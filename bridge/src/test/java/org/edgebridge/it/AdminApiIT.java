@@ -1,0 +1,191 @@
+package org.edgebridge.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Pattern;
+import org.edgebridge.central.Faults;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Every endpoint of CONTRACT §4 against a running bridge, with auth failures and bad input. */
+class AdminApiIT {
+    private static final HttpClient HTTP = HttpClient.newHttpClient();
+    private static final Pattern PROMETHEUS_SAMPLE =
+            Pattern.compile("[a-zA-Z_:][a-zA-Z0-9_:]*(\\{[^}]*\\})? -?([0-9.eE+-]+|NaN|\\+Inf|-Inf)");
+
+    @TempDir
+    Path dir;
+
+    TestSite site;
+    TestDevice device;
+
+    @BeforeEach
+    void start() {
+        site = new TestSite(dir, "forwarder.maxAttempts=2");
+        device = site.device("dev-admin");
+        device.connectAndSubscribe();
+    }
+
+    @AfterEach
+    void stop() {
+        device.close();
+        site.close();
+    }
+
+    @Test
+    void health_status_and_the_status_page_answer() throws Exception {
+        assertThat(get("/health/live").statusCode()).isEqualTo(200);
+        HttpResponse<String> ready = get("/health/ready");
+        assertThat(ready.statusCode()).isEqualTo(200);
+        assertThat(json(ready).path("outboxWritable").asBoolean()).isTrue();
+        JsonNode status = json(get("/api/status"));
+        assertThat(status.path("edgeId").asText()).isEqualTo("edge-01");
+        assertThat(status.path("outbox").path("counts").fieldNames()).toIterable()
+                .containsExactly("pending", "inflight", "parked", "accepted", "duplicate", "rejected");
+        assertThat(status.path("forwarder").path("circuitBreaker").asText()).isEqualTo("closed");
+        assertThat(status.path("broker").path("running").asBoolean()).isTrue();
+        assertThat(status.path("alarms").isArray()).isTrue();
+        HttpResponse<String> page = get("/");
+        assertThat(page.headers().firstValue("Content-Type")).hasValueSatisfying(ct -> assertThat(ct).startsWith("text/html"));
+        assertThat(page.body()).contains("<title>edge bridge").doesNotContain("http://", "https://");
+    }
+
+    @Test
+    void outbox_lists_with_filters_and_cursor_paging_and_one_row_has_its_history() throws Exception {
+        for (int i = 1; i <= 5; i++) {
+            device.publish("t", TestDevice.command("LIST-" + i, ""));
+        }
+        device.awaitFinal("LIST-5");
+        await().atMost(TestDevice.WAIT).until(() -> json(get("/api/outbox?state=accepted")).path("items").size() == 5);
+
+        List<String> seen = new ArrayList<>();
+        String cursor = "";
+        do {
+            JsonNode page = json(get("/api/outbox?device=dev-admin&limit=2" + (cursor.isEmpty() ? "" : "&cursor=" + cursor)));
+            page.path("items").forEach(item -> seen.add(item.path("commandId").asText()));
+            cursor = page.path("nextCursor").isNull() ? "" : page.path("nextCursor").asText();
+        } while (!cursor.isEmpty());
+        assertThat(seen).containsExactly("LIST-1", "LIST-2", "LIST-3", "LIST-4", "LIST-5");
+        assertThat(json(get("/api/outbox?order=desc&limit=1")).path("items").get(0).path("commandId").asText()).isEqualTo("LIST-5");
+        assertThat(json(get("/api/outbox?state=pending")).path("items")).isEmpty();
+        assertThat(json(get("/api/outbox?device=nobody")).path("items")).isEmpty();
+
+        JsonNode one = json(get("/api/outbox/dev-admin/LIST-3"));
+        assertThat(one.path("state").asText()).isEqualTo("accepted");
+        assertThat(one.path("sequence").asLong()).isEqualTo(3);
+        assertThat(one.path("result").path("inboxId").asLong()).isPositive();
+        assertThat(one.path("history")).extracting(h -> h.path("kind").asText()).containsExactly("attempt", "receipt");
+        assertThat(one.path("history").get(1).path("status").asText()).isEqualTo("accepted");
+    }
+
+    @Test
+    void bad_input_gets_400_json_and_unknown_rows_404() throws Exception {
+        for (String query : List.of("state=lost", "limit=0", "limit=1001", "limit=ten", "cursor=not-a-cursor", "order=sideways",
+                "device=" + "d".repeat(129))) {
+            HttpResponse<String> r = get("/api/outbox?" + query);
+            assertThat(r.statusCode()).as(query).isEqualTo(400);
+            assertThat(json(r).path("error").asText()).isEqualTo("bad_request");
+            assertThat(json(r).path("message").asText()).isNotEmpty().doesNotContain("Exception");
+        }
+        assertThat(get("/api/outbox/dev-admin/" + "c".repeat(129)).statusCode()).isEqualTo(400);
+        HttpResponse<String> missing = get("/api/outbox/dev-admin/NOPE");
+        assertThat(missing.statusCode()).isEqualTo(404);
+        assertThat(json(missing).path("error").asText()).isEqualTo("not_found");
+        assertThat(json(get("/api/nothing-here")).path("error").asText()).isEqualTo("not_found");
+    }
+
+    @Test
+    void posts_need_the_admin_token_and_parked_commands_can_be_requeued_or_rejected() throws Exception {
+        for (String path : List.of("/api/forwarder/pause", "/api/forwarder/resume", "/api/outbox/dev-admin/X/requeue",
+                "/api/outbox/dev-admin/X/reject")) {
+            assertThat(post(path, null).statusCode()).as(path).isEqualTo(401);
+            HttpResponse<String> wrong = post(path, "nope");
+            assertThat(wrong.statusCode()).as(path).isEqualTo(401);
+            assertThat(json(wrong).path("error").asText()).isEqualTo("unauthorized");
+        }
+        site.central.faults(new Faults("retry_later", 0, null, 0, 0, -1));
+        device.publish("t", TestDevice.command("PARK-1", ""));
+        device.publish("t", TestDevice.command("PARK-2", ""));
+        await().atMost(TestDevice.WAIT).until(() -> json(get("/api/status")).path("outbox").path("counts").path("parked").asInt() == 1);
+        assertThat(json(get("/api/status")).path("alarms").toString()).contains("parked_commands");
+        assertThat(post("/api/outbox/dev-admin/PARK-2/reject", "test-token").statusCode()).as("PARK-2 is pending, not parked")
+                .isEqualTo(409);
+        assertThat(post("/api/outbox/dev-admin/NOPE/reject", "test-token").statusCode()).isEqualTo(404);
+
+        site.central.faults(Faults.NONE);
+        HttpResponse<String> requeued = post("/api/outbox/dev-admin/PARK-1/requeue", "test-token");
+        assertThat(requeued.statusCode()).isEqualTo(200);
+        assertThat(json(requeued).path("history").toString()).contains("requeued");
+        assertThat(device.awaitFinal("PARK-1").path("status").asText()).isEqualTo("accepted");
+        assertThat(device.awaitFinal("PARK-2").path("status").asText()).isEqualTo("accepted");
+
+        site.central.faults(new Faults("retry_later", 0, null, 0, 0, -1));
+        device.publish("t", TestDevice.command("PARK-3", ""));
+        await().atMost(TestDevice.WAIT).until(() -> json(get("/api/outbox/dev-admin/PARK-3")).path("state").asText().equals("parked"));
+        HttpResponse<String> rejected = post("/api/outbox/dev-admin/PARK-3/reject", "test-token");
+        assertThat(rejected.statusCode()).isEqualTo(200);
+        assertThat(json(rejected).path("code").asText()).isEqualTo("rejected_by_admin");
+        JsonNode receipt = device.awaitFinal("PARK-3");
+        assertThat(receipt.path("status").asText()).isEqualTo("rejected");
+        assertThat(receipt.path("code").asText()).isEqualTo("rejected_by_admin");
+        assertThat(site.central.inbox().entries()).extracting(e -> e.eventId()).doesNotContain("PARK-3");
+    }
+
+    @Test
+    void devices_lists_connected_devices_with_pending_counts_and_takeovers() throws Exception {
+        device.publish("t", TestDevice.command("DEV-1", ""));
+        device.awaitFinal("DEV-1");
+        JsonNode devices = json(get("/api/devices")).path("devices");
+        assertThat(devices).hasSize(1);
+        JsonNode d = devices.get(0);
+        assertThat(d.path("clientId").asText()).isEqualTo("dev-admin");
+        assertThat(d.path("connected").asBoolean()).isTrue();
+        assertThat(d.path("pending").asLong()).isZero();
+        assertThat(d.path("lastSequence").asLong()).isEqualTo(1);
+        assertThat(d.has("takeovers")).isTrue();
+        assertThat(d.path("lastSeenAt").asText()).isNotEmpty();
+    }
+
+    @Test
+    void metrics_parse_as_prometheus_text_with_outbox_forwarder_broker_and_jvm_series() throws Exception {
+        device.publish("t", TestDevice.command("MET-1", ""));
+        device.awaitFinal("MET-1");
+        HttpResponse<String> r = get("/metrics");
+        assertThat(r.statusCode()).isEqualTo(200);
+        assertThat(r.headers().firstValue("Content-Type")).hasValueSatisfying(ct -> assertThat(ct).startsWith("text/plain"));
+        List<String> samples = r.body().lines().filter(l -> !l.isBlank() && !l.startsWith("#")).toList();
+        assertThat(samples).allSatisfy(l -> assertThat(l).matches(PROMETHEUS_SAMPLE));
+        assertThat(r.body()).contains("edgebridge_outbox_commands{state=\"accepted\"} 1.0",
+                "edgebridge_intake_stored_total 1.0", "edgebridge_intake_rejected_total{code=\"invalid_json\"}",
+                "edgebridge_forwarder_requests_total", "edgebridge_forwarder_paused 0.0",
+                "edgebridge_broker_connected_clients 1.0", "resilience4j_circuitbreaker_state",
+                "resilience4j_ratelimiter_available_permissions", "jvm_memory_used_bytes", "process_uptime_seconds");
+    }
+
+    private HttpResponse<String> get(String path) throws Exception {
+        return HTTP.send(HttpRequest.newBuilder(URI.create(site.adminUrl(path))).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    private HttpResponse<String> post(String path, String token) throws Exception {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(site.adminUrl(path))).POST(HttpRequest.BodyPublishers.noBody());
+        if (token != null) {
+            b.header("Authorization", "Bearer " + token);
+        }
+        return HTTP.send(b.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    private static JsonNode json(HttpResponse<String> r) throws Exception {
+        return TestDevice.JSON.readTree(r.body());
+    }
+}
