@@ -88,6 +88,8 @@ final class BridgeMetrics implements AutoCloseable {
         Gauge.builder("edgebridge.broker.connected.clients", broker, b -> b.status().connectedClients()).register(registry);
         counter("edgebridge.broker.denied.publishes", broker, b -> b.status().deniedPublishes(), "PUBLISHes refused by the ACL");
         counter("edgebridge.broker.denied.subscribes", broker, b -> b.status().deniedSubscribes(), "SUBSCRIBEs refused by the ACL");
+        counter("edgebridge.broker.protocol.violations", broker, b -> b.status().protocolViolations(),
+                "connections closed for malformed or oversized packets");
         counter("edgebridge.broker.takeovers", broker,
                 b -> b.devices().list().stream().mapToLong(DeviceView::takeovers).sum(), "session takeovers");
         Gauge.builder("edgebridge.broker.takeover.storms", broker, b -> b.takeoverStorms().size())

@@ -51,6 +51,7 @@ public final class Broker implements DevicePublisher, AutoCloseable {
     private final AtomicLong deniedPublishes = new AtomicLong();
     private final AtomicLong deniedSubscribes = new AtomicLong();
     private final AtomicLong restarts = new AtomicLong();
+    private final ProtocolViolations violations = new ProtocolViolations();
     private volatile Server server;
     private volatile MqttListeners listeners;
     private volatile boolean stopping;
@@ -63,7 +64,7 @@ public final class Broker implements DevicePublisher, AutoCloseable {
         this.clock = clock;
         this.topics = new Topics(settings.topicPrefix());
         this.commands = commands;
-        this.devices = new DeviceRegistry(clock);
+        this.devices = new DeviceRegistry(clock, settings.takeoverAlarmPerMinute());
         this.passwords = settings.passwordFile().map(Broker::loadPasswords);
         this.enforcer = Executors.newSingleThreadExecutor(r -> new Thread(r, "broker-enforcer"));
         if (!settings.anonymous() && passwords.map(PasswordFile::size).orElse(0) == 0) {
@@ -86,7 +87,8 @@ public final class Broker implements DevicePublisher, AutoCloseable {
         Server s = new Server();
         List<InterceptHandler> handlers = List.of(new CommandInterceptor(topics, clock, commands, devices, this::onLoopDeath));
         DeviceAuthorizer authorizer = new DeviceAuthorizer(topics, this::deniedPublish, this::deniedSubscribe);
-        DeviceAuthenticator authenticator = new DeviceAuthenticator(passwords, settings.anonymous());
+        ConnectPolicy policy = new ConnectPolicy(settings, devices);
+        DeviceAuthenticator authenticator = new DeviceAuthenticator(passwords, settings.anonymous(), policy);
         MemoryConfig config = new MemoryConfig(moquetteProperties());
         try {
             s.startServer(config, handlers, null, authenticator, authorizer);
@@ -94,14 +96,14 @@ public final class Broker implements DevicePublisher, AutoCloseable {
             throw new IllegalStateException("the MQTT broker did not start: " + e.getMessage(), e);
         }
         server = s;
-        MqttListeners l = new MqttListeners();
+        MqttListeners l = new MqttListeners(violations);
         listeners = l;
         try {
             ChannelHandler protocol = MoquetteInternals.protocolHandler(s, config, authenticator);
             if (settings.port() != 0) {
-                l.bind(settings.host(), settings.port(), null, protocol, settings.maxPacketBytes(), "mqtt.port");
+                l.bind(settings.host(), settings.port(), null, protocol, policy, settings.maxPacketBytes(), "mqtt.port");
             }
-            settings.tls().ifPresent(t -> l.bind(settings.host(), t.port(), ssl.orElseThrow(), protocol,
+            settings.tls().ifPresent(t -> l.bind(settings.host(), t.port(), ssl.orElseThrow(), protocol, policy,
                     settings.maxPacketBytes(), "tls.port"));
             List<String> dead = new ArrayList<>();
             if (settings.port() != 0 && !listening(settings.port())) {
@@ -213,7 +215,7 @@ public final class Broker implements DevicePublisher, AutoCloseable {
 
     public BrokerStatus status() {
         return new BrokerStatus(isRunning(), listeners(), connectedClientIds().size(), deniedPublishes.get(),
-                deniedSubscribes.get(), restarts.get());
+                deniedSubscribes.get(), violations.total(), restarts.get());
     }
 
     /** On a session-loop thread: must not block. The offender is disconnected from another thread. */

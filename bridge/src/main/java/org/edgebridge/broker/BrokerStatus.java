@@ -7,4 +7,5 @@ public record BrokerStatus(
         int connectedClients,
         long deniedPublishes,
         long deniedSubscribes,
+        long protocolViolations,
         long restartsAfterLoopDeath) {}

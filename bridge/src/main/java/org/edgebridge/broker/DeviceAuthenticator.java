@@ -14,16 +14,24 @@ final class DeviceAuthenticator implements IAuthenticator {
 
     private final Optional<PasswordFile> passwords;
     private final boolean anonymous;
+    private final ConnectPolicy policy;
 
-    DeviceAuthenticator(Optional<PasswordFile> passwords, boolean anonymous) {
+    DeviceAuthenticator(Optional<PasswordFile> passwords, boolean anonymous, ConnectPolicy policy) {
         this.passwords = passwords;
         this.anonymous = anonymous;
+        this.policy = policy;
     }
 
     @Override
     public boolean checkValid(String clientId, String username, byte[] password) {
         try {
             if (!Topics.isUsableClientId(clientId)) {
+                return false;
+            }
+            if (policy.isCertificateLogin(clientId, username, password)) {
+                return true;
+            }
+            if (username != null && username.startsWith(ConnectPolicy.CERT_USER_PREFIX)) {
                 return false;
             }
             if (passwords.isEmpty()) {

@@ -11,6 +11,7 @@ import java.util.Optional;
  * @param takeovers CONNECTs that found the client id already connected (the old connection was closed)
  * @param takeoversLastMinute the same, in the last 60 seconds: a storm shows here first
  * @param connectsLastMinute every CONNECT of this client id in the last 60 seconds
+ * @param refusedConnects CONNECTs refused by the bridge (certificate mismatch, takeover throttle)
  */
 public record DeviceView(
         String clientId,
@@ -23,7 +24,8 @@ public record DeviceView(
         long takeovers,
         long takeoversLastMinute,
         long deniedPublishes,
-        long deniedSubscribes) {
+        long deniedSubscribes,
+        long refusedConnects) {
 
     /** Mutable state behind a view; synchronized, updated from broker threads. */
     static final class Builder {
@@ -39,6 +41,7 @@ public record DeviceView(
         private long takeovers;
         private long deniedPublishes;
         private long deniedSubscribes;
+        private long refusedConnects;
         private final ArrayDeque<Instant> recentConnects = new ArrayDeque<>();
         private final ArrayDeque<Instant> recentTakeovers = new ArrayDeque<>();
 
@@ -75,6 +78,14 @@ public record DeviceView(
             deniedSubscribes++;
         }
 
+        synchronized void refusedConnect() {
+            refusedConnects++;
+        }
+
+        synchronized long takeoversSince(Instant since) {
+            return count(recentTakeovers, since);
+        }
+
         synchronized long connectsSince(Instant since) {
             return count(recentConnects, since);
         }
@@ -83,7 +94,7 @@ public record DeviceView(
             Instant since = now.minus(WINDOW);
             return new DeviceView(clientId, openConnections > 0, cleanSession, Optional.ofNullable(lastConnectedAt),
                     Optional.ofNullable(lastSeenAt), connects, count(recentConnects, since), takeovers,
-                    count(recentTakeovers, since), deniedPublishes, deniedSubscribes);
+                    count(recentTakeovers, since), deniedPublishes, deniedSubscribes, refusedConnects);
         }
 
         private static void remember(ArrayDeque<Instant> times, Instant now) {

@@ -32,6 +32,11 @@ final class MqttListeners implements AutoCloseable {
     private final EventLoopGroup acceptors = new NioEventLoopGroup(1, new DefaultThreadFactory("mqtt-accept"));
     private final EventLoopGroup workers = new NioEventLoopGroup(0, new DefaultThreadFactory("mqtt-io"));
     private final List<Channel> bound = new ArrayList<>();
+    private final ProtocolViolations violations;
+
+    MqttListeners(ProtocolViolations violations) {
+        this.violations = violations;
+    }
 
     /**
      * Binds one listener.
@@ -39,7 +44,8 @@ final class MqttListeners implements AutoCloseable {
      * @param ssl null for plain MQTT
      * @param key the config key of the port, for the error message
      */
-    void bind(String host, int port, SslContext ssl, ChannelHandler protocol, int maxPacketBytes, String key) {
+    void bind(String host, int port, SslContext ssl, ChannelHandler protocol, ConnectPolicy policy, int maxPacketBytes, String key) {
+        ProtocolViolations violations = this.violations;
         ServerBootstrap b = new ServerBootstrap()
                 .group(acceptors, workers)
                 .channel(NioServerSocketChannel.class)
@@ -57,7 +63,7 @@ final class MqttListeners implements AutoCloseable {
                         ch.pipeline().addLast("idleEventHandler", MoquetteInternals.idleTimeoutHandler());
                         ch.pipeline().addLast("decoder", new MqttDecoder(maxPacketBytes));
                         ch.pipeline().addLast("encoder", MqttEncoder.INSTANCE);
-                        ch.pipeline().addLast("connectGate", new ConnectGate());
+                        ch.pipeline().addLast("connectGate", new ConnectGate(policy, violations));
                         ch.pipeline().addLast("handler", protocol);
                     }
                 });

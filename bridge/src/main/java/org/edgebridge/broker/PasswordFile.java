@@ -28,6 +28,8 @@ public final class PasswordFile {
     public record Entry(String clientId, String username, String hash) {}
 
     private final Map<String, Entry> byClientId;
+    /** Credentials already verified (by SHA-256 of the password): a reconnecting device costs no PBKDF2 run. */
+    private final Map<String, Boolean> verified = new java.util.concurrent.ConcurrentHashMap<>();
 
     private PasswordFile(Map<String, Entry> byClientId) {
         this.byClientId = Map.copyOf(byClientId);
@@ -66,6 +68,10 @@ public final class PasswordFile {
         if (entry == null || username == null || password == null || !entry.username().equals(username)) {
             return false;
         }
+        String cacheKey = clientId + "\u0000" + username + "\u0000" + sha256(password);
+        if (verified.containsKey(cacheKey)) {
+            return true;
+        }
         String[] parts = entry.hash().split("\\$");
         if (parts.length != 4) {
             return false;
@@ -73,7 +79,14 @@ public final class PasswordFile {
         int iterations = Integer.parseInt(parts[1]);
         byte[] salt = Base64.getDecoder().decode(parts[2]);
         byte[] expected = Base64.getDecoder().decode(parts[3]);
-        return MessageDigest.isEqual(expected, derive(new String(password, StandardCharsets.UTF_8), salt, iterations));
+        boolean ok = MessageDigest.isEqual(expected, derive(new String(password, StandardCharsets.UTF_8), salt, iterations));
+        if (ok) {
+            if (verified.size() > 100_000) {
+                verified.clear();
+            }
+            verified.put(cacheKey, Boolean.TRUE);
+        }
+        return ok;
     }
 
     /** A new line for the file, with a fresh random salt. */
@@ -105,6 +118,14 @@ public final class PasswordFile {
         }
         kept.add(line(clientId, username, password));
         Files.write(file, kept, StandardCharsets.UTF_8);
+    }
+
+    private static String sha256(byte[] bytes) {
+        try {
+            return java.util.HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every Java runtime has SHA-256", e);
+        }
     }
 
     private static byte[] derive(String password, byte[] salt, int iterations) {

@@ -45,6 +45,7 @@ public final class DevCertificates {
     public static final String CA_FILE = "ca.pem";
     public static final String CERT_FILE = "server.pem";
     public static final String KEY_FILE = "server-key.pem";
+    public static final String CA_KEY_FILE = "ca-key.pem";
     private static final SecureRandom RANDOM = new SecureRandom();
 
     /** The files of one set of material. */
@@ -79,17 +80,63 @@ public final class DevCertificates {
                     .addExtension(Extension.authorityKeyIdentifier, false,
                             new JcaX509ExtensionUtils().createAuthorityKeyIdentifier(ca)), caKeys);
             writePem(m.caFile(), ca);
+            writeKey(dir.resolve(CA_KEY_FILE), caKeys);
             writePem(m.certFile(), server, ca);
-            writePem(m.keyFile(), new JcaPKCS8Generator(serverKeys.getPrivate(), null));
-            try {
-                Files.setPosixFilePermissions(m.keyFile(), PosixFilePermissions.fromString("rw-------"));
-            } catch (UnsupportedOperationException ignored) {
-                // not a POSIX file system
-            }
+            writeKey(m.keyFile(), serverKeys);
             return m;
         } catch (IOException | GeneralSecurityException | OperatorCreationException e) {
             throw new IllegalStateException("could not make dev TLS material in " + dir + ": " + e.getMessage(), e);
         }
+    }
+
+    /** The files of one device's client certificate. */
+    public record DeviceMaterial(Path certFile, Path keyFile) {}
+
+    /**
+     * Issues a client certificate with CN = {@code clientId}, signed by the CA in {@code dir} (made by
+     * {@link #ensure}), into {@code dir/devices/}.
+     */
+    public static DeviceMaterial issueDevice(Path dir, String clientId) {
+        try {
+            X509Certificate ca = (X509Certificate) java.security.cert.CertificateFactory.getInstance("X.509")
+                    .generateCertificate(Files.newInputStream(dir.resolve(CA_FILE)));
+            java.security.PrivateKey caKey = readKey(dir.resolve(CA_KEY_FILE));
+            KeyPair keys = ecKeys();
+            Instant now = Instant.now();
+            X509Certificate cert = new JcaX509CertificateConverter().getCertificate(new JcaX509v3CertificateBuilder(ca, serial(),
+                    Date.from(now.minus(Duration.ofDays(1))), Date.from(now.plus(Duration.ofDays(825))),
+                    new X500Name("CN=" + clientId), keys.getPublic())
+                    .addExtension(Extension.basicConstraints, true, new BasicConstraints(false))
+                    .addExtension(Extension.keyUsage, true, new KeyUsage(KeyUsage.digitalSignature))
+                    .addExtension(Extension.extendedKeyUsage, false, new ExtendedKeyUsage(KeyPurposeId.id_kp_clientAuth))
+                    .build(new JcaContentSignerBuilder("SHA256withECDSA").build(caKey)));
+            Path devices = Files.createDirectories(dir.resolve("devices"));
+            DeviceMaterial m = new DeviceMaterial(devices.resolve(clientId + ".pem"), devices.resolve(clientId + "-key.pem"));
+            writePem(m.certFile(), cert);
+            writeKey(m.keyFile(), keys);
+            return m;
+        } catch (IOException | GeneralSecurityException | OperatorCreationException e) {
+            throw new IllegalStateException("could not issue a device certificate for " + clientId + " in " + dir + ": "
+                    + e.getMessage(), e);
+        }
+    }
+
+    private static java.security.PrivateKey readKey(Path file) throws IOException, GeneralSecurityException {
+        String pem = Files.readString(file);
+        String base64 = pem.replaceAll("-----[A-Z ]+-----", "").replaceAll("\\s", "");
+        return java.security.KeyFactory.getInstance("EC")
+                .generatePrivate(new java.security.spec.PKCS8EncodedKeySpec(java.util.Base64.getDecoder().decode(base64)));
+    }
+
+    /** Writes a private key as PEM PKCS#8, readable by its owner only (created so before anything is written). */
+    private static void writeKey(Path file, KeyPair keys) throws IOException {
+        Files.deleteIfExists(file);
+        try {
+            Files.createFile(file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+        } catch (UnsupportedOperationException notPosix) {
+            Files.createFile(file);
+        }
+        writePem(file, new JcaPKCS8Generator(keys.getPrivate(), null));
     }
 
     private static GeneralNames serverNames() {

@@ -189,6 +189,7 @@ class EndToEndIT {
             await().atMost(TestDevice.WAIT).until(() -> !intruder.isConnected());
             victim.publish("x", TestDevice.command("LEGIT", ""));
             victim.awaitReceipt("LEGIT", "accepted");
+            assertThat(intruder.receipts()).as("no receipt of another device reaches the intruder").isEmpty();
             assertThat(site.central.inbox().entries()).extracting(Inbox.Entry::eventId).containsExactly("LEGIT");
             assertThat(site.bridge.broker().status().deniedPublishes()).isEqualTo(1);
         }

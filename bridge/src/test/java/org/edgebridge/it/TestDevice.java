@@ -4,6 +4,7 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.hivemq.client.mqtt.MqttClientSslConfig;
 import com.hivemq.client.mqtt.MqttGlobalPublishFilter;
 import com.hivemq.client.mqtt.datatypes.MqttQos;
 import com.hivemq.client.mqtt.mqtt3.Mqtt3AsyncClient;
@@ -33,10 +34,25 @@ final class TestDevice implements AutoCloseable {
     private final int port;
     private final List<JsonNode> receipts = new CopyOnWriteArrayList<>();
     private Mqtt3AsyncClient client;
+    private MqttClientSslConfig tls;
+    private String username;
+    private byte[] password;
 
     TestDevice(String clientId, int port) {
         this.clientId = clientId;
         this.port = port;
+    }
+
+    /** Connects over TLS with this configuration (trust, and a client certificate if any). */
+    TestDevice withTls(MqttClientSslConfig tls) {
+        this.tls = tls;
+        return this;
+    }
+
+    TestDevice withCredentials(String username, String password) {
+        this.username = username;
+        this.password = password.getBytes(StandardCharsets.UTF_8);
+        return this;
     }
 
     /** Connects with cleanSession=false (a persistent session) and returns the CONNACK. */
@@ -45,7 +61,14 @@ final class TestDevice implements AutoCloseable {
     }
 
     Mqtt3ConnAck connect(boolean cleanSession) {
-        client = Mqtt3Client.builder().identifier(clientId).serverHost("127.0.0.1").serverPort(port).buildAsync();
+        var builder = Mqtt3Client.builder().identifier(clientId).serverHost("127.0.0.1").serverPort(port);
+        if (tls != null) {
+            builder = builder.sslConfig(tls);
+        }
+        if (username != null) {
+            builder = builder.simpleAuth().username(username).password(password).applySimpleAuth();
+        }
+        client = builder.buildAsync();
         client.publishes(MqttGlobalPublishFilter.ALL, publish -> {
             try {
                 receipts.add(JSON.readTree(publish.getPayloadAsBytes()));
