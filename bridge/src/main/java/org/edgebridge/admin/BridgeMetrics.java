@@ -1,5 +1,6 @@
 package org.edgebridge.admin;
 
+import io.github.resilience4j.micrometer.tagged.TaggedBulkheadMetrics;
 import io.github.resilience4j.micrometer.tagged.TaggedCircuitBreakerMetrics;
 import io.github.resilience4j.micrometer.tagged.TaggedRateLimiterMetrics;
 import io.micrometer.core.instrument.FunctionCounter;
@@ -51,6 +52,7 @@ final class BridgeMetrics implements AutoCloseable {
         new FileDescriptorMetrics().bindTo(registry);
         TaggedCircuitBreakerMetrics.ofCircuitBreakerRegistry(forwarder.circuitBreakers()).bindTo(registry);
         TaggedRateLimiterMetrics.ofRateLimiterRegistry(forwarder.rateLimiters()).bindTo(registry);
+        TaggedBulkheadMetrics.ofBulkheadRegistry(forwarder.bulkheads()).bindTo(registry);
 
         Supplier<OutboxCounts> counts = memoize(outbox::counts, Duration.ofSeconds(1));
         for (CommandState state : CommandState.values()) {

@@ -12,6 +12,11 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.List;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.concurrent.ThreadLocalRandom;
 import java.time.Clock;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
@@ -34,6 +39,7 @@ public final class CentralSim implements AutoCloseable {
     private final Javalin app;
     private final AtomicLong requests = new AtomicLong();
     private final AtomicLong holding = new AtomicLong();
+    private final List<Request> requestLog = new java.util.ArrayList<>();
     private volatile Faults faults = Faults.NONE;
 
     public CentralSim(Optional<String> token, long maxRequestBytes, Clock clock) {
@@ -77,14 +83,18 @@ public final class CentralSim implements AutoCloseable {
     private void ingest(Context ctx) throws IOException {
         requests.incrementAndGet();
         if (token.isPresent() && !("Bearer " + token.get()).equals(ctx.header("Authorization"))) {
+            log(0, 401);
             error(ctx, 401, "unauthorized", "a valid bearer token is required");
             return;
         }
         Faults f = takeFault();
         if (f.mode().equals("status")) {
             if (f.retryAfterSeconds() != null) {
-                ctx.header("Retry-After", String.valueOf(f.retryAfterSeconds()));
+                ctx.header("Retry-After", f.retryAfterAsDate()
+                        ? DateTimeFormatter.RFC_1123_DATE_TIME.format(ZonedDateTime.now(ZoneOffset.UTC).plusSeconds(f.retryAfterSeconds()))
+                        : String.valueOf(f.retryAfterSeconds()));
             }
+            log(0, f.httpStatus());
             error(ctx, f.httpStatus(), "fault", "injected fault: HTTP " + f.httpStatus());
             return;
         }
@@ -95,19 +105,34 @@ public final class CentralSim implements AutoCloseable {
             body = JSON.readTree(raw);
             payloads = RawPayloads.of(raw);
         } catch (IOException e) {
+            log(0, 400);
             error(ctx, 400, "invalid_json", "request body is not JSON");
             return;
         }
         JsonNode events = body == null ? null : body.get("events");
         if (events == null || !events.isArray()) {
+            log(0, 400);
             error(ctx, 400, "invalid_request", "request must be an object with an events array");
             return;
         }
+        if (f.mode().equals("poison_400")) {
+            for (JsonNode e : events) {
+                if (e.path("payload").path("poison").asBoolean()) {
+                    log(events.size(), 400);
+                    error(ctx, 400, "invalid_event", "event " + e.path("eventId").asText() + " is poisoned");
+                    return;
+                }
+            }
+        }
         ArrayNode receipts = JSON.createArrayNode();
         for (int i = 0; i < events.size(); i++) {
-            receipts.add(receipt(events.get(i), i < payloads.size() ? payloads.get(i) : null, f));
+            ObjectNode r = receipt(events.get(i), i < payloads.size() ? payloads.get(i) : null, f);
+            if (!f.mode().equals("omit_receipts")) {
+                receipts.add(r);
+            }
         }
         if (f.mode().equals("lose_reply")) {
+            log(events.size(), 500);
             error(ctx, 500, "fault", "injected fault: applied, but the reply was lost");
             return;
         }
@@ -123,7 +148,26 @@ public final class CentralSim implements AutoCloseable {
         }
         ObjectNode reply = JSON.createObjectNode();
         reply.set("receipts", receipts);
+        log(events.size(), 200);
         json(ctx, 200, reply);
+    }
+
+    /** One request as central saw it: when, how many events, what it answered. */
+    public record Request(Instant at, int events, int status) {}
+
+    private void log(int events, int status) {
+        synchronized (requestLog) {
+            if (requestLog.size() < 1_000_000) {
+                requestLog.add(new Request(Instant.now(), events, status));
+            }
+        }
+    }
+
+    /** Every request so far, oldest first. */
+    public List<Request> requestLog() {
+        synchronized (requestLog) {
+            return List.copyOf(requestLog);
+        }
     }
 
     private ObjectNode receipt(JsonNode event, byte[] rawPayload, Faults f) throws IOException {
@@ -147,6 +191,9 @@ public final class CentralSim implements AutoCloseable {
             return answer(r, new Inbox.Answer("retry_later", "sim_busy", "injected fault: retry later", null),
                     f.retryAfterMs());
         }
+        if (f.mode().equals("reject")) {
+            return answer(r, new Inbox.Answer("rejected", "sim_rejected", "injected fault: rejected", null), null);
+        }
         Inbox.Answer a = inbox.apply(deviceId, eventId, event.get("sequence").asLong(), sha,
                 new String(rawPayload, StandardCharsets.UTF_8));
         return answer(r, a, null);
@@ -167,9 +214,15 @@ public final class CentralSim implements AutoCloseable {
 
     private synchronized Faults takeFault() {
         Faults f = faults;
-        if (f.count() > 0) {
-            faults = f.count() == 1 ? Faults.NONE : new Faults(f.mode(), f.httpStatus(), f.retryAfterSeconds(),
-                    f.retryAfterMs(), f.holdMs(), f.count() - 1);
+        faults = f.next();
+        if (f.mode().equals("chaos")) {
+            return switch (ThreadLocalRandom.current().nextInt(5)) {
+                case 0 -> Faults.status(503, 1, 1);
+                case 1 -> Faults.status(429, 1, 1);
+                case 2 -> Faults.of("lose_reply", 1);
+                case 3 -> new Faults("hold_reply", 0, null, false, 0, f.holdMs(), 1);
+                default -> Faults.NONE;
+            };
         }
         return f;
     }

@@ -51,6 +51,8 @@ public final class ConfigKeys {
 
         key("ingest.url", "http://127.0.0.1:8090/ingest", "central's ingest endpoint", ValueParsers::httpUrl),
         key("ingest.token", null, "bearer token sent to central", ConfigKeys::nonBlank),
+        key("ingest.caFile", null, "CA certificates (PEM) to trust for an https:// ingest.url, instead of the JVM's trust store",
+            ConfigKeys::path),
         key("ingest.timeout", "30s", "time limit of one request to central",
             v -> ValueParsers.duration(v, Duration.ofMillis(100), Duration.ofMinutes(10))),
 
@@ -81,6 +83,8 @@ public final class ConfigKeys {
             v -> ValueParsers.duration(v, Duration.ZERO, Duration.ofSeconds(10))),
         key("forwarder.requestsPerSecond", "20", "requests to central per second at most", v -> ValueParsers.integer(v, 1, 100_000)),
         key("forwarder.eventsPerSecond", "5000", "events to central per second at most", v -> ValueParsers.integer(v, 1, 1_000_000)),
+        key("forwarder.maxConcurrentRequests", "1", "requests to central in flight at once (a Resilience4j bulkhead); "
+            + "events of one device are never in two at once", v -> ValueParsers.integer(v, 1, 32)),
         key("forwarder.maxAttempts", "50", "central retry_later answers before an event is parked",
             v -> ValueParsers.integer(v, 1, 1_000_000)),
         key("forwarder.backoffInitial", "500ms", "first wait after a failed request",

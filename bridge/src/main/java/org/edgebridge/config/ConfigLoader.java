@@ -154,7 +154,7 @@ public final class ConfigLoader {
         if (!tlsOn && v.containsKey("tls.keyFile")) {
             problems.add("tls.certFile: must be set when tls.keyFile is set (the PEM certificate chain)");
         }
-        for (String fileKey : List.of("tls.certFile", "tls.keyFile", "tls.caFile", "auth.passwordFile")) {
+        for (String fileKey : List.of("tls.certFile", "tls.keyFile", "tls.caFile", "auth.passwordFile", "ingest.caFile")) {
             Path p = (Path) v.get(fileKey);
             if (p != null && !Files.isReadable(p)) {
                 problems.add(fileKey + "=" + p + ": no readable file there");
@@ -197,9 +197,11 @@ public final class ConfigLoader {
         RetentionSettings retention = new RetentionSettings(
                 v.get("outbox.retention"), v.get("outbox.purgeBatch"), v.get("outbox.purgeInterval"));
         ForwarderSettings forwarder = new ForwarderSettings(
-                v.get("edge.id"), (URI) v.get("ingest.url"), v.optional("ingest.token"), v.get("ingest.timeout"),
+                v.get("edge.id"), (URI) v.get("ingest.url"), v.optional("ingest.token"), v.optional("ingest.caFile"),
+                v.get("ingest.timeout"),
                 v.get("forwarder.maxEvents"), v.get("forwarder.maxBytes"), v.get("forwarder.linger"),
-                v.get("forwarder.requestsPerSecond"), v.get("forwarder.eventsPerSecond"), v.get("forwarder.maxAttempts"),
+                v.get("forwarder.requestsPerSecond"), v.get("forwarder.eventsPerSecond"),
+                v.get("forwarder.maxConcurrentRequests"), v.get("forwarder.maxAttempts"),
                 v.get("forwarder.backoffInitial"), v.get("forwarder.backoffMax"), v.get("forwarder.authRetryInterval"),
                 v.get("forwarder.breakerFailureRate"), v.get("forwarder.breakerOpenFor"));
         AdminSettings admin = new AdminSettings(v.get("admin.host"), v.get("admin.port"), v.optional("admin.token"));

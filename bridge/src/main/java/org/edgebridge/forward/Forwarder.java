@@ -1,5 +1,8 @@
 package org.edgebridge.forward;
 
+import io.github.resilience4j.bulkhead.Bulkhead;
+import io.github.resilience4j.bulkhead.BulkheadConfig;
+import io.github.resilience4j.bulkhead.BulkheadRegistry;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
@@ -17,6 +20,7 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 import org.edgebridge.outbox.ClaimedEvent;
@@ -32,8 +36,10 @@ import org.slf4j.LoggerFactory;
 /**
  * Sends the outbox to central in batches (CONTRACT §2) and publishes each final receipt after committing it.
  *
- * <p>Threads: one thread, "forwarder", owned by this class, calls {@link #forwardOnce()} in a loop; that
- * method does one step synchronously and says how long to wait. Requests are therefore one at a time.
+ * <p>Threads: {@code forwarder.maxConcurrentRequests} threads ("forwarder", or "forwarder-N"), owned by this
+ * class, each call {@link #forwardOnce()} in a loop; that method does one step synchronously and says how long
+ * to wait. A Resilience4j bulkhead caps requests in flight; a claim never takes a device whose lowest open
+ * event is already in flight, so one device's events are never in two requests at once.
  * {@link #wake()}, {@link #pause()} and {@link #resume()} may be called from any thread.
  *
  * <p>Guards (Resilience4j): a rate limiter for requests per second and one for events per second (a batch of
@@ -58,7 +64,9 @@ public final class Forwarder implements AutoCloseable {
     private final CircuitBreaker breaker;
     private final RateLimiter requestLimiter;
     private final RateLimiter eventLimiter;
-    private final Thread thread;
+    private final List<Thread> workers = new ArrayList<>();
+    private final Bulkhead bulkhead;
+    private final BulkheadRegistry bulkheads = BulkheadRegistry.ofDefaults();
     private final Object signal = new Object();
     private boolean woken;
     private volatile boolean running;
@@ -71,7 +79,7 @@ public final class Forwarder implements AutoCloseable {
     private volatile String lastError;
     private volatile Instant lastErrorAt;
     private volatile String state = "idle";
-    private volatile int consecutiveFailures;
+    private final AtomicInteger consecutiveFailures = new AtomicInteger();
     private Instant lastRepublish = Instant.EPOCH;
     private final AtomicLong requests = new AtomicLong();
     private final AtomicLong eventsSent = new AtomicLong();
@@ -101,7 +109,13 @@ public final class Forwarder implements AutoCloseable {
         this.eventLimiter = limiter(limiters, "central-events", settings.eventsPerSecond());
         this.breaker.getEventPublisher().onStateTransition(e ->
                 LOG.warn("circuit breaker to central: {}", e.getStateTransition()));
-        this.thread = new Thread(this::loop, "forwarder");
+        this.bulkhead = bulkheads.bulkhead("central", BulkheadConfig.custom()
+                .maxConcurrentCalls(settings.maxConcurrentRequests())
+                .maxWaitDuration(Duration.ZERO)
+                .build());
+        for (int i = 1; i <= settings.maxConcurrentRequests(); i++) {
+            workers.add(new Thread(this::loop, settings.maxConcurrentRequests() == 1 ? "forwarder" : "forwarder-" + i));
+        }
     }
 
     private static RateLimiter limiter(RateLimiterRegistry registry, String name, int perSecond) {
@@ -134,9 +148,14 @@ public final class Forwarder implements AutoCloseable {
         return eventLimiter;
     }
 
+    /** The bulkhead's registry, for metrics. */
+    public BulkheadRegistry bulkheads() {
+        return bulkheads;
+    }
+
     public void start() {
         running = true;
-        thread.start();
+        workers.forEach(Thread::start);
     }
 
     /** New rows may be due: end an idle wait. */
@@ -229,20 +248,28 @@ public final class Forwarder implements AutoCloseable {
             state = "backing_off";
             return new Step(Duration.between(now, backoffUntil), false);
         }
-        if (!breaker.tryAcquirePermission()) {
-            state = "breaker_open";
-            return new Step(BREAKER_POLL, false);
-        }
-        List<ClaimedEvent> events = outbox.claim(settings.batchLimit(), settings.maxBytes(), storedUpTo.getAsLong(), newBatchId());
-        if (events.isEmpty()) {
-            breaker.releasePermission();
-            state = "idle";
+        if (!bulkhead.tryAcquirePermission()) {
             return new Step(IDLE_POLL, true);
         }
-        state = "sending";
-        CrashWindow.AFTER_CLAIM.enter();
-        sendAll(events);
-        return new Step(Duration.ZERO, false);
+        try {
+            if (!breaker.tryAcquirePermission()) {
+                state = "breaker_open";
+                return new Step(BREAKER_POLL, false);
+            }
+            List<ClaimedEvent> events = outbox.claim(settings.batchLimit(), settings.maxBytes(), storedUpTo.getAsLong(),
+                    newBatchId());
+            if (events.isEmpty()) {
+                breaker.releasePermission();
+                state = "idle";
+                return new Step(IDLE_POLL, true);
+            }
+            state = "sending";
+            CrashWindow.AFTER_CLAIM.enter();
+            sendAll(events);
+            return new Step(Duration.ZERO, false);
+        } finally {
+            bulkhead.onComplete();
+        }
     }
 
     /**
@@ -266,13 +293,12 @@ public final class Forwarder implements AutoCloseable {
             }
             settle(batchId, answered.settlements());
         } else if (outcome instanceof RequestOutcome.Throttled throttled) {
-            Duration wait = throttled.retryAfter().isZero() ? jitteredBackoff(consecutiveFailures + 1) : throttled.retryAfter();
+            Duration wait = throttled.retryAfter().isZero() ? jitteredBackoff(consecutiveFailures.get() + 1) : throttled.retryAfter();
             backoffUntil = now.plus(wait);
             onFailure(throttled.reason() + "; next request in " + wait.toMillis() + " ms");
             releaseAll(batchId, events, throttled.reason());
         } else if (outcome instanceof RequestOutcome.Failed failed) {
-            consecutiveFailures++;
-            Duration wait = jitteredBackoff(consecutiveFailures);
+            Duration wait = jitteredBackoff(consecutiveFailures.incrementAndGet());
             backoffUntil = now.plus(wait);
             onFailure(failed.reason() + "; next request in " + wait.toMillis() + " ms");
             releaseAll(batchId, events, failed.reason());
@@ -380,7 +406,7 @@ public final class Forwarder implements AutoCloseable {
         outbox.markPublished(published);
     }
 
-    private void republishIfDue(Instant now) {
+    private synchronized void republishIfDue(Instant now) {
         if (Duration.between(lastRepublish, now).compareTo(REPUBLISH_EVERY) < 0) {
             return;
         }
@@ -404,10 +430,10 @@ public final class Forwarder implements AutoCloseable {
     }
 
     private void onSuccess() {
-        if (consecutiveFailures > 0 || pausedUntil != null) {
-            LOG.info("central answers again after {} failed requests", consecutiveFailures);
+        int failures = consecutiveFailures.getAndSet(0);
+        if (failures > 0 || pausedUntil != null) {
+            LOG.info("central answers again after {} failed requests", failures);
         }
-        consecutiveFailures = 0;
         pausedUntil = null;
         pauseReason = null;
         lastSuccessAt = clock.instant();
@@ -437,7 +463,7 @@ public final class Forwarder implements AutoCloseable {
         Instant next = until != null ? until : backoffUntil.isAfter(clock.instant()) ? backoffUntil : null;
         return new ForwarderStatus(running ? state : "stopped", breaker.getState().name().toLowerCase(), pausedByAdmin,
                 Optional.ofNullable(pauseReason), Optional.ofNullable(lastSuccessAt), Optional.ofNullable(lastError),
-                Optional.ofNullable(lastErrorAt), Optional.ofNullable(next), consecutiveFailures, requests.get(),
+                Optional.ofNullable(lastErrorAt), Optional.ofNullable(next), consecutiveFailures.get(), requests.get(),
                 eventsSent.get(), finals.get(), parked.get(), settings.requestsPerSecond(), settings.eventsPerSecond());
     }
 
@@ -445,12 +471,16 @@ public final class Forwarder implements AutoCloseable {
     @Override
     public void close() {
         running = false;
-        wake();
+        synchronized (signal) {
+            signal.notifyAll();
+        }
         try {
-            thread.join(settings.timeout().plusSeconds(5).toMillis());
-            if (thread.isAlive()) {
-                thread.interrupt();
-                thread.join(5_000);
+            for (Thread worker : workers) {
+                worker.join(settings.timeout().plusSeconds(5).toMillis());
+                if (worker.isAlive()) {
+                    worker.interrupt();
+                    worker.join(5_000);
+                }
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

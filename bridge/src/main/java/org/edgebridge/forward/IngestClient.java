@@ -16,11 +16,36 @@ final class IngestClient {
         this.settings = settings;
         Duration connectTimeout = settings.timeout().compareTo(Duration.ofSeconds(10)) < 0
                 ? settings.timeout() : Duration.ofSeconds(10);
-        this.http = HttpClient.newBuilder()
+        HttpClient.Builder builder = HttpClient.newBuilder();
+        settings.caFile().ifPresent(ca -> builder.sslContext(trusting(ca)));
+        this.http = builder
                 .version(HttpClient.Version.HTTP_1_1)
                 .connectTimeout(connectTimeout)
                 .followRedirects(HttpClient.Redirect.NEVER)
                 .build();
+    }
+
+    /** An SSL context that trusts exactly the CA certificates in a PEM file. */
+    static javax.net.ssl.SSLContext trusting(java.nio.file.Path caFile) {
+        try (java.io.InputStream in = java.nio.file.Files.newInputStream(caFile)) {
+            java.security.KeyStore trust = java.security.KeyStore.getInstance(java.security.KeyStore.getDefaultType());
+            trust.load(null, null);
+            int i = 0;
+            for (java.security.cert.Certificate c : java.security.cert.CertificateFactory.getInstance("X.509").generateCertificates(in)) {
+                trust.setCertificateEntry("ca-" + i++, c);
+            }
+            if (i == 0) {
+                throw new IllegalStateException("ingest.caFile=" + caFile + ": no certificate in it");
+            }
+            javax.net.ssl.TrustManagerFactory tmf = javax.net.ssl.TrustManagerFactory.getInstance(
+                    javax.net.ssl.TrustManagerFactory.getDefaultAlgorithm());
+            tmf.init(trust);
+            javax.net.ssl.SSLContext context = javax.net.ssl.SSLContext.getInstance("TLS");
+            context.init(null, tmf.getTrustManagers(), null);
+            return context;
+        } catch (IOException | java.security.GeneralSecurityException e) {
+            throw new IllegalStateException("ingest.caFile=" + caFile + ": cannot be used as a trust store: " + e.getMessage(), e);
+        }
     }
 
     IngestReply post(String batchId, byte[] body) {

@@ -114,7 +114,7 @@ class AdminApiIT {
             assertThat(wrong.statusCode()).as(path).isEqualTo(401);
             assertThat(json(wrong).path("error").asText()).isEqualTo("unauthorized");
         }
-        site.central.faults(new Faults("retry_later", 0, null, 0, 0, -1));
+        site.central.faults(new Faults("retry_later", 0, null, false, 0, 0, -1));
         device.publish("t", TestDevice.command("PARK-1", ""));
         device.publish("t", TestDevice.command("PARK-2", ""));
         await().atMost(TestDevice.WAIT).until(() -> json(get("/api/status")).path("outbox").path("counts").path("parked").asInt() == 1);
@@ -130,7 +130,7 @@ class AdminApiIT {
         assertThat(device.awaitFinal("PARK-1").path("status").asText()).isEqualTo("accepted");
         assertThat(device.awaitFinal("PARK-2").path("status").asText()).isEqualTo("accepted");
 
-        site.central.faults(new Faults("retry_later", 0, null, 0, 0, -1));
+        site.central.faults(new Faults("retry_later", 0, null, false, 0, 0, -1));
         device.publish("t", TestDevice.command("PARK-3", ""));
         await().atMost(TestDevice.WAIT).until(() -> json(get("/api/outbox/dev-admin/PARK-3")).path("state").asText().equals("parked"));
         HttpResponse<String> rejected = post("/api/outbox/dev-admin/PARK-3/reject", "test-token");

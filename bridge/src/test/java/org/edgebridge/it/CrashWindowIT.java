@@ -59,7 +59,7 @@ class CrashWindowIT {
         try (CentralSim central = new CentralSim(Optional.empty(), 1 << 24, Clock.systemUTC()).start("127.0.0.1", centralPort);
                 TestDevice device = new TestDevice("dev-crash", mqttPort)) {
             if (window.heldByCentral()) {
-                central.faults(new Faults("hold_reply", 0, null, 0, 60_000, 1));
+                central.faults(new Faults("hold_reply", 0, null, false, 0, 60_000, 1));
             }
             try (BridgeProcess first = new BridgeProcess(log, hook, sets).start()) {
                 device.connectAndSubscribe();

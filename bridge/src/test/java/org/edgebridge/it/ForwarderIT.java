@@ -78,7 +78,7 @@ class ForwarderIT {
 
     @Test
     void a_per_event_retry_later_is_sent_again_after_retry_after_ms() {
-        site.central.faults(new Faults("retry_later", 0, null, 200, 0, 1));
+        site.central.faults(new Faults("retry_later", 0, null, false, 200, 0, 1));
         device.publish("t", TestDevice.command("LATER-1", ""));
         assertThat(device.awaitFinal("LATER-1").path("status").asText()).isEqualTo("accepted");
         assertThat(site.bridge.outbox().find("dev-fwd", "LATER-1")).hasValueSatisfying(r -> {

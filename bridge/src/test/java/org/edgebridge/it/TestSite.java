@@ -13,13 +13,29 @@ import org.edgebridge.config.ConfigLoader;
 final class TestSite implements AutoCloseable {
     final Path dataDir;
     final int mqttPort = Ports.free();
-    final int centralPort = Ports.free();
+    final int centralPort;
     final CentralSim central;
     final Bridge bridge;
+    private final boolean ownsCentral;
 
     TestSite(Path dataDir, String... extraSets) {
+        this(dataDir, null, extraSets);
+    }
+
+    /** A site whose central is given (and stays open when the site closes), e.g. to restart the bridge. */
+    static TestSite withCentral(Path dataDir, CentralSim central, String... extraSets) {
+        return new TestSite(dataDir, central, extraSets);
+    }
+
+    static CentralSim central(Optional<String> token, long maxRequestBytes) {
+        return new CentralSim(token, maxRequestBytes, Clock.systemUTC()).start("127.0.0.1", 0);
+    }
+
+    private TestSite(Path dataDir, CentralSim given, String... extraSets) {
         this.dataDir = dataDir;
-        this.central = new CentralSim(Optional.empty(), 16L * 1024 * 1024, Clock.systemUTC()).start("127.0.0.1", centralPort);
+        this.ownsCentral = given == null;
+        this.central = given != null ? given : central(Optional.empty(), 16L * 1024 * 1024);
+        this.centralPort = central.port();
         List<String> sets = new ArrayList<>(List.of(
                 "data.dir=" + dataDir,
                 "mqtt.host=127.0.0.1",
@@ -31,7 +47,14 @@ final class TestSite implements AutoCloseable {
                 "forwarder.backoffInitial=50ms",
                 "forwarder.backoffMax=500ms"));
         sets.addAll(List.of(extraSets));
-        this.bridge = Bridge.start(ConfigLoader.load(null, sets), Clock.systemUTC());
+        try {
+            this.bridge = Bridge.start(ConfigLoader.load(null, sets), Clock.systemUTC());
+        } catch (RuntimeException e) {
+            if (ownsCentral) {
+                central.close();
+            }
+            throw e;
+        }
     }
 
     TestDevice device(String clientId) {
@@ -45,6 +68,8 @@ final class TestSite implements AutoCloseable {
     @Override
     public void close() {
         bridge.close();
-        central.close();
+        if (ownsCentral) {
+            central.close();
+        }
     }
 }
