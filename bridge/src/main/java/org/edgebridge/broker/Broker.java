@@ -182,7 +182,10 @@ public final class Broker implements DevicePublisher, AutoCloseable {
                 .qos(MqttQoS.AT_LEAST_ONCE)
                 .retained(false)
                 .messageId(1)
-                .payload(Unpooled.wrappedBuffer(json))
+                // Unreleasable: Moquette 0.17's H2 queue serializes a queued message lazily, at its next commit, and
+                // by then the session may have released the buffer ("refCnt: 0" kills the store). A heap buffer
+                // needs no release; the garbage collector frees it.
+                .payload(Unpooled.unreleasableBuffer(Unpooled.wrappedBuffer(json)))
                 .build();
         try {
             return s.internalPublish(msg, PUBLISHER_ID).isAllSuccess();
@@ -250,8 +253,17 @@ public final class Broker implements DevicePublisher, AutoCloseable {
             return;
         }
         restarts.incrementAndGet();
-        stopServer();
-        start();
+        try {
+            stopServer();
+        } catch (RuntimeException e) {
+            LOG.error("stopping the broker after a session-loop death failed; starting it again anyway", e);
+        }
+        try {
+            start();
+        } catch (RuntimeException e) {
+            LOG.error("the broker could not be started again: devices cannot connect until the bridge is restarted", e);
+            return;
+        }
         LOG.warn("broker restarted after a session-loop death; devices reconnect");
     }
 
@@ -277,7 +289,11 @@ public final class Broker implements DevicePublisher, AutoCloseable {
         Server s = server;
         server = null;
         if (s != null) {
-            s.stopServer();
+            try {
+                s.stopServer();
+            } catch (RuntimeException e) {
+                LOG.error("Moquette did not stop cleanly; its session store is repaired at the next start", e);
+            }
         }
     }
 }

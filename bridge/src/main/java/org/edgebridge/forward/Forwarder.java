@@ -118,10 +118,17 @@ public final class Forwarder implements AutoCloseable {
         }
     }
 
+    /**
+     * A limiter of {@code perSecond} that refreshes ten times a second, so that permits cannot pile up at the
+     * edge of a one-second window: in any second at most {@code perSecond} plus one tenth pass. A request for
+     * more permits than one refresh holds waits for as many refreshes as it needs.
+     */
     private static RateLimiter limiter(RateLimiterRegistry registry, String name, int perSecond) {
+        int perRefresh = (perSecond + 9) / 10;
+        long refreshNanos = perRefresh * 1_000_000_000L / perSecond;
         return registry.rateLimiter(name, RateLimiterConfig.custom()
-                .limitForPeriod(perSecond)
-                .limitRefreshPeriod(Duration.ofSeconds(1))
+                .limitForPeriod(perRefresh)
+                .limitRefreshPeriod(Duration.ofNanos(refreshNanos))
                 .timeoutDuration(Duration.ofDays(1))
                 .build());
     }
