@@ -101,6 +101,10 @@ public final class Bridge implements AutoCloseable {
         return broker;
     }
 
+    private static java.time.Duration remaining(long deadlineNanos) {
+        return java.time.Duration.ofNanos(Math.max(1_000_000, deadlineNanos - System.nanoTime()));
+    }
+
     @Override
     public synchronized void close() {
         if (closed) {
@@ -108,11 +112,12 @@ public final class Bridge implements AutoCloseable {
         }
         closed = true;
         long start = System.nanoTime();
-        LOG.info("edge bridge stopping");
+        long deadline = start + config.shutdownTimeout().toNanos();
+        LOG.info("edge bridge stopping (at most {})", config.shutdownTimeout());
         intake.stopAccepting();
         retention.close();
-        forwarder.close();
-        intake.close();
+        forwarder.close(remaining(deadline));
+        intake.close(remaining(deadline));
         broker.close();
         admin.close();
         outbox.close();

@@ -26,7 +26,8 @@ import picocli.CommandLine.Option;
 @Command(name = "edge-bridge", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
         description = "MQTT-to-HTTP bridge with an embedded broker, a SQLite outbox and per-event receipts.",
         subcommands = {Main.Run.class, Main.Demo.class, Main.CentralSimCommand.class, Main.CheckConfig.class,
-            Main.Device.class})
+            Main.Diagnose.class, Main.ConfigReference.class, Main.Device.class,
+            org.edgebridge.bench.BenchCommand.class})
 public final class Main {
     static final int EXIT_CONFIG = 2;
     static final int EXIT_FAILED = 1;
@@ -194,7 +195,35 @@ public final class Main {
         @Override
         public Integer call() {
             BridgeConfig config = ConfigLoader.load(options.file, options.sets);
-            System.out.println("configuration is valid (" + config.effective().size() + " keys set)");
+            System.out.println("configuration is valid (" + config.effective().size() + " keys set):");
+            config.masked().forEach((k, v) -> System.out.println("  " + k + " = " + v));
+            return 0;
+        }
+    }
+
+    @Command(name = "diagnose", description = "Print what a support ticket needs as JSON: version, configuration "
+            + "(secrets masked), disk, outbox counts and the latest problems.")
+    static final class Diagnose implements Callable<Integer> {
+        @CommandLine.Mixin
+        ConfigOptions options = new ConfigOptions();
+
+        @Override
+        public Integer call() throws Exception {
+            BridgeConfig config = ConfigLoader.load(options.file, options.sets);
+            Map<String, Object> report = Diagnostics.collect(config, new Version().getVersion()[0]);
+            System.out.println(new com.fasterxml.jackson.databind.ObjectMapper()
+                    .registerModule(new com.fasterxml.jackson.datatype.jsr310.JavaTimeModule())
+                    .disable(com.fasterxml.jackson.databind.SerializationFeature.WRITE_DATES_AS_TIMESTAMPS)
+                    .writerWithDefaultPrettyPrinter().writeValueAsString(report));
+            return 0;
+        }
+    }
+
+    @Command(name = "config-reference", description = "Print every configuration key with its default (docs/configuration.md).")
+    static final class ConfigReference implements Callable<Integer> {
+        @Override
+        public Integer call() {
+            System.out.print(org.edgebridge.config.ConfigKeys.markdownReference());
             return 0;
         }
     }

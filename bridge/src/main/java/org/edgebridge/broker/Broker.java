@@ -8,7 +8,9 @@ import io.moquette.interception.InterceptHandler;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandler;
 import io.netty.handler.ssl.SslContext;
-import io.netty.handler.codec.mqtt.MqttMessageBuilders;
+import io.netty.handler.codec.mqtt.MqttFixedHeader;
+import io.netty.handler.codec.mqtt.MqttMessageType;
+import io.netty.handler.codec.mqtt.MqttPublishVariableHeader;
 import io.netty.handler.codec.mqtt.MqttPublishMessage;
 import io.netty.handler.codec.mqtt.MqttQoS;
 import java.io.IOException;
@@ -89,7 +91,7 @@ public final class Broker implements DevicePublisher, AutoCloseable {
         DeviceAuthorizer authorizer = new DeviceAuthorizer(topics, this::deniedPublish, this::deniedSubscribe);
         ConnectPolicy policy = new ConnectPolicy(settings, devices);
         DeviceAuthenticator authenticator = new DeviceAuthenticator(passwords, settings.anonymous(), policy);
-        MemoryConfig config = new MemoryConfig(moquetteProperties());
+        MemoryConfig config = new MemoryConfig(moquetteProperties(settings));
         try {
             s.startServer(config, handlers, null, authenticator, authorizer);
         } catch (IOException | RuntimeException e) {
@@ -121,7 +123,8 @@ public final class Broker implements DevicePublisher, AutoCloseable {
         LOG.info("MQTT broker listening on {}", listeners());
     }
 
-    Properties moquetteProperties() {
+    /** Moquette's configuration for these settings: every default that matters, set explicitly. */
+    static Properties moquetteProperties(BrokerSettings settings) {
         Properties p = new Properties();
         // Moquette binds nothing itself: the bridge's MqttListeners accept connections (see MoquetteInternals).
         p.setProperty("host", settings.host());
@@ -177,16 +180,14 @@ public final class Broker implements DevicePublisher, AutoCloseable {
         if (s == null) {
             return false;
         }
-        MqttPublishMessage msg = MqttMessageBuilders.publish()
-                .topicName(topics.receiptTopic(clientId))
-                .qos(MqttQoS.AT_LEAST_ONCE)
-                .retained(false)
-                .messageId(1)
-                // Unreleasable: Moquette 0.17's H2 queue serializes a queued message lazily, at its next commit, and
-                // by then the session may have released the buffer ("refCnt: 0" kills the store). A heap buffer
-                // needs no release; the garbage collector frees it.
-                .payload(Unpooled.unreleasableBuffer(Unpooled.wrappedBuffer(json)))
-                .build();
+        // Built by hand: MqttMessageBuilders copies the payload into a new, releasable buffer. Unreleasable because
+        // Moquette 0.17's H2 queue serializes a queued message lazily, at its next commit, and by then the session
+        // may have released the buffer ("refCnt: 0" closes the store and kills the session loops). A heap buffer
+        // needs no release: the garbage collector frees it.
+        MqttPublishMessage msg = new MqttPublishMessage(
+                new MqttFixedHeader(MqttMessageType.PUBLISH, false, MqttQoS.AT_LEAST_ONCE, false, 0),
+                new MqttPublishVariableHeader(topics.receiptTopic(clientId), 1),
+                Unpooled.unreleasableBuffer(Unpooled.wrappedBuffer(json)));
         try {
             return s.internalPublish(msg, PUBLISHER_ID).isAllSuccess();
         } catch (RuntimeException e) {

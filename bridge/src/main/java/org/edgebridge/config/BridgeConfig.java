@@ -21,7 +21,15 @@ public record BridgeConfig(
         RetentionSettings retention,
         ForwarderSettings forwarder,
         AdminSettings admin,
+        java.time.Duration shutdownTimeout,
         Map<String, String> effective) {
+
+    /** The effective configuration with secrets masked, for logs and support tickets. */
+    public Map<String, String> masked() {
+        Map<String, String> out = new java.util.TreeMap<>();
+        effective.forEach((k, v) -> out.put(k, k.endsWith(".token") || k.contains("password") ? "****" : v));
+        return out;
+    }
 
     public Path outboxFile() {
         return dataDir.resolve("outbox.db");

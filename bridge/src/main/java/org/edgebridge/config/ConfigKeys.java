@@ -63,6 +63,10 @@ public final class ConfigKeys {
         key("intake.queueCapacity", "20000", "commands waiting for the outbox writer; past it intake answers retry_later",
             v -> ValueParsers.integer(v, 100, 10_000_000)),
 
+        key("shutdown.timeout", "20s", "SIGTERM: how long the graceful stop may take before in-flight work is abandoned "
+            + "(abandoned claims return to pending at the next start)",
+            v -> ValueParsers.duration(v, Duration.ofSeconds(1), Duration.ofMinutes(10))),
+
         key("outbox.maxPending", "1000000", "commands not final yet that the outbox holds; past it intake answers retry_later / outbox_full",
             v -> ValueParsers.integer(v, 1, 1_000_000_000)),
         key("outbox.minFreeDisk", "256MiB", "free disk below which intake answers retry_later / outbox_full",
@@ -101,6 +105,24 @@ public final class ConfigKeys {
     private static final Map<String, ConfigKey> BY_NAME = byName();
 
     private ConfigKeys() {}
+
+    /** The reference as a Markdown table: what docs/configuration.md holds (a test keeps them equal). */
+    public static String markdownReference() {
+        StringBuilder out = new StringBuilder();
+        out.append("# Configuration reference\n\n");
+        out.append("Generated from the code by `java -jar bridge/target/edge-bridge.jar config-reference`; a test fails when\n");
+        out.append("this file and the code disagree. The commented example is `broker-config/bridge.yaml`. Every key can be\n");
+        out.append("set in the YAML file (nested or dotted) or with `--set key=value`, which wins. Durations: `500ms`, `30s`,\n");
+        out.append("`5m`, `2h`, `7d`. Sizes: bytes, or `256KiB`, `1MiB`, `1GiB`. A bad value stops start-up with exit code 2\n");
+        out.append("and one line per problem naming the key, the value and the rule.\n\n");
+        out.append("| key | default | meaning |\n| --- | --- | --- |\n");
+        for (ConfigKey k : ALL) {
+            out.append("| `").append(k.name()).append("` | ")
+                    .append(k.defaultValue() == null ? "(unset)" : "`" + k.defaultValue() + "`").append(" | ")
+                    .append(k.doc().replace("|", "\\|")).append(" |\n");
+        }
+        return out.toString();
+    }
 
     public static ConfigKey find(String name) {
         return BY_NAME.get(name);

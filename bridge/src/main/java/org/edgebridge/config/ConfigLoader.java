@@ -205,7 +205,8 @@ public final class ConfigLoader {
                 v.get("forwarder.backoffInitial"), v.get("forwarder.backoffMax"), v.get("forwarder.authRetryInterval"),
                 v.get("forwarder.breakerFailureRate"), v.get("forwarder.breakerOpenFor"));
         AdminSettings admin = new AdminSettings(v.get("admin.host"), v.get("admin.port"), v.optional("admin.token"));
-        return new BridgeConfig(v.get("edge.id"), dataDir, broker, intake, retention, forwarder, admin, Map.copyOf(effective));
+        return new BridgeConfig(v.get("edge.id"), dataDir, broker, intake, retention, forwarder, admin,
+                v.get("shutdown.timeout"), Map.copyOf(effective));
     }
 
     private static String suggestion(String name) {

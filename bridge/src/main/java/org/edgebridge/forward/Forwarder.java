@@ -474,17 +474,27 @@ public final class Forwarder implements AutoCloseable {
                 eventsSent.get(), finals.get(), parked.get(), settings.requestsPerSecond(), settings.eventsPerSecond());
     }
 
-    /** Stops after the request under way (bounded by the request timeout); claims of an unfinished one are released. */
+    /** Stops after the request under way, waiting at most the request timeout. */
     @Override
     public void close() {
+        close(settings.timeout().plusSeconds(5));
+    }
+
+    /**
+     * Stops after the request under way, waiting at most {@code budget}; then interrupts it (the HTTP call
+     * ends, its events are released; a claim left behind returns to pending at the next start).
+     */
+    public void close(Duration budget) {
         running = false;
         synchronized (signal) {
             signal.notifyAll();
         }
+        long deadline = System.nanoTime() + budget.toNanos();
         try {
             for (Thread worker : workers) {
-                worker.join(settings.timeout().plusSeconds(5).toMillis());
+                worker.join(Math.max(1, (deadline - System.nanoTime()) / 1_000_000));
                 if (worker.isAlive()) {
+                    LOG.warn("{} still busy after the shutdown budget; interrupting its request", worker.getName());
                     worker.interrupt();
                     worker.join(5_000);
                 }

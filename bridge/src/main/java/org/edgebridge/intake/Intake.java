@@ -206,16 +206,21 @@ public final class Intake implements AutoCloseable {
     /** Writes what is queued, then stops the writer thread. */
     @Override
     public void close() {
+        close(java.time.Duration.ofSeconds(30));
+    }
+
+    /** Writes what is queued, waiting at most {@code budget}, then stops the writer thread. */
+    public void close(java.time.Duration budget) {
         accepting = false;
         running = false;
         try {
-            writer.join(30_000);
+            writer.join(Math.max(1, budget.toMillis()));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
         if (writer.isAlive()) {
-            LOG.warn("intake writer did not finish within 30 s; {} queued commands were not stored (devices resend them)",
-                    queue.size());
+            LOG.warn("intake writer did not finish within the shutdown budget; {} queued commands were not stored "
+                    + "(their devices had no stored receipt and resend them)", queue.size());
             writer.interrupt();
         }
     }

@@ -327,6 +327,29 @@ public final class Outbox {
         });
     }
 
+    /** One history line with the command it belongs to, for diagnostics. */
+    public record Event(String clientId, String commandId, HistoryEntry entry) {}
+
+    /** The latest history lines that are not plain successes (releases, retry laters, parking, admin actions). */
+    public List<Event> recentProblems(int limit) {
+        return jdbi.withHandle(handle -> handle.createQuery("""
+                SELECT c.client_id, c.command_id, h.at, h.kind, h.batch_id, h.status, h.code, h.detail
+                FROM command_history h JOIN commands c ON c.id = h.command
+                WHERE h.kind IN ('released', 'retry_later', 'parked', 'requeued', 'rejected_by_admin')
+                ORDER BY h.id DESC LIMIT :limit""")
+                .bind("limit", limit)
+                .map((rs, ctx) -> new Event(rs.getString(1), rs.getString(2), new HistoryEntry(Instant.ofEpochMilli(rs.getLong(3)),
+                        rs.getString(4), rs.getString(5), rs.getString(6), rs.getString(7), rs.getString(8))))
+                .list());
+    }
+
+    /** The schema version Flyway has applied. */
+    public String schemaVersion() {
+        return jdbi.withHandle(handle -> handle.createQuery(
+                "SELECT version FROM flyway_schema_history WHERE success = 1 ORDER BY installed_rank DESC LIMIT 1")
+                .mapTo(String.class).findOne().orElse("none"));
+    }
+
     /** The highest row id stored so far (0 when empty). */
     public long maxRowId() {
         return jdbi.withHandle(handle -> handle.createQuery("SELECT COALESCE(MAX(id), 0) FROM commands")

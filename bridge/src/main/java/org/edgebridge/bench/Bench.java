@@ -1,0 +1,341 @@
+package org.edgebridge.bench;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import org.edgebridge.Bridge;
+import org.edgebridge.broker.RawBroker;
+import org.edgebridge.central.CentralSim;
+import org.edgebridge.config.BridgeConfig;
+import org.edgebridge.config.ConfigLoader;
+import org.edgebridge.outbox.Outbox;
+
+/**
+ * The benchmark (issue 8): the bare broker against the bridge on the same machine in the same run, with the
+ * product's default durability. Each figure starts its own broker or bridge on free loopback ports in a temp
+ * directory; the load generator is the HiveMQ MQTT client in this JVM.
+ */
+public final class Bench {
+    static final String DURABILITY = "sqlite WAL synchronous=FULL";
+
+    /** Sizes of one run. */
+    record Sizes(int publishers, int perPublisher, int inFlight, int b3Rate, int b3Seconds, int b4Sessions, int b5Rows,
+            int b5Limit, int b5WindowSeconds) {
+        static Sizes of(boolean quick) {
+            return quick ? new Sizes(4, 1_000, 32, 500, 3, 200, 50_000, 500, 5)
+                    : new Sizes(4, 25_000, 32, 1_000, 30, 10_000, 1_000_000, 5_000, 20);
+        }
+    }
+
+    private final Sizes sizes;
+    private final Path work;
+    private final Map<String, Object> results = new LinkedHashMap<>();
+
+    Bench(boolean quick, Path work) {
+        this.sizes = Sizes.of(quick);
+        this.work = work;
+    }
+
+    /** Runs the figures named in {@code only} (all when empty) and returns the JSON-ready results. */
+    Map<String, Object> run(Set<String> only) throws Exception {
+        for (String key : List.of("b0_msgs_per_s", "b1_msgs_per_s", "b2_msgs_per_s", "ratio_b1_b0", "ratio_b2_b0",
+                "b3_p50_stored_ms", "b3_p99_stored_ms", "b3_p50_final_ms", "b3_p99_final_ms", "b3_max_final_ms", "b4_sessions",
+                "b4_heap_mib", "b4_rss_mib", "b4_reconnect_s", "b5_rows", "b5_ready_s", "b5_drain_events_per_s",
+                "b5_limit_events_per_s")) {
+            results.put(key, null);
+        }
+        results.put("durability", DURABILITY);
+        if (wanted(only, "B0")) {
+            results.put("b0_msgs_per_s", round(b0()));
+        }
+        if (wanted(only, "B1")) {
+            results.put("b1_msgs_per_s", round(throughput(false)));
+        }
+        if (wanted(only, "B2")) {
+            results.put("b2_msgs_per_s", round(throughput(true)));
+        }
+        if (results.get("b0_msgs_per_s") instanceof Double b0) {
+            if (results.get("b1_msgs_per_s") instanceof Double b1) {
+                results.put("ratio_b1_b0", Math.round(b1 / b0 * 1000) / 1000.0);
+            }
+            if (results.get("b2_msgs_per_s") instanceof Double b2) {
+                results.put("ratio_b2_b0", Math.round(b2 / b0 * 1000) / 1000.0);
+            }
+        }
+        if (wanted(only, "B3")) {
+            b3();
+        }
+        if (wanted(only, "B4")) {
+            b4();
+        }
+        if (wanted(only, "B5")) {
+            b5();
+        }
+        return results;
+    }
+
+    private static boolean wanted(Set<String> only, String figure) {
+        return only.isEmpty() || only.contains(figure);
+    }
+
+    private int total() {
+        return sizes.publishers() * sizes.perPublisher();
+    }
+
+    /** B0: K publishers → 1 subscriber through bare Moquette; messages delivered per second. */
+    private double b0() throws Exception {
+        int port = freePort();
+        BridgeConfig c = config("b0", port, List.of());
+        AtomicLong delivered = new AtomicLong();
+        try (RawBroker broker = new RawBroker(c.broker());
+                LoadDevices sink = new LoadDevices(port, "sink-", 1, 1, (i, p) -> delivered.incrementAndGet());
+                LoadDevices pubs = new LoadDevices(port, "pub-", sizes.publishers(), sizes.inFlight(), (i, p) -> { })) {
+            sink.connect(id -> "devices/+/commands/#");
+            pubs.connect(id -> null);
+            long start = System.nanoTime();
+            publishAll(pubs, "b0");
+            awaitCount(delivered, total(), Duration.ofMinutes(5));
+            return total() / ((System.nanoTime() - start) / 1e9);
+        }
+    }
+
+    /** B1 (forwarding paused: {@code stored} receipts per second) or B2 (with central: final receipts per second). */
+    private double throughput(boolean endToEnd) throws Exception {
+        String figure = endToEnd ? "b2" : "b1";
+        int port = freePort();
+        AtomicLong receipts = new AtomicLong();
+        String wanted = endToEnd ? "accepted" : "stored";
+        try (CentralSim central = new CentralSim(Optional.empty(), 64L << 20, Clock.systemUTC()).start("127.0.0.1", 0);
+                Bridge bridge = Bridge.start(config(figure, port, List.of("ingest.url=http://127.0.0.1:" + central.port() + "/ingest")),
+                        Clock.systemUTC());
+                LoadDevices devices = new LoadDevices(port, figure + "-dev-", sizes.publishers(), sizes.inFlight(), (i, p) -> {
+                    if (wanted.equals(LoadDevices.field(p, "status"))) {
+                        receipts.incrementAndGet();
+                    }
+                })) {
+            if (!endToEnd) {
+                bridge.forwarder().pause();
+            }
+            devices.connect(id -> "devices/" + id + "/receipts");
+            long start = System.nanoTime();
+            publishAll(devices, figure);
+            awaitCount(receipts, total(), Duration.ofMinutes(5));
+            double rate = total() / ((System.nanoTime() - start) / 1e9);
+            if (endToEnd && central.inbox().size() != total()) {
+                throw new IllegalStateException("central applied " + central.inbox().size() + " of " + total());
+            }
+            results.put(figure + "_receipts", receipts.get());
+            return rate;
+        }
+    }
+
+    private void publishAll(LoadDevices devices, String figure) throws InterruptedException {
+        List<Thread> threads = new ArrayList<>();
+        for (int d = 0; d < devices.size(); d++) {
+            int device = d;
+            Thread t = new Thread(() -> {
+                String topic = "devices/" + devices.id(device) + "/commands/workorder/arrive";
+                try {
+                    for (int n = 0; n < sizes.perPublisher(); n++) {
+                        devices.publish(device, topic, LoadDevices.command(figure + "-" + device + "-" + n));
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }, "bench-publisher-" + d);
+            threads.add(t);
+            t.start();
+        }
+        for (Thread t : threads) {
+            t.join();
+        }
+    }
+
+    /** B3: a fixed offered rate; latency from publish to {@code stored} and to the final receipt. */
+    private void b3() throws Exception {
+        int port = freePort();
+        Map<String, Long> sentAt = new ConcurrentHashMap<>();
+        List<Double> stored = Collections.synchronizedList(new ArrayList<>());
+        List<Double> fin = Collections.synchronizedList(new ArrayList<>());
+        int count = sizes.b3Rate() * sizes.b3Seconds();
+        try (CentralSim central = new CentralSim(Optional.empty(), 64L << 20, Clock.systemUTC()).start("127.0.0.1", 0);
+                Bridge bridge = Bridge.start(config("b3", port, List.of("ingest.url=http://127.0.0.1:" + central.port() + "/ingest")),
+                        Clock.systemUTC());
+                LoadDevices devices = new LoadDevices(port, "b3-dev-", sizes.publishers(), 100, (i, p) -> {
+                    long now = System.nanoTime();
+                    Long at = sentAt.get(LoadDevices.field(p, "commandId"));
+                    if (at != null) {
+                        String status = LoadDevices.field(p, "status");
+                        ("stored".equals(status) ? stored : fin).add((now - at) / 1e6);
+                    }
+                })) {
+            devices.connect(id -> "devices/" + id + "/receipts");
+            long start = System.nanoTime();
+            long intervalNanos = 1_000_000_000L / sizes.b3Rate();
+            for (int i = 0; i < count; i++) {
+                long due = start + i * intervalNanos;
+                long wait = due - System.nanoTime();
+                if (wait > 0) {
+                    Thread.sleep(wait / 1_000_000, (int) (wait % 1_000_000));
+                }
+                int device = i % devices.size();
+                String id = "b3-" + i;
+                sentAt.put(id, System.nanoTime());
+                devices.publish(device, "devices/" + devices.id(device) + "/commands/workorder/arrive", LoadDevices.command(id));
+            }
+            long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
+            while (fin.size() < count && System.nanoTime() < deadline) {
+                Thread.sleep(20);
+            }
+        }
+        results.put("b3_offered_per_s", sizes.b3Rate());
+        results.put("b3_p50_stored_ms", percentile(stored, 50));
+        results.put("b3_p99_stored_ms", percentile(stored, 99));
+        results.put("b3_p50_final_ms", percentile(fin, 50));
+        results.put("b3_p99_final_ms", percentile(fin, 99));
+        results.put("b3_max_final_ms", percentile(fin, 100));
+    }
+
+    /** B4: N persistent sessions on a bridge in its own JVM: heap, RSS, and reconnection after a restart. */
+    private void b4() throws Exception {
+        int port = freePort();
+        int n = sizes.b4Sessions();
+        Path dir = Files.createDirectories(work.resolve("b4"));
+        List<String> sets = List.of("data.dir=" + dir.resolve("data"), "mqtt.host=127.0.0.1", "mqtt.port=" + port,
+                "auth.anonymous=true", "ingest.url=http://127.0.0.1:9/ingest");
+        try (LoadDevices devices = new LoadDevices(port, "b4-dev-", n, 1, (i, p) -> { })) {
+            try (BridgeChild bridge = new BridgeChild(dir.resolve("bridge.log"), freePort(), sets)) {
+                bridge.awaitReady(Duration.ofMinutes(1));
+                devices.connect(id -> "devices/" + id + "/receipts");
+                results.put("b4_heap_mib", Math.round(bridge.heapAfterGcMib() * 10) / 10.0);
+                results.put("b4_rss_mib", Math.round(bridge.rssMib() * 10) / 10.0);
+                bridge.stop();
+            }
+            devices.disconnectAll();
+            try (BridgeChild bridge = new BridgeChild(dir.resolve("bridge.log"), freePort(), sets)) {
+                bridge.awaitReady(Duration.ofMinutes(1));
+                int present = devices.connect(id -> "devices/" + id + "/receipts");
+                results.put("b4_reconnect_s", Math.round((System.nanoTime() - bridge.startedNanos) / 1e7) / 100.0);
+                results.put("b4_sessions_present_after_restart", present);
+                bridge.stop();
+            }
+        }
+        results.put("b4_sessions", n);
+    }
+
+    /** B5: a bridge restarted on an outbox with a backlog: time to ready, then the drain rate under the events limit. */
+    private void b5() throws Exception {
+        Path dir = Files.createDirectories(work.resolve("b5"));
+        Path data = dir.resolve("data");
+        seedBacklog(data.resolve("outbox.db"), sizes.b5Rows(), 100);
+        int port = freePort();
+        try (CentralSim central = new CentralSim(Optional.empty(), 64L << 20, Clock.systemUTC()).start("127.0.0.1", 0);
+                BridgeChild bridge = new BridgeChild(dir.resolve("bridge.log"), freePort(), List.of("data.dir=" + data,
+                        "mqtt.host=127.0.0.1", "mqtt.port=" + port, "auth.anonymous=true",
+                        "ingest.url=http://127.0.0.1:" + central.port() + "/ingest",
+                        "forwarder.eventsPerSecond=" + sizes.b5Limit()))) {
+            results.put("b5_ready_s", Math.round(bridge.awaitReady(Duration.ofMinutes(2)) * 100) / 100.0);
+            Thread.sleep(2_000);
+            int from = central.inbox().size();
+            long start = System.nanoTime();
+            Thread.sleep(sizes.b5WindowSeconds() * 1000L);
+            int to = central.inbox().size();
+            results.put("b5_drain_events_per_s", round((to - from) / ((System.nanoTime() - start) / 1e9)));
+            bridge.stop();
+        }
+        results.put("b5_rows", sizes.b5Rows());
+        results.put("b5_limit_events_per_s", sizes.b5Limit());
+    }
+
+    /** Pending rows as a site would have them after a long outage, written straight into a fresh outbox. */
+    static void seedBacklog(Path file, int rows, int devices) throws Exception {
+        Outbox.open(file, Clock.systemUTC()).close();
+        try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + file)) {
+            c.setAutoCommit(false);
+            try (PreparedStatement d = c.prepareStatement(
+                    "INSERT INTO devices (client_id, last_sequence, first_seen_at, last_seen_at) VALUES (?, ?, 0, 0)")) {
+                for (int i = 0; i < devices; i++) {
+                    d.setString(1, "b5-dev-" + i);
+                    d.setLong(2, rows / devices);
+                    d.addBatch();
+                }
+                d.executeBatch();
+            }
+            try (PreparedStatement row = c.prepareStatement("""
+                    INSERT INTO commands (client_id, command_id, sequence, topic, type, payload, payload_sha256, received_at, state)
+                    VALUES (?, ?, ?, ?, 'workorder/arrive', ?, ?, ?, 'pending')""")) {
+                long now = System.currentTimeMillis();
+                for (int i = 0; i < rows; i++) {
+                    String device = "b5-dev-" + (i % devices);
+                    String id = "b5-" + i;
+                    byte[] payload = LoadDevices.command(id).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+                    row.setString(1, device);
+                    row.setString(2, id);
+                    row.setLong(3, i / devices + 1);
+                    row.setString(4, "devices/" + device + "/commands/workorder/arrive");
+                    row.setBytes(5, payload);
+                    row.setString(6, java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256").digest(payload)));
+                    row.setLong(7, now);
+                    row.addBatch();
+                    if (i % 50_000 == 49_999) {
+                        row.executeBatch();
+                    }
+                }
+                row.executeBatch();
+            }
+            c.commit();
+        }
+    }
+
+    private BridgeConfig config(String figure, int port, List<String> more) throws IOException {
+        List<String> sets = new ArrayList<>(List.of("data.dir=" + Files.createDirectories(work.resolve(figure)).resolve("data"),
+                "mqtt.host=127.0.0.1", "mqtt.port=" + port, "auth.anonymous=true", "admin.port=0"));
+        sets.addAll(more);
+        return ConfigLoader.load(null, sets);
+    }
+
+    private static void awaitCount(AtomicLong counter, long target, Duration atMost) throws InterruptedException {
+        long deadline = System.nanoTime() + atMost.toNanos();
+        while (counter.get() < target) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("only " + counter.get() + " of " + target + " arrived within " + atMost);
+            }
+            Thread.sleep(5);
+        }
+    }
+
+    static Double percentile(List<Double> values, double p) {
+        if (values.isEmpty()) {
+            return null;
+        }
+        List<Double> sorted = new ArrayList<>(values);
+        Collections.sort(sorted);
+        int index = (int) Math.ceil(p / 100.0 * sorted.size()) - 1;
+        return Math.round(sorted.get(Math.max(0, Math.min(sorted.size() - 1, index))) * 100) / 100.0;
+    }
+
+    private static Double round(double v) {
+        return Math.round(v * 10) / 10.0;
+    }
+
+    static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0)) {
+            return s.getLocalPort();
+        }
+    }
+}

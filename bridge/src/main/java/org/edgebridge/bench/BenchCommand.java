@@ -1,0 +1,55 @@
+package org.edgebridge.bench;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.LinkedHashSet;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code edge-bridge.jar bench}: prints the table and writes the JSON of one run. */
+@Command(name = "bench", description = "Measure the bare broker (B0) against the bridge (B1 intake, B2 end to end, "
+        + "B3 latency, B4 sessions, B5 backlog) on this machine, and print the figures.")
+public final class BenchCommand implements Callable<Integer> {
+    @Option(names = "--quick", description = "small sizes: under a minute")
+    boolean quick;
+
+    @Option(names = "--only", split = ",", paramLabel = "B0,B2,…", description = "run only these figures")
+    String[] only = new String[0];
+
+    @Option(names = "--json", paramLabel = "FILE", description = "write the results as one JSON object")
+    Path json;
+
+    @Option(names = "--work", paramLabel = "DIR", description = "scratch directory (default: a new temp dir)")
+    Path work;
+
+    @Override
+    public Integer call() throws Exception {
+        Set<String> figures = new LinkedHashSet<>();
+        for (String f : only) {
+            String name = f.trim().toUpperCase(Locale.ROOT);
+            if (!name.matches("B[0-5]")) {
+                System.err.println("--only " + f + ": figures are B0 to B5");
+                return 2;
+            }
+            figures.add(name);
+        }
+        Path dir = work != null ? Files.createDirectories(work) : Files.createTempDirectory("edge-bridge-bench");
+        Map<String, Object> results = new Bench(quick, dir).run(figures);
+        System.out.println();
+        System.out.println("edge bridge benchmark" + (quick ? " (--quick)" : "") + ", " + Runtime.getRuntime().availableProcessors()
+                + " cores, durability: " + Bench.DURABILITY);
+        results.forEach((k, v) -> System.out.printf("  %-34s %s%n", k, v == null ? "-" : v));
+        if (json != null) {
+            Files.writeString(json, new ObjectMapper().writerWithDefaultPrettyPrinter().writeValueAsString(results));
+            System.out.println("written to " + json.toAbsolutePath());
+        }
+        System.out.println("(figures run: " + (figures.isEmpty() ? "all" : String.join(",", Arrays.asList(only))) + ")");
+        return 0;
+    }
+}

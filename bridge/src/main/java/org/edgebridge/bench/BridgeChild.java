@@ -1,0 +1,119 @@
+package org.edgebridge.bench;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/** The bridge as a separate JVM (so that its heap and RSS are its own), started from the running jar. */
+final class BridgeChild implements AutoCloseable {
+    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+
+    private final Process process;
+    final int adminPort;
+    final long startedNanos = System.nanoTime();
+
+    BridgeChild(Path log, int adminPort, List<String> sets) throws IOException {
+        this.adminPort = adminPort;
+        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx512m", "-jar", jar().toString(), "run", "--set", "admin.port=" + adminPort));
+        for (String s : sets) {
+            cmd.add("--set");
+            cmd.add(s);
+        }
+        process = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+    }
+
+    static Path jar() {
+        String configured = System.getProperty("bridge.jar");
+        if (configured != null) {
+            return Path.of(configured);
+        }
+        try {
+            Path self = Path.of(Bench.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+            if (self.toString().endsWith(".jar")) {
+                return self;
+            }
+        } catch (java.net.URISyntaxException e) {
+            // falls through
+        }
+        return Path.of("bridge/target/edge-bridge.jar");
+    }
+
+    /** Waits for {@code /health/ready}; @return seconds from process start to ready */
+    double awaitReady(Duration atMost) throws InterruptedException {
+        long deadline = System.nanoTime() + atMost.toNanos();
+        while (System.nanoTime() < deadline) {
+            if (!process.isAlive()) {
+                throw new IllegalStateException("bridge process exited with " + process.exitValue());
+            }
+            try {
+                HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + adminPort + "/health/ready"))
+                        .timeout(Duration.ofSeconds(2)).build(), HttpResponse.BodyHandlers.ofString());
+                if (r.statusCode() == 200) {
+                    return (System.nanoTime() - startedNanos) / 1e9;
+                }
+            } catch (IOException notYet) {
+                // not listening yet
+            }
+            Thread.sleep(50);
+        }
+        throw new IllegalStateException("bridge not ready within " + atMost);
+    }
+
+    long pid() {
+        return process.pid();
+    }
+
+    String metrics() throws IOException, InterruptedException {
+        return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + adminPort + "/metrics")).build(),
+                HttpResponse.BodyHandlers.ofString()).body();
+    }
+
+    /** Heap in use after a full GC (jcmd GC.run, then the bridge's own JVM metrics), in MiB. */
+    double heapAfterGcMib() throws IOException, InterruptedException {
+        Process gc = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
+                String.valueOf(pid()), "GC.run").redirectErrorStream(true).start();
+        gc.getInputStream().readAllBytes();
+        gc.waitFor(60, TimeUnit.SECONDS);
+        double bytes = 0;
+        for (String line : metrics().split("\n")) {
+            if (line.startsWith("jvm_memory_used_bytes{area=\"heap\"")) {
+                bytes += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+            }
+        }
+        return bytes / (1024 * 1024);
+    }
+
+    /** Resident set size of the process, in MiB (Linux). */
+    double rssMib() throws IOException {
+        for (String line : Files.readAllLines(Path.of("/proc", String.valueOf(pid()), "status"))) {
+            if (line.startsWith("VmRSS:")) {
+                return Long.parseLong(line.replaceAll("\\D", "")) / 1024.0;
+            }
+        }
+        return Double.NaN;
+    }
+
+    /** SIGTERM and wait for the graceful stop. */
+    void stop() throws InterruptedException {
+        process.destroy();
+        if (!process.waitFor(60, TimeUnit.SECONDS)) {
+            process.destroyForcibly();
+        }
+    }
+
+    @Override
+    public void close() {
+        if (process.isAlive()) {
+            process.destroyForcibly();
+        }
+    }
+}

@@ -1,0 +1,107 @@
+package org.edgebridge.bench;
+
+import com.hivemq.client.mqtt.MqttGlobalPublishFilter;
+import com.hivemq.client.mqtt.datatypes.MqttQos;
+import com.hivemq.client.mqtt.mqtt3.Mqtt3AsyncClient;
+import com.hivemq.client.mqtt.mqtt3.Mqtt3Client;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
+
+/**
+ * Simulated devices for the benchmark: HiveMQ MQTT clients (MQTT 3.1.1, persistent sessions), each with a bounded
+ * number of QoS 1 publishes in flight. Receipts (or any message) go to one callback with the client index.
+ */
+final class LoadDevices implements AutoCloseable {
+    private final List<Mqtt3AsyncClient> clients = new ArrayList<>();
+    private final List<Semaphore> inFlight = new ArrayList<>();
+    final List<String> ids = new ArrayList<>();
+
+    /**
+     * @param onMessage (device index, payload) for every message a device receives; called on client threads
+     */
+    LoadDevices(int port, String prefix, int count, int maxInFlight, BiConsumer<Integer, byte[]> onMessage) {
+        for (int i = 0; i < count; i++) {
+            String id = prefix + i;
+            int index = i;
+            Mqtt3AsyncClient c = Mqtt3Client.builder().identifier(id).serverHost("127.0.0.1").serverPort(port).buildAsync();
+            c.publishes(MqttGlobalPublishFilter.ALL, p -> onMessage.accept(index, p.getPayloadAsBytes()));
+            clients.add(c);
+            inFlight.add(new Semaphore(maxInFlight));
+            ids.add(id);
+        }
+    }
+
+    /** Connects every device (cleanSession=false); subscribes to {@code filterOf(id)} where the session is new. */
+    int connect(java.util.function.Function<String, String> filterOf) {
+        List<CompletableFuture<Boolean>> acks = new ArrayList<>();
+        for (int i = 0; i < clients.size(); i++) {
+            Mqtt3AsyncClient c = clients.get(i);
+            String filter = filterOf.apply(ids.get(i));
+            acks.add(c.connectWith().cleanSession(false).keepAlive(60).send().thenCompose(ack -> ack.isSessionPresent() || filter == null
+                    ? CompletableFuture.completedFuture(ack.isSessionPresent())
+                    : c.subscribeWith().topicFilter(filter).qos(MqttQos.AT_LEAST_ONCE).send().thenApply(s -> false)));
+        }
+        int present = 0;
+        for (CompletableFuture<Boolean> a : acks) {
+            if (a.orTimeout(120, TimeUnit.SECONDS).join()) {
+                present++;
+            }
+        }
+        return present;
+    }
+
+    /** Publishes at QoS 1 once fewer than maxInFlight of this device's publishes await their PUBACK. */
+    void publish(int device, String topic, String payload) throws InterruptedException {
+        Semaphore s = inFlight.get(device);
+        s.acquire();
+        clients.get(device).publishWith().topic(topic).qos(MqttQos.AT_LEAST_ONCE)
+                .payload(payload.getBytes(StandardCharsets.UTF_8)).send()
+                .whenComplete((r, e) -> s.release());
+    }
+
+    String id(int device) {
+        return ids.get(device);
+    }
+
+    int size() {
+        return clients.size();
+    }
+
+    void disconnectAll() {
+        List<CompletableFuture<Void>> done = new ArrayList<>();
+        for (Mqtt3AsyncClient c : clients) {
+            if (c.getState().isConnected()) {
+                done.add(c.disconnect().exceptionally(e -> null));
+            }
+        }
+        done.forEach(f -> f.orTimeout(30, TimeUnit.SECONDS).exceptionally(e -> null).join());
+    }
+
+    @Override
+    public void close() {
+        disconnectAll();
+    }
+
+    /** A command of about 200 bytes, as the benchmark's devices send them. */
+    static String command(String commandId) {
+        return "{\"commandId\":\"" + commandId + "\",\"workOrderId\":\"WO-20261129-0001\",\"action\":\"ARRIVE\","
+                + "\"site\":\"bench\",\"createdAt\":\"2026-11-29T06:33:00.123Z\",\"note\":\"" + "x".repeat(60) + "\"}";
+    }
+
+    /** Cheap field read of a receipt, without a JSON parser on the hot path. */
+    static String field(byte[] json, String name) {
+        String s = new String(json, StandardCharsets.UTF_8);
+        String key = "\"" + name + "\":\"";
+        int i = s.indexOf(key);
+        if (i < 0) {
+            return null;
+        }
+        int start = i + key.length();
+        return s.substring(start, s.indexOf('"', start));
+    }
+}

@@ -1,0 +1,43 @@
+package org.edgebridge.broker;
+
+import io.moquette.broker.Server;
+import io.moquette.broker.config.MemoryConfig;
+import io.moquette.broker.security.IAuthorizatorPolicy;
+import io.moquette.broker.subscriptions.Topic;
+import java.io.IOException;
+import java.util.List;
+import java.util.Properties;
+
+/**
+ * Moquette with the bridge's broker configuration but nothing of the bridge: no interceptor, no ACL, its own
+ * listener. Only for the benchmark's baseline (B0): what the bare broker does on this machine.
+ */
+public final class RawBroker implements AutoCloseable {
+    private final Server server = new Server();
+
+    public RawBroker(BrokerSettings settings) {
+        Properties p = Broker.moquetteProperties(settings);
+        p.setProperty("port", String.valueOf(settings.port()));
+        p.setProperty("allow_anonymous", "true");
+        try {
+            server.startServer(new MemoryConfig(p), List.of(), null, null, new IAuthorizatorPolicy() {
+                @Override
+                public boolean canWrite(Topic topic, String user, String client) {
+                    return true;
+                }
+
+                @Override
+                public boolean canRead(Topic topic, String user, String client) {
+                    return true;
+                }
+            });
+        } catch (IOException e) {
+            throw new IllegalStateException("raw Moquette did not start: " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public void close() {
+        server.stopServer();
+    }
+}
