@@ -123,7 +123,7 @@ public final class Bench {
         try (CentralSim central = new CentralSim(Optional.empty(), 64L << 20, Clock.systemUTC()).start("127.0.0.1", 0);
                 Bridge bridge = Bridge.start(config(figure, port, List.of("ingest.url=http://127.0.0.1:" + central.port() + "/ingest")),
                         Clock.systemUTC());
-                LoadDevices devices = new LoadDevices(port, figure + "-dev-", sizes.publishers(), sizes.inFlight(), (i, p) -> {
+                LoadDevices devices = new LoadDevices(port, figure + "-dev-", sizes.publishers(), sizes.inFlight(), true, (i, p) -> {
                     if (wanted.equals(LoadDevices.field(p, "status"))) {
                         receipts.incrementAndGet();
                     }
@@ -176,7 +176,7 @@ public final class Bench {
         try (CentralSim central = new CentralSim(Optional.empty(), 64L << 20, Clock.systemUTC()).start("127.0.0.1", 0);
                 Bridge bridge = Bridge.start(config("b3", port, List.of("ingest.url=http://127.0.0.1:" + central.port() + "/ingest")),
                         Clock.systemUTC());
-                LoadDevices devices = new LoadDevices(port, "b3-dev-", sizes.publishers(), 100, (i, p) -> {
+                LoadDevices devices = new LoadDevices(port, "b3-dev-", sizes.publishers(), 100, true, (i, p) -> {
                     long now = System.nanoTime();
                     Long at = sentAt.get(LoadDevices.field(p, "commandId"));
                     if (at != null) {

@@ -14,22 +14,37 @@ import java.util.function.BiConsumer;
 
 /**
  * Simulated devices for the benchmark: HiveMQ MQTT clients (MQTT 3.1.1, persistent sessions), each with a bounded
- * number of QoS 1 publishes in flight. Receipts (or any message) go to one callback with the client index.
+ * number of commands in flight. Against the bridge a command stays in flight until its device gets a receipt for
+ * it, as a device using business receipts does (a PUBACK proves nothing); against the bare broker, until its
+ * PUBACK. Every message a device receives goes to one callback with the device's index.
  */
 final class LoadDevices implements AutoCloseable {
     private final List<Mqtt3AsyncClient> clients = new ArrayList<>();
     private final List<Semaphore> inFlight = new ArrayList<>();
+    private final boolean untilReceipt;
     final List<String> ids = new ArrayList<>();
 
     /**
      * @param onMessage (device index, payload) for every message a device receives; called on client threads
      */
     LoadDevices(int port, String prefix, int count, int maxInFlight, BiConsumer<Integer, byte[]> onMessage) {
+        this(port, prefix, count, maxInFlight, false, onMessage);
+    }
+
+    /** @param untilReceipt a command is in flight until its device receives a receipt, not just its PUBACK */
+    LoadDevices(int port, String prefix, int count, int maxInFlight, boolean untilReceipt, BiConsumer<Integer, byte[]> onMessage) {
+        this.untilReceipt = untilReceipt;
         for (int i = 0; i < count; i++) {
             String id = prefix + i;
             int index = i;
             Mqtt3AsyncClient c = Mqtt3Client.builder().identifier(id).serverHost("127.0.0.1").serverPort(port).buildAsync();
-            c.publishes(MqttGlobalPublishFilter.ALL, p -> onMessage.accept(index, p.getPayloadAsBytes()));
+            c.publishes(MqttGlobalPublishFilter.ALL, p -> {
+                byte[] payload = p.getPayloadAsBytes();
+                if (untilReceipt && isFirstReceipt(payload)) {
+                    inFlight.get(index).release();
+                }
+                onMessage.accept(index, payload);
+            });
             clients.add(c);
             inFlight.add(new Semaphore(maxInFlight));
             ids.add(id);
@@ -61,7 +76,23 @@ final class LoadDevices implements AutoCloseable {
         s.acquire();
         clients.get(device).publishWith().topic(topic).qos(MqttQos.AT_LEAST_ONCE)
                 .payload(payload.getBytes(StandardCharsets.UTF_8)).send()
-                .whenComplete((r, e) -> s.release());
+                .whenComplete((r, e) -> {
+                    if (!untilReceipt || e != null) {
+                        s.release();
+                    }
+                });
+    }
+
+    /**
+     * The receipt that ends a command's wait, exactly once per command: {@code stored}, {@code retry_later}, or a
+     * rejection by the bridge itself (it has no sequence: the command was never stored, so no {@code stored} came).
+     */
+    private static boolean isFirstReceipt(byte[] payload) {
+        String status = field(payload, "status");
+        if ("stored".equals(status) || "retry_later".equals(status)) {
+            return true;
+        }
+        return "rejected".equals(status) && new String(payload, StandardCharsets.UTF_8).contains("\"sequence\":null");
     }
 
     String id(int device) {

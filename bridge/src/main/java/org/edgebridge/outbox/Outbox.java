@@ -31,9 +31,11 @@ public final class Outbox {
     private final Clock clock;
     private final Path file;
     private final AtomicLong openRows;
+    private final CommandWriter writer;
 
-    private Outbox(Jdbi jdbi, Clock clock, Path file) {
+    private Outbox(Jdbi jdbi, SQLiteDataSource dataSource, Clock clock, Path file) {
         this.jdbi = jdbi;
+        this.writer = new CommandWriter(dataSource);
         this.clock = clock;
         this.file = file;
         this.openRows = new AtomicLong(jdbi.withHandle(h -> h.createQuery(OutboxSql.COUNT_OPEN).mapTo(Long.class).one()));
@@ -60,7 +62,7 @@ public final class Outbox {
                 .failOnMissingLocations(true)
                 .load()
                 .migrate();
-        return new Outbox(Jdbi.create(dataSource), clock, file);
+        return new Outbox(Jdbi.create(dataSource), dataSource, clock, file);
     }
 
     public Path file() {
@@ -73,18 +75,12 @@ public final class Outbox {
      * {@code capacity} are not stored ({@link StoreResult.Full}); known ones are still answered.
      */
     public List<StoreResult> store(List<NewCommand> commands, long capacity) {
-        List<StoreResult> results = jdbi.inTransaction(handle -> {
-            List<StoreResult> out = new ArrayList<>(commands.size());
-            long left = capacity;
-            for (NewCommand command : commands) {
-                StoreResult r = storeOne(handle, command, left > 0);
-                if (r instanceof StoreResult.Stored) {
-                    left--;
-                }
-                out.add(r);
-            }
-            return out;
-        });
+        List<StoreResult> results;
+        try {
+            results = writer.store(commands, capacity);
+        } catch (java.sql.SQLException e) {
+            throw new IllegalStateException("outbox write failed: " + e.getMessage(), e);
+        }
         openRows.addAndGet(results.stream().filter(r -> r instanceof StoreResult.Stored).count());
         return results;
     }
@@ -92,38 +88,6 @@ public final class Outbox {
     /** {@link #store(List, long)} without a limit. */
     public List<StoreResult> store(List<NewCommand> commands) {
         return store(commands, Long.MAX_VALUE);
-    }
-
-    private static StoreResult storeOne(Handle handle, NewCommand command, boolean room) {
-        Optional<CommandRecord> existing = find(handle, command.clientId(), command.commandId());
-        if (existing.isPresent()) {
-            CommandRecord record = existing.get();
-            return record.payloadSha256().equals(command.payloadSha256())
-                    ? new StoreResult.AlreadyStored(command, record)
-                    : new StoreResult.IdReused(command, record);
-        }
-        if (!room) {
-            return new StoreResult.Full(command);
-        }
-        long receivedAt = command.receivedAt().toEpochMilli();
-        long sequence = handle.createQuery(OutboxSql.NEXT_SEQUENCE)
-                .bind("c", command.clientId()).bind("t", receivedAt)
-                .mapTo(Long.class).one();
-        long id = handle.createQuery(OutboxSql.INSERT)
-                .bind("clientId", command.clientId())
-                .bind("commandId", command.commandId())
-                .bind("sequence", sequence)
-                .bind("topic", command.topic())
-                .bind("type", command.type())
-                .bind("payload", command.payload())
-                .bind("sha", command.payloadSha256())
-                .bind("receivedAt", receivedAt)
-                .mapTo(Long.class)
-                .one();
-        CommandRecord record = new CommandRecord(id, command.clientId(), command.commandId(), sequence, command.topic(),
-                command.type(), command.payloadSha256(), command.receivedAt(), CommandState.PENDING, 0, 0,
-                Instant.EPOCH, null, null, null, null, Optional.empty());
-        return new StoreResult.Stored(command, record);
     }
 
     /** Commands that are not final yet (pending, in flight, parked): what back-pressure counts. */
@@ -380,6 +344,7 @@ public final class Outbox {
 
     /** Folds the write-ahead log into the database file. The outbox stays usable (connections are per call). */
     public void close() {
+        writer.close();
         try {
             jdbi.useHandle(handle -> handle.execute("PRAGMA wal_checkpoint(TRUNCATE)"));
         } catch (RuntimeException e) {
