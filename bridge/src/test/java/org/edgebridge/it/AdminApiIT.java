@@ -116,8 +116,9 @@ class AdminApiIT {
         }
         site.central.faults(new Faults("retry_later", 0, null, false, 0, 0, -1));
         device.publish("t", TestDevice.command("PARK-1", ""));
-        device.publish("t", TestDevice.command("PARK-2", ""));
         await().atMost(TestDevice.WAIT).until(() -> json(get("/api/status")).path("outbox").path("counts").path("parked").asInt() == 1);
+        device.publish("t", TestDevice.command("PARK-2", ""));
+        device.awaitReceipt("PARK-2", "stored");
         assertThat(json(get("/api/status")).path("alarms").toString()).contains("parked_commands");
         assertThat(post("/api/outbox/dev-admin/PARK-2/reject", "test-token").statusCode()).as("PARK-2 is pending, not parked")
                 .isEqualTo(409);
