@@ -1,13 +1,8 @@
 package org.edgebridge.forward;
 
-import io.github.resilience4j.bulkhead.Bulkhead;
-import io.github.resilience4j.bulkhead.BulkheadConfig;
 import io.github.resilience4j.bulkhead.BulkheadRegistry;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
-import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
-import io.github.resilience4j.ratelimiter.RateLimiter;
-import io.github.resilience4j.ratelimiter.RateLimiterConfig;
 import io.github.resilience4j.ratelimiter.RateLimiterRegistry;
 import java.time.Clock;
 import java.time.Duration;
@@ -59,14 +54,9 @@ public final class Forwarder implements AutoCloseable {
     private final Clock clock;
     private final IngestClient client;
     private final ReplyClassifier classifier;
-    private final CircuitBreakerRegistry breakers = CircuitBreakerRegistry.ofDefaults();
-    private final RateLimiterRegistry limiters = RateLimiterRegistry.ofDefaults();
+    private final CentralGuards guards;
     private final CircuitBreaker breaker;
-    private final RateLimiter requestLimiter;
-    private final RateLimiter eventLimiter;
     private final List<Thread> workers = new ArrayList<>();
-    private final Bulkhead bulkhead;
-    private final BulkheadRegistry bulkheads = BulkheadRegistry.ofDefaults();
     private final Object signal = new Object();
     private boolean woken;
     private volatile boolean running;
@@ -95,42 +85,13 @@ public final class Forwarder implements AutoCloseable {
         this.clock = clock;
         this.client = new IngestClient(settings);
         this.classifier = new ReplyClassifier(settings, clock);
-        this.breaker = breakers.circuitBreaker("central", CircuitBreakerConfig.custom()
-                .slidingWindowType(CircuitBreakerConfig.SlidingWindowType.COUNT_BASED)
-                .slidingWindowSize(20)
-                .minimumNumberOfCalls(5)
-                .failureRateThreshold(settings.breakerFailureRate())
-                .slowCallDurationThreshold(settings.timeout())
-                .slowCallRateThreshold(100)
-                .waitDurationInOpenState(settings.breakerOpenFor())
-                .permittedNumberOfCallsInHalfOpenState(1)
-                .build());
-        this.requestLimiter = limiter(limiters, "central-requests", settings.requestsPerSecond());
-        this.eventLimiter = limiter(limiters, "central-events", settings.eventsPerSecond());
+        this.guards = new CentralGuards(settings);
+        this.breaker = guards.breaker;
         this.breaker.getEventPublisher().onStateTransition(e ->
                 LOG.warn("circuit breaker to central: {}", e.getStateTransition()));
-        this.bulkhead = bulkheads.bulkhead("central", BulkheadConfig.custom()
-                .maxConcurrentCalls(settings.maxConcurrentRequests())
-                .maxWaitDuration(Duration.ZERO)
-                .build());
         for (int i = 1; i <= settings.maxConcurrentRequests(); i++) {
             workers.add(new Thread(this::loop, settings.maxConcurrentRequests() == 1 ? "forwarder" : "forwarder-" + i));
         }
-    }
-
-    /**
-     * A limiter of {@code perSecond} that refreshes ten times a second, so that permits cannot pile up at the
-     * edge of a one-second window: in any second at most {@code perSecond} plus one tenth pass. A request for
-     * more permits than one refresh holds waits for as many refreshes as it needs.
-     */
-    private static RateLimiter limiter(RateLimiterRegistry registry, String name, int perSecond) {
-        int perRefresh = (perSecond + 9) / 10;
-        long refreshNanos = perRefresh * 1_000_000_000L / perSecond;
-        return registry.rateLimiter(name, RateLimiterConfig.custom()
-                .limitForPeriod(perRefresh)
-                .limitRefreshPeriod(Duration.ofNanos(refreshNanos))
-                .timeoutDuration(Duration.ofDays(1))
-                .build());
     }
 
     public CircuitBreaker circuitBreaker() {
@@ -139,25 +100,17 @@ public final class Forwarder implements AutoCloseable {
 
     /** The circuit breaker's registry, for metrics. */
     public CircuitBreakerRegistry circuitBreakers() {
-        return breakers;
+        return guards.breakers;
     }
 
     /** The rate limiters' registry, for metrics. */
     public RateLimiterRegistry rateLimiters() {
-        return limiters;
-    }
-
-    public RateLimiter requestLimiter() {
-        return requestLimiter;
-    }
-
-    public RateLimiter eventLimiter() {
-        return eventLimiter;
+        return guards.limiters;
     }
 
     /** The bulkhead's registry, for metrics. */
     public BulkheadRegistry bulkheads() {
-        return bulkheads;
+        return guards.bulkheads;
     }
 
     public void start() {
@@ -255,7 +208,7 @@ public final class Forwarder implements AutoCloseable {
             state = "backing_off";
             return new Step(Duration.between(now, backoffUntil), false);
         }
-        if (!bulkhead.tryAcquirePermission()) {
+        if (!guards.bulkhead.tryAcquirePermission()) {
             return new Step(IDLE_POLL, true);
         }
         try {
@@ -275,7 +228,7 @@ public final class Forwarder implements AutoCloseable {
             sendAll(events);
             return new Step(Duration.ZERO, false);
         } finally {
-            bulkhead.onComplete();
+            guards.bulkhead.onComplete();
         }
     }
 
@@ -380,9 +333,7 @@ public final class Forwarder implements AutoCloseable {
 
     /** Waits for one request permit and n event permits; never exceeds the configured rates. */
     private void waitForPermits(int events) {
-        long requestWait = requestLimiter.reservePermission(1);
-        long eventWait = eventLimiter.reservePermission(events);
-        long wait = Math.max(requestWait, eventWait);
+        long wait = guards.reserve(events);
         if (wait > 0) {
             await(new Step(Duration.ofNanos(wait), false));
         }

@@ -187,10 +187,12 @@ public final class Outbox {
      */
     public SettleResult settle(String batchId, List<Settlement> settlements, int maxAttempts) {
         long now = clock.millis();
-        Settler.Applied applied = jdbi.inTransaction(handle -> Settler.apply(handle, now, batchId, settlements, maxAttempts));
-        openRows.addAndGet(-applied.finals().size());
-        List<CommandRecord> finals = jdbi.withHandle(handle -> byIds(handle, applied.finals()));
-        return new SettleResult(finals, applied.parked());
+        SettleResult result = jdbi.inTransaction(handle -> {
+            Settler.Applied applied = Settler.apply(handle, now, batchId, settlements, maxAttempts);
+            return new SettleResult(byIds(handle, applied.finals()), applied.parked());
+        });
+        openRows.addAndGet(-result.finals().size());
+        return result;
     }
 
     /** @param finals commands that became final, with their receipts; @param parked how many were parked */

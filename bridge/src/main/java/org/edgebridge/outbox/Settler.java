@@ -11,13 +11,11 @@ final class Settler {
     record Applied(List<Long> finals, int parked) {}
 
     static Applied apply(Handle handle, long now, String batchId, List<Settlement> settlements, int maxAttempts) {
-        List<Long> finals = new java.util.ArrayList<>();
+        List<Settlement.Final> finalsToApply = new java.util.ArrayList<>();
         int parked = 0;
         for (Settlement s : settlements) {
             if (s instanceof Settlement.Final f) {
-                if (applyFinal(handle, f, now, batchId)) {
-                    finals.add(f.id());
-                }
+                finalsToApply.add(f);
             } else if (s instanceof Settlement.RetryLater r) {
                 if (applyRetryLater(handle, r, now, batchId, maxAttempts)) {
                     parked++;
@@ -26,21 +24,39 @@ final class Settler {
                 applyRelease(handle, r, now, batchId);
             }
         }
-        return new Applied(finals, parked);
+        return new Applied(applyFinals(handle, finalsToApply, now, batchId), parked);
     }
 
-    private static boolean applyFinal(Handle handle, Settlement.Final f, long now, String batchId) {
-        int n = handle.createUpdate("""
+    /** The common case, in two prepared batches: the final receipts, then their history lines. */
+    private static List<Long> applyFinals(Handle handle, List<Settlement.Final> finals, long now, String batchId) {
+        if (finals.isEmpty()) {
+            return List.of();
+        }
+        var update = handle.prepareBatch("""
                 UPDATE commands SET state = :state, code = :code, message = :message, result = :result,
                        final_at = :now, claimed_at = NULL, last_error = NULL
-                WHERE id = :id AND state = 'inflight'""")
-                .bind("state", f.status().dbName()).bind("code", f.code()).bind("message", f.message())
-                .bind("result", f.resultJson()).bind("now", now).bind("id", f.id())
-                .execute();
-        if (n == 1) {
-            history(handle, f.id(), now, "receipt", batchId, f.status().dbName(), f.code(), f.message());
+                WHERE id = :id AND state = 'inflight'""");
+        for (Settlement.Final f : finals) {
+            update.bind("state", f.status().dbName()).bind("code", f.code()).bind("message", f.message())
+                    .bind("result", f.resultJson()).bind("now", now).bind("id", f.id()).add();
         }
-        return n == 1;
+        int[] counts = update.execute();
+        List<Long> applied = new java.util.ArrayList<>(finals.size());
+        var history = handle.prepareBatch("""
+                INSERT INTO command_history (command, at, kind, batch_id, status, code, detail)
+                VALUES (:id, :at, 'receipt', :b, :status, :code, :detail)""");
+        for (int i = 0; i < finals.size(); i++) {
+            if (counts[i] == 1) {
+                Settlement.Final f = finals.get(i);
+                applied.add(f.id());
+                history.bind("id", f.id()).bind("at", now).bind("b", batchId).bind("status", f.status().dbName())
+                        .bind("code", f.code()).bind("detail", f.message()).add();
+            }
+        }
+        if (!applied.isEmpty()) {
+            history.execute();
+        }
+        return applied;
     }
 
     /** @return true if the event was parked */

@@ -4,9 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -20,7 +17,6 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** Every endpoint of CONTRACT §4 against a running bridge, with auth failures and bad input. */
 class AdminApiIT {
-    private static final HttpClient HTTP = HttpClient.newHttpClient();
     private static final Pattern PROMETHEUS_SAMPLE =
             Pattern.compile("[a-zA-Z_:][a-zA-Z0-9_:]*(\\{[^}]*\\})? -?([0-9.eE+-]+|NaN|\\+Inf|-Inf)");
 
@@ -175,15 +171,11 @@ class AdminApiIT {
     }
 
     private HttpResponse<String> get(String path) throws Exception {
-        return HTTP.send(HttpRequest.newBuilder(URI.create(site.adminUrl(path))).build(), HttpResponse.BodyHandlers.ofString());
+        return site.get(path);
     }
 
     private HttpResponse<String> post(String path, String token) throws Exception {
-        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(site.adminUrl(path))).POST(HttpRequest.BodyPublishers.noBody());
-        if (token != null) {
-            b.header("Authorization", "Bearer " + token);
-        }
-        return HTTP.send(b.build(), HttpResponse.BodyHandlers.ofString());
+        return site.post(path, token);
     }
 
     private static JsonNode json(HttpResponse<String> r) throws Exception {

@@ -4,9 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.util.List;
@@ -20,7 +17,6 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** The forwarder against the reference central with injected faults: nothing lost, nothing applied twice. */
 class ForwarderIT {
-    private static final HttpClient HTTP = HttpClient.newHttpClient();
 
     @TempDir
     Path dir;
@@ -104,17 +100,11 @@ class ForwarderIT {
     }
 
     private JsonNode status() throws Exception {
-        HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create(site.adminUrl("/api/status"))).build(),
-                HttpResponse.BodyHandlers.ofString());
-        return TestDevice.JSON.readTree(r.body());
+        return site.getJson("/api/status");
     }
 
     private HttpResponse<String> post(String path, String token) throws Exception {
-        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(site.adminUrl(path))).POST(HttpRequest.BodyPublishers.noBody());
-        if (token != null) {
-            b.header("Authorization", "Bearer " + token);
-        }
-        HttpResponse<String> r = HTTP.send(b.build(), HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> r = site.post(path, token);
         if (r.statusCode() != 200) {
             assertThat(TestDevice.JSON.readTree(r.body()).path("error").asText()).isNotEmpty();
         }

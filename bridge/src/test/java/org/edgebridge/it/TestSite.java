@@ -65,6 +65,29 @@ final class TestSite implements AutoCloseable {
         return "http://127.0.0.1:" + bridge.adminPort() + path;
     }
 
+    private static final java.net.http.HttpClient HTTP = java.net.http.HttpClient.newHttpClient();
+
+    /** GET on the admin API. */
+    java.net.http.HttpResponse<String> get(String path) throws Exception {
+        return HTTP.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(adminUrl(path))).build(),
+                java.net.http.HttpResponse.BodyHandlers.ofString());
+    }
+
+    /** POST on the admin API, with {@code Authorization: Bearer token} unless token is null. */
+    java.net.http.HttpResponse<String> post(String path, String token) throws Exception {
+        var b = java.net.http.HttpRequest.newBuilder(java.net.URI.create(adminUrl(path)))
+                .POST(java.net.http.HttpRequest.BodyPublishers.noBody());
+        if (token != null) {
+            b.header("Authorization", "Bearer " + token);
+        }
+        return HTTP.send(b.build(), java.net.http.HttpResponse.BodyHandlers.ofString());
+    }
+
+    /** GET on the admin API, parsed as JSON. */
+    com.fasterxml.jackson.databind.JsonNode getJson(String path) throws Exception {
+        return TestDevice.JSON.readTree(get(path).body());
+    }
+
     @Override
     public void close() {
         bridge.close();

@@ -1,0 +1,65 @@
+package org.edgebridge.forward;
+
+import io.github.resilience4j.bulkhead.Bulkhead;
+import io.github.resilience4j.bulkhead.BulkheadConfig;
+import io.github.resilience4j.bulkhead.BulkheadRegistry;
+import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
+import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
+import io.github.resilience4j.ratelimiter.RateLimiter;
+import io.github.resilience4j.ratelimiter.RateLimiterConfig;
+import io.github.resilience4j.ratelimiter.RateLimiterRegistry;
+import java.time.Duration;
+
+/**
+ * The Resilience4j guards around requests to central, built from the settings: a circuit breaker, a rate
+ * limiter for requests and one for events, and a bulkhead. Thread-safe (each guard is).
+ */
+final class CentralGuards {
+    final CircuitBreakerRegistry breakers = CircuitBreakerRegistry.ofDefaults();
+    final RateLimiterRegistry limiters = RateLimiterRegistry.ofDefaults();
+    final BulkheadRegistry bulkheads = BulkheadRegistry.ofDefaults();
+    final CircuitBreaker breaker;
+    final RateLimiter requests;
+    final RateLimiter events;
+    final Bulkhead bulkhead;
+
+    CentralGuards(ForwarderSettings settings) {
+        this.breaker = breakers.circuitBreaker("central", CircuitBreakerConfig.custom()
+                .slidingWindowType(CircuitBreakerConfig.SlidingWindowType.COUNT_BASED)
+                .slidingWindowSize(20)
+                .minimumNumberOfCalls(5)
+                .failureRateThreshold(settings.breakerFailureRate())
+                .slowCallDurationThreshold(settings.timeout())
+                .slowCallRateThreshold(100)
+                .waitDurationInOpenState(settings.breakerOpenFor())
+                .permittedNumberOfCallsInHalfOpenState(1)
+                .build());
+        this.requests = limiter("central-requests", settings.requestsPerSecond());
+        this.events = limiter("central-events", settings.eventsPerSecond());
+        this.bulkhead = bulkheads.bulkhead("central", BulkheadConfig.custom()
+                .maxConcurrentCalls(settings.maxConcurrentRequests())
+                .maxWaitDuration(Duration.ZERO)
+                .build());
+    }
+
+    /**
+     * A limiter of {@code perSecond} that refreshes ten times a second, so that permits cannot pile up at the
+     * edge of a one-second window: in any second at most {@code perSecond} plus one tenth pass. A request for
+     * more permits than one refresh holds waits for as many refreshes as it needs.
+     */
+    private RateLimiter limiter(String name, int perSecond) {
+        int perRefresh = (perSecond + 9) / 10;
+        long refreshNanos = perRefresh * 1_000_000_000L / perSecond;
+        return limiters.rateLimiter(name, RateLimiterConfig.custom()
+                .limitForPeriod(perRefresh)
+                .limitRefreshPeriod(Duration.ofNanos(refreshNanos))
+                .timeoutDuration(Duration.ofDays(1))
+                .build());
+    }
+
+    /** Reserves one request and {@code eventCount} events. @return nanoseconds to wait before sending */
+    long reserve(int eventCount) {
+        return Math.max(requests.reservePermission(1), events.reservePermission(eventCount));
+    }
+}
