@@ -53,7 +53,8 @@ public final class AdminServer implements AutoCloseable {
     public AdminServer(AdminSettings settings, Parts p) {
         this.settings = settings;
         this.status = new StatusReport(p.edgeId(), p.outbox(), p.broker(), p.intake(), p.forwarder(), p.retention(), p.clock());
-        this.metrics = new BridgeMetrics(p.outbox(), p.intake(), p.forwarder(), p.broker(), p.retention(), p.clock());
+        this.metrics = new BridgeMetrics(p.outbox(), p.intake(), p.forwarder(), p.broker(), p.retention(), p.receipts(),
+                p.clock());
         OutboxApi outbox = new OutboxApi(p.outbox(), p.receipts());
         DevicesApi devices = new DevicesApi(p.outbox(), p.broker());
         Forwarder forwarder = p.forwarder();

@@ -29,6 +29,7 @@ import org.edgebridge.outbox.CommandState;
 import org.edgebridge.outbox.Outbox;
 import org.edgebridge.outbox.OutboxCounts;
 import org.edgebridge.outbox.RetentionPurger;
+import org.edgebridge.receipt.ReceiptSender;
 
 /**
  * The bridge's metrics in Prometheus form ({@code GET /metrics}): outbox, intake, forwarder (with Resilience4j's
@@ -42,7 +43,8 @@ final class BridgeMetrics implements AutoCloseable {
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     private final JvmGcMetrics gc = new JvmGcMetrics();
 
-    BridgeMetrics(Outbox outbox, Intake intake, Forwarder forwarder, Broker broker, RetentionPurger retention, Clock clock) {
+    BridgeMetrics(Outbox outbox, Intake intake, Forwarder forwarder, Broker broker, RetentionPurger retention,
+            ReceiptSender receipts, Clock clock) {
         new JvmMemoryMetrics().bindTo(registry);
         gc.bindTo(registry);
         new JvmThreadMetrics().bindTo(registry);
@@ -87,6 +89,9 @@ final class BridgeMetrics implements AutoCloseable {
         Gauge.builder("edgebridge.forwarder.paused", forwarder, f -> paused(f.status()))
                 .description("1 while paused by an admin or by central's 401/403/4xx").register(registry);
 
+        counter("edgebridge.receipts.sent", receipts, ReceiptSender::sentCount, "receipts handed to the broker");
+        counter("edgebridge.receipts.refused", receipts, ReceiptSender::refusedCount,
+                "receipts the broker could not take (its queues full); devices get them again when they resend");
         Gauge.builder("edgebridge.broker.connected.clients", broker, b -> b.status().connectedClients()).register(registry);
         counter("edgebridge.broker.denied.publishes", broker, b -> b.status().deniedPublishes(), "PUBLISHes refused by the ACL");
         counter("edgebridge.broker.denied.subscribes", broker, b -> b.status().deniedSubscribes(), "SUBSCRIBEs refused by the ACL");

@@ -45,12 +45,6 @@ public final class DeviceRegistry {
         return b == null ? 0 : b.takeoversSince(clock.instant().minus(window));
     }
 
-    /** CONNECTs of this client id within the last {@code window}. */
-    long recentConnects(String clientId, java.time.Duration window) {
-        DeviceView.Builder b = devices.get(clientId);
-        return b == null ? 0 : b.connectsSince(clock.instant().minus(window));
-    }
-
     void disconnected(String clientId) {
         DeviceView.Builder b = devices.get(clientId);
         if (b != null) {
@@ -72,8 +66,4 @@ public final class DeviceRegistry {
                 .sorted(Comparator.comparing(DeviceView::clientId)).toList();
     }
 
-    public long connectedCount() {
-        Instant now = clock.instant();
-        return devices.values().stream().filter(b -> b.view(now).connected()).count();
-    }
 }

@@ -86,10 +86,6 @@ public record DeviceView(
             return count(recentTakeovers, since);
         }
 
-        synchronized long connectsSince(Instant since) {
-            return count(recentConnects, since);
-        }
-
         synchronized DeviceView view(Instant now) {
             Instant since = now.minus(WINDOW);
             return new DeviceView(clientId, openConnections > 0, cleanSession, Optional.ofNullable(lastConnectedAt),

@@ -120,10 +120,6 @@ public final class Outbox {
      * @param state null for every state
      * @param clientId null for every device
      */
-    public List<CommandRecord> list(CommandState state, String clientId, long afterId, int limit) {
-        return list(state, clientId, afterId, limit, false);
-    }
-
     /**
      * Rows after the cursor row, optionally of one state and one device.
      *
@@ -352,11 +348,6 @@ public final class Outbox {
         } catch (RuntimeException e) {
             // a checkpoint is an optimisation: the WAL is replayed on the next open
         }
-    }
-
-    /** Runs a read-only statement on the outbox: for tests of query plans. */
-    <T> T withHandle(org.jdbi.v3.core.HandleCallback<T, RuntimeException> callback) {
-        return jdbi.withHandle(callback);
     }
 
     static CommandRecord mapRecord(ResultSet rs, StatementContext ctx) throws SQLException {

@@ -7,7 +7,9 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import org.edgebridge.central.CentralSim;
 import org.edgebridge.central.Inbox;
@@ -78,7 +80,9 @@ class RestartIT {
             }
             // a careful device resends what has no final receipt after a while, with the same bytes
             if (kill) {
-                awaitFinalsOrResend(device, ids);
+                Map<String, String> payloads = new LinkedHashMap<>();
+                ids.forEach(id -> payloads.put(id, TestDevice.command(id, "\"restart\":true")));
+                device.resendUntilFinal(payloads, "workorder/arrive", Duration.ofSeconds(5), Duration.ofSeconds(60));
             }
             for (String id : ids) {
                 assertThat(device.awaitFinal(id).path("status").asText()).isEqualTo("accepted");
@@ -88,19 +92,6 @@ class RestartIT {
             assertThat(central.inbox().entries()).allSatisfy(e -> assertThat(e.deliveries()).isEqualTo(1));
             assertThat(central.inbox().entries()).extracting(Inbox.Entry::sequence).containsExactly(1L, 2L, 3L, 4L, 5L);
             assertThat(second.stop()).isIn(0, 143);
-        }
-    }
-
-    private static void awaitFinalsOrResend(TestDevice device, List<String> ids) {
-        try {
-            await().atMost(Duration.ofSeconds(5)).until(() -> ids.stream().allMatch(id ->
-                    device.receiptsFor(id).stream().anyMatch(r -> r.path("final").asBoolean())));
-        } catch (org.awaitility.core.ConditionTimeoutException e) {
-            for (String id : ids) {
-                if (device.receiptsFor(id).stream().noneMatch(r -> r.path("final").asBoolean())) {
-                    device.publish("workorder/arrive", TestDevice.command(id, "\"restart\":true"));
-                }
-            }
         }
     }
 }
