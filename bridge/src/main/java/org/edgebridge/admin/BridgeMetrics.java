@@ -75,6 +75,8 @@ final class BridgeMetrics implements AutoCloseable {
         counter("edgebridge.intake.stored", stats, IntakeStats::stored, "commands stored (custody taken)");
         counter("edgebridge.intake.replayed", stats, IntakeStats::replayed, "resends answered with the latest receipt");
         counter("edgebridge.intake.retry.later", stats, IntakeStats::retryLater, "commands refused for now (retry_later)");
+        counter("edgebridge.intake.store.failures", stats, IntakeStats::storeFailures,
+                "outbox writes that failed (e.g. disk full); their commands got retry_later / outbox_unavailable");
         for (String code : REJECTION_CODES) {
             FunctionCounter.builder("edgebridge.intake.rejected", stats, s -> s.rejectedByCode().getOrDefault(code, 0L))
                     .description("commands rejected at the bridge, per code").tag("code", code).register(registry);

@@ -45,8 +45,9 @@ public final class StatusReport {
         return broker.isRunning();
     }
 
+    /** The outbox takes writes: no intake write failed lately, and a write transaction commits now. */
     boolean outboxWritable() {
-        return outbox.isWritable();
+        return intake.writeFailure().isEmpty() && outbox.isWritable();
     }
 
     /** One alarm on the status page: a stable code and a sentence for the admin. */
@@ -78,6 +79,8 @@ public final class StatusReport {
         i.put("stored", intake.stats().stored());
         i.put("replayed", intake.stats().replayed());
         i.put("retryLater", intake.stats().retryLater());
+        i.put("storeFailures", intake.stats().storeFailures());
+        i.put("writeFailure", intake.writeFailure().orElse(null));
         i.put("rejectedByCode", intake.stats().rejectedByCode());
         out.put("intake", i);
         out.put("forwarder", f);
@@ -95,6 +98,8 @@ public final class StatusReport {
 
     private static List<Alarm> alarms(BrokerStatus b, OutboxCounts counts, ForwarderStatus f, Intake intake) {
         List<Alarm> alarms = new ArrayList<>();
+        intake.writeFailure().ifPresent(failure -> alarms.add(new Alarm("outbox_unwritable", "the outbox could not be "
+                + "written (" + failure + "): new commands get retry_later / outbox_unavailable until a write succeeds")));
         if (intake.isLowOnDisk()) {
             alarms.add(new Alarm("low_disk", "free disk is below outbox.minFreeDisk: new commands get retry_later / outbox_full"));
         } else if (intake.isFull()) {

@@ -27,6 +27,7 @@ public final class Inbox {
     private long duplicates;
     private long mismatches;
     private long orderingViolations;
+    private long sequenceConflicts;
 
     public Inbox(Clock clock) {
         this.clock = clock;
@@ -43,6 +44,10 @@ public final class Inbox {
                         "event " + eventId + " was applied before with other payload bytes", null);
             }
             duplicates++;
+            if (known.sequence() != sequence) {
+                // the same command under a second sequence: the bridge stored it twice
+                sequenceConflicts++;
+            }
             entries.put(key, new Entry(known.deviceId(), known.eventId(), known.sequence(), known.payloadSha256(),
                     known.payloadJson(), known.inboxId(), known.appliedAt(), known.deliveries() + 1));
             return new Answer("duplicate", null, null, result(known));
@@ -69,13 +74,17 @@ public final class Inbox {
         return entries.size();
     }
 
-    /** Counters: applied events, duplicate deliveries, payload mismatches, sequence regressions per device. */
+    /**
+     * Counters: applied events, duplicate deliveries, payload mismatches, sequence regressions per device, and
+     * sequence conflicts (an event delivered again under another sequence than the one first applied).
+     */
     public synchronized Map<String, Long> stats() {
         Map<String, Long> stats = new LinkedHashMap<>();
         stats.put("applied", (long) entries.size());
         stats.put("duplicates", duplicates);
         stats.put("payloadMismatches", mismatches);
         stats.put("orderingViolations", orderingViolations);
+        stats.put("sequenceConflicts", sequenceConflicts);
         return stats;
     }
 }

@@ -75,6 +75,12 @@ public final class Forwarder implements AutoCloseable {
     private final AtomicLong eventsSent = new AtomicLong();
     private final AtomicLong finals = new AtomicLong();
     private final AtomicLong parked = new AtomicLong();
+    /**
+     * Answers from central that the outbox could not commit (a full or failing disk): their rows stay in flight,
+     * so nothing else sends them, and they are committed before anything new is claimed. Guarded by itself.
+     */
+    private final java.util.ArrayDeque<Unsettled> unsettled = new java.util.ArrayDeque<>();
+    private volatile String lastStepFailure;
 
     /** @param storedUpTo the highest outbox row whose {@code stored} receipt has been handed out */
     public Forwarder(ForwarderSettings settings, Outbox outbox, ReceiptSender receipts, LongSupplier storedUpTo, Clock clock) {
@@ -153,7 +159,13 @@ public final class Forwarder implements AutoCloseable {
             try {
                 step = forwardOnce();
             } catch (RuntimeException e) {
-                LOG.error("forwarder step failed; trying again in 1 s", e);
+                String failure = String.valueOf(e.getMessage());
+                if (failure.equals(lastStepFailure)) {
+                    LOG.warn("forwarder step failed again; trying again in 1 s: {}", failure);
+                } else {
+                    LOG.error("forwarder step failed; trying again in 1 s", e);
+                }
+                lastStepFailure = failure;
                 step = new Step(Duration.ofSeconds(1), false);
             }
             boolean wokenEarly = await(step);
@@ -163,6 +175,9 @@ public final class Forwarder implements AutoCloseable {
             wasIdle = step.idle();
         }
     }
+
+    /** Settlements of one request still to commit. */
+    private record Unsettled(String batchId, List<Settlement> settlements) {}
 
     /** How long to wait before the next step; an idle wait ends early on {@link #wake()}. */
     record Step(Duration delay, boolean idle) {}
@@ -194,6 +209,10 @@ public final class Forwarder implements AutoCloseable {
     /** One step: claim a batch, send it, settle it. Runs on the forwarder thread (or a test's). */
     Step forwardOnce() {
         Instant now = clock.instant();
+        if (!settleKept()) {
+            state = "outbox_unwritable";
+            return new Step(Duration.ofSeconds(1), false);
+        }
         republishIfDue(now);
         if (pausedByAdmin) {
             state = "paused_by_admin";
@@ -340,11 +359,47 @@ public final class Forwarder implements AutoCloseable {
     }
 
     private void settle(String batchId, List<Settlement> settlements) {
-        Outbox.SettleResult result = outbox.settle(batchId, settlements, settings.maxAttempts());
+        Outbox.SettleResult result;
+        try {
+            result = outbox.settle(batchId, settlements, settings.maxAttempts());
+        } catch (RuntimeException e) {
+            LOG.warn("could not commit central's answer for {} events ({}); kept, committed before anything new is sent",
+                    settlements.size(), e.getMessage());
+            synchronized (unsettled) {
+                unsettled.add(new Unsettled(batchId, settlements));
+            }
+            return;
+        }
+        applied(result);
+    }
+
+    /** Commits the answers kept by {@link #settle}. @return true when none is left */
+    private boolean settleKept() {
+        synchronized (unsettled) {
+            while (!unsettled.isEmpty()) {
+                Unsettled next = unsettled.peek();
+                Outbox.SettleResult result;
+                try {
+                    result = outbox.settle(next.batchId(), next.settlements(), settings.maxAttempts());
+                } catch (RuntimeException e) {
+                    return false;
+                }
+                unsettled.poll();
+                LOG.info("committed a kept answer of central for {} events", next.settlements().size());
+                applied(result);
+            }
+            return true;
+        }
+    }
+
+    private void applied(Outbox.SettleResult result) {
         if (result.parked() > 0) {
             parked.addAndGet(result.parked());
             LOG.warn("{} commands parked after {} retry_later answers from central; an admin must requeue or reject them",
                     result.parked(), settings.maxAttempts());
+        }
+        if (result.finals().isEmpty()) {
+            return;
         }
         CrashWindow.AFTER_FINAL_COMMIT.enter();
         publishFinals(result.finals(), false);
@@ -361,7 +416,12 @@ public final class Forwarder implements AutoCloseable {
         if (!again) {
             finals.addAndGet(records.size());
         }
-        outbox.markPublished(published);
+        try {
+            outbox.markPublished(published);
+        } catch (RuntimeException e) {
+            LOG.warn("{} final receipts were published but not marked so ({}); they are published again later",
+                    published.size(), e.getMessage());
+        }
     }
 
     private synchronized void republishIfDue(Instant now) {
@@ -384,7 +444,7 @@ public final class Forwarder implements AutoCloseable {
         for (ClaimedEvent e : events) {
             releases.add(new Settlement.Release(e.id(), reason));
         }
-        outbox.settle(batchId, releases, settings.maxAttempts());
+        settle(batchId, releases);
     }
 
     private void onSuccess() {
@@ -422,7 +482,14 @@ public final class Forwarder implements AutoCloseable {
         return new ForwarderStatus(running ? state : "stopped", breaker.getState().name().toLowerCase(), pausedByAdmin,
                 Optional.ofNullable(pauseReason), Optional.ofNullable(lastSuccessAt), Optional.ofNullable(lastError),
                 Optional.ofNullable(lastErrorAt), Optional.ofNullable(next), consecutiveFailures.get(), requests.get(),
-                eventsSent.get(), finals.get(), parked.get(), settings.requestsPerSecond(), settings.eventsPerSecond());
+                eventsSent.get(), finals.get(), parked.get(), settings.requestsPerSecond(), settings.eventsPerSecond(),
+                unsettledEvents());
+    }
+
+    private int unsettledEvents() {
+        synchronized (unsettled) {
+            return unsettled.stream().mapToInt(u -> u.settlements().size()).sum();
+        }
     }
 
     /** Stops after the request under way, waiting at most the request timeout. */

@@ -7,8 +7,10 @@ import java.util.Optional;
  * The forwarder as an admin sees it.
  *
  * @param state one of {@code sending}, {@code idle}, {@code backing_off}, {@code breaker_open},
- *     {@code paused_by_admin}, {@code paused_by_central}, {@code stopped}
+ *     {@code paused_by_admin}, {@code paused_by_central}, {@code outbox_unwritable}, {@code stopped}
  * @param pauseReason why forwarding is paused by central's answer (401/403/4xx), if it is
+ * @param unsettledEvents events central answered whose answer the outbox could not commit yet (a full or
+ *     failing disk); they are committed before anything new is sent
  */
 public record ForwarderStatus(
         String state,
@@ -25,4 +27,5 @@ public record ForwarderStatus(
         long finals,
         long parked,
         int requestsPerSecond,
-        int eventsPerSecond) {}
+        int eventsPerSecond,
+        int unsettledEvents) {}

@@ -41,6 +41,11 @@ public final class Intake implements AutoCloseable {
     private volatile boolean lowDisk;
     private final Thread writer;
     private volatile boolean accepting = true;
+    /** How long a failed outbox write keeps the bridge "not ready" when no later write says otherwise. */
+    static final long WRITE_FAILURE_MEMORY_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
+    private volatile String writeFailure;
+    private int failedWritesInARow; // intake-writer thread only
+    private volatile long writeFailureNanos;
     private volatile boolean running = true;
 
     /**
@@ -126,13 +131,23 @@ public final class Intake implements AutoCloseable {
         try {
             results = outbox.store(batch, capacity());
         } catch (RuntimeException e) {
+            if (failedWritesInARow++ == 0) {
+                LOG.warn("outbox write failed for {} commands, answered retry_later / outbox_unavailable (further failures "
+                        + "are counted, not logged, until a write succeeds): {}", batch.size(), e.toString());
+            }
             stats.storeFailures.incrementAndGet();
-            LOG.warn("outbox write failed for {} commands, answered retry_later: {}", batch.size(), e.toString());
+            writeFailure = String.valueOf(e.getMessage());
+            writeFailureNanos = System.nanoTime();
             for (NewCommand c : batch) {
                 refuse(c, "outbox_unavailable", "the bridge could not write its outbox; send the command again later");
             }
             return;
         }
+        if (failedWritesInARow > 0) {
+            LOG.info("outbox writes succeed again after {} failed batches", failedWritesInARow);
+            failedWritesInARow = 0;
+        }
+        writeFailure = null;
         CrashWindow.AFTER_INTAKE_COMMIT.enter();
         long maxId = storedUpTo.get();
         for (StoreResult result : results) {
@@ -161,6 +176,19 @@ public final class Intake implements AutoCloseable {
         }
         full = nowFull;
         return room;
+    }
+
+    /**
+     * The error of the last outbox write while writes fail (e.g. a full disk: SQLITE_FULL): set by a failed
+     * write, cleared by the next good one, and forgotten after {@link #WRITE_FAILURE_MEMORY_NANOS} without one
+     * (no command arrived to try again).
+     */
+    public java.util.Optional<String> writeFailure() {
+        String failure = writeFailure;
+        if (failure == null || System.nanoTime() - writeFailureNanos > WRITE_FAILURE_MEMORY_NANOS) {
+            return java.util.Optional.empty();
+        }
+        return java.util.Optional.of(failure);
     }
 
     /** True while new commands are refused because the outbox is at maxPending or the disk is below its floor. */

@@ -16,19 +16,20 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /** The bridge as a real child process ({@code java -jar edge-bridge.jar run}), to stop with SIGTERM or kill -9. */
-final class BridgeProcess implements AutoCloseable {
+public final class BridgeProcess implements AutoCloseable {
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
     private final List<String> command = new ArrayList<>();
     private final Path log;
     final int adminPort = Ports.free();
+    private final List<String> launcher = new ArrayList<>();
     private Process process;
 
-    BridgeProcess(Path log, String... sets) {
+    public BridgeProcess(Path log, String... sets) {
         this(log, List.of(), sets);
     }
 
-    BridgeProcess(Path log, List<String> jvmArgs, String... sets) {
+    public BridgeProcess(Path log, List<String> jvmArgs, String... sets) {
         this.log = log;
         Path jar = Path.of(System.getProperty("bridge.jar", "target/edge-bridge.jar"));
         if (!Files.isRegularFile(jar)) {
@@ -45,7 +46,7 @@ final class BridgeProcess implements AutoCloseable {
     }
 
     /** A fresh log file under target/it-logs, kept after the test for whoever reads a failure. */
-    static Path logFile(String name) {
+    public static Path logFile(String name) {
         try {
             Path dir = Files.createDirectories(Path.of("target", "it-logs"));
             Path file = dir.resolve(name + "-" + System.currentTimeMillis() + ".log");
@@ -56,10 +57,22 @@ final class BridgeProcess implements AutoCloseable {
         }
     }
 
+    /**
+     * Runs the JVM through this command, e.g. {@code nsenter -t PID -m} to start it in another mount namespace;
+     * the launcher must exec the JVM (not fork it) so that signals reach the bridge itself.
+     */
+    public BridgeProcess launchedBy(List<String> launcherCommand) {
+        launcher.clear();
+        launcher.addAll(launcherCommand);
+        return this;
+    }
+
     /** Starts the process and waits until {@code /health/ready} answers 200. */
-    BridgeProcess start() {
+    public BridgeProcess start() {
+        List<String> full = new ArrayList<>(launcher);
+        full.addAll(command);
         try {
-            process = new ProcessBuilder(command)
+            process = new ProcessBuilder(full)
                     .redirectErrorStream(true)
                     .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
                     .start();
@@ -91,13 +104,13 @@ final class BridgeProcess implements AutoCloseable {
     }
 
     /** SIGKILL: no shutdown hook runs. */
-    void kill9() throws InterruptedException {
+    public void kill9() throws InterruptedException {
         process.destroyForcibly();
         process.waitFor(30, TimeUnit.SECONDS);
     }
 
     /** SIGTERM, then wait for the graceful stop. @return the exit code */
-    int stop() throws InterruptedException {
+    public int stop() throws InterruptedException {
         process.destroy();
         if (!process.waitFor(60, TimeUnit.SECONDS)) {
             process.destroyForcibly();
@@ -106,8 +119,21 @@ final class BridgeProcess implements AutoCloseable {
         return process.exitValue();
     }
 
-    String log() throws IOException {
+    public String log() throws IOException {
         return Files.readString(log);
+    }
+
+    public boolean isAlive() {
+        return process != null && process.isAlive();
+    }
+
+    /** The exit code of a process that has ended. */
+    public int exitValue() {
+        return process.exitValue();
+    }
+
+    public int adminPort() {
+        return adminPort;
     }
 
     @Override

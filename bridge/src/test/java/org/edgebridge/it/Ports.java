@@ -5,10 +5,10 @@ import java.io.UncheckedIOException;
 import java.net.ServerSocket;
 
 /** Free loopback ports for servers that must be told their port before they start. */
-final class Ports {
+public final class Ports {
     private Ports() {}
 
-    static int free() {
+    public static int free() {
         try (ServerSocket s = new ServerSocket(0)) {
             s.setReuseAddress(true);
             return s.getLocalPort();

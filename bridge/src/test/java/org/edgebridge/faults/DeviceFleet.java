@@ -1,0 +1,78 @@
+package org.edgebridge.faults;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.function.IntSupplier;
+
+/**
+ * N {@link CarefulDevice}s on real MQTT connections, each making {@code commandsEach} commands spread evenly
+ * over {@code createOver} (with a random start offset so that devices do not publish in lockstep).
+ *
+ * <p>Thread: "device-fleet" ticks every device every 100 ms; owned here, ended by {@link #close()}.
+ */
+final class DeviceFleet implements AutoCloseable {
+    private final List<CarefulDevice> devices = new ArrayList<>();
+    private final FleetCounters counters = new FleetCounters();
+    private final ScheduledExecutorService ticker = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "device-fleet");
+        t.setDaemon(true);
+        return t;
+    });
+
+    DeviceFleet(int deviceCount, int commandsEach, java.time.Duration createOver, int port, IntSupplier bridgeLife) {
+        long now = System.nanoTime();
+        long every = Math.max(1, createOver.toNanos() / Math.max(1, commandsEach));
+        for (int i = 1; i <= deviceCount; i++) {
+            long offset = ThreadLocalRandom.current().nextLong(every);
+            devices.add(new CarefulDevice(String.format("sim-%03d", i), port, bridgeLife, counters, commandsEach,
+                    now + offset, every));
+        }
+    }
+
+    DeviceFleet start() {
+        ticker.scheduleWithFixedDelay(this::tick, 0, 100, TimeUnit.MILLISECONDS);
+        return this;
+    }
+
+    private void tick() {
+        long now = System.nanoTime();
+        for (CarefulDevice d : devices) {
+            try {
+                d.tick(now);
+            } catch (RuntimeException e) {
+                System.err.println("device " + d.clientId() + " tick failed: " + e);
+            }
+        }
+    }
+
+    List<CarefulDevice> devices() {
+        return devices;
+    }
+
+    FleetCounters counters() {
+        return counters;
+    }
+
+    boolean allFinal() {
+        return devices.stream().allMatch(CarefulDevice::allFinal);
+    }
+
+    long open() {
+        return devices.stream().mapToLong(CarefulDevice::openCount).sum();
+    }
+
+    long connected() {
+        return devices.stream().filter(CarefulDevice::isReady).count();
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        ticker.shutdownNow();
+        ticker.awaitTermination(10, TimeUnit.SECONDS);
+        devices.forEach(CarefulDevice::close);
+    }
+}
