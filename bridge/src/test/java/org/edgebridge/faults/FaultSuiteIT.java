@@ -35,7 +35,7 @@ import org.junit.jupiter.api.io.TempDir;
  * verdict (also to {@code target/fault-suite/}).
  *
  * <p>Sizes ({@code -Dfaults.size}): {@code ci} (default: 20 devices x 50 commands, 3 kill -9, every fault
- * once, a few minutes) and {@code soak} (200 devices x 500 commands, 20 kill -9, faults cycling for 12
+ * once, a few minutes) and {@code soak} (200 devices x 500 commands, 20 kill -9, faults cycling for 14
  * minutes). {@code -Dfaults.seed} replays a run's order of faults and kill moments. The disk fault needs an
  * unprivileged mount namespace ({@code unshare -rm}); where there is none the run fails and says so, unless
  * {@code -Dfaults.disk=off} leaves the disk fault out knowingly.
@@ -46,14 +46,14 @@ class FaultSuiteIT {
         static Size of(String name) {
             return switch (name) {
                 case "ci" -> new Size("ci", 20, 50, 3, Duration.ZERO, Duration.ofMinutes(3));
-                case "soak" -> new Size("soak", 200, 500, 20, Duration.ofMinutes(12), Duration.ofMinutes(15));
+                case "soak" -> new Size("soak", 200, 500, 20, Duration.ofMinutes(14), Duration.ofMinutes(15));
                 default -> throw new IllegalArgumentException("faults.size must be ci or soak, was " + name);
             };
         }
     }
 
-    /** One cycle plays every fault but the random kills once; about this long. */
-    private static final Duration CYCLE = Duration.ofSeconds(110);
+    /** One cycle plays every fault but the random kills once; about this long (measured: 95-110 s). */
+    private static final Duration CYCLE = Duration.ofSeconds(105);
 
     @TempDir
     Path dir;
@@ -140,7 +140,7 @@ class FaultSuiteIT {
                         .resolve("verdict-" + size.name() + "-" + started.toEpochMilli() + ".txt");
                 Files.writeString(out, report);
                 assertThat(verdict.passed()).as("fault suite verdict (bridge log: %s)%n%s", log, report).isTrue();
-                assertThat(bridge.stop()).as("exit code of the last life after SIGTERM").isZero();
+                assertThat(bridge.stop()).as("exit code of the last life after SIGTERM").isIn(0, 143);
             }
         }
     }

@@ -56,6 +56,9 @@ final class SiteFaults {
         }
     }
 
+    /** How long a fault is played past its window while it has not bitten yet. */
+    private static final Duration BITE_WAIT = Duration.ofSeconds(30);
+
     private final BridgeLives bridge;
     private final CentralSim central;
     private final TcpProxy deviceLink;
@@ -109,7 +112,7 @@ final class SiteFaults {
         long t0 = System.nanoTime();
         int code = bridge.stopAndRestart();
         int life = bridge.life();
-        boolean back = awaitQuietly(Duration.ofSeconds(60), () -> fleet.connected() == fleet.devices().size());
+        boolean back = allDevicesConnected();
         long present = fleet.devices().stream().flatMap(d -> d.connacks().stream().filter(a -> a.bridgeLife() == life).limit(1))
                 .filter(CarefulDevice.Connack::sessionPresent).count();
         String problem = code != 0 && code != 143 ? "SIGTERM exit code " + code
@@ -120,21 +123,23 @@ final class SiteFaults {
     }
 
     private Observation deviceLinkCut() {
+        allDevicesConnected(); // a cut while the bridge restarts would cut nothing
         long t0 = System.nanoTime();
         int cut = deviceLink.cutAll();
-        boolean back = awaitQuietly(Duration.ofSeconds(60), () -> fleet.connected() == fleet.devices().size());
+        boolean back = allDevicesConnected();
         return new Observation(Fault.DEVICE_LINK_CUT, cut, cut + " connections reset; " + (back ? "all" : "NOT all")
                 + " devices connected again after " + millisSince(t0) + " ms", back ? null : "devices not all back within 60 s");
     }
 
     private Observation deviceLinkBlackHole() throws InterruptedException {
+        allDevicesConnected();
         long lostBefore = fleet.counters().linksLost.sum();
         deviceLink.blackHole(true);
         Thread.sleep(12_000); // the fault's length
         deviceLink.blackHole(false);
         long lost = fleet.counters().linksLost.sum() - lostBefore;
         long t0 = System.nanoTime();
-        boolean back = awaitQuietly(Duration.ofSeconds(60), () -> fleet.connected() == fleet.devices().size());
+        boolean back = allDevicesConnected();
         return new Observation(Fault.DEVICE_LINK_BLACK_HOLE, lost, lost + " device connections given up by keep-alive; "
                 + (back ? "all" : "NOT all") + " devices connected " + millisSince(t0) + " ms after the link healed",
                 back ? null : "devices not all back within 60 s");
@@ -148,7 +153,7 @@ final class SiteFaults {
             centralLink.refuse(true);
         }
         TreeSet<String> errors = new TreeSet<>();
-        long failingPolls = pollStatus(window, s -> {
+        long failingPolls = pollStatus(window, BITE_WAIT, s -> {
             JsonNode f = s.path("forwarder");
             if (f.hasNonNull("lastError")) {
                 errors.add(f.get("lastError").asText().replaceAll("\\d+", "N"));
@@ -165,9 +170,9 @@ final class SiteFaults {
         int before = central.requestLog().size();
         central.faults(faults);
         TreeSet<String> alarms = new TreeSet<>();
-        pollStatus(window, s -> {
+        pollStatus(window, BITE_WAIT, s -> {
             s.path("alarms").forEach(a -> alarms.add(a.path("code").asText()));
-            return true;
+            return central.requestLog().subList(before, central.requestLog().size()).stream().anyMatch(r -> bit.test(r.status()));
         });
         central.faults(Faults.NONE);
         List<CentralSim.Request> during = central.requestLog().subList(before, central.requestLog().size());
@@ -186,7 +191,7 @@ final class SiteFaults {
             boolean refused = awaitQuietly(Duration.ofSeconds(30),
                     () -> diskCodes(before) > 0);
             java.util.concurrent.atomic.AtomicLong unsettled = new java.util.concurrent.atomic.AtomicLong();
-            pollStatus(Duration.ofSeconds(6), s -> { // stays full this long after the first refusal: the fault's length
+            pollStatus(Duration.ofSeconds(6), Duration.ZERO, s -> { // stays full this long after the first refusal: the fault's length
                 unsettled.accumulateAndGet(s.path("forwarder").path("unsettledEvents").asLong(), Math::max);
                 return true;
             });
@@ -216,11 +221,19 @@ final class SiteFaults {
                 .mapToLong(e -> e.getValue() - before.getOrDefault(e.getKey(), 0L)).sum();
     }
 
-    /** Polls {@code /api/status} every 250 ms for {@code window}. @return polls for which {@code check} said true */
-    private long pollStatus(Duration window, java.util.function.Predicate<JsonNode> check) throws InterruptedException {
-        long end = System.nanoTime() + window.toNanos();
+    /**
+     * Polls {@code /api/status} every 250 ms for {@code window}, and on for up to {@code orUntilHit} more while
+     * {@code check} has not said true yet (a fault that met no traffic, e.g. while a kill -9 had the bridge down,
+     * is played on until it bites).
+     *
+     * @return polls for which {@code check} said true
+     */
+    private long pollStatus(Duration window, Duration orUntilHit, java.util.function.Predicate<JsonNode> check)
+            throws InterruptedException {
+        long start = System.nanoTime();
         long hits = 0;
-        while (System.nanoTime() < end) {
+        while (System.nanoTime() - start < window.toNanos()
+                || (hits == 0 && System.nanoTime() - start < window.plus(orUntilHit).toNanos())) {
             JsonNode s = bridge.status();
             if (s != null && check.test(s)) {
                 hits++;
@@ -228,6 +241,10 @@ final class SiteFaults {
             Thread.sleep(250); // the poll interval of an observer, not a wait for a result
         }
         return hits;
+    }
+
+    private boolean allDevicesConnected() {
+        return awaitQuietly(Duration.ofSeconds(60), () -> fleet.connected() == fleet.devices().size());
     }
 
     private static boolean awaitQuietly(Duration atMost, BooleanSupplier condition) {
