@@ -45,9 +45,12 @@ public final class StatusReport {
         return broker.isRunning();
     }
 
-    /** The outbox takes writes: no intake write failed lately, and a write transaction commits now. */
+    /**
+     * The outbox takes writes: no intake write failed lately, no answer of central is waiting to be committed,
+     * and a write transaction commits now.
+     */
     boolean outboxWritable() {
-        return intake.writeFailure().isEmpty() && outbox.isWritable();
+        return intake.writeFailure().isEmpty() && forwarder.status().unsettledEvents() == 0 && outbox.isWritable();
     }
 
     /** One alarm on the status page: a stable code and a sentence for the admin. */
@@ -98,8 +101,13 @@ public final class StatusReport {
 
     private static List<Alarm> alarms(BrokerStatus b, OutboxCounts counts, ForwarderStatus f, Intake intake) {
         List<Alarm> alarms = new ArrayList<>();
-        intake.writeFailure().ifPresent(failure -> alarms.add(new Alarm("outbox_unwritable", "the outbox could not be "
-                + "written (" + failure + "): new commands get retry_later / outbox_unavailable until a write succeeds")));
+        if (intake.writeFailure().isPresent() || f.unsettledEvents() > 0) {
+            alarms.add(new Alarm("outbox_unwritable", "the outbox could not be written"
+                    + intake.writeFailure().map(failure -> " (" + failure + "): new commands get retry_later / "
+                            + "outbox_unavailable until a write succeeds").orElse("")
+                    + (f.unsettledEvents() > 0 ? "; central's answers for " + f.unsettledEvents() + " events wait to be "
+                            + "committed, and nothing new is sent to central until they are" : "")));
+        }
         if (intake.isLowOnDisk()) {
             alarms.add(new Alarm("low_disk", "free disk is below outbox.minFreeDisk: new commands get retry_later / outbox_full"));
         } else if (intake.isFull()) {

@@ -39,6 +39,7 @@ public final class CentralSim implements AutoCloseable {
     private final Javalin app;
     private final AtomicLong requests = new AtomicLong();
     private final AtomicLong holding = new AtomicLong();
+    private long releases; // guarded by holding
     private final List<Request> requestLog = new java.util.ArrayList<>();
     private volatile Faults faults = Faults.NONE;
 
@@ -69,6 +70,32 @@ public final class CentralSim implements AutoCloseable {
 
     public Inbox inbox() {
         return inbox;
+    }
+
+    /** Ends every reply held by a {@code hold_reply} fault now, instead of at the end of its {@code holdMs}. */
+    public void releaseHeldReplies() {
+        synchronized (holding) {
+            releases++;
+            holding.notifyAll();
+        }
+    }
+
+    private void holdReply(long holdMs) {
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(holdMs);
+        synchronized (holding) {
+            holding.incrementAndGet();
+            long releasesAtStart = releases;
+            try {
+                long left;
+                while (releases == releasesAtStart && (left = deadline - System.nanoTime()) > 0) {
+                    java.util.concurrent.TimeUnit.NANOSECONDS.timedWait(holding, left);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } finally {
+                holding.decrementAndGet();
+            }
+        }
     }
 
     /** Requests whose reply is being held by a {@code hold_reply} fault right now. */
@@ -137,14 +164,7 @@ public final class CentralSim implements AutoCloseable {
             return;
         }
         if (f.mode().equals("hold_reply")) {
-            holding.incrementAndGet();
-            try {
-                Thread.sleep(f.holdMs());
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            } finally {
-                holding.decrementAndGet();
-            }
+            holdReply(f.holdMs());
         }
         ObjectNode reply = JSON.createObjectNode();
         reply.set("receipts", receipts);

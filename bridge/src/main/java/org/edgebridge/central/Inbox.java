@@ -28,6 +28,7 @@ public final class Inbox {
     private long mismatches;
     private long orderingViolations;
     private long sequenceConflicts;
+    private long sequenceGaps;
 
     public Inbox(Clock clock) {
         this.clock = clock;
@@ -56,6 +57,10 @@ public final class Inbox {
         if (last != null && sequence <= last) {
             orderingViolations++;
         }
+        if (sequence != (last == null ? 0 : last) + 1) {
+            // applied while the event before it was not: sent too early, or the one before was rejected
+            sequenceGaps++;
+        }
         lastSequenceByDevice.merge(deviceId, sequence, Math::max);
         Entry entry = new Entry(deviceId, eventId, sequence, payloadSha256, payloadJson, nextInboxId++, clock.instant(), 1);
         entries.put(key, entry);
@@ -76,7 +81,8 @@ public final class Inbox {
 
     /**
      * Counters: applied events, duplicate deliveries, payload mismatches, sequence regressions per device, and
-     * sequence conflicts (an event delivered again under another sequence than the one first applied).
+     * sequence conflicts (an event delivered again under another sequence than the one first applied), and
+     * sequence gaps (an event applied while its device's event with the sequence before it was not).
      */
     public synchronized Map<String, Long> stats() {
         Map<String, Long> stats = new LinkedHashMap<>();
@@ -85,6 +91,7 @@ public final class Inbox {
         stats.put("payloadMismatches", mismatches);
         stats.put("orderingViolations", orderingViolations);
         stats.put("sequenceConflicts", sequenceConflicts);
+        stats.put("sequenceGaps", sequenceGaps);
         return stats;
     }
 }

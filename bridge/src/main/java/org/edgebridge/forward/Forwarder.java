@@ -80,7 +80,10 @@ public final class Forwarder implements AutoCloseable {
      * so nothing else sends them, and they are committed before anything new is claimed. Guarded by itself.
      */
     private final java.util.ArrayDeque<Unsettled> unsettled = new java.util.ArrayDeque<>();
+    /** Events in {@link #unsettled}, readable without its lock (the status page must not wait on a stuck disk). */
+    private final AtomicInteger unsettledEvents = new AtomicInteger();
     private volatile String lastStepFailure;
+    private final AtomicInteger failedStepsInARow = new AtomicInteger();
 
     /** @param storedUpTo the highest outbox row whose {@code stored} receipt has been handed out */
     public Forwarder(ForwarderSettings settings, Outbox outbox, ReceiptSender receipts, LongSupplier storedUpTo, Clock clock) {
@@ -158,12 +161,16 @@ public final class Forwarder implements AutoCloseable {
             Step step;
             try {
                 step = forwardOnce();
+                int failed = failedStepsInARow.getAndSet(0);
+                if (failed > 0) {
+                    LOG.info("forwarder steps succeed again after {} failed ones", failed);
+                    lastStepFailure = null;
+                }
             } catch (RuntimeException e) {
                 String failure = String.valueOf(e.getMessage());
-                if (failure.equals(lastStepFailure)) {
-                    LOG.warn("forwarder step failed again; trying again in 1 s: {}", failure);
-                } else {
-                    LOG.error("forwarder step failed; trying again in 1 s", e);
+                failedStepsInARow.incrementAndGet();
+                if (!failure.equals(lastStepFailure)) {
+                    LOG.error("forwarder step failed; trying again every 1 s (the same failure again is not logged)", e);
                 }
                 lastStepFailure = failure;
                 step = new Step(Duration.ofSeconds(1), false);
@@ -367,6 +374,7 @@ public final class Forwarder implements AutoCloseable {
                     settlements.size(), e.getMessage());
             synchronized (unsettled) {
                 unsettled.add(new Unsettled(batchId, settlements));
+                unsettledEvents.addAndGet(settlements.size());
             }
             return;
         }
@@ -385,6 +393,7 @@ public final class Forwarder implements AutoCloseable {
                     return false;
                 }
                 unsettled.poll();
+                unsettledEvents.addAndGet(-next.settlements().size());
                 LOG.info("committed a kept answer of central for {} events", next.settlements().size());
                 applied(result);
             }
@@ -487,9 +496,7 @@ public final class Forwarder implements AutoCloseable {
     }
 
     private int unsettledEvents() {
-        synchronized (unsettled) {
-            return unsettled.stream().mapToInt(u -> u.settlements().size()).sum();
-        }
+        return unsettledEvents.get();
     }
 
     /** Stops after the request under way, waiting at most the request timeout. */
@@ -519,6 +526,10 @@ public final class Forwarder implements AutoCloseable {
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        }
+        if (!settleKept()) {
+            LOG.warn("stopping with central's answers for {} events not committed (the outbox is not writable): their "
+                    + "claims return to pending at the next start and central answers them as duplicates", unsettledEvents.get());
         }
     }
 

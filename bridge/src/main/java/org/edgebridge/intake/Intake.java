@@ -43,9 +43,10 @@ public final class Intake implements AutoCloseable {
     private volatile boolean accepting = true;
     /** How long a failed outbox write keeps the bridge "not ready" when no later write says otherwise. */
     static final long WRITE_FAILURE_MEMORY_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
-    private volatile String writeFailure;
+    /** The last failed outbox write, while no write that stored a command has succeeded since. */
+    private record WriteFailure(String message, long atNanos) {}
+    private volatile WriteFailure writeFailure;
     private int failedWritesInARow; // intake-writer thread only
-    private volatile long writeFailureNanos;
     private volatile boolean running = true;
 
     /**
@@ -136,18 +137,21 @@ public final class Intake implements AutoCloseable {
                         + "are counted, not logged, until a write succeeds): {}", batch.size(), e.toString());
             }
             stats.storeFailures.incrementAndGet();
-            writeFailure = String.valueOf(e.getMessage());
-            writeFailureNanos = System.nanoTime();
+            writeFailure = new WriteFailure(String.valueOf(e.getMessage()), System.nanoTime());
             for (NewCommand c : batch) {
                 refuse(c, "outbox_unavailable", "the bridge could not write its outbox; send the command again later");
             }
             return;
         }
-        if (failedWritesInARow > 0) {
-            LOG.info("outbox writes succeed again after {} failed batches", failedWritesInARow);
-            failedWritesInARow = 0;
+        // only a commit that wrote a command proves the disk takes writes: SQLite commits a transaction that
+        // wrote nothing (a batch of resends) even on a full disk
+        if (results.stream().anyMatch(r -> r instanceof StoreResult.Stored)) {
+            if (failedWritesInARow > 0) {
+                LOG.info("outbox writes succeed again after {} failed batches", failedWritesInARow);
+                failedWritesInARow = 0;
+            }
+            writeFailure = null;
         }
-        writeFailure = null;
         CrashWindow.AFTER_INTAKE_COMMIT.enter();
         long maxId = storedUpTo.get();
         for (StoreResult result : results) {
@@ -180,15 +184,15 @@ public final class Intake implements AutoCloseable {
 
     /**
      * The error of the last outbox write while writes fail (e.g. a full disk: SQLITE_FULL): set by a failed
-     * write, cleared by the next good one, and forgotten after {@link #WRITE_FAILURE_MEMORY_NANOS} without one
-     * (no command arrived to try again).
+     * write, cleared by the next write that stores a new command, and forgotten after
+     * {@link #WRITE_FAILURE_MEMORY_NANOS} without a failed write (no new command came to try again).
      */
     public java.util.Optional<String> writeFailure() {
-        String failure = writeFailure;
-        if (failure == null || System.nanoTime() - writeFailureNanos > WRITE_FAILURE_MEMORY_NANOS) {
+        WriteFailure failure = writeFailure;
+        if (failure == null || System.nanoTime() - failure.atNanos() > WRITE_FAILURE_MEMORY_NANOS) {
             return java.util.Optional.empty();
         }
-        return java.util.Optional.of(failure);
+        return java.util.Optional.of(failure.message());
     }
 
     /** True while new commands are refused because the outbox is at maxPending or the disk is below its floor. */

@@ -99,8 +99,11 @@ final class CarefulDevice {
 
     /** Creates the commands that are due, (re)connects, and sends what is due. */
     synchronized void tick(long now) {
-        while (outbox.size() < toCreate && now >= firstCreateNanos + outbox.size() * createEveryNanos) {
-            create(now);
+        createDue(now);
+        if (ready && !client.getState().isConnected()) {
+            // the link died without a disconnect callback for this generation (e.g. it came before the CONNACK's)
+            counters.linksLost.increment();
+            retryConnectLater();
         }
         if (!ready) {
             if (!connecting && now >= nextConnectNanos) {
@@ -112,6 +115,13 @@ final class CarefulDevice {
             if (c.open() && now >= c.nextSendNanos) {
                 send(c, now);
             }
+        }
+    }
+
+    /** Puts the commands that are due by {@code now} into the device's outbox. */
+    synchronized void createDue(long now) {
+        while (outbox.size() < toCreate && now >= firstCreateNanos + outbox.size() * createEveryNanos) {
+            create(now);
         }
     }
 
@@ -157,7 +167,7 @@ final class CarefulDevice {
                 .applyTransportConfig()
                 .addDisconnectedListener(context -> onDisconnected(gen))
                 .buildAsync();
-        c.publishes(MqttGlobalPublishFilter.ALL, publish -> onReceipt(publish.getPayloadAsBytes()));
+        c.publishes(MqttGlobalPublishFilter.ALL, publish -> receive(publish.getPayloadAsBytes()));
         client = c;
         counters.connectAttempts.increment();
         c.connectWith().cleanSession(false).keepAlive(KEEP_ALIVE_SECONDS).send()
@@ -173,7 +183,7 @@ final class CarefulDevice {
             retryConnectLater();
             return;
         }
-        connacks.add(new Connack(bridgeLife.getAsInt(), ack.isSessionPresent()));
+        recordConnack(new Connack(bridgeLife.getAsInt(), ack.isSessionPresent()));
         counters.connects.increment();
         if (ack.isSessionPresent()) {
             becomeReady();
@@ -182,6 +192,10 @@ final class CarefulDevice {
         counters.sessionsNotPresent.increment();
         c.subscribeWith().topicFilter("devices/" + clientId + "/receipts").qos(MqttQos.AT_LEAST_ONCE).send()
                 .whenComplete((subAck, subError) -> onSubscribed(gen, c, subAck, subError));
+    }
+
+    synchronized void recordConnack(Connack connack) {
+        connacks.add(connack);
     }
 
     private synchronized void onSubscribed(int gen, Mqtt3AsyncClient c, Mqtt3SubAck subAck, Throwable error) {
@@ -224,7 +238,8 @@ final class CarefulDevice {
         nextConnectNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(200 + ThreadLocalRandom.current().nextInt(600));
     }
 
-    private synchronized void onReceipt(byte[] bytes) {
+    /** A receipt arrived (on the MQTT client's thread). */
+    synchronized void receive(byte[] bytes) {
         counters.receipts.increment();
         JsonNode r;
         try {

@@ -42,11 +42,13 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class FaultSuiteIT {
     /** How big a run is. */
-    record Size(String name, int devices, int commands, int kills, Duration faultPhase, Duration drainLimit) {
+    record Size(String name, int devices, int commands, int kills, Duration faultPhase, Duration drainLimit,
+            int concurrentRequests) {
         static Size of(String name) {
             return switch (name) {
-                case "ci" -> new Size("ci", 20, 50, 3, Duration.ZERO, Duration.ofMinutes(3));
-                case "soak" -> new Size("soak", 200, 500, 20, Duration.ofMinutes(14), Duration.ofMinutes(15));
+                case "ci" -> new Size("ci", 20, 50, 3, Duration.ZERO, Duration.ofMinutes(3), 1);
+                // the soak also runs the forwarder with two request workers, the multi-worker path
+                case "soak" -> new Size("soak", 200, 500, 20, Duration.ofMinutes(14), Duration.ofMinutes(15), 2);
                 default -> throw new IllegalArgumentException("faults.size must be ci or soak, was " + name);
             };
         }
@@ -69,8 +71,9 @@ class FaultSuiteIT {
         }
         Random random = new Random(seed);
         int cycles = (int) Math.max(1, Math.ceil((double) size.faultPhase().toMillis() / CYCLE.toMillis()));
-        Duration createOver = CYCLE.multipliedBy(cycles); // commands keep coming while faults are played
-        int mqttPort = Ports.free();
+        // commands keep coming while faults are played (each kill -9 adds a few seconds to the plan)
+        Duration createOver = CYCLE.multipliedBy(cycles).plusSeconds(5L * size.kills());
+        int mqttPort = Ports.freeOutsideEphemeralRange();
         Path dataDir = dir.resolve("data");
         Path log = BridgeProcess.logFile("fault-suite-" + size.name());
         Instant started = Instant.now();
@@ -80,9 +83,10 @@ class FaultSuiteIT {
                 TcpProxy deviceLink = new TcpProxy("devices", mqttPort);
                 OutboxDisk disk = withDisk ? OutboxDisk.mount(dataDir, dir.resolve("broker-store")) : null) {
             String[] sets = {"data.dir=" + dataDir, "mqtt.host=127.0.0.1", "mqtt.port=" + mqttPort, "auth.anonymous=true",
-                "ingest.url=http://127.0.0.1:" + centralLink.port() + "/ingest", "ingest.timeout=3s",
+                "ingest.url=http://127.0.0.1:" + centralLink.port() + "/ingest", "ingest.timeout=10s",
                 "forwarder.backoffInitial=100ms", "forwarder.backoffMax=2s", "forwarder.authRetryInterval=1s",
-                "forwarder.breakerOpenFor=2s", "outbox.minFreeDisk=0", "shutdown.timeout=10s"};
+                "forwarder.breakerOpenFor=2s", "outbox.minFreeDisk=0", "shutdown.timeout=10s",
+                "forwarder.maxConcurrentRequests=" + size.concurrentRequests()};
             List<String> launcher = disk == null ? List.of() : disk.launcher();
             try (BridgeLives bridge = new BridgeLives(() -> new BridgeProcess(log, sets).launchedBy(launcher));
                     DeviceFleet devices = new DeviceFleet(size.devices(), size.commands(), createOver, deviceLink.port(),
@@ -118,6 +122,8 @@ class FaultSuiteIT {
                 timeline.add(at(started) + (drained ? " every command has its final receipt"
                         : " NOT drained within " + size.drainLimit() + ": " + devices.open() + " commands open"));
                 bridge.checkAlive();
+                com.fasterxml.jackson.databind.JsonNode status = bridge.status();
+                long openInBridge = status == null ? -1 : status.path("outbox").path("open").asLong(-1);
 
                 List<String> notSeen = new ArrayList<>();
                 Map<Fault, List<Observation>> byFault = new EnumMap<>(Fault.class);
@@ -133,7 +139,7 @@ class FaultSuiteIT {
                 List<String> problems = seen.stream().filter(o -> o.problem() != null)
                         .map(o -> o.fault() + ": " + o.problem()).toList();
                 Verdict verdict = new Verdict(size.devices() * size.commands(), devices.devices(), central.inbox(),
-                        bridge.cleanLives(), bridge.deaths(), notSeen, problems);
+                        bridge.cleanLives(), bridge.deaths(), notSeen, problems, openInBridge);
                 String report = report(size, seed, started, disk != null, verdict, byFault, timeline, devices, central, bridge);
                 System.out.println(report);
                 Path out = Files.createDirectories(Path.of("target", "fault-suite"))

@@ -39,7 +39,7 @@ final class SiteFaults {
         DEVICE_LINK_CUT("every device connection reset at once"),
         DEVICE_LINK_BLACK_HOLE("device link passes no bytes for 12 s (keep-alive 5 s)"),
         CENTRAL_LINK_REFUSED("central unreachable: connections reset for 4 s"),
-        CENTRAL_LINK_BLACK_HOLE("central link passes no bytes for 7 s (ingest.timeout 3 s)"),
+        CENTRAL_LINK_BLACK_HOLE("central link passes no bytes for 12 s (ingest.timeout 10 s)"),
         CENTRAL_503("central answers 503 with Retry-After: 1 for 3 s"),
         CENTRAL_429("central answers 429 with Retry-After as an HTTP date for 3 s"),
         CENTRAL_500("central answers 500 for 3 s"),
@@ -47,7 +47,7 @@ final class SiteFaults {
         CENTRAL_LOST_REPLY("central applies, then the reply is lost (500) for 3 s"),
         CENTRAL_RETRY_LATER("central answers retry_later per event (retryAfterMs 300) for 3 s"),
         CENTRAL_401("central answers 401 for 4 s (a revoked token)"),
-        DISK_FULL("outbox file system full (ENOSPC) for 5 s after the first retry_later");
+        DISK_FULL("outbox file system full (ENOSPC) for 6 s after the first retry_later, with an answer of central arriving");
 
         final String how;
 
@@ -83,7 +83,7 @@ final class SiteFaults {
             case DEVICE_LINK_CUT -> deviceLinkCut();
             case DEVICE_LINK_BLACK_HOLE -> deviceLinkBlackHole();
             case CENTRAL_LINK_REFUSED -> centralLink(fault, false, Duration.ofSeconds(4));
-            case CENTRAL_LINK_BLACK_HOLE -> centralLink(fault, true, Duration.ofSeconds(7));
+            case CENTRAL_LINK_BLACK_HOLE -> centralLink(fault, true, Duration.ofSeconds(12));
             case CENTRAL_503 -> centralAnswers(fault, Faults.status(503, 1, -1), Duration.ofSeconds(3), s -> s == 503);
             case CENTRAL_429 -> centralAnswers(fault, new Faults("status", 429, 2, true, 0, 0, -1), Duration.ofSeconds(3),
                     s -> s == 429);
@@ -181,37 +181,45 @@ final class SiteFaults {
                 + (alarms.isEmpty() ? "" : "; alarms " + alarms));
     }
 
+    /**
+     * The outbox's disk full: first while central holds one reply, which is released once intake has refused a
+     * command for lack of room, so that central's answer reaches the bridge on the full disk. It bites only if
+     * both happened: commands got retry_later from the outbox, and central's answer was kept uncommitted.
+     */
     private Observation diskFull() throws Exception {
         return bridge.exclusively(() -> {
             Map<String, Long> before = fleet.counters().retryLater();
-            // central holds one reply, so that its answer reaches the bridge while the disk is full
-            central.faults(new Faults("hold_reply", 0, null, false, 0, 3_000, 1));
-            boolean held = awaitQuietly(Duration.ofSeconds(10), () -> central.holdingReplies() > 0);
+            // held at most 8 s: the bridge's ingest.timeout (10 s in the suite) must not end the request first
+            central.faults(new Faults("hold_reply", 0, null, false, 0, 8_000, 1));
+            boolean held = awaitQuietly(Duration.ofSeconds(30), () -> central.holdingReplies() > 0);
             disk.fill(32);
-            boolean refused = awaitQuietly(Duration.ofSeconds(30),
-                    () -> diskCodes(before) > 0);
+            boolean refused = awaitQuietly(Duration.ofSeconds(30), () -> diskCodes(before) > 0);
+            central.releaseHeldReplies();
+            central.faults(Faults.NONE);
             java.util.concurrent.atomic.AtomicLong unsettled = new java.util.concurrent.atomic.AtomicLong();
-            pollStatus(Duration.ofSeconds(6), Duration.ZERO, s -> { // stays full this long after the first refusal: the fault's length
+            TreeSet<String> alarms = new TreeSet<>();
+            pollStatus(Duration.ofSeconds(6), Duration.ZERO, s -> { // stays full this long after the first refusal
                 unsettled.accumulateAndGet(s.path("forwarder").path("unsettledEvents").asLong(), Math::max);
+                s.path("alarms").forEach(a -> alarms.add(a.path("code").asText()));
                 return true;
             });
-            central.faults(Faults.NONE);
             int readyWhileFull = bridge.ready();
             boolean alive = bridge.checkAlive();
             disk.restore();
             long t0 = System.nanoTime();
             boolean readyAgain = awaitQuietly(Duration.ofSeconds(30), () -> bridge.ready() == 200);
-            long bites = diskCodes(before);
+            long refusals = diskCodes(before);
             Map<String, Long> after = fleet.counters().retryLater();
             after.replaceAll((code, n) -> n - before.getOrDefault(code, 0L));
             String problem = !alive ? "the bridge died on a full disk"
                     : readyWhileFull != 503 ? "/health/ready answered " + readyWhileFull + " while the outbox could not be written"
+                    : !alarms.contains("outbox_unwritable") ? "no outbox_unwritable alarm while the disk was full"
                     : !readyAgain ? "not ready within 30 s of the disk getting room again" : null;
-            return new Observation(Fault.DISK_FULL, bites, "retry_later receipts " + after
-                    + (refused ? "" : " (none within 30 s)") + "; answers of central kept uncommitted: " + unsettled.get()
-                    + " events" + (held ? "" : " (no request was in flight to hold)") + "; /health/ready while full: " + readyWhileFull
-                    + "; process " + (alive ? "alive" : "DIED") + "; ready again " + (readyAgain ? "after "
-                    + millisSince(t0) + " ms" : "NOT within 30 s"), problem);
+            return new Observation(Fault.DISK_FULL, unsettled.get() > 0 ? refusals : 0, "retry_later receipts " + after
+                    + (refused ? "" : " (none within 30 s)") + "; central's answer kept uncommitted for " + unsettled.get()
+                    + " events" + (held ? "" : " (no request came to hold)") + "; /health/ready while full: " + readyWhileFull
+                    + ", alarms " + alarms + "; process " + (alive ? "alive" : "DIED") + "; ready again "
+                    + (readyAgain ? "after " + millisSince(t0) + " ms" : "NOT within 30 s"), problem);
         });
     }
 

@@ -39,11 +39,14 @@ final class Verdict {
     final List<String> bridgeDeaths;
     final List<String> faultsNotSeen;
     final List<String> faultProblems;
+    /** Commands the bridge's own outbox holds as not final after the drain (-1: it did not say). */
+    final long openInBridgeOutbox;
     final List<String> examples = new ArrayList<>();
 
     Verdict(int planned, List<CarefulDevice> devices, Inbox inbox, Set<Integer> cleanLives, List<String> bridgeDeaths,
-            List<String> faultsNotSeen, List<String> faultProblems) {
+            List<String> faultsNotSeen, List<String> faultProblems, long openInBridgeOutbox) {
         this.planned = planned;
+        this.openInBridgeOutbox = openInBridgeOutbox;
         this.faultProblems = List.copyOf(faultProblems);
         this.bridgeDeaths = List.copyOf(bridgeDeaths);
         this.faultsNotSeen = List.copyOf(faultsNotSeen);
@@ -137,7 +140,7 @@ final class Verdict {
         this.applied = appliedCount;
         this.appliedNeverCreated = entries.stream().filter(e -> !createdKeys.contains(key(e.deviceId(), e.eventId()))).count();
         this.doubleApplications = doubles;
-        this.orderingViolations = stats.get("orderingViolations") + gaps + orderingOnDevice;
+        this.orderingViolations = stats.get("orderingViolations") + stats.get("sequenceGaps") + gaps + orderingOnDevice;
         this.withoutFinal = withoutFinalCount;
         this.lost = lostCount;
         this.finalsDisagreeing = disagreeing;
@@ -173,7 +176,7 @@ final class Verdict {
                 && doubleApplications == 0 && orderingViolations == 0 && withoutFinal == 0 && lost == 0
                 && appliedNeverCreated == 0 && finalsDisagreeing == 0 && payloadMismatches == 0
                 && sessionsLostOnCleanRestart == 0 && deviceAnomalies.isEmpty() && bridgeDeaths.isEmpty()
-                && faultsNotSeen.isEmpty() && faultProblems.isEmpty();
+                && faultsNotSeen.isEmpty() && faultProblems.isEmpty() && openInBridgeOutbox == 0;
     }
 
     String render() {
@@ -186,6 +189,7 @@ final class Verdict {
         row(b, "ordering violations", orderingViolations);
         row(b, "without a final receipt", withoutFinal);
         row(b, "lost", lost);
+        row(b, "open in the bridge's outbox", openInBridgeOutbox < 0 ? "unknown (no /api/status)" : openInBridgeOutbox);
         row(b, "applied, never created", appliedNeverCreated);
         row(b, "finals disagreeing with central", finalsDisagreeing);
         row(b, "payload mismatches at central", payloadMismatches);

@@ -8,6 +8,25 @@ import java.net.ServerSocket;
 public final class Ports {
     private Ports() {}
 
+    /**
+     * A free port below the kernel's ephemeral range (which starts at 32768 by default), for a server that
+     * restarts on the same port: while it is down, no outgoing connection can be given that port, as can happen
+     * to a port from {@link #free()} (a client retrying against it can even connect to itself).
+     */
+    public static int freeOutsideEphemeralRange() {
+        java.util.concurrent.ThreadLocalRandom random = java.util.concurrent.ThreadLocalRandom.current();
+        for (int attempt = 0; attempt < 100; attempt++) {
+            int port = 20_000 + random.nextInt(12_000);
+            try (ServerSocket s = new ServerSocket(port)) {
+                s.setReuseAddress(true);
+                return port;
+            } catch (IOException taken) {
+                // try another
+            }
+        }
+        throw new IllegalStateException("no free port between 20000 and 32000");
+    }
+
     public static int free() {
         try (ServerSocket s = new ServerSocket(0)) {
             s.setReuseAddress(true);
