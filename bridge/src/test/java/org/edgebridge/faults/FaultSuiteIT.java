@@ -200,7 +200,7 @@ class FaultSuiteIT {
     /** kill -9 at random moments of the fault phase, on its own thread, so kills land inside other faults too. */
     static final class RandomKills {
         private final Thread thread;
-        private volatile boolean hurry;
+        private final java.util.concurrent.CountDownLatch hurry = new java.util.concurrent.CountDownLatch(1);
 
         RandomKills(SiteFaults faults, int count, Duration over, Random random, List<Observation> seen, List<String> timeline,
                 Instant started) {
@@ -214,9 +214,8 @@ class FaultSuiteIT {
             this.thread = new Thread(() -> {
                 try {
                     for (int i = 0; i < moments.size(); i++) {
-                        while (!hurry && System.currentTimeMillis() - t0 < moments.get(i)) {
-                            Thread.sleep(50); // waiting for the planned moment
-                        }
+                        long untilMoment = moments.get(i) - (System.currentTimeMillis() - t0);
+                        hurry.await(Math.max(0, untilMoment), java.util.concurrent.TimeUnit.MILLISECONDS);
                         timeline.add(at(started) + " KILL_9 (random moment " + (i + 1) + " of " + moments.size() + ")");
                         Observation o = faults.kill9(Duration.ofMillis(downs.get(i)));
                         seen.add(o);
@@ -235,7 +234,7 @@ class FaultSuiteIT {
 
         /** The kills not yet done happen now, one after the other; returns when all are done. */
         void finishNow() throws InterruptedException {
-            hurry = true;
+            hurry.countDown();
             thread.join();
         }
     }

@@ -17,7 +17,7 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>A holder process ({@code sleep}) keeps the namespace, and with it the tmpfs, alive across bridge kills
  * and restarts; each bridge is started inside it with {@link #launcher()} ({@code nsenter}, which execs the
- * JVM). {@link #fill()} shrinks the tmpfs to what it holds plus a few KiB, so writes soon fail with ENOSPC,
+ * JVM). {@link #fill(int)} shrinks the tmpfs to what it holds (plus a headroom), so writes soon fail with ENOSPC,
  * a real "disk full"; {@link #restore()} gives the room back. A remount read-only is not possible while the
  * outbox has files open for writing (EBUSY), so "full" is the disk fault played here.
  */
@@ -68,7 +68,10 @@ final class OutboxDisk implements AutoCloseable {
         return List.of("nsenter", "-t", String.valueOf(holder.pid()), "-U", "-m", "--preserve-credentials");
     }
 
-    /** Leaves the outbox's file system {@code headroomKiB} of free space: later writes fail with ENOSPC. */
+    /**
+     * Leaves the outbox's file system {@code headroomKiB} of free space (0: none): writes that need a new page
+     * fail with ENOSPC.
+     */
     void fill(int headroomKiB) throws IOException, InterruptedException {
         long usedKiB = Long.parseLong(inside("df -k --output=used '" + dataDir + "' | tail -1").trim());
         inside("mount -o remount,size=" + (usedKiB + headroomKiB) + "k '" + dataDir + "'");
