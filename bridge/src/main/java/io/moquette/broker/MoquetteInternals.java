@@ -45,6 +45,27 @@ public final class MoquetteInternals {
         return connection instanceof MQTTConnection c && c.isConnected();
     }
 
+    /**
+     * Whether the broker routes messages published on {@code topic} to {@code clientId}, i.e. its subscription
+     * directory holds a matching subscription of that client. Thread-safe (the directory is a concurrent trie).
+     */
+    public static boolean routesTo(Server server, String clientId, String topic) {
+        PostOffice postOffice = (PostOffice) read(server, "dispatcher");
+        if (postOffice == null) {
+            return false;
+        }
+        io.moquette.broker.subscriptions.ISubscriptionsDirectory directory;
+        try {
+            Field f = PostOffice.class.getDeclaredField("subscriptions");
+            f.setAccessible(true);
+            directory = (io.moquette.broker.subscriptions.ISubscriptionsDirectory) f.get(postOffice);
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException("Moquette's PostOffice has no field 'subscriptions': this bridge needs Moquette 0.17", e);
+        }
+        return directory.matchWithoutQosSharpening(io.moquette.broker.subscriptions.Topic.asTopic(topic)).stream()
+                .anyMatch(s -> clientId.equals(s.getClientId()));
+    }
+
     private static Object read(Server server, String field) {
         try {
             Field f = Server.class.getDeclaredField(field);

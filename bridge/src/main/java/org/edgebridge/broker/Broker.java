@@ -102,11 +102,14 @@ public final class Broker implements DevicePublisher, AutoCloseable {
         listeners = l;
         try {
             ChannelHandler protocol = MoquetteInternals.protocolHandler(s, config, authenticator);
+            java.util.function.Supplier<ChannelHandler> sessionCheck = () -> new SessionSubscriptionCheck(
+                    (clientId, topic) -> MoquetteInternals.routesTo(s, clientId, topic), topics);
             if (settings.port() != 0) {
-                l.bind(settings.host(), settings.port(), null, protocol, policy, settings.maxPacketBytes(), "mqtt.port");
+                l.bind(settings.host(), settings.port(), null, protocol, policy, settings.maxPacketBytes(), "mqtt.port",
+                        sessionCheck);
             }
             settings.tls().ifPresent(t -> l.bind(settings.host(), t.port(), ssl.orElseThrow(), protocol, policy,
-                    settings.maxPacketBytes(), "tls.port"));
+                    settings.maxPacketBytes(), "tls.port", sessionCheck));
             List<String> dead = new ArrayList<>();
             if (settings.port() != 0 && !listening(settings.port())) {
                 dead.add("mqtt.port=" + settings.port());

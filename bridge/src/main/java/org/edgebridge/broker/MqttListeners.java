@@ -44,7 +44,8 @@ final class MqttListeners implements AutoCloseable {
      * @param ssl null for plain MQTT
      * @param key the config key of the port, for the error message
      */
-    void bind(String host, int port, SslContext ssl, ChannelHandler protocol, ConnectPolicy policy, int maxPacketBytes, String key) {
+    void bind(String host, int port, SslContext ssl, ChannelHandler protocol, ConnectPolicy policy, int maxPacketBytes, String key,
+            java.util.function.Supplier<ChannelHandler> sessionCheck) {
         ProtocolViolations violations = this.violations;
         ServerBootstrap b = new ServerBootstrap()
                 .group(acceptors, workers)
@@ -64,6 +65,7 @@ final class MqttListeners implements AutoCloseable {
                         ch.pipeline().addLast("decoder", new MqttDecoder(maxPacketBytes));
                         ch.pipeline().addLast("encoder", MqttEncoder.INSTANCE);
                         ch.pipeline().addLast("connectGate", new ConnectGate(policy, violations));
+                        ch.pipeline().addLast("sessionCheck", sessionCheck.get());
                         ch.pipeline().addLast("handler", protocol);
                     }
                 });
