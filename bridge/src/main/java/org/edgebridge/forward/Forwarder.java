@@ -75,13 +75,7 @@ public final class Forwarder implements AutoCloseable {
     private final AtomicLong eventsSent = new AtomicLong();
     private final AtomicLong finals = new AtomicLong();
     private final AtomicLong parked = new AtomicLong();
-    /**
-     * Answers from central that the outbox could not commit (a full or failing disk): their rows stay in flight,
-     * so nothing else sends them, and they are committed before anything new is claimed. Guarded by itself.
-     */
-    private final java.util.ArrayDeque<Unsettled> unsettled = new java.util.ArrayDeque<>();
-    /** Events in {@link #unsettled}, readable without its lock (the status page must not wait on a stuck disk). */
-    private final AtomicInteger unsettledEvents = new AtomicInteger();
+    private final UnsettledAnswers unsettled = new UnsettledAnswers();
     private volatile String lastStepFailure;
     private final AtomicInteger failedStepsInARow = new AtomicInteger();
 
@@ -182,9 +176,6 @@ public final class Forwarder implements AutoCloseable {
             wasIdle = step.idle();
         }
     }
-
-    /** Settlements of one request still to commit. */
-    private record Unsettled(String batchId, List<Settlement> settlements) {}
 
     /** How long to wait before the next step; an idle wait ends early on {@link #wake()}. */
     record Step(Duration delay, boolean idle) {}
@@ -372,10 +363,7 @@ public final class Forwarder implements AutoCloseable {
         } catch (RuntimeException e) {
             LOG.warn("could not commit central's answer for {} events ({}); kept, committed before anything new is sent",
                     settlements.size(), e.getMessage());
-            synchronized (unsettled) {
-                unsettled.add(new Unsettled(batchId, settlements));
-                unsettledEvents.addAndGet(settlements.size());
-            }
+            unsettled.keep(batchId, settlements);
             return;
         }
         applied(result);
@@ -383,22 +371,11 @@ public final class Forwarder implements AutoCloseable {
 
     /** Commits the answers kept by {@link #settle}. @return true when none is left */
     private boolean settleKept() {
-        synchronized (unsettled) {
-            while (!unsettled.isEmpty()) {
-                Unsettled next = unsettled.peek();
-                Outbox.SettleResult result;
-                try {
-                    result = outbox.settle(next.batchId(), next.settlements(), settings.maxAttempts());
-                } catch (RuntimeException e) {
-                    return false;
-                }
-                unsettled.poll();
-                unsettledEvents.addAndGet(-next.settlements().size());
-                LOG.info("committed a kept answer of central for {} events", next.settlements().size());
-                applied(result);
-            }
-            return true;
-        }
+        return unsettled.commitAll(answer -> {
+            Outbox.SettleResult result = outbox.settle(answer.batchId(), answer.settlements(), settings.maxAttempts());
+            LOG.info("committed a kept answer of central for {} events", answer.settlements().size());
+            return result;
+        }, this::applied);
     }
 
     private void applied(Outbox.SettleResult result) {
@@ -492,11 +469,7 @@ public final class Forwarder implements AutoCloseable {
                 Optional.ofNullable(pauseReason), Optional.ofNullable(lastSuccessAt), Optional.ofNullable(lastError),
                 Optional.ofNullable(lastErrorAt), Optional.ofNullable(next), consecutiveFailures.get(), requests.get(),
                 eventsSent.get(), finals.get(), parked.get(), settings.requestsPerSecond(), settings.eventsPerSecond(),
-                unsettledEvents());
-    }
-
-    private int unsettledEvents() {
-        return unsettledEvents.get();
+                unsettled.events());
     }
 
     /** Stops after the request under way, waiting at most the request timeout. */
@@ -529,7 +502,7 @@ public final class Forwarder implements AutoCloseable {
         }
         if (!settleKept()) {
             LOG.warn("stopping with central's answers for {} events not committed (the outbox is not writable): their "
-                    + "claims return to pending at the next start and central answers them as duplicates", unsettledEvents.get());
+                    + "claims return to pending at the next start and central answers them as duplicates", unsettled.events());
         }
     }
 
