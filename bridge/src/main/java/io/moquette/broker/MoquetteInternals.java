@@ -2,6 +2,8 @@ package io.moquette.broker;
 
 import io.moquette.broker.config.IConfig;
 import io.moquette.broker.security.IAuthenticator;
+import io.moquette.broker.subscriptions.ISubscriptionsDirectory;
+import io.moquette.broker.subscriptions.Topic;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandler;
 import io.netty.util.AttributeKey;
@@ -54,7 +56,7 @@ public final class MoquetteInternals {
         if (postOffice == null) {
             return false;
         }
-        io.moquette.broker.subscriptions.ISubscriptionsDirectory directory;
+        ISubscriptionsDirectory directory;
         try {
             Field f = PostOffice.class.getDeclaredField("subscriptions");
             f.setAccessible(true);
@@ -62,7 +64,7 @@ public final class MoquetteInternals {
         } catch (ReflectiveOperationException e) {
             throw new IllegalStateException("Moquette's PostOffice has no field 'subscriptions': this bridge needs Moquette 0.17", e);
         }
-        return directory.matchWithoutQosSharpening(io.moquette.broker.subscriptions.Topic.asTopic(topic)).stream()
+        return directory.matchWithoutQosSharpening(Topic.asTopic(topic)).stream()
                 .anyMatch(s -> clientId.equals(s.getClientId()));
     }
 

@@ -27,6 +27,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 import org.edgebridge.intake.InboundPublish;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -102,7 +103,7 @@ public final class Broker implements DevicePublisher, AutoCloseable {
         listeners = l;
         try {
             ChannelHandler protocol = MoquetteInternals.protocolHandler(s, config, authenticator);
-            java.util.function.Supplier<ChannelHandler> sessionCheck = () -> new SessionSubscriptionCheck(
+            Supplier<ChannelHandler> sessionCheck = () -> new SessionSubscriptionCheck(
                     (clientId, topic) -> MoquetteInternals.routesTo(s, clientId, topic), topics);
             if (settings.port() != 0) {
                 l.bind(settings.host(), settings.port(), null, protocol, policy, settings.maxPacketBytes(), "mqtt.port",

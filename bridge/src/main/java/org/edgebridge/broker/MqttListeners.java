@@ -18,6 +18,7 @@ import io.netty.util.concurrent.DefaultThreadFactory;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 /**
  * The MQTT listeners (plain and TLS) in front of Moquette's protocol handler. Built like Moquette 0.17 builds
@@ -45,7 +46,7 @@ final class MqttListeners implements AutoCloseable {
      * @param key the config key of the port, for the error message
      */
     void bind(String host, int port, SslContext ssl, ChannelHandler protocol, ConnectPolicy policy, int maxPacketBytes, String key,
-            java.util.function.Supplier<ChannelHandler> sessionCheck) {
+            Supplier<ChannelHandler> sessionCheck) {
         ProtocolViolations violations = this.violations;
         ServerBootstrap b = new ServerBootstrap()
                 .group(acceptors, workers)

@@ -19,6 +19,7 @@ import java.time.format.DateTimeFormatter;
 import java.util.concurrent.ThreadLocalRandom;
 import java.time.Clock;
 import java.util.Optional;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -81,14 +82,14 @@ public final class CentralSim implements AutoCloseable {
     }
 
     private void holdReply(long holdMs) {
-        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(holdMs);
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(holdMs);
         synchronized (holding) {
             holding.incrementAndGet();
             long releasesAtStart = releases;
             try {
                 long left;
                 while (releases == releasesAtStart && (left = deadline - System.nanoTime()) > 0) {
-                    java.util.concurrent.TimeUnit.NANOSECONDS.timedWait(holding, left);
+                    TimeUnit.NANOSECONDS.timedWait(holding, left);
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();

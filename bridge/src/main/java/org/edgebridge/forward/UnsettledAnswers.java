@@ -3,6 +3,7 @@ package org.edgebridge.forward;
 import java.util.ArrayDeque;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 import org.edgebridge.outbox.Outbox;
 import org.edgebridge.outbox.Settlement;
 
@@ -36,7 +37,7 @@ final class UnsettledAnswers {
      *
      * @return true when none is left
      */
-    synchronized boolean commitAll(Commit commit, java.util.function.Consumer<Outbox.SettleResult> then) {
+    synchronized boolean commitAll(Commit commit, Consumer<Outbox.SettleResult> then) {
         while (!answers.isEmpty()) {
             Answer next = answers.peek();
             Outbox.SettleResult result;

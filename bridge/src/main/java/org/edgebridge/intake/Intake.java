@@ -2,6 +2,7 @@ package org.edgebridge.intake;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -42,7 +43,7 @@ public final class Intake implements AutoCloseable {
     private final Thread writer;
     private volatile boolean accepting = true;
     /** How long a failed outbox write keeps the bridge "not ready" when no later write says otherwise. */
-    static final long WRITE_FAILURE_MEMORY_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
+    static final long WRITE_FAILURE_MEMORY_NANOS = TimeUnit.SECONDS.toNanos(30);
     /** The last failed outbox write, while no write that stored a command has succeeded since. */
     private record WriteFailure(String message, long atNanos) {}
     private volatile WriteFailure writeFailure;
@@ -187,12 +188,12 @@ public final class Intake implements AutoCloseable {
      * write, cleared by the next write that stores a new command, and forgotten after
      * {@link #WRITE_FAILURE_MEMORY_NANOS} without a failed write (no new command came to try again).
      */
-    public java.util.Optional<String> writeFailure() {
+    public Optional<String> writeFailure() {
         WriteFailure failure = writeFailure;
         if (failure == null || System.nanoTime() - failure.atNanos() > WRITE_FAILURE_MEMORY_NANOS) {
-            return java.util.Optional.empty();
+            return Optional.empty();
         }
-        return java.util.Optional.of(failure.message());
+        return Optional.of(failure.message());
     }
 
     /** True while new commands are refused because the outbox is at maxPending or the disk is below its floor. */

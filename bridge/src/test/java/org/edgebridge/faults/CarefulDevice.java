@@ -294,11 +294,6 @@ final class CarefulDevice {
         }
     }
 
-    /** How many commands this device has made so far. */
-    synchronized int created() {
-        return outbox.size();
-    }
-
     synchronized long openCount() {
         return outbox.values().stream().filter(LocalCommand::open).count();
     }

@@ -28,8 +28,4 @@ final class FleetCounters {
         retryLaterByCode.forEach((code, n) -> copy.put(code, n.sum()));
         return copy;
     }
-
-    long retryLaterTotal() {
-        return retryLaterByCode.values().stream().mapToLong(LongAdder::sum).sum();
-    }
 }

@@ -82,11 +82,6 @@ final class OutboxDisk implements AutoCloseable {
         inside("mount -o remount,size=" + SIZE + " '" + dataDir + "'");
     }
 
-    /** Free KiB on the outbox's file system, as {@code df} sees it. */
-    long freeKiB() throws IOException, InterruptedException {
-        return Long.parseLong(inside("df -k --output=avail '" + dataDir + "' | tail -1").trim());
-    }
-
     private String inside(String shell) throws IOException, InterruptedException {
         List<String> command = new ArrayList<>(launcher());
         command.addAll(List.of("sh", "-c", shell));
