@@ -14,8 +14,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The composition root: builds every part with {@code new} and starts them in the order data flows —
- * outbox, intake, broker, forwarder, admin. {@link #close()} stops them so that nothing is lost: intake
+ * The composition root: takes the data dir's lock, then builds every part with {@code new} and starts them in
+ * the order data flows — outbox, intake, broker, forwarder, admin. {@link #close()} stops them so that nothing is lost: intake
  * stops taking commands, the request under way finishes, what is queued is written, then the broker and
  * the admin side stop.
  */
@@ -29,10 +29,12 @@ public final class Bridge implements AutoCloseable {
     private final Forwarder forwarder;
     private final AdminServer admin;
     private final RetentionPurger retention;
+    private final DataDirLock lock;
     private boolean closed;
 
-    private Bridge(BridgeConfig config, Clock clock) {
+    private Bridge(BridgeConfig config, Clock clock, DataDirLock lock) {
         this.config = config;
+        this.lock = lock;
         this.outbox = Outbox.open(config.outboxFile(), clock);
         int released = outbox.releaseAbandonedClaims();
         if (released > 0) {
@@ -49,7 +51,14 @@ public final class Bridge implements AutoCloseable {
 
     /** Builds and starts a bridge; on failure, stops what had started and rethrows. */
     public static Bridge start(BridgeConfig config, Clock clock) {
-        Bridge bridge = new Bridge(config, clock);
+        DataDirLock lock = DataDirLock.acquire(config.dataDir());
+        Bridge bridge;
+        try {
+            bridge = new Bridge(config, clock, lock);
+        } catch (RuntimeException e) {
+            lock.close();
+            throw e;
+        }
         try {
             bridge.intake.start();
             bridge.broker.start();
@@ -121,6 +130,7 @@ public final class Bridge implements AutoCloseable {
         broker.close();
         admin.close();
         outbox.close();
+        lock.close();
         LOG.info("edge bridge stopped in {} ms", (System.nanoTime() - start) / 1_000_000);
     }
 }

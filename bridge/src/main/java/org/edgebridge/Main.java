@@ -228,17 +228,56 @@ public final class Main {
         }
     }
 
-    @Command(name = "device", description = "Manage registered devices.", subcommands = Device.Add.class)
+    @Command(name = "device", description = "Manage registered devices (auth.passwordFile).",
+            subcommands = {Device.Add.class, Device.ListDevices.class, Device.Remove.class})
     static final class Device {
+        @Command(name = "list", description = "List the registered devices of a password file: client id and username.")
+        static final class ListDevices implements Callable<Integer> {
+            @Option(names = "--file", required = true, description = "the password file (auth.passwordFile)")
+            Path file;
+
+            @Override
+            public Integer call() throws Exception {
+                List<PasswordFile.Entry> entries = PasswordFile.list(file);
+                for (PasswordFile.Entry e : entries) {
+                    System.out.println(e.clientId() + "\t" + e.username());
+                }
+                System.err.println(entries.size() + " registered device(s) in " + file);
+                return 0;
+            }
+        }
+
+        @Command(name = "remove", description = "Remove a device from a password file. A running bridge reads the file "
+                + "at start: restart it for the change to take effect.")
+        static final class Remove implements Callable<Integer> {
+            @Option(names = "--file", required = true, description = "the password file (auth.passwordFile)")
+            Path file;
+
+            @Option(names = "--client-id", required = true, description = "the device's MQTT client id")
+            String clientId;
+
+            @Override
+            public Integer call() throws Exception {
+                if (!PasswordFile.removeDevice(file, clientId)) {
+                    System.err.println("error: device " + clientId + " is not registered in " + file);
+                    return EXIT_FAILED;
+                }
+                System.out.println("device " + clientId + " removed from " + file);
+                return 0;
+            }
+        }
+
         @Command(name = "add", description = "Add or replace a device in the password file (PBKDF2-SHA256).")
         static final class Add implements Callable<Integer> {
             @Option(names = "--file", required = true, description = "the password file (auth.passwordFile)")
             Path file;
 
-            @Option(names = "--client-id", required = true)
+            @Option(names = "--client-id", required = true, description = "the device's MQTT client id (1-128 characters "
+                    + "without / + # or control characters)")
             String clientId;
 
-            @Option(names = "--username", required = true)
+            @Option(names = "--username", required = true, description = "the username the device connects with; "
+                    + "bound to this client id (no ':')")
             String username;
 
             @Option(names = "--password", required = true, interactive = true, arity = "0..1",

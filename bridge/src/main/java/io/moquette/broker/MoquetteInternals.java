@@ -68,6 +68,39 @@ public final class MoquetteInternals {
                 .anyMatch(s -> clientId.equals(s.getClientId()));
     }
 
+    /**
+     * Hands a PUBLISH of {@code clientId} to the interceptors the way Moquette hands its own: through that client's
+     * session loop, so after every PUBLISH the client sent before, then on the interceptor thread. Used for a Last
+     * Will, which 0.17 publishes only to subscribers (never to interceptors) and without asking the ACL.
+     *
+     * @return false if the session loop's queue was full (nothing was handed on)
+     */
+    public static boolean notifyPublishedInOrder(Server server, String clientId, String username, String topic, byte[] payload) {
+        PostOffice postOffice = (PostOffice) read(server, "dispatcher");
+        io.moquette.interception.BrokerInterceptor interceptor = (io.moquette.interception.BrokerInterceptor) read(server, "interceptor");
+        if (postOffice == null || interceptor == null) {
+            return false;
+        }
+        io.netty.handler.codec.mqtt.MqttPublishMessage msg = io.netty.handler.codec.mqtt.MqttMessageBuilders.publish()
+                .topicName(topic).qos(io.netty.handler.codec.mqtt.MqttQoS.AT_LEAST_ONCE).retained(false).messageId(1)
+                .payload(io.netty.buffer.Unpooled.wrappedBuffer(payload)).build();
+        PostOffice.RouteResult routed = postOffice.routeCommand(clientId, "EDGE BRIDGE WILL", () -> {
+            try {
+                interceptor.notifyTopicPublished(msg, clientId, username);
+            } catch (RuntimeException e) {
+                // never let it escape: an exception kills a 0.17 session loop for good
+                org.slf4j.LoggerFactory.getLogger(MoquetteInternals.class).error("handing the will of {} on failed", clientId, e);
+            } finally {
+                msg.release();
+            }
+            return clientId;
+        });
+        if (!routed.isSuccess()) {
+            msg.release();
+        }
+        return routed.isSuccess();
+    }
+
     private static Object read(Server server, String field) {
         try {
             Field f = Server.class.getDeclaredField(field);

@@ -103,6 +103,19 @@ final class BridgeMetrics implements AutoCloseable {
                 b -> b.devices().list().stream().mapToLong(DeviceView::takeovers).sum(), "session takeovers");
         Gauge.builder("edgebridge.broker.takeover.storms", broker, b -> b.takeoverStorms().size())
                 .description("client ids over the takeover alarm threshold in the last minute").register(registry);
+        loginsRefused(broker, "credentials", b -> b.status().loginsRefusedCredentials());
+        loginsRefused(broker, "throttled", b -> b.status().loginsRefusedThrottled());
+        loginsRefused(broker, "busy", b -> b.status().loginsRefusedBusy());
+        counter("edgebridge.broker.wills", broker, b -> b.status().willsReceived(),
+                "Last Wills of broken connections, taken as commands of their devices");
+    }
+
+    private void loginsRefused(Broker broker, String reason, ToDoubleFunction<Broker> f) {
+        FunctionCounter.builder("edgebridge.broker.logins.refused", broker, f).tag("reason", reason)
+                .description("CONNECTs refused at login: credentials = wrong, unknown or missing (CONNACK 4); throttled = "
+                        + "too many failed logins of the client id or address this minute, busy = too many password checks "
+                        + "waiting (both CONNACK 3)")
+                .register(registry);
     }
 
     private <T> void counter(String name, T source, ToDoubleFunction<T> f, String description) {

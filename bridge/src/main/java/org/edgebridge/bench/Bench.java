@@ -35,10 +35,10 @@ public final class Bench {
 
     /** Sizes of one run. */
     record Sizes(int publishers, int perPublisher, int inFlight, int b3Rate, int b3Seconds, int b4Sessions, int b5Rows,
-            int b5Limit, int b5WindowSeconds) {
+            int b5Limit, int b5WindowSeconds, int b6Attackers, int b6Seconds) {
         static Sizes of(boolean quick) {
-            return quick ? new Sizes(4, 1_000, 32, 500, 3, 200, 50_000, 500, 5)
-                    : new Sizes(4, 25_000, 32, 1_000, 30, 10_000, 1_000_000, 5_000, 20);
+            return quick ? new Sizes(4, 1_000, 32, 500, 3, 200, 50_000, 500, 5, 8, 2)
+                    : new Sizes(4, 25_000, 32, 1_000, 30, 10_000, 1_000_000, 5_000, 20, 32, 15);
         }
     }
 
@@ -85,6 +85,9 @@ public final class Bench {
         }
         if (wanted(only, "B5")) {
             b5();
+        }
+        if (wanted(only, "B6")) {
+            new AuthFloodBench(work, sizes.b6Attackers(), sizes.b6Seconds()).run(results);
         }
         return results;
     }

@@ -14,7 +14,7 @@ import picocli.CommandLine.Option;
 
 /** {@code edge-bridge.jar bench}: prints the table and writes the JSON of one run. */
 @Command(name = "bench", description = "Measure the bare broker (B0) against the bridge (B1 intake, B2 end to end, "
-        + "B3 latency, B4 sessions, B5 backlog) on this machine, and print the figures.")
+        + "B3 latency, B4 sessions, B5 backlog, B6 login flood) on this machine, and print the figures.")
 public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--quick", description = "small sizes: under a minute")
     boolean quick;
@@ -33,8 +33,8 @@ public final class BenchCommand implements Callable<Integer> {
         Set<String> figures = new LinkedHashSet<>();
         for (String f : only) {
             String name = f.trim().toUpperCase(Locale.ROOT);
-            if (!name.matches("B[0-5]")) {
-                System.err.println("--only " + f + ": figures are B0 to B5");
+            if (!name.matches("B[0-6]")) {
+                System.err.println("--only " + f + ": figures are B0 to B6");
                 return 2;
             }
             figures.add(name);

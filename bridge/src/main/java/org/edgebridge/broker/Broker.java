@@ -43,6 +43,8 @@ import org.slf4j.LoggerFactory;
 public final class Broker implements DevicePublisher, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Broker.class);
     private static final String PUBLISHER_ID = "edge-bridge";
+    /** At most one log line per kind of refusal and client id in this time. */
+    private static final java.time.Duration REFUSAL_LOG_INTERVAL = java.time.Duration.ofSeconds(60);
 
     private final BrokerSettings settings;
     private final Clock clock;
@@ -55,6 +57,9 @@ public final class Broker implements DevicePublisher, AutoCloseable {
     private final AtomicLong deniedSubscribes = new AtomicLong();
     private final AtomicLong restarts = new AtomicLong();
     private final ProtocolViolations violations = new ProtocolViolations();
+    private final AtomicLong wills = new AtomicLong();
+    private final RefusalLog refusals;
+    private final DeviceLogin login;
     private volatile Server server;
     private volatile MqttListeners listeners;
     private volatile boolean stopping;
@@ -70,6 +75,10 @@ public final class Broker implements DevicePublisher, AutoCloseable {
         this.devices = new DeviceRegistry(clock, settings.takeoverAlarmPerMinute());
         this.passwords = settings.passwordFile().map(Broker::loadPasswords);
         this.enforcer = Executors.newSingleThreadExecutor(r -> new Thread(r, "broker-enforcer"));
+        this.refusals = new RefusalLog(LOG, clock, REFUSAL_LOG_INTERVAL);
+        BrokerSettings.LoginSettings ls = settings.login();
+        this.login = new DeviceLogin(passwords, settings.anonymous(),
+                new FailedLogins(clock, ls.failuresPerClientId(), ls.failuresPerAddress()), refusals, ls.threads(), ls.queue());
         if (!settings.anonymous() && passwords.map(PasswordFile::size).orElse(0) == 0) {
             LOG.warn("auth.anonymous=false and no registered devices (auth.passwordFile): no device can connect");
         }
@@ -90,8 +99,8 @@ public final class Broker implements DevicePublisher, AutoCloseable {
         Server s = new Server();
         List<InterceptHandler> handlers = List.of(new CommandInterceptor(topics, clock, commands, devices, this::onLoopDeath));
         DeviceAuthorizer authorizer = new DeviceAuthorizer(topics, this::deniedPublish, this::deniedSubscribe);
-        ConnectPolicy policy = new ConnectPolicy(settings, devices);
-        DeviceAuthenticator authenticator = new DeviceAuthenticator(passwords, settings.anonymous(), policy);
+        ConnectPolicy policy = new ConnectPolicy(settings, topics, devices, refusals);
+        DeviceAuthenticator authenticator = new DeviceAuthenticator(login, policy);
         MemoryConfig config = new MemoryConfig(moquetteProperties(settings));
         try {
             s.startServer(config, handlers, null, authenticator, authorizer);
@@ -99,17 +108,19 @@ public final class Broker implements DevicePublisher, AutoCloseable {
             throw new IllegalStateException("the MQTT broker did not start: " + e.getMessage(), e);
         }
         server = s;
-        MqttListeners l = new MqttListeners(violations);
+        MqttListeners l = new MqttListeners();
         listeners = l;
         try {
             ChannelHandler protocol = MoquetteInternals.protocolHandler(s, config, authenticator);
             Supplier<ChannelHandler> sessionCheck = () -> new SessionSubscriptionCheck(
                     (clientId, topic) -> MoquetteInternals.routesTo(s, clientId, topic), topics);
+            Supplier<ChannelHandler> gate = () -> new ConnectGate(policy, login, violations, will -> lastWill(s, will),
+                    () -> stopping || server != s);
             if (settings.port() != 0) {
-                l.bind(settings.host(), settings.port(), null, protocol, policy, settings.maxPacketBytes(), "mqtt.port",
+                l.bind(settings.host(), settings.port(), null, protocol, gate, settings.maxPacketBytes(), "mqtt.port",
                         sessionCheck);
             }
-            settings.tls().ifPresent(t -> l.bind(settings.host(), t.port(), ssl.orElseThrow(), protocol, policy,
+            settings.tls().ifPresent(t -> l.bind(settings.host(), t.port(), ssl.orElseThrow(), protocol, gate,
                     settings.maxPacketBytes(), "tls.port", sessionCheck));
             List<String> dead = new ArrayList<>();
             if (settings.port() != 0 && !listening(settings.port())) {
@@ -223,14 +234,27 @@ public final class Broker implements DevicePublisher, AutoCloseable {
 
     public BrokerStatus status() {
         return new BrokerStatus(isRunning(), listeners(), connectedClientIds().size(), deniedPublishes.get(),
-                deniedSubscribes.get(), violations.total(), restarts.get());
+                deniedSubscribes.get(), violations.total(), restarts.get(), login.refusedCredentials(),
+                login.refusedThrottled(), login.refusedBusy(), wills.get());
+    }
+
+    /**
+     * A device's connection broke and it had left a Last Will on one of its own command topics: the will is a
+     * command of that device, stored like any other (after the PUBLISHes the device sent before it broke).
+     */
+    private void lastWill(Server s, ConnectPolicy.LastWill will) {
+        wills.incrementAndGet();
+        if (!MoquetteInternals.notifyPublishedInOrder(s, will.clientId(), null, will.topic(), will.payload())) {
+            LOG.warn("the Last Will of {} was not taken (broker queues full); it is lost", RefusalLog.quote(will.clientId()));
+        }
     }
 
     /** On a session-loop thread: must not block. The offender is disconnected from another thread. */
     private void deniedPublish(String clientId, String topic) {
         deniedPublishes.incrementAndGet();
         devices.deniedPublish(clientId);
-        LOG.warn("refused PUBLISH of {} on {}: not its own command topic; closing the connection", clientId, topic);
+        refusals.warn("publish", clientId, "refused PUBLISH of " + RefusalLog.quote(clientId) + " on " + RefusalLog.quote(topic)
+                + ": not its own command topic; closing the connection");
         enforcer.execute(() -> {
             Server s = server;
             if (s != null) {
@@ -242,7 +266,8 @@ public final class Broker implements DevicePublisher, AutoCloseable {
     private void deniedSubscribe(String clientId, String filter) {
         deniedSubscribes.incrementAndGet();
         devices.deniedSubscribe(clientId);
-        LOG.info("refused SUBSCRIBE of {} to {}: only {} is allowed", clientId, filter, topics.receiptTopic(clientId));
+        refusals.info("subscribe", clientId, "refused SUBSCRIBE of " + RefusalLog.quote(clientId) + " to " + RefusalLog.quote(filter)
+                + ": only " + RefusalLog.quote(topics.receiptTopic(clientId)) + " is allowed");
     }
 
     private void onLoopDeath(Throwable error) {
@@ -282,6 +307,7 @@ public final class Broker implements DevicePublisher, AutoCloseable {
             Thread.currentThread().interrupt();
         }
         stopServer();
+        login.close();
     }
 
     /** Closes the listeners (and every device connection), then Moquette. */

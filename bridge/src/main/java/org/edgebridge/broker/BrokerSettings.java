@@ -11,6 +11,7 @@ import java.util.Optional;
  * @param storeDir where the broker keeps sessions and queued receipts
  * @param takeoverAlarmPerMinute takeovers of one client id per minute that make a takeover storm
  * @param throttleTakeovers refuse CONNECTs of a client id while it is in a takeover storm
+ * @param login how password checks are run and throttled
  */
 public record BrokerSettings(
         String host,
@@ -24,4 +25,14 @@ public record BrokerSettings(
         boolean anonymous,
         Optional<Path> passwordFile,
         int takeoverAlarmPerMinute,
-        boolean throttleTakeovers) {}
+        boolean throttleTakeovers,
+        LoginSettings login) {
+
+    /**
+     * @param threads threads that check passwords (PBKDF2), off the network threads
+     * @param queue CONNECTs that may wait for a password check; past it they get CONNACK 3
+     * @param failuresPerClientId failed logins of one client id per minute before it is throttled (CONNACK 3)
+     * @param failuresPerAddress failed logins from one address per minute before it is throttled (CONNACK 3)
+     */
+    public record LoginSettings(int threads, int queue, int failuresPerClientId, int failuresPerAddress) {}
+}

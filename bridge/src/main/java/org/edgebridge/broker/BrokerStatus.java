@@ -8,4 +8,8 @@ public record BrokerStatus(
         long deniedPublishes,
         long deniedSubscribes,
         long protocolViolations,
-        long restartsAfterLoopDeath) {}
+        long restartsAfterLoopDeath,
+        long loginsRefusedCredentials,
+        long loginsRefusedThrottled,
+        long loginsRefusedBusy,
+        long willsReceived) {}

@@ -4,18 +4,29 @@ import io.moquette.broker.MoquetteInternals;
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.handler.codec.mqtt.MqttConnectMessage;
+import io.netty.handler.codec.mqtt.MqttConnectPayload;
+import io.netty.handler.codec.mqtt.MqttConnectReturnCode;
+import io.netty.handler.codec.mqtt.MqttMessageType;
 import io.netty.handler.codec.mqtt.MqttMessage;
 import io.netty.handler.codec.mqtt.MqttMessageBuilders;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.util.ReferenceCountUtil;
+import java.net.InetSocketAddress;
 import java.util.ArrayDeque;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 
 /**
  * Holds a client's packets after its CONNECT until Moquette has really accepted the connection, then passes
  * them on in order. Without it, Moquette 0.17 closes a connection whose SUBSCRIBE arrives in the instant
  * between its CONNACK and its own "connected" flag (see {@link MoquetteInternals}). The CONNECT itself is first
- * checked by the {@link ConnectPolicy}; a refused one is answered with its CONNACK code and closed.
+ * checked by the {@link ConnectPolicy} and then by {@link DeviceLogin} (whose password checks run on their own
+ * threads; the gate waits for the answer without blocking the event loop); a refused one is answered with its
+ * CONNACK code and closed.
+ *
+ * <p>It also owns the connection's Last Will: when a connection that Moquette had accepted ends without a
+ * DISCONNECT (and not because the bridge is stopping), the will goes to {@code willSink}.
  *
  * <p>One instance per channel; every method runs on the channel's event loop.
  */
@@ -23,21 +34,34 @@ final class ConnectGate extends ChannelDuplexHandler {
     private static final long POLL_MICROS = 200;
     private static final long GIVE_UP_NANOS = TimeUnit.SECONDS.toNanos(10);
 
-    private enum State { AWAIT_CONNECT, CONNECTING, OPEN }
+    private enum State { AWAIT_CONNECT, AUTHENTICATING, CONNECTING, OPEN }
 
     /** Held in place of a packet: close the connection when the held packets are released. */
     private static final Object CLOSE = new Object();
 
     private final ConnectPolicy policy;
+    private final DeviceLogin login;
     private final ProtocolViolations violations;
+    private final Consumer<ConnectPolicy.LastWill> willSink;
+    private final BooleanSupplier stopping;
     private State state = State.AWAIT_CONNECT;
     private final ArrayDeque<Object> held = new ArrayDeque<>();
     private long connectAt;
     private boolean polling;
+    private ConnectPolicy.LastWill will;
+    private boolean disconnected;
 
-    ConnectGate(ConnectPolicy policy, ProtocolViolations violations) {
+    /**
+     * @param willSink gets the will of a connection that broke; called on the event loop, must not block
+     * @param stopping true while the bridge closes its connections itself: no will is sent then
+     */
+    ConnectGate(ConnectPolicy policy, DeviceLogin login, ProtocolViolations violations, Consumer<ConnectPolicy.LastWill> willSink,
+            BooleanSupplier stopping) {
         this.policy = policy;
+        this.login = login;
         this.violations = violations;
+        this.willSink = willSink;
+        this.stopping = stopping;
     }
 
     @Override
@@ -59,19 +83,27 @@ final class ConnectGate extends ChannelDuplexHandler {
             reject(ctx, msg, "a packet before CONNECT");
             return;
         }
+        if (msg instanceof MqttMessage m && m.fixedHeader().messageType() == MqttMessageType.DISCONNECT) {
+            disconnected = true; // a clean DISCONNECT: MQTT 3.1.1 §3.14.4 discards the will
+        }
         switch (state) {
             case OPEN -> ctx.fireChannelRead(msg);
             case AWAIT_CONNECT -> {
-                state = State.CONNECTING;
+                state = State.AUTHENTICATING;
                 connectAt = System.nanoTime();
-                ConnectPolicy.Verdict verdict = policy.check(ctx.channel(), (MqttConnectMessage) msg);
+                MqttConnectMessage connect = (MqttConnectMessage) msg;
+                ConnectPolicy.Verdict verdict = policy.check(ctx.channel(), connect);
                 if (verdict.refuse() != null) {
-                    ctx.writeAndFlush(MqttMessageBuilders.connAck().returnCode(verdict.refuse()).sessionPresent(false).build())
-                            .addListener(ChannelFutureListener.CLOSE);
+                    refuse(ctx, verdict.refuse());
                     return;
                 }
-                ctx.fireChannelRead(verdict.connect());
+                MqttConnectPayload p = connect.payload();
+                String address = ctx.channel().remoteAddress() instanceof InetSocketAddress a
+                        ? a.getAddress().getHostAddress() : String.valueOf(ctx.channel().remoteAddress());
+                login.check(p.clientIdentifier(), p.userName(), p.passwordInBytes(), verdict.certified(), address)
+                        .thenAccept(result -> ctx.executor().execute(() -> loggedIn(ctx, verdict, result)));
             }
+            case AUTHENTICATING -> held.add(msg);
             case CONNECTING -> {
                 if (held.contains(CLOSE)) {
                     ReferenceCountUtil.release(msg);
@@ -84,6 +116,36 @@ final class ConnectGate extends ChannelDuplexHandler {
                 }
             }
         }
+    }
+
+    /** On the event loop, once {@link DeviceLogin} has answered. */
+    private void loggedIn(ChannelHandlerContext ctx, ConnectPolicy.Verdict verdict, DeviceLogin.Result result) {
+        if (state != State.AUTHENTICATING || !ctx.channel().isActive()) {
+            releaseHeld();
+            return;
+        }
+        MqttConnectReturnCode refusal = switch (result) {
+            case ACCEPTED -> null;
+            case BAD_CREDENTIALS -> MqttConnectReturnCode.CONNECTION_REFUSED_BAD_USER_NAME_OR_PASSWORD;
+            case THROTTLED, BUSY -> MqttConnectReturnCode.CONNECTION_REFUSED_SERVER_UNAVAILABLE;
+        };
+        if (refusal != null) {
+            releaseHeld();
+            refuse(ctx, refusal);
+            return;
+        }
+        state = State.CONNECTING;
+        will = verdict.will();
+        ctx.fireChannelRead(verdict.connect());
+        ctx.fireChannelReadComplete();
+        if (!held.isEmpty()) {
+            poll(ctx);
+        }
+    }
+
+    private static void refuse(ChannelHandlerContext ctx, MqttConnectReturnCode code) {
+        ctx.writeAndFlush(MqttMessageBuilders.connAck().returnCode(code).sessionPresent(false).build())
+                .addListener(ChannelFutureListener.CLOSE);
     }
 
     @Override
@@ -139,6 +201,12 @@ final class ConnectGate extends ChannelDuplexHandler {
     @Override
     public void channelInactive(ChannelHandlerContext ctx) throws Exception {
         releaseHeld();
+        // Runs before Moquette's handler sees the close, so "connected" still tells whether Moquette took the CONNECT.
+        ConnectPolicy.LastWill w = will;
+        will = null;
+        if (w != null && !disconnected && (state == State.OPEN || MoquetteInternals.isConnected(ctx.channel())) && !stopping.getAsBoolean()) {
+            willSink.accept(w);
+        }
         super.channelInactive(ctx);
     }
 

@@ -7,6 +7,7 @@ import io.netty.handler.codec.mqtt.MqttConnectReturnCode;
 import io.netty.handler.codec.mqtt.MqttConnectVariableHeader;
 import io.netty.handler.ssl.SslHandler;
 import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
 import java.security.SecureRandom;
 import java.security.cert.Certificate;
 import java.security.cert.CertificateParsingException;
@@ -20,42 +21,60 @@ import javax.naming.InvalidNameException;
 import javax.naming.ldap.LdapName;
 import javax.naming.ldap.Rdn;
 import javax.net.ssl.SSLPeerUnverifiedException;
-import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * What the bridge checks of a CONNECT before Moquette sees it (on the channel's event loop; never throws):
+ * What the bridge checks of a CONNECT before Moquette sees it (on the channel's event loop; cheap; never throws):
  * a client id that fits in a topic level; with a client certificate, that its CN (or a SAN) is the client id;
- * and, when asked, that the client id is not in a takeover storm.
+ * a Last Will only on one of the device's own command topics; and, when asked, that the client id is not in a
+ * takeover storm. Credentials are checked next, by {@link DeviceLogin}, off the event loop.
+ *
+ * <p>A will is a publish, so it passes the same rule as any publish: a device may leave a will only on its own
+ * command topics, {@code {prefix}/{clientId}/commands/{type}}; any other will topic (another device's receipts,
+ * anything else) is refused with CONNACK 5. An accepted will is taken out of the CONNECT that Moquette sees
+ * (0.17 would publish it without asking the ACL) and handed to the {@link ConnectGate}, which sends it to the
+ * intake as a command of that device when the connection ends without a DISCONNECT.
  *
  * <p>A device that proved its identity with a client certificate and sent no username is passed on with
  * certificate credentials ({@code cert:<clientId>} and a secret of this process), which the authenticator
  * accepts: Moquette 0.17 itself cannot see certificates.
  */
 final class ConnectPolicy {
-    private static final Logger LOG = LoggerFactory.getLogger(ConnectPolicy.class);
     static final String CERT_USER_PREFIX = "cert:";
 
     private final BrokerSettings settings;
+    private final Topics topics;
     private final DeviceRegistry devices;
+    private final RefusalLog log;
     private final byte[] certSecret;
 
-    ConnectPolicy(BrokerSettings settings, DeviceRegistry devices) {
+    ConnectPolicy(BrokerSettings settings, Topics topics, DeviceRegistry devices, RefusalLog log) {
         this.settings = settings;
+        this.topics = topics;
         this.devices = devices;
+        this.log = log;
         byte[] secret = new byte[24];
         new SecureRandom().nextBytes(secret);
         this.certSecret = HexFormat.of().formatHex(secret).getBytes(StandardCharsets.US_ASCII);
     }
 
-    /** @param refuse null to let the CONNECT through; @param connect the CONNECT to pass on (may be rewritten) */
-    record Verdict(MqttConnectReturnCode refuse, MqttConnectMessage connect) {}
+    /**
+     * @param refuse null to let the CONNECT through
+     * @param connect the CONNECT to pass on (without its will; may carry certificate credentials)
+     * @param will the device's Last Will, or null
+     * @param certified a client certificate names this client id
+     */
+    record Verdict(MqttConnectReturnCode refuse, MqttConnectMessage connect, LastWill will, boolean certified) {}
+
+    /** A Last Will accepted at CONNECT: a command of its device, sent when the connection breaks. */
+    record LastWill(String clientId, String topic, byte[] payload) {}
 
     Verdict check(Channel channel, MqttConnectMessage connect) {
         try {
             String clientId = connect.payload().clientIdentifier();
             if (!Topics.isUsableClientId(clientId)) {
-                LOG.info("refused CONNECT with client id '{}': it must be 1-128 characters without / + # or control characters", clientId);
+                log.info("client-id", "", "refused CONNECT with client id " + RefusalLog.quote(clientId)
+                        + " from " + channel.remoteAddress() + " with CONNACK 2: it must be 1-128 characters without / + # or control characters");
                 return refuse(MqttConnectReturnCode.CONNECTION_REFUSED_IDENTIFIER_REJECTED);
             }
             X509Certificate cert = peerCertificate(channel);
@@ -63,21 +82,37 @@ final class ConnectPolicy {
                 List<String> identities = identities(cert);
                 if (!identities.contains(clientId)) {
                     devices.refusedConnect(clientId);
-                    LOG.warn("refused CONNECT of {}: its client certificate names {}", clientId, identities);
+                    log.warn("certificate", clientId, "refused CONNECT of " + RefusalLog.quote(clientId)
+                            + " with CONNACK 5: its client certificate names " + RefusalLog.quote(String.join(", ", identities)));
                     return refuse(MqttConnectReturnCode.CONNECTION_REFUSED_NOT_AUTHORIZED);
                 }
+            }
+            MqttConnectVariableHeader header = connect.variableHeader();
+            LastWill will = null;
+            if (header.isWillFlag()) {
+                String willTopic = connect.payload().willTopic();
+                if (topics.commandType(clientId, willTopic) == null) {
+                    devices.refusedConnect(clientId);
+                    log.warn("will", clientId, "refused CONNECT of " + RefusalLog.quote(clientId) + " with CONNACK 5: its Last Will is on "
+                            + RefusalLog.quote(willTopic) + ", but a device may publish (and leave a will) only on its own command topics "
+                            + topics.commandTopicPattern(clientId));
+                    return refuse(MqttConnectReturnCode.CONNECTION_REFUSED_NOT_AUTHORIZED);
+                }
+                byte[] payload = connect.payload().willMessageInBytes();
+                will = new LastWill(clientId, willTopic, payload == null ? new byte[0] : payload);
             }
             if (settings.throttleTakeovers()
                     && devices.recentTakeovers(clientId, Duration.ofMinutes(1)) >= settings.takeoverAlarmPerMinute()) {
                 devices.refusedConnect(clientId);
                 return refuse(MqttConnectReturnCode.CONNECTION_REFUSED_SERVER_UNAVAILABLE);
             }
-            if (cert != null && !connect.variableHeader().hasUserName()) {
-                return new Verdict(null, withCredentials(connect, CERT_USER_PREFIX + clientId, certSecret));
-            }
-            return new Verdict(null, connect);
+            boolean certLogin = cert != null && !header.hasUserName();
+            MqttConnectMessage passOn = certLogin || will != null
+                    ? rewrite(connect, certLogin ? CERT_USER_PREFIX + clientId : null, certLogin ? certSecret : null)
+                    : connect;
+            return new Verdict(null, passOn, will, cert != null);
         } catch (RuntimeException e) {
-            LOG.error("CONNECT check failed; refused", e);
+            LoggerFactory.getLogger(ConnectPolicy.class).error("CONNECT check failed; refused", e);
             return refuse(MqttConnectReturnCode.CONNECTION_REFUSED_SERVER_UNAVAILABLE);
         }
     }
@@ -85,11 +120,11 @@ final class ConnectPolicy {
     /** True for the credentials this policy gave a device that proved its client id with a certificate. */
     boolean isCertificateLogin(String clientId, String username, byte[] password) {
         return username != null && username.equals(CERT_USER_PREFIX + clientId) && password != null
-                && java.security.MessageDigest.isEqual(certSecret, password);
+                && MessageDigest.isEqual(certSecret, password);
     }
 
     private static Verdict refuse(MqttConnectReturnCode code) {
-        return new Verdict(code, null);
+        return new Verdict(code, null, null, false);
     }
 
     private static X509Certificate peerCertificate(Channel channel) {
@@ -133,13 +168,19 @@ final class ConnectPolicy {
         return names;
     }
 
-    private static MqttConnectMessage withCredentials(MqttConnectMessage m, String username, byte[] password) {
+    /**
+     * The CONNECT without its will and, when {@code username} is not null, with these credentials instead of its
+     * own.
+     */
+    private static MqttConnectMessage rewrite(MqttConnectMessage m, String username, byte[] password) {
         MqttConnectVariableHeader h = m.variableHeader();
-        MqttConnectVariableHeader header = new MqttConnectVariableHeader(h.name(), h.version(), true, true, h.isWillRetain(),
-                h.willQos(), h.isWillFlag(), h.isCleanSession(), h.keepAliveTimeSeconds());
         MqttConnectPayload p = m.payload();
-        MqttConnectPayload payload = new MqttConnectPayload(p.clientIdentifier(), p.willTopic(), p.willMessageInBytes(),
-                username, password);
+        boolean replace = username != null;
+        MqttConnectVariableHeader header = new MqttConnectVariableHeader(h.name(), h.version(),
+                replace || h.hasUserName(), replace || h.hasPassword(), false, 0, false, h.isCleanSession(),
+                h.keepAliveTimeSeconds());
+        MqttConnectPayload payload = new MqttConnectPayload(p.clientIdentifier(), null, (byte[]) null,
+                replace ? username : p.userName(), replace ? password : p.passwordInBytes());
         return new MqttConnectMessage(m.fixedHeader(), header, payload);
     }
 }

@@ -33,11 +33,6 @@ final class MqttListeners implements AutoCloseable {
     private final EventLoopGroup acceptors = new NioEventLoopGroup(1, new DefaultThreadFactory("mqtt-accept"));
     private final EventLoopGroup workers = new NioEventLoopGroup(0, new DefaultThreadFactory("mqtt-io"));
     private final List<Channel> bound = new ArrayList<>();
-    private final ProtocolViolations violations;
-
-    MqttListeners(ProtocolViolations violations) {
-        this.violations = violations;
-    }
 
     /**
      * Binds one listener.
@@ -45,9 +40,8 @@ final class MqttListeners implements AutoCloseable {
      * @param ssl null for plain MQTT
      * @param key the config key of the port, for the error message
      */
-    void bind(String host, int port, SslContext ssl, ChannelHandler protocol, ConnectPolicy policy, int maxPacketBytes, String key,
-            Supplier<ChannelHandler> sessionCheck) {
-        ProtocolViolations violations = this.violations;
+    void bind(String host, int port, SslContext ssl, ChannelHandler protocol, Supplier<ChannelHandler> connectGate,
+            int maxPacketBytes, String key, Supplier<ChannelHandler> sessionCheck) {
         ServerBootstrap b = new ServerBootstrap()
                 .group(acceptors, workers)
                 .channel(NioServerSocketChannel.class)
@@ -65,7 +59,7 @@ final class MqttListeners implements AutoCloseable {
                         ch.pipeline().addLast("idleEventHandler", MoquetteInternals.idleTimeoutHandler());
                         ch.pipeline().addLast("decoder", new MqttDecoder(maxPacketBytes));
                         ch.pipeline().addLast("encoder", MqttEncoder.INSTANCE);
-                        ch.pipeline().addLast("connectGate", new ConnectGate(policy, violations));
+                        ch.pipeline().addLast("connectGate", connectGate.get());
                         ch.pipeline().addLast("sessionCheck", sessionCheck.get());
                         ch.pipeline().addLast("handler", protocol);
                     }

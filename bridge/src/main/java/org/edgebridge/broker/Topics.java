@@ -12,6 +12,11 @@ public record Topics(String prefix) {
                 && clientId.chars().noneMatch(c -> c == '/' || c == '+' || c == '#' || c == 0 || Character.isISOControl(c));
     }
 
+    /** The command topics of a client id, as a filter for messages: {@code {prefix}/{clientId}/commands/#}. */
+    public String commandTopicPattern(String clientId) {
+        return prefix + "/" + clientId + "/commands/#";
+    }
+
     public String receiptTopic(String clientId) {
         return prefix + "/" + clientId + "/receipts";
     }

@@ -43,7 +43,16 @@ public final class ConfigKeys {
             v -> oneOf(v, "none", "optional", "required")),
 
         key("auth.anonymous", "false", "true lets devices connect without credentials", ValueParsers::bool),
-        key("auth.passwordFile", null, "registered devices: clientId:username:hash per line", ConfigKeys::path),
+        key("auth.passwordFile", null, "registered devices: clientId:username:hash per line; a registered client id always "
+            + "needs its credentials (or its client certificate), even with auth.anonymous=true", ConfigKeys::path),
+        key("auth.threads", "1", "threads that check passwords (PBKDF2, tens of ms each), apart from the network threads",
+            v -> ValueParsers.integer(v, 1, 64)),
+        key("auth.queue", "256", "CONNECTs that may wait for a password check; past it they are refused with CONNACK 3",
+            v -> ValueParsers.integer(v, 1, 100_000)),
+        key("auth.failedLoginsPerClientId", "10", "failed logins of one client id per minute after which its CONNECTs "
+            + "are refused with CONNACK 3 for the rest of that minute", v -> ValueParsers.integer(v, 1, 1_000_000)),
+        key("auth.failedLoginsPerAddress", "100", "failed logins from one source address per minute after which its "
+            + "CONNECTs are refused with CONNACK 3 for the rest of that minute", v -> ValueParsers.integer(v, 1, 1_000_000)),
 
         key("admin.host", "127.0.0.1", "bind address of the admin HTTP API and status page", ConfigKeys::nonBlank),
         key("admin.port", "8080", "admin HTTP port; 0 picks a free one", v -> ValueParsers.integer(v, 0, 65535)),

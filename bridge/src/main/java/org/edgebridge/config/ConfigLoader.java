@@ -190,7 +190,9 @@ public final class ConfigLoader {
                 v.get("mqtt.host"), v.get("mqtt.port"), v.get("mqtt.topicPrefix"), v.get("mqtt.maxPacketBytes"),
                 v.get("mqtt.sessionQueueSize"), v.get("mqtt.sessionExpiry"), dataDir.resolve("broker"), tls,
                 v.get("auth.anonymous"), v.optional("auth.passwordFile"), v.get("mqtt.takeoverAlarmPerMinute"),
-                v.get("mqtt.throttleTakeovers"));
+                v.get("mqtt.throttleTakeovers"),
+                new BrokerSettings.LoginSettings(v.get("auth.threads"), v.get("auth.queue"),
+                        v.get("auth.failedLoginsPerClientId"), v.get("auth.failedLoginsPerAddress")));
         IntakeSettings intake = new IntakeSettings(
                 v.get("intake.maxPayloadBytes"), v.get("intake.maxBatch"), v.get("intake.queueCapacity"),
                 ((Integer) v.get("outbox.maxPending")).longValue(), v.get("outbox.minFreeDisk"), v.get("outbox.fullRetryAfter"));

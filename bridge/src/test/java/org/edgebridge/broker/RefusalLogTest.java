@@ -1,0 +1,69 @@
+package org.edgebridge.broker;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
+
+class RefusalLogTest {
+    /** A clock the test moves. */
+    static final class MovableClock extends Clock {
+        final AtomicReference<Instant> now = new AtomicReference<>(Instant.parse("2026-12-01T00:00:00Z"));
+
+        void advance(Duration d) {
+            now.updateAndGet(i -> i.plus(d));
+        }
+
+        @Override
+        public Instant instant() {
+            return now.get();
+        }
+
+        @Override
+        public java.time.ZoneId getZone() {
+            return ZoneOffset.UTC;
+        }
+
+        @Override
+        public Clock withZone(java.time.ZoneId zone) {
+            return this;
+        }
+    }
+
+    @Test
+    void text_from_a_client_cannot_forge_log_lines() {
+        assertThat(RefusalLog.quote("dev\nINFO forged")).isEqualTo("'dev\\u000aINFO forged'");
+        assertThat(RefusalLog.quote("a'b\\c\r\u2028\u202e")).isEqualTo("'a\\'b\\\\c\\u000d\\u2028\\u202e'");
+        assertThat(RefusalLog.quote("x".repeat(500))).hasSize(163).endsWith("…'");
+        assertThat(RefusalLog.quote(null)).isEqualTo("null");
+        assertThat(RefusalLog.quote("field-node-07")).isEqualTo("'field-node-07'");
+    }
+
+    @Test
+    void one_line_per_kind_and_client_id_per_interval_and_the_next_says_how_many_were_left_out() {
+        Logger logger = (Logger) LoggerFactory.getLogger("refusal-log-test");
+        ListAppender<ILoggingEvent> lines = new ListAppender<>();
+        lines.start();
+        logger.addAppender(lines);
+        MovableClock clock = new MovableClock();
+        RefusalLog log = new RefusalLog(logger, clock, Duration.ofSeconds(60));
+        for (int i = 0; i < 50; i++) {
+            log.info("credentials", "dev-a", "refused dev-a");
+            log.info("credentials", "dev-b", "refused dev-b");
+        }
+        log.warn("will", "dev-a", "will of dev-a");
+        assertThat(lines.list).extracting(ILoggingEvent::getFormattedMessage)
+                .containsExactly("refused dev-a", "refused dev-b", "will of dev-a");
+        clock.advance(Duration.ofSeconds(61));
+        log.info("credentials", "dev-a", "refused dev-a");
+        assertThat(lines.list.get(3).getFormattedMessage()).isEqualTo("refused dev-a (49 more like it in the last 60 s)");
+    }
+}
