@@ -136,6 +136,10 @@ public final class BridgeProcess implements AutoCloseable {
         return adminPort;
     }
 
+    public long pid() {
+        return process.pid();
+    }
+
     @Override
     public void close() {
         if (process != null && process.isAlive()) {
