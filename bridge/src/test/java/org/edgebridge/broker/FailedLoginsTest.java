@@ -3,12 +3,13 @@ package org.edgebridge.broker;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
+import org.edgebridge.TestClock;
 import org.junit.jupiter.api.Test;
 
 class FailedLoginsTest {
     @Test
     void failed_logins_throttle_a_client_id_or_an_address_until_their_minute_is_over() {
-        RefusalLogTest.MovableClock clock = new RefusalLogTest.MovableClock();
+        TestClock clock = new TestClock();
         FailedLogins failures = new FailedLogins(clock, 3, 5);
         for (int i = 0; i < 3; i++) {
             assertThat(failures.throttled("dev", "10.0.0.1")).isFalse();

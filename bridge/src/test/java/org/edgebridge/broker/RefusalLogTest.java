@@ -5,39 +5,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
-import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
-import java.time.ZoneOffset;
-import java.util.concurrent.atomic.AtomicReference;
+import org.edgebridge.TestClock;
 import org.junit.jupiter.api.Test;
 import org.slf4j.LoggerFactory;
 
 class RefusalLogTest {
-    /** A clock the test moves. */
-    static final class MovableClock extends Clock {
-        final AtomicReference<Instant> now = new AtomicReference<>(Instant.parse("2026-12-01T00:00:00Z"));
-
-        void advance(Duration d) {
-            now.updateAndGet(i -> i.plus(d));
-        }
-
-        @Override
-        public Instant instant() {
-            return now.get();
-        }
-
-        @Override
-        public java.time.ZoneId getZone() {
-            return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(java.time.ZoneId zone) {
-            return this;
-        }
-    }
-
     @Test
     void text_from_a_client_cannot_forge_log_lines() {
         assertThat(RefusalLog.quote("dev\nINFO forged")).isEqualTo("'dev\\u000aINFO forged'");
@@ -53,7 +26,7 @@ class RefusalLogTest {
         ListAppender<ILoggingEvent> lines = new ListAppender<>();
         lines.start();
         logger.addAppender(lines);
-        MovableClock clock = new MovableClock();
+        TestClock clock = new TestClock();
         RefusalLog log = new RefusalLog(logger, clock, Duration.ofSeconds(60));
         for (int i = 0; i < 50; i++) {
             log.info("credentials", "dev-a", "refused dev-a");
