@@ -1,6 +1,7 @@
 package org.edgebridge.broker;
 
 import io.moquette.broker.ClientDescriptor;
+import io.moquette.broker.FailedStart;
 import io.moquette.broker.MoquetteInternals;
 import io.moquette.broker.Server;
 import io.moquette.broker.config.MemoryConfig;
@@ -22,6 +23,7 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
 import java.util.Properties;
+import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -55,6 +57,7 @@ public final class Broker implements DevicePublisher, AutoCloseable {
     private final AtomicLong deniedSubscribes = new AtomicLong();
     private final AtomicLong restarts = new AtomicLong();
     private final ProtocolViolations violations = new ProtocolViolations();
+    private final BrokerStoreResets storeResets;
     private volatile Server server;
     private volatile MqttListeners listeners;
     private volatile boolean stopping;
@@ -70,6 +73,7 @@ public final class Broker implements DevicePublisher, AutoCloseable {
         this.devices = new DeviceRegistry(clock, settings.takeoverAlarmPerMinute());
         this.passwords = settings.passwordFile().map(Broker::loadPasswords);
         this.enforcer = Executors.newSingleThreadExecutor(r -> new Thread(r, "broker-enforcer"));
+        this.storeResets = new BrokerStoreResets(settings.storeDir(), clock);
         if (!settings.anonymous() && passwords.map(PasswordFile::size).orElse(0) == 0) {
             LOG.warn("auth.anonymous=false and no registered devices (auth.passwordFile): no device can connect");
         }
@@ -83,21 +87,35 @@ public final class Broker implements DevicePublisher, AutoCloseable {
         }
     }
 
-    /** Starts the broker and checks that every configured listener accepts connections. */
+    /**
+     * Starts the broker and checks that every configured listener accepts connections. If the broker cannot
+     * start on its store (the repair refuses it, or Moquette throws), the store is set aside and the broker
+     * started on an empty one, in this process ({@link BrokerStoreResets}).
+     */
     public synchronized void start() {
-        BrokerStoreRepair.repair(settings.storeDir(), clock);
         Optional<SslContext> ssl = settings.tls().map(t -> new PemSslContextCreator(t).build());
-        Server s = new Server();
         List<InterceptHandler> handlers = List.of(new CommandInterceptor(topics, clock, commands, devices, this::onLoopDeath));
         DeviceAuthorizer authorizer = new DeviceAuthorizer(topics, this::deniedPublish, this::deniedSubscribe);
         ConnectPolicy policy = new ConnectPolicy(settings, devices);
         DeviceAuthenticator authenticator = new DeviceAuthenticator(passwords, settings.anonymous(), policy);
         MemoryConfig config = new MemoryConfig(moquetteProperties(settings));
+        Server started;
         try {
-            s.startServer(config, handlers, null, authenticator, authorizer);
-        } catch (IOException | RuntimeException e) {
-            throw new IllegalStateException("the MQTT broker did not start: " + e.getMessage(), e);
+            BrokerStoreRepair.repair(settings.storeDir(), clock);
+            started = startMoquette(config, handlers, authenticator, authorizer);
+        } catch (BrokerStoreRefused e) {
+            if (!storeResets.storeExists()) {
+                throw new IllegalStateException(e.getMessage(), e);
+            }
+            storeResets.setAside(e);
+            config = new MemoryConfig(moquetteProperties(settings));
+            try {
+                started = startMoquette(config, handlers, authenticator, authorizer);
+            } catch (BrokerStoreRefused again) {
+                throw new IllegalStateException("on an empty store too, " + again.getMessage(), again);
+            }
         }
+        Server s = started;
         server = s;
         MqttListeners l = new MqttListeners(violations);
         listeners = l;
@@ -125,6 +143,35 @@ public final class Broker implements DevicePublisher, AutoCloseable {
             throw e;
         }
         LOG.info("MQTT broker listening on {}", listeners());
+    }
+
+    /**
+     * One {@code startServer}. If it throws, what it left running is stopped and its store closed, so that the
+     * store can be moved and a second start in this process can open the file.
+     *
+     * @throws BrokerStoreRefused (Moquette refused to start; the cause says why)
+     */
+    private static Server startMoquette(MemoryConfig config, List<InterceptHandler> handlers, DeviceAuthenticator authenticator,
+            DeviceAuthorizer authorizer) {
+        Server s = new Server();
+        FailedStart cleanup = FailedStart.before();
+        try {
+            s.startServer(config, handlers, null, authenticator, authorizer);
+            return s;
+        } catch (IOException | RuntimeException e) {
+            try {
+                Set<Thread> left = cleanup.cleanUp(s);
+                if (!left.isEmpty()) {
+                    LOG.warn("after the failed broker start, {} session-loop threads did not end: {}", left.size(), left);
+                }
+            } catch (InterruptedException | RuntimeException cleanupError) {
+                if (cleanupError instanceof InterruptedException) {
+                    Thread.currentThread().interrupt();
+                }
+                e.addSuppressed(cleanupError);
+            }
+            throw new BrokerStoreRefused("the MQTT broker did not start: " + e, e);
+        }
     }
 
     /** Moquette's configuration for these settings: every default that matters, set explicitly. */
@@ -223,7 +270,12 @@ public final class Broker implements DevicePublisher, AutoCloseable {
 
     public BrokerStatus status() {
         return new BrokerStatus(isRunning(), listeners(), connectedClientIds().size(), deniedPublishes.get(),
-                deniedSubscribes.get(), violations.total(), restarts.get());
+                deniedSubscribes.get(), violations.total(), restarts.get(), storeResets.count());
+    }
+
+    /** Stores set aside because the broker could not start on them (the {@code broker_store_reset} alarm). */
+    public BrokerStoreResets storeResets() {
+        return storeResets;
     }
 
     /** On a session-loop thread: must not block. The offender is disconnected from another thread. */

@@ -1,6 +1,10 @@
 package org.edgebridge.broker;
 
-/** What the broker reports about itself for the admin API. */
+/**
+ * What the broker reports about itself for the admin API.
+ *
+ * @param storeResets stores set aside by this process because the broker could not start on them
+ */
 public record BrokerStatus(
         boolean running,
         String listeners,
@@ -8,4 +12,5 @@ public record BrokerStatus(
         long deniedPublishes,
         long deniedSubscribes,
         long protocolViolations,
-        long restartsAfterLoopDeath) {}
+        long restartsAfterLoopDeath,
+        long storeResets) {}
