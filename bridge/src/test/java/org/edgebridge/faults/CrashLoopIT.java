@@ -278,7 +278,7 @@ class CrashLoopIT {
         boolean pass = verdict.passed() && startFailures.isEmpty();
         b.append("=== CRASH LOOP (").append(size.name()).append(") ").append(pass ? "PASS" : "FAIL").append(" — seed ")
                 .append(seed).append(", ").append(Duration.between(started, Instant.now()).toSeconds()).append(" s\n");
-        row(b, "kills planned", size.kills() + " " + byMoment);
+        row(b, "kills", size.kills() + " " + byMoment + ", and " + (sites - 1) + " kill -9 to switch to a fresh data dir");
         row(b, "clean stops that ended first", endedBeforeTheKill + " (of " + byMoment.getOrDefault(Moment.CLEAN_STOP, 0)
                 + " SIGTERM+kill -9; the others were killed mid-stop)");
         row(b, "data dirs (sites)", sites);
