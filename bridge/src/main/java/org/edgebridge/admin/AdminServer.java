@@ -78,6 +78,7 @@ public final class AdminServer implements AutoCloseable {
                 forwarder.resume();
                 json(ctx, 200, Map.of("forwarder", "resumed"));
             });
+            config.routes.post("/api/alarms/{code}/ack", ctx -> acknowledge(ctx, p.broker()));
             config.routes.get("/api/devices", ctx -> json(ctx, 200, Map.of("devices", devices.list())));
             config.routes.get("/metrics", ctx -> ctx.contentType("text/plain; version=0.0.4; charset=utf-8")
                     .result(metrics.scrape()));
@@ -116,6 +117,17 @@ public final class AdminServer implements AutoCloseable {
         body.put("listeners", broker);
         body.put("outboxWritable", outbox);
         json(ctx, broker && outbox ? 200 : 503, body);
+    }
+
+    /** {@code POST /api/alarms/{code}/ack}: only alarms that wait for an admin can be acknowledged. */
+    private static void acknowledge(Context ctx, Broker broker) {
+        String code = ctx.pathParam("code");
+        if (!code.equals(StatusReport.STORE_RESET)) {
+            throw new OutboxApi.ApiError(404, "not_acknowledgeable", "no alarm '" + code + "' waits for an acknowledgement; "
+                    + "only " + StatusReport.STORE_RESET + " does (the others clear when their cause does)");
+        }
+        int n = broker.storeResets().acknowledgeAll("admin API from " + ctx.ip());
+        json(ctx, 200, Map.of("alarm", code, "acknowledged", n));
     }
 
     private void requireTokenForPosts(Context ctx) {

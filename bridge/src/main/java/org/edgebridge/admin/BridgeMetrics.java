@@ -99,6 +99,8 @@ final class BridgeMetrics implements AutoCloseable {
         counter("edgebridge.broker.denied.subscribes", broker, b -> b.status().deniedSubscribes(), "SUBSCRIBEs refused by the ACL");
         counter("edgebridge.broker.protocol.violations", broker, b -> b.status().protocolViolations(),
                 "connections closed for malformed or oversized packets");
+        counter("edgebridge.broker.store.resets", broker, b -> b.status().storeResets(),
+                "broker stores set aside by this process because the broker could not start on them (alarm broker_store_reset)");
         counter("edgebridge.broker.takeovers", broker,
                 b -> b.devices().list().stream().mapToLong(DeviceView::takeovers).sum(), "session takeovers");
         Gauge.builder("edgebridge.broker.takeover.storms", broker, b -> b.takeoverStorms().size())

@@ -6,8 +6,10 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.edgebridge.broker.Broker;
 import org.edgebridge.broker.BrokerStatus;
+import org.edgebridge.broker.BrokerStoreResets;
 import org.edgebridge.broker.DeviceView;
 import org.edgebridge.forward.Forwarder;
 import org.edgebridge.forward.ForwarderStatus;
@@ -91,12 +93,28 @@ public final class StatusReport {
         out.put("devices", Map.of("connected", b.connectedClients(), "takeoverStorms",
                 storms.stream().map(DeviceView::clientId).toList()));
         List<Alarm> alarms = alarms(b, counts, f, intake);
+        storeResetAlarm(broker.storeResets().unacknowledged()).ifPresent(alarms::add);
         for (DeviceView d : storms) {
             alarms.add(new Alarm("takeover_storm", "client id " + d.clientId() + " took over its own session "
                     + d.takeoversLastMinute() + " times in the last minute: a device opening a new connection again and again"));
         }
         out.put("alarms", alarms);
         return out;
+    }
+
+    /** Code of the alarm raised when the broker's store was set aside; {@code POST /api/alarms/{code}/ack} clears it. */
+    static final String STORE_RESET = "broker_store_reset";
+
+    private static Optional<Alarm> storeResetAlarm(List<BrokerStoreResets.Reset> resets) {
+        if (resets.isEmpty()) {
+            return Optional.empty();
+        }
+        BrokerStoreResets.Reset last = resets.get(resets.size() - 1);
+        return Optional.of(new Alarm(STORE_RESET, (resets.size() == 1 ? "the broker's session store was"
+                : resets.size() + " times the broker's session store was") + " set aside (last at " + last.at() + ": "
+                + last.reason() + ") and the broker started with an empty store: devices got sessionPresent=0 and "
+                + "subscribed again, commands are in the outbox. The old store is kept in " + last.directory()
+                + ". Acknowledge with POST /api/alarms/" + STORE_RESET + "/ack"));
     }
 
     private static List<Alarm> alarms(BrokerStatus b, OutboxCounts counts, ForwarderStatus f, Intake intake) {

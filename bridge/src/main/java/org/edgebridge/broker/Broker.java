@@ -1,6 +1,7 @@
 package org.edgebridge.broker;
 
 import io.moquette.broker.ClientDescriptor;
+import io.moquette.broker.FailedStart;
 import io.moquette.broker.MoquetteInternals;
 import io.moquette.broker.Server;
 import io.moquette.broker.config.MemoryConfig;
@@ -22,6 +23,7 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
 import java.util.Properties;
+import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -34,7 +36,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The embedded Moquette 0.17 broker: its configuration, lifecycle, ACL, TLS and the one outbound port,
- * receipts. See {@code ../shared/notes/moquette-0.17.md} for why each setting is what it is.
+ * receipts. See docs/moquette.md and docs/design.md for why each setting is what it is.
  *
  * <p>Threads: Moquette owns its Netty and session-loop threads and the one interceptor thread; this class
  * owns "broker-enforcer", which closes connections that broke the ACL and restarts the broker when a
@@ -60,6 +62,7 @@ public final class Broker implements DevicePublisher, AutoCloseable {
     private final AtomicLong wills = new AtomicLong();
     private final RefusalLog refusals;
     private final DeviceLogin login;
+    private final BrokerStoreResets storeResets;
     private volatile Server server;
     private volatile MqttListeners listeners;
     private volatile boolean stopping;
@@ -79,6 +82,7 @@ public final class Broker implements DevicePublisher, AutoCloseable {
         BrokerSettings.LoginSettings ls = settings.login();
         this.login = new DeviceLogin(passwords, settings.anonymous(),
                 new FailedLogins(clock, ls.failuresPerClientId(), ls.failuresPerAddress()), refusals, ls.threads(), ls.queue());
+        this.storeResets = new BrokerStoreResets(settings.storeDir(), clock);
         if (!settings.anonymous() && passwords.map(PasswordFile::size).orElse(0) == 0) {
             LOG.warn("auth.anonymous=false and no registered devices (auth.passwordFile): no device can connect");
         }
@@ -92,21 +96,35 @@ public final class Broker implements DevicePublisher, AutoCloseable {
         }
     }
 
-    /** Starts the broker and checks that every configured listener accepts connections. */
+    /**
+     * Starts the broker and checks that every configured listener accepts connections. If the broker cannot
+     * start on its store (the repair refuses it, or Moquette throws), the store is set aside and the broker
+     * started on an empty one, in this process ({@link BrokerStoreResets}).
+     */
     public synchronized void start() {
-        BrokerStoreRepair.repair(settings.storeDir(), clock);
         Optional<SslContext> ssl = settings.tls().map(t -> new PemSslContextCreator(t).build());
-        Server s = new Server();
         List<InterceptHandler> handlers = List.of(new CommandInterceptor(topics, clock, commands, devices, this::onLoopDeath));
         DeviceAuthorizer authorizer = new DeviceAuthorizer(topics, this::deniedPublish, this::deniedSubscribe);
         ConnectPolicy policy = new ConnectPolicy(settings, topics, devices, refusals);
         DeviceAuthenticator authenticator = new DeviceAuthenticator(login, policy);
         MemoryConfig config = new MemoryConfig(moquetteProperties(settings));
+        Server started;
         try {
-            s.startServer(config, handlers, null, authenticator, authorizer);
-        } catch (IOException | RuntimeException e) {
-            throw new IllegalStateException("the MQTT broker did not start: " + e.getMessage(), e);
+            BrokerStoreRepair.repair(settings.storeDir(), clock);
+            started = startMoquette(config, handlers, authenticator, authorizer);
+        } catch (BrokerStoreRefused e) {
+            if (!storeResets.storeExists()) {
+                throw new IllegalStateException(e.getMessage(), e);
+            }
+            storeResets.setAside(e);
+            config = new MemoryConfig(moquetteProperties(settings));
+            try {
+                started = startMoquette(config, handlers, authenticator, authorizer);
+            } catch (BrokerStoreRefused again) {
+                throw new IllegalStateException("on an empty store too, " + again.getMessage(), again);
+            }
         }
+        Server s = started;
         server = s;
         MqttListeners l = new MqttListeners();
         listeners = l;
@@ -136,6 +154,35 @@ public final class Broker implements DevicePublisher, AutoCloseable {
             throw e;
         }
         LOG.info("MQTT broker listening on {}", listeners());
+    }
+
+    /**
+     * One {@code startServer}. If it throws, what it left running is stopped and its store closed, so that the
+     * store can be moved and a second start in this process can open the file.
+     *
+     * @throws BrokerStoreRefused (Moquette refused to start; the cause says why)
+     */
+    private static Server startMoquette(MemoryConfig config, List<InterceptHandler> handlers, DeviceAuthenticator authenticator,
+            DeviceAuthorizer authorizer) {
+        Server s = new Server();
+        FailedStart cleanup = FailedStart.before();
+        try {
+            s.startServer(config, handlers, null, authenticator, authorizer);
+            return s;
+        } catch (IOException | RuntimeException e) {
+            try {
+                Set<Thread> left = cleanup.cleanUp(s);
+                if (!left.isEmpty()) {
+                    LOG.warn("after the failed broker start, {} session-loop threads did not end: {}", left.size(), left);
+                }
+            } catch (InterruptedException | RuntimeException cleanupError) {
+                if (cleanupError instanceof InterruptedException) {
+                    Thread.currentThread().interrupt();
+                }
+                e.addSuppressed(cleanupError);
+            }
+            throw new BrokerStoreRefused("the MQTT broker did not start: " + e, e);
+        }
     }
 
     /** Moquette's configuration for these settings: every default that matters, set explicitly. */
@@ -234,8 +281,13 @@ public final class Broker implements DevicePublisher, AutoCloseable {
 
     public BrokerStatus status() {
         return new BrokerStatus(isRunning(), listeners(), connectedClientIds().size(), deniedPublishes.get(),
-                deniedSubscribes.get(), violations.total(), restarts.get(), login.refusedCredentials(),
+                deniedSubscribes.get(), violations.total(), restarts.get(), storeResets.count(), login.refusedCredentials(),
                 login.refusedThrottled(), login.refusedBusy(), wills.get());
+    }
+
+    /** Stores set aside because the broker could not start on them (the {@code broker_store_reset} alarm). */
+    public BrokerStoreResets storeResets() {
+        return storeResets;
     }
 
     /**

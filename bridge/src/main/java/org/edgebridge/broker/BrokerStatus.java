@@ -1,6 +1,10 @@
 package org.edgebridge.broker;
 
-/** What the broker reports about itself for the admin API. */
+/**
+ * What the broker reports about itself for the admin API.
+ *
+ * @param storeResets stores set aside by this process because the broker could not start on them
+ */
 public record BrokerStatus(
         boolean running,
         String listeners,
@@ -9,6 +13,7 @@ public record BrokerStatus(
         long deniedSubscribes,
         long protocolViolations,
         long restartsAfterLoopDeath,
+        long storeResets,
         long loginsRefusedCredentials,
         long loginsRefusedThrottled,
         long loginsRefusedBusy,

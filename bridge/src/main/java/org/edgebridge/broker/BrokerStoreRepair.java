@@ -1,128 +1,130 @@
 package org.edgebridge.broker;
 
-import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.h2.mvstore.MVMap;
 import org.h2.mvstore.MVStore;
-import org.h2.mvstore.WriteBuffer;
-import org.h2.mvstore.type.BasicDataType;
-import org.h2.mvstore.type.StringDataType;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Makes Moquette 0.17's H2 store startable again after a crash, before the broker opens it.
+ * Makes Moquette 0.17's H2 store startable again after a crash, before the broker opens it (see
+ * docs/moquette.md, "The store after kill -9").
  *
  * <p>0.17 saves a persistent session without an expiry instant and stamps one only on a clean stop; at
  * start-up it throws on any stored session without one ("Can't track for expiration a session without expiry
- * instant") and never starts. This stamps {@code expireAt = now + expiryInterval} on such sessions. The
- * value codec mirrors 0.17's {@code H2SessionsRepository.SessionDataValueType} (version byte 1). If the
- * store cannot be read at all it is moved aside: the SQLite outbox is the source of truth, and devices
- * whose session is gone get {@code sessionPresent=0} and subscribe again.
+ * instant"). This stamps {@code expireAt = now + expiryInterval} on such sessions, in three steps:
+ * <ol>
+ *   <li><b>settle</b>: open the store and close it without writing. After an unclean stop, h2-mvstore 2.1.212
+ *       recovers the newest chunk but treats the space of dead chunks that its chunk layout still lists as
+ *       free; a write in that same session can land there, and the next open, finding a listed chunk
+ *       overwritten, silently falls back to an old version: the stamps (and anything newer) are gone. A close
+ *       without a write makes the recovered version the clean head, and a clean open keeps that space
+ *       reserved until the dead chunk is dropped together with its layout entry.</li>
+ *   <li><b>stamp</b> the sessions that lack an instant, in a second, clean open.</li>
+ *   <li><b>verify</b> that a fresh open reads what was written: the version written or a newer one, and no
+ *       session without an instant.</li>
+ * </ol>
+ * Any failure is a {@link BrokerStoreRefused}: the caller sets the store aside and starts with an empty one.
  */
 final class BrokerStoreRepair {
     private static final Logger LOG = LoggerFactory.getLogger(BrokerStoreRepair.class);
     static final String STORE_FILE = "moquette_store.h2";
-    private static final String SESSIONS_MAP = "sessions_store";
-    private static final byte SERDES_V1 = 1;
-    private static final long UNDEFINED_INSTANT = -1;
+    static final String SESSIONS_MAP = "sessions_store";
 
     private BrokerStoreRepair() {}
 
-    /** @return how many sessions were given an expiry instant */
+    /**
+     * @return how many sessions were given an expiry instant
+     * @throws BrokerStoreRefused if the store cannot be read or does not read back what was written
+     */
     static int repair(Path storeDir, Clock clock) {
         Path file = storeDir.resolve(STORE_FILE);
         if (!Files.exists(file)) {
             return 0;
         }
+        String name = file.toAbsolutePath().toString();
         try {
-            return stampMissingExpiry(file, clock);
+            settle(name);
+            Stamped stamped = stampMissingExpiry(name, clock);
+            verify(name, stamped.version());
+            if (stamped.count() > 0) {
+                LOG.info("broker store: gave {} sessions left by an unclean stop an expiry instant (store version {})",
+                        stamped.count(), stamped.version());
+            }
+            return stamped.count();
+        } catch (BrokerStoreRefused e) {
+            throw e;
         } catch (RuntimeException e) {
-            quarantine(file, e);
-            return 0;
+            throw new BrokerStoreRefused("the broker store could not be read: " + e, e);
         }
     }
 
-    private static int stampMissingExpiry(Path file, Clock clock) {
-        MVStore store = new MVStore.Builder().fileName(file.toAbsolutePath().toString()).autoCommitDisabled().open();
+    private static void settle(String file) {
+        open(file, false).close();
+    }
+
+    private record Stamped(int count, long version) {}
+
+    private static Stamped stampMissingExpiry(String file, Clock clock) {
+        MVStore store = open(file, false);
         try {
             if (!store.hasMap(SESSIONS_MAP)) {
-                return 0;
+                return new Stamped(0, store.getCurrentVersion());
             }
-            MVMap<Object, StoredSession> sessions =
-                    store.openMap(SESSIONS_MAP, new MVMap.Builder<Object, StoredSession>().valueType(new StoredSessionType()));
-            List<Map.Entry<Object, StoredSession>> broken = new ArrayList<>();
+            MVMap<Object, StoredSession> sessions = sessions(store);
+            List<Map.Entry<Object, StoredSession>> missing = new ArrayList<>();
             for (Map.Entry<Object, StoredSession> e : sessions.entrySet()) {
-                if (e.getValue().expireAt() == UNDEFINED_INSTANT) {
-                    broken.add(e);
+                if (!e.getValue().hasExpiryInstant()) {
+                    missing.add(e);
                 }
             }
             long now = clock.millis();
-            for (Map.Entry<Object, StoredSession> e : broken) {
+            for (Map.Entry<Object, StoredSession> e : missing) {
                 StoredSession s = e.getValue();
-                sessions.put(e.getKey(), new StoredSession(s.clientId(), now + s.expiryIntervalSeconds() * 1000L,
-                        s.protocolLevel(), s.expiryIntervalSeconds()));
+                sessions.put(e.getKey(), s.expiringAt(now + s.expiryIntervalSeconds() * 1000L));
             }
-            if (!broken.isEmpty()) {
+            if (!missing.isEmpty()) {
                 store.commit();
-                LOG.info("broker store: gave {} sessions left by an unclean stop an expiry instant", broken.size());
             }
-            return broken.size();
+            return new Stamped(missing.size(), store.getCurrentVersion());
         } finally {
             store.close();
         }
     }
 
-    private static void quarantine(Path file, RuntimeException cause) {
-        Path aside = file.resolveSibling(STORE_FILE + ".unreadable-" + System.currentTimeMillis());
+    private static void verify(String file, long writtenVersion) {
+        MVStore store = open(file, true);
         try {
-            Files.move(file, aside, StandardCopyOption.REPLACE_EXISTING);
-            LOG.warn("broker store {} could not be read ({}); moved to {} and starting with no sessions: devices "
-                    + "will get sessionPresent=0 and subscribe again; no command is lost (the outbox holds them)",
-                    file, cause.toString(), aside.getFileName());
-        } catch (IOException e) {
-            throw new IllegalStateException("broker store " + file + " is unreadable (" + cause + ") and could not be moved aside: "
-                    + e.getMessage() + "; delete it to start", e);
+            long read = store.getCurrentVersion();
+            if (read < writtenVersion) {
+                throw new BrokerStoreRefused("the broker store reopened at version " + read + " after version "
+                        + writtenVersion + " was written: it fell back to an older state");
+            }
+            if (!store.hasMap(SESSIONS_MAP)) {
+                return;
+            }
+            List<String> without = sessions(store).values().stream().filter(s -> !s.hasExpiryInstant())
+                    .map(StoredSession::clientId).limit(5).toList();
+            if (!without.isEmpty()) {
+                throw new BrokerStoreRefused("the broker store still holds sessions without an expiry instant after "
+                        + "the repair, e.g. " + without);
+            }
+        } finally {
+            store.close();
         }
     }
 
-    private record StoredSession(String clientId, long expireAt, byte protocolLevel, int expiryIntervalSeconds) {}
+    private static MVStore open(String file, boolean readOnly) {
+        MVStore.Builder b = new MVStore.Builder().fileName(file).autoCommitDisabled();
+        return (readOnly ? b.readOnly() : b).open();
+    }
 
-    /** Byte layout of 0.17's session value: version, clientId, expireAt, MQTT level, expiry interval. */
-    private static final class StoredSessionType extends BasicDataType<StoredSession> {
-        @Override
-        public int getMemory(StoredSession s) {
-            return StringDataType.INSTANCE.getMemory(s.clientId()) + 8 + 1 + 4;
-        }
-
-        @Override
-        public void write(WriteBuffer buff, StoredSession s) {
-            buff.put(SERDES_V1);
-            StringDataType.INSTANCE.write(buff, s.clientId());
-            buff.putLong(s.expireAt());
-            buff.put(s.protocolLevel());
-            buff.putInt(s.expiryIntervalSeconds());
-        }
-
-        @Override
-        public StoredSession read(ByteBuffer buff) {
-            byte version = buff.get();
-            if (version != SERDES_V1) {
-                throw new IllegalStateException("unknown session record version " + version);
-            }
-            return new StoredSession(StringDataType.INSTANCE.read(buff), buff.getLong(), buff.get(), buff.getInt());
-        }
-
-        @Override
-        public StoredSession[] createStorage(int size) {
-            return new StoredSession[size];
-        }
+    private static MVMap<Object, StoredSession> sessions(MVStore store) {
+        return store.openMap(SESSIONS_MAP, new MVMap.Builder<Object, StoredSession>().valueType(StoredSession.Type.INSTANCE));
     }
 }

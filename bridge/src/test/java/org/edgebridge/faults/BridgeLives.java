@@ -48,7 +48,13 @@ final class BridgeLives implements AutoCloseable {
         try {
             life++;
             long t0 = System.nanoTime();
-            current = factory.get().start();
+            BridgeProcess next = factory.get();
+            try {
+                current = next.start();
+            } catch (RuntimeException e) {
+                next.close(); // not ready in time: it must not stay around holding the ports
+                throw e;
+            }
             restartMillis.add((System.nanoTime() - t0) / 1_000_000);
         } finally {
             lock.unlock();
@@ -63,6 +69,26 @@ final class BridgeLives implements AutoCloseable {
             current.kill9();
             Thread.sleep(down.toMillis()); // the bridge stays down this long: a fault's length, not a wait for a result
             start();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * SIGTERM, then kill -9 if the process has not ended within {@code grace} (a crash during the clean stop),
+     * then a new life. @return whether the process ended on its own before the kill
+     */
+    boolean sigtermThenKill9AndRestart(Duration grace) throws InterruptedException {
+        lock.lock();
+        try {
+            checkAlive();
+            current.sigterm();
+            boolean ended = current.awaitExit(grace);
+            if (!ended) {
+                current.kill9();
+            }
+            start();
+            return ended;
         } finally {
             lock.unlock();
         }

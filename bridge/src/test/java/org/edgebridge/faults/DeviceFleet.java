@@ -1,7 +1,7 @@
 package org.edgebridge.faults;
 
-import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadLocalRandom;
@@ -15,7 +15,9 @@ import java.util.function.IntSupplier;
  * <p>Thread: "device-fleet" ticks every device every 100 ms; owned here, ended by {@link #close()}.
  */
 final class DeviceFleet implements AutoCloseable {
-    private final List<CarefulDevice> devices = new ArrayList<>();
+    private final List<CarefulDevice> devices = new CopyOnWriteArrayList<>();
+    private final int port;
+    private final IntSupplier bridgeLife;
     private final FleetCounters counters = new FleetCounters();
     private final ScheduledExecutorService ticker = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "device-fleet");
@@ -24,13 +26,29 @@ final class DeviceFleet implements AutoCloseable {
     });
 
     DeviceFleet(int deviceCount, int commandsEach, java.time.Duration createOver, int port, IntSupplier bridgeLife) {
+        this(port, bridgeLife);
+        add("sim", deviceCount, commandsEach, createOver);
+    }
+
+    /** A fleet with no device yet; {@link #add} brings them. */
+    DeviceFleet(int port, IntSupplier bridgeLife) {
+        this.port = port;
+        this.bridgeLife = bridgeLife;
+    }
+
+    /**
+     * Adds {@code deviceCount} new devices ({@code prefix-001}…), which connect at the next tick, each making
+     * {@code commandsEach} commands over {@code createOver}; may be called while the fleet runs.
+     */
+    DeviceFleet add(String prefix, int deviceCount, int commandsEach, java.time.Duration createOver) {
         long now = System.nanoTime();
         long every = Math.max(1, createOver.toNanos() / Math.max(1, commandsEach));
         for (int i = 1; i <= deviceCount; i++) {
             long offset = ThreadLocalRandom.current().nextLong(every);
-            devices.add(new CarefulDevice(String.format("sim-%03d", i), port, bridgeLife, counters, commandsEach,
+            devices.add(new CarefulDevice(String.format("%s-%03d", prefix, i), port, bridgeLife, counters, commandsEach,
                     now + offset, every));
         }
+        return this;
     }
 
     DeviceFleet start() {

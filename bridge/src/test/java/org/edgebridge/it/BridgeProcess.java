@@ -109,6 +109,16 @@ public final class BridgeProcess implements AutoCloseable {
         process.waitFor(30, TimeUnit.SECONDS);
     }
 
+    /** SIGTERM, without waiting for the process to end. */
+    public void sigterm() {
+        process.destroy();
+    }
+
+    /** Waits at most {@code limit} for the process to end. @return whether it ended */
+    public boolean awaitExit(Duration limit) throws InterruptedException {
+        return process.waitFor(limit.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
     /** SIGTERM, then wait for the graceful stop. @return the exit code */
     public int stop() throws InterruptedException {
         process.destroy();

@@ -1,0 +1,12 @@
+package org.edgebridge.broker;
+
+/** The broker's session store cannot be used as it is: the bridge sets it aside and starts with an empty one. */
+final class BrokerStoreRefused extends RuntimeException {
+    BrokerStoreRefused(String message) {
+        super(message);
+    }
+
+    BrokerStoreRefused(String message, Throwable cause) {
+        super(message, cause);
+    }
+}
