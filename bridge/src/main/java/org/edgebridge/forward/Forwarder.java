@@ -52,8 +52,8 @@ public final class Forwarder implements AutoCloseable {
     private final ReceiptSender receipts;
     private final LongSupplier storedUpTo;
     private final Clock clock;
-    private final IngestClient client;
     private final ReplyClassifier classifier;
+    private final CentralCall call;
     private final CentralGuards guards;
     private final CircuitBreaker breaker;
     private final List<Thread> workers = new ArrayList<>();
@@ -78,6 +78,7 @@ public final class Forwarder implements AutoCloseable {
     private final UnsettledAnswers unsettled = new UnsettledAnswers();
     private volatile String lastStepFailure;
     private final AtomicInteger failedStepsInARow = new AtomicInteger();
+    private final AtomicLong failedSteps = new AtomicLong();
 
     /** @param storedUpTo the highest outbox row whose {@code stored} receipt has been handed out */
     public Forwarder(ForwarderSettings settings, Outbox outbox, ReceiptSender receipts, LongSupplier storedUpTo, Clock clock) {
@@ -86,9 +87,9 @@ public final class Forwarder implements AutoCloseable {
         this.receipts = receipts;
         this.storedUpTo = storedUpTo;
         this.clock = clock;
-        this.client = new IngestClient(settings);
         this.classifier = new ReplyClassifier(settings, clock);
         this.guards = new CentralGuards(settings);
+        this.call = new CentralCall(settings, guards, new IngestClient(settings), classifier);
         this.breaker = guards.breaker;
         this.breaker.getEventPublisher().onStateTransition(e ->
                 LOG.warn("circuit breaker to central: {}", e.getStateTransition()));
@@ -163,6 +164,7 @@ public final class Forwarder implements AutoCloseable {
             } catch (RuntimeException e) {
                 String failure = String.valueOf(e.getMessage());
                 failedStepsInARow.incrementAndGet();
+                failedSteps.incrementAndGet();
                 if (!failure.equals(lastStepFailure)) {
                     LOG.error("forwarder step failed; trying again every 1 s (the same failure again is not logged)", e);
                 }
@@ -225,32 +227,31 @@ public final class Forwarder implements AutoCloseable {
             state = "backing_off";
             return new Step(Duration.between(now, backoffUntil), false);
         }
+        if (breaker.getState() == CircuitBreaker.State.OPEN) {
+            state = "breaker_open";
+            return new Step(BREAKER_POLL, false);
+        }
         if (!guards.bulkhead.tryAcquirePermission()) {
             return new Step(IDLE_POLL, true);
         }
         try {
-            if (!breaker.tryAcquirePermission()) {
-                state = "breaker_open";
-                return new Step(BREAKER_POLL, false);
-            }
-            List<ClaimedEvent> events = outbox.claim(settings.batchLimit(), settings.maxBytes(), storedUpTo.getAsLong(),
-                    newBatchId());
+            String claimId = newBatchId();
+            List<ClaimedEvent> events = outbox.claim(settings.batchLimit(), settings.maxBytes(), storedUpTo.getAsLong(), claimId);
             if (events.isEmpty()) {
-                breaker.releasePermission();
                 state = "idle";
                 return new Step(IDLE_POLL, true);
             }
             state = "sending";
             CrashWindow.AFTER_CLAIM.enter();
             sendAll(events);
-            return new Step(Duration.ZERO, false);
+            return new Step(breaker.getState() == CircuitBreaker.State.CLOSED ? Duration.ZERO : BREAKER_POLL, false);
         } finally {
             guards.bulkhead.onComplete();
         }
     }
 
     /**
-     * Sends events in one request (the caller holds a circuit-breaker permission) and settles them.
+     * Sends events in one request (through the circuit breaker, which may refuse it) and settles them.
      * On 413/400/422 the batch is halved; the second half goes only where the first half left no open
      * event of the same device ahead of it.
      *
@@ -258,7 +259,11 @@ public final class Forwarder implements AutoCloseable {
      */
     private Set<Long> sendAll(List<ClaimedEvent> events) {
         String batchId = newBatchId();
-        RequestOutcome outcome = sendOnce(batchId, events);
+        RequestOutcome outcome = call.send(batchId, events, nanos -> await(new Step(Duration.ofNanos(nanos), false)));
+        if (!(outcome instanceof RequestOutcome.NotPermitted)) {
+            requests.incrementAndGet();
+            eventsSent.addAndGet(events.size());
+        }
         Instant now = clock.instant();
         Set<Long> finalIds = new HashSet<>();
         if (outcome instanceof RequestOutcome.Answered answered) {
@@ -291,6 +296,8 @@ public final class Forwarder implements AutoCloseable {
         } else if (outcome instanceof RequestOutcome.Split split) {
             onSuccess();
             finalIds.addAll(split(batchId, events, split));
+        } else if (outcome instanceof RequestOutcome.NotPermitted notPermitted) {
+            releaseAll(batchId, events, "not sent: " + notPermitted.reason());
         }
         return finalIds;
     }
@@ -320,40 +327,12 @@ public final class Forwarder implements AutoCloseable {
         if (next.isEmpty()) {
             return finalIds;
         }
-        if (!stillSending || !breaker.tryAcquirePermission()) {
+        if (!stillSending) {
             releaseAll(batchId, next, "not sent: central is failing or paused");
             return finalIds;
         }
         finalIds.addAll(sendAll(next));
         return finalIds;
-    }
-
-    private RequestOutcome sendOnce(String batchId, List<ClaimedEvent> events) {
-        waitForPermits(events.size());
-        byte[] body = IngestRequest.body(settings.edgeId(), batchId, events);
-        long start = System.nanoTime();
-        IngestReply reply = client.post(batchId, body);
-        long took = System.nanoTime() - start;
-        requests.incrementAndGet();
-        eventsSent.addAndGet(events.size());
-        RequestOutcome outcome = classifier.classify(reply, events);
-        boolean failure = outcome instanceof RequestOutcome.Failed
-                || (outcome instanceof RequestOutcome.Throttled && reply.status() == 503);
-        if (failure) {
-            breaker.onError(took, TimeUnit.NANOSECONDS, new CentralFailure(reply.status() == 0 ? reply.transportError()
-                    : "HTTP " + reply.status()));
-        } else {
-            breaker.onSuccess(took, TimeUnit.NANOSECONDS);
-        }
-        return outcome;
-    }
-
-    /** Waits for one request permit and n event permits; never exceeds the configured rates. */
-    private void waitForPermits(int events) {
-        long wait = guards.reserve(events);
-        if (wait > 0) {
-            await(new Step(Duration.ofNanos(wait), false));
-        }
     }
 
     private void settle(String batchId, List<Settlement> settlements) {
@@ -469,7 +448,7 @@ public final class Forwarder implements AutoCloseable {
                 Optional.ofNullable(pauseReason), Optional.ofNullable(lastSuccessAt), Optional.ofNullable(lastError),
                 Optional.ofNullable(lastErrorAt), Optional.ofNullable(next), consecutiveFailures.get(), requests.get(),
                 eventsSent.get(), finals.get(), parked.get(), settings.requestsPerSecond(), settings.eventsPerSecond(),
-                unsettled.events());
+                unsettled.events(), failedSteps.get());
     }
 
     /** Stops after the request under way, waiting at most the request timeout. */
@@ -506,10 +485,4 @@ public final class Forwarder implements AutoCloseable {
         }
     }
 
-    /** The failure recorded in the circuit breaker for a failed request. */
-    static final class CentralFailure extends RuntimeException {
-        CentralFailure(String message) {
-            super(message, null, false, false);
-        }
-    }
 }

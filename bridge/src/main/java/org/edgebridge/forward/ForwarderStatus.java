@@ -11,6 +11,8 @@ import java.util.Optional;
  * @param pauseReason why forwarding is paused by central's answer (401/403/4xx), if it is
  * @param unsettledEvents events central answered whose answer the outbox could not commit yet (a full or
  *     failing disk); they are committed before anything new is sent
+ * @param failedSteps steps (claim, send, settle) that ended in an unexpected exception since start; each is tried
+ *     again after 1 s
  */
 public record ForwarderStatus(
         String state,
@@ -28,4 +30,5 @@ public record ForwarderStatus(
         long parked,
         int requestsPerSecond,
         int eventsPerSecond,
-        int unsettledEvents) {}
+        int unsettledEvents,
+        long failedSteps) {}

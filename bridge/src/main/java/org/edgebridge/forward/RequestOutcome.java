@@ -21,4 +21,7 @@ sealed interface RequestOutcome {
 
     /** 401, 403, 404 or another 4xx: a configuration or credential fault; pause forwarding. */
     record Refused(String reason) implements RequestOutcome {}
+
+    /** Not sent: the circuit breaker did not permit the call (open, or its half-open probe is taken). */
+    record NotPermitted(String reason) implements RequestOutcome {}
 }

@@ -1,0 +1,50 @@
+package org.edgebridge.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.Statement;
+import java.time.Duration;
+import org.edgebridge.central.Faults;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Issue #14, "no failure stops forwarding for good": each test plays one failure that used to wedge the
+ * forwarder for ever (or until a restart) and checks that the command still reaches central and the device.
+ * Real parts: the reference central misbehaving on purpose, and faults planted in the real SQLite file.
+ */
+class ForwarderUnwedgedIT {
+    private static final Duration SOON = Duration.ofSeconds(15);
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void a_claim_that_fails_while_the_breaker_is_half_open_does_not_keep_the_breaker_half_open() throws Exception {
+        try (TestSite site = new TestSite(dir, "forwarder.breakerOpenFor=2s"); TestDevice device = site.device("dev-ho")) {
+            device.connectAndSubscribe();
+            site.central.faults(Faults.status(500, null, 5));
+            device.publish("t", TestDevice.command("HO-1", ""));
+            await().atMost(SOON).until(() -> site.bridge.forwarder().status().circuitBreaker().equals("open"));
+            try (Connection db = DriverManager.getConnection("jdbc:sqlite:" + site.bridge.outbox().file())) {
+                long failedBefore = site.bridge.forwarder().status().failedSteps();
+                try (Statement s = db.createStatement()) {
+                    // the disk refuses the claim's write: a real SQLite failure inside the claim transaction
+                    s.execute("CREATE TRIGGER test_fail_claim BEFORE UPDATE OF state ON commands WHEN NEW.state = 'inflight' "
+                            + "BEGIN SELECT RAISE(ABORT, 'test: the claim cannot be written'); END");
+                }
+                await().atMost(SOON).until(() -> site.bridge.forwarder().status().circuitBreaker().equals("half_open")
+                        && site.bridge.forwarder().status().failedSteps() > failedBefore);
+                try (Statement s = db.createStatement()) {
+                    s.execute("DROP TRIGGER test_fail_claim");
+                }
+            }
+            assertThat(device.awaitFinal("HO-1").path("status").asText()).isEqualTo("accepted");
+            await().atMost(SOON).until(() -> site.bridge.forwarder().status().circuitBreaker().equals("closed"));
+        }
+    }
+}
