@@ -100,7 +100,9 @@ public final class ConfigKeys {
         key("forwarder.breakerFailureRate", "50", "percent of failed calls (of the last 20) that opens the circuit breaker",
             v -> ValueParsers.integer(v, 1, 100)),
         key("forwarder.breakerOpenFor", "30s", "how long the circuit breaker stays open before one probe",
-            v -> ValueParsers.duration(v, Duration.ofMillis(100), MAX_DURATION)));
+            v -> ValueParsers.duration(v, Duration.ofMillis(100), MAX_DURATION)),
+        key("forwarder.maxRetryAfter", "1h", "longest wait central can ask for (Retry-After, retryAfterMs); longer ones are "
+            + "clamped to it", v -> ValueParsers.duration(v, Duration.ofSeconds(1), Duration.ofDays(1))));
 
     private static final Map<String, ConfigKey> BY_NAME = byName();
 

@@ -243,10 +243,25 @@ public final class Forwarder implements AutoCloseable {
             }
             state = "sending";
             CrashWindow.AFTER_CLAIM.enter();
-            sendAll(events);
+            try {
+                sendAll(events);
+            } catch (RuntimeException e) {
+                releaseClaim(claimId, e);
+                throw e;
+            }
             return new Step(breaker.getState() == CircuitBreaker.State.CLOSED ? Duration.ZERO : BREAKER_POLL, false);
         } finally {
             guards.bulkhead.onComplete();
+        }
+    }
+
+    /** An unexpected failure between claim and settle: whatever of the claim is still in flight is pending again. */
+    private void releaseClaim(String claimId, RuntimeException cause) {
+        try {
+            int released = outbox.releaseClaim(claimId, "released after an unexpected failure: " + cause);
+            LOG.warn("unexpected failure while sending a batch; its {} events still in flight are pending again", released);
+        } catch (RuntimeException e) {
+            LOG.warn("could not release the claim of a failed batch ({}); it returns to pending at the next start", e.toString());
         }
     }
 

@@ -4,7 +4,11 @@ import java.net.URI;
 import java.time.Duration;
 import java.util.Optional;
 
-/** How the bridge sends its outbox to central (CONTRACT §2). */
+/**
+ * How the bridge sends its outbox to central (CONTRACT §2).
+ *
+ * @param maxRetryAfter the longest wait central can impose (Retry-After, retryAfterMs); longer ones are clamped
+ */
 public record ForwarderSettings(
         String edgeId,
         URI url,
@@ -22,7 +26,8 @@ public record ForwarderSettings(
         Duration backoffMax,
         Duration authRetryInterval,
         int breakerFailureRate,
-        Duration breakerOpenFor) {
+        Duration breakerOpenFor,
+        Duration maxRetryAfter) {
 
     /** Events in one request: never more than the events rate allows in one second. */
     public int batchLimit() {

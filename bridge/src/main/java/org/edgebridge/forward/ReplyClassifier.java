@@ -91,8 +91,9 @@ final class ReplyClassifier {
                         CommandState.fromDb(receiptStatus), text(r, "code"), text(r, "message"), result(r)));
                 case "retry_later" -> {
                     JsonNode after = r.get("retryAfterMs");
-                    Duration wait = after != null && after.canConvertToLong() && after.asLong() >= 0
-                            ? Duration.ofMillis(after.asLong()) : backoff(e.attempt());
+                    Duration wait = after != null && after.isNumber() && after.asDouble() >= 0
+                            ? clamp(after.canConvertToLong() ? Duration.ofMillis(after.asLong()) : settings.maxRetryAfter())
+                            : backoff(e.attempt());
                     String why = text(r, "code");
                     settlements.add(new Settlement.RetryLater(e.id(), now.plus(wait),
                             "central: retry_later" + (why == null ? "" : " / " + why), true));
@@ -118,20 +119,28 @@ final class ReplyClassifier {
         return d.compareTo(settings.backoffMax()) > 0 ? settings.backoffMax() : d;
     }
 
-    /** Retry-After as seconds or an HTTP date (RFC 9110 §10.2.3). */
+    /** A wait that central asked for, at most {@code forwarder.maxRetryAfter}: central's numbers are not trusted. */
+    Duration clamp(Duration fromCentral) {
+        return fromCentral.compareTo(settings.maxRetryAfter()) > 0 ? settings.maxRetryAfter() : fromCentral;
+    }
+
+    /** Retry-After as seconds or an HTTP date (RFC 9110 §10.2.3), at most {@code forwarder.maxRetryAfter}. */
     Optional<Duration> retryAfter(Optional<String> header) {
         if (header.isEmpty() || header.get().isBlank()) {
             return Optional.empty();
         }
         String value = header.get().trim();
+        if (value.matches("[0-9]{19,}")) {
+            return Optional.of(clamp(Duration.ofSeconds(Long.MAX_VALUE))); // more seconds than a long holds
+        }
         try {
             long seconds = Long.parseLong(value);
-            return Optional.of(Duration.ofSeconds(Math.max(0, seconds)));
+            return Optional.of(clamp(Duration.ofSeconds(Math.max(0, seconds))));
         } catch (NumberFormatException notSeconds) {
             try {
                 Instant at = ZonedDateTime.parse(value, DateTimeFormatter.RFC_1123_DATE_TIME).toInstant();
                 Duration d = Duration.between(clock.instant(), at);
-                return Optional.of(d.isNegative() ? Duration.ZERO : d);
+                return Optional.of(d.isNegative() ? Duration.ZERO : clamp(d));
             } catch (DateTimeParseException notDate) {
                 return Optional.empty();
             }

@@ -251,6 +251,27 @@ public final class Outbox {
     }
 
     /**
+     * Returns the rows of one claim that are still in flight to pending (an unexpected failure between claim and
+     * settle). Rows of the claim that were settled, or released and claimed again since, are not touched.
+     *
+     * @return how many rows were released
+     */
+    public int releaseClaim(String claimId, String reason) {
+        long now = clock.millis();
+        return jdbi.inTransaction(handle -> {
+            List<Long> ids = handle.createQuery("SELECT id FROM commands WHERE batch_id = :b AND state = 'inflight'")
+                    .bind("b", claimId).mapTo(Long.class).list();
+            for (long id : ids) {
+                Settler.history(handle, id, now, "released", claimId, null, null, reason);
+            }
+            handle.createUpdate("UPDATE commands SET state = 'pending', claimed_at = NULL, last_error = :reason "
+                    + "WHERE batch_id = :b AND state = 'inflight'")
+                    .bind("b", claimId).bind("reason", reason).execute();
+            return ids.size();
+        });
+    }
+
+    /**
      * Returns every in-flight row to pending. Called once at start-up, before the forwarder runs: a claim
      * that survives a restart belonged to a request that never completed.
      *

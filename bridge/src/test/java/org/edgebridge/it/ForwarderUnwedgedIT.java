@@ -8,6 +8,8 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.List;
+import org.edgebridge.central.CentralSim;
 import org.edgebridge.central.Faults;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -45,6 +47,32 @@ class ForwarderUnwedgedIT {
             }
             assertThat(device.awaitFinal("HO-1").path("status").asText()).isEqualTo("accepted");
             await().atMost(SOON).until(() -> site.bridge.forwarder().status().circuitBreaker().equals("closed"));
+        }
+    }
+
+    @Test
+    void a_per_event_retry_after_near_long_max_is_clamped_and_the_event_is_sent_again() {
+        try (TestSite site = new TestSite(dir, "forwarder.maxRetryAfter=1s"); TestDevice device = site.device("dev-ra")) {
+            device.connectAndSubscribe();
+            site.central.faults(new Faults("retry_later", 0, null, false, Long.MAX_VALUE - 1, 0, 1));
+            device.publish("t", TestDevice.command("RA-1", ""));
+            assertThat(device.awaitFinal("RA-1").path("status").asText()).isEqualTo("accepted");
+            assertThat(site.bridge.forwarder().status().unsettledEvents()).isZero();
+            assertThat(site.central.requestLog()).extracting(CentralSim.Request::status).containsExactly(200, 200);
+        }
+    }
+
+    @Test
+    void a_retry_after_header_too_large_for_any_clock_is_clamped_and_nothing_stays_in_flight() {
+        try (TestSite site = new TestSite(dir, "forwarder.maxRetryAfter=1s"); TestDevice device = site.device("dev-rh")) {
+            device.connectAndSubscribe();
+            site.central.faults(Faults.statusWithRetryAfter(429, "100000000000000000", 1));
+            device.publish("t", TestDevice.command("RH-1", ""));
+            assertThat(device.awaitFinal("RH-1").path("status").asText()).isEqualTo("accepted");
+            List<CentralSim.Request> log = site.central.requestLog();
+            assertThat(log).extracting(CentralSim.Request::status).containsExactly(429, 200);
+            assertThat(Duration.between(log.get(0).at(), log.get(1).at())).as("waited the clamped Retry-After")
+                    .isBetween(Duration.ofMillis(900), Duration.ofSeconds(5));
         }
     }
 }
