@@ -117,6 +117,10 @@ public final class StatusReport {
         if (!b.running()) {
             alarms.add(new Alarm("broker_down", "the MQTT broker is not running"));
         }
+        if (f.state().equals("redirected_by_central")) {
+            alarms.add(new Alarm("central_redirect", "central answered with a redirect: " + f.pauseReason().orElse("?")
+                    + "; forwarding is paused and tried again every forwarder.authRetryInterval: fix ingest.url"));
+        }
         if (f.state().equals("paused_by_central")) {
             alarms.add(new Alarm("central_refused", "central refused the bridge: " + f.pauseReason().orElse("?")
                     + "; check ingest.url and ingest.token"));

@@ -64,6 +64,7 @@ public final class Forwarder implements AutoCloseable {
     private volatile boolean pausedByAdmin;
     private volatile Instant pausedUntil;
     private volatile String pauseReason;
+    private volatile boolean pausedByRedirect;
     private volatile Instant backoffUntil = Instant.EPOCH;
     private volatile Instant lastSuccessAt;
     private volatile String lastError;
@@ -146,6 +147,7 @@ public final class Forwarder implements AutoCloseable {
         pausedByAdmin = false;
         pausedUntil = null;
         pauseReason = null;
+        pausedByRedirect = false;
         backoffUntil = Instant.EPOCH;
         wake();
     }
@@ -220,7 +222,7 @@ public final class Forwarder implements AutoCloseable {
         }
         Instant until = pausedUntil;
         if (until != null && now.isBefore(until)) {
-            state = "paused_by_central";
+            state = pausedByRedirect ? "redirected_by_central" : "paused_by_central";
             return new Step(Duration.between(now, until), false);
         }
         if (now.isBefore(backoffUntil)) {
@@ -290,7 +292,8 @@ public final class Forwarder implements AutoCloseable {
             }
             settle(batchId, answered.settlements());
         } else if (outcome instanceof RequestOutcome.Throttled throttled) {
-            Duration wait = throttled.retryAfter().isZero() ? jitteredBackoff(consecutiveFailures.get() + 1) : throttled.retryAfter();
+            int failures = consecutiveFailures.incrementAndGet();
+            Duration wait = throttled.retryAfter().isZero() ? jitteredBackoff(failures) : throttled.retryAfter();
             backoffUntil = now.plus(wait);
             onFailure(throttled.reason() + "; next request in " + wait.toMillis() + " ms");
             releaseAll(batchId, events, throttled.reason());
@@ -306,6 +309,7 @@ public final class Forwarder implements AutoCloseable {
             }
             pausedUntil = now.plus(settings.authRetryInterval());
             pauseReason = refused.reason();
+            pausedByRedirect = refused.redirect();
             onFailure(refused.reason());
             releaseAll(batchId, events, refused.reason());
         } else if (outcome instanceof RequestOutcome.Split split) {
@@ -434,6 +438,7 @@ public final class Forwarder implements AutoCloseable {
         }
         pausedUntil = null;
         pauseReason = null;
+        pausedByRedirect = false;
         lastSuccessAt = clock.instant();
     }
 

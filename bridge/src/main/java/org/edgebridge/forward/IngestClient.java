@@ -57,7 +57,8 @@ final class IngestClient {
         settings.token().ifPresent(token -> request.header("Authorization", "Bearer " + token));
         try {
             HttpResponse<byte[]> response = http.send(request.build(), HttpResponse.BodyHandlers.ofByteArray());
-            return new IngestReply(response.statusCode(), response.body(), response.headers().firstValue("Retry-After"), null);
+            return new IngestReply(response.statusCode(), response.body(), response.headers().firstValue("Retry-After"),
+                    response.headers().firstValue("Location"), null);
         } catch (HttpTimeoutException e) {
             return IngestReply.transportFailure("timeout after " + settings.timeout().toMillis() + " ms");
         } catch (IOException e) {

@@ -40,10 +40,15 @@ final class ReplyClassifier {
         if (status == 0) {
             return new RequestOutcome.Failed("central unreachable: " + reply.transportError());
         }
-        if (status == 200) {
+        if (status >= 200 && status < 300) {
             return receipts(reply, events);
         }
         String reason = "HTTP " + status + bodyExcerpt(reply.body());
+        if (status >= 300 && status < 400) {
+            return new RequestOutcome.Refused("HTTP " + status + reply.location().map(l -> " to " + l).orElse(" (no Location)")
+                    + ": ingest.url is not central's ingest endpoint (redirects are not followed: a POST must not be "
+                    + "sent somewhere else unchecked)", true);
+        }
         if (status == 429 || status == 503) {
             return new RequestOutcome.Throttled(retryAfter(reply.retryAfter()).orElse(Duration.ZERO), reason);
         }
@@ -56,7 +61,7 @@ final class ReplyClassifier {
         if (status >= 500) {
             return new RequestOutcome.Failed(reason);
         }
-        return new RequestOutcome.Refused(reason);
+        return new RequestOutcome.Refused(reason, false);
     }
 
     private RequestOutcome receipts(IngestReply reply, List<ClaimedEvent> events) {
@@ -67,7 +72,8 @@ final class ReplyClassifier {
             list = null;
         }
         if (list == null || !list.isArray()) {
-            return new RequestOutcome.Failed("central answered 200 without a receipts array" + bodyExcerpt(reply.body()));
+            return new RequestOutcome.Failed("central answered " + reply.status() + " without a receipts array"
+                    + bodyExcerpt(reply.body()));
         }
         Map<String, JsonNode> byEvent = new HashMap<>();
         for (JsonNode r : list) {

@@ -19,8 +19,12 @@ sealed interface RequestOutcome {
     /** 413, 400 or 422: split the batch; a single event that still gets it is rejected with {@code code}. */
     record Split(String code, String reason) implements RequestOutcome {}
 
-    /** 401, 403, 404 or another 4xx: a configuration or credential fault; pause forwarding. */
-    record Refused(String reason) implements RequestOutcome {}
+    /**
+     * 401, 403, 404 or another 4xx, or a 3xx: a configuration or credential fault; pause forwarding.
+     *
+     * @param redirect true for a 3xx (ingest.url points at something that moved: its own alarm)
+     */
+    record Refused(String reason, boolean redirect) implements RequestOutcome {}
 
     /** Not sent: the circuit breaker did not permit the call (open, or its half-open probe is taken). */
     record NotPermitted(String reason) implements RequestOutcome {}

@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.util.List;
 import org.edgebridge.central.CentralSim;
 import org.edgebridge.central.Faults;
+import org.edgebridge.outbox.CommandState;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -73,6 +74,50 @@ class ForwarderUnwedgedIT {
             assertThat(log).extracting(CentralSim.Request::status).containsExactly(429, 200);
             assertThat(Duration.between(log.get(0).at(), log.get(1).at())).as("waited the clamped Retry-After")
                     .isBetween(Duration.ofMillis(900), Duration.ofSeconds(5));
+        }
+    }
+
+    @Test
+    void a_201_or_202_with_receipts_is_success() {
+        try (TestSite site = new TestSite(dir); TestDevice device = site.device("dev-2xx")) {
+            device.connectAndSubscribe();
+            site.central.faults(new Faults("answer_status", 201, null, false, 0, 0, 1));
+            device.publish("t", TestDevice.command("C201", ""));
+            assertThat(device.awaitFinal("C201").path("status").asText()).isEqualTo("accepted");
+            site.central.faults(new Faults("answer_status", 202, null, false, 0, 0, 1));
+            device.publish("t", TestDevice.command("C202", ""));
+            assertThat(device.awaitFinal("C202").path("status").asText()).isEqualTo("accepted");
+            assertThat(site.central.requestLog()).extracting(CentralSim.Request::status).containsExactly(201, 202);
+            assertThat(site.bridge.forwarder().status().pauseReason()).isEmpty();
+        }
+    }
+
+    @Test
+    void a_redirect_pauses_forwarding_with_its_own_alarm_and_loses_nothing() throws Exception {
+        try (TestSite site = new TestSite(dir, "forwarder.authRetryInterval=2s"); TestDevice device = site.device("dev-3xx")) {
+            device.connectAndSubscribe();
+            site.central.faults(Faults.status(307, null, 1));
+            device.publish("t", TestDevice.command("R307", ""));
+            await().atMost(SOON).until(() -> site.bridge.forwarder().status().state().equals("redirected_by_central"));
+            assertThat(site.getJson("/api/status").path("alarms").findValuesAsText("code")).contains("central_redirect")
+                    .doesNotContain("central_refused");
+            assertThat(site.bridge.outbox().find("dev-3xx", "R307").orElseThrow().state()).isEqualTo(CommandState.PENDING);
+            assertThat(device.awaitFinal("R307").path("status").asText()).isEqualTo("accepted");
+        }
+    }
+
+    @Test
+    void the_backoff_grows_while_central_sheds_load_without_retry_after() {
+        try (TestSite site = new TestSite(dir); TestDevice device = site.device("dev-429")) {
+            device.connectAndSubscribe();
+            site.central.faults(Faults.status(429, null, 6));
+            device.publish("t", TestDevice.command("SHED-1", ""));
+            assertThat(device.awaitFinal("SHED-1").path("status").asText()).isEqualTo("accepted");
+            List<CentralSim.Request> log = site.central.requestLog();
+            assertThat(log).extracting(CentralSim.Request::status).containsExactly(429, 429, 429, 429, 429, 429, 200);
+            // backoffInitial 50 ms doubled per failure, capped at 500 ms, upper half jittered: after the 5th 429 the
+            // wait is 250-500 ms (it stayed at 25-50 ms when 429s were not counted)
+            assertThat(Duration.between(log.get(4).at(), log.get(5).at())).isGreaterThanOrEqualTo(Duration.ofMillis(240));
         }
     }
 }
