@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.edgebridge.broker.Broker;
 import org.edgebridge.broker.BrokerStatus;
 import org.edgebridge.broker.DeviceView;
@@ -16,6 +17,7 @@ import org.edgebridge.outbox.CommandState;
 import org.edgebridge.outbox.Outbox;
 import org.edgebridge.outbox.OutboxCounts;
 import org.edgebridge.outbox.RetentionPurger;
+import org.edgebridge.worker.Workers;
 
 /** Gathers the status records of every part into the shape of {@code GET /api/status}. Thread-safe. */
 public final class StatusReport {
@@ -30,8 +32,11 @@ public final class StatusReport {
     private final RetentionPurger retention;
     private final Clock clock;
 
+    private final Workers workers;
+
     StatusReport(String edgeId, Outbox outbox, Broker broker, Intake intake, Forwarder forwarder, RetentionPurger retention,
-            Clock clock) {
+            Workers workers, Clock clock) {
+        this.workers = workers;
         this.edgeId = edgeId;
         this.outbox = outbox;
         this.broker = broker;
@@ -39,6 +44,11 @@ public final class StatusReport {
         this.forwarder = forwarder;
         this.retention = retention;
         this.clock = clock;
+    }
+
+    /** The first worker thread that died, if one did: the bridge is then not ready. */
+    Optional<String> workerDeath() {
+        return workers.death();
     }
 
     boolean brokerRunning() {
@@ -91,6 +101,9 @@ public final class StatusReport {
         out.put("devices", Map.of("connected", b.connectedClients(), "takeoverStorms",
                 storms.stream().map(DeviceView::clientId).toList()));
         List<Alarm> alarms = alarms(b, counts, f, intake);
+        workers.death().ifPresent(d -> alarms.add(0, new Alarm("worker_died", "worker " + d + " died: the bridge is not "
+                + "ready; run by the run command it exits with code " + Workers.EXIT_WORKER_DIED + " for its supervisor to "
+                + "start it again")));
         for (DeviceView d : storms) {
             alarms.add(new Alarm("takeover_storm", "client id " + d.clientId() + " took over its own session "
                     + d.takeoversLastMinute() + " times in the last minute: a device opening a new connection again and again"));

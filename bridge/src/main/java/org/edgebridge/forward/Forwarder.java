@@ -25,6 +25,8 @@ import org.edgebridge.outbox.CrashWindow;
 import org.edgebridge.outbox.Outbox;
 import org.edgebridge.outbox.Settlement;
 import org.edgebridge.receipt.ReceiptSender;
+import org.edgebridge.worker.TestFault;
+import org.edgebridge.worker.Workers;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -82,7 +84,8 @@ public final class Forwarder implements AutoCloseable {
     private final AtomicLong failedSteps = new AtomicLong();
 
     /** @param storedUpTo the highest outbox row whose {@code stored} receipt has been handed out */
-    public Forwarder(ForwarderSettings settings, Outbox outbox, ReceiptSender receipts, LongSupplier storedUpTo, Clock clock) {
+    public Forwarder(ForwarderSettings settings, Outbox outbox, ReceiptSender receipts, LongSupplier storedUpTo, Clock clock,
+            Workers threads) {
         this.settings = settings;
         this.outbox = outbox;
         this.receipts = receipts;
@@ -95,7 +98,7 @@ public final class Forwarder implements AutoCloseable {
         this.breaker.getEventPublisher().onStateTransition(e ->
                 LOG.warn("circuit breaker to central: {}", e.getStateTransition()));
         for (int i = 1; i <= settings.maxConcurrentRequests(); i++) {
-            workers.add(new Thread(this::loop, settings.maxConcurrentRequests() == 1 ? "forwarder" : "forwarder-" + i));
+            workers.add(threads.thread(settings.maxConcurrentRequests() == 1 ? "forwarder" : "forwarder-" + i, this::loop));
         }
     }
 
@@ -245,6 +248,7 @@ public final class Forwarder implements AutoCloseable {
             }
             state = "sending";
             CrashWindow.AFTER_CLAIM.enter();
+            TestFault.FORWARDER.enter();
             try {
                 sendAll(events);
             } catch (RuntimeException e) {

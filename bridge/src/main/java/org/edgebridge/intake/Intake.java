@@ -13,6 +13,8 @@ import org.edgebridge.outbox.Outbox;
 import org.edgebridge.outbox.StoreResult;
 import org.edgebridge.receipt.Receipt;
 import org.edgebridge.receipt.ReceiptSender;
+import org.edgebridge.worker.TestFault;
+import org.edgebridge.worker.Workers;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -53,7 +55,7 @@ public final class Intake implements AutoCloseable {
     /**
      * @param onStored called after new rows were committed and their {@code stored} receipts handed out
      */
-    public Intake(Outbox outbox, ReceiptSender receipts, IntakeSettings settings, Runnable onStored) {
+    public Intake(Outbox outbox, ReceiptSender receipts, IntakeSettings settings, Runnable onStored, Workers threads) {
         this.outbox = outbox;
         this.receipts = receipts;
         this.parser = new CommandParser(settings.maxPayloadBytes());
@@ -62,7 +64,7 @@ public final class Intake implements AutoCloseable {
         this.onStored = onStored;
         this.storedUpTo = new AtomicLong(outbox.maxRowId());
         this.disk = new DiskSpace(outbox.file().toAbsolutePath().getParent());
-        this.writer = new Thread(this::writeLoop, "intake-writer");
+        this.writer = threads.thread("intake-writer", this::writeLoop);
     }
 
     public void start() {
@@ -130,6 +132,7 @@ public final class Intake implements AutoCloseable {
     private void writeBatch(List<NewCommand> batch) {
         List<StoreResult> results;
         CrashWindow.BEFORE_INTAKE_COMMIT.enter();
+        TestFault.INTAKE_WRITER.enter();
         try {
             results = outbox.store(batch, capacity());
         } catch (RuntimeException e) {
