@@ -60,6 +60,7 @@ public final class Outbox {
                 .dataSource(dataSource)
                 .locations("classpath:db/migration")
                 .failOnMissingLocations(true)
+                .callbacks(new V1ChecksumRepair())
                 .load()
                 .migrate();
         return new Outbox(Jdbi.create(dataSource), dataSource, clock, file);

@@ -29,7 +29,7 @@ class OutboxUpgradeTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"outbox-v1-edited.db"})
+    @ValueSource(strings = {"outbox-v1-first.db", "outbox-v1-edited.db"})
     void an_outbox_from_the_first_schema_migrates_forward_with_every_row_intact(String fixture) throws Exception {
         Outbox outbox = Outbox.open(copyOf(fixture), Clock.systemUTC());
         for (CommandState state : CommandState.values()) {
@@ -43,5 +43,18 @@ class OutboxUpgradeTest {
         assertThat(outbox.claim(10, 1 << 20, Long.MAX_VALUE, "b")).extracting(ClaimedEvent::commandId)
                 .as("C-1 and C-2 pending; C-3 parked holds the rest of the device back").containsExactly("C-1", "C-2");
         assertThat(outbox.openCount()).isEqualTo(3);
+        assertThat(outbox.schemaVersion()).isEqualTo("2");
+        assertThat(indexes(outbox.file())).contains("commands_state");
+    }
+
+    private static java.util.List<String> indexes(Path file) throws Exception {
+        try (var c = java.sql.DriverManager.getConnection("jdbc:sqlite:" + file);
+                var rs = c.createStatement().executeQuery("SELECT name FROM sqlite_master WHERE type = 'index'")) {
+            java.util.List<String> names = new java.util.ArrayList<>();
+            while (rs.next()) {
+                names.add(rs.getString(1));
+            }
+            return names;
+        }
     }
 }
