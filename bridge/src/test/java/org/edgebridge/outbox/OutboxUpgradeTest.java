@@ -6,6 +6,7 @@ import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.util.List;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -43,13 +44,26 @@ class OutboxUpgradeTest {
         assertThat(outbox.claim(10, 1 << 20, Long.MAX_VALUE, "b")).extracting(ClaimedEvent::commandId)
                 .as("C-1 and C-2 pending; C-3 parked holds the rest of the device back").containsExactly("C-1", "C-2");
         assertThat(outbox.openCount()).isEqualTo(3);
-        assertThat(outbox.schemaVersion()).isEqualTo("2");
-        assertThat(indexes(outbox.file())).contains("commands_state");
+        assertThat(outbox.schemaVersion()).isEqualTo("3");
+        assertThat(indexes(outbox.file())).contains("commands_open", "commands_unpublished", "commands_state",
+                "commands_final_at", "command_history_command");
+        assertThat(query(outbox.file(), "SELECT \"table\" FROM pragma_foreign_key_list('command_history')"))
+                .containsExactly("commands");
+        assertThat(query(outbox.file(), "SELECT name FROM sqlite_sequence")).containsExactly("commands");
+        StoreResult.Stored added = (StoreResult.Stored) outbox.store(List.of(new NewCommand("dev", "C-7",
+                "devices/dev/commands/t", "t", "{}".getBytes(), "sha-7", java.time.Instant.now()))).get(0);
+        assertThat(added.record().sequence()).isEqualTo(7);
+        assertThat(added.record().id()).isEqualTo(7);
+        assertThat(outbox.purgeFinalBefore(java.time.Instant.now(), 100)).as("the final rows, with their history").isEqualTo(3);
     }
 
     private static java.util.List<String> indexes(Path file) throws Exception {
+        return query(file, "SELECT name FROM sqlite_master WHERE type = 'index'");
+    }
+
+    private static java.util.List<String> query(Path file, String sql) throws Exception {
         try (var c = java.sql.DriverManager.getConnection("jdbc:sqlite:" + file);
-                var rs = c.createStatement().executeQuery("SELECT name FROM sqlite_master WHERE type = 'index'")) {
+                var rs = c.createStatement().executeQuery(sql)) {
             java.util.List<String> names = new java.util.ArrayList<>();
             while (rs.next()) {
                 names.add(rs.getString(1));
