@@ -397,7 +397,7 @@ public final class Forwarder implements AutoCloseable {
     private void publishFinals(List<CommandRecord> records, boolean again) {
         List<Long> published = new ArrayList<>(records.size());
         for (CommandRecord r : records) {
-            if (receipts.send(r.clientId(), ReceiptSender.latest(r, again))) {
+            if (receipts.sendInOrder(r.clientId(), () -> r, again)) {
                 published.add(r.id());
             }
         }

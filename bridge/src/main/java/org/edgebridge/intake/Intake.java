@@ -7,6 +7,7 @@ import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import org.edgebridge.outbox.CommandRecord;
 import org.edgebridge.outbox.CrashWindow;
 import org.edgebridge.outbox.NewCommand;
 import org.edgebridge.outbox.Outbox;
@@ -159,6 +160,11 @@ public final class Intake implements AutoCloseable {
         CrashWindow.AFTER_INTAKE_COMMIT.enter();
         long maxId = storedUpTo.get();
         for (StoreResult result : results) {
+            if (result instanceof StoreResult.AlreadyStored again) {
+                stats.replayed.incrementAndGet();
+                replay(again.record());
+                continue;
+            }
             receipts.send(result.command().clientId(), receiptFor(result));
             if (result instanceof StoreResult.Stored stored) {
                 maxId = Math.max(maxId, stored.record().id());
@@ -166,6 +172,23 @@ public final class Intake implements AutoCloseable {
         }
         storedUpTo.set(maxId);
         onStored.run();
+    }
+
+    /**
+     * Answers a resend with the latest receipt the outbox holds, read again under the device's receipt lock: the
+     * forwarder may have committed (and published) the final since the row was read, and a stale {@code stored}
+     * must not follow it.
+     */
+    private void replay(CommandRecord seen) {
+        receipts.sendInOrder(seen.clientId(), () -> seen.state().isFinal() ? seen : reread(seen), true);
+    }
+
+    private CommandRecord reread(CommandRecord seen) {
+        try {
+            return outbox.find(seen.clientId(), seen.commandId()).orElse(seen);
+        } catch (RuntimeException e) {
+            return seen; // the outbox cannot be read: what the commit saw is still true or older, never newer
+        }
     }
 
     /** How many new commands the outbox may take now: none below the disk floor or at maxPending. */
@@ -212,10 +235,6 @@ public final class Intake implements AutoCloseable {
         if (result instanceof StoreResult.Stored stored) {
             stats.stored.incrementAndGet();
             return ReceiptSender.latest(stored.record(), false);
-        }
-        if (result instanceof StoreResult.AlreadyStored again) {
-            stats.replayed.incrementAndGet();
-            return ReceiptSender.latest(again.record(), true);
         }
         if (result instanceof StoreResult.Full) {
             stats.retryLater.incrementAndGet();
