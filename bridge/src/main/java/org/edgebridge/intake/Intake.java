@@ -23,7 +23,7 @@ import org.slf4j.LoggerFactory;
  * Turns device PUBLISHes into outbox rows and answers each with a receipt, after the commit.
  *
  * <p>Threads: {@link #accept} runs on the broker's single interceptor thread (after Moquette's PUBACK). It
- * validates and queues; one writer thread, "intake-writer", owned by this class, drains the queue and stores
+ * validates and queues (a command it cannot queue is looked up in the outbox, so that a resend is answered); one writer thread, "intake-writer", owned by this class, drains the queue and stores
  * everything waiting in one transaction (group commit: a receipt waits for at most one commit of the
  * commands queued before it). Both are FIFO, so a device's sequence follows its publish order.
  */
@@ -96,10 +96,37 @@ public final class Intake implements AutoCloseable {
         }
         NewCommand command = ((CommandParser.Valid) parsed).command();
         if (!accepting) {
-            refuse(command, "shutting_down", "the bridge is shutting down; send the command again later");
+            if (!answeredFromOutbox(command)) {
+                refuse(command, "shutting_down", "the bridge is shutting down; send the command again later");
+            }
         } else if (!queue.offer(command)) {
-            refuse(command, "intake_busy", "the bridge's intake queue is full; send the command again later");
+            if (!answeredFromOutbox(command)) {
+                refuse(command, "intake_busy", "the bridge's intake queue is full; send the command again later");
+            }
         }
+    }
+
+    /**
+     * A command that cannot be queued now may be one the outbox already holds (a resend): then it is answered from
+     * the outbox, with its latest receipt (or command_id_reused), as the writer would have. @return true if answered
+     */
+    private boolean answeredFromOutbox(NewCommand c) {
+        Optional<CommandRecord> known;
+        try {
+            known = outbox.find(c.clientId(), c.commandId());
+        } catch (RuntimeException e) {
+            return false;
+        }
+        if (known.isEmpty()) {
+            return false;
+        }
+        if (!known.get().payloadSha256().equals(c.payloadSha256())) {
+            receipts.send(c.clientId(), idReused(c, known.get()));
+            return true;
+        }
+        stats.replayed.incrementAndGet();
+        replay(known.get());
+        return true;
     }
 
     private void refuse(NewCommand c, String code, String message) {
@@ -245,10 +272,13 @@ public final class Intake implements AutoCloseable {
                     c.payloadSha256(), c.topic(), settings.fullRetryAfter().toMillis());
         }
         StoreResult.IdReused reused = (StoreResult.IdReused) result;
+        return idReused(reused.command(), reused.original());
+    }
+
+    private Receipt idReused(NewCommand c, CommandRecord original) {
         stats.countRejected("command_id_reused");
-        NewCommand c = reused.command();
         return ReceiptSender.rejected(c.commandId(), "command_id_reused",
-                "commandId was first stored with other payload bytes (sha256 " + reused.original().payloadSha256()
+                "commandId was first stored with other payload bytes (sha256 " + original.payloadSha256()
                         + "); the original is kept",
                 c.payloadSha256(), c.topic());
     }
