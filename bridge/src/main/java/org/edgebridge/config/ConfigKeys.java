@@ -102,7 +102,9 @@ public final class ConfigKeys {
         key("forwarder.breakerOpenFor", "30s", "how long the circuit breaker stays open before one probe",
             v -> ValueParsers.duration(v, Duration.ofMillis(100), MAX_DURATION)),
         key("forwarder.maxRetryAfter", "1h", "longest wait central can ask for (Retry-After, retryAfterMs); longer ones are "
-            + "clamped to it", v -> ValueParsers.duration(v, Duration.ofSeconds(1), Duration.ofDays(1))));
+            + "clamped to it", v -> ValueParsers.duration(v, Duration.ofSeconds(1), Duration.ofDays(1))),
+        key("forwarder.maxServerErrors", "10", "times one event, isolated by bisection, alone makes central answer 5xx "
+            + "before it is parked (code ingest_server_error); other events go on meanwhile", v -> ValueParsers.integer(v, 1, 1_000_000)));
 
     private static final Map<String, ConfigKey> BY_NAME = byName();
 

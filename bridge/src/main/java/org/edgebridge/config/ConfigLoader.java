@@ -203,7 +203,8 @@ public final class ConfigLoader {
                 v.get("forwarder.requestsPerSecond"), v.get("forwarder.eventsPerSecond"),
                 v.get("forwarder.maxConcurrentRequests"), v.get("forwarder.maxAttempts"),
                 v.get("forwarder.backoffInitial"), v.get("forwarder.backoffMax"), v.get("forwarder.authRetryInterval"),
-                v.get("forwarder.breakerFailureRate"), v.get("forwarder.breakerOpenFor"), v.get("forwarder.maxRetryAfter"));
+                v.get("forwarder.breakerFailureRate"), v.get("forwarder.breakerOpenFor"), v.get("forwarder.maxRetryAfter"),
+                v.get("forwarder.maxServerErrors"));
         AdminSettings admin = new AdminSettings(v.get("admin.host"), v.get("admin.port"), v.optional("admin.token"));
         return new BridgeConfig(v.get("edge.id"), dataDir, broker, intake, retention, forwarder, admin,
                 v.get("shutdown.timeout"), Map.copyOf(effective));

@@ -33,11 +33,28 @@ final class CentralCall {
     }
 
     /**
+     * A failed request of a bisection ({@link ServerErrorHunt}), which the circuit breaker ignores (Resilience4j
+     * {@code ignoreExceptions}: the permit is released, nothing is recorded). The failure that started the bisection
+     * is recorded; the requests that look for the event behind it would otherwise open the breaker for every device,
+     * the opposite of what the bisection is for. A round stops as soon as both halves fail, so a central that is
+     * really down still gets its failures recorded, one per round.
+     */
+    static final class IgnoredFailure extends RuntimeException {
+        final transient Sent sent;
+
+        IgnoredFailure(Sent sent) {
+            super("a request of a bisection failed", null, false, false);
+            this.sent = sent;
+        }
+    }
+
+    /**
      * Waits for the rate limiters (through {@code waitNanos}), then sends.
      *
+     * @param ignoreFailure true for the requests of a bisection: a failure is not recorded by the circuit breaker
      * @return the outcome; {@link RequestOutcome.NotPermitted} when the circuit breaker refused the call
      */
-    RequestOutcome send(String batchId, List<ClaimedEvent> events, LongConsumer waitNanos) {
+    RequestOutcome send(String batchId, List<ClaimedEvent> events, LongConsumer waitNanos, boolean ignoreFailure) {
         long wait = guards.reserve(events.size());
         if (wait > 0) {
             waitNanos.accept(wait);
@@ -46,8 +63,14 @@ final class CentralCall {
         try {
             return guards.breaker.executeSupplier(() -> {
                 IngestReply reply = client.post(batchId, body);
-                return new Sent(reply, classifier.classify(reply, events));
+                Sent sent = new Sent(reply, classifier.classify(reply, events));
+                if (ignoreFailure && sent.isFailure()) {
+                    throw new IgnoredFailure(sent);
+                }
+                return sent;
             }).outcome();
+        } catch (IgnoredFailure e) {
+            return e.sent.outcome();
         } catch (CallNotPermittedException e) {
             return new RequestOutcome.NotPermitted("circuit breaker " + guards.breaker.getState().name().toLowerCase());
         }

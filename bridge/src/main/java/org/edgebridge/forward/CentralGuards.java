@@ -37,6 +37,7 @@ final class CentralGuards {
                 // the breaker owns its permit: calls go through executeSupplier, which records each result
                 // (CentralCall.Sent) as a failure or a success and releases the permit whatever happens
                 .recordResult(result -> result instanceof CentralCall.Sent sent && sent.isFailure())
+                .ignoreExceptions(CentralCall.IgnoredFailure.class)
                 // OPEN turns HALF_OPEN on its own, so the forwarder can see OPEN and wait without claiming
                 .enableAutomaticTransitionFromOpenToHalfOpen()
                 .build());

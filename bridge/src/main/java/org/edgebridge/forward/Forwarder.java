@@ -79,6 +79,7 @@ public final class Forwarder implements AutoCloseable {
     private final AtomicLong finals = new AtomicLong();
     private final AtomicLong parked = new AtomicLong();
     private final UnsettledAnswers unsettled = new UnsettledAnswers();
+    private final ServerErrorHunt hunt = new ServerErrorHunt();
     private volatile String lastStepFailure;
     private final AtomicInteger failedStepsInARow = new AtomicInteger();
     private final AtomicLong failedSteps = new AtomicLong();
@@ -250,7 +251,7 @@ public final class Forwarder implements AutoCloseable {
             CrashWindow.AFTER_CLAIM.enter();
             TestFault.FORWARDER.enter();
             try {
-                sendAll(events);
+                sendAll(events, null);
             } catch (RuntimeException e) {
                 releaseClaim(claimId, e);
                 throw e;
@@ -274,13 +275,22 @@ public final class Forwarder implements AutoCloseable {
     /**
      * Sends events in one request (through the circuit breaker, which may refuse it) and settles them.
      * On 413/400/422 the batch is halved; the second half goes only where the first half left no open
-     * event of the same device ahead of it.
+     * event of the same device ahead of it. A repeated 5xx or timeout is bisected the same way
+     * ({@link ServerErrorHunt}).
      *
-     * @return ids of events that became final
+     * @param round the bisection this request belongs to, or null: a failed request of a round is not settled
+     *     here but kept in flight for the round
      */
-    private Set<Long> sendAll(List<ClaimedEvent> events) {
+    private Sent sendAll(List<ClaimedEvent> events, ServerErrorHunt.Round round) {
+        if (round == null) {
+            List<ClaimedEvent> suspects = hunt.suspectsIn(events);
+            if (!suspects.isEmpty()) {
+                return quarantine(events, suspects);
+            }
+        }
         String batchId = newBatchId();
-        RequestOutcome outcome = call.send(batchId, events, nanos -> await(new Step(Duration.ofNanos(nanos), false)));
+        RequestOutcome outcome = call.send(batchId, events, nanos -> await(new Step(Duration.ofNanos(nanos), false)),
+                round != null);
         if (!(outcome instanceof RequestOutcome.NotPermitted)) {
             requests.incrementAndGet();
             eventsSent.addAndGet(events.size());
@@ -289,6 +299,9 @@ public final class Forwarder implements AutoCloseable {
         Set<Long> finalIds = new HashSet<>();
         if (outcome instanceof RequestOutcome.Answered answered) {
             onSuccess();
+            if (round != null) {
+                round.answered();
+            }
             for (Settlement s : answered.settlements()) {
                 if (s instanceof Settlement.Final) {
                     finalIds.add(s.id());
@@ -302,10 +315,20 @@ public final class Forwarder implements AutoCloseable {
             onFailure(throttled.reason() + "; next request in " + wait.toMillis() + " ms");
             releaseAll(batchId, events, throttled.reason());
         } else if (outcome instanceof RequestOutcome.Failed failed) {
-            Duration wait = jitteredBackoff(consecutiveFailures.incrementAndGet());
-            backoffUntil = now.plus(wait);
-            onFailure(failed.reason() + "; next request in " + wait.toMillis() + " ms");
-            releaseAll(batchId, events, failed.reason());
+            if (round != null) {
+                round.failed(events, failed);
+            } else if (hunt.worthHunting(events, failed)) {
+                ServerErrorHunt.Round r = new ServerErrorHunt.Round();
+                r.failed(events, failed);
+                finalIds.addAll(bisect(events, r));
+                finishRound(batchId, r, failed);
+            } else {
+                hunt.failedTogether(events);
+                hunt.otherFailed(now);
+                backOff(failed.reason());
+                releaseAll(batchId, events, failed.reason());
+            }
+            return new Sent(finalIds, true);
         } else if (outcome instanceof RequestOutcome.Refused refused) {
             if (pausedUntil == null) {
                 LOG.error("central refused the bridge ({}): forwarding paused, retried every {} s; check ingest.url and ingest.token",
@@ -318,22 +341,159 @@ public final class Forwarder implements AutoCloseable {
             releaseAll(batchId, events, refused.reason());
         } else if (outcome instanceof RequestOutcome.Split split) {
             onSuccess();
-            finalIds.addAll(split(batchId, events, split));
+            if (round != null) {
+                round.answered();
+            }
+            finalIds.addAll(split(batchId, events, split, round));
         } else if (outcome instanceof RequestOutcome.NotPermitted notPermitted) {
             releaseAll(batchId, events, "not sent: " + notPermitted.reason());
+        }
+        return new Sent(finalIds, false);
+    }
+
+    /** What one request (with its splits) did: the events that became final, and whether its request failed. */
+    private record Sent(Set<Long> finals, boolean failed) {}
+
+    private void backOff(String reason) {
+        Duration wait = jitteredBackoff(consecutiveFailures.incrementAndGet());
+        backoffUntil = clock.instant().plus(wait);
+        onFailure(reason + "; next request in " + wait.toMillis() + " ms");
+    }
+
+    /**
+     * Events that failed together, halved: the first half, then the second half (of the devices the first half
+     * does not hold back); the half that fails while the other does not is halved again, down to one event, the
+     * suspect. Both halves failing means central is failing: the round stops.
+     */
+    private Set<Long> bisect(List<ClaimedEvent> events, ServerErrorHunt.Round round) {
+        round.resend(events);
+        int half = events.size() / 2;
+        List<ClaimedEvent> first = events.subList(0, half);
+        Sent a = sendAll(first, round);
+        Set<Long> finalIds = new HashSet<>(a.finals());
+        String batchId = newBatchId();
+        List<ClaimedEvent> next = notHeldBack(batchId, first, finalIds, events.subList(half, events.size()));
+        Sent b = null;
+        if (!next.isEmpty() && stillSending()) {
+            b = sendAll(next, round);
+            finalIds.addAll(b.finals());
+        } else {
+            releaseAll(batchId, next, "not sent: central is failing or paused");
+        }
+        boolean secondFailed = b != null && b.failed();
+        if (a.failed() && secondFailed) {
+            round.centralFailing();
+            return finalIds;
+        }
+        List<ClaimedEvent> failedHalf = a.failed() ? first : secondFailed ? next : null;
+        if (failedHalf == null || round.stopped() || !stillSending()) {
+            return finalIds;
+        }
+        if (failedHalf.size() == 1) {
+            round.suspect(failedHalf.get(0));
+        } else {
+            finalIds.addAll(bisect(failedHalf, round));
         }
         return finalIds;
     }
 
-    private Set<Long> split(String batchId, List<ClaimedEvent> events, RequestOutcome.Split split) {
-        if (events.size() == 1) {
-            ClaimedEvent e = events.get(0);
-            settle(batchId, List.of(new Settlement.Final(e.id(), CommandState.REJECTED, split.code(), split.reason(), null)));
-            return Set.of(e.id());
+    /**
+     * A batch that holds known suspects: the other devices' events go first, in their own request, then each
+     * suspect alone (the later events of its device wait for it).
+     */
+    private Sent quarantine(List<ClaimedEvent> events, List<ClaimedEvent> suspects) {
+        String batchId = newBatchId();
+        Set<String> devices = new HashSet<>();
+        suspects.forEach(s -> devices.add(s.clientId()));
+        List<ClaimedEvent> others = new ArrayList<>();
+        List<ClaimedEvent> held = new ArrayList<>();
+        for (ClaimedEvent e : events) {
+            if (!devices.contains(e.clientId())) {
+                others.add(e);
+            } else if (!suspects.contains(e)) {
+                held.add(e);
+            }
         }
-        int half = events.size() / 2;
-        List<ClaimedEvent> first = events.subList(0, half);
-        Set<Long> finalIds = new HashSet<>(sendAll(first));
+        releaseAll(batchId, held, "an earlier event of the same device makes central fail; it is sent alone first");
+        ServerErrorHunt.Round round = new ServerErrorHunt.Round();
+        Set<Long> finalIds = new HashSet<>();
+        if (!others.isEmpty()) {
+            Sent sent = sendAll(others, null);
+            finalIds.addAll(sent.finals());
+            if (!sent.failed()) {
+                round.answered();
+            }
+        }
+        RequestOutcome.Failed lastFailure = null;
+        for (ClaimedEvent s : suspects) {
+            if (!stillSending()) {
+                releaseAll(batchId, List.of(s), "not sent: central is failing or paused");
+                continue;
+            }
+            Sent sent = sendAll(List.of(s), round);
+            finalIds.addAll(sent.finals());
+            if (sent.failed()) {
+                round.suspect(s);
+                lastFailure = round.why(s.id());
+            }
+        }
+        if (lastFailure != null) {
+            finishRound(batchId, round, lastFailure);
+        }
+        return new Sent(finalIds, false);
+    }
+
+    /** Settles what a bisection kept in flight: suspects held back or parked, the rest released. */
+    private void finishRound(String batchId, ServerErrorHunt.Round round, RequestOutcome.Failed failed) {
+        Instant now = clock.instant();
+        List<Settlement> out = new ArrayList<>();
+        String notAnswered = "not answered: central failed while the event that makes it fail was looked for";
+        round.leftover().forEach(e -> out.add(new Settlement.Release(e.id(), notAnswered)));
+        boolean anyCounted = false;
+        for (ClaimedEvent e : round.suspects()) {
+            RequestOutcome.Failed why = round.why(e.id());
+            if (!round.answeredAny() && !hunt.stillAlone(e.id())) {
+                out.add(new Settlement.Release(e.id(), notAnswered)); // central answers nothing: not this event's doing
+                continue;
+            }
+            anyCounted = true;
+            if (!why.serverError()) {
+                hunt.timedOutAlone(e.id(), now);
+                out.add(new Settlement.RetryLater(e.id(), now.plus(classifier.backoff(e.attempt())),
+                        "central times out on this event alone (never parked for it): " + why.reason(), false));
+            } else {
+                int n = hunt.countServerError(e.id(), now);
+                if (n >= settings.maxServerErrors()) {
+                    hunt.forget(e.id());
+                    out.add(new Settlement.Park(e.id(), ServerErrorHunt.PARK_CODE, "central failed on this event alone "
+                            + n + " times (forwarder.maxServerErrors): " + why.reason()));
+                    LOG.warn("event {} of {} parked ({}): central failed on it alone {} times; every other event goes on",
+                            e.commandId(), e.clientId(), ServerErrorHunt.PARK_CODE, n);
+                } else {
+                    out.add(new Settlement.RetryLater(e.id(), now.plus(classifier.backoff(n)), "central fails on this event "
+                            + "alone (" + n + " of forwarder.maxServerErrors=" + settings.maxServerErrors() + "): " + why.reason(),
+                            false));
+                    LOG.warn("event {} of {} makes central fail ({}); held back, {} of {} before it is parked",
+                            e.commandId(), e.clientId(), why.reason(), n, settings.maxServerErrors());
+                }
+            }
+        }
+        if (!anyCounted) {
+            backOff(failed.reason());
+        }
+        settle(batchId, out);
+    }
+
+    private boolean stillSending() {
+        return pausedUntil == null && !clock.instant().isBefore(backoffUntil);
+    }
+
+    /**
+     * The events of {@code rest} whose devices {@code first} does not hold back (an event of the device in
+     * {@code first} that is not final); the others are released.
+     */
+    private List<ClaimedEvent> notHeldBack(String batchId, List<ClaimedEvent> first, Set<Long> finalIds,
+            List<ClaimedEvent> rest) {
         Set<String> blocked = new HashSet<>();
         for (ClaimedEvent e : first) {
             if (!finalIds.contains(e.id())) {
@@ -342,19 +502,32 @@ public final class Forwarder implements AutoCloseable {
         }
         List<ClaimedEvent> next = new ArrayList<>();
         List<ClaimedEvent> held = new ArrayList<>();
-        for (ClaimedEvent e : events.subList(half, events.size())) {
+        for (ClaimedEvent e : rest) {
             (blocked.contains(e.clientId()) ? held : next).add(e);
         }
         releaseAll(batchId, held, "an earlier event of the same device in this batch is not final yet");
-        boolean stillSending = pausedUntil == null && !clock.instant().isBefore(backoffUntil);
+        return next;
+    }
+
+    private Set<Long> split(String batchId, List<ClaimedEvent> events, RequestOutcome.Split split,
+            ServerErrorHunt.Round round) {
+        if (events.size() == 1) {
+            ClaimedEvent e = events.get(0);
+            settle(batchId, List.of(new Settlement.Final(e.id(), CommandState.REJECTED, split.code(), split.reason(), null)));
+            return Set.of(e.id());
+        }
+        int half = events.size() / 2;
+        List<ClaimedEvent> first = events.subList(0, half);
+        Set<Long> finalIds = new HashSet<>(sendAll(first, round).finals());
+        List<ClaimedEvent> next = notHeldBack(batchId, first, finalIds, events.subList(half, events.size()));
         if (next.isEmpty()) {
             return finalIds;
         }
-        if (!stillSending) {
+        if (!stillSending()) {
             releaseAll(batchId, next, "not sent: central is failing or paused");
             return finalIds;
         }
-        finalIds.addAll(sendAll(next));
+        finalIds.addAll(sendAll(next, round).finals());
         return finalIds;
     }
 
@@ -383,12 +556,14 @@ public final class Forwarder implements AutoCloseable {
     private void applied(Outbox.SettleResult result) {
         if (result.parked() > 0) {
             parked.addAndGet(result.parked());
-            LOG.warn("{} commands parked after {} retry_later answers from central; an admin must requeue or reject them",
-                    result.parked(), settings.maxAttempts());
+            LOG.warn("{} commands parked (after {} retry_later answers from central, or {} rounds in which central failed on "
+                    + "them alone); an admin must requeue or reject them", result.parked(), settings.maxAttempts(),
+                    settings.maxServerErrors());
         }
         if (result.finals().isEmpty()) {
             return;
         }
+        result.finals().forEach(r -> hunt.forget(r.id()));
         CrashWindow.AFTER_FINAL_COMMIT.enter();
         publishFinals(result.finals(), false);
     }

@@ -8,6 +8,7 @@ import java.util.Optional;
  * How the bridge sends its outbox to central (CONTRACT §2).
  *
  * @param maxRetryAfter the longest wait central can impose (Retry-After, retryAfterMs); longer ones are clamped
+ * @param maxServerErrors rounds in which one event alone made central answer 5xx before it is parked
  */
 public record ForwarderSettings(
         String edgeId,
@@ -27,7 +28,8 @@ public record ForwarderSettings(
         Duration authRetryInterval,
         int breakerFailureRate,
         Duration breakerOpenFor,
-        Duration maxRetryAfter) {
+        Duration maxRetryAfter,
+        int maxServerErrors) {
 
     /** Events in one request: never more than the events rate allows in one second. */
     public int batchLimit() {

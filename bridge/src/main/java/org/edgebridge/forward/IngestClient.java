@@ -60,7 +60,7 @@ final class IngestClient {
             return new IngestReply(response.statusCode(), response.body(), response.headers().firstValue("Retry-After"),
                     response.headers().firstValue("Location"), null);
         } catch (HttpTimeoutException e) {
-            return IngestReply.transportFailure("timeout after " + settings.timeout().toMillis() + " ms");
+            return IngestReply.timeout(settings.timeout().toMillis());
         } catch (IOException e) {
             return IngestReply.transportFailure(e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage()));
         } catch (InterruptedException e) {

@@ -13,4 +13,15 @@ record IngestReply(int status, byte[] body, Optional<String> retryAfter, Optiona
     static IngestReply transportFailure(String error) {
         return new IngestReply(0, new byte[0], Optional.empty(), Optional.empty(), error);
     }
+
+    /** The request got no reply within ingest.timeout. */
+    static IngestReply timeout(long afterMs) {
+        return transportFailure(TIMEOUT + afterMs + " ms");
+    }
+
+    boolean timedOut() {
+        return status == 0 && transportError != null && transportError.startsWith(TIMEOUT);
+    }
+
+    private static final String TIMEOUT = "timeout after ";
 }

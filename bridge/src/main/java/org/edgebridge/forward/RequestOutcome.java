@@ -13,8 +13,23 @@ sealed interface RequestOutcome {
     /** 429 or 503: nothing is final; wait before the next request. */
     record Throttled(Duration retryAfter, String reason) implements RequestOutcome {}
 
-    /** Other 5xx, timeout, refused or reset connection, unreadable 200: retry with backoff. */
-    record Failed(String reason) implements RequestOutcome {}
+    /**
+     * Other 5xx, timeout, refused or reset connection, unreadable 200: retry with backoff.
+     *
+     * @param serverError an HTTP 5xx other than 503: may be caused by one event of the batch, counts toward
+     *     {@code forwarder.maxServerErrors}
+     * @param timedOut no reply within ingest.timeout: may be caused by one event, but never parks it
+     */
+    record Failed(String reason, boolean serverError, boolean timedOut) implements RequestOutcome {
+        Failed(String reason) {
+            this(reason, false, false);
+        }
+
+        /** An event of the batch may cause it (as opposed to central or the network being down). */
+        boolean mayBeOneEvent() {
+            return serverError || timedOut;
+        }
+    }
 
     /** 413, 400 or 422: split the batch; a single event that still gets it is rejected with {@code code}. */
     record Split(String code, String reason) implements RequestOutcome {}

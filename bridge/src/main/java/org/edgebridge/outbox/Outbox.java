@@ -198,7 +198,7 @@ public final class Outbox {
     /** An admin's decision on a parked command. Empty if there is no such command or it is not parked. */
     public Optional<CommandRecord> requeue(String clientId, String commandId) {
         return adminAction(clientId, commandId, "requeued", """
-                UPDATE commands SET state = 'pending', retry_laters = 0, not_before = 0, last_error = NULL
+                UPDATE commands SET state = 'pending', retry_laters = 0, not_before = 0, last_error = NULL, code = NULL
                 WHERE id = :id AND state = 'parked'""");
     }
 
