@@ -62,6 +62,9 @@ public final class ConfigKeys {
             v -> ValueParsers.integer(v, 1, 10_000)),
         key("intake.queueCapacity", "20000", "commands waiting for the outbox writer; past it intake answers retry_later",
             v -> ValueParsers.integer(v, 100, 10_000_000)),
+        key("intake.maxQueuedBytes", "32MiB", "payload bytes waiting for the outbox writer; past it intake answers "
+            + "retry_later / intake_busy (bounds the intake's memory whatever the payload sizes)",
+            v -> ValueParsers.size(v, 256 * 1024, 4L * 1024 * 1024 * 1024)),
 
         key("shutdown.timeout", "20s", "SIGTERM: how long the graceful stop may take before in-flight work is abandoned "
             + "(abandoned claims return to pending at the next start)",

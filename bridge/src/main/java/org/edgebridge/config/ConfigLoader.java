@@ -193,7 +193,8 @@ public final class ConfigLoader {
                 v.get("mqtt.throttleTakeovers"));
         IntakeSettings intake = new IntakeSettings(
                 v.get("intake.maxPayloadBytes"), v.get("intake.maxBatch"), v.get("intake.queueCapacity"),
-                ((Integer) v.get("outbox.maxPending")).longValue(), v.get("outbox.minFreeDisk"), v.get("outbox.fullRetryAfter"));
+                ((Integer) v.get("outbox.maxPending")).longValue(), v.get("outbox.minFreeDisk"), v.get("outbox.fullRetryAfter"),
+                v.get("intake.maxQueuedBytes"));
         RetentionSettings retention = new RetentionSettings(
                 v.get("outbox.retention"), v.get("outbox.purgeBatch"), v.get("outbox.purgeInterval"));
         ForwarderSettings forwarder = new ForwarderSettings(

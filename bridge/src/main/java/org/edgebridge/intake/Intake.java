@@ -37,6 +37,8 @@ public final class Intake implements AutoCloseable {
     private final CommandParser parser;
     private final IntakeSettings settings;
     private final BlockingQueue<NewCommand> queue;
+    /** Payload bytes of the commands in {@link #queue} and in the batch being written. */
+    private final AtomicLong queuedBytes = new AtomicLong();
     private final Runnable onStored;
     private final AtomicLong storedUpTo;
     private final IntakeStats stats = new IntakeStats();
@@ -84,6 +86,11 @@ public final class Intake implements AutoCloseable {
         return stats;
     }
 
+    /** Payload bytes waiting for the writer now (queued, or in the batch being written). */
+    public long queuedBytes() {
+        return queuedBytes.get();
+    }
+
     /** Called on the broker's interceptor thread for each PUBLISH on a device's own command topic. */
     public void accept(InboundPublish publish) {
         stats.received.incrementAndGet();
@@ -99,11 +106,25 @@ public final class Intake implements AutoCloseable {
             if (!answeredFromOutbox(command)) {
                 refuse(command, "shutting_down", "the bridge is shutting down; send the command again later");
             }
-        } else if (!queue.offer(command)) {
+        } else if (!offer(command)) {
             if (!answeredFromOutbox(command)) {
                 refuse(command, "intake_busy", "the bridge's intake queue is full; send the command again later");
             }
         }
+    }
+
+    /**
+     * Queues a command if the queue has room in commands (intake.queueCapacity) and in payload bytes
+     * (intake.maxQueuedBytes; a single command is always taken into an empty queue).
+     */
+    private boolean offer(NewCommand command) {
+        long size = command.payload().length;
+        long before = queuedBytes.getAndAdd(size);
+        if ((before > 0 && before + size > settings.maxQueuedBytes()) || !queue.offer(command)) {
+            queuedBytes.addAndGet(-size);
+            return false;
+        }
+        return true;
     }
 
     /**
@@ -145,7 +166,11 @@ public final class Intake implements AutoCloseable {
                 }
                 batch.add(first);
                 queue.drainTo(batch, settings.maxBatch() - 1);
-                writeBatch(batch);
+                try {
+                    writeBatch(batch);
+                } finally {
+                    queuedBytes.addAndGet(-batch.stream().mapToLong(c -> c.payload().length).sum());
+                }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return;
