@@ -80,6 +80,7 @@ public final class Forwarder implements AutoCloseable {
     private final AtomicLong parked = new AtomicLong();
     private final UnsettledAnswers unsettled = new UnsettledAnswers();
     private final ServerErrorHunt hunt = new ServerErrorHunt();
+    private final ServerErrorRounds rounds;
     private volatile String lastStepFailure;
     private final AtomicInteger failedStepsInARow = new AtomicInteger();
     private final AtomicLong failedSteps = new AtomicLong();
@@ -95,6 +96,38 @@ public final class Forwarder implements AutoCloseable {
         this.classifier = new ReplyClassifier(settings, clock);
         this.guards = new CentralGuards(settings);
         this.call = new CentralCall(settings, guards, new IngestClient(settings), classifier);
+        this.rounds = new ServerErrorRounds(hunt, new ServerErrorRounds.Sender() {
+            @Override
+            public Forwarded send(List<ClaimedEvent> events, ServerErrorHunt.Round round) {
+                return sendAll(events, round);
+            }
+
+            @Override
+            public void release(String batchId, List<ClaimedEvent> events, String reason) {
+                releaseAll(batchId, events, reason);
+            }
+
+            @Override
+            public void settle(String batchId, List<Settlement> settlements) {
+                Forwarder.this.settle(batchId, settlements);
+            }
+
+            @Override
+            public boolean stillSending() {
+                return Forwarder.this.stillSending();
+            }
+
+            @Override
+            public void backOff(String reason) {
+                Forwarder.this.backOff(reason);
+            }
+
+            @Override
+            public List<ClaimedEvent> notHeldBack(String batchId, List<ClaimedEvent> first, Set<Long> finalIds,
+                    List<ClaimedEvent> rest) {
+                return Forwarder.this.notHeldBack(batchId, first, finalIds, rest);
+            }
+        }, settings.maxServerErrors(), classifier::backoff, clock);
         this.breaker = guards.breaker;
         this.breaker.getEventPublisher().onStateTransition(e ->
                 LOG.warn("circuit breaker to central: {}", e.getStateTransition()));
@@ -281,11 +314,11 @@ public final class Forwarder implements AutoCloseable {
      * @param round the bisection this request belongs to, or null: a failed request of a round is not settled
      *     here but kept in flight for the round
      */
-    private Sent sendAll(List<ClaimedEvent> events, ServerErrorHunt.Round round) {
+    private Forwarded sendAll(List<ClaimedEvent> events, ServerErrorHunt.Round round) {
         if (round == null) {
             List<ClaimedEvent> suspects = hunt.suspectsIn(events);
             if (!suspects.isEmpty()) {
-                return quarantine(events, suspects);
+                return rounds.quarantine(events, suspects);
             }
         }
         String batchId = newBatchId();
@@ -320,15 +353,15 @@ public final class Forwarder implements AutoCloseable {
             } else if (hunt.worthHunting(events, failed)) {
                 ServerErrorHunt.Round r = new ServerErrorHunt.Round();
                 r.failed(events, failed);
-                finalIds.addAll(bisect(events, r));
-                finishRound(batchId, r, failed);
+                finalIds.addAll(rounds.bisect(events, r));
+                rounds.finishRound(batchId, r, failed);
             } else {
                 hunt.failedTogether(events);
                 hunt.otherFailed(now);
                 backOff(failed.reason());
                 releaseAll(batchId, events, failed.reason());
             }
-            return new Sent(finalIds, true);
+            return new Forwarded(finalIds, true);
         } else if (outcome instanceof RequestOutcome.Refused refused) {
             if (pausedUntil == null) {
                 LOG.error("central refused the bridge ({}): forwarding paused, retried every {} s; check ingest.url and ingest.token",
@@ -348,140 +381,13 @@ public final class Forwarder implements AutoCloseable {
         } else if (outcome instanceof RequestOutcome.NotPermitted notPermitted) {
             releaseAll(batchId, events, "not sent: " + notPermitted.reason());
         }
-        return new Sent(finalIds, false);
+        return new Forwarded(finalIds, false);
     }
-
-    /** What one request (with its splits) did: the events that became final, and whether its request failed. */
-    private record Sent(Set<Long> finals, boolean failed) {}
 
     private void backOff(String reason) {
         Duration wait = jitteredBackoff(consecutiveFailures.incrementAndGet());
         backoffUntil = clock.instant().plus(wait);
         onFailure(reason + "; next request in " + wait.toMillis() + " ms");
-    }
-
-    /**
-     * Events that failed together, halved: the first half, then the second half (of the devices the first half
-     * does not hold back); the half that fails while the other does not is halved again, down to one event, the
-     * suspect. Both halves failing means central is failing: the round stops.
-     */
-    private Set<Long> bisect(List<ClaimedEvent> events, ServerErrorHunt.Round round) {
-        round.resend(events);
-        int half = events.size() / 2;
-        List<ClaimedEvent> first = events.subList(0, half);
-        Sent a = sendAll(first, round);
-        Set<Long> finalIds = new HashSet<>(a.finals());
-        String batchId = newBatchId();
-        List<ClaimedEvent> next = notHeldBack(batchId, first, finalIds, events.subList(half, events.size()));
-        Sent b = null;
-        if (!next.isEmpty() && stillSending()) {
-            b = sendAll(next, round);
-            finalIds.addAll(b.finals());
-        } else {
-            releaseAll(batchId, next, "not sent: central is failing or paused");
-        }
-        boolean secondFailed = b != null && b.failed();
-        if (a.failed() && secondFailed) {
-            round.centralFailing();
-            return finalIds;
-        }
-        List<ClaimedEvent> failedHalf = a.failed() ? first : secondFailed ? next : null;
-        if (failedHalf == null || round.stopped() || !stillSending()) {
-            return finalIds;
-        }
-        if (failedHalf.size() == 1) {
-            round.suspect(failedHalf.get(0));
-        } else {
-            finalIds.addAll(bisect(failedHalf, round));
-        }
-        return finalIds;
-    }
-
-    /**
-     * A batch that holds known suspects: the other devices' events go first, in their own request, then each
-     * suspect alone (the later events of its device wait for it).
-     */
-    private Sent quarantine(List<ClaimedEvent> events, List<ClaimedEvent> suspects) {
-        String batchId = newBatchId();
-        Set<String> devices = new HashSet<>();
-        suspects.forEach(s -> devices.add(s.clientId()));
-        List<ClaimedEvent> others = new ArrayList<>();
-        List<ClaimedEvent> held = new ArrayList<>();
-        for (ClaimedEvent e : events) {
-            if (!devices.contains(e.clientId())) {
-                others.add(e);
-            } else if (!suspects.contains(e)) {
-                held.add(e);
-            }
-        }
-        releaseAll(batchId, held, "an earlier event of the same device makes central fail; it is sent alone first");
-        ServerErrorHunt.Round round = new ServerErrorHunt.Round();
-        Set<Long> finalIds = new HashSet<>();
-        if (!others.isEmpty()) {
-            Sent sent = sendAll(others, null);
-            finalIds.addAll(sent.finals());
-            if (!sent.failed()) {
-                round.answered();
-            }
-        }
-        RequestOutcome.Failed lastFailure = null;
-        for (ClaimedEvent s : suspects) {
-            if (!stillSending()) {
-                releaseAll(batchId, List.of(s), "not sent: central is failing or paused");
-                continue;
-            }
-            Sent sent = sendAll(List.of(s), round);
-            finalIds.addAll(sent.finals());
-            if (sent.failed()) {
-                round.suspect(s);
-                lastFailure = round.why(s.id());
-            }
-        }
-        if (lastFailure != null) {
-            finishRound(batchId, round, lastFailure);
-        }
-        return new Sent(finalIds, false);
-    }
-
-    /** Settles what a bisection kept in flight: suspects held back or parked, the rest released. */
-    private void finishRound(String batchId, ServerErrorHunt.Round round, RequestOutcome.Failed failed) {
-        Instant now = clock.instant();
-        List<Settlement> out = new ArrayList<>();
-        String notAnswered = "not answered: central failed while the event that makes it fail was looked for";
-        round.leftover().forEach(e -> out.add(new Settlement.Release(e.id(), notAnswered)));
-        boolean anyCounted = false;
-        for (ClaimedEvent e : round.suspects()) {
-            RequestOutcome.Failed why = round.why(e.id());
-            if (!round.answeredAny() && !hunt.stillAlone(e.id())) {
-                out.add(new Settlement.Release(e.id(), notAnswered)); // central answers nothing: not this event's doing
-                continue;
-            }
-            anyCounted = true;
-            if (!why.serverError()) {
-                hunt.timedOutAlone(e.id(), now);
-                out.add(new Settlement.RetryLater(e.id(), now.plus(classifier.backoff(e.attempt())),
-                        "central times out on this event alone (never parked for it): " + why.reason(), false));
-            } else {
-                int n = hunt.countServerError(e.id(), now);
-                if (n >= settings.maxServerErrors()) {
-                    hunt.forget(e.id());
-                    out.add(new Settlement.Park(e.id(), ServerErrorHunt.PARK_CODE, "central failed on this event alone "
-                            + n + " times (forwarder.maxServerErrors): " + why.reason()));
-                    LOG.warn("event {} of {} parked ({}): central failed on it alone {} times; every other event goes on",
-                            e.commandId(), e.clientId(), ServerErrorHunt.PARK_CODE, n);
-                } else {
-                    out.add(new Settlement.RetryLater(e.id(), now.plus(classifier.backoff(n)), "central fails on this event "
-                            + "alone (" + n + " of forwarder.maxServerErrors=" + settings.maxServerErrors() + "): " + why.reason(),
-                            false));
-                    LOG.warn("event {} of {} makes central fail ({}); held back, {} of {} before it is parked",
-                            e.commandId(), e.clientId(), why.reason(), n, settings.maxServerErrors());
-                }
-            }
-        }
-        if (!anyCounted) {
-            backOff(failed.reason());
-        }
-        settle(batchId, out);
     }
 
     private boolean stillSending() {
