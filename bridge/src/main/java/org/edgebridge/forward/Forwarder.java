@@ -47,7 +47,6 @@ public final class Forwarder implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Forwarder.class);
     private static final Duration IDLE_POLL = Duration.ofMillis(500);
     private static final Duration BREAKER_POLL = Duration.ofMillis(250);
-    private static final Duration REPUBLISH_EVERY = Duration.ofSeconds(10);
 
     private final ForwarderSettings settings;
     private final Outbox outbox;
@@ -73,13 +72,12 @@ public final class Forwarder implements AutoCloseable {
     private volatile Instant lastErrorAt;
     private volatile String state = "idle";
     private final AtomicInteger consecutiveFailures = new AtomicInteger();
-    private Instant lastRepublish = Instant.EPOCH;
     private final AtomicLong requests = new AtomicLong();
     private final AtomicLong eventsSent = new AtomicLong();
-    private final AtomicLong finals = new AtomicLong();
     private final AtomicLong parked = new AtomicLong();
     private final UnsettledAnswers unsettled = new UnsettledAnswers();
     private final ServerErrorHunt hunt = new ServerErrorHunt();
+    private final FinalReceipts finalReceipts;
     private final ServerErrorRounds rounds;
     private volatile String lastStepFailure;
     private final AtomicInteger failedStepsInARow = new AtomicInteger();
@@ -93,6 +91,7 @@ public final class Forwarder implements AutoCloseable {
         this.receipts = receipts;
         this.storedUpTo = storedUpTo;
         this.clock = clock;
+        this.finalReceipts = new FinalReceipts(outbox, receipts);
         this.classifier = new ReplyClassifier(settings, clock);
         this.guards = new CentralGuards(settings);
         this.call = new CentralCall(settings, guards, new IngestClient(settings), classifier);
@@ -252,7 +251,7 @@ public final class Forwarder implements AutoCloseable {
             state = "outbox_unwritable";
             return new Step(Duration.ofSeconds(1), false);
         }
-        republishIfDue(now);
+        finalReceipts.republishIfDue(now);
         if (pausedByAdmin) {
             state = "paused_by_admin";
             return new Step(IDLE_POLL, true);
@@ -471,39 +470,10 @@ public final class Forwarder implements AutoCloseable {
         }
         result.finals().forEach(r -> hunt.forget(r.id()));
         CrashWindow.AFTER_FINAL_COMMIT.enter();
-        publishFinals(result.finals(), false);
+        finalReceipts.publish(result.finals(), false);
     }
 
-    /** @param again true when these receipts may have been published before (a copy: replayed) */
-    private void publishFinals(List<CommandRecord> records, boolean again) {
-        List<Long> published = new ArrayList<>(records.size());
-        for (CommandRecord r : records) {
-            if (receipts.sendInOrder(r.clientId(), () -> r, again)) {
-                published.add(r.id());
-            }
-        }
-        if (!again) {
-            finals.addAndGet(records.size());
-        }
-        try {
-            outbox.markPublished(published);
-        } catch (RuntimeException e) {
-            LOG.warn("{} final receipts were published but not marked so ({}); they are published again later",
-                    published.size(), e.getMessage());
-        }
-    }
 
-    private synchronized void republishIfDue(Instant now) {
-        if (Duration.between(lastRepublish, now).compareTo(REPUBLISH_EVERY) < 0) {
-            return;
-        }
-        lastRepublish = now;
-        List<CommandRecord> unpublished = outbox.unpublishedFinals(1000);
-        if (!unpublished.isEmpty()) {
-            LOG.info("publishing {} final receipts that were committed but not yet handed to the broker", unpublished.size());
-            publishFinals(unpublished, true);
-        }
-    }
 
     private void releaseAll(String batchId, List<ClaimedEvent> events, String reason) {
         if (events.isEmpty()) {
@@ -552,7 +522,7 @@ public final class Forwarder implements AutoCloseable {
         return new ForwarderStatus(running ? state : "stopped", breaker.getState().name().toLowerCase(), pausedByAdmin,
                 Optional.ofNullable(pauseReason), Optional.ofNullable(lastSuccessAt), Optional.ofNullable(lastError),
                 Optional.ofNullable(lastErrorAt), Optional.ofNullable(next), consecutiveFailures.get(), requests.get(),
-                eventsSent.get(), finals.get(), parked.get(), settings.requestsPerSecond(), settings.eventsPerSecond(),
+                eventsSent.get(), finalReceipts.count(), parked.get(), settings.requestsPerSecond(), settings.eventsPerSecond(),
                 unsettled.events(), failedSteps.get());
     }
 
