@@ -280,9 +280,9 @@ public final class Forwarder implements AutoCloseable {
                 return new Step(IDLE_POLL, true);
             }
             state = "sending";
-            CrashWindow.AFTER_CLAIM.enter();
-            TestFault.FORWARDER.enter();
             try {
+                CrashWindow.AFTER_CLAIM.enter();
+                TestFault.FORWARDER.enter();
                 sendAll(events, null);
             } catch (RuntimeException e) {
                 releaseClaim(claimId, e);

@@ -8,7 +8,8 @@ import org.slf4j.LoggerFactory;
  * Test hook, inert unless the JVM is started with {@code -Dedgebridge.test.workerError=NAME}: the first time the
  * worker NAME passes its point (the forwarder after a claim, the intake writer before a commit), it throws an
  * {@link Error}, as an OutOfMemoryError would there. Lets a test see what the bridge does when a worker dies,
- * in a real child process, without starving the whole JVM of memory.
+ * in a real child process, without starving the whole JVM of memory. With {@code NAME:runtime} it throws an
+ * unexpected RuntimeException instead, which the worker survives.
  */
 public enum TestFault {
     /** In the forwarder, after rows were claimed. */
@@ -22,8 +23,12 @@ public enum TestFault {
 
     /** Returns at once unless this point is armed; then throws an Error, once. */
     public void enter() {
-        if (ARMED == null || !ARMED.equals(name()) || !THROWN.compareAndSet(false, true)) {
+        if (ARMED == null || !ARMED.split(":")[0].equals(name()) || !THROWN.compareAndSet(false, true)) {
             return;
+        }
+        if (ARMED.endsWith(":runtime")) {
+            LOG.warn("test hook: throwing a RuntimeException in {}", name());
+            throw new IllegalStateException("test hook: edgebridge.test.workerError=" + ARMED);
         }
         LOG.warn("test hook: throwing an Error in {}", name());
         throw new InternalError("test hook: edgebridge.test.workerError=" + name());

@@ -40,4 +40,23 @@ class WorkerDeathIT {
                     + ": java.lang.InternalError").contains("died");
         }
     }
+
+    @org.junit.jupiter.api.Test
+    void an_unexpected_exception_between_claim_and_settle_puts_the_claim_back_at_once() throws Exception {
+        int mqttPort = Ports.free();
+        try (CentralSim central = TestSite.central(Optional.empty(), 16L * 1024 * 1024);
+                BridgeProcess bridge = new BridgeProcess(BridgeProcess.logFile("claim-release"),
+                        List.of("-Dedgebridge.test.workerError=FORWARDER:runtime"),
+                        "data.dir=" + dir, "mqtt.host=127.0.0.1", "mqtt.port=" + mqttPort, "auth.anonymous=true",
+                        "ingest.url=http://127.0.0.1:" + central.port() + "/ingest").start();
+                TestDevice device = new TestDevice("dev-rel", mqttPort)) {
+            device.connectAndSubscribe();
+            device.publish("t", TestDevice.command("REL-1", ""));
+            // the first claim throws after it marked the row in flight; without a release the row waited for a restart
+            assertThat(device.awaitFinal("REL-1").path("status").asText()).isEqualTo("accepted");
+            assertThat(bridge.isAlive()).isTrue();
+            assertThat(bridge.log()).contains("test hook: throwing a RuntimeException in FORWARDER")
+                    .contains("events still in flight are pending again");
+        }
+    }
 }
