@@ -43,8 +43,6 @@ CREATE INDEX commands_open ON commands (client_id, sequence)
 -- Final receipts committed but not yet handed to the broker (republished at start-up).
 CREATE INDEX commands_unpublished ON commands (id)
     WHERE receipt_published = 0 AND state IN ('accepted', 'duplicate', 'rejected');
--- Admin listing by state, and counts per state.
-CREATE INDEX commands_state ON commands (state, id);
 -- Retention: final rows by age.
 CREATE INDEX commands_final_at ON commands (final_at)
     WHERE final_at IS NOT NULL;

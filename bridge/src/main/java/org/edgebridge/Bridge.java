@@ -10,6 +10,7 @@ import org.edgebridge.intake.Intake;
 import org.edgebridge.outbox.Outbox;
 import org.edgebridge.outbox.RetentionPurger;
 import org.edgebridge.receipt.ReceiptSender;
+import org.edgebridge.worker.Workers;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -30,9 +31,10 @@ public final class Bridge implements AutoCloseable {
     private final AdminServer admin;
     private final RetentionPurger retention;
     private final DataDirLock lock;
+    private final Workers workers;
     private boolean closed;
 
-    private Bridge(BridgeConfig config, Clock clock, DataDirLock lock) {
+    private Bridge(BridgeConfig config, Clock clock, DataDirLock lock, Runnable onWorkerDeath) {
         this.config = config;
         this.lock = lock;
         this.outbox = Outbox.open(config.outboxFile(), clock);
@@ -42,19 +44,32 @@ public final class Bridge implements AutoCloseable {
         }
         this.broker = new Broker(config.broker(), clock, this::acceptCommand);
         ReceiptSender receipts = new ReceiptSender(broker);
-        this.forwarder = new Forwarder(config.forwarder(), outbox, receipts, this::storedUpTo, clock);
-        this.intake = new Intake(outbox, receipts, config.intake(), forwarder::wake);
+        this.workers = new Workers(onWorkerDeath);
+        this.forwarder = new Forwarder(config.forwarder(), outbox, receipts, this::storedUpTo, clock, workers);
+        this.intake = new Intake(outbox, receipts, config.intake(), forwarder::wake, workers);
         this.retention = new RetentionPurger(outbox, config.retention(), clock);
         this.admin = new AdminServer(config.admin(), new AdminServer.Parts(config.edgeId(), outbox, broker, intake, forwarder,
-                retention, receipts, clock));
+                retention, receipts, workers, clock));
     }
 
-    /** Builds and starts a bridge; on failure, stops what had started and rethrows. */
+    /**
+     * Builds and starts a bridge that only reports a dead worker (not ready, alarm {@code worker_died}): for a bridge
+     * inside another program, e.g. a test.
+     */
     public static Bridge start(BridgeConfig config, Clock clock) {
+        return start(config, clock, () -> { });
+    }
+
+    /**
+     * Takes the data dir's lock, builds and starts a bridge; on failure, stops what had started and rethrows.
+     *
+     * @param onWorkerDeath what to do, once, when a worker thread dies ({@code run}: exit non-zero)
+     */
+    public static Bridge start(BridgeConfig config, Clock clock, Runnable onWorkerDeath) {
         DataDirLock lock = DataDirLock.acquire(config.dataDir());
         Bridge bridge;
         try {
-            bridge = new Bridge(config, clock, lock);
+            bridge = new Bridge(config, clock, lock, onWorkerDeath);
         } catch (RuntimeException e) {
             lock.close();
             throw e;

@@ -18,6 +18,7 @@ import org.edgebridge.config.BridgeConfig;
 import org.edgebridge.config.ConfigException;
 import org.edgebridge.config.ConfigLoader;
 import org.edgebridge.tls.DevCertificates;
+import org.edgebridge.worker.Workers;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -72,6 +73,24 @@ public final class Main {
         List<String> sets = new ArrayList<>();
     }
 
+    /**
+     * A worker died: exit with {@link Workers#EXIT_WORKER_DIED} (the shutdown hook stops the bridge as on SIGTERM),
+     * and halt if that stop takes longer than its budget plus 10 s.
+     */
+    static void exitAfterWorkerDeath(java.time.Duration shutdownBudget) {
+        Thread halt = new Thread(() -> {
+            try {
+                Thread.sleep(shutdownBudget.toMillis() + 10_000);
+            } catch (InterruptedException e) {
+                return;
+            }
+            Runtime.getRuntime().halt(Workers.EXIT_WORKER_DIED);
+        }, "halt-after-worker-death");
+        halt.setDaemon(true);
+        halt.start();
+        System.exit(Workers.EXIT_WORKER_DIED);
+    }
+
     /** Blocks until SIGTERM/SIGINT, then closes {@code resources} in order. */
     static void runUntilStopped(AutoCloseable... resources) throws InterruptedException {
         CountDownLatch stopped = new CountDownLatch(1);
@@ -96,7 +115,7 @@ public final class Main {
         @Override
         public Integer call() throws Exception {
             BridgeConfig config = ConfigLoader.load(options.file, options.sets);
-            Bridge bridge = Bridge.start(config, Clock.systemUTC());
+            Bridge bridge = Bridge.start(config, Clock.systemUTC(), () -> exitAfterWorkerDeath(config.shutdownTimeout()));
             runUntilStopped(bridge);
             return 0;
         }
@@ -130,7 +149,7 @@ public final class Main {
             Bridge bridge;
             try {
                 config = ConfigLoader.load(options.file, options.sets, presets);
-                bridge = Bridge.start(config, Clock.systemUTC());
+                bridge = Bridge.start(config, Clock.systemUTC(), () -> exitAfterWorkerDeath(config.shutdownTimeout()));
             } catch (RuntimeException e) {
                 central.close();
                 throw e;

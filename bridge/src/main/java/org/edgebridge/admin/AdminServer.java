@@ -22,6 +22,7 @@ import org.edgebridge.intake.Intake;
 import org.edgebridge.outbox.Outbox;
 import org.edgebridge.outbox.RetentionPurger;
 import org.edgebridge.receipt.ReceiptSender;
+import org.edgebridge.worker.Workers;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -48,11 +49,12 @@ public final class AdminServer implements AutoCloseable {
 
     /** The parts the admin side reads and acts on. */
     public record Parts(String edgeId, Outbox outbox, Broker broker, Intake intake, Forwarder forwarder,
-            RetentionPurger retention, ReceiptSender receipts, Clock clock) {}
+            RetentionPurger retention, ReceiptSender receipts, Workers workers, Clock clock) {}
 
     public AdminServer(AdminSettings settings, Parts p) {
         this.settings = settings;
-        this.status = new StatusReport(p.edgeId(), p.outbox(), p.broker(), p.intake(), p.forwarder(), p.retention(), p.clock());
+        this.status = new StatusReport(p.edgeId(), p.outbox(), p.broker(), p.intake(), p.forwarder(), p.retention(), p.workers(),
+                p.clock());
         this.metrics = new BridgeMetrics(p.outbox(), p.intake(), p.forwarder(), p.broker(), p.retention(), p.receipts(),
                 p.clock());
         OutboxApi outbox = new OutboxApi(p.outbox(), p.receipts());
@@ -113,10 +115,13 @@ public final class AdminServer implements AutoCloseable {
         Map<String, Object> body = new LinkedHashMap<>();
         boolean broker = status.brokerRunning();
         boolean outbox = status.outboxWritable();
-        body.put("status", broker && outbox ? "ready" : "not_ready");
+        boolean workers = status.workerDeath().isEmpty();
+        boolean ready = broker && outbox && workers;
+        body.put("status", ready ? "ready" : "not_ready");
         body.put("listeners", broker);
         body.put("outboxWritable", outbox);
-        json(ctx, broker && outbox ? 200 : 503, body);
+        body.put("workersAlive", workers);
+        json(ctx, ready ? 200 : 503, body);
     }
 
     /** {@code POST /api/alarms/{code}/ack}: only alarms that wait for an admin can be acknowledged. */

@@ -125,7 +125,8 @@ final class BridgeMetrics implements AutoCloseable {
     }
 
     private static double paused(ForwarderStatus s) {
-        return s.pausedByAdmin() || s.state().equals("paused_by_central") ? 1 : 0;
+        return s.pausedByAdmin() || s.state().equals("paused_by_central")
+                || s.state().equals("redirected_by_central") ? 1 : 0;
     }
 
     private static <T> Supplier<T> memoize(Supplier<T> source, Duration ttl) {

@@ -89,7 +89,7 @@ final class OutboxApi {
     void reject(Context ctx) {
         CommandRecord r = find(ctx);
         CommandRecord after = outbox.reject(r.clientId(), r.commandId()).orElseThrow(() -> notParked(r));
-        if (receipts.send(after.clientId(), ReceiptSender.latest(after, false))) {
+        if (receipts.sendInOrder(after.clientId(), () -> after, false)) {
             outbox.markPublished(List.of(after.id()));
         }
         AdminServer.json(ctx, 200, CommandView.of(after, outbox.history(after.id())));

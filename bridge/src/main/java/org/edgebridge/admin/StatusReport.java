@@ -18,6 +18,7 @@ import org.edgebridge.outbox.CommandState;
 import org.edgebridge.outbox.Outbox;
 import org.edgebridge.outbox.OutboxCounts;
 import org.edgebridge.outbox.RetentionPurger;
+import org.edgebridge.worker.Workers;
 
 /** Gathers the status records of every part into the shape of {@code GET /api/status}. Thread-safe. */
 public final class StatusReport {
@@ -32,8 +33,11 @@ public final class StatusReport {
     private final RetentionPurger retention;
     private final Clock clock;
 
+    private final Workers workers;
+
     StatusReport(String edgeId, Outbox outbox, Broker broker, Intake intake, Forwarder forwarder, RetentionPurger retention,
-            Clock clock) {
+            Workers workers, Clock clock) {
+        this.workers = workers;
         this.edgeId = edgeId;
         this.outbox = outbox;
         this.broker = broker;
@@ -41,6 +45,11 @@ public final class StatusReport {
         this.forwarder = forwarder;
         this.retention = retention;
         this.clock = clock;
+    }
+
+    /** The first worker thread that died, if one did: the bridge is then not ready. */
+    Optional<String> workerDeath() {
+        return workers.death();
     }
 
     boolean brokerRunning() {
@@ -94,6 +103,9 @@ public final class StatusReport {
                 storms.stream().map(DeviceView::clientId).toList()));
         List<Alarm> alarms = alarms(b, counts, f, intake);
         storeResetAlarm(broker.storeResets().unacknowledged()).ifPresent(alarms::add);
+        workers.death().ifPresent(d -> alarms.add(0, new Alarm("worker_died", "worker " + d + " died: the bridge is not "
+                + "ready; run by the run command it exits with code " + Workers.EXIT_WORKER_DIED + " for its supervisor to "
+                + "start it again")));
         for (DeviceView d : storms) {
             alarms.add(new Alarm("takeover_storm", "client id " + d.clientId() + " took over its own session "
                     + d.takeoversLastMinute() + " times in the last minute: a device opening a new connection again and again"));
@@ -134,6 +146,10 @@ public final class StatusReport {
         }
         if (!b.running()) {
             alarms.add(new Alarm("broker_down", "the MQTT broker is not running"));
+        }
+        if (f.state().equals("redirected_by_central")) {
+            alarms.add(new Alarm("central_redirect", "central answered with a redirect: " + f.pauseReason().orElse("?")
+                    + "; forwarding is paused and tried again every forwarder.authRetryInterval: fix ingest.url"));
         }
         if (f.state().equals("paused_by_central")) {
             alarms.add(new Alarm("central_refused", "central refused the bridge: " + f.pauseReason().orElse("?")

@@ -36,7 +36,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The embedded Moquette 0.17 broker: its configuration, lifecycle, ACL, TLS and the one outbound port,
- * receipts. See docs/moquette.md and docs/design.md for why each setting is what it is.
+ * receipts. docs/moquette.md (the store after a crash) and docs/design.md ("Moquette 0.17: what we set and why") say
+ * why each setting is what it is.
  *
  * <p>Threads: Moquette owns its Netty and session-loop threads and the one interceptor thread; this class
  * owns "broker-enforcer", which closes connections that broke the ACL and restarts the broker when a

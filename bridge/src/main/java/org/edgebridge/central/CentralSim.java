@@ -117,7 +117,9 @@ public final class CentralSim implements AutoCloseable {
         }
         Faults f = takeFault();
         if (f.mode().equals("status")) {
-            if (f.retryAfterSeconds() != null) {
+            if (f.retryAfterRaw() != null) {
+                ctx.header("Retry-After", f.retryAfterRaw());
+            } else if (f.retryAfterSeconds() != null) {
                 ctx.header("Retry-After", f.retryAfterAsDate()
                         ? DateTimeFormatter.RFC_1123_DATE_TIME.format(ZonedDateTime.now(ZoneOffset.UTC).plusSeconds(f.retryAfterSeconds()))
                         : String.valueOf(f.retryAfterSeconds()));
@@ -142,6 +144,16 @@ public final class CentralSim implements AutoCloseable {
             log(0, 400);
             error(ctx, 400, "invalid_request", "request must be an object with an events array");
             return;
+        }
+        if (f.mode().equals("poison_500")) {
+            for (JsonNode e : events) {
+                if (e.path("eventId").asText().equals(f.poisonEventId())) {
+                    int status = f.httpStatus() == 0 ? 500 : f.httpStatus();
+                    log(events.size(), status);
+                    error(ctx, status, "fault", "injected fault: event " + f.poisonEventId() + " breaks central");
+                    return;
+                }
+            }
         }
         if (f.mode().equals("poison_400")) {
             for (JsonNode e : events) {
@@ -169,8 +181,9 @@ public final class CentralSim implements AutoCloseable {
         }
         ObjectNode reply = JSON.createObjectNode();
         reply.set("receipts", receipts);
-        log(events.size(), 200);
-        json(ctx, 200, reply);
+        int status = f.mode().equals("answer_status") ? f.httpStatus() : 200;
+        log(events.size(), status);
+        json(ctx, status, reply);
     }
 
     /** One request as central saw it: when, how many events, what it answered. */

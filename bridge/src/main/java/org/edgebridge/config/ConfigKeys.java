@@ -71,6 +71,9 @@ public final class ConfigKeys {
             v -> ValueParsers.integer(v, 1, 10_000)),
         key("intake.queueCapacity", "20000", "commands waiting for the outbox writer; past it intake answers retry_later",
             v -> ValueParsers.integer(v, 100, 10_000_000)),
+        key("intake.maxQueuedBytes", "32MiB", "payload bytes waiting for the outbox writer; past it intake answers "
+            + "retry_later / intake_busy (bounds the intake's memory whatever the payload sizes)",
+            v -> ValueParsers.size(v, 256 * 1024, 4L * 1024 * 1024 * 1024)),
 
         key("shutdown.timeout", "20s", "SIGTERM: how long the graceful stop may take before in-flight work is abandoned "
             + "(abandoned claims return to pending at the next start)",
@@ -109,7 +112,11 @@ public final class ConfigKeys {
         key("forwarder.breakerFailureRate", "50", "percent of failed calls (of the last 20) that opens the circuit breaker",
             v -> ValueParsers.integer(v, 1, 100)),
         key("forwarder.breakerOpenFor", "30s", "how long the circuit breaker stays open before one probe",
-            v -> ValueParsers.duration(v, Duration.ofMillis(100), MAX_DURATION)));
+            v -> ValueParsers.duration(v, Duration.ofMillis(100), MAX_DURATION)),
+        key("forwarder.maxRetryAfter", "1h", "longest wait central can ask for (Retry-After, retryAfterMs); longer ones are "
+            + "clamped to it", v -> ValueParsers.duration(v, Duration.ofSeconds(1), Duration.ofDays(1))),
+        key("forwarder.maxServerErrors", "10", "times one event, isolated by bisection, alone makes central answer 5xx "
+            + "before it is parked (code ingest_server_error); other events go on meanwhile", v -> ValueParsers.integer(v, 1, 1_000_000)));
 
     private static final Map<String, ConfigKey> BY_NAME = byName();
 

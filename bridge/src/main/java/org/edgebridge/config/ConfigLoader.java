@@ -195,7 +195,8 @@ public final class ConfigLoader {
                         v.get("auth.failedLoginsPerClientId"), v.get("auth.failedLoginsPerAddress")));
         IntakeSettings intake = new IntakeSettings(
                 v.get("intake.maxPayloadBytes"), v.get("intake.maxBatch"), v.get("intake.queueCapacity"),
-                ((Integer) v.get("outbox.maxPending")).longValue(), v.get("outbox.minFreeDisk"), v.get("outbox.fullRetryAfter"));
+                ((Integer) v.get("outbox.maxPending")).longValue(), v.get("outbox.minFreeDisk"), v.get("outbox.fullRetryAfter"),
+                v.get("intake.maxQueuedBytes"));
         RetentionSettings retention = new RetentionSettings(
                 v.get("outbox.retention"), v.get("outbox.purgeBatch"), v.get("outbox.purgeInterval"));
         ForwarderSettings forwarder = new ForwarderSettings(
@@ -205,7 +206,8 @@ public final class ConfigLoader {
                 v.get("forwarder.requestsPerSecond"), v.get("forwarder.eventsPerSecond"),
                 v.get("forwarder.maxConcurrentRequests"), v.get("forwarder.maxAttempts"),
                 v.get("forwarder.backoffInitial"), v.get("forwarder.backoffMax"), v.get("forwarder.authRetryInterval"),
-                v.get("forwarder.breakerFailureRate"), v.get("forwarder.breakerOpenFor"));
+                v.get("forwarder.breakerFailureRate"), v.get("forwarder.breakerOpenFor"), v.get("forwarder.maxRetryAfter"),
+                v.get("forwarder.maxServerErrors"));
         AdminSettings admin = new AdminSettings(v.get("admin.host"), v.get("admin.port"), v.optional("admin.token"));
         return new BridgeConfig(v.get("edge.id"), dataDir, broker, intake, retention, forwarder, admin,
                 v.get("shutdown.timeout"), Map.copyOf(effective));

@@ -34,6 +34,12 @@ final class CentralGuards {
                 .slowCallRateThreshold(100)
                 .waitDurationInOpenState(settings.breakerOpenFor())
                 .permittedNumberOfCallsInHalfOpenState(1)
+                // the breaker owns its permit: calls go through executeSupplier, which records each result
+                // (CentralCall.Sent) as a failure or a success and releases the permit whatever happens
+                .recordResult(result -> result instanceof CentralCall.Sent sent && sent.isFailure())
+                .ignoreExceptions(CentralCall.IgnoredFailure.class)
+                // OPEN turns HALF_OPEN on its own, so the forwarder can see OPEN and wait without claiming
+                .enableAutomaticTransitionFromOpenToHalfOpen()
                 .build());
         this.requests = limiter("central-requests", settings.requestsPerSecond());
         this.events = limiter("central-events", settings.eventsPerSecond());

@@ -25,6 +25,8 @@ import org.edgebridge.outbox.CrashWindow;
 import org.edgebridge.outbox.Outbox;
 import org.edgebridge.outbox.Settlement;
 import org.edgebridge.receipt.ReceiptSender;
+import org.edgebridge.worker.TestFault;
+import org.edgebridge.worker.Workers;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -45,15 +47,14 @@ public final class Forwarder implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Forwarder.class);
     private static final Duration IDLE_POLL = Duration.ofMillis(500);
     private static final Duration BREAKER_POLL = Duration.ofMillis(250);
-    private static final Duration REPUBLISH_EVERY = Duration.ofSeconds(10);
 
     private final ForwarderSettings settings;
     private final Outbox outbox;
     private final ReceiptSender receipts;
     private final LongSupplier storedUpTo;
     private final Clock clock;
-    private final IngestClient client;
     private final ReplyClassifier classifier;
+    private final CentralCall call;
     private final CentralGuards guards;
     private final CircuitBreaker breaker;
     private final List<Thread> workers = new ArrayList<>();
@@ -64,36 +65,73 @@ public final class Forwarder implements AutoCloseable {
     private volatile boolean pausedByAdmin;
     private volatile Instant pausedUntil;
     private volatile String pauseReason;
+    private volatile boolean pausedByRedirect;
     private volatile Instant backoffUntil = Instant.EPOCH;
     private volatile Instant lastSuccessAt;
     private volatile String lastError;
     private volatile Instant lastErrorAt;
     private volatile String state = "idle";
     private final AtomicInteger consecutiveFailures = new AtomicInteger();
-    private Instant lastRepublish = Instant.EPOCH;
     private final AtomicLong requests = new AtomicLong();
     private final AtomicLong eventsSent = new AtomicLong();
-    private final AtomicLong finals = new AtomicLong();
     private final AtomicLong parked = new AtomicLong();
     private final UnsettledAnswers unsettled = new UnsettledAnswers();
+    private final ServerErrorHunt hunt = new ServerErrorHunt();
+    private final FinalReceipts finalReceipts;
+    private final ServerErrorRounds rounds;
     private volatile String lastStepFailure;
     private final AtomicInteger failedStepsInARow = new AtomicInteger();
+    private final AtomicLong failedSteps = new AtomicLong();
 
     /** @param storedUpTo the highest outbox row whose {@code stored} receipt has been handed out */
-    public Forwarder(ForwarderSettings settings, Outbox outbox, ReceiptSender receipts, LongSupplier storedUpTo, Clock clock) {
+    public Forwarder(ForwarderSettings settings, Outbox outbox, ReceiptSender receipts, LongSupplier storedUpTo, Clock clock,
+            Workers threads) {
         this.settings = settings;
         this.outbox = outbox;
         this.receipts = receipts;
         this.storedUpTo = storedUpTo;
         this.clock = clock;
-        this.client = new IngestClient(settings);
+        this.finalReceipts = new FinalReceipts(outbox, receipts);
         this.classifier = new ReplyClassifier(settings, clock);
         this.guards = new CentralGuards(settings);
+        this.call = new CentralCall(settings, guards, new IngestClient(settings), classifier);
+        this.rounds = new ServerErrorRounds(hunt, new ServerErrorRounds.Sender() {
+            @Override
+            public Forwarded send(List<ClaimedEvent> events, ServerErrorHunt.Round round) {
+                return sendAll(events, round);
+            }
+
+            @Override
+            public void release(String batchId, List<ClaimedEvent> events, String reason) {
+                releaseAll(batchId, events, reason);
+            }
+
+            @Override
+            public void settle(String batchId, List<Settlement> settlements) {
+                Forwarder.this.settle(batchId, settlements);
+            }
+
+            @Override
+            public boolean stillSending() {
+                return Forwarder.this.stillSending();
+            }
+
+            @Override
+            public void backOff(String reason) {
+                Forwarder.this.backOff(reason);
+            }
+
+            @Override
+            public List<ClaimedEvent> notHeldBack(String batchId, List<ClaimedEvent> first, Set<Long> finalIds,
+                    List<ClaimedEvent> rest) {
+                return Forwarder.this.notHeldBack(batchId, first, finalIds, rest);
+            }
+        }, settings.maxServerErrors(), classifier::backoff, clock);
         this.breaker = guards.breaker;
         this.breaker.getEventPublisher().onStateTransition(e ->
                 LOG.warn("circuit breaker to central: {}", e.getStateTransition()));
         for (int i = 1; i <= settings.maxConcurrentRequests(); i++) {
-            workers.add(new Thread(this::loop, settings.maxConcurrentRequests() == 1 ? "forwarder" : "forwarder-" + i));
+            workers.add(threads.thread(settings.maxConcurrentRequests() == 1 ? "forwarder" : "forwarder-" + i, this::loop));
         }
     }
 
@@ -145,6 +183,7 @@ public final class Forwarder implements AutoCloseable {
         pausedByAdmin = false;
         pausedUntil = null;
         pauseReason = null;
+        pausedByRedirect = false;
         backoffUntil = Instant.EPOCH;
         wake();
     }
@@ -163,6 +202,7 @@ public final class Forwarder implements AutoCloseable {
             } catch (RuntimeException e) {
                 String failure = String.valueOf(e.getMessage());
                 failedStepsInARow.incrementAndGet();
+                failedSteps.incrementAndGet();
                 if (!failure.equals(lastStepFailure)) {
                     LOG.error("forwarder step failed; trying again every 1 s (the same failure again is not logged)", e);
                 }
@@ -211,58 +251,89 @@ public final class Forwarder implements AutoCloseable {
             state = "outbox_unwritable";
             return new Step(Duration.ofSeconds(1), false);
         }
-        republishIfDue(now);
+        finalReceipts.republishIfDue(now);
         if (pausedByAdmin) {
             state = "paused_by_admin";
             return new Step(IDLE_POLL, true);
         }
         Instant until = pausedUntil;
         if (until != null && now.isBefore(until)) {
-            state = "paused_by_central";
+            state = pausedByRedirect ? "redirected_by_central" : "paused_by_central";
             return new Step(Duration.between(now, until), false);
         }
         if (now.isBefore(backoffUntil)) {
             state = "backing_off";
             return new Step(Duration.between(now, backoffUntil), false);
         }
+        if (breaker.getState() == CircuitBreaker.State.OPEN) {
+            state = "breaker_open";
+            return new Step(BREAKER_POLL, false);
+        }
         if (!guards.bulkhead.tryAcquirePermission()) {
             return new Step(IDLE_POLL, true);
         }
         try {
-            if (!breaker.tryAcquirePermission()) {
-                state = "breaker_open";
-                return new Step(BREAKER_POLL, false);
-            }
-            List<ClaimedEvent> events = outbox.claim(settings.batchLimit(), settings.maxBytes(), storedUpTo.getAsLong(),
-                    newBatchId());
+            String claimId = newBatchId();
+            List<ClaimedEvent> events = outbox.claim(settings.batchLimit(), settings.maxBytes(), storedUpTo.getAsLong(), claimId);
             if (events.isEmpty()) {
-                breaker.releasePermission();
                 state = "idle";
                 return new Step(IDLE_POLL, true);
             }
             state = "sending";
-            CrashWindow.AFTER_CLAIM.enter();
-            sendAll(events);
-            return new Step(Duration.ZERO, false);
+            try {
+                CrashWindow.AFTER_CLAIM.enter();
+                TestFault.FORWARDER.enter();
+                sendAll(events, null);
+            } catch (RuntimeException e) {
+                releaseClaim(claimId, e);
+                throw e;
+            }
+            return new Step(breaker.getState() == CircuitBreaker.State.CLOSED ? Duration.ZERO : BREAKER_POLL, false);
         } finally {
             guards.bulkhead.onComplete();
         }
     }
 
+    /** An unexpected failure between claim and settle: whatever of the claim is still in flight is pending again. */
+    private void releaseClaim(String claimId, RuntimeException cause) {
+        try {
+            int released = outbox.releaseClaim(claimId, "released after an unexpected failure: " + cause);
+            LOG.warn("unexpected failure while sending a batch; its {} events still in flight are pending again", released);
+        } catch (RuntimeException e) {
+            LOG.warn("could not release the claim of a failed batch ({}); it returns to pending at the next start", e.toString());
+        }
+    }
+
     /**
-     * Sends events in one request (the caller holds a circuit-breaker permission) and settles them.
+     * Sends events in one request (through the circuit breaker, which may refuse it) and settles them.
      * On 413/400/422 the batch is halved; the second half goes only where the first half left no open
-     * event of the same device ahead of it.
+     * event of the same device ahead of it. A repeated 5xx or timeout is bisected the same way
+     * ({@link ServerErrorHunt}).
      *
-     * @return ids of events that became final
+     * @param round the bisection this request belongs to, or null: a failed request of a round is not settled
+     *     here but kept in flight for the round
      */
-    private Set<Long> sendAll(List<ClaimedEvent> events) {
+    private Forwarded sendAll(List<ClaimedEvent> events, ServerErrorHunt.Round round) {
+        if (round == null) {
+            List<ClaimedEvent> suspects = hunt.suspectsIn(events);
+            if (!suspects.isEmpty()) {
+                return rounds.quarantine(events, suspects);
+            }
+        }
         String batchId = newBatchId();
-        RequestOutcome outcome = sendOnce(batchId, events);
+        RequestOutcome outcome = call.send(batchId, events, nanos -> await(new Step(Duration.ofNanos(nanos), false)),
+                round != null);
+        if (!(outcome instanceof RequestOutcome.NotPermitted)) {
+            requests.incrementAndGet();
+            eventsSent.addAndGet(events.size());
+        }
         Instant now = clock.instant();
         Set<Long> finalIds = new HashSet<>();
         if (outcome instanceof RequestOutcome.Answered answered) {
             onSuccess();
+            if (round != null) {
+                round.answered();
+            }
             for (Settlement s : answered.settlements()) {
                 if (s instanceof Settlement.Final) {
                     finalIds.add(s.id());
@@ -270,15 +341,26 @@ public final class Forwarder implements AutoCloseable {
             }
             settle(batchId, answered.settlements());
         } else if (outcome instanceof RequestOutcome.Throttled throttled) {
-            Duration wait = throttled.retryAfter().isZero() ? jitteredBackoff(consecutiveFailures.get() + 1) : throttled.retryAfter();
+            int failures = consecutiveFailures.incrementAndGet();
+            Duration wait = throttled.retryAfter().isZero() ? jitteredBackoff(failures) : throttled.retryAfter();
             backoffUntil = now.plus(wait);
             onFailure(throttled.reason() + "; next request in " + wait.toMillis() + " ms");
             releaseAll(batchId, events, throttled.reason());
         } else if (outcome instanceof RequestOutcome.Failed failed) {
-            Duration wait = jitteredBackoff(consecutiveFailures.incrementAndGet());
-            backoffUntil = now.plus(wait);
-            onFailure(failed.reason() + "; next request in " + wait.toMillis() + " ms");
-            releaseAll(batchId, events, failed.reason());
+            if (round != null) {
+                round.failed(events, failed);
+            } else if (hunt.worthHunting(events, failed)) {
+                ServerErrorHunt.Round r = new ServerErrorHunt.Round();
+                r.failed(events, failed);
+                finalIds.addAll(rounds.bisect(events, r));
+                rounds.finishRound(batchId, r, failed);
+            } else {
+                hunt.failedTogether(events);
+                hunt.otherFailed(now);
+                backOff(failed.reason());
+                releaseAll(batchId, events, failed.reason());
+            }
+            return new Forwarded(finalIds, true);
         } else if (outcome instanceof RequestOutcome.Refused refused) {
             if (pausedUntil == null) {
                 LOG.error("central refused the bridge ({}): forwarding paused, retried every {} s; check ingest.url and ingest.token",
@@ -286,24 +368,37 @@ public final class Forwarder implements AutoCloseable {
             }
             pausedUntil = now.plus(settings.authRetryInterval());
             pauseReason = refused.reason();
+            pausedByRedirect = refused.redirect();
             onFailure(refused.reason());
             releaseAll(batchId, events, refused.reason());
         } else if (outcome instanceof RequestOutcome.Split split) {
             onSuccess();
-            finalIds.addAll(split(batchId, events, split));
+            if (round != null) {
+                round.answered();
+            }
+            finalIds.addAll(split(batchId, events, split, round));
+        } else if (outcome instanceof RequestOutcome.NotPermitted notPermitted) {
+            releaseAll(batchId, events, "not sent: " + notPermitted.reason());
         }
-        return finalIds;
+        return new Forwarded(finalIds, false);
     }
 
-    private Set<Long> split(String batchId, List<ClaimedEvent> events, RequestOutcome.Split split) {
-        if (events.size() == 1) {
-            ClaimedEvent e = events.get(0);
-            settle(batchId, List.of(new Settlement.Final(e.id(), CommandState.REJECTED, split.code(), split.reason(), null)));
-            return Set.of(e.id());
-        }
-        int half = events.size() / 2;
-        List<ClaimedEvent> first = events.subList(0, half);
-        Set<Long> finalIds = new HashSet<>(sendAll(first));
+    private void backOff(String reason) {
+        Duration wait = jitteredBackoff(consecutiveFailures.incrementAndGet());
+        backoffUntil = clock.instant().plus(wait);
+        onFailure(reason + "; next request in " + wait.toMillis() + " ms");
+    }
+
+    private boolean stillSending() {
+        return pausedUntil == null && !clock.instant().isBefore(backoffUntil);
+    }
+
+    /**
+     * The events of {@code rest} whose devices {@code first} does not hold back (an event of the device in
+     * {@code first} that is not final); the others are released.
+     */
+    private List<ClaimedEvent> notHeldBack(String batchId, List<ClaimedEvent> first, Set<Long> finalIds,
+            List<ClaimedEvent> rest) {
         Set<String> blocked = new HashSet<>();
         for (ClaimedEvent e : first) {
             if (!finalIds.contains(e.id())) {
@@ -312,48 +407,33 @@ public final class Forwarder implements AutoCloseable {
         }
         List<ClaimedEvent> next = new ArrayList<>();
         List<ClaimedEvent> held = new ArrayList<>();
-        for (ClaimedEvent e : events.subList(half, events.size())) {
+        for (ClaimedEvent e : rest) {
             (blocked.contains(e.clientId()) ? held : next).add(e);
         }
         releaseAll(batchId, held, "an earlier event of the same device in this batch is not final yet");
-        boolean stillSending = pausedUntil == null && !clock.instant().isBefore(backoffUntil);
+        return next;
+    }
+
+    private Set<Long> split(String batchId, List<ClaimedEvent> events, RequestOutcome.Split split,
+            ServerErrorHunt.Round round) {
+        if (events.size() == 1) {
+            ClaimedEvent e = events.get(0);
+            settle(batchId, List.of(new Settlement.Final(e.id(), CommandState.REJECTED, split.code(), split.reason(), null)));
+            return Set.of(e.id());
+        }
+        int half = events.size() / 2;
+        List<ClaimedEvent> first = events.subList(0, half);
+        Set<Long> finalIds = new HashSet<>(sendAll(first, round).finals());
+        List<ClaimedEvent> next = notHeldBack(batchId, first, finalIds, events.subList(half, events.size()));
         if (next.isEmpty()) {
             return finalIds;
         }
-        if (!stillSending || !breaker.tryAcquirePermission()) {
+        if (!stillSending()) {
             releaseAll(batchId, next, "not sent: central is failing or paused");
             return finalIds;
         }
-        finalIds.addAll(sendAll(next));
+        finalIds.addAll(sendAll(next, round).finals());
         return finalIds;
-    }
-
-    private RequestOutcome sendOnce(String batchId, List<ClaimedEvent> events) {
-        waitForPermits(events.size());
-        byte[] body = IngestRequest.body(settings.edgeId(), batchId, events);
-        long start = System.nanoTime();
-        IngestReply reply = client.post(batchId, body);
-        long took = System.nanoTime() - start;
-        requests.incrementAndGet();
-        eventsSent.addAndGet(events.size());
-        RequestOutcome outcome = classifier.classify(reply, events);
-        boolean failure = outcome instanceof RequestOutcome.Failed
-                || (outcome instanceof RequestOutcome.Throttled && reply.status() == 503);
-        if (failure) {
-            breaker.onError(took, TimeUnit.NANOSECONDS, new CentralFailure(reply.status() == 0 ? reply.transportError()
-                    : "HTTP " + reply.status()));
-        } else {
-            breaker.onSuccess(took, TimeUnit.NANOSECONDS);
-        }
-        return outcome;
-    }
-
-    /** Waits for one request permit and n event permits; never exceeds the configured rates. */
-    private void waitForPermits(int events) {
-        long wait = guards.reserve(events);
-        if (wait > 0) {
-            await(new Step(Duration.ofNanos(wait), false));
-        }
     }
 
     private void settle(String batchId, List<Settlement> settlements) {
@@ -381,46 +461,19 @@ public final class Forwarder implements AutoCloseable {
     private void applied(Outbox.SettleResult result) {
         if (result.parked() > 0) {
             parked.addAndGet(result.parked());
-            LOG.warn("{} commands parked after {} retry_later answers from central; an admin must requeue or reject them",
-                    result.parked(), settings.maxAttempts());
+            LOG.warn("{} commands parked (after {} retry_later answers from central, or {} rounds in which central failed on "
+                    + "them alone); an admin must requeue or reject them", result.parked(), settings.maxAttempts(),
+                    settings.maxServerErrors());
         }
         if (result.finals().isEmpty()) {
             return;
         }
+        result.finals().forEach(r -> hunt.forget(r.id()));
         CrashWindow.AFTER_FINAL_COMMIT.enter();
-        publishFinals(result.finals(), false);
+        finalReceipts.publish(result.finals(), false);
     }
 
-    /** @param again true when these receipts may have been published before (a copy: replayed) */
-    private void publishFinals(List<CommandRecord> records, boolean again) {
-        List<Long> published = new ArrayList<>(records.size());
-        for (CommandRecord r : records) {
-            if (receipts.send(r.clientId(), ReceiptSender.latest(r, again))) {
-                published.add(r.id());
-            }
-        }
-        if (!again) {
-            finals.addAndGet(records.size());
-        }
-        try {
-            outbox.markPublished(published);
-        } catch (RuntimeException e) {
-            LOG.warn("{} final receipts were published but not marked so ({}); they are published again later",
-                    published.size(), e.getMessage());
-        }
-    }
 
-    private synchronized void republishIfDue(Instant now) {
-        if (Duration.between(lastRepublish, now).compareTo(REPUBLISH_EVERY) < 0) {
-            return;
-        }
-        lastRepublish = now;
-        List<CommandRecord> unpublished = outbox.unpublishedFinals(1000);
-        if (!unpublished.isEmpty()) {
-            LOG.info("publishing {} final receipts that were committed but not yet handed to the broker", unpublished.size());
-            publishFinals(unpublished, true);
-        }
-    }
 
     private void releaseAll(String batchId, List<ClaimedEvent> events, String reason) {
         if (events.isEmpty()) {
@@ -440,6 +493,7 @@ public final class Forwarder implements AutoCloseable {
         }
         pausedUntil = null;
         pauseReason = null;
+        pausedByRedirect = false;
         lastSuccessAt = clock.instant();
     }
 
@@ -468,8 +522,8 @@ public final class Forwarder implements AutoCloseable {
         return new ForwarderStatus(running ? state : "stopped", breaker.getState().name().toLowerCase(), pausedByAdmin,
                 Optional.ofNullable(pauseReason), Optional.ofNullable(lastSuccessAt), Optional.ofNullable(lastError),
                 Optional.ofNullable(lastErrorAt), Optional.ofNullable(next), consecutiveFailures.get(), requests.get(),
-                eventsSent.get(), finals.get(), parked.get(), settings.requestsPerSecond(), settings.eventsPerSecond(),
-                unsettled.events());
+                eventsSent.get(), finalReceipts.count(), parked.get(), settings.requestsPerSecond(), settings.eventsPerSecond(),
+                unsettled.events(), failedSteps.get());
     }
 
     /** Stops after the request under way, waiting at most the request timeout. */
@@ -506,10 +560,4 @@ public final class Forwarder implements AutoCloseable {
         }
     }
 
-    /** The failure recorded in the circuit breaker for a failed request. */
-    static final class CentralFailure extends RuntimeException {
-        CentralFailure(String message) {
-            super(message, null, false, false);
-        }
-    }
 }

@@ -4,7 +4,12 @@ import java.net.URI;
 import java.time.Duration;
 import java.util.Optional;
 
-/** How the bridge sends its outbox to central (CONTRACT §2). */
+/**
+ * How the bridge sends its outbox to central (CONTRACT §2).
+ *
+ * @param maxRetryAfter the longest wait central can impose (Retry-After, retryAfterMs); longer ones are clamped
+ * @param maxServerErrors rounds in which one event alone made central answer 5xx before it is parked
+ */
 public record ForwarderSettings(
         String edgeId,
         URI url,
@@ -22,7 +27,9 @@ public record ForwarderSettings(
         Duration backoffMax,
         Duration authRetryInterval,
         int breakerFailureRate,
-        Duration breakerOpenFor) {
+        Duration breakerOpenFor,
+        Duration maxRetryAfter,
+        int maxServerErrors) {
 
     /** Events in one request: never more than the events rate allows in one second. */
     public int batchLimit() {

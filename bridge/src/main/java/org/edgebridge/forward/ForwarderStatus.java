@@ -7,10 +7,13 @@ import java.util.Optional;
  * The forwarder as an admin sees it.
  *
  * @param state one of {@code sending}, {@code idle}, {@code backing_off}, {@code breaker_open},
- *     {@code paused_by_admin}, {@code paused_by_central}, {@code outbox_unwritable}, {@code stopped}
+ *     {@code paused_by_admin}, {@code paused_by_central},
+ *     {@code redirected_by_central} (a 3xx: ingest.url is wrong), {@code outbox_unwritable}, {@code stopped}
  * @param pauseReason why forwarding is paused by central's answer (401/403/4xx), if it is
  * @param unsettledEvents events central answered whose answer the outbox could not commit yet (a full or
  *     failing disk); they are committed before anything new is sent
+ * @param failedSteps steps (claim, send, settle) that ended in an unexpected exception since start; each is tried
+ *     again after 1 s
  */
 public record ForwarderStatus(
         String state,
@@ -28,4 +31,5 @@ public record ForwarderStatus(
         long parked,
         int requestsPerSecond,
         int eventsPerSecond,
-        int unsettledEvents) {}
+        int unsettledEvents,
+        long failedSteps) {}

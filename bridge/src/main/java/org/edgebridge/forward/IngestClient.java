@@ -57,9 +57,10 @@ final class IngestClient {
         settings.token().ifPresent(token -> request.header("Authorization", "Bearer " + token));
         try {
             HttpResponse<byte[]> response = http.send(request.build(), HttpResponse.BodyHandlers.ofByteArray());
-            return new IngestReply(response.statusCode(), response.body(), response.headers().firstValue("Retry-After"), null);
+            return new IngestReply(response.statusCode(), response.body(), response.headers().firstValue("Retry-After"),
+                    response.headers().firstValue("Location"), null);
         } catch (HttpTimeoutException e) {
-            return IngestReply.transportFailure("timeout after " + settings.timeout().toMillis() + " ms");
+            return IngestReply.timeout(settings.timeout().toMillis());
         } catch (IOException e) {
             return IngestReply.transportFailure(e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage()));
         } catch (InterruptedException e) {

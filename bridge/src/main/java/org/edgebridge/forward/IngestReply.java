@@ -7,9 +7,21 @@ import java.util.Optional;
  *
  * @param status 0 for a transport failure (refused, reset, timeout)
  * @param retryAfter the raw {@code Retry-After} header, if any
+ * @param location the raw {@code Location} header, if any (a 3xx)
  */
-record IngestReply(int status, byte[] body, Optional<String> retryAfter, String transportError) {
+record IngestReply(int status, byte[] body, Optional<String> retryAfter, Optional<String> location, String transportError) {
     static IngestReply transportFailure(String error) {
-        return new IngestReply(0, new byte[0], Optional.empty(), error);
+        return new IngestReply(0, new byte[0], Optional.empty(), Optional.empty(), error);
     }
+
+    /** The request got no reply within ingest.timeout. */
+    static IngestReply timeout(long afterMs) {
+        return transportFailure(TIMEOUT + afterMs + " ms");
+    }
+
+    boolean timedOut() {
+        return status == 0 && transportError != null && transportError.startsWith(TIMEOUT);
+    }
+
+    private static final String TIMEOUT = "timeout after ";
 }

@@ -38,12 +38,17 @@ final class ReplyClassifier {
     RequestOutcome classify(IngestReply reply, List<ClaimedEvent> events) {
         int status = reply.status();
         if (status == 0) {
-            return new RequestOutcome.Failed("central unreachable: " + reply.transportError());
+            return new RequestOutcome.Failed("central unreachable: " + reply.transportError(), false, reply.timedOut());
         }
-        if (status == 200) {
+        if (status >= 200 && status < 300) {
             return receipts(reply, events);
         }
         String reason = "HTTP " + status + bodyExcerpt(reply.body());
+        if (status >= 300 && status < 400) {
+            return new RequestOutcome.Refused("HTTP " + status + reply.location().map(l -> " to " + l).orElse(" (no Location)")
+                    + ": ingest.url is not central's ingest endpoint (redirects are not followed: a POST must not be "
+                    + "sent somewhere else unchecked)", true);
+        }
         if (status == 429 || status == 503) {
             return new RequestOutcome.Throttled(retryAfter(reply.retryAfter()).orElse(Duration.ZERO), reason);
         }
@@ -54,9 +59,9 @@ final class ReplyClassifier {
             return new RequestOutcome.Split("ingest_bad_request", reason);
         }
         if (status >= 500) {
-            return new RequestOutcome.Failed(reason);
+            return new RequestOutcome.Failed(reason, true, false);
         }
-        return new RequestOutcome.Refused(reason);
+        return new RequestOutcome.Refused(reason, false);
     }
 
     private RequestOutcome receipts(IngestReply reply, List<ClaimedEvent> events) {
@@ -67,7 +72,8 @@ final class ReplyClassifier {
             list = null;
         }
         if (list == null || !list.isArray()) {
-            return new RequestOutcome.Failed("central answered 200 without a receipts array" + bodyExcerpt(reply.body()));
+            return new RequestOutcome.Failed("central answered " + reply.status() + " without a receipts array"
+                    + bodyExcerpt(reply.body()));
         }
         Map<String, JsonNode> byEvent = new HashMap<>();
         for (JsonNode r : list) {
@@ -91,8 +97,9 @@ final class ReplyClassifier {
                         CommandState.fromDb(receiptStatus), text(r, "code"), text(r, "message"), result(r)));
                 case "retry_later" -> {
                     JsonNode after = r.get("retryAfterMs");
-                    Duration wait = after != null && after.canConvertToLong() && after.asLong() >= 0
-                            ? Duration.ofMillis(after.asLong()) : backoff(e.attempt());
+                    Duration wait = after != null && after.isNumber() && after.asDouble() >= 0
+                            ? clamp(after.canConvertToLong() ? Duration.ofMillis(after.asLong()) : settings.maxRetryAfter())
+                            : backoff(e.attempt());
                     String why = text(r, "code");
                     settlements.add(new Settlement.RetryLater(e.id(), now.plus(wait),
                             "central: retry_later" + (why == null ? "" : " / " + why), true));
@@ -118,20 +125,28 @@ final class ReplyClassifier {
         return d.compareTo(settings.backoffMax()) > 0 ? settings.backoffMax() : d;
     }
 
-    /** Retry-After as seconds or an HTTP date (RFC 9110 §10.2.3). */
+    /** A wait that central asked for, at most {@code forwarder.maxRetryAfter}: central's numbers are not trusted. */
+    Duration clamp(Duration fromCentral) {
+        return fromCentral.compareTo(settings.maxRetryAfter()) > 0 ? settings.maxRetryAfter() : fromCentral;
+    }
+
+    /** Retry-After as seconds or an HTTP date (RFC 9110 §10.2.3), at most {@code forwarder.maxRetryAfter}. */
     Optional<Duration> retryAfter(Optional<String> header) {
         if (header.isEmpty() || header.get().isBlank()) {
             return Optional.empty();
         }
         String value = header.get().trim();
+        if (value.matches("[0-9]{19,}")) {
+            return Optional.of(clamp(Duration.ofSeconds(Long.MAX_VALUE))); // more seconds than a long holds
+        }
         try {
             long seconds = Long.parseLong(value);
-            return Optional.of(Duration.ofSeconds(Math.max(0, seconds)));
+            return Optional.of(clamp(Duration.ofSeconds(Math.max(0, seconds))));
         } catch (NumberFormatException notSeconds) {
             try {
                 Instant at = ZonedDateTime.parse(value, DateTimeFormatter.RFC_1123_DATE_TIME).toInstant();
                 Duration d = Duration.between(clock.instant(), at);
-                return Optional.of(d.isNegative() ? Duration.ZERO : d);
+                return Optional.of(d.isNegative() ? Duration.ZERO : clamp(d));
             } catch (DateTimeParseException notDate) {
                 return Optional.empty();
             }

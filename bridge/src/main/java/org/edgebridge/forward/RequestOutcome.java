@@ -13,12 +13,34 @@ sealed interface RequestOutcome {
     /** 429 or 503: nothing is final; wait before the next request. */
     record Throttled(Duration retryAfter, String reason) implements RequestOutcome {}
 
-    /** Other 5xx, timeout, refused or reset connection, unreadable 200: retry with backoff. */
-    record Failed(String reason) implements RequestOutcome {}
+    /**
+     * Other 5xx, timeout, refused or reset connection, unreadable 200: retry with backoff.
+     *
+     * @param serverError an HTTP 5xx other than 503: may be caused by one event of the batch, counts toward
+     *     {@code forwarder.maxServerErrors}
+     * @param timedOut no reply within ingest.timeout: may be caused by one event, but never parks it
+     */
+    record Failed(String reason, boolean serverError, boolean timedOut) implements RequestOutcome {
+        Failed(String reason) {
+            this(reason, false, false);
+        }
+
+        /** An event of the batch may cause it (as opposed to central or the network being down). */
+        boolean mayBeOneEvent() {
+            return serverError || timedOut;
+        }
+    }
 
     /** 413, 400 or 422: split the batch; a single event that still gets it is rejected with {@code code}. */
     record Split(String code, String reason) implements RequestOutcome {}
 
-    /** 401, 403, 404 or another 4xx: a configuration or credential fault; pause forwarding. */
-    record Refused(String reason) implements RequestOutcome {}
+    /**
+     * 401, 403, 404 or another 4xx, or a 3xx: a configuration or credential fault; pause forwarding.
+     *
+     * @param redirect true for a 3xx (ingest.url points at something that moved: its own alarm)
+     */
+    record Refused(String reason, boolean redirect) implements RequestOutcome {}
+
+    /** Not sent: the circuit breaker did not permit the call (open, or its half-open probe is taken). */
+    record NotPermitted(String reason) implements RequestOutcome {}
 }

@@ -7,12 +7,15 @@ import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import org.edgebridge.outbox.CommandRecord;
 import org.edgebridge.outbox.CrashWindow;
 import org.edgebridge.outbox.NewCommand;
 import org.edgebridge.outbox.Outbox;
 import org.edgebridge.outbox.StoreResult;
 import org.edgebridge.receipt.Receipt;
 import org.edgebridge.receipt.ReceiptSender;
+import org.edgebridge.worker.TestFault;
+import org.edgebridge.worker.Workers;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -20,7 +23,7 @@ import org.slf4j.LoggerFactory;
  * Turns device PUBLISHes into outbox rows and answers each with a receipt, after the commit.
  *
  * <p>Threads: {@link #accept} runs on the broker's single interceptor thread (after Moquette's PUBACK). It
- * validates and queues; one writer thread, "intake-writer", owned by this class, drains the queue and stores
+ * validates and queues (a command it cannot queue is looked up in the outbox, so that a resend is answered); one writer thread, "intake-writer", owned by this class, drains the queue and stores
  * everything waiting in one transaction (group commit: a receipt waits for at most one commit of the
  * commands queued before it). Both are FIFO, so a device's sequence follows its publish order.
  */
@@ -34,6 +37,8 @@ public final class Intake implements AutoCloseable {
     private final CommandParser parser;
     private final IntakeSettings settings;
     private final BlockingQueue<NewCommand> queue;
+    /** Payload bytes of the commands in {@link #queue} and in the batch being written. */
+    private final AtomicLong queuedBytes = new AtomicLong();
     private final Runnable onStored;
     private final AtomicLong storedUpTo;
     private final IntakeStats stats = new IntakeStats();
@@ -53,7 +58,7 @@ public final class Intake implements AutoCloseable {
     /**
      * @param onStored called after new rows were committed and their {@code stored} receipts handed out
      */
-    public Intake(Outbox outbox, ReceiptSender receipts, IntakeSettings settings, Runnable onStored) {
+    public Intake(Outbox outbox, ReceiptSender receipts, IntakeSettings settings, Runnable onStored, Workers threads) {
         this.outbox = outbox;
         this.receipts = receipts;
         this.parser = new CommandParser(settings.maxPayloadBytes());
@@ -62,7 +67,7 @@ public final class Intake implements AutoCloseable {
         this.onStored = onStored;
         this.storedUpTo = new AtomicLong(outbox.maxRowId());
         this.disk = new DiskSpace(outbox.file().toAbsolutePath().getParent());
-        this.writer = new Thread(this::writeLoop, "intake-writer");
+        this.writer = threads.thread("intake-writer", this::writeLoop);
     }
 
     public void start() {
@@ -81,6 +86,11 @@ public final class Intake implements AutoCloseable {
         return stats;
     }
 
+    /** Payload bytes waiting for the writer now (queued, or in the batch being written). */
+    public long queuedBytes() {
+        return queuedBytes.get();
+    }
+
     /** Called on the broker's interceptor thread for each PUBLISH on a device's own command topic. */
     public void accept(InboundPublish publish) {
         stats.received.incrementAndGet();
@@ -93,10 +103,51 @@ public final class Intake implements AutoCloseable {
         }
         NewCommand command = ((CommandParser.Valid) parsed).command();
         if (!accepting) {
-            refuse(command, "shutting_down", "the bridge is shutting down; send the command again later");
-        } else if (!queue.offer(command)) {
-            refuse(command, "intake_busy", "the bridge's intake queue is full; send the command again later");
+            if (!answeredFromOutbox(command)) {
+                refuse(command, "shutting_down", "the bridge is shutting down; send the command again later");
+            }
+        } else if (!offer(command)) {
+            if (!answeredFromOutbox(command)) {
+                refuse(command, "intake_busy", "the bridge's intake queue is full; send the command again later");
+            }
         }
+    }
+
+    /**
+     * Queues a command if the queue has room in commands (intake.queueCapacity) and in payload bytes
+     * (intake.maxQueuedBytes; a single command is always taken into an empty queue).
+     */
+    private boolean offer(NewCommand command) {
+        long size = command.payload().length;
+        long before = queuedBytes.getAndAdd(size);
+        if ((before > 0 && before + size > settings.maxQueuedBytes()) || !queue.offer(command)) {
+            queuedBytes.addAndGet(-size);
+            return false;
+        }
+        return true;
+    }
+
+    /**
+     * A command that cannot be queued now may be one the outbox already holds (a resend): then it is answered from
+     * the outbox, with its latest receipt (or command_id_reused), as the writer would have. @return true if answered
+     */
+    private boolean answeredFromOutbox(NewCommand c) {
+        Optional<CommandRecord> known;
+        try {
+            known = outbox.find(c.clientId(), c.commandId());
+        } catch (RuntimeException e) {
+            return false;
+        }
+        if (known.isEmpty()) {
+            return false;
+        }
+        if (!known.get().payloadSha256().equals(c.payloadSha256())) {
+            receipts.send(c.clientId(), idReused(c, known.get()));
+            return true;
+        }
+        stats.replayed.incrementAndGet();
+        replay(known.get());
+        return true;
     }
 
     private void refuse(NewCommand c, String code, String message) {
@@ -115,7 +166,11 @@ public final class Intake implements AutoCloseable {
                 }
                 batch.add(first);
                 queue.drainTo(batch, settings.maxBatch() - 1);
-                writeBatch(batch);
+                try {
+                    writeBatch(batch);
+                } finally {
+                    queuedBytes.addAndGet(-batch.stream().mapToLong(c -> c.payload().length).sum());
+                }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return;
@@ -130,6 +185,7 @@ public final class Intake implements AutoCloseable {
     private void writeBatch(List<NewCommand> batch) {
         List<StoreResult> results;
         CrashWindow.BEFORE_INTAKE_COMMIT.enter();
+        TestFault.INTAKE_WRITER.enter();
         try {
             results = outbox.store(batch, capacity());
         } catch (RuntimeException e) {
@@ -156,6 +212,11 @@ public final class Intake implements AutoCloseable {
         CrashWindow.AFTER_INTAKE_COMMIT.enter();
         long maxId = storedUpTo.get();
         for (StoreResult result : results) {
+            if (result instanceof StoreResult.AlreadyStored again) {
+                stats.replayed.incrementAndGet();
+                replay(again.record());
+                continue;
+            }
             receipts.send(result.command().clientId(), receiptFor(result));
             if (result instanceof StoreResult.Stored stored) {
                 maxId = Math.max(maxId, stored.record().id());
@@ -163,6 +224,23 @@ public final class Intake implements AutoCloseable {
         }
         storedUpTo.set(maxId);
         onStored.run();
+    }
+
+    /**
+     * Answers a resend with the latest receipt the outbox holds, read again under the device's receipt lock: the
+     * forwarder may have committed (and published) the final since the row was read, and a stale {@code stored}
+     * must not follow it.
+     */
+    private void replay(CommandRecord seen) {
+        receipts.sendInOrder(seen.clientId(), () -> seen.state().isFinal() ? seen : reread(seen), true);
+    }
+
+    private CommandRecord reread(CommandRecord seen) {
+        try {
+            return outbox.find(seen.clientId(), seen.commandId()).orElse(seen);
+        } catch (RuntimeException e) {
+            return seen; // the outbox cannot be read: what the commit saw is still true or older, never newer
+        }
     }
 
     /** How many new commands the outbox may take now: none below the disk floor or at maxPending. */
@@ -210,10 +288,6 @@ public final class Intake implements AutoCloseable {
             stats.stored.incrementAndGet();
             return ReceiptSender.latest(stored.record(), false);
         }
-        if (result instanceof StoreResult.AlreadyStored again) {
-            stats.replayed.incrementAndGet();
-            return ReceiptSender.latest(again.record(), true);
-        }
         if (result instanceof StoreResult.Full) {
             stats.retryLater.incrementAndGet();
             NewCommand c = result.command();
@@ -223,10 +297,13 @@ public final class Intake implements AutoCloseable {
                     c.payloadSha256(), c.topic(), settings.fullRetryAfter().toMillis());
         }
         StoreResult.IdReused reused = (StoreResult.IdReused) result;
+        return idReused(reused.command(), reused.original());
+    }
+
+    private Receipt idReused(NewCommand c, CommandRecord original) {
         stats.countRejected("command_id_reused");
-        NewCommand c = reused.command();
         return ReceiptSender.rejected(c.commandId(), "command_id_reused",
-                "commandId was first stored with other payload bytes (sha256 " + reused.original().payloadSha256()
+                "commandId was first stored with other payload bytes (sha256 " + original.payloadSha256()
                         + "); the original is kept",
                 c.payloadSha256(), c.topic());
     }

@@ -9,6 +9,7 @@ import java.time.Duration;
  * @param maxPending open (not final) commands the outbox may hold before intake answers outbox_full
  * @param minFreeDiskBytes free disk below which intake answers outbox_full
  * @param fullRetryAfter what a device is told to wait when the outbox is full
+ * @param maxQueuedBytes payload bytes waiting for the writer before intake answers retry_later / intake_busy
  */
 public record IntakeSettings(int maxPayloadBytes, int maxBatch, int queueCapacity, long maxPending, long minFreeDiskBytes,
-        Duration fullRetryAfter) {}
+        Duration fullRetryAfter, long maxQueuedBytes) {}

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -14,7 +15,8 @@ import org.slf4j.LoggerFactory;
  * <p>Test hook, inert unless the JVM is started with {@code -Dedgebridge.test.crashWindow=NAME}: the first
  * thread to enter that window writes the file named by {@code -Dedgebridge.test.crashWindowMarker} and holds
  * there for {@code -Dedgebridge.test.crashWindowHoldMs} (default 60000), so that a test can {@code kill -9}
- * the process inside the window. Nothing is mocked: the process really is between the two steps.
+ * the process inside the window. Nothing is mocked: the process really is between the two steps. With
+ * {@code -Dedgebridge.test.crashWindowSkip=N} the first N entries pass and the next one holds.
  */
 public enum CrashWindow {
     /** The broker has sent PUBACK; the outbox transaction has not committed. */
@@ -29,10 +31,15 @@ public enum CrashWindow {
     private static final Logger LOG = LoggerFactory.getLogger(CrashWindow.class);
     private static final String ARMED = System.getProperty("edgebridge.test.crashWindow");
     private static final AtomicBoolean ENTERED = new AtomicBoolean();
+    private static final AtomicInteger PASSED = new AtomicInteger();
 
     /** Marks that the calling thread is inside this window. Returns at once unless this window is armed. */
     public void enter() {
-        if (ARMED == null || !ARMED.equals(name()) || !ENTERED.compareAndSet(false, true)) {
+        if (ARMED == null || !ARMED.equals(name())) {
+            return;
+        }
+        if (PASSED.getAndIncrement() < Integer.getInteger("edgebridge.test.crashWindowSkip", 0)
+                || !ENTERED.compareAndSet(false, true)) {
             return;
         }
         long holdMs = Long.getLong("edgebridge.test.crashWindowHoldMs", 60_000);

@@ -60,6 +60,7 @@ public final class Outbox {
                 .dataSource(dataSource)
                 .locations("classpath:db/migration")
                 .failOnMissingLocations(true)
+                .callbacks(new V1ChecksumRepair())
                 .load()
                 .migrate();
         return new Outbox(Jdbi.create(dataSource), dataSource, clock, file);
@@ -197,7 +198,7 @@ public final class Outbox {
     /** An admin's decision on a parked command. Empty if there is no such command or it is not parked. */
     public Optional<CommandRecord> requeue(String clientId, String commandId) {
         return adminAction(clientId, commandId, "requeued", """
-                UPDATE commands SET state = 'pending', retry_laters = 0, not_before = 0, last_error = NULL
+                UPDATE commands SET state = 'pending', retry_laters = 0, not_before = 0, last_error = NULL, code = NULL
                 WHERE id = :id AND state = 'parked'""");
     }
 
@@ -248,6 +249,27 @@ public final class Outbox {
     public List<CommandRecord> unpublishedFinals(int limit) {
         return jdbi.withHandle(handle -> handle.createQuery(OutboxSql.UNPUBLISHED).bind("limit", limit)
                 .map(Outbox::mapRecord).list());
+    }
+
+    /**
+     * Returns the rows of one claim that are still in flight to pending (an unexpected failure between claim and
+     * settle). Rows of the claim that were settled, or released and claimed again since, are not touched.
+     *
+     * @return how many rows were released
+     */
+    public int releaseClaim(String claimId, String reason) {
+        long now = clock.millis();
+        return jdbi.inTransaction(handle -> {
+            List<Long> ids = handle.createQuery("SELECT id FROM commands WHERE batch_id = :b AND state = 'inflight'")
+                    .bind("b", claimId).mapTo(Long.class).list();
+            for (long id : ids) {
+                Settler.history(handle, id, now, "released", claimId, null, null, reason);
+            }
+            handle.createUpdate("UPDATE commands SET state = 'pending', claimed_at = NULL, last_error = :reason "
+                    + "WHERE batch_id = :b AND state = 'inflight'")
+                    .bind("b", claimId).bind("reason", reason).execute();
+            return ids.size();
+        });
     }
 
     /**

@@ -33,12 +33,18 @@ final class OutboxSql {
             WHERE c.state = 'pending' AND c.not_before <= :now AND c.id <= :maxId
             ORDER BY c.id LIMIT :limit""";
 
-    /** A device's open rows from its head on, in sequence order. */
+    /**
+     * A device's open rows from its head on, in sequence order: their sizes, not their payloads (length() of a BLOB
+     * reads the record header, not the payload's pages), so that the claim reads only the payloads that fit.
+     */
     static final String CLAIM_RUN = """
-            SELECT id, command_id, sequence, topic, type, payload, payload_sha256, received_at, state, not_before, attempts
+            SELECT id, command_id, sequence, topic, type, length(payload), payload_sha256, received_at, state, not_before, attempts
             FROM commands INDEXED BY commands_open WHERE client_id = :c AND sequence >= :head AND state IN """ + OPEN_STATES + """
 
             ORDER BY sequence LIMIT :limit""";
+
+    /** The payloads of the rows a claim took. */
+    static final String CLAIM_PAYLOADS = "SELECT id, payload FROM commands WHERE id IN (<ids>)";
 
     static final String COUNT_OPEN = "SELECT COUNT(*) FROM commands WHERE state IN " + OPEN_STATES;
 

@@ -22,6 +22,9 @@ public sealed interface Settlement {
      */
     record RetryLater(long id, Instant notBefore, String reason, boolean countsTowardParking) implements Settlement {}
 
+    /** Parked with a code of its own (e.g. an event that alone makes central fail): only an admin moves it on. */
+    record Park(long id, String code, String reason) implements Settlement {}
+
     /** Nothing is known about the event (transport failure, 429/503, pause): back to pending as it was. */
     record Release(long id, String reason) implements Settlement {}
 }

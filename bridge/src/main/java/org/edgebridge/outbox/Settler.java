@@ -22,6 +22,8 @@ final class Settler {
                 }
             } else if (s instanceof Settlement.Release r) {
                 applyRelease(handle, r, now, batchId);
+            } else if (s instanceof Settlement.Park p && applyPark(handle, p, now, batchId)) {
+                parked++;
             }
         }
         return new Applied(applyFinals(handle, finalsToApply, now, batchId), parked);
@@ -80,6 +82,17 @@ final class Settler {
             return true;
         }
         return false;
+    }
+
+    private static boolean applyPark(Handle handle, Settlement.Park p, long now, String batchId) {
+        int n = handle.createUpdate("""
+                UPDATE commands SET state = 'parked', code = :code, last_error = :reason, claimed_at = NULL
+                WHERE id = :id AND state = 'inflight'""")
+                .bind("code", p.code()).bind("reason", p.reason()).bind("id", p.id()).execute();
+        if (n == 1) {
+            history(handle, p.id(), now, "parked", batchId, null, p.code(), p.reason());
+        }
+        return n == 1;
     }
 
     private static void applyRelease(Handle handle, Settlement.Release r, long now, String batchId) {

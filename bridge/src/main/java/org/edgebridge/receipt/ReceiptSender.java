@@ -3,6 +3,7 @@ package org.edgebridge.receipt;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 import org.edgebridge.broker.DevicePublisher;
 import org.edgebridge.outbox.CommandRecord;
 import org.slf4j.Logger;
@@ -19,9 +20,28 @@ public final class ReceiptSender {
     private final DevicePublisher publisher;
     private final AtomicLong sent = new AtomicLong();
     private final AtomicLong refused = new AtomicLong();
+    /** Per-device locks (striped) that keep one command's receipts in state order. */
+    private final Object[] order = new Object[64];
 
     public ReceiptSender(DevicePublisher publisher) {
         this.publisher = publisher;
+        for (int i = 0; i < order.length; i++) {
+            order[i] = new Object();
+        }
+    }
+
+    /**
+     * Publishes the receipt a stored command has in the outbox, in state order: never a {@code stored} after its
+     * final. Every receipt of a stored command goes through here; {@code current} is read under the device's lock,
+     * so a final published before it was committed before it, and {@code current} sees it.
+     *
+     * @param current the command as the outbox holds it now (a resend reads it again here; a final just committed
+     *     passes itself)
+     */
+    public boolean sendInOrder(String clientId, Supplier<CommandRecord> current, boolean replayed) {
+        synchronized (order[Math.floorMod(clientId.hashCode(), order.length)]) {
+            return send(clientId, latest(current.get(), replayed));
+        }
     }
 
     /** The receipt the outbox holds for a stored command now: {@code stored}, or its final receipt. */

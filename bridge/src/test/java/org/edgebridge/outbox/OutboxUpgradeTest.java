@@ -2,51 +2,73 @@ package org.edgebridge.outbox;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.io.InputStream;
+import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.Statement;
 import java.time.Clock;
-import org.flywaydb.core.Flyway;
-import org.junit.jupiter.api.Test;
+import java.util.List;
 import org.junit.jupiter.api.io.TempDir;
-import org.sqlite.SQLiteDataSource;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
-/** The current version opens an outbox made by the first migration, with rows in every state, and loses nothing. */
+/**
+ * The current version opens real outbox files made by the first schema (test resources {@code outbox-fixtures/}:
+ * made by Flyway with V1 and one row in every state, see {@code outbox-fixtures/README.md}), migrates them to the
+ * newest version and loses nothing.
+ */
 class OutboxUpgradeTest {
     @TempDir
     Path dir;
 
-    @Test
-    void an_outbox_from_the_first_schema_migrates_forward_with_every_row_intact() throws Exception {
+    private Path copyOf(String fixture) throws Exception {
         Path file = dir.resolve("outbox.db");
-        SQLiteDataSource ds = new SQLiteDataSource();
-        ds.setUrl("jdbc:sqlite:" + file);
-        Flyway.configure().dataSource(ds).locations("classpath:db/migration").target("1").load().migrate();
-        try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + file); Statement s = c.createStatement()) {
-            s.execute("INSERT INTO devices VALUES ('dev', 6, 0, 0)");
-            String[] states = {"pending", "inflight", "parked", "accepted", "duplicate", "rejected"};
-            for (int i = 0; i < states.length; i++) {
-                boolean fin = i >= 3;
-                s.execute("INSERT INTO commands (client_id, command_id, sequence, topic, type, payload, payload_sha256, "
-                        + "received_at, state, attempts, final_at, receipt_published, code, result) VALUES ('dev', 'C-" + (i + 1)
-                        + "', " + (i + 1) + ", 'devices/dev/commands/t', 't', x'7b7d', 'sha', 1000, '" + states[i] + "', 1, "
-                        + (fin ? "2000" : "NULL") + ", " + (i == 5 ? 0 : 1) + ", " + (i == 5 ? "'sim_rejected'" : "NULL") + ", "
-                        + (fin ? "'{\"r\":" + i + "}'" : "NULL") + ")");
-                s.execute("INSERT INTO command_history (command, at, kind) VALUES (" + (i + 1) + ", 1500, 'attempt')");
-            }
+        try (InputStream in = getClass().getResourceAsStream("/outbox-fixtures/" + fixture)) {
+            assertThat(in).as(fixture).isNotNull();
+            Files.copy(in, file);
         }
+        return file;
+    }
 
-        Outbox outbox = Outbox.open(file, Clock.systemUTC());
+    @ParameterizedTest
+    @ValueSource(strings = {"outbox-v1-first.db", "outbox-v1-edited.db"})
+    void an_outbox_from_the_first_schema_migrates_forward_with_every_row_intact(String fixture) throws Exception {
+        Outbox outbox = Outbox.open(copyOf(fixture), Clock.systemUTC());
         for (CommandState state : CommandState.values()) {
             assertThat(outbox.counts().count(state)).as(state.dbName()).isEqualTo(1);
         }
         assertThat(outbox.releaseAbandonedClaims()).isEqualTo(1);
         assertThat(outbox.find("dev", "C-4").orElseThrow().resultJson()).isEqualTo("{\"r\":3}");
+        assertThat(outbox.find("dev", "C-3").orElseThrow().retryLaters()).isEqualTo(50);
         assertThat(outbox.unpublishedFinals(10)).extracting(CommandRecord::commandId).containsExactly("C-6");
         assertThat(outbox.history(outbox.find("dev", "C-1").orElseThrow().id())).hasSize(1);
         assertThat(outbox.claim(10, 1 << 20, Long.MAX_VALUE, "b")).extracting(ClaimedEvent::commandId)
                 .as("C-1 and C-2 pending; C-3 parked holds the rest of the device back").containsExactly("C-1", "C-2");
         assertThat(outbox.openCount()).isEqualTo(3);
+        assertThat(outbox.schemaVersion()).isEqualTo("3");
+        assertThat(indexes(outbox.file())).contains("commands_open", "commands_unpublished", "commands_state",
+                "commands_final_at", "command_history_command");
+        assertThat(query(outbox.file(), "SELECT \"table\" FROM pragma_foreign_key_list('command_history')"))
+                .containsExactly("commands");
+        assertThat(query(outbox.file(), "SELECT name FROM sqlite_sequence")).containsExactly("commands");
+        StoreResult.Stored added = (StoreResult.Stored) outbox.store(List.of(new NewCommand("dev", "C-7",
+                "devices/dev/commands/t", "t", "{}".getBytes(), "sha-7", java.time.Instant.now()))).get(0);
+        assertThat(added.record().sequence()).isEqualTo(7);
+        assertThat(added.record().id()).isEqualTo(7);
+        assertThat(outbox.purgeFinalBefore(java.time.Instant.now(), 100)).as("the final rows, with their history").isEqualTo(3);
+    }
+
+    private static java.util.List<String> indexes(Path file) throws Exception {
+        return query(file, "SELECT name FROM sqlite_master WHERE type = 'index'");
+    }
+
+    private static java.util.List<String> query(Path file, String sql) throws Exception {
+        try (var c = java.sql.DriverManager.getConnection("jdbc:sqlite:" + file);
+                var rs = c.createStatement().executeQuery(sql)) {
+            java.util.List<String> names = new java.util.ArrayList<>();
+            while (rs.next()) {
+                names.add(rs.getString(1));
+            }
+            return names;
+        }
     }
 }

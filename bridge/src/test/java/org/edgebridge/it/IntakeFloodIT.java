@@ -1,0 +1,107 @@
+package org.edgebridge.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.edgebridge.central.CentralSim;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Issue #14, "memory is bounded in bytes, not in rows": a flood of large commands into the real jar in a child JVM
+ * with a 256 MiB heap, while another writer holds the outbox's write lock for a while (a slow or busy disk), so
+ * that everything the devices send has to wait for the writer. The bridge stays up, answers retry_later /
+ * intake_busy past intake.maxQueuedBytes, and loses nothing: every command, resent by its careful device, reaches
+ * central once. Prints the figures that docs/forwarding.md reports (heap peak from the child's GC log).
+ */
+class IntakeFloodIT {
+    private static final int DEVICES = 8;
+    private static final int COMMANDS = 100;
+    private static final int PAYLOAD_BYTES = 200_000;
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void a_flood_of_large_commands_is_refused_past_the_byte_bound_and_nothing_is_lost() throws Exception {
+        int mqttPort = Ports.free();
+        Path data = dir.resolve("data");
+        Path gcLog = dir.resolve("gc.log");
+        String pad = "f".repeat(PAYLOAD_BYTES);
+        try (CentralSim central = TestSite.central(Optional.empty(), 64L * 1024 * 1024);
+                BridgeProcess bridge = new BridgeProcess(BridgeProcess.logFile("intake-flood"), List.of("-Xlog:gc:file=" + gcLog),
+                        "data.dir=" + data, "mqtt.host=127.0.0.1", "mqtt.port=" + mqttPort, "auth.anonymous=true",
+                        "ingest.url=http://127.0.0.1:" + central.port() + "/ingest").start()) {
+            List<TestDevice> devices = new ArrayList<>();
+            List<Map<String, String>> payloads = new ArrayList<>();
+            try {
+                for (int d = 0; d < DEVICES; d++) {
+                    TestDevice device = new TestDevice("flood-" + d, mqttPort);
+                    device.connectAndSubscribe();
+                    devices.add(device);
+                    Map<String, String> mine = new LinkedHashMap<>();
+                    for (int i = 1; i <= COMMANDS; i++) {
+                        String id = "F" + d + "-" + i;
+                        mine.put(id, TestDevice.command(id, "\"pad\":\"" + pad + "\""));
+                    }
+                    payloads.add(mine);
+                }
+                try (Connection db = DriverManager.getConnection("jdbc:sqlite:" + data.resolve("outbox.db"));
+                        Statement s = db.createStatement()) {
+                    s.execute("BEGIN IMMEDIATE"); // the writer waits: whatever the devices send has to wait with it
+                    for (int d = 0; d < DEVICES; d++) {
+                        for (String p : payloads.get(d).values()) {
+                            devices.get(d).publishWithoutWaiting("devices/flood-" + d + "/commands/t",
+                                    p.getBytes(StandardCharsets.UTF_8));
+                        }
+                    }
+                    await().atMost(Duration.ofSeconds(25)).until(() -> devices.stream().mapToLong(dev -> dev.receipts().stream()
+                            .filter(r -> r.path("status").asText().equals("retry_later")).count()).sum() > 0);
+                    s.execute("ROLLBACK");
+                }
+                for (int d = 0; d < DEVICES; d++) {
+                    devices.get(d).resendUntilFinal(payloads.get(d), "t", Duration.ofSeconds(5), Duration.ofSeconds(240));
+                }
+                assertThat(bridge.isAlive()).isTrue();
+                assertThat(central.inbox().size()).as("every command reached central once").isEqualTo(DEVICES * COMMANDS);
+                assertThat(central.inbox().stats().get("orderingViolations")).isZero();
+                long refused = devices.stream().flatMap(dev -> dev.receipts().stream())
+                        .filter(r -> r.path("status").asText().equals("retry_later")).count();
+                long busy = devices.stream().flatMap(dev -> dev.receipts().stream())
+                        .filter(r -> r.path("code").asText().equals("intake_busy")).count();
+                assertThat(busy).as("refused past intake.maxQueuedBytes").isPositive();
+                assertThat(bridge.log()).doesNotContain("OutOfMemoryError");
+                System.out.printf("FIGURES flood: %d commands of %d KB from %d devices (%d MB); heap peak %d MiB of 256 MiB "
+                        + "(child GC log); %d retry_later answers (%d intake_busy); %d of %d at central, none lost%n",
+                        DEVICES * COMMANDS, PAYLOAD_BYTES / 1000, DEVICES, (long) DEVICES * COMMANDS * PAYLOAD_BYTES / 1_000_000,
+                        heapPeakMiB(gcLog), refused, busy, central.inbox().size(), DEVICES * COMMANDS);
+            } finally {
+                devices.forEach(TestDevice::close);
+            }
+        }
+    }
+
+    /** The largest heap occupancy before a collection in a -Xlog:gc log ("123M->45M(256M)"). */
+    private static long heapPeakMiB(Path gcLog) throws Exception {
+        Matcher m = Pattern.compile("(\\d+)M->(\\d+)M\\((\\d+)M\\)").matcher(Files.readString(gcLog));
+        long peak = 0;
+        while (m.find()) {
+            peak = Math.max(peak, Long.parseLong(m.group(1)));
+        }
+        return peak;
+    }
+}
