@@ -101,6 +101,41 @@ public final class MoquetteInternals {
         return routed.isSuccess();
     }
 
+    /**
+     * How much work waits inside a started {@link Server} between the listeners and the interceptor thread: the
+     * commands queued for its session loops (a device's PUBLISHes, but also its SUBSCRIBEs, PUBACKs and the receipts
+     * routed to it) plus the PUBLISHes queued for the interceptor thread, which 0.17 does not bound. Each is a
+     * queue's size: O(1), thread-safe.
+     */
+    public static java.util.function.IntSupplier inboundBacklog(Server server) {
+        Object interceptor = read(server, "interceptor");
+        PostOffice postOffice = (PostOffice) read(server, "dispatcher");
+        try {
+            java.util.concurrent.ThreadPoolExecutor executor =
+                    (java.util.concurrent.ThreadPoolExecutor) field(interceptor.getClass(), "executor").get(interceptor);
+            java.util.concurrent.BlockingQueue<Runnable> publishes = executor.getQueue();
+            Object loops = field(PostOffice.class, "sessionLoops").get(postOffice);
+            java.util.concurrent.BlockingQueue<?>[] sessionQueues =
+                    (java.util.concurrent.BlockingQueue<?>[]) field(SessionEventLoopGroup.class, "sessionQueues").get(loops);
+            return () -> {
+                int n = publishes.size();
+                for (java.util.concurrent.BlockingQueue<?> q : sessionQueues) {
+                    n += q.size();
+                }
+                return n;
+            };
+        } catch (ReflectiveOperationException | ClassCastException e) {
+            throw new IllegalStateException("Moquette's interceptor pool or session-loop queues are not where 0.17 keeps them: "
+                    + "this bridge needs Moquette 0.17", e);
+        }
+    }
+
+    private static Field field(Class<?> type, String name) throws NoSuchFieldException {
+        Field f = type.getDeclaredField(name);
+        f.setAccessible(true);
+        return f;
+    }
+
     private static Object read(Server server, String field) {
         try {
             Field f = Server.class.getDeclaredField(field);

@@ -108,6 +108,12 @@ final class BridgeMetrics implements AutoCloseable {
         loginsRefused(broker, "credentials", b -> b.status().loginsRefusedCredentials());
         loginsRefused(broker, "throttled", b -> b.status().loginsRefusedThrottled());
         loginsRefused(broker, "busy", b -> b.status().loginsRefusedBusy());
+        Gauge.builder("edgebridge.broker.waiting.publishes", broker, b -> b.status().waitingPublishes())
+                .description("PUBLISHes waiting in front of the intake (the broker's interceptor queue)").register(registry);
+        Gauge.builder("edgebridge.broker.waiting.publishes.most", broker, b -> b.status().mostWaitingPublishes())
+                .description("the most PUBLISHes seen waiting in front of the intake since start").register(registry);
+        counter("edgebridge.broker.read.pauses", broker, b -> b.status().readPauses(),
+                "times a device connection stopped being read because too many PUBLISHes waited for the intake");
         counter("edgebridge.broker.wills", broker, b -> b.status().willsReceived(),
                 "Last Wills of broken connections, taken as commands of their devices");
     }

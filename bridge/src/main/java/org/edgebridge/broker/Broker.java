@@ -64,6 +64,7 @@ public final class Broker implements DevicePublisher, AutoCloseable {
     private final RefusalLog refusals;
     private final DeviceLogin login;
     private final BrokerStoreResets storeResets;
+    private volatile InboundBackPressure backPressure = new InboundBackPressure(() -> 0, Integer.MAX_VALUE);
     private volatile Server server;
     private volatile MqttListeners listeners;
     private volatile boolean stopping;
@@ -133,8 +134,11 @@ public final class Broker implements DevicePublisher, AutoCloseable {
             ChannelHandler protocol = MoquetteInternals.protocolHandler(s, config, authenticator);
             Supplier<ChannelHandler> sessionCheck = () -> new SessionSubscriptionCheck(
                     (clientId, topic) -> MoquetteInternals.routesTo(s, clientId, topic), topics);
+            InboundBackPressure pressure = new InboundBackPressure(MoquetteInternals.inboundBacklog(s),
+                    settings.maxWaitingPublishes());
+            backPressure = pressure;
             Supplier<ChannelHandler> gate = () -> new ConnectGate(policy, login, violations, will -> lastWill(s, will),
-                    () -> stopping || server != s);
+                    () -> stopping || server != s, pressure);
             if (settings.port() != 0) {
                 l.bind(settings.host(), settings.port(), null, protocol, gate, settings.maxPacketBytes(), "mqtt.port",
                         sessionCheck);
@@ -283,7 +287,8 @@ public final class Broker implements DevicePublisher, AutoCloseable {
     public BrokerStatus status() {
         return new BrokerStatus(isRunning(), listeners(), connectedClientIds().size(), deniedPublishes.get(),
                 deniedSubscribes.get(), violations.total(), restarts.get(), storeResets.count(), login.refusedCredentials(),
-                login.refusedThrottled(), login.refusedBusy(), wills.get());
+                login.refusedThrottled(), login.refusedBusy(), wills.get(), backPressure.waiting(), backPressure.mostWaiting(),
+                backPressure.pauses());
     }
 
     /** Stores set aside because the broker could not start on them (the {@code broker_store_reset} alarm). */

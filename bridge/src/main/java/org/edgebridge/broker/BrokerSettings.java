@@ -12,6 +12,7 @@ import java.util.Optional;
  * @param takeoverAlarmPerMinute takeovers of one client id per minute that make a takeover storm
  * @param throttleTakeovers refuse CONNECTs of a client id while it is in a takeover storm
  * @param login how password checks are run and throttled
+ * @param maxWaitingPublishes PUBLISHes that may wait for the intake thread before device connections stop being read
  */
 public record BrokerSettings(
         String host,
@@ -26,7 +27,8 @@ public record BrokerSettings(
         Optional<Path> passwordFile,
         int takeoverAlarmPerMinute,
         boolean throttleTakeovers,
-        LoginSettings login) {
+        LoginSettings login,
+        int maxWaitingPublishes) {
 
     /**
      * @param threads threads that check passwords (PBKDF2), off the network threads

@@ -17,4 +17,7 @@ public record BrokerStatus(
         long loginsRefusedCredentials,
         long loginsRefusedThrottled,
         long loginsRefusedBusy,
-        long willsReceived) {}
+        long willsReceived,
+        int waitingPublishes,
+        int mostWaitingPublishes,
+        long readPauses) {}

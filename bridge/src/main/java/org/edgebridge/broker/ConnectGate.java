@@ -7,6 +7,7 @@ import io.netty.handler.codec.mqtt.MqttConnectMessage;
 import io.netty.handler.codec.mqtt.MqttConnectPayload;
 import io.netty.handler.codec.mqtt.MqttConnectReturnCode;
 import io.netty.handler.codec.mqtt.MqttMessageType;
+import io.netty.handler.codec.mqtt.MqttPublishMessage;
 import io.netty.handler.codec.mqtt.MqttMessage;
 import io.netty.handler.codec.mqtt.MqttMessageBuilders;
 import io.netty.channel.ChannelHandlerContext;
@@ -44,6 +45,7 @@ final class ConnectGate extends ChannelDuplexHandler {
     private final ProtocolViolations violations;
     private final Consumer<ConnectPolicy.LastWill> willSink;
     private final BooleanSupplier stopping;
+    private final InboundBackPressure backPressure;
     private State state = State.AWAIT_CONNECT;
     private final ArrayDeque<Object> held = new ArrayDeque<>();
     private long connectAt;
@@ -56,7 +58,8 @@ final class ConnectGate extends ChannelDuplexHandler {
      * @param stopping true while the bridge closes its connections itself: no will is sent then
      */
     ConnectGate(ConnectPolicy policy, DeviceLogin login, ProtocolViolations violations, Consumer<ConnectPolicy.LastWill> willSink,
-            BooleanSupplier stopping) {
+            BooleanSupplier stopping, InboundBackPressure backPressure) {
+        this.backPressure = backPressure;
         this.policy = policy;
         this.login = login;
         this.violations = violations;
@@ -85,6 +88,9 @@ final class ConnectGate extends ChannelDuplexHandler {
         }
         if (msg instanceof MqttMessage m && m.fixedHeader().messageType() == MqttMessageType.DISCONNECT) {
             disconnected = true; // a clean DISCONNECT: MQTT 3.1.1 §3.14.4 discards the will
+        }
+        if (msg instanceof MqttPublishMessage) {
+            backPressure.published(ctx.channel());
         }
         switch (state) {
             case OPEN -> ctx.fireChannelRead(msg);

@@ -192,7 +192,8 @@ public final class ConfigLoader {
                 v.get("auth.anonymous"), v.optional("auth.passwordFile"), v.get("mqtt.takeoverAlarmPerMinute"),
                 v.get("mqtt.throttleTakeovers"),
                 new BrokerSettings.LoginSettings(v.get("auth.threads"), v.get("auth.queue"),
-                        v.get("auth.failedLoginsPerClientId"), v.get("auth.failedLoginsPerAddress")));
+                        v.get("auth.failedLoginsPerClientId"), v.get("auth.failedLoginsPerAddress")),
+                maxWaitingPublishes(v.get("intake.maxQueuedBytes"), v.get("mqtt.maxPacketBytes")));
         IntakeSettings intake = new IntakeSettings(
                 v.get("intake.maxPayloadBytes"), v.get("intake.maxBatch"), v.get("intake.queueCapacity"),
                 ((Integer) v.get("outbox.maxPending")).longValue(), v.get("outbox.minFreeDisk"), v.get("outbox.fullRetryAfter"),
@@ -239,5 +240,13 @@ public final class ConfigLoader {
         <T> Optional<T> optional(String key) {
             return Optional.ofNullable((T) map.get(key));
         }
+    }
+
+    /**
+     * PUBLISHes that may wait in front of the intake (Moquette's interceptor queue): as many of the largest packet
+     * as fit in intake.maxQueuedBytes, at least 16, so that this wait is bounded in bytes by the same key.
+     */
+    static int maxWaitingPublishes(long maxQueuedBytes, int maxPacketBytes) {
+        return (int) Math.max(16, Math.min(100_000, maxQueuedBytes / Math.max(1, maxPacketBytes)));
     }
 }
