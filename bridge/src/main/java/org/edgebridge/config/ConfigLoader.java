@@ -24,11 +24,14 @@ import org.edgebridge.intake.IntakeSettings;
 import org.edgebridge.outbox.RetentionSettings;
 
 /**
- * Reads a YAML file (nested maps, or dotted keys) and {@code --set key=value} overrides into a validated
- * {@link BridgeConfig}. Every problem is collected and reported at once, one line each.
+ * Reads a YAML file (nested maps, or dotted keys), {@code EDGE_BRIDGE_*} environment variables and
+ * {@code --set key=value} overrides into a validated {@link BridgeConfig}, in that order (a later source wins).
+ * Every problem is collected and reported at once, one line each.
  */
 public final class ConfigLoader {
     private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
+    /** Environment variables that set a key: {@code EDGE_BRIDGE_} + the key, dots as '_', in capitals. */
+    public static final String ENV_PREFIX = "EDGE_BRIDGE_";
 
     private final Map<String, String> raw = new LinkedHashMap<>();
     private final List<String> problems = new ArrayList<>();
@@ -41,11 +44,17 @@ public final class ConfigLoader {
      * @param presets values that replace the defaults but yield to the file and the overrides (used by demo)
      */
     public static BridgeConfig load(Path file, List<String> sets, Map<String, String> presets) {
+        return load(file, sets, presets, System.getenv());
+    }
+
+    /** As {@link #load(Path, List, Map)}, with {@code env} in place of the process's environment. */
+    static BridgeConfig load(Path file, List<String> sets, Map<String, String> presets, Map<String, String> env) {
         ConfigLoader loader = new ConfigLoader();
         loader.raw.putAll(presets);
         if (file != null) {
             loader.readFile(file);
         }
+        loader.readEnvironment(env);
         for (String set : sets) {
             loader.readSet(set);
         }
@@ -94,6 +103,29 @@ public final class ConfigLoader {
                 raw.put(name, value.asText());
             }
         }
+    }
+
+    /** {@code EDGE_BRIDGE_MQTT_PORT=1884} sets mqtt.port, {@code EDGE_BRIDGE_TLS_CERTFILE} tls.certFile. */
+    private void readEnvironment(Map<String, String> env) {
+        new java.util.TreeMap<>(env).forEach((variable, value) -> {
+            if (!variable.startsWith(ENV_PREFIX)) {
+                return;
+            }
+            ConfigKey key = ConfigKeys.ALL.stream().filter(k -> envName(k.name()).equals(variable)).findFirst().orElse(null);
+            if (key == null) {
+                problems.add("environment " + variable + ": names no key (" + ENV_PREFIX
+                        + "KEY with the key's dots as '_', for example " + envName("mqtt.port") + ")");
+            } else if (value.isEmpty()) {
+                raw.remove(key.name());
+            } else {
+                raw.put(key.name(), value);
+            }
+        });
+    }
+
+    /** The environment variable that sets {@code key}: {@code mqtt.port} -> {@code EDGE_BRIDGE_MQTT_PORT}. */
+    public static String envName(String key) {
+        return ENV_PREFIX + key.replace('.', '_').toUpperCase(Locale.ROOT);
     }
 
     private void readSet(String set) {

@@ -111,4 +111,27 @@ class ConfigLoaderTest {
         assertThatThrownBy(() -> ConfigLoader.load(null, List.of("MQTT.PORT=1")))
                 .hasMessageContaining("did you mean mqtt.port?");
     }
+
+    @Test
+    void environment_variables_set_keys_between_the_file_and_the_overrides() throws IOException {
+        Path file = dir.resolve("bridge.yaml");
+        Files.writeString(file, "edge:\n  id: from-file\nmqtt:\n  port: 1884\nadmin:\n  port: 8181\n");
+        Map<String, String> env = Map.of("EDGE_BRIDGE_MQTT_PORT", "1885", "EDGE_BRIDGE_ADMIN_PORT", "8282",
+                "EDGE_BRIDGE_FORWARDER_BACKOFFMAX", "2m", "PATH", "/usr/bin");
+        BridgeConfig c = ConfigLoader.load(file, List.of("admin.port=8383"), Map.of(), env);
+        assertThat(c.edgeId()).isEqualTo("from-file");
+        assertThat(c.broker().port()).as("the environment wins over the file").isEqualTo(1885);
+        assertThat(c.admin().port()).as("--set wins over the environment").isEqualTo(8383);
+        assertThat(c.forwarder().backoffMax()).isEqualTo(Duration.ofMinutes(2));
+    }
+
+    @Test
+    void an_environment_variable_that_names_no_key_is_a_problem_and_every_key_has_its_own_variable() {
+        assertThatThrownBy(() -> ConfigLoader.load(null, List.of(), Map.of(), Map.of("EDGE_BRIDGE_MQTT_PROT", "1")))
+                .isInstanceOfSatisfying(ConfigException.class, e -> assertThat(e.problems()).containsExactly(
+                        "environment EDGE_BRIDGE_MQTT_PROT: names no key (EDGE_BRIDGE_KEY with the key's dots as '_', "
+                                + "for example EDGE_BRIDGE_MQTT_PORT)"));
+        assertThat(ConfigKeys.ALL.stream().map(k -> ConfigLoader.envName(k.name())).distinct().count())
+                .isEqualTo(ConfigKeys.ALL.size());
+    }
 }
