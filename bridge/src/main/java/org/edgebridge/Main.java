@@ -161,7 +161,7 @@ public final class Main {
         }
     }
 
-    @Command(name = "central-sim", description = "Run the reference central alone (CONTRACT §2, server side).")
+    @Command(name = "central-sim", description = "Run the reference central alone (docs/protocol.md §2, server side).")
     static final class CentralSimCommand implements Callable<Integer> {
         @Option(names = "--port", defaultValue = "8090", description = "port (default 8090)")
         int port;

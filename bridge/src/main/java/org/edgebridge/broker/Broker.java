@@ -34,7 +34,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The embedded Moquette 0.17 broker: its configuration, lifecycle, ACL, TLS and the one outbound port,
- * receipts. See {@code ../shared/notes/moquette-0.17.md} for why each setting is what it is.
+ * receipts. docs/design.md, "Moquette 0.17: what we set and why", says why each setting is what it is.
  *
  * <p>Threads: Moquette owns its Netty and session-loop threads and the one interceptor thread; this class
  * owns "broker-enforcer", which closes connections that broke the ACL and restarts the broker when a

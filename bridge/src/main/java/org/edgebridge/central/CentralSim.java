@@ -25,7 +25,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The reference central (CONTRACT §2, server side): {@code POST /ingest} answers one receipt per event from an
+ * The reference central (docs/protocol.md §2, server side): {@code POST /ingest} answers one receipt per event from an
  * {@link Inbox} that deduplicates on (deviceId, eventId). For tests and demos it also serves
  * {@code GET /sim/inbox}, {@code GET /sim/stats} and {@code POST /sim/faults} (fault injection).
  *
