@@ -26,7 +26,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The admin HTTP side (CONTRACT §4): status page, status JSON, outbox and devices, forwarder control,
+ * The admin HTTP side (docs/protocol.md §3): status page, status JSON, outbox and devices, forwarder control,
  * Prometheus metrics and health. Binds {@code admin.host} (loopback by default). Every POST needs
  * {@code Authorization: Bearer {admin.token}}; every error is JSON {@code {"error":…,"message":…}}.
  *
