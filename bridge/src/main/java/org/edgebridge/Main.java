@@ -147,7 +147,8 @@ public final class Main {
             out.println("edge bridge demo is running (Ctrl-C stops it)");
             out.println("  MQTT        " + bridge.broker().listeners() + "  (anonymous devices allowed)");
             out.println("  TLS CA      " + tls.caFile());
-            out.println("  status      http://" + c.admin().host() + ":" + bridge.adminPort() + "/api/status");
+            String admin = "http://" + c.admin().host() + ":" + bridge.adminPort();
+            out.println("  status page " + admin + "/  (JSON: " + admin + "/api/status)");
             out.println("  admin token " + c.admin().token().orElse("(none)"));
             out.println("  central     " + c.forwarder().url() + "  (reference central, in memory)");
             out.println("  data        " + c.dataDir().toAbsolutePath());

@@ -33,7 +33,10 @@ import org.slf4j.LoggerFactory;
  */
 public final class CentralSim implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(CentralSim.class);
-    private static final ObjectMapper JSON = new ObjectMapper();
+    /** Inbox entries hold an {@link java.time.Instant}: written as ISO-8601 text, as the receipts' appliedAt is. */
+    private static final ObjectMapper JSON = new ObjectMapper()
+            .registerModule(new com.fasterxml.jackson.datatype.jsr310.JavaTimeModule())
+            .disable(com.fasterxml.jackson.databind.SerializationFeature.WRITE_DATES_AS_TIMESTAMPS);
 
     private final Inbox inbox;
     private final Optional<String> token;
