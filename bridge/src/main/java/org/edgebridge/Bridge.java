@@ -46,7 +46,7 @@ public final class Bridge implements AutoCloseable {
         this.intake = new Intake(outbox, receipts, config.intake(), forwarder::wake);
         this.retention = new RetentionPurger(outbox, config.retention(), clock);
         this.admin = new AdminServer(config.admin(), new AdminServer.Parts(config.edgeId(), outbox, broker, intake, forwarder,
-                retention, receipts, clock));
+                retention, receipts, clock, config.forwarder().url()));
     }
 
     /** Builds and starts a bridge; on failure, stops what had started and rethrows. */

@@ -48,11 +48,12 @@ public final class AdminServer implements AutoCloseable {
 
     /** The parts the admin side reads and acts on. */
     public record Parts(String edgeId, Outbox outbox, Broker broker, Intake intake, Forwarder forwarder,
-            RetentionPurger retention, ReceiptSender receipts, Clock clock) {}
+            RetentionPurger retention, ReceiptSender receipts, Clock clock, java.net.URI centralUrl) {}
 
     public AdminServer(AdminSettings settings, Parts p) {
         this.settings = settings;
-        this.status = new StatusReport(p.edgeId(), p.outbox(), p.broker(), p.intake(), p.forwarder(), p.retention(), p.clock());
+        this.status = new StatusReport(p.edgeId(), p.outbox(), p.broker(), p.intake(), p.forwarder(), p.retention(), p.clock(),
+                p.centralUrl());
         this.metrics = new BridgeMetrics(p.outbox(), p.intake(), p.forwarder(), p.broker(), p.retention(), p.receipts(),
                 p.clock());
         OutboxApi outbox = new OutboxApi(p.outbox(), p.receipts());
