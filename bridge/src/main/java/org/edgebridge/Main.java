@@ -204,7 +204,10 @@ public final class Main {
         @Override
         public Integer call() {
             BridgeConfig config = ConfigLoader.load(options.file, options.sets);
-            System.out.println("configuration is valid (" + config.effective().size() + " keys set):");
+            List<String> warnings = ConfigLoader.warnings(config);
+            System.out.println("configuration is valid (" + config.effective().size() + " keys set"
+                    + (warnings.isEmpty() ? "" : ", " + warnings.size() + " warning(s)") + "):");
+            warnings.forEach(w -> System.out.println("warning: " + w));
             config.masked().forEach((k, v) -> System.out.println("  " + k + " = " + v));
             return 0;
         }

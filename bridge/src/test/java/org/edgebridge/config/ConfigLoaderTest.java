@@ -80,7 +80,7 @@ class ConfigLoaderTest {
                 "mqtt.prot=1", "auth.anonymous=yes", "broken")))
                 .isInstanceOfSatisfying(ConfigException.class, e -> assertThat(e.problems()).containsExactlyInAnyOrder(
                         "--set broken: must be key=value, for example --set mqtt.port=1883",
-                        "mqtt.prot: unknown key; the keys are listed in broker-config/bridge.yaml",
+                        "mqtt.prot: unknown key (did you mean mqtt.port?); the keys are listed in broker-config/bridge.yaml",
                         "mqtt.port=99999: must be from 0 to 65535",
                         "auth.anonymous=yes: must be true or false",
                         "forwarder.linger=soon: must be a duration such as 500ms, 30s, 5m, 2h or 7d"));
@@ -133,5 +133,42 @@ class ConfigLoaderTest {
                                 + "for example EDGE_BRIDGE_MQTT_PORT)"));
         assertThat(ConfigKeys.ALL.stream().map(k -> ConfigLoader.envName(k.name())).distinct().count())
                 .isEqualTo(ConfigKeys.ALL.size());
+    }
+
+    @Test
+    void a_key_given_twice_in_a_file_is_a_problem_not_last_one_wins() throws IOException {
+        Path dup = dir.resolve("dup.yaml");
+        Files.writeString(dup, "mqtt:\n  port: 1884\n  port: 1885\n");
+        assertThatThrownBy(() -> ConfigLoader.load(dup, List.of()))
+                .hasMessageContaining("'port' is given twice in the same map; keep one").hasMessageContaining("line 3");
+        Path both = dir.resolve("both.yaml");
+        Files.writeString(both, "mqtt.port: 1884\nmqtt:\n  port: 1885\n");
+        assertThatThrownBy(() -> ConfigLoader.load(both, List.of()))
+                .isInstanceOfSatisfying(ConfigException.class, e -> assertThat(e.problems()).containsExactly(
+                        "mqtt.port: set twice in " + both + " (as 'mqtt.port' and as 'mqtt > port'); keep one"));
+    }
+
+    @Test
+    void an_unknown_key_a_few_letters_off_gets_did_you_mean() {
+        assertThatThrownBy(() -> ConfigLoader.load(null, List.of("mqtt.prot=1884")))
+                .hasMessageContaining("mqtt.prot: unknown key (did you mean mqtt.port?)");
+        assertThatThrownBy(() -> ConfigLoader.load(null, List.of("forwarder.backofMax=1s")))
+                .hasMessageContaining("(did you mean forwarder.backoffMax?)");
+        assertThatThrownBy(() -> ConfigLoader.load(null, List.of("completely.different=1")))
+                .isInstanceOfSatisfying(ConfigException.class, e -> assertThat(e.problems().get(0)).doesNotContain("did you mean"));
+    }
+
+    @Test
+    void a_zero_duration_prints_as_seconds() {
+        assertThat(ValueParsers.format(Duration.ZERO)).isEqualTo("0s");
+        assertThat(ValueParsers.format(Duration.ofDays(7))).isEqualTo("7d");
+    }
+
+    @Test
+    void check_config_warns_when_no_device_could_connect_and_no_admin_action_would_work() {
+        assertThat(ConfigLoader.warnings(ConfigLoader.load(null, List.of()))).hasSize(2)
+                .anySatisfy(w -> assertThat(w).startsWith("auth.anonymous=false, no auth.passwordFile and no client certificates"))
+                .anySatisfy(w -> assertThat(w).startsWith("admin.token is not set"));
+        assertThat(ConfigLoader.warnings(ConfigLoader.load(null, List.of("auth.anonymous=true", "admin.token=t")))).isEmpty();
     }
 }
