@@ -101,7 +101,12 @@ public final class AdminServer implements AutoCloseable {
     }
 
     public AdminServer start() {
-        app.start(settings.host(), settings.port());
+        try {
+            app.start(settings.host(), settings.port());
+        } catch (RuntimeException e) {
+            throw new IllegalStateException("admin.port=" + settings.port() + ": cannot listen on " + settings.host() + ":"
+                    + settings.port() + " (" + e.getMessage() + "); is another bridge running? set admin.port", e);
+        }
         return this;
     }
 
