@@ -81,7 +81,17 @@ class LogLinesIT {
                     device.connectAndSubscribe();
                 }
             }
-            await().pollDelay(Duration.ofMillis(500)).until(() -> true);
+            // and a client nobody here wrote, which closes the TLS connection its own way
+            Path rr = Path.of("/usr/bin/mosquitto_rr");
+            if (java.nio.file.Files.isExecutable(rr)) {
+                Process p = new ProcessBuilder(rr.toString(), "-V", "mqttv311", "-h", "127.0.0.1", "-p", String.valueOf(tlsPort),
+                        "--cafile", m.caFile().toString(), "-i", "dev-rr", "-c", "-q", "1", "-W", "10",
+                        "-e", "devices/dev-rr/receipts", "-t", "devices/dev-rr/commands/op", "-m", "{\"commandId\":\"RR-1\"}")
+                        .redirectErrorStream(true).start();
+                assertThat(p.waitFor(30, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+                assertThat(new String(p.getInputStream().readAllBytes())).contains("\"status\":\"stored\"");
+            }
+            await().pollDelay(Duration.ofMillis(1000)).until(() -> true);
             assertThat(lines.list).as("log lines with a stack trace: " + warnings())
                     .noneMatch(e -> e.getThrowableProxy() != null);
         }
