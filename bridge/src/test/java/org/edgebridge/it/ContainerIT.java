@@ -75,6 +75,10 @@ class ContainerIT {
         } catch (RuntimeException e) {
             why = "no Docker engine is reachable (" + e.getMessage() + ")";
         }
+        Path log = logFile("docker-build");
+        if (why == null && run(log, "docker", "version") != 0) {
+            why = "the docker command cannot reach the engine (docker version failed; log: " + log + ")";
+        }
         if (why != null) {
             String message = "ContainerIT skipped: " + why + " (.ci/run installs docker.io and starts dockerd)";
             System.out.println(message);
@@ -83,7 +87,6 @@ class ContainerIT {
             }
             Assumptions.abort(message);
         }
-        Path log = logFile("docker-build");
         if (run(log, "docker", "image", "inspect", BASE_IMAGE) != 0) {
             System.out.println("ContainerIT: base image " + BASE_IMAGE + " is missing; making it with docker/make-base-image.sh");
             if (run(log, REPO.resolve("docker/make-base-image.sh").toString(), BASE_IMAGE) != 0) {
@@ -91,7 +94,7 @@ class ContainerIT {
                         + "debootstrap; log: " + log + ")";
                 System.out.println(message);
                 if (ci) {
-                    Assertions.fail(message);
+                    Assertions.fail("CI=true, but " + message.replace("ContainerIT skipped: ", ""));
                 }
                 Assumptions.abort(message);
             }
@@ -356,8 +359,15 @@ class ContainerIT {
     }
 
     private static int run(Path log, String... command) throws IOException, InterruptedException {
-        Process p = new ProcessBuilder(command).redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+        Process p;
+        try {
+            p = new ProcessBuilder(command).redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+        } catch (IOException notInstalled) {
+            Files.writeString(log, command[0] + ": " + notInstalled.getMessage() + "\n", StandardOpenOption.CREATE,
+                    StandardOpenOption.APPEND);
+            return 127;
+        }
         if (!p.waitFor(10, TimeUnit.MINUTES)) {
             p.destroyForcibly();
             throw new IllegalStateException(String.join(" ", command) + " did not finish in 10 minutes; log: " + log);
