@@ -37,6 +37,7 @@ public final class Bridge implements AutoCloseable {
     private Bridge(BridgeConfig config, Clock clock, DataDirLock lock, Runnable onWorkerDeath) {
         this.config = config;
         this.lock = lock;
+        restrictToOwner(config.outboxFile());
         this.outbox = Outbox.open(config.outboxFile(), clock);
         int released = outbox.releaseAbandonedClaims();
         if (released > 0) {
@@ -49,7 +50,7 @@ public final class Bridge implements AutoCloseable {
         this.intake = new Intake(outbox, receipts, config.intake(), forwarder::wake, workers);
         this.retention = new RetentionPurger(outbox, config.retention(), clock);
         this.admin = new AdminServer(config.admin(), new AdminServer.Parts(config.edgeId(), outbox, broker, intake, forwarder,
-                retention, receipts, workers, clock));
+                retention, receipts, workers, clock, config.forwarder().url()));
     }
 
     /**
@@ -147,5 +148,30 @@ public final class Bridge implements AutoCloseable {
         outbox.close();
         lock.close();
         LOG.info("edge bridge stopped in {} ms", (System.nanoTime() - start) / 1_000_000);
+    }
+
+    /**
+     * The outbox holds every payload: mode 600, made before SQLite opens it (SQLite gives its -wal and -shm
+     * files the database file's mode), and tightened when an older version left it readable by others.
+     */
+    static void restrictToOwner(java.nio.file.Path db) {
+        if (!java.nio.file.FileSystems.getDefault().supportedFileAttributeViews().contains("posix")) {
+            return;
+        }
+        var ownerOnly = java.nio.file.attribute.PosixFilePermissions.fromString("rw-------");
+        try {
+            java.nio.file.Files.createDirectories(db.toAbsolutePath().getParent());
+            if (!java.nio.file.Files.exists(db)) {
+                java.nio.file.Files.createFile(db, java.nio.file.attribute.PosixFilePermissions.asFileAttribute(ownerOnly));
+            }
+            for (String suffix : new String[] {"", "-wal", "-shm"}) {
+                java.nio.file.Path f = db.resolveSibling(db.getFileName() + suffix);
+                if (java.nio.file.Files.exists(f)) {
+                    java.nio.file.Files.setPosixFilePermissions(f, ownerOnly);
+                }
+            }
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException("data.dir: cannot make " + db + " readable by its owner only: " + e.getMessage(), e);
+        }
     }
 }

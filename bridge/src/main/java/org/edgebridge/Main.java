@@ -1,6 +1,7 @@
 package org.edgebridge;
 
 import java.io.PrintStream;
+import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.time.Clock;
@@ -26,7 +27,7 @@ import picocli.CommandLine.Option;
 /** The command line: {@code run}, {@code demo}, {@code central-sim}, {@code check-config}, {@code device add}. */
 @Command(name = "edge-bridge", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
         description = "MQTT-to-HTTP bridge with an embedded broker, a SQLite outbox and per-event receipts.",
-        subcommands = {Main.Run.class, Main.Demo.class, Main.CentralSimCommand.class, Main.CheckConfig.class,
+        subcommands = {CommandLine.HelpCommand.class, Main.Run.class, Main.Demo.class, Main.CentralSimCommand.class, Main.CheckConfig.class,
             Main.Diagnose.class, Main.ConfigReference.class, Main.Device.class,
             org.edgebridge.bench.BenchCommand.class})
 public final class Main {
@@ -34,7 +35,16 @@ public final class Main {
     static final int EXIT_FAILED = 1;
 
     public static void main(String[] args) {
-        int code = new CommandLine(new Main())
+        int code = commandLine().execute(args);
+        if (code != 0 || !isLongRunning(args)) {
+            System.exit(code);
+        }
+    }
+
+    /** The command line with its error handling, as {@link #main} runs it. */
+    static CommandLine commandLine() {
+        return new CommandLine(new Main())
+                .setUsageHelpAutoWidth(true)
                 .setExecutionExceptionHandler((e, cmd, parsed) -> {
                     if (e instanceof ConfigException ce) {
                         ce.problems().forEach(p -> cmd.getErr().println("config error: " + p));
@@ -43,11 +53,7 @@ public final class Main {
                     cmd.getErr().println("error: " + rootMessage(e));
                     org.slf4j.LoggerFactory.getLogger(Main.class).debug("start-up failed", e);
                     return EXIT_FAILED;
-                })
-                .execute(args);
-        if (code != 0 || !isLongRunning(args)) {
-            System.exit(code);
-        }
+                });
     }
 
     private static boolean isLongRunning(String[] args) {
@@ -66,10 +72,12 @@ public final class Main {
 
     /** {@code --config} and {@code --set}, shared by the subcommands that read a configuration. */
     static final class ConfigOptions {
-        @Option(names = "--config", paramLabel = "FILE", description = "YAML config file (see broker-config/bridge.yaml)")
+        @Option(names = "--config", paramLabel = "FILE", description = "YAML config file (see broker-config/bridge.yaml); "
+                + "without it, the documented defaults")
         Path file;
 
-        @Option(names = "--set", paramLabel = "KEY=VALUE", description = "override one key (repeatable)")
+        @Option(names = "--set", paramLabel = "KEY=VALUE", description = "override one key; repeatable; wins over the file and "
+                + "EDGE_BRIDGE_* environment variables (docs/configuration.md)")
         List<String> sets = new ArrayList<>();
     }
 
@@ -107,7 +115,7 @@ public final class Main {
         stopped.await();
     }
 
-    @Command(name = "run", description = "Run the bridge.")
+    @Command(name = "run", mixinStandardHelpOptions = true, description = "Run the bridge.")
     static final class Run implements Callable<Integer> {
         @CommandLine.Mixin
         ConfigOptions options = new ConfigOptions();
@@ -121,13 +129,13 @@ public final class Main {
         }
     }
 
-    @Command(name = "demo", description = "Run the bridge with an embedded reference central on 127.0.0.1:8090, "
+    @Command(name = "demo", mixinStandardHelpOptions = true, description = "Run the bridge with an embedded reference central on 127.0.0.1:8090, "
             + "dev TLS material and anonymous devices on loopback.")
     static final class Demo implements Callable<Integer> {
         @CommandLine.Mixin
         ConfigOptions options = new ConfigOptions();
 
-        @Option(names = "--central-port", defaultValue = "8090", description = "port of the embedded central (0: any free)")
+        @Option(names = "--central-port", defaultValue = "8090", paramLabel = "PORT", description = "port of the embedded central (0: any free; default: ${DEFAULT-VALUE})")
         int centralPort;
 
         @Override
@@ -166,7 +174,8 @@ public final class Main {
             out.println("edge bridge demo is running (Ctrl-C stops it)");
             out.println("  MQTT        " + bridge.broker().listeners() + "  (anonymous devices allowed)");
             out.println("  TLS CA      " + tls.caFile());
-            out.println("  status      http://" + c.admin().host() + ":" + bridge.adminPort() + "/api/status");
+            String admin = "http://" + c.admin().host() + ":" + bridge.adminPort();
+            out.println("  status page " + admin + "/  (JSON: " + admin + "/api/status)");
             out.println("  admin token " + c.admin().token().orElse("(none)"));
             out.println("  central     " + c.forwarder().url() + "  (reference central, in memory)");
             out.println("  data        " + c.dataDir().toAbsolutePath());
@@ -180,18 +189,18 @@ public final class Main {
         }
     }
 
-    @Command(name = "central-sim", description = "Run the reference central alone (CONTRACT §2, server side).")
+    @Command(name = "central-sim", mixinStandardHelpOptions = true, description = "Run the reference central alone (docs/protocol.md §2, server side).")
     static final class CentralSimCommand implements Callable<Integer> {
-        @Option(names = "--port", defaultValue = "8090", description = "port (default 8090)")
+        @Option(names = "--port", defaultValue = "8090", paramLabel = "PORT", description = "port (default: ${DEFAULT-VALUE})")
         int port;
 
-        @Option(names = "--host", defaultValue = "127.0.0.1", description = "bind address (default 127.0.0.1)")
+        @Option(names = "--host", defaultValue = "127.0.0.1", paramLabel = "HOST", description = "bind address (default: ${DEFAULT-VALUE})")
         String host;
 
-        @Option(names = "--token", description = "bearer token required from the bridge")
+        @Option(names = "--token", paramLabel = "TOKEN", description = "bearer token required from the bridge (default: none required)")
         String token;
 
-        @Option(names = "--max-request-bytes", defaultValue = "16777216", description = "larger requests get 413")
+        @Option(names = "--max-request-bytes", defaultValue = "16777216", paramLabel = "BYTES", description = "larger requests get 413 (default: ${DEFAULT-VALUE})")
         long maxRequestBytes;
 
         @Option(names = "--set", hidden = true, description = "accepted for symmetry with the other subcommands; unused")
@@ -206,7 +215,7 @@ public final class Main {
         }
     }
 
-    @Command(name = "check-config", description = "Validate a configuration and print every problem.")
+    @Command(name = "check-config", mixinStandardHelpOptions = true, description = "Validate a configuration and print every problem.")
     static final class CheckConfig implements Callable<Integer> {
         @CommandLine.Mixin
         ConfigOptions options = new ConfigOptions();
@@ -214,13 +223,16 @@ public final class Main {
         @Override
         public Integer call() {
             BridgeConfig config = ConfigLoader.load(options.file, options.sets);
-            System.out.println("configuration is valid (" + config.effective().size() + " keys set):");
+            List<String> warnings = ConfigLoader.warnings(config);
+            System.out.println("configuration is valid (" + config.effective().size() + " keys set"
+                    + (warnings.isEmpty() ? "" : ", " + warnings.size() + " warning(s)") + "):");
+            warnings.forEach(w -> System.out.println("warning: " + w));
             config.masked().forEach((k, v) -> System.out.println("  " + k + " = " + v));
             return 0;
         }
     }
 
-    @Command(name = "diagnose", description = "Print what a support ticket needs as JSON: version, configuration "
+    @Command(name = "diagnose", mixinStandardHelpOptions = true, description = "Print what a support ticket needs as JSON: version, configuration "
             + "(secrets masked), disk, outbox counts and the latest problems.")
     static final class Diagnose implements Callable<Integer> {
         @CommandLine.Mixin
@@ -238,7 +250,7 @@ public final class Main {
         }
     }
 
-    @Command(name = "config-reference", description = "Print every configuration key with its default (docs/configuration.md).")
+    @Command(name = "config-reference", mixinStandardHelpOptions = true, description = "Print every configuration key with its default (docs/configuration.md).")
     static final class ConfigReference implements Callable<Integer> {
         @Override
         public Integer call() {
@@ -247,12 +259,12 @@ public final class Main {
         }
     }
 
-    @Command(name = "device", description = "Manage registered devices (auth.passwordFile).",
-            subcommands = {Device.Add.class, Device.ListDevices.class, Device.Remove.class})
+    @Command(name = "device", mixinStandardHelpOptions = true, description = "Manage registered devices (auth.passwordFile).",
+            subcommands = {CommandLine.HelpCommand.class, Device.Add.class, Device.ListDevices.class, Device.Remove.class})
     static final class Device {
-        @Command(name = "list", description = "List the registered devices of a password file: client id and username.")
+        @Command(name = "list", mixinStandardHelpOptions = true, description = "List the registered devices of a password file: client id and username.")
         static final class ListDevices implements Callable<Integer> {
-            @Option(names = "--file", required = true, description = "the password file (auth.passwordFile)")
+            @Option(names = "--file", required = true, paramLabel = "FILE", description = "the password file (auth.passwordFile)")
             Path file;
 
             @Override
@@ -266,13 +278,13 @@ public final class Main {
             }
         }
 
-        @Command(name = "remove", description = "Remove a device from a password file. A running bridge reads the file "
+        @Command(name = "remove", mixinStandardHelpOptions = true, description = "Remove a device from a password file. A running bridge reads the file "
                 + "at start: restart it for the change to take effect.")
         static final class Remove implements Callable<Integer> {
-            @Option(names = "--file", required = true, description = "the password file (auth.passwordFile)")
+            @Option(names = "--file", required = true, paramLabel = "FILE", description = "the password file (auth.passwordFile)")
             Path file;
 
-            @Option(names = "--client-id", required = true, description = "the device's MQTT client id")
+            @Option(names = "--client-id", required = true, paramLabel = "ID", description = "the device's MQTT client id")
             String clientId;
 
             @Override
@@ -286,28 +298,74 @@ public final class Main {
             }
         }
 
-        @Command(name = "add", description = "Add or replace a device in the password file (PBKDF2-SHA256).")
+        @Command(name = "add", mixinStandardHelpOptions = true, description = "Add or replace a device in the password file (PBKDF2-SHA256).")
         static final class Add implements Callable<Integer> {
-            @Option(names = "--file", required = true, description = "the password file (auth.passwordFile)")
+            @Option(names = "--file", required = true, paramLabel = "FILE", description = "the password file (auth.passwordFile)")
             Path file;
 
-            @Option(names = "--client-id", required = true, description = "the device's MQTT client id (1-128 characters "
+            @Option(names = "--client-id", required = true, paramLabel = "ID", description = "the device's MQTT client id (1-128 characters "
                     + "without / + # or control characters)")
             String clientId;
 
-            @Option(names = "--username", required = true, description = "the username the device connects with; "
+            @Option(names = "--username", required = true, paramLabel = "NAME", description = "the username the device connects with; "
                     + "bound to this client id (no ':')")
             String username;
 
-            @Option(names = "--password", required = true, interactive = true, arity = "0..1",
-                    description = "the password; prompted for when given without a value")
+            /** What picocli gives {@code --password} without a value: ask for it. */
+            static final String PROMPT = "\u0000prompt";
+
+            @Option(names = "--password", required = true, arity = "0..1", fallbackValue = PROMPT, paramLabel = "PASSWORD",
+                    description = "the password; without a value it is prompted for, twice (not echoed on a terminal; "
+                            + "two lines on standard input otherwise)")
             String password;
+
+            @CommandLine.Spec
+            CommandLine.Model.CommandSpec spec;
 
             @Override
             public Integer call() throws Exception {
+                if (PROMPT.equals(password)) {
+                    password = promptTwice();
+                    if (password == null) {
+                        return EXIT_FAILED;
+                    }
+                }
                 PasswordFile.addDevice(file, clientId, username, password);
                 System.out.println("device " + clientId + " (user " + username + ") written to " + file);
                 return 0;
+            }
+
+            /** The password typed twice, or null (and a message) when the two differ or it is empty. */
+            private String promptTwice() throws java.io.IOException {
+                PrintWriter err = spec.commandLine().getErr();
+                String first;
+                String second;
+                java.io.Console console = System.console();
+                if (console != null) {
+                    char[] a = console.readPassword("Password for %s: ", clientId);
+                    char[] b = console.readPassword("Password for %s (again): ", clientId);
+                    first = a == null ? null : new String(a);
+                    second = b == null ? null : new String(b);
+                } else {
+                    java.io.BufferedReader in = new java.io.BufferedReader(
+                            new java.io.InputStreamReader(System.in, java.nio.charset.StandardCharsets.UTF_8));
+                    err.print("Password for " + clientId + ": ");
+                    err.flush();
+                    first = in.readLine();
+                    err.print("Password for " + clientId + " (again): ");
+                    err.flush();
+                    second = in.readLine();
+                    err.println();
+                }
+                if (first == null || first.isEmpty()) {
+                    err.println("error: no password given for " + clientId + "; nothing written");
+                    return null;
+                }
+                if (!first.equals(second)) {
+                    err.println("error: the two passwords for " + clientId + " differ; nothing written");
+                    return null;
+                }
+                return first;
             }
         }
     }

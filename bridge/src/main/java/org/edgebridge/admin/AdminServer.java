@@ -27,7 +27,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The admin HTTP side (CONTRACT §4): status page, status JSON, outbox and devices, forwarder control,
+ * The admin HTTP side (docs/protocol.md §3): status page, status JSON, outbox and devices, forwarder control,
  * Prometheus metrics and health. Binds {@code admin.host} (loopback by default). Every POST needs
  * {@code Authorization: Bearer {admin.token}}; every error is JSON {@code {"error":…,"message":…}}.
  *
@@ -49,12 +49,12 @@ public final class AdminServer implements AutoCloseable {
 
     /** The parts the admin side reads and acts on. */
     public record Parts(String edgeId, Outbox outbox, Broker broker, Intake intake, Forwarder forwarder,
-            RetentionPurger retention, ReceiptSender receipts, Workers workers, Clock clock) {}
+            RetentionPurger retention, ReceiptSender receipts, Workers workers, Clock clock, java.net.URI centralUrl) {}
 
     public AdminServer(AdminSettings settings, Parts p) {
         this.settings = settings;
         this.status = new StatusReport(p.edgeId(), p.outbox(), p.broker(), p.intake(), p.forwarder(), p.retention(), p.workers(),
-                p.clock());
+                p.clock(), p.centralUrl());
         this.metrics = new BridgeMetrics(p.outbox(), p.intake(), p.forwarder(), p.broker(), p.retention(), p.receipts(),
                 p.clock());
         OutboxApi outbox = new OutboxApi(p.outbox(), p.receipts());
@@ -103,7 +103,12 @@ public final class AdminServer implements AutoCloseable {
     }
 
     public AdminServer start() {
-        app.start(settings.host(), settings.port());
+        try {
+            app.start(settings.host(), settings.port());
+        } catch (RuntimeException e) {
+            throw new IllegalStateException("admin.port=" + settings.port() + ": cannot listen on " + settings.host() + ":"
+                    + settings.port() + " (" + e.getMessage() + "); is another bridge running? set admin.port", e);
+        }
         return this;
     }
 

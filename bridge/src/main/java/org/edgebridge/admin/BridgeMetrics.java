@@ -87,6 +87,7 @@ final class BridgeMetrics implements AutoCloseable {
         counter("edgebridge.forwarder.finals", forwarder, f -> f.status().finals(), "final receipts from central");
         counter("edgebridge.forwarder.parked", forwarder, f -> f.status().parked(), "events parked after maxAttempts");
         Gauge.builder("edgebridge.forwarder.consecutive.failures", forwarder, f -> f.status().consecutiveFailures())
+                .description("requests to central that failed in a row (transport errors and 5xx); 0 after a success")
                 .register(registry);
         Gauge.builder("edgebridge.forwarder.paused", forwarder, f -> paused(f.status()))
                 .description("1 while paused by an admin or by central's 401/403/4xx").register(registry);
@@ -94,7 +95,8 @@ final class BridgeMetrics implements AutoCloseable {
         counter("edgebridge.receipts.sent", receipts, ReceiptSender::sentCount, "receipts handed to the broker");
         counter("edgebridge.receipts.refused", receipts, ReceiptSender::refusedCount,
                 "receipts the broker could not take (its queues full); devices get them again when they resend");
-        Gauge.builder("edgebridge.broker.connected.clients", broker, b -> b.status().connectedClients()).register(registry);
+        Gauge.builder("edgebridge.broker.connected.clients", broker, b -> b.status().connectedClients())
+                .description("MQTT connections of devices open now").register(registry);
         counter("edgebridge.broker.denied.publishes", broker, b -> b.status().deniedPublishes(), "PUBLISHes refused by the ACL");
         counter("edgebridge.broker.denied.subscribes", broker, b -> b.status().deniedSubscribes(), "SUBSCRIBEs refused by the ACL");
         counter("edgebridge.broker.protocol.violations", broker, b -> b.status().protocolViolations(),

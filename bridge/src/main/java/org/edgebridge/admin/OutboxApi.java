@@ -14,7 +14,7 @@ import org.edgebridge.outbox.CommandState;
 import org.edgebridge.outbox.Outbox;
 import org.edgebridge.receipt.ReceiptSender;
 
-/** {@code /api/outbox…} (CONTRACT §4): rows with filters and cursor paging, one row with history, parked-row actions. */
+/** {@code /api/outbox…} (docs/protocol.md §3): rows with filters and cursor paging, one row with history, parked-row actions. */
 final class OutboxApi {
     static final int MAX_LIMIT = 1000;
     private static final int MAX_ID_LENGTH = 128;

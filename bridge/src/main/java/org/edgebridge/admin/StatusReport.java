@@ -32,12 +32,14 @@ public final class StatusReport {
     private final Forwarder forwarder;
     private final RetentionPurger retention;
     private final Clock clock;
+    private final java.net.URI centralUrl;
 
     private final Workers workers;
 
     StatusReport(String edgeId, Outbox outbox, Broker broker, Intake intake, Forwarder forwarder, RetentionPurger retention,
-            Workers workers, Clock clock) {
+            Workers workers, Clock clock, java.net.URI centralUrl) {
         this.workers = workers;
+        this.centralUrl = centralUrl;
         this.edgeId = edgeId;
         this.outbox = outbox;
         this.broker = broker;
@@ -98,6 +100,7 @@ public final class StatusReport {
         i.put("rejectedByCode", intake.stats().rejectedByCode());
         out.put("intake", i);
         out.put("forwarder", f);
+        out.put("central", Map.of("url", String.valueOf(centralUrl)));
         List<DeviceView> storms = broker.takeoverStorms();
         out.put("devices", Map.of("connected", b.connectedClients(), "takeoverStorms",
                 storms.stream().map(DeviceView::clientId).toList()));

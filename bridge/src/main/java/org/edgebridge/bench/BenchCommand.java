@@ -13,14 +13,15 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /** {@code edge-bridge.jar bench}: prints the table and writes the JSON of one run. */
-@Command(name = "bench", description = "Measure the bare broker (B0) against the bridge (B1 intake, B2 end to end, "
+@Command(name = "bench", mixinStandardHelpOptions = true, description = "Measure the bare broker (B0) against the bridge (B1 intake, B2 end to end, "
         + "B3 latency, B4 sessions, B5 backlog, B6 login flood) on this machine, and print the figures.")
 public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--quick", description = "small sizes: under a minute")
     boolean quick;
 
-    @Option(names = "--only", split = ",", paramLabel = "B0,B2,…", description = "run only these figures")
-    String[] only = new String[0];
+    @Option(names = "--only", paramLabel = "B0,B2,...",
+            description = "run only these figures, comma-separated: B0 to B6, e.g. --only B0,B2 (default: all)")
+    String onlyList = "";
 
     @Option(names = "--json", paramLabel = "FILE", description = "write the results as one JSON object")
     Path json;
@@ -31,6 +32,7 @@ public final class BenchCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         Set<String> figures = new LinkedHashSet<>();
+        String[] only = onlyList.isBlank() ? new String[0] : onlyList.split(",");
         for (String f : only) {
             String name = f.trim().toUpperCase(Locale.ROOT);
             if (!name.matches("B[0-6]")) {

@@ -324,7 +324,7 @@ public final class Broker implements DevicePublisher, AutoCloseable {
     private void deniedSubscribe(String clientId, String filter) {
         deniedSubscribes.incrementAndGet();
         devices.deniedSubscribe(clientId);
-        refusals.info("subscribe", clientId, "refused SUBSCRIBE of " + RefusalLog.quote(clientId) + " to " + RefusalLog.quote(filter)
+        refusals.warn("subscribe", clientId, "refused SUBSCRIBE of " + RefusalLog.quote(clientId) + " to " + RefusalLog.quote(filter)
                 + ": only " + RefusalLog.quote(topics.receiptTopic(clientId)) + " is allowed");
     }
 

@@ -7,7 +7,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The per-device ACL (CONTRACT §1): a device may publish only to its own command topics and subscribe only
+ * The per-device ACL (docs/protocol.md §1.3): a device may publish only to its own command topics and subscribe only
  * to its own receipt topic. Called by Moquette on a session-loop thread, before the PUBACK.
  *
  * <p>Never throws: in Moquette 0.17 an exception here kills a session-loop thread for good. Because no

@@ -66,7 +66,7 @@ final class MqttListeners implements AutoCloseable {
                 });
         try {
             bound.add(b.bind(host, port).syncUninterruptibly().channel());
-        } catch (RuntimeException e) {
+        } catch (Exception e) { // Netty rethrows the checked BindException as it is, not wrapped
             throw new IllegalStateException(key + "=" + port + ": cannot listen on " + host + ":" + port + " (" + e.getMessage()
                     + "); is another broker or bridge running?", e);
         }

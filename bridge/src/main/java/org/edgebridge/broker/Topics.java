@@ -1,7 +1,7 @@
 package org.edgebridge.broker;
 
 /**
- * The device topic scheme (CONTRACT §1): {@code {prefix}/{clientId}/commands/{type}} in,
+ * The device topic scheme (docs/protocol.md §1.3): {@code {prefix}/{clientId}/commands/{type}} in,
  * {@code {prefix}/{clientId}/receipts} out.
  */
 public record Topics(String prefix) {

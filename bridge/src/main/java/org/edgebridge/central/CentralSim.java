@@ -25,7 +25,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The reference central (CONTRACT §2, server side): {@code POST /ingest} answers one receipt per event from an
+ * The reference central (docs/protocol.md §2, server side): {@code POST /ingest} answers one receipt per event from an
  * {@link Inbox} that deduplicates on (deviceId, eventId). For tests and demos it also serves
  * {@code GET /sim/inbox}, {@code GET /sim/stats} and {@code POST /sim/faults} (fault injection).
  *
@@ -33,7 +33,10 @@ import org.slf4j.LoggerFactory;
  */
 public final class CentralSim implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(CentralSim.class);
-    private static final ObjectMapper JSON = new ObjectMapper();
+    /** Inbox entries hold an {@link java.time.Instant}: written as ISO-8601 text, as the receipts' appliedAt is. */
+    private static final ObjectMapper JSON = new ObjectMapper()
+            .registerModule(new com.fasterxml.jackson.datatype.jsr310.JavaTimeModule())
+            .disable(com.fasterxml.jackson.databind.SerializationFeature.WRITE_DATES_AS_TIMESTAMPS);
 
     private final Inbox inbox;
     private final Optional<String> token;

@@ -27,11 +27,17 @@ public record BridgeConfig(
     /** The effective configuration with secrets masked, for logs and support tickets. */
     public Map<String, String> masked() {
         Map<String, String> out = new java.util.TreeMap<>();
-        effective.forEach((k, v) -> out.put(k, k.endsWith(".token") || k.contains("password") ? "****" : v));
+        // secrets are values; auth.passwordFile is a path, which a support ticket needs to see
+        effective.forEach((k, v) -> out.put(k, isSecret(k) ? "****" : v));
         return out;
     }
 
     public Path outboxFile() {
         return dataDir.resolve("outbox.db");
+    }
+
+    /** Keys whose value is a secret: the tokens, and any password given as a value. */
+    static boolean isSecret(String key) {
+        return key.endsWith(".token") || (key.toLowerCase(java.util.Locale.ROOT).contains("password") && !key.endsWith("File"));
     }
 }

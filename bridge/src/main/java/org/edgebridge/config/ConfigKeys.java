@@ -128,7 +128,9 @@ public final class ConfigKeys {
         out.append("# Configuration reference\n\n");
         out.append("Generated from the code by `java -jar bridge/target/edge-bridge.jar config-reference`; a test fails when\n");
         out.append("this file and the code disagree. The commented example is `broker-config/bridge.yaml`. Every key can be\n");
-        out.append("set in the YAML file (nested or dotted) or with `--set key=value`, which wins. Durations: `500ms`, `30s`,\n");
+        out.append("set in the YAML file (nested or dotted), by an environment variable (`EDGE_BRIDGE_` and the key with its\n");
+        out.append("dots as `_`, in capitals: `EDGE_BRIDGE_MQTT_PORT`, `EDGE_BRIDGE_TLS_CERTFILE`), which wins over the file,\n");
+        out.append("or with `--set key=value`, which wins over both. Durations: `500ms`, `30s`,\n");
         out.append("`5m`, `2h`, `7d`. Sizes: bytes, or `256KiB`, `1MiB`, `1GiB`. A bad value stops start-up with exit code 2\n");
         out.append("and one line per problem naming the key, the value and the rule.\n\n");
         out.append("| key | default | meaning |\n| --- | --- | --- |\n");

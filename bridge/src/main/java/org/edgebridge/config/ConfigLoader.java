@@ -24,14 +24,22 @@ import org.edgebridge.intake.IntakeSettings;
 import org.edgebridge.outbox.RetentionSettings;
 
 /**
- * Reads a YAML file (nested maps, or dotted keys) and {@code --set key=value} overrides into a validated
- * {@link BridgeConfig}. Every problem is collected and reported at once, one line each.
+ * Reads a YAML file (nested maps, or dotted keys), {@code EDGE_BRIDGE_*} environment variables and
+ * {@code --set key=value} overrides into a validated {@link BridgeConfig}, in that order (a later source wins).
+ * Every problem is collected and reported at once, one line each.
  */
 public final class ConfigLoader {
-    private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
+    /** A key given twice in one map is an error, not "the last one wins". */
+    private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory())
+            .enable(com.fasterxml.jackson.core.JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
+    /** Environment variables that set a key: {@code EDGE_BRIDGE_} + the key, dots as '_', in capitals. */
+    public static final String ENV_PREFIX = "EDGE_BRIDGE_";
 
     private final Map<String, String> raw = new LinkedHashMap<>();
     private final List<String> problems = new ArrayList<>();
+    /** Keys the file set, with how it spelled them: a key set twice (dotted and nested) is a problem. */
+    private final Map<String, String> fromFile = new LinkedHashMap<>();
+    private Path file;
 
     private ConfigLoader() {}
 
@@ -41,11 +49,17 @@ public final class ConfigLoader {
      * @param presets values that replace the defaults but yield to the file and the overrides (used by demo)
      */
     public static BridgeConfig load(Path file, List<String> sets, Map<String, String> presets) {
+        return load(file, sets, presets, System.getenv());
+    }
+
+    /** As {@link #load(Path, List, Map)}, with {@code env} in place of the process's environment. */
+    static BridgeConfig load(Path file, List<String> sets, Map<String, String> presets, Map<String, String> env) {
         ConfigLoader loader = new ConfigLoader();
         loader.raw.putAll(presets);
         if (file != null) {
             loader.readFile(file);
         }
+        loader.readEnvironment(env);
         for (String set : sets) {
             loader.readSet(set);
         }
@@ -57,6 +71,7 @@ public final class ConfigLoader {
     }
 
     private void readFile(Path file) {
+        this.file = file;
         if (!Files.isRegularFile(file)) {
             throw new ConfigException("--config " + file + ": no such file");
         }
@@ -65,6 +80,12 @@ public final class ConfigLoader {
             root = YAML.readTree(file.toFile());
         } catch (JacksonException e) {
             String where = e.getLocation() == null ? "" : " at line " + e.getLocation().getLineNr();
+            java.util.regex.Matcher dup = java.util.regex.Pattern.compile("Duplicate field '([^']*)'")
+                    .matcher(String.valueOf(e.getOriginalMessage()));
+            if (dup.find()) {
+                throw new ConfigException("--config " + file + where + ": '" + dup.group(1) + "' is given twice in the same "
+                        + "map; keep one (the file would otherwise mean whichever came last)");
+            }
             throw new ConfigException("--config " + file + ": not valid YAML" + where + ": " + e.getOriginalMessage());
         } catch (IOException e) {
             throw new ConfigException("--config " + file + ": cannot be read: " + e.getMessage());
@@ -88,12 +109,43 @@ public final class ConfigLoader {
                 flatten(name, value);
             } else if (value.isArray()) {
                 problems.add(name + ": a list is not allowed here; give one value");
-            } else if (value.isNull() || value.asText().isEmpty()) {
-                raw.remove(name);
             } else {
-                raw.put(name, value.asText());
+                String spelled = prefix.isEmpty() ? field.getKey() : prefix + " > " + field.getKey();
+                String before = fromFile.put(name, spelled);
+                if (before != null) {
+                    problems.add(name + ": set twice in " + file + " (as '" + before + "' and as '" + spelled
+                            + "'); keep one");
+                }
+                if (value.isNull() || value.asText().isEmpty()) {
+                    raw.remove(name);
+                } else {
+                    raw.put(name, value.asText());
+                }
             }
         }
+    }
+
+    /** {@code EDGE_BRIDGE_MQTT_PORT=1884} sets mqtt.port, {@code EDGE_BRIDGE_TLS_CERTFILE} tls.certFile. */
+    private void readEnvironment(Map<String, String> env) {
+        new java.util.TreeMap<>(env).forEach((variable, value) -> {
+            if (!variable.startsWith(ENV_PREFIX)) {
+                return;
+            }
+            ConfigKey key = ConfigKeys.ALL.stream().filter(k -> envName(k.name()).equals(variable)).findFirst().orElse(null);
+            if (key == null) {
+                problems.add("environment " + variable + ": names no key (" + ENV_PREFIX
+                        + "KEY with the key's dots as '_', for example " + envName("mqtt.port") + ")");
+            } else if (value.isEmpty()) {
+                raw.remove(key.name());
+            } else {
+                raw.put(key.name(), value);
+            }
+        });
+    }
+
+    /** The environment variable that sets {@code key}: {@code mqtt.port} -> {@code EDGE_BRIDGE_MQTT_PORT}. */
+    public static String envName(String key) {
+        return ENV_PREFIX + key.replace('.', '_').toUpperCase(Locale.ROOT);
     }
 
     private void readSet(String set) {
@@ -214,7 +266,8 @@ public final class ConfigLoader {
                 v.get("shutdown.timeout"), Map.copyOf(effective));
     }
 
-    private static String suggestion(String name) {
+    /** The known key closest to {@code name}: same letters in another case, or at most a few edits away. */
+    static String suggestion(String name) {
         String lower = name.toLowerCase(Locale.ROOT);
         for (ConfigKey key : ConfigKeys.ALL) {
             if (key.name().toLowerCase(Locale.ROOT).equals(lower)
@@ -222,7 +275,54 @@ public final class ConfigLoader {
                 return " (did you mean " + key.name() + "?)";
             }
         }
-        return "";
+        String best = null;
+        int bestDistance = Integer.MAX_VALUE;
+        for (ConfigKey key : ConfigKeys.ALL) {
+            int d = distance(lower, key.name().toLowerCase(Locale.ROOT));
+            if (d < bestDistance) {
+                bestDistance = d;
+                best = key.name();
+            }
+        }
+        return best != null && bestDistance <= Math.max(2, name.length() / 4) ? " (did you mean " + best + "?)" : "";
+    }
+
+    /** Levenshtein distance. */
+    private static int distance(String a, String b) {
+        int[] prev = new int[b.length() + 1];
+        int[] cur = new int[b.length() + 1];
+        for (int j = 0; j <= b.length(); j++) {
+            prev[j] = j;
+        }
+        for (int i = 1; i <= a.length(); i++) {
+            cur[0] = i;
+            for (int j = 1; j <= b.length(); j++) {
+                int cost = a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1;
+                cur[j] = Math.min(Math.min(cur[j - 1] + 1, prev[j] + 1), prev[j - 1] + cost);
+            }
+            int[] t = prev;
+            prev = cur;
+            cur = t;
+        }
+        return prev[b.length()];
+    }
+
+    /**
+     * What a valid configuration still gets wrong for a site: settings under which no device could connect or no
+     * admin action would work. {@code check-config} prints these as warnings.
+     */
+    public static List<String> warnings(BridgeConfig c) {
+        List<String> out = new ArrayList<>();
+        boolean certificates = c.broker().tls().map(t -> t.clientAuth() != TlsSettings.ClientAuth.NONE).orElse(false);
+        if (!c.broker().anonymous() && c.broker().passwordFile().isEmpty() && !certificates) {
+            out.add("auth.anonymous=false, no auth.passwordFile and no client certificates (tls.clientAuth): no device can "
+                    + "connect; register devices (device add) and set auth.passwordFile, or set tls.clientAuth");
+        }
+        if (c.admin().token().isEmpty()) {
+            out.add("admin.token is not set: every admin action (POST /api/…: requeue, reject, pause, resume) is refused; "
+                    + "set one, e.g. openssl rand -hex 24");
+        }
+        return out;
     }
 
     /** Typed access to parsed values. */

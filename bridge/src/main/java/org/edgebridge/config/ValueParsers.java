@@ -85,6 +85,9 @@ final class ValueParsers {
     }
 
     static String format(Duration d) {
+        if (d.isZero()) {
+            return "0s";
+        }
         if (d.toMillis() % 86_400_000 == 0) {
             return d.toDays() + "d";
         }

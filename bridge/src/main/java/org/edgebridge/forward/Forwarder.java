@@ -31,7 +31,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Sends the outbox to central in batches (CONTRACT §2) and publishes each final receipt after committing it.
+ * Sends the outbox to central in batches (docs/protocol.md §2) and publishes each final receipt after committing it.
  *
  * <p>Threads: {@code forwarder.maxConcurrentRequests} threads ("forwarder", or "forwarder-N"), owned by this
  * class, each call {@link #forwardOnce()} in a loop; that method does one step synchronously and says how long

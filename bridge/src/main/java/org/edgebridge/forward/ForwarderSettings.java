@@ -5,7 +5,7 @@ import java.time.Duration;
 import java.util.Optional;
 
 /**
- * How the bridge sends its outbox to central (CONTRACT §2).
+ * How the bridge sends its outbox to central (docs/protocol.md §2).
  *
  * @param maxRetryAfter the longest wait central can impose (Retry-After, retryAfterMs); longer ones are clamped
  * @param maxServerErrors rounds in which one event alone made central answer 5xx before it is parked

@@ -12,7 +12,7 @@ import java.util.List;
 import org.edgebridge.outbox.ClaimedEvent;
 
 /**
- * The body of one request to central (CONTRACT §2). Each event's {@code payload} is the device's JSON
+ * The body of one request to central (docs/protocol.md §2.1). Each event's {@code payload} is the device's JSON
  * written verbatim, byte for byte, not re-serialized.
  */
 final class IngestRequest {

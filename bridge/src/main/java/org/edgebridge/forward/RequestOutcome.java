@@ -4,7 +4,7 @@ import java.time.Duration;
 import java.util.List;
 import org.edgebridge.outbox.Settlement;
 
-/** What one request to central means for its events and for the forwarder (CONTRACT §2, reply table). */
+/** What one request to central means for its events and for the forwarder (docs/protocol.md §2.3). */
 sealed interface RequestOutcome {
 
     /** 200 with receipts: one settlement per event; {@code missing} events had no receipt (contract warning). */

@@ -17,7 +17,7 @@ import java.util.regex.Pattern;
 import org.edgebridge.outbox.NewCommand;
 
 /**
- * Validates a command payload (CONTRACT §1, "Command payload"). Pure and thread-safe.
+ * Validates a command payload (docs/protocol.md §1.4). Pure and thread-safe.
  * The payload is forwarded unchanged: parsing here only reads {@code commandId} and {@code type}.
  */
 public final class CommandParser {

@@ -2,7 +2,7 @@ package org.edgebridge.outbox;
 
 import java.time.Instant;
 
-/** A command claimed for one request to central: everything an event of CONTRACT §2 needs. */
+/** A command claimed for one request to central: everything an event of docs/protocol.md §2.1 needs. */
 public record ClaimedEvent(
         long id,
         String clientId,

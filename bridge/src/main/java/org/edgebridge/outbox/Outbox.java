@@ -20,7 +20,7 @@ import org.sqlite.SQLiteConfig;
 import org.sqlite.SQLiteDataSource;
 
 /**
- * The SQLite outbox (CONTRACT §3): the bridge's only durable record of commands and their receipts.
+ * The SQLite outbox (docs/protocol.md §2.5): the bridge's only durable record of commands and their receipts.
  *
  * <p>Thread-safe: every method runs in its own connection and transaction. Write transactions begin
  * IMMEDIATE, so two writers queue on SQLite's lock instead of failing. The database runs in WAL mode

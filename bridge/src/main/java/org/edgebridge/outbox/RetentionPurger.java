@@ -8,7 +8,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Deletes final commands older than the retention (CONTRACT §3), in small transactions with a pause between
+ * Deletes final commands older than the retention (docs/protocol.md §2.5), in small transactions with a pause between
  * them, so that intake never waits long for the write lock. The retention is also the dedup window: a
  * command resent after its row was purged is stored and forwarded again (central still deduplicates it).
  *

@@ -6,7 +6,7 @@ import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import com.fasterxml.jackson.annotation.JsonRawValue;
 
 /**
- * A business receipt as the device sees it on {@code devices/{clientId}/receipts} (CONTRACT §1).
+ * A business receipt as the device sees it on {@code devices/{clientId}/receipts} (docs/protocol.md §1.5).
  *
  * @param commandId null when no valid commandId could be read from the payload
  * @param result central's result as raw JSON text, or null

@@ -80,7 +80,7 @@ class ConfigLoaderTest {
                 "mqtt.prot=1", "auth.anonymous=yes", "broken")))
                 .isInstanceOfSatisfying(ConfigException.class, e -> assertThat(e.problems()).containsExactlyInAnyOrder(
                         "--set broken: must be key=value, for example --set mqtt.port=1883",
-                        "mqtt.prot: unknown key; the keys are listed in broker-config/bridge.yaml",
+                        "mqtt.prot: unknown key (did you mean mqtt.port?); the keys are listed in broker-config/bridge.yaml",
                         "mqtt.port=99999: must be from 0 to 65535",
                         "auth.anonymous=yes: must be true or false",
                         "forwarder.linger=soon: must be a duration such as 500ms, 30s, 5m, 2h or 7d"));
@@ -110,5 +110,65 @@ class ConfigLoaderTest {
     void a_misspelled_key_gets_a_suggestion() {
         assertThatThrownBy(() -> ConfigLoader.load(null, List.of("MQTT.PORT=1")))
                 .hasMessageContaining("did you mean mqtt.port?");
+    }
+
+    @Test
+    void environment_variables_set_keys_between_the_file_and_the_overrides() throws IOException {
+        Path file = dir.resolve("bridge.yaml");
+        Files.writeString(file, "edge:\n  id: from-file\nmqtt:\n  port: 1884\nadmin:\n  port: 8181\n");
+        Map<String, String> env = Map.of("EDGE_BRIDGE_MQTT_PORT", "1885", "EDGE_BRIDGE_ADMIN_PORT", "8282",
+                "EDGE_BRIDGE_FORWARDER_BACKOFFMAX", "2m", "PATH", "/usr/bin");
+        BridgeConfig c = ConfigLoader.load(file, List.of("admin.port=8383"), Map.of(), env);
+        assertThat(c.edgeId()).isEqualTo("from-file");
+        assertThat(c.broker().port()).as("the environment wins over the file").isEqualTo(1885);
+        assertThat(c.admin().port()).as("--set wins over the environment").isEqualTo(8383);
+        assertThat(c.forwarder().backoffMax()).isEqualTo(Duration.ofMinutes(2));
+    }
+
+    @Test
+    void an_environment_variable_that_names_no_key_is_a_problem_and_every_key_has_its_own_variable() {
+        assertThatThrownBy(() -> ConfigLoader.load(null, List.of(), Map.of(), Map.of("EDGE_BRIDGE_MQTT_PROT", "1")))
+                .isInstanceOfSatisfying(ConfigException.class, e -> assertThat(e.problems()).containsExactly(
+                        "environment EDGE_BRIDGE_MQTT_PROT: names no key (EDGE_BRIDGE_KEY with the key's dots as '_', "
+                                + "for example EDGE_BRIDGE_MQTT_PORT)"));
+        assertThat(ConfigKeys.ALL.stream().map(k -> ConfigLoader.envName(k.name())).distinct().count())
+                .isEqualTo(ConfigKeys.ALL.size());
+    }
+
+    @Test
+    void a_key_given_twice_in_a_file_is_a_problem_not_last_one_wins() throws IOException {
+        Path dup = dir.resolve("dup.yaml");
+        Files.writeString(dup, "mqtt:\n  port: 1884\n  port: 1885\n");
+        assertThatThrownBy(() -> ConfigLoader.load(dup, List.of()))
+                .hasMessageContaining("'port' is given twice in the same map; keep one").hasMessageContaining("line 3");
+        Path both = dir.resolve("both.yaml");
+        Files.writeString(both, "mqtt.port: 1884\nmqtt:\n  port: 1885\n");
+        assertThatThrownBy(() -> ConfigLoader.load(both, List.of()))
+                .isInstanceOfSatisfying(ConfigException.class, e -> assertThat(e.problems()).containsExactly(
+                        "mqtt.port: set twice in " + both + " (as 'mqtt.port' and as 'mqtt > port'); keep one"));
+    }
+
+    @Test
+    void an_unknown_key_a_few_letters_off_gets_did_you_mean() {
+        assertThatThrownBy(() -> ConfigLoader.load(null, List.of("mqtt.prot=1884")))
+                .hasMessageContaining("mqtt.prot: unknown key (did you mean mqtt.port?)");
+        assertThatThrownBy(() -> ConfigLoader.load(null, List.of("forwarder.backofMax=1s")))
+                .hasMessageContaining("(did you mean forwarder.backoffMax?)");
+        assertThatThrownBy(() -> ConfigLoader.load(null, List.of("completely.different=1")))
+                .isInstanceOfSatisfying(ConfigException.class, e -> assertThat(e.problems().get(0)).doesNotContain("did you mean"));
+    }
+
+    @Test
+    void a_zero_duration_prints_as_seconds() {
+        assertThat(ValueParsers.format(Duration.ZERO)).isEqualTo("0s");
+        assertThat(ValueParsers.format(Duration.ofDays(7))).isEqualTo("7d");
+    }
+
+    @Test
+    void check_config_warns_when_no_device_could_connect_and_no_admin_action_would_work() {
+        assertThat(ConfigLoader.warnings(ConfigLoader.load(null, List.of()))).hasSize(2)
+                .anySatisfy(w -> assertThat(w).startsWith("auth.anonymous=false, no auth.passwordFile and no client certificates"))
+                .anySatisfy(w -> assertThat(w).startsWith("admin.token is not set"));
+        assertThat(ConfigLoader.warnings(ConfigLoader.load(null, List.of("auth.anonymous=true", "admin.token=t")))).isEmpty();
     }
 }

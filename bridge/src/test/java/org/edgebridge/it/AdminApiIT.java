@@ -15,7 +15,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Every endpoint of CONTRACT §4 against a running bridge, with auth failures and bad input. */
+/** Every endpoint of docs/protocol.md §3 against a running bridge, with auth failures and bad input. */
 class AdminApiIT {
     private static final Pattern PROMETHEUS_SAMPLE =
             Pattern.compile("[a-zA-Z_:][a-zA-Z0-9_:]*(\\{[^}]*\\})? -?([0-9.eE+-]+|NaN|\\+Inf|-Inf)");

@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The replies of CONTRACT §2 that {@link ForwarderIT} does not cover, one test each: the outbox state, the
+ * The replies of docs/protocol.md §2.3 that {@link ForwarderIT} does not cover, one test each: the outbox state, the
  * receipt the device gets, and what central applied.
  */
 class ForwarderRepliesIT {

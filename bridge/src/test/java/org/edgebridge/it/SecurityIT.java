@@ -29,7 +29,7 @@ import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Device security with real TLS handshakes and real clients (CONTRACT §1: listeners, identity, topics). */
+/** Device security with real TLS handshakes and real clients (docs/protocol.md §1.1-1.3: listeners, identity, topics). */
 class SecurityIT {
     @TempDir
     Path dir;
