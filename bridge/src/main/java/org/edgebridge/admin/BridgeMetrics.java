@@ -83,7 +83,8 @@ final class BridgeMetrics implements AutoCloseable {
         }
 
         counter("edgebridge.forwarder.requests", forwarder, f -> f.status().requests(), "requests sent to central");
-        counter("edgebridge.forwarder.events", forwarder, f -> f.status().eventsSent(), "events sent to central");
+        counter("edgebridge.forwarder.events", forwarder, f -> f.status().eventsSent(),
+                "events in requests that central received (it answered with an HTTP status)");
         counter("edgebridge.forwarder.finals", forwarder, f -> f.status().finals(), "final receipts from central");
         counter("edgebridge.forwarder.parked", forwarder, f -> f.status().parked(), "events parked after maxAttempts");
         Gauge.builder("edgebridge.forwarder.consecutive.failures", forwarder, f -> f.status().consecutiveFailures())

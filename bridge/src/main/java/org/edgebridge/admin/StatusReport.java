@@ -132,7 +132,7 @@ public final class StatusReport {
                 + ". Acknowledge with POST /api/alarms/" + STORE_RESET + "/ack"));
     }
 
-    private static List<Alarm> alarms(BrokerStatus b, OutboxCounts counts, ForwarderStatus f, Intake intake) {
+    private List<Alarm> alarms(BrokerStatus b, OutboxCounts counts, ForwarderStatus f, Intake intake) {
         List<Alarm> alarms = new ArrayList<>();
         if (intake.writeFailure().isPresent() || f.unsettledEvents() > 0) {
             alarms.add(new Alarm("outbox_unwritable", "the outbox could not be written"
@@ -161,7 +161,7 @@ public final class StatusReport {
         if (f.circuitBreaker().equals("open") || f.consecutiveFailures() >= CENTRAL_FAILURES_ALARM) {
             alarms.add(new Alarm("central_unreachable", "central is not answering ("
                     + (f.circuitBreaker().equals("open") ? "circuit breaker open" : f.consecutiveFailures() + " failed requests in a row")
-                    + "): " + f.lastError().orElse("?") + "; commands are kept and sent when it answers again"));
+                    + "): " + f.lastError().orElse("?") + nextRequest(f) + "; commands are kept and sent when it answers again"));
         }
         if (f.pausedByAdmin()) {
             alarms.add(new Alarm("forwarder_paused", "forwarding is paused by an admin"));
@@ -175,5 +175,12 @@ public final class StatusReport {
                     + " times after an internal thread died"));
         }
         return alarms;
+    }
+
+    /** When the next request goes out, as of now (the status is read fresh each time, so this is never stale). */
+    private String nextRequest(ForwarderStatus f) {
+        return f.nextAttemptAt().filter(t -> t.isAfter(clock.instant()))
+                .map(t -> "; next request at " + t + " (in " + Duration.between(clock.instant(), t).toMillis() + " ms)")
+                .orElse("");
     }
 }

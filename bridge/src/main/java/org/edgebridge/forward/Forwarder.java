@@ -325,6 +325,8 @@ public final class Forwarder implements AutoCloseable {
                 round != null);
         if (!(outcome instanceof RequestOutcome.NotPermitted)) {
             requests.incrementAndGet();
+        }
+        if (reachedCentral(outcome)) {
             eventsSent.addAndGet(events.size());
         }
         Instant now = clock.instant();
@@ -344,7 +346,7 @@ public final class Forwarder implements AutoCloseable {
             int failures = consecutiveFailures.incrementAndGet();
             Duration wait = throttled.retryAfter().isZero() ? jitteredBackoff(failures) : throttled.retryAfter();
             backoffUntil = now.plus(wait);
-            onFailure(throttled.reason() + "; next request in " + wait.toMillis() + " ms");
+            onFailure(throttled.reason());
             releaseAll(batchId, events, throttled.reason());
         } else if (outcome instanceof RequestOutcome.Failed failed) {
             if (round != null) {
@@ -383,10 +385,17 @@ public final class Forwarder implements AutoCloseable {
         return new Forwarded(finalIds, false);
     }
 
+    /** Whether central received the request: it answered with an HTTP status (a timeout may or may not have). */
+    private static boolean reachedCentral(RequestOutcome outcome) {
+        return outcome instanceof RequestOutcome.Answered || outcome instanceof RequestOutcome.Split
+                || outcome instanceof RequestOutcome.Throttled || outcome instanceof RequestOutcome.Refused
+                || outcome instanceof RequestOutcome.Failed f && f.serverError();
+    }
+
     private void backOff(String reason) {
         Duration wait = jitteredBackoff(consecutiveFailures.incrementAndGet());
         backoffUntil = clock.instant().plus(wait);
-        onFailure(reason + "; next request in " + wait.toMillis() + " ms");
+        onFailure(reason);
     }
 
     private boolean stillSending() {

@@ -59,10 +59,12 @@ final class IngestClient {
             HttpResponse<byte[]> response = http.send(request.build(), HttpResponse.BodyHandlers.ofByteArray());
             return new IngestReply(response.statusCode(), response.body(), response.headers().firstValue("Retry-After"),
                     response.headers().firstValue("Location"), null);
+        } catch (java.net.http.HttpConnectTimeoutException e) {
+            return IngestReply.transportFailure(TransportFailures.describe(settings.url(), e));
         } catch (HttpTimeoutException e) {
             return IngestReply.timeout(settings.timeout().toMillis());
-        } catch (IOException e) {
-            return IngestReply.transportFailure(e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage()));
+        } catch (IOException | java.nio.channels.UnresolvedAddressException e) {
+            return IngestReply.transportFailure(TransportFailures.describe(settings.url(), e));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return IngestReply.transportFailure("interrupted (shutting down)");

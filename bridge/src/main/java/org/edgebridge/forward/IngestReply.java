@@ -16,7 +16,7 @@ record IngestReply(int status, byte[] body, Optional<String> retryAfter, Optiona
 
     /** The request got no reply within ingest.timeout. */
     static IngestReply timeout(long afterMs) {
-        return transportFailure(TIMEOUT + afterMs + " ms");
+        return transportFailure(TIMEOUT + afterMs + " ms (ingest.timeout): central took the request but did not answer");
     }
 
     boolean timedOut() {

@@ -1,0 +1,63 @@
+package org.edgebridge.forward;
+
+import java.io.IOException;
+import java.net.ConnectException;
+import java.net.NoRouteToHostException;
+import java.net.URI;
+import java.net.UnknownHostException;
+import java.net.http.HttpConnectTimeoutException;
+import java.nio.channels.UnresolvedAddressException;
+import javax.net.ssl.SSLException;
+
+/**
+ * Says in words what went wrong when a request to central got no HTTP answer: which host and port, and whether the
+ * name did not resolve (DNS), nothing accepted the connection, TLS failed, or the connection was cut. The JDK's
+ * client reports most of these as a bare {@code ConnectException}; the cause chain tells them apart. Pure.
+ */
+final class TransportFailures {
+    private TransportFailures() {}
+
+    static String describe(URI url, Throwable error) {
+        String where = url.getHost() + ":" + port(url);
+        for (Throwable t = error; t != null; t = t.getCause()) {
+            if (t instanceof UnresolvedAddressException || t instanceof UnknownHostException) {
+                return "host " + url.getHost() + " of ingest.url does not resolve (DNS)";
+            }
+            if (t instanceof HttpConnectTimeoutException) {
+                return "no connection to " + where + " within the connect timeout (a firewall dropping packets, or the host is down)";
+            }
+            if (t instanceof SSLException) {
+                return "TLS with " + where + " failed (" + message(t) + "); check the server certificate and ingest.caFile";
+            }
+            if (t instanceof NoRouteToHostException) {
+                return "no route to " + where;
+            }
+        }
+        for (Throwable t = error; t != null; t = t.getCause()) {
+            String m = t.getMessage() == null ? "" : t.getMessage().toLowerCase(java.util.Locale.ROOT);
+            // the JDK's client reports a refused connection as ConnectException(s) without a message, caused by a
+            // ClosedChannelException (DNS, TLS and connect timeouts were told apart above)
+            if (m.contains("connection refused") || t instanceof ConnectException && m.isEmpty()) {
+                return "connection to " + where + " refused (nothing listens there: check ingest.url)";
+            }
+            if (m.contains("reset")) {
+                return "connection to " + where + " reset";
+            }
+            if (t instanceof ConnectException) {
+                return "cannot connect to " + where + " (" + message(t) + ")";
+            }
+        }
+        if (error instanceof IOException) {
+            return "connection to " + where + " failed: " + message(error);
+        }
+        return where + ": " + message(error);
+    }
+
+    private static String message(Throwable t) {
+        return t.getClass().getSimpleName() + (t.getMessage() == null ? "" : ": " + t.getMessage());
+    }
+
+    private static int port(URI url) {
+        return url.getPort() != -1 ? url.getPort() : "https".equalsIgnoreCase(url.getScheme()) ? 443 : 80;
+    }
+}
