@@ -24,12 +24,12 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Moquette PUBACKs a PUBLISH before the intake sees it and queues it for the intake thread without a bound, so
  * devices that publish large commands faster than the intake parses them filled that queue (and the heap) without
- * limit. Here 16 devices send 200 KB commands that cost the intake a JSON parse each, as fast as the broker
+ * limit. Here 12 devices send 200 KB commands that cost the intake a JSON parse each, as fast as the broker
  * acknowledges them, into a bridge with a 256 MiB heap: the queue stays near its bound, nothing is lost.
  */
 class InboundBackPressureIT {
-    private static final int DEVICES = 16;
-    private static final int EACH = 40;
+    private static final int DEVICES = 12;
+    private static final int EACH = 30;
 
     @TempDir
     Path dir;

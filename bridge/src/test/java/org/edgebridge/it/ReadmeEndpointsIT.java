@@ -43,9 +43,13 @@ class ReadmeEndpointsIT {
         while (m.find()) {
             (m.group(1).equals("8080") ? admin : central).add(m.group(2) == null ? "/" : m.group(2));
         }
-        Matcher p = PATH.matcher(readme);
-        while (p.find()) {
-            admin.add(p.group(1));
+        TreeSet<String> posts = new TreeSet<>();
+        for (String line : readme.split("\n\\*|\n(?=\\S)")) {
+            Matcher p = PATH.matcher(line);
+            while (p.find()) {
+                // an admin action (a paragraph that says POST) is called with POST: without the token it must be 401
+                (line.contains("(POST") ? posts : admin).add(p.group(1));
+            }
         }
         assertThat(admin).contains("/", "/api/status", "/metrics", "/api/outbox", "/api/devices");
         assertThat(central).contains("/sim/inbox");
@@ -78,6 +82,12 @@ class ReadmeEndpointsIT {
             }
             for (String path : central) {
                 check(centralPort, path);
+            }
+            for (String path : posts) {
+                HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+                        URI.create("http://127.0.0.1:" + adminPort + path)).POST(HttpRequest.BodyPublishers.noBody()).build(),
+                        HttpResponse.BodyHandlers.ofString());
+                assertThat(r.statusCode()).as("POST " + path + " without the admin token: " + r.body()).isEqualTo(401);
             }
             assertThat(body(centralPort, "/sim/inbox")).contains("\"eventId\":\"README-1\"").containsPattern(
                     "\"appliedAt\":\"\\d{4}-\\d\\d-\\d\\dT");
