@@ -370,13 +370,14 @@ public final class Broker implements DevicePublisher, AutoCloseable {
 
     /** Closes the listeners (and every device connection), then Moquette. */
     private void stopServer() {
+        // server first: connections closed below see that the bridge closed them (no Last Will is sent for them)
+        Server s = server;
+        server = null;
         MqttListeners l = listeners;
         listeners = null;
         if (l != null) {
             l.close();
         }
-        Server s = server;
-        server = null;
         if (s != null) {
             try {
                 s.stopServer();

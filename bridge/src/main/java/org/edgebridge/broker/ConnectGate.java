@@ -82,6 +82,12 @@ final class ConnectGate extends ChannelDuplexHandler {
             }
             return;
         }
+        if (state != State.AWAIT_CONNECT && msg instanceof MqttConnectMessage) {
+            // MQTT 3.1.1 §3.1.0-2: a second CONNECT is a protocol violation. Passed on, Moquette 0.17 would take it
+            // without the checks above (client id, credentials, will): close instead.
+            reject(ctx, msg, "a second CONNECT on one connection");
+            return;
+        }
         if (state == State.AWAIT_CONNECT && !(msg instanceof MqttConnectMessage)) {
             reject(ctx, msg, "a packet before CONNECT");
             return;
@@ -96,6 +102,8 @@ final class ConnectGate extends ChannelDuplexHandler {
             case OPEN -> ctx.fireChannelRead(msg);
             case AWAIT_CONNECT -> {
                 state = State.AUTHENTICATING;
+                // read nothing more until the credentials are checked: a client cannot pile up packets meanwhile
+                ctx.channel().config().setAutoRead(false);
                 connectAt = System.nanoTime();
                 MqttConnectMessage connect = (MqttConnectMessage) msg;
                 ConnectPolicy.Verdict verdict = policy.check(ctx.channel(), connect);
@@ -141,6 +149,7 @@ final class ConnectGate extends ChannelDuplexHandler {
             return;
         }
         state = State.CONNECTING;
+        ctx.channel().config().setAutoRead(true);
         will = verdict.will();
         ctx.fireChannelRead(verdict.connect());
         ctx.fireChannelReadComplete();

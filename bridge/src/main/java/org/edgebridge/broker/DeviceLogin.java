@@ -23,7 +23,8 @@ import java.util.concurrent.atomic.AtomicLong;
  *       without a password check ({@link FailedLogins}).</li>
  * </ul>
  *
- * <p>Thread-safe. {@link #close()} stops the pool; CONNECTs still waiting are refused with CONNACK 3.
+ * <p>Thread-safe. {@link #close()} stops the pool; CONNECTs still waiting for a check are never answered, so the
+ * listeners (which close their connections) must be closed first.
  */
 final class DeviceLogin implements AutoCloseable {
     /** What a CONNECT's credentials came to. */

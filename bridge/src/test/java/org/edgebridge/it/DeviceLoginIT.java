@@ -129,6 +129,17 @@ class DeviceLoginIT {
                     .satisfies(e -> assertThat(((Mqtt3ConnAckException) e.getCause()).getMqttMessage().getReturnCode())
                             .isEqualTo(Mqtt3ConnAckReturnCode.BAD_USER_NAME_OR_PASSWORD));
             assertThat(connect(site, RawMqttClient.Connect.of("dev-reg").persistent())).isEqualTo(4);
+            try (RawMqttClient sneaky = new RawMqttClient("127.0.0.1", site.mqttPort)) {
+                assertThat(sneaky.connect(RawMqttClient.Connect.of("dev-junk"))).as("an unregistered id may connect").isZero();
+                int second;
+                try {
+                    second = sneaky.connect(RawMqttClient.Connect.of("dev-reg").persistent()
+                            .withWill("devices/dev-reg/receipts", bytes("{\"status\":\"accepted\",\"final\":true}")));
+                } catch (java.io.IOException e) {
+                    second = -1;
+                }
+                assertThat(second).as("a second CONNECT on one connection closes it (MQTT 3.1.1 §3.1.0-2)").isEqualTo(-1);
+            }
             assertThat(real.isConnected()).as("the real device was not taken over").isTrue();
             real.publish("t", TestDevice.command("REG-1", ""));
             assertThat(real.awaitFinal("REG-1").path("status").asText()).isEqualTo("accepted");
