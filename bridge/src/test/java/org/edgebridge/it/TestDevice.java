@@ -103,6 +103,11 @@ final class TestDevice implements AutoCloseable {
                 await().atMost(every).until(() -> open.stream().allMatch(id ->
                         receiptsFor(id).stream().anyMatch(r -> r.path("final").asBoolean())));
             } catch (org.awaitility.core.ConditionTimeoutException e) {
+                if (!isConnected()) {
+                    // the bridge closed the connection (a restart, or its broker restarting itself): a careful device
+                    // connects again and resends
+                    reconnectAndSubscribe();
+                }
                 for (String id : open) {
                     if (receiptsFor(id).stream().noneMatch(r -> r.path("final").asBoolean())) {
                         publish(topicSuffix, payloads.get(id));
