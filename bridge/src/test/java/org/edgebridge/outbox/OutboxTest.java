@@ -4,12 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneOffset;
 import java.util.List;
 import org.junit.jupiter.api.BeforeEach;
+import org.edgebridge.TestClock;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -18,7 +17,7 @@ class OutboxTest {
     @TempDir
     Path dir;
 
-    MutableClock clock = new MutableClock(Instant.parse("2026-11-29T06:00:00Z"));
+    TestClock clock = new TestClock(Instant.parse("2026-11-29T06:00:00Z"));
     Outbox outbox;
 
     @BeforeEach
@@ -101,45 +100,5 @@ class OutboxTest {
         assertThat(unpublished.get(0).resultJson()).isEqualTo("{\"r\":1}");
         reopened.markPublished(List.of(unpublished.get(0).id()));
         assertThat(reopened.unpublishedFinals(10)).isEmpty();
-    }
-
-    /** A clock the test moves. */
-    static final class MutableClock extends Clock {
-        private Instant now;
-
-        MutableClock(Instant now) {
-            this.now = now;
-        }
-
-        void advance(Duration d) {
-            now = now.plus(d);
-        }
-
-        @Override
-        public java.time.ZoneId getZone() {
-            return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(java.time.ZoneId zone) {
-            return this;
-        }
-
-        @Override
-        public Instant instant() {
-            return now;
-        }
-    }
-
-    @Test
-    void row_ids_are_never_reused_after_retention_purged_every_row() {
-        StoreResult.Stored first = (StoreResult.Stored) outbox.store(List.of(command("a", "1", ""))).get(0);
-        List<ClaimedEvent> claimed = outbox.claim(10, 1 << 20, Long.MAX_VALUE, "batch-1");
-        outbox.settle("batch-1", List.of(new Settlement.Final(claimed.get(0).id(), CommandState.ACCEPTED, null, null, null)), 50);
-        clock.advance(Duration.ofDays(8));
-        assertThat(outbox.purgeFinalBefore(clock.instant().minus(Duration.ofDays(7)), 100)).isEqualTo(1);
-        StoreResult.Stored next = (StoreResult.Stored) outbox.store(List.of(command("a", "2", ""))).get(0);
-        assertThat(next.record().id()).as("an id once handed out (and reported stored) is never handed out again")
-                .isGreaterThan(first.record().id());
     }
 }
