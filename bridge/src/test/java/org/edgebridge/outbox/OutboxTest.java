@@ -101,4 +101,16 @@ class OutboxTest {
         reopened.markPublished(List.of(unpublished.get(0).id()));
         assertThat(reopened.unpublishedFinals(10)).isEmpty();
     }
+
+    @Test
+    void row_ids_are_never_reused_after_retention_purged_every_row() {
+        StoreResult.Stored first = (StoreResult.Stored) outbox.store(List.of(command("a", "1", ""))).get(0);
+        List<ClaimedEvent> claimed = outbox.claim(10, 1 << 20, Long.MAX_VALUE, "batch-1");
+        outbox.settle("batch-1", List.of(new Settlement.Final(claimed.get(0).id(), CommandState.ACCEPTED, null, null, null)), 50);
+        clock.advance(Duration.ofDays(8));
+        assertThat(outbox.purgeFinalBefore(clock.instant().minus(Duration.ofDays(7)), 100)).isEqualTo(1);
+        StoreResult.Stored next = (StoreResult.Stored) outbox.store(List.of(command("a", "2", ""))).get(0);
+        assertThat(next.record().id()).as("an id once handed out (and reported stored) is never handed out again")
+                .isGreaterThan(first.record().id());
+    }
 }
