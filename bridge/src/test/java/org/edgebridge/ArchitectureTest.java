@@ -1,0 +1,70 @@
+package org.edgebridge;
+
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAPackage;
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideOutsideOfPackage;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
+
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What the product's packages may import (docs/design.md, "Packages"). One test per rule, over the product's
+ * classes only (tests may reach anywhere).
+ */
+class ArchitectureTest {
+    /** The sub-package that holds every Moquette 0.17 workaround, and the shims Java makes live in Moquette's package. */
+    private static final String[] MOQUETTE_FENCE = {"org.edgebridge.broker.moquette..", "io.moquette.."};
+
+    private static JavaClasses product;
+
+    @BeforeAll
+    static void importProduct() {
+        product = new ClassFileImporter()
+                .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+                .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_JARS)
+                .importPackages("org.edgebridge", "io.moquette");
+    }
+
+    @Test
+    void onlyTheMoquetteFenceUsesMoquetteNettyOrH2() {
+        noClasses().that().resideOutsideOfPackages(MOQUETTE_FENCE)
+                .should().dependOnClassesThat().resideInAnyPackage("io.moquette..", "io.netty..", "org.h2..")
+                .because("Moquette 0.17's sharp edges are answered in one place (docs/moquette.md)")
+                .check(product);
+    }
+
+    @Test
+    void onlyTheOutboxUsesSqlJdbiOrFlyway() {
+        noClasses().that().resideOutsideOfPackage("org.edgebridge.outbox..")
+                .should().dependOnClassesThat().resideInAnyPackage("java.sql..", "javax.sql..", "org.jdbi..",
+                        "org.flywaydb..", "org.sqlite..")
+                .because("all SQL lives in the outbox")
+                .check(product);
+    }
+
+    @Test
+    void nothingButTheCompositionRootUsesAdmin() {
+        noClasses().that().resideOutsideOfPackages("org.edgebridge.admin..").and().resideOutsideOfPackage("org.edgebridge")
+                .should().dependOnClassesThat().resideInAPackage("org.edgebridge.admin..")
+                .because("the admin side reads the other parts; no part depends on it")
+                .check(product);
+    }
+
+    @Test
+    void featurePackagesHaveNoCycles() {
+        slices().matching("org.edgebridge.(*)..").should().beFreeOfCycles().check(product);
+    }
+
+    @Test
+    void theReferenceCentralUsesNothingOfTheBridge() {
+        noClasses().that().resideInAPackage("org.edgebridge.central..")
+                .should().dependOnClassesThat(resideInAPackage("org.edgebridge..")
+                        .and(resideOutsideOfPackage("org.edgebridge.central..")))
+                .because("the reference central stands for a real central: it shares nothing with the bridge")
+                .check(product);
+    }
+}
