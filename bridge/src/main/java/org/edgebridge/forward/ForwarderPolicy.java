@@ -25,8 +25,10 @@ final class ForwarderPolicy {
     private final ForwarderSettings settings;
     private final Clock clock;
     private final CircuitBreaker breaker;
-    private final IntervalFunction backoff;
-    private final int lastGrowingAttempt;
+    /** The backoff below backoffMax, and at it: see {@link #backoff(int)}. */
+    private final IntervalFunction growingBackoff;
+    private final IntervalFunction cappedBackoff;
+    private final int firstCappedFailure;
 
     private volatile ForwarderState state = ForwarderState.IDLE;
     private volatile boolean pausedByAdmin;
@@ -44,10 +46,11 @@ final class ForwarderPolicy {
         this.settings = settings;
         this.clock = clock;
         this.breaker = breaker;
-        // w = backoffInitial x 2^(n-1): Resilience4j randomizes 3/4 of w by 1/3, i.e. uniformly within [w/2, w]
-        long centre = Math.max(1, settings.backoffInitial().toMillis() * 3 / 4);
-        this.backoff = IntervalFunction.ofExponentialRandomBackoff(centre, 2.0, 1.0 / 3, settings.backoffMax().toMillis());
-        this.lastGrowingAttempt = firstAttemptReaching(settings.backoffInitial(), settings.backoffMax());
+        // a wait of w drawn uniformly within [w/2, w]: Resilience4j randomizes 3/4 of w by a third either way
+        this.growingBackoff = IntervalFunction.ofExponentialRandomBackoff(threeQuarters(settings.backoffInitial()), 2.0,
+                1.0 / 3);
+        this.cappedBackoff = IntervalFunction.ofRandomized(threeQuarters(settings.backoffMax()), 1.0 / 3);
+        this.firstCappedFailure = firstFailureReaching(settings.backoffInitial(), settings.backoffMax());
         breaker.getEventPublisher().onStateTransition(e -> {
             if (e.getStateTransition().getToState() == CircuitBreaker.State.OPEN) {
                 breakerOpenedAt = clock.instant();
@@ -56,8 +59,12 @@ final class ForwarderPolicy {
         });
     }
 
-    /** The first n at which backoffInitial x 2^(n-1) reaches backoffMax: later failures wait as long (still jittered). */
-    private static int firstAttemptReaching(Duration initial, Duration max) {
+    private static long threeQuarters(Duration d) {
+        return Math.max(1, d.toMillis() * 3 / 4);
+    }
+
+    /** The first n at which backoffInitial x 2^(n-1) reaches backoffMax. */
+    private static int firstFailureReaching(Duration initial, Duration max) {
         int n = 1;
         for (Duration w = initial; w.compareTo(max) < 0 && n < 62; w = w.multipliedBy(2)) {
             n++;
@@ -176,12 +183,14 @@ final class ForwarderPolicy {
     }
 
     /**
-     * The wait after the n-th failed request in a row (Resilience4j's exponential random backoff): w =
-     * backoffInitial x 2^(n-1), capped at backoffMax, drawn uniformly from [w/2, w]. From the first n whose w reaches
-     * backoffMax on, the draw is that of that n, capped at backoffMax, so that the waits at the cap still vary.
+     * The wait after the n-th failed request in a row: w = backoffInitial x 2^(n-1), at most backoffMax, drawn
+     * uniformly from [w/2, w] (docs/forwarding.md). Resilience4j's exponential random backoff below backoffMax; at
+     * it, its randomized interval (its exponential one would clip the draws at the cap, and the waits of bridges that
+     * failed together would line up there).
      */
     Duration backoff(int failures) {
-        return Duration.ofMillis(backoff.apply(Math.max(1, Math.min(failures, lastGrowingAttempt))));
+        int n = Math.max(1, failures);
+        return Duration.ofMillis(n < firstCappedFailure ? growingBackoff.apply(n) : cappedBackoff.apply(1));
     }
 
     private void clearPause() {
