@@ -2,7 +2,7 @@ package org.edgebridge.forward;
 
 import io.github.resilience4j.circuitbreaker.CallNotPermittedException;
 import java.util.List;
-import java.util.function.LongConsumer;
+import java.time.Duration;
 import org.edgebridge.outbox.ClaimedEvent;
 
 /**
@@ -49,15 +49,15 @@ final class CentralCall {
     }
 
     /**
-     * Waits for the rate limiters (through {@code waitNanos}), then sends.
+     * Waits for the rate limiters (through {@code rateLimitWait}), then sends.
      *
      * @param ignoreFailure true for the requests of a bisection: a failure is not recorded by the circuit breaker
      * @return the outcome; {@link RequestOutcome.NotPermitted} when the circuit breaker refused the call
      */
-    RequestOutcome send(String batchId, List<ClaimedEvent> events, LongConsumer waitNanos, boolean ignoreFailure) {
+    RequestOutcome send(String batchId, List<ClaimedEvent> events, ForwarderLoop.Sleeper rateLimitWait, boolean ignoreFailure) {
         long wait = guards.reserve(events.size());
         if (wait > 0) {
-            waitNanos.accept(wait);
+            rateLimitWait.sleep(Duration.ofNanos(wait));
         }
         byte[] body = IngestRequest.body(settings.edgeId(), batchId, events);
         try {

@@ -9,6 +9,7 @@ import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
 import io.github.resilience4j.ratelimiter.RateLimiter;
 import io.github.resilience4j.ratelimiter.RateLimiterConfig;
 import io.github.resilience4j.ratelimiter.RateLimiterRegistry;
+import java.time.Clock;
 import java.time.Duration;
 
 /**
@@ -24,7 +25,8 @@ final class CentralGuards {
     final RateLimiter events;
     final Bulkhead bulkhead;
 
-    CentralGuards(ForwarderSettings settings) {
+    /** @param clock the circuit breaker's: how long it has been open ({@link ForwarderPolicy} half-opens it) */
+    CentralGuards(ForwarderSettings settings, Clock clock) {
         this.breaker = breakers.circuitBreaker("central", CircuitBreakerConfig.custom()
                 .slidingWindowType(CircuitBreakerConfig.SlidingWindowType.COUNT_BASED)
                 .slidingWindowSize(20)
@@ -38,8 +40,9 @@ final class CentralGuards {
                 // (CentralCall.Sent) as a failure or a success and releases the permit whatever happens
                 .recordResult(result -> result instanceof CentralCall.Sent sent && sent.isFailure())
                 .ignoreExceptions(CentralCall.IgnoredFailure.class)
-                // OPEN turns HALF_OPEN on its own, so the forwarder can see OPEN and wait without claiming
-                .enableAutomaticTransitionFromOpenToHalfOpen()
+                // OPEN turns HALF_OPEN when ForwarderPolicy sees breakerOpenFor passed on this clock, before it
+                // claims anything: the forwarder sees OPEN and waits without claiming
+                .clock(clock)
                 .build());
         this.requests = limiter("central-requests", settings.requestsPerSecond());
         this.events = limiter("central-events", settings.eventsPerSecond());

@@ -1,0 +1,196 @@
+package org.edgebridge.forward;
+
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicLong;
+import org.edgebridge.outbox.ClaimedEvent;
+import org.edgebridge.outbox.CommandState;
+import org.edgebridge.outbox.Settlement;
+
+/**
+ * Sends claimed events to central and settles them: one request through the guards ({@link CentralCall}), its
+ * outcome told to the {@link ForwarderPolicy}, and its settlements committed ({@link BatchSettler}). On 413/400/422
+ * the batch is halved; the second half goes only where the first half left no open event of the same device ahead
+ * of it. A repeated 5xx or timeout is bisected the same way ({@link ServerErrorRounds}). Runs on the thread of the
+ * step; the counters are shared by the workers.
+ */
+final class BatchSender implements ServerErrorRounds.Sender {
+    private final CentralCall call;
+    private final ForwarderPolicy policy;
+    private final BatchSettler settler;
+    private final ServerErrorHunt hunt;
+    private final ServerErrorRounds rounds;
+    private final ForwarderLoop.Sleeper rateLimitWait;
+    private final Clock clock;
+    private final AtomicLong requests = new AtomicLong();
+    private final AtomicLong eventsSent = new AtomicLong();
+
+    /** @param rateLimitWait how the rate limiters' waits are waited (the loop's, or a test's clock) */
+    BatchSender(ForwarderSettings settings, CentralCall call, ForwarderPolicy policy, BatchSettler settler,
+            ServerErrorHunt hunt, ReplyClassifier classifier, ForwarderLoop.Sleeper rateLimitWait, Clock clock) {
+        this.call = call;
+        this.policy = policy;
+        this.settler = settler;
+        this.hunt = hunt;
+        this.rateLimitWait = rateLimitWait;
+        this.clock = clock;
+        this.rounds = new ServerErrorRounds(hunt, this, settings.maxServerErrors(), classifier::backoff, clock);
+    }
+
+    /**
+     * Sends events in one request (through the circuit breaker, which may refuse it) and settles them.
+     *
+     * @param round the bisection this request belongs to, or null: a failed request of a round is not settled
+     *     here but kept in flight for the round
+     */
+    @Override
+    public Forwarded send(List<ClaimedEvent> events, ServerErrorHunt.Round round) {
+        if (round == null) {
+            List<ClaimedEvent> suspects = hunt.suspectsIn(events);
+            if (!suspects.isEmpty()) {
+                return rounds.quarantine(events, suspects);
+            }
+        }
+        String batchId = newBatchId();
+        RequestOutcome outcome = call.send(batchId, events, rateLimitWait, round != null);
+        if (!(outcome instanceof RequestOutcome.NotPermitted)) {
+            requests.incrementAndGet();
+        }
+        if (reachedCentral(outcome)) {
+            eventsSent.addAndGet(events.size());
+        }
+        Set<Long> finalIds = new HashSet<>();
+        if (outcome instanceof RequestOutcome.Answered answered) {
+            policy.answered();
+            if (round != null) {
+                round.answered();
+            }
+            for (Settlement s : answered.settlements()) {
+                if (s instanceof Settlement.Final) {
+                    finalIds.add(s.id());
+                }
+            }
+            settler.settle(batchId, answered.settlements());
+        } else if (outcome instanceof RequestOutcome.Throttled throttled) {
+            policy.throttled(throttled.retryAfter(), throttled.reason());
+            settler.release(batchId, events, throttled.reason());
+        } else if (outcome instanceof RequestOutcome.Failed failed) {
+            if (round != null) {
+                round.failed(events, failed);
+            } else if (hunt.worthHunting(events, failed)) {
+                ServerErrorHunt.Round r = new ServerErrorHunt.Round();
+                r.failed(events, failed);
+                finalIds.addAll(rounds.bisect(events, r));
+                rounds.finishRound(batchId, r, failed);
+            } else {
+                Instant now = clock.instant();
+                hunt.failedTogether(events);
+                hunt.otherFailed(now);
+                policy.failed(failed.reason());
+                settler.release(batchId, events, failed.reason());
+            }
+            return new Forwarded(finalIds, true);
+        } else if (outcome instanceof RequestOutcome.Refused refused) {
+            policy.refused(refused.reason(), refused.redirect());
+            settler.release(batchId, events, refused.reason());
+        } else if (outcome instanceof RequestOutcome.Split split) {
+            policy.answered();
+            if (round != null) {
+                round.answered();
+            }
+            finalIds.addAll(split(batchId, events, split, round));
+        } else if (outcome instanceof RequestOutcome.NotPermitted notPermitted) {
+            settler.release(batchId, events, "not sent: " + notPermitted.reason());
+        }
+        return new Forwarded(finalIds, false);
+    }
+
+    /** Whether central received the request: it answered with an HTTP status (a timeout may or may not have). */
+    private static boolean reachedCentral(RequestOutcome outcome) {
+        return outcome instanceof RequestOutcome.Answered || outcome instanceof RequestOutcome.Split
+                || outcome instanceof RequestOutcome.Throttled || outcome instanceof RequestOutcome.Refused
+                || outcome instanceof RequestOutcome.Failed f && f.serverError();
+    }
+
+    private Set<Long> split(String batchId, List<ClaimedEvent> events, RequestOutcome.Split split,
+            ServerErrorHunt.Round round) {
+        if (events.size() == 1) {
+            ClaimedEvent e = events.get(0);
+            settler.settle(batchId, List.of(new Settlement.Final(e.id(), CommandState.REJECTED, split.code(), split.reason(),
+                    null)));
+            return Set.of(e.id());
+        }
+        int half = events.size() / 2;
+        List<ClaimedEvent> first = events.subList(0, half);
+        Set<Long> finalIds = new HashSet<>(send(first, round).finals());
+        List<ClaimedEvent> next = notHeldBack(batchId, first, finalIds, events.subList(half, events.size()));
+        if (next.isEmpty()) {
+            return finalIds;
+        }
+        if (!policy.stillSending()) {
+            settler.release(batchId, next, "not sent: central is failing or paused");
+            return finalIds;
+        }
+        finalIds.addAll(send(next, round).finals());
+        return finalIds;
+    }
+
+    /**
+     * The events of {@code rest} whose devices {@code first} does not hold back (an event of the device in
+     * {@code first} that is not final); the others are released.
+     */
+    @Override
+    public List<ClaimedEvent> notHeldBack(String batchId, List<ClaimedEvent> first, Set<Long> finalIds,
+            List<ClaimedEvent> rest) {
+        Set<String> blocked = new HashSet<>();
+        for (ClaimedEvent e : first) {
+            if (!finalIds.contains(e.id())) {
+                blocked.add(e.clientId());
+            }
+        }
+        List<ClaimedEvent> next = new ArrayList<>();
+        List<ClaimedEvent> held = new ArrayList<>();
+        for (ClaimedEvent e : rest) {
+            (blocked.contains(e.clientId()) ? held : next).add(e);
+        }
+        settler.release(batchId, held, "an earlier event of the same device in this batch is not final yet");
+        return next;
+    }
+
+    @Override
+    public void release(String batchId, List<ClaimedEvent> events, String reason) {
+        settler.release(batchId, events, reason);
+    }
+
+    @Override
+    public void settle(String batchId, List<Settlement> settlements) {
+        settler.settle(batchId, settlements);
+    }
+
+    @Override
+    public boolean stillSending() {
+        return policy.stillSending();
+    }
+
+    @Override
+    public void backOff(String reason) {
+        policy.failed(reason);
+    }
+
+    long requests() {
+        return requests.get();
+    }
+
+    long eventsSent() {
+        return eventsSent.get();
+    }
+
+    static String newBatchId() {
+        return UUID.randomUUID().toString();
+    }
+}

@@ -1,0 +1,93 @@
+package org.edgebridge.forward;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import org.edgebridge.outbox.ClaimedEvent;
+import org.edgebridge.outbox.CrashWindow;
+import org.edgebridge.outbox.Outbox;
+import org.edgebridge.outbox.Settlement;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Commits what central answered for claimed events, then publishes the finals ({@link FinalReceipts}). An answer
+ * the outbox cannot commit is kept ({@link UnsettledAnswers}) and committed before anything new is sent.
+ * Thread-safe: any forwarder worker settles.
+ */
+final class BatchSettler {
+    private static final Logger LOG = LoggerFactory.getLogger(Forwarder.class);
+
+    private final ForwarderSettings settings;
+    private final Outbox outbox;
+    private final FinalReceipts finalReceipts;
+    private final ServerErrorHunt hunt;
+    private final UnsettledAnswers unsettled = new UnsettledAnswers();
+    private final AtomicLong parked = new AtomicLong();
+
+    BatchSettler(ForwarderSettings settings, Outbox outbox, FinalReceipts finalReceipts, ServerErrorHunt hunt) {
+        this.settings = settings;
+        this.outbox = outbox;
+        this.finalReceipts = finalReceipts;
+        this.hunt = hunt;
+    }
+
+    void settle(String batchId, List<Settlement> settlements) {
+        Outbox.SettleResult result;
+        try {
+            result = outbox.settle(batchId, settlements, settings.maxAttempts());
+        } catch (RuntimeException e) {
+            LOG.warn("could not commit central's answer for {} events ({}); kept, committed before anything new is sent",
+                    settlements.size(), e.getMessage());
+            unsettled.keep(batchId, settlements);
+            return;
+        }
+        applied(result);
+    }
+
+    /** Puts events back to pending as they were: nothing is known of them. */
+    void release(String batchId, List<ClaimedEvent> events, String reason) {
+        if (events.isEmpty()) {
+            return;
+        }
+        List<Settlement> releases = new ArrayList<>(events.size());
+        for (ClaimedEvent e : events) {
+            releases.add(new Settlement.Release(e.id(), reason));
+        }
+        settle(batchId, releases);
+    }
+
+    /** Commits the answers kept by {@link #settle}. @return true when none is left */
+    boolean settleKept() {
+        return unsettled.commitAll(answer -> {
+            Outbox.SettleResult result = outbox.settle(answer.batchId(), answer.settlements(), settings.maxAttempts());
+            LOG.info("committed a kept answer of central for {} events", answer.settlements().size());
+            return result;
+        }, this::applied);
+    }
+
+    private void applied(Outbox.SettleResult result) {
+        if (result.parked() > 0) {
+            parked.addAndGet(result.parked());
+            LOG.warn("{} commands parked (after {} retry_later answers from central, or {} rounds in which central failed on "
+                    + "them alone); an admin must requeue or reject them", result.parked(), settings.maxAttempts(),
+                    settings.maxServerErrors());
+        }
+        if (result.finals().isEmpty()) {
+            return;
+        }
+        result.finals().forEach(r -> hunt.forget(r.id()));
+        CrashWindow.AFTER_FINAL_COMMIT.enter();
+        finalReceipts.publish(result.finals(), false);
+    }
+
+    /** Events parked since start. */
+    long parked() {
+        return parked.get();
+    }
+
+    /** Events whose answer is kept, not committed yet. */
+    int unsettledEvents() {
+        return unsettled.events();
+    }
+}

@@ -1,0 +1,125 @@
+package org.edgebridge.forward;
+
+import java.time.Clock;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
+import org.edgebridge.outbox.ClaimedEvent;
+import org.edgebridge.outbox.CrashWindow;
+import org.edgebridge.outbox.Outbox;
+import org.edgebridge.worker.TestFault;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One forwarder step, synchronous: commit kept answers, republish finals that were never handed to the broker, ask
+ * the policy whether a request may go, claim a batch, send it, settle it; returns what it did. Runs on a forwarder
+ * thread ({@link ForwarderLoop}) or a test's; any number of workers may run steps at once (a Resilience4j bulkhead
+ * caps the requests in flight, and a claim never takes a device whose lowest open event is in flight).
+ */
+final class ForwardStep {
+    private static final Logger LOG = LoggerFactory.getLogger(Forwarder.class);
+
+    private final ForwarderSettings settings;
+    private final Outbox outbox;
+    private final LongSupplier storedUpTo;
+    private final Clock clock;
+    private final ForwarderPolicy policy;
+    private final CentralGuards guards;
+    private final BatchSettler settler;
+    private final FinalReceipts finalReceipts;
+    private final BatchSender sender;
+    private volatile String lastFailure;
+    private final AtomicInteger failedInARow = new AtomicInteger();
+    private final AtomicLong failedSteps = new AtomicLong();
+
+    /** @param storedUpTo the highest outbox row whose {@code stored} receipt has been handed out */
+    ForwardStep(ForwarderSettings settings, Outbox outbox, LongSupplier storedUpTo, Clock clock, ForwarderPolicy policy,
+            CentralGuards guards, BatchSettler settler, FinalReceipts finalReceipts, BatchSender sender) {
+        this.settings = settings;
+        this.outbox = outbox;
+        this.storedUpTo = storedUpTo;
+        this.clock = clock;
+        this.policy = policy;
+        this.guards = guards;
+        this.settler = settler;
+        this.finalReceipts = finalReceipts;
+        this.sender = sender;
+    }
+
+    /** One step. An unexpected exception is logged (once per kind in a row) and ends as {@link StepResult.Failed}. */
+    StepResult run() {
+        StepResult result;
+        try {
+            result = once();
+        } catch (RuntimeException e) {
+            String failure = String.valueOf(e.getMessage());
+            failedInARow.incrementAndGet();
+            failedSteps.incrementAndGet();
+            if (!failure.equals(lastFailure)) {
+                LOG.error("forwarder step failed; trying again every {} s (the same failure again is not logged)",
+                        ForwarderWaits.AFTER_FAILED_STEP.toSeconds(), e);
+            }
+            lastFailure = failure;
+            return new StepResult.Failed(failure, ForwarderWaits.AFTER_FAILED_STEP);
+        }
+        int failed = failedInARow.getAndSet(0);
+        if (failed > 0) {
+            LOG.info("forwarder steps succeed again after {} failed ones", failed);
+            lastFailure = null;
+        }
+        return result;
+    }
+
+    private StepResult once() {
+        if (!settler.settleKept()) {
+            policy.enter(ForwarderState.OUTBOX_UNWRITABLE);
+            return new StepResult.Held(ForwarderState.OUTBOX_UNWRITABLE, ForwarderWaits.OUTBOX_UNWRITABLE_RETRY);
+        }
+        finalReceipts.republishIfDue(clock.instant());
+        Optional<StepResult> held = policy.holdBack();
+        if (held.isPresent()) {
+            return held.get();
+        }
+        if (!guards.bulkhead.tryAcquirePermission()) {
+            return new StepResult.Idle(ForwarderState.SENDING, ForwarderWaits.IDLE_POLL);
+        }
+        try {
+            String claimId = BatchSender.newBatchId();
+            List<ClaimedEvent> events = outbox.claim(settings.batchLimit(), settings.maxBytes(), storedUpTo.getAsLong(), claimId);
+            if (events.isEmpty()) {
+                policy.enter(ForwarderState.IDLE);
+                return new StepResult.Idle(ForwarderState.IDLE, ForwarderWaits.IDLE_POLL);
+            }
+            policy.enter(ForwarderState.SENDING);
+            try {
+                CrashWindow.AFTER_CLAIM.enter();
+                TestFault.FORWARDER.enter();
+                sender.send(events, null);
+            } catch (RuntimeException e) {
+                releaseClaim(claimId, e);
+                throw e;
+            }
+            return new StepResult.Sent(events.size(), policy.afterRequest());
+        } finally {
+            guards.bulkhead.onComplete();
+        }
+    }
+
+    /** An unexpected failure between claim and settle: whatever of the claim is still in flight is pending again. */
+    private void releaseClaim(String claimId, RuntimeException cause) {
+        try {
+            int released = outbox.releaseClaim(claimId, "released after an unexpected failure: " + cause);
+            LOG.warn("unexpected failure while sending a batch; its {} events still in flight are pending again", released);
+        } catch (RuntimeException e) {
+            LOG.warn("could not release the claim of a failed batch ({}); it returns to pending at the next start", e.toString());
+        }
+    }
+
+    /** Steps that ended in an unexpected exception since start. */
+    long failedSteps() {
+        return failedSteps.get();
+    }
+}

@@ -1,0 +1,244 @@
+package org.edgebridge.forward;
+
+import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import io.github.resilience4j.core.IntervalFunction;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * When the forwarder may send (docs/forwarding.md): paused by an admin, paused by central's 401/403/4xx or 3xx,
+ * backing off after failed requests, or held by the circuit breaker. Every decision reads the injected clock; the
+ * waiting itself is the loop's ({@link ForwarderLoop}). The circuit breaker records each request's result itself
+ * ({@link CentralCall}); this policy only turns it from open to half-open once {@code forwarder.breakerOpenFor} has
+ * passed on the clock, before anything is claimed, so that nothing is claimed while it is open.
+ *
+ * <p>Thread-safe: the forwarder workers record outcomes, an admin pauses and resumes from any thread.
+ */
+final class ForwarderPolicy {
+    private static final Logger LOG = LoggerFactory.getLogger(Forwarder.class);
+
+    private final ForwarderSettings settings;
+    private final Clock clock;
+    private final CircuitBreaker breaker;
+    /** The backoff below backoffMax, and at it: see {@link #backoff(int)}. */
+    private final IntervalFunction growingBackoff;
+    private final IntervalFunction cappedBackoff;
+    private final int firstCappedFailure;
+
+    private volatile ForwarderState state = ForwarderState.IDLE;
+    private volatile boolean pausedByAdmin;
+    private volatile Instant pausedUntil;
+    private volatile String pauseReason;
+    private volatile boolean pausedByRedirect;
+    private volatile Instant backoffUntil = Instant.EPOCH;
+    private volatile Instant breakerOpenedAt = Instant.EPOCH;
+    private volatile Instant lastSuccessAt;
+    private volatile String lastError;
+    private volatile Instant lastErrorAt;
+    private final AtomicInteger consecutiveFailures = new AtomicInteger();
+
+    ForwarderPolicy(ForwarderSettings settings, Clock clock, CircuitBreaker breaker) {
+        this.settings = settings;
+        this.clock = clock;
+        this.breaker = breaker;
+        // a wait of w drawn uniformly within [w/2, w]: Resilience4j randomizes 3/4 of w by a third either way
+        this.growingBackoff = IntervalFunction.ofExponentialRandomBackoff(threeQuarters(settings.backoffInitial()), 2.0,
+                1.0 / 3);
+        this.cappedBackoff = IntervalFunction.ofRandomized(threeQuarters(settings.backoffMax()), 1.0 / 3);
+        this.firstCappedFailure = firstFailureReaching(settings.backoffInitial(), settings.backoffMax());
+        breaker.getEventPublisher().onStateTransition(e -> {
+            if (e.getStateTransition().getToState() == CircuitBreaker.State.OPEN) {
+                breakerOpenedAt = clock.instant();
+            }
+            LOG.warn("circuit breaker to central: {}", e.getStateTransition());
+        });
+    }
+
+    private static long threeQuarters(Duration d) {
+        return Math.max(1, d.toMillis() * 3 / 4);
+    }
+
+    /** The first n at which backoffInitial x 2^(n-1) reaches backoffMax. */
+    private static int firstFailureReaching(Duration initial, Duration max) {
+        int n = 1;
+        for (Duration w = initial; w.compareTo(max) < 0 && n < 62; w = w.multipliedBy(2)) {
+            n++;
+        }
+        return n;
+    }
+
+    /**
+     * Why no request may start now, as the step's result, or empty when one may. Turns an open breaker half-open
+     * once it has been open for {@code forwarder.breakerOpenFor}.
+     */
+    Optional<StepResult> holdBack() {
+        Instant now = clock.instant();
+        if (pausedByAdmin) {
+            state = ForwarderState.PAUSED_BY_ADMIN;
+            return Optional.of(new StepResult.Idle(ForwarderState.PAUSED_BY_ADMIN, ForwarderWaits.IDLE_POLL));
+        }
+        Instant until = pausedUntil;
+        if (until != null && now.isBefore(until)) {
+            return held(pausedByRedirect ? ForwarderState.REDIRECTED_BY_CENTRAL : ForwarderState.PAUSED_BY_CENTRAL,
+                    Duration.between(now, until));
+        }
+        Instant backoffEnds = backoffUntil;
+        if (now.isBefore(backoffEnds)) {
+            return held(ForwarderState.BACKING_OFF, Duration.between(now, backoffEnds));
+        }
+        if (breaker.getState() == CircuitBreaker.State.OPEN) {
+            Duration left = Duration.between(now, breakerOpenedAt.plus(settings.breakerOpenFor()));
+            if (left.isNegative() || left.isZero()) {
+                halfOpen();
+            } else {
+                return held(ForwarderState.BREAKER_OPEN, left.compareTo(ForwarderWaits.BREAKER_POLL) < 0 ? left
+                        : ForwarderWaits.BREAKER_POLL);
+            }
+        }
+        return Optional.empty();
+    }
+
+    private Optional<StepResult> held(ForwarderState why, Duration wait) {
+        state = why;
+        return Optional.of(new StepResult.Held(why, wait));
+    }
+
+    private synchronized void halfOpen() {
+        if (breaker.getState() == CircuitBreaker.State.OPEN) {
+            breaker.transitionToHalfOpenState();
+        }
+    }
+
+    /** The wait after a request: none while the breaker is closed, else a look at it again soon. */
+    Duration afterRequest() {
+        return breaker.getState() == CircuitBreaker.State.CLOSED ? Duration.ZERO : ForwarderWaits.BREAKER_POLL;
+    }
+
+    void enter(ForwarderState now) {
+        state = now;
+    }
+
+    /** Stops sending until {@link #resume()}; a request under way finishes. */
+    void pause() {
+        if (!pausedByAdmin) {
+            LOG.info("forwarder paused by an admin");
+        }
+        pausedByAdmin = true;
+    }
+
+    /** Sends again at once, also ending a pause caused by central's 401/403/4xx and any backoff. */
+    void resume() {
+        if (pausedByAdmin || pausedUntil != null) {
+            LOG.info("forwarder resumed by an admin");
+        }
+        pausedByAdmin = false;
+        clearPause();
+        backoffUntil = Instant.EPOCH;
+    }
+
+    /** Central answered (2xx, or a 400/413/422 that splits the batch). */
+    void answered() {
+        int failures = consecutiveFailures.getAndSet(0);
+        if (failures > 0 || pausedUntil != null) {
+            LOG.info("central answers again after {} failed requests", failures);
+        }
+        clearPause();
+        lastSuccessAt = clock.instant();
+    }
+
+    /** 429 or 503: wait central's Retry-After, or the backoff when it gave none (zero). */
+    void throttled(Duration retryAfter, String reason) {
+        int failures = consecutiveFailures.incrementAndGet();
+        backoffUntil = clock.instant().plus(retryAfter.isZero() ? backoff(failures) : retryAfter);
+        failure(reason);
+    }
+
+    /** A failed request (5xx, timeout, no connection): back off. */
+    void failed(String reason) {
+        Duration wait = backoff(consecutiveFailures.incrementAndGet());
+        backoffUntil = clock.instant().plus(wait);
+        failure(reason);
+    }
+
+    /** 401, 403, 404, another 4xx or a 3xx: paused, tried again every {@code forwarder.authRetryInterval}. */
+    void refused(String reason, boolean redirect) {
+        if (pausedUntil == null) {
+            LOG.error("central refused the bridge ({}): forwarding paused, retried every {} s; check ingest.url and ingest.token",
+                    reason, settings.authRetryInterval().toSeconds());
+        }
+        pausedUntil = clock.instant().plus(settings.authRetryInterval());
+        pauseReason = reason;
+        pausedByRedirect = redirect;
+        failure(reason);
+    }
+
+    /** Not paused and not backing off: the rest of a split batch may still be sent. */
+    boolean stillSending() {
+        return pausedUntil == null && !clock.instant().isBefore(backoffUntil);
+    }
+
+    /**
+     * The wait after the n-th failed request in a row: w = backoffInitial x 2^(n-1), at most backoffMax, drawn
+     * uniformly from [w/2, w] (docs/forwarding.md). Resilience4j's exponential random backoff below backoffMax; at
+     * it, its randomized interval (its exponential one would clip the draws at the cap, and the waits of bridges that
+     * failed together would line up there).
+     */
+    Duration backoff(int failures) {
+        int n = Math.max(1, failures);
+        return Duration.ofMillis(n < firstCappedFailure ? growingBackoff.apply(n) : cappedBackoff.apply(1));
+    }
+
+    private void clearPause() {
+        pausedUntil = null;
+        pauseReason = null;
+        pausedByRedirect = false;
+    }
+
+    private void failure(String reason) {
+        if (lastError == null || !lastError.equals(reason)) {
+            LOG.warn("request to central failed: {}", reason);
+        }
+        lastError = reason;
+        lastErrorAt = clock.instant();
+    }
+
+    ForwarderState state() {
+        return state;
+    }
+
+    boolean pausedByAdmin() {
+        return pausedByAdmin;
+    }
+
+    Optional<String> pauseReason() {
+        return Optional.ofNullable(pauseReason);
+    }
+
+    /** When the next request may go: the end of a pause by central or of the backoff, if one is under way. */
+    Optional<Instant> nextAttemptAt() {
+        Instant until = pausedUntil;
+        Instant backoffEnds = backoffUntil;
+        return Optional.ofNullable(until != null ? until : backoffEnds.isAfter(clock.instant()) ? backoffEnds : null);
+    }
+
+    Optional<Instant> lastSuccessAt() {
+        return Optional.ofNullable(lastSuccessAt);
+    }
+
+    Optional<String> lastError() {
+        return Optional.ofNullable(lastError);
+    }
+
+    Optional<Instant> lastErrorAt() {
+        return Optional.ofNullable(lastErrorAt);
+    }
+
+    int consecutiveFailures() {
+        return consecutiveFailures.get();
+    }
+}

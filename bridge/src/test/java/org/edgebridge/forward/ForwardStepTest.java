@@ -1,0 +1,440 @@
+package org.edgebridge.forward;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.net.ServerSocket;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.List;
+import org.edgebridge.central.CentralSim;
+import org.edgebridge.central.Faults;
+import org.edgebridge.central.Inbox;
+import org.edgebridge.outbox.CommandState;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * One forwarder step at a time against the reference central on port 0 and a real outbox: every reply of
+ * docs/forwarding.md, what the outbox holds after it, which receipts the devices get, and what the forwarder waits
+ * for next, on a clock the test moves.
+ */
+class ForwardStepTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    void an_accepted_batch_is_committed_and_published_and_then_the_step_is_idle_until_woken() {
+        try (ForwarderRig rig = new ForwarderRig(dir)) {
+            rig.store("a", "A-1", "");
+            rig.store("a", "A-2", "");
+            rig.store("b", "B-1", "");
+            assertThat(rig.step()).isEqualTo(new StepResult.Sent(3, Duration.ZERO));
+            for (String id : List.of("A-1", "A-2")) {
+                assertThat(rig.record("a", id).state()).isEqualTo(CommandState.ACCEPTED);
+                assertThat(rig.finalsOf(id)).containsExactly("accepted");
+            }
+            assertThat(rig.central.inbox().entries()).extracting(Inbox.Entry::eventId).containsExactly("A-1", "A-2", "B-1");
+            StepResult idle = rig.step();
+            assertThat(idle).isEqualTo(new StepResult.Idle(ForwarderState.IDLE, ForwarderWaits.IDLE_POLL));
+            assertThat(idle.endsOnWake()).isTrue();
+            ForwarderStatus status = rig.status();
+            assertThat(status.requests()).isEqualTo(1);
+            assertThat(status.eventsSent()).isEqualTo(3);
+            assertThat(status.finals()).isEqualTo(3);
+            assertThat(status.lastSuccessAt()).hasValue(rig.clock.instant());
+        }
+    }
+
+    @Test
+    void a_reply_lost_after_central_applied_it_is_retried_after_the_backoff_and_ends_as_duplicate() {
+        try (ForwarderRig rig = new ForwarderRig(dir)) {
+            rig.central.faults(Faults.of("lose_reply", 1));
+            rig.store("a", "LOST-1", "");
+            rig.step();
+            assertThat(rig.record("a", "LOST-1").state()).isEqualTo(CommandState.PENDING);
+            assertThat(rig.status().lastError()).hasValueSatisfying(e -> assertThat(e).startsWith("HTTP 500"));
+            assertThat(rig.step()).isInstanceOfSatisfying(StepResult.Held.class,
+                    h -> assertThat(h.state()).isEqualTo(ForwarderState.BACKING_OFF));
+            rig.waitOutNextAttempt();
+            rig.step();
+            assertThat(rig.finalsOf("LOST-1")).containsExactly("duplicate");
+            assertThat(rig.lastReceiptOf("LOST-1").path("result").path("inboxId").asLong())
+                    .isEqualTo(rig.central.inbox().entries().get(0).inboxId());
+            assertThat(rig.status().consecutiveFailures()).isZero();
+        }
+    }
+
+    @Test
+    void a_rejected_receipt_is_final_with_centrals_code() {
+        try (ForwarderRig rig = new ForwarderRig(dir)) {
+            rig.central.faults(Faults.of("reject", 1));
+            rig.store("a", "REJ-1", "");
+            rig.step();
+            assertThat(rig.record("a", "REJ-1").state()).isEqualTo(CommandState.REJECTED);
+            assertThat(rig.record("a", "REJ-1").code()).isEqualTo("sim_rejected");
+            assertThat(rig.lastReceiptOf("REJ-1").path("code").asText()).isEqualTo("sim_rejected");
+            assertThat(rig.central.inbox().size()).isZero();
+        }
+    }
+
+    @Test
+    void a_201_or_202_with_receipts_is_success() {
+        try (ForwarderRig rig = new ForwarderRig(dir)) {
+            for (int status : List.of(201, 202)) {
+                rig.central.faults(new Faults("answer_status", status, null, false, 0, 0, 1));
+                rig.store("a", "C" + status, "");
+                rig.step();
+                assertThat(rig.finalsOf("C" + status)).containsExactly("accepted");
+            }
+            assertThat(rig.status().pauseReason()).isEmpty();
+            assertThat(rig.status().consecutiveFailures()).isZero();
+        }
+    }
+
+    @Test
+    void a_per_event_retry_later_waits_its_retry_after_ms_and_is_sent_again() {
+        try (ForwarderRig rig = new ForwarderRig(dir)) {
+            rig.central.faults(new Faults("retry_later", 0, null, false, 2_000, 0, 1));
+            rig.store("a", "LATER-1", "");
+            rig.step();
+            assertThat(rig.record("a", "LATER-1").notBefore()).isEqualTo(rig.clock.instant().plusSeconds(2));
+            assertThat(rig.step()).as("not due yet").isInstanceOf(StepResult.Idle.class);
+            rig.clock.advance(Duration.ofMillis(2_001));
+            rig.step();
+            assertThat(rig.record("a", "LATER-1")).satisfies(r -> {
+                assertThat(r.state()).isEqualTo(CommandState.ACCEPTED);
+                assertThat(r.retryLaters()).isEqualTo(1);
+                assertThat(r.attempts()).isEqualTo(2);
+            });
+            assertThat(rig.finalsOf("LATER-1")).containsExactly("accepted");
+        }
+    }
+
+    @Test
+    void a_per_event_retry_after_near_long_max_is_clamped_to_max_retry_after() {
+        try (ForwarderRig rig = new ForwarderRig(dir, "forwarder.maxRetryAfter=1s")) {
+            rig.central.faults(new Faults("retry_later", 0, null, false, Long.MAX_VALUE - 1, 0, 1));
+            rig.store("a", "RA-1", "");
+            rig.step();
+            assertThat(rig.record("a", "RA-1").notBefore()).isEqualTo(rig.clock.instant().plusSeconds(1));
+            rig.clock.advance(Duration.ofMillis(1_001));
+            rig.step();
+            assertThat(rig.finalsOf("RA-1")).containsExactly("accepted");
+            assertThat(rig.status().unsettledEvents()).isZero();
+        }
+    }
+
+    @Test
+    void retry_later_answered_max_attempts_times_parks_the_event() {
+        try (ForwarderRig rig = new ForwarderRig(dir)) {
+            rig.central.faults(new Faults("retry_later", 0, null, false, 10, 0, -1));
+            rig.store("a", "PARK-1", "");
+            rig.runUntil(() -> rig.record("a", "PARK-1").state() == CommandState.PARKED, 20);
+            assertThat(rig.record("a", "PARK-1").retryLaters()).isEqualTo(3);
+            assertThat(rig.status().parked()).isEqualTo(1);
+            assertThat(rig.finalsOf("PARK-1")).isEmpty();
+        }
+    }
+
+    @Test
+    void a_200_without_receipts_is_sent_again_after_the_per_event_backoff_without_counting_toward_parking() {
+        try (ForwarderRig rig = new ForwarderRig(dir)) {
+            rig.central.faults(Faults.of("omit_receipts", 1));
+            rig.store("a", "MISS-1", "");
+            rig.step();
+            assertThat(rig.record("a", "MISS-1").notBefore()).isEqualTo(rig.clock.instant().plusMillis(100));
+            rig.clock.advance(Duration.ofMillis(101));
+            rig.step();
+            assertThat(rig.finalsOf("MISS-1")).containsExactly("duplicate");
+            assertThat(rig.record("a", "MISS-1").retryLaters()).isZero();
+            assertThat(rig.central.inbox().entries()).singleElement().satisfies(e -> assertThat(e.deliveries()).isEqualTo(2));
+        }
+    }
+
+    @Test
+    void a_413_splits_the_batch_and_a_single_event_that_is_still_too_large_is_rejected() {
+        try (ForwarderRig rig = new ForwarderRig(dir, 3_000)) {
+            String pad = ",\"pad\":\"" + "p".repeat(700) + "\"";
+            for (int i = 1; i <= 4; i++) {
+                rig.store("a", "SPLIT-" + i, pad);
+            }
+            rig.store("a", "HUGE-1", ",\"pad\":\"" + "h".repeat(5_000) + "\"");
+            rig.runUntil(() -> rig.record("a", "HUGE-1").state().isFinal(), 10);
+            for (int i = 1; i <= 4; i++) {
+                assertThat(rig.finalsOf("SPLIT-" + i)).containsExactly("accepted");
+            }
+            assertThat(rig.record("a", "HUGE-1").state()).isEqualTo(CommandState.REJECTED);
+            assertThat(rig.record("a", "HUGE-1").code()).isEqualTo("ingest_payload_too_large");
+            assertThat(rig.central.inbox().entries()).extracting(Inbox.Entry::eventId)
+                    .containsExactly("SPLIT-1", "SPLIT-2", "SPLIT-3", "SPLIT-4");
+            assertThat(rig.status().pauseReason()).isEmpty();
+        }
+    }
+
+    @Test
+    void a_400_is_bisected_down_to_the_bad_event_which_alone_is_rejected_and_order_holds() {
+        try (ForwarderRig rig = new ForwarderRig(dir)) {
+            rig.central.faults(new Faults("poison_400", 0, null, false, 0, 0, -1));
+            for (int i = 1; i <= 4; i++) {
+                rig.store("a", "A-" + i, i == 3 ? ",\"poison\":true" : "");
+                rig.store("b", "B-" + i, "");
+            }
+            rig.runUntil(() -> rig.record("a", "A-4").state().isFinal(), 10);
+            assertThat(rig.record("a", "A-3").state()).isEqualTo(CommandState.REJECTED);
+            assertThat(rig.record("a", "A-3").code()).isEqualTo("ingest_bad_request");
+            for (String id : List.of("A-1", "A-2", "A-4")) {
+                assertThat(rig.finalsOf(id)).containsExactly("accepted");
+            }
+            for (int i = 1; i <= 4; i++) {
+                assertThat(rig.finalsOf("B-" + i)).containsExactly("accepted");
+            }
+            assertThat(rig.central.inbox().entries()).extracting(Inbox.Entry::eventId).doesNotContain("A-3").hasSize(7);
+            assertThat(rig.central.inbox().stats().get("orderingViolations")).isZero();
+        }
+    }
+
+    @Test
+    void a_401_or_403_pauses_for_the_auth_retry_interval_and_loses_nothing() {
+        for (int status : List.of(401, 403)) {
+            try (ForwarderRig rig = new ForwarderRig(dir.resolve("s" + status))) {
+                rig.central.faults(Faults.status(status, null, 1));
+                rig.store("a", "AUTH-1", "");
+                rig.step();
+                assertThat(rig.step()).isEqualTo(new StepResult.Held(ForwarderState.PAUSED_BY_CENTRAL, Duration.ofSeconds(5)));
+                assertThat(rig.status().pauseReason()).hasValueSatisfying(r -> assertThat(r).startsWith("HTTP " + status));
+                assertThat(rig.status().nextAttemptAt()).hasValue(rig.clock.instant().plusSeconds(5));
+                assertThat(rig.record("a", "AUTH-1").state()).isEqualTo(CommandState.PENDING);
+                assertThat(rig.finalsOf("AUTH-1")).isEmpty();
+                rig.clock.advance(Duration.ofSeconds(5));
+                assertThat(rig.step()).isInstanceOf(StepResult.Sent.class);
+                assertThat(rig.finalsOf("AUTH-1")).containsExactly("accepted");
+                assertThat(rig.status().pauseReason()).isEmpty();
+            }
+        }
+    }
+
+    @Test
+    void a_404_or_another_4xx_pauses_and_an_admin_resume_sends_at_once() {
+        for (int status : List.of(404, 409)) {
+            try (ForwarderRig rig = new ForwarderRig(dir.resolve("s" + status))) {
+                rig.central.faults(Faults.status(status, null, 1));
+                rig.store("a", "NF-1", "");
+                rig.step();
+                assertThat(rig.step()).isInstanceOfSatisfying(StepResult.Held.class,
+                        h -> assertThat(h.state()).isEqualTo(ForwarderState.PAUSED_BY_CENTRAL));
+                assertThat(rig.status().pauseReason()).hasValueSatisfying(r -> assertThat(r).contains(String.valueOf(status)));
+                rig.forwarder.resume();
+                assertThat(rig.step()).isInstanceOf(StepResult.Sent.class);
+                assertThat(rig.finalsOf("NF-1")).containsExactly("accepted");
+            }
+        }
+    }
+
+    @Test
+    void a_redirect_pauses_with_its_own_state_and_loses_nothing() {
+        try (ForwarderRig rig = new ForwarderRig(dir)) {
+            rig.central.faults(Faults.status(307, null, 1));
+            rig.store("a", "R307", "");
+            rig.step();
+            assertThat(rig.step()).isEqualTo(new StepResult.Held(ForwarderState.REDIRECTED_BY_CENTRAL, Duration.ofSeconds(5)));
+            assertThat(rig.status().pauseReason()).hasValueSatisfying(r -> assertThat(r).startsWith("HTTP 307"));
+            assertThat(rig.record("a", "R307").state()).isEqualTo(CommandState.PENDING);
+            rig.clock.advance(Duration.ofSeconds(5));
+            rig.step();
+            assertThat(rig.finalsOf("R307")).containsExactly("accepted");
+        }
+    }
+
+    @Test
+    void a_429_or_503_waits_its_retry_after_and_only_the_503_counts_against_central_in_the_breaker() {
+        try (ForwarderRig rig = new ForwarderRig(dir)) {
+            rig.central.faults(Faults.status(429, 2, 1));
+            rig.store("a", "SLOW-1", "");
+            rig.step();
+            assertThat(rig.step()).isEqualTo(new StepResult.Held(ForwarderState.BACKING_OFF, Duration.ofSeconds(2)));
+            assertThat(rig.forwarder.circuitBreaker().getMetrics().getNumberOfFailedCalls()).isZero();
+            rig.central.faults(Faults.status(503, 3, 1));
+            rig.clock.advance(Duration.ofSeconds(2));
+            rig.step();
+            assertThat(rig.step()).isEqualTo(new StepResult.Held(ForwarderState.BACKING_OFF, Duration.ofSeconds(3)));
+            assertThat(rig.forwarder.circuitBreaker().getMetrics().getNumberOfFailedCalls()).isEqualTo(1);
+            assertThat(rig.status().consecutiveFailures()).isEqualTo(2);
+            assertThat(rig.status().lastError()).hasValueSatisfying(e -> assertThat(e).startsWith("HTTP 503"));
+            rig.clock.advance(Duration.ofSeconds(3));
+            rig.step();
+            assertThat(rig.finalsOf("SLOW-1")).containsExactly("accepted");
+            assertThat(rig.central.requestLog()).extracting(CentralSim.Request::status).containsExactly(429, 503, 200);
+        }
+    }
+
+    @Test
+    void a_retry_after_header_too_large_for_any_clock_is_clamped() {
+        try (ForwarderRig rig = new ForwarderRig(dir, "forwarder.maxRetryAfter=1s")) {
+            rig.central.faults(Faults.statusWithRetryAfter(429, "100000000000000000", 1));
+            rig.store("a", "RH-1", "");
+            rig.step();
+            assertThat(rig.step()).isEqualTo(new StepResult.Held(ForwarderState.BACKING_OFF, Duration.ofSeconds(1)));
+            assertThat(rig.record("a", "RH-1").state()).isEqualTo(CommandState.PENDING);
+        }
+    }
+
+    @Test
+    void server_errors_back_off_longer_each_time_and_nothing_is_final_until_central_answers() {
+        try (ForwarderRig rig = new ForwarderRig(dir)) {
+            rig.central.faults(Faults.status(500, null, 3));
+            rig.store("a", "E500-1", "");
+            for (long w : List.of(100, 200, 400)) {
+                rig.step();
+                StepResult held = rig.step();
+                assertThat(held).isInstanceOfSatisfying(StepResult.Held.class, h -> {
+                    assertThat(h.state()).isEqualTo(ForwarderState.BACKING_OFF);
+                    assertThat(h.waitFor()).isBetween(Duration.ofMillis(w / 2 - 1), Duration.ofMillis(w));
+                });
+                assertThat(rig.finalsOf("E500-1")).isEmpty();
+                rig.clock.advance(held.waitFor());
+            }
+            rig.step();
+            assertThat(rig.central.requestLog()).extracting(CentralSim.Request::status).containsExactly(500, 500, 500, 200);
+            assertThat(rig.finalsOf("E500-1")).containsExactly("accepted");
+        }
+    }
+
+    @Test
+    void an_event_that_alone_makes_central_fail_is_isolated_and_parked_while_the_others_go_on() {
+        try (ForwarderRig rig = new ForwarderRig(dir)) {
+            rig.central.faults(Faults.poison("P-2", 500));
+            for (int i = 1; i <= 3; i++) {
+                rig.store("p", "P-" + i, "");
+                rig.store("q", "Q-" + i, "");
+                rig.store("r", "R-" + i, "");
+            }
+            rig.runUntil(() -> rig.record("p", "P-2").state() == CommandState.PARKED, 60);
+            assertThat(rig.record("p", "P-2").code()).isEqualTo(ServerErrorHunt.PARK_CODE);
+            assertThat(rig.finalsOf("P-1")).containsExactly("accepted");
+            for (int i = 1; i <= 3; i++) {
+                assertThat(rig.finalsOf("Q-" + i)).containsExactly("accepted");
+                assertThat(rig.finalsOf("R-" + i)).containsExactly("accepted");
+            }
+            assertThat(rig.record("p", "P-3").state()).as("waits behind the parked one").isEqualTo(CommandState.PENDING);
+            assertThat(rig.status().parked()).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void no_connection_to_central_backs_off_names_host_and_port_and_sends_nothing() throws Exception {
+        int port;
+        try (ServerSocket s = new ServerSocket(0)) {
+            port = s.getLocalPort();
+        }
+        try (ForwarderRig rig = new ForwarderRig(dir, "ingest.url=http://127.0.0.1:" + port + "/ingest")) {
+            rig.store("a", "DOWN-1", "");
+            assertThat(rig.step()).isInstanceOf(StepResult.Sent.class);
+            assertThat(rig.step()).isInstanceOfSatisfying(StepResult.Held.class,
+                    h -> assertThat(h.state()).isEqualTo(ForwarderState.BACKING_OFF));
+            assertThat(rig.status().lastError()).hasValueSatisfying(e -> assertThat(e)
+                    .isEqualTo("central unreachable: connection to 127.0.0.1:" + port + " refused (nothing listens there: check ingest.url)"));
+            assertThat(rig.status().requests()).isEqualTo(1);
+            assertThat(rig.status().eventsSent()).as("never reached central").isZero();
+            assertThat(rig.record("a", "DOWN-1").state()).isEqualTo(CommandState.PENDING);
+        }
+    }
+
+    @Test
+    void the_breaker_opens_holds_claims_back_half_opens_after_breaker_open_for_and_closes_on_a_good_probe() {
+        try (ForwarderRig rig = new ForwarderRig(dir)) {
+            rig.central.faults(Faults.status(500, null, 6));
+            rig.store("a", "BR-1", "");
+            rig.runUntil(() -> rig.forwarder.circuitBreaker().getState().name().equals("OPEN"), 20);
+            assertThat(rig.central.requestLog()).hasSize(5);
+            rig.waitOutNextAttempt();
+            assertThat(rig.step()).isEqualTo(new StepResult.Held(ForwarderState.BREAKER_OPEN, ForwarderWaits.BREAKER_POLL));
+            rig.clock.advance(Duration.ofSeconds(9));
+            rig.step();
+            assertThat(rig.central.requestLog()).as("nothing sent while open").hasSize(5);
+            assertThat(rig.record("a", "BR-1").state()).as("nor claimed").isEqualTo(CommandState.PENDING);
+            rig.clock.advance(Duration.ofSeconds(1));
+            rig.step(); // half-open: one probe, central fails it once more
+            assertThat(rig.central.requestLog()).hasSize(6);
+            assertThat(rig.status().circuitBreaker()).isEqualTo("open");
+            rig.clock.advance(Duration.ofSeconds(10));
+            rig.step();
+            assertThat(rig.status().circuitBreaker()).isEqualTo("closed");
+            assertThat(rig.finalsOf("BR-1")).containsExactly("accepted");
+        }
+    }
+
+    @Test
+    void an_admin_pause_claims_nothing_until_resume() {
+        try (ForwarderRig rig = new ForwarderRig(dir)) {
+            rig.store("a", "HOLD-1", "");
+            rig.forwarder.pause();
+            StepResult paused = rig.step();
+            assertThat(paused).isEqualTo(new StepResult.Idle(ForwarderState.PAUSED_BY_ADMIN, ForwarderWaits.IDLE_POLL));
+            assertThat(rig.status().pausedByAdmin()).isTrue();
+            assertThat(rig.central.requestLog()).isEmpty();
+            rig.forwarder.resume();
+            assertThat(rig.step()).isInstanceOf(StepResult.Sent.class);
+            assertThat(rig.finalsOf("HOLD-1")).containsExactly("accepted");
+        }
+    }
+
+    @Test
+    void an_answer_the_outbox_cannot_commit_is_kept_and_committed_before_anything_new_is_sent() throws Exception {
+        try (ForwarderRig rig = new ForwarderRig(dir);
+                Connection db = DriverManager.getConnection("jdbc:sqlite:" + rig.outbox.file())) {
+            rig.store("a", "KEEP-1", "");
+            try (Statement s = db.createStatement()) {
+                s.execute("CREATE TRIGGER test_fail_final BEFORE UPDATE OF state ON commands WHEN NEW.state = 'accepted' "
+                        + "BEGIN SELECT RAISE(ABORT, 'test: the disk is full'); END");
+            }
+            rig.step();
+            assertThat(rig.status().unsettledEvents()).isEqualTo(1);
+            assertThat(rig.step()).isEqualTo(new StepResult.Held(ForwarderState.OUTBOX_UNWRITABLE,
+                    ForwarderWaits.OUTBOX_UNWRITABLE_RETRY));
+            assertThat(rig.finalsOf("KEEP-1")).isEmpty();
+            try (Statement s = db.createStatement()) {
+                s.execute("DROP TRIGGER test_fail_final");
+            }
+            rig.step();
+            assertThat(rig.status().unsettledEvents()).isZero();
+            assertThat(rig.finalsOf("KEEP-1")).containsExactly("accepted");
+            assertThat(rig.central.inbox().entries()).singleElement().satisfies(e -> assertThat(e.deliveries()).isEqualTo(1));
+        }
+    }
+
+    @Test
+    void a_claim_that_fails_is_a_failed_step_tried_again_later() throws Exception {
+        try (ForwarderRig rig = new ForwarderRig(dir);
+                Connection db = DriverManager.getConnection("jdbc:sqlite:" + rig.outbox.file())) {
+            rig.store("a", "CF-1", "");
+            try (Statement s = db.createStatement()) {
+                s.execute("CREATE TRIGGER test_fail_claim BEFORE UPDATE OF state ON commands WHEN NEW.state = 'inflight' "
+                        + "BEGIN SELECT RAISE(ABORT, 'test: the claim cannot be written'); END");
+            }
+            assertThat(rig.step()).isInstanceOfSatisfying(StepResult.Failed.class,
+                    f -> assertThat(f.waitFor()).isEqualTo(ForwarderWaits.AFTER_FAILED_STEP));
+            assertThat(rig.status().failedSteps()).isEqualTo(1);
+            try (Statement s = db.createStatement()) {
+                s.execute("DROP TRIGGER test_fail_claim");
+            }
+            assertThat(rig.step()).isInstanceOf(StepResult.Sent.class);
+            assertThat(rig.finalsOf("CF-1")).containsExactly("accepted");
+        }
+    }
+
+    @Test
+    void the_rate_limiter_makes_a_request_beyond_the_rate_wait_for_its_permit() {
+        try (ForwarderRig rig = new ForwarderRig(dir, "forwarder.requestsPerSecond=1")) {
+            for (int i = 1; i <= 3; i++) {
+                rig.store("a", "RL-" + i, "");
+                rig.step();
+            }
+            // one permit a second: the second and third request of the same second waited (on the test's clock)
+            assertThat(rig.rateLimitWaits).isNotEmpty().allSatisfy(d -> assertThat(d).isPositive());
+            assertThat(rig.finalsOf("RL-3")).containsExactly("accepted");
+        }
+    }
+}

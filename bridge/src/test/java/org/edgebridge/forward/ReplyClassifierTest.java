@@ -1,0 +1,171 @@
+package org.edgebridge.forward;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.List;
+import java.util.Optional;
+import org.edgebridge.TestClock;
+import org.edgebridge.config.ConfigLoader;
+import org.edgebridge.outbox.ClaimedEvent;
+import org.edgebridge.outbox.CommandState;
+import org.edgebridge.outbox.Settlement;
+import org.junit.jupiter.api.Test;
+
+/** Every kind of reply central can give (docs/protocol.md §2.3, docs/forwarding.md), classified without a network. */
+class ReplyClassifierTest {
+    private final TestClock clock = new TestClock();
+    private final ReplyClassifier classifier = new ReplyClassifier(ConfigLoader.load(null, List.of(
+            "ingest.url=http://127.0.0.1:1/ingest", "forwarder.backoffInitial=100ms", "forwarder.backoffMax=1s",
+            "forwarder.maxRetryAfter=30s")).forwarder(), clock);
+
+    private static ClaimedEvent event(long id, String device, String eventId, int attempt) {
+        return new ClaimedEvent(id, device, eventId, id, "devices/" + device + "/commands/t", "t",
+                "{}".getBytes(StandardCharsets.UTF_8), "sha", Instant.EPOCH, attempt);
+    }
+
+    private static final List<ClaimedEvent> TWO = List.of(event(1, "a", "A-1", 1), event(2, "b", "B-1", 3));
+
+    private static IngestReply reply(int status, String body) {
+        return new IngestReply(status, body.getBytes(StandardCharsets.UTF_8), Optional.empty(), Optional.empty(), null);
+    }
+
+    private static IngestReply withRetryAfter(int status, String retryAfter) {
+        return new IngestReply(status, new byte[0], Optional.of(retryAfter), Optional.empty(), null);
+    }
+
+    private static String receipt(String device, String eventId, String status, String extra) {
+        return "{\"deviceId\":\"" + device + "\",\"eventId\":\"" + eventId + "\",\"status\":\"" + status + "\"" + extra + "}";
+    }
+
+    private RequestOutcome classify(IngestReply reply) {
+        return classifier.classify(reply, TWO);
+    }
+
+    @Test
+    void receipts_of_every_final_state_become_finals_with_centrals_code_message_and_result() {
+        for (String status : List.of("accepted", "duplicate", "rejected")) {
+            RequestOutcome outcome = classify(reply(200, "{\"receipts\":[" + receipt("b", "B-1", status, "")
+                    + "," + receipt("a", "A-1", status, ",\"code\":\"c1\",\"message\":\"m1\",\"result\":{\"n\":1}") + "]}"));
+            assertThat(outcome).isInstanceOfSatisfying(RequestOutcome.Answered.class, a -> {
+                assertThat(a.missing()).isZero();
+                assertThat(a.settlements()).containsExactly(
+                        new Settlement.Final(1, CommandState.fromDb(status), "c1", "m1", "{\"n\":1}"),
+                        new Settlement.Final(2, CommandState.fromDb(status), null, null, null));
+            });
+        }
+    }
+
+    @Test
+    void any_2xx_with_receipts_is_an_answer() {
+        for (int status : List.of(201, 202, 299)) {
+            assertThat(classify(reply(status, "{\"receipts\":[]}"))).isInstanceOf(RequestOutcome.Answered.class);
+        }
+    }
+
+    @Test
+    void retry_later_waits_retry_after_ms_clamped_or_the_per_event_backoff_and_counts_toward_parking() {
+        RequestOutcome outcome = classify(reply(200, "{\"receipts\":[" + receipt("a", "A-1", "retry_later",
+                ",\"retryAfterMs\":250,\"code\":\"busy\"") + "," + receipt("b", "B-1", "retry_later", ",\"retryAfterMs\":null") + "]}"));
+        Instant now = clock.instant();
+        assertThat(((RequestOutcome.Answered) outcome).settlements()).containsExactly(
+                new Settlement.RetryLater(1, now.plusMillis(250), "central: retry_later / busy", true),
+                new Settlement.RetryLater(2, now.plusMillis(400), "central: retry_later", true)); // attempt 3: 100 ms x 4
+        RequestOutcome huge = classify(reply(200, "{\"receipts\":[" + receipt("a", "A-1", "retry_later",
+                ",\"retryAfterMs\":9223372036854775806") + "," + receipt("b", "B-1", "retry_later", ",\"retryAfterMs\":1e300") + "]}"));
+        assertThat(((RequestOutcome.Answered) huge).settlements()).extracting(s -> ((Settlement.RetryLater) s).notBefore())
+                .as("clamped to forwarder.maxRetryAfter").containsExactly(now.plusSeconds(30), now.plusSeconds(30));
+    }
+
+    @Test
+    void a_missing_or_unreadable_receipt_is_sent_again_after_the_backoff_without_counting() {
+        RequestOutcome outcome = classify(reply(200, "{\"receipts\":[" + receipt("a", "A-1", "lost", "") + "]}"));
+        assertThat(outcome).isInstanceOfSatisfying(RequestOutcome.Answered.class, a -> {
+            assertThat(a.missing()).isEqualTo(1);
+            assertThat(a.malformed()).isEqualTo(1);
+            assertThat(a.settlements()).allSatisfy(s -> assertThat(s).isInstanceOfSatisfying(Settlement.RetryLater.class,
+                    r -> assertThat(r.countsTowardParking()).isFalse()));
+            assertThat(((Settlement.RetryLater) a.settlements().get(1)).notBefore()).isEqualTo(clock.instant().plusMillis(400));
+        });
+    }
+
+    @Test
+    void a_2xx_without_a_receipts_array_fails_like_a_server_error_that_is_not_one_events_doing() {
+        for (IngestReply r : List.of(reply(204, ""), reply(200, "not json"), reply(200, "{\"receipts\":{}}"))) {
+            assertThat(classify(r)).isInstanceOfSatisfying(RequestOutcome.Failed.class, f -> {
+                assertThat(f.reason()).contains("without a receipts array");
+                assertThat(f.mayBeOneEvent()).isFalse();
+            });
+        }
+    }
+
+    @Test
+    void a_transport_failure_fails_and_a_timeout_may_be_one_events_doing() {
+        assertThat(classify(IngestReply.transportFailure("connection to h:1 refused")))
+                .isEqualTo(new RequestOutcome.Failed("central unreachable: connection to h:1 refused", false, false));
+        assertThat(classify(IngestReply.timeout(5000))).isInstanceOfSatisfying(RequestOutcome.Failed.class,
+                f -> assertThat(f.timedOut()).isTrue());
+    }
+
+    @Test
+    void a_5xx_other_than_503_is_a_server_error_with_the_body_in_the_reason() {
+        assertThat(classify(reply(500, "{\"error\":\"boom\"}\n")))
+                .isEqualTo(new RequestOutcome.Failed("HTTP 500: {\"error\":\"boom\"}", true, false));
+        assertThat(classify(reply(502, ""))).isEqualTo(new RequestOutcome.Failed("HTTP 502", true, false));
+    }
+
+    @Test
+    void a_429_or_503_is_throttled_for_retry_after_as_seconds_or_an_http_date() {
+        assertThat(classify(withRetryAfter(429, "3"))).isEqualTo(new RequestOutcome.Throttled(Duration.ofSeconds(3), "HTTP 429"));
+        String date = DateTimeFormatter.RFC_1123_DATE_TIME.format(clock.instant().plusSeconds(7).atZone(ZoneOffset.UTC));
+        assertThat(classify(withRetryAfter(503, date))).isEqualTo(new RequestOutcome.Throttled(Duration.ofSeconds(7), "HTTP 503"));
+        String past = DateTimeFormatter.RFC_1123_DATE_TIME.format(clock.instant().minusSeconds(7).atZone(ZoneOffset.UTC));
+        assertThat(((RequestOutcome.Throttled) classify(withRetryAfter(429, past))).retryAfter()).isZero();
+    }
+
+    @Test
+    void a_retry_after_that_is_missing_garbage_negative_or_too_large_is_zero_or_clamped() {
+        assertThat(((RequestOutcome.Throttled) classify(reply(429, ""))).retryAfter()).as("none: the backoff decides").isZero();
+        assertThat(((RequestOutcome.Throttled) classify(withRetryAfter(429, "soon"))).retryAfter()).isZero();
+        assertThat(((RequestOutcome.Throttled) classify(withRetryAfter(429, " "))).retryAfter()).isZero();
+        assertThat(((RequestOutcome.Throttled) classify(withRetryAfter(429, "-5"))).retryAfter()).isZero();
+        assertThat(((RequestOutcome.Throttled) classify(withRetryAfter(429, "100000000000000000000"))).retryAfter())
+                .isEqualTo(Duration.ofSeconds(30));
+        assertThat(((RequestOutcome.Throttled) classify(withRetryAfter(503, "3600"))).retryAfter()).isEqualTo(Duration.ofSeconds(30));
+    }
+
+    @Test
+    void a_413_400_or_422_splits_the_batch_with_the_code_a_single_event_gets() {
+        assertThat(classify(reply(413, ""))).isEqualTo(new RequestOutcome.Split("ingest_payload_too_large", "HTTP 413"));
+        assertThat(classify(reply(400, "bad"))).isEqualTo(new RequestOutcome.Split("ingest_bad_request", "HTTP 400: bad"));
+        assertThat(classify(reply(422, ""))).isEqualTo(new RequestOutcome.Split("ingest_bad_request", "HTTP 422"));
+    }
+
+    @Test
+    void a_401_403_404_or_other_4xx_refuses_and_pauses() {
+        for (int status : List.of(401, 403, 404, 409, 418)) {
+            assertThat(classify(reply(status, ""))).isEqualTo(new RequestOutcome.Refused("HTTP " + status, false));
+        }
+    }
+
+    @Test
+    void a_3xx_is_a_redirect_alarm_naming_the_location() {
+        IngestReply moved = new IngestReply(307, new byte[0], Optional.empty(), Optional.of("https://new.example/ingest"), null);
+        assertThat(classify(moved)).isInstanceOfSatisfying(RequestOutcome.Refused.class, r -> {
+            assertThat(r.redirect()).isTrue();
+            assertThat(r.reason()).startsWith("HTTP 307 to https://new.example/ingest: ingest.url is not central's");
+        });
+        assertThat(((RequestOutcome.Refused) classify(reply(301, ""))).reason()).startsWith("HTTP 301 (no Location)");
+    }
+
+    @Test
+    void the_per_event_backoff_doubles_per_attempt_up_to_backoff_max() {
+        assertThat(List.of(0, 1, 2, 3, 4, 5, 100)).extracting(classifier::backoff).containsExactly(Duration.ofMillis(100),
+                Duration.ofMillis(100), Duration.ofMillis(200), Duration.ofMillis(400), Duration.ofMillis(800),
+                Duration.ofSeconds(1), Duration.ofSeconds(1));
+    }
+}
