@@ -1,4 +1,4 @@
-package org.edgebridge.broker;
+package org.edgebridge.broker.moquette;
 
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;

@@ -1,4 +1,4 @@
-package org.edgebridge.broker;
+package org.edgebridge.broker.moquette;
 
 /** The broker's session store cannot be used as it is: the bridge sets it aside and starts with an empty one. */
 final class BrokerStoreRefused extends RuntimeException {

@@ -1,4 +1,4 @@
-package org.edgebridge.broker;
+package org.edgebridge.broker.moquette;
 
 import io.moquette.broker.Server;
 import io.moquette.broker.config.MemoryConfig;

@@ -1,4 +1,4 @@
-package org.edgebridge.broker;
+package org.edgebridge.broker.moquette;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
