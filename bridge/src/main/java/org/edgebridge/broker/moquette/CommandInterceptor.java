@@ -8,7 +8,10 @@ import io.moquette.interception.messages.InterceptPublishMessage;
 import io.netty.buffer.ByteBuf;
 import java.time.Clock;
 import java.util.function.Consumer;
-import org.edgebridge.intake.InboundPublish;
+import org.edgebridge.broker.DeviceRegistry;
+import org.edgebridge.broker.InboundCommands;
+import org.edgebridge.broker.InboundPublish;
+import org.edgebridge.broker.Topics;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -22,11 +25,11 @@ final class CommandInterceptor extends AbstractInterceptHandler {
 
     private final Topics topics;
     private final Clock clock;
-    private final Consumer<InboundPublish> commands;
+    private final InboundCommands commands;
     private final DeviceRegistry devices;
     private final Consumer<Throwable> onLoopDeath;
 
-    CommandInterceptor(Topics topics, Clock clock, Consumer<InboundPublish> commands, DeviceRegistry devices,
+    CommandInterceptor(Topics topics, Clock clock, InboundCommands commands, DeviceRegistry devices,
             Consumer<Throwable> onLoopDeath) {
         this.topics = topics;
         this.clock = clock;

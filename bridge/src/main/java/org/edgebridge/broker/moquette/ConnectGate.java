@@ -17,6 +17,8 @@ import java.util.ArrayDeque;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
+import org.edgebridge.broker.DeviceLogin;
+import org.edgebridge.broker.ProtocolViolations;
 
 /**
  * Holds a client's packets after its CONNECT until Moquette has really accepted the connection, then passes

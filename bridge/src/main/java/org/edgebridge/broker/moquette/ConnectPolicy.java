@@ -21,6 +21,11 @@ import javax.naming.InvalidNameException;
 import javax.naming.ldap.LdapName;
 import javax.naming.ldap.Rdn;
 import javax.net.ssl.SSLPeerUnverifiedException;
+import org.edgebridge.broker.BrokerSettings;
+import org.edgebridge.broker.DeviceLogin;
+import org.edgebridge.broker.DeviceRegistry;
+import org.edgebridge.broker.RefusalLog;
+import org.edgebridge.broker.Topics;
 import org.slf4j.LoggerFactory;
 
 /**
@@ -40,7 +45,7 @@ import org.slf4j.LoggerFactory;
  * accepts: Moquette 0.17 itself cannot see certificates.
  */
 final class ConnectPolicy {
-    static final String CERT_USER_PREFIX = "cert:";
+    static final String CERT_USER_PREFIX = DeviceLogin.CERT_USER_PREFIX;
 
     private final BrokerSettings settings;
     private final Topics topics;

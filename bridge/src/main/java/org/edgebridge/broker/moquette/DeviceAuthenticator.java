@@ -1,6 +1,9 @@
 package org.edgebridge.broker.moquette;
 
 import io.moquette.broker.security.IAuthenticator;
+import org.edgebridge.broker.DeviceLogin;
+import org.edgebridge.broker.RefusalLog;
+import org.edgebridge.broker.Topics;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -3,6 +3,7 @@ package org.edgebridge.broker.moquette;
 import io.moquette.broker.security.IAuthorizatorPolicy;
 import io.moquette.broker.subscriptions.Topic;
 import java.util.function.BiConsumer;
+import org.edgebridge.broker.Topics;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

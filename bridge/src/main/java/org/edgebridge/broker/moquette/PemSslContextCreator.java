@@ -5,6 +5,7 @@ import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.handler.ssl.SslProvider;
 import javax.net.ssl.SSLException;
+import org.edgebridge.broker.TlsSettings;
 
 /**
  * Builds the TLS listener's context from PEM files: TLS 1.3 and 1.2 only, the JDK's default (modern) cipher

@@ -7,6 +7,7 @@ import io.moquette.broker.subscriptions.Topic;
 import java.io.IOException;
 import java.util.List;
 import java.util.Properties;
+import org.edgebridge.broker.BrokerSettings;
 
 /**
  * Moquette with the bridge's broker configuration but nothing of the bridge: no interceptor, no ACL, its own
@@ -17,7 +18,7 @@ public final class RawBroker implements AutoCloseable {
     private final Server server = new Server();
 
     public RawBroker(BrokerSettings settings) {
-        Properties p = Broker.moquetteProperties(settings);
+        Properties p = MoquetteProperties.of(settings);
         p.setProperty("port", String.valueOf(settings.port()));
         p.setProperty("allow_anonymous", "true");
         // Not h2: with h2 queues, bare 0.17 closes its store and kills its session loops as soon as a subscriber

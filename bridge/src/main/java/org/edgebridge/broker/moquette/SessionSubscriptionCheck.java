@@ -8,6 +8,7 @@ import io.netty.handler.codec.mqtt.MqttConnectMessage;
 import io.netty.handler.codec.mqtt.MqttConnectReturnCode;
 import io.netty.handler.codec.mqtt.MqttMessageBuilders;
 import java.util.function.BiPredicate;
+import org.edgebridge.broker.Topics;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -1,4 +1,4 @@
-package org.edgebridge.broker.moquette;
+package org.edgebridge.broker;
 
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;

@@ -1,0 +1,109 @@
+package org.edgebridge.broker;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Collection;
+import java.util.List;
+import java.util.Optional;
+import org.edgebridge.broker.moquette.MoquetteBroker;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The MQTT side of the bridge: devices connect here, their commands come out through {@link InboundCommands}, and
+ * receipts go back to them through {@link DevicePublisher}. This class holds the bridge's own device policy (the
+ * device registry, logins, the store-reset alarm) and hands the broker itself, Moquette 0.17 and every workaround
+ * it needs, to {@link MoquetteBroker}: nothing outside {@code org.edgebridge.broker.moquette} touches Moquette,
+ * Netty or H2 (docs/moquette.md says why each workaround is there).
+ */
+public final class Broker implements DevicePublisher, AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(Broker.class);
+    /** At most one log line per kind of refusal and client id in this time. */
+    private static final Duration REFUSAL_LOG_INTERVAL = Duration.ofSeconds(60);
+
+    private final BrokerSettings settings;
+    private final DeviceRegistry devices;
+    private final DeviceLogin login;
+    private final BrokerStoreResets storeResets;
+    private final MoquetteBroker moquette;
+
+    /**
+     * @param commands receives each PUBLISH on a device's own command topic, on the broker's one intake thread
+     */
+    public Broker(BrokerSettings settings, Clock clock, InboundCommands commands) {
+        this.settings = settings;
+        this.devices = new DeviceRegistry(clock, settings.takeoverAlarmPerMinute());
+        Optional<PasswordFile> passwords = settings.passwordFile().map(Broker::loadPasswords);
+        RefusalLog refusals = new RefusalLog(LOG, clock, REFUSAL_LOG_INTERVAL);
+        BrokerSettings.LoginSettings ls = settings.login();
+        this.login = new DeviceLogin(passwords, settings.anonymous(),
+                new FailedLogins(clock, ls.failuresPerClientId(), ls.failuresPerAddress()), refusals, ls.threads(), ls.queue());
+        this.storeResets = new BrokerStoreResets(settings.storeDir(), clock);
+        this.moquette = new MoquetteBroker(settings, clock, commands, devices, login, refusals, storeResets);
+        if (!settings.anonymous() && passwords.map(PasswordFile::size).orElse(0) == 0) {
+            LOG.warn("auth.anonymous=false and no registered devices (auth.passwordFile): no device can connect");
+        }
+    }
+
+    private static PasswordFile loadPasswords(Path file) {
+        try {
+            return PasswordFile.load(file);
+        } catch (IOException e) {
+            throw new IllegalStateException("auth.passwordFile=" + file + ": " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Starts the broker and checks that every configured listener accepts connections. If the broker cannot
+     * start on its store, the store is set aside and the broker started on an empty one, in this process
+     * ({@link BrokerStoreResets}).
+     */
+    public void start() {
+        moquette.start();
+    }
+
+    /** The listeners as text, e.g. {@code mqtt://0.0.0.0:1883, mqtts://0.0.0.0:8883}. */
+    public String listeners() {
+        return moquette.listeners();
+    }
+
+    public boolean isRunning() {
+        return moquette.isRunning();
+    }
+
+    @Override
+    public boolean publishReceipt(String clientId, byte[] json) {
+        return moquette.publishReceipt(clientId, json);
+    }
+
+    /** Client ids whose takeovers in the last minute reached {@code mqtt.takeoverAlarmPerMinute}. */
+    public List<DeviceView> takeoverStorms() {
+        return devices.list().stream().filter(d -> d.takeoversLastMinute() >= settings.takeoverAlarmPerMinute()).toList();
+    }
+
+    public DeviceRegistry devices() {
+        return devices;
+    }
+
+    public Collection<String> connectedClientIds() {
+        return moquette.connectedClientIds();
+    }
+
+    public BrokerStatus status() {
+        return moquette.status();
+    }
+
+    /** Stores set aside because the broker could not start on them (the {@code broker_store_reset} alarm). */
+    public BrokerStoreResets storeResets() {
+        return storeResets;
+    }
+
+    /** Closes the listeners (and every device connection), then the broker, then the login checks. */
+    @Override
+    public void close() {
+        moquette.close();
+        login.close();
+    }
+}
