@@ -16,7 +16,13 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Moquette's callbacks, adapted. Moquette runs them on its interceptor pool (configured to exactly one
+ * Moquette 0.17 bugs answered: the PUBACK is sent before {@code onPublish} runs (so custody is the {@code stored}
+ * receipt, never the PUBACK); a payload read after {@code super.onPublish} is already released (#773), so it is
+ * copied first and released once, in {@code finally}; {@code AbstractInterceptHandler} has no
+ * {@code onSessionLoopError}, which is where a dead session loop is reported. Proven by {@code EndToEndIT} (every
+ * command) and {@code CrashWindowIT} ({@code BEFORE_INTAKE_COMMIT}: PUBACKed, not committed, resent, stored once).
+ *
+ * <p>Moquette's callbacks, adapted. Moquette runs them on its interceptor pool (configured to exactly one
  * thread, so calls are in broker-wide arrival order) after it has already sent the PUBACK; only
  * {@link #onSessionLoopError} runs on the dying session-loop thread.
  */

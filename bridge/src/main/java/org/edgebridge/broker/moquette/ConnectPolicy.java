@@ -29,7 +29,11 @@ import org.edgebridge.broker.Topics;
 import org.slf4j.LoggerFactory;
 
 /**
- * What the bridge checks of a CONNECT before Moquette sees it (on the channel's event loop; cheap; never throws):
+ * Moquette 0.17 limits answered: {@code IAuthenticator} cannot see the client certificate, so the CN/SAN is
+ * checked here, on the channel ({@code SecurityIT}, client auth required); a Last Will is published without asking
+ * the ACL, so it is taken out of the CONNECT ({@code DeviceLoginIT}, the will test).
+ *
+ * <p>What the bridge checks of a CONNECT before Moquette sees it (on the channel's event loop; cheap; never throws):
  * a client id that fits in a topic level; with a client certificate, that its CN (or a SAN) is the client id;
  * a Last Will only on one of the device's own command topics; and, when asked, that the client id is not in a
  * takeover storm. Credentials are checked next, by {@link DeviceLogin}, off the event loop.

@@ -4,7 +4,12 @@ import java.util.Properties;
 import org.edgebridge.broker.BrokerSettings;
 
 /**
- * Moquette 0.17's configuration for the bridge's broker settings: every default that matters, set explicitly
+ * Moquette 0.17 defaults answered: telemetry to the internet on, anonymous CONNECTs past the authenticator,
+ * segmented queues that lose everything since the last clean stop, an 8,092-byte packet limit, and an interceptor
+ * pool whose size changes the order commands arrive in. Proven by {@code DeviceLoginIT} (anonymous),
+ * {@code EndToEndIT} (sequences in publish order per device) and {@code RestartIT} (sessions across a restart).
+ *
+ * <p>Moquette 0.17's configuration for the bridge's broker settings: every default that matters, set explicitly
  * (docs/moquette.md, "What we set and why", says why each value is what it is).
  */
 final class MoquetteProperties {
