@@ -49,8 +49,6 @@ import org.slf4j.LoggerFactory;
  * accepts: Moquette 0.17 itself cannot see certificates.
  */
 final class ConnectPolicy {
-    static final String CERT_USER_PREFIX = DeviceLogin.CERT_USER_PREFIX;
-
     private final BrokerSettings settings;
     private final Topics topics;
     private final DeviceRegistry devices;
@@ -117,7 +115,7 @@ final class ConnectPolicy {
             }
             boolean certLogin = cert != null && !header.hasUserName();
             MqttConnectMessage passOn = certLogin || will != null
-                    ? rewrite(connect, certLogin ? CERT_USER_PREFIX + clientId : null, certLogin ? certSecret : null)
+                    ? rewrite(connect, certLogin ? DeviceLogin.CERT_USER_PREFIX + clientId : null, certLogin ? certSecret : null)
                     : connect;
             return new Verdict(null, passOn, will, cert != null);
         } catch (RuntimeException e) {
@@ -128,7 +126,7 @@ final class ConnectPolicy {
 
     /** True for the credentials this policy gave a device that proved its client id with a certificate. */
     boolean isCertificateLogin(String clientId, String username, byte[] password) {
-        return username != null && username.equals(CERT_USER_PREFIX + clientId) && password != null
+        return username != null && username.equals(DeviceLogin.CERT_USER_PREFIX + clientId) && password != null
                 && MessageDigest.isEqual(certSecret, password);
     }
 

@@ -37,7 +37,7 @@ final class DeviceAuthenticator implements IAuthenticator {
             if (policy.isCertificateLogin(clientId, username, password)) {
                 return true;
             }
-            if (username != null && username.startsWith(ConnectPolicy.CERT_USER_PREFIX)) {
+            if (username != null && username.startsWith(DeviceLogin.CERT_USER_PREFIX)) {
                 return false;
             }
             return login.alreadyAccepted(clientId, username, password);
