@@ -10,7 +10,11 @@ import java.util.stream.Collectors;
 import org.h2.mvstore.MVStore;
 
 /**
- * Cleans up after a Moquette 0.17 {@code Server.startServer} that threw part-way. Our code, in Moquette's
+ * Moquette 0.17 bug answered: a {@code startServer} that throws leaves the store file locked and its threads
+ * running. Proven by {@code BrokerStoreResetTest} (after a failed start the file is closed and no thread is left).
+ * Only {@code org.edgebridge.broker.moquette} may call this class.
+ *
+ * <p>Cleans up after a Moquette 0.17 {@code Server.startServer} that threw part-way. Our code, in Moquette's
  * package because {@code SessionEventLoop} is package-private; tied to exactly 0.17.
  *
  * <p>Why: such a server's {@code stopServer()} returns at once ("Closing a badly started server") and leaves

@@ -10,7 +10,12 @@ import io.netty.util.AttributeKey;
 import java.lang.reflect.Field;
 
 /**
- * The edge bridge's window into Moquette 0.17's package-private classes, so that the bridge can run its own
+ * Moquette 0.17 limits answered: its protocol handler, connection state, subscription directory and queues are
+ * package-private, and only {@code org.edgebridge.broker.moquette} may call this class. Proven by every integration
+ * test that connects a device (the listeners use the handler), {@code CrashWindowIT} ({@code routesTo}),
+ * {@code InboundBackPressureIT} ({@code inboundBacklog}) and {@code DeviceLoginIT} ({@code notifyPublishedInOrder}).
+ *
+ * <p>The edge bridge's window into Moquette 0.17's package-private classes, so that the bridge can run its own
  * MQTT listeners in front of Moquette's protocol handler. This is our code, placed in Moquette's package
  * because the classes it needs are package-private; it is tied to exactly 0.17 and checked by the
  * integration tests at every build.

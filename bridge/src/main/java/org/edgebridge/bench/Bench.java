@@ -19,7 +19,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import org.edgebridge.Bridge;
-import org.edgebridge.broker.RawBroker;
+import org.edgebridge.broker.moquette.RawBroker;
 import org.edgebridge.central.CentralSim;
 import org.edgebridge.config.BridgeConfig;
 import org.edgebridge.config.ConfigLoader;

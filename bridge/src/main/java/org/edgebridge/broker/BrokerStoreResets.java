@@ -42,13 +42,8 @@ public final class BrokerStoreResets {
         this.clock = clock;
     }
 
-    /** Whether there is a store to set aside. */
-    boolean storeExists() {
-        return Files.exists(storeDir.resolve(BrokerStoreRepair.STORE_FILE));
-    }
-
     /** Moves every file of the store directory into a new reset directory, with the reason. */
-    synchronized Reset setAside(Throwable cause) {
+    public synchronized Reset setAside(Throwable cause) {
         Instant at = clock.instant();
         Path aside = storeDir.resolve(PREFIX + STAMP.format(at));
         String reason = "the MQTT broker could not start on this store: " + describe(cause) + System.lineSeparator()

@@ -26,9 +26,15 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>Thread-safe. {@link #close()} stops the pool; CONNECTs still waiting for a check are never answered, so the
  * listeners (which close their connections) must be closed first.
  */
-final class DeviceLogin implements AutoCloseable {
+public final class DeviceLogin implements AutoCloseable {
+    /**
+     * The username prefix of the credentials a device proven by its client certificate is passed on with (see
+     * {@code ConnectPolicy}); reserved: a CONNECT that brings such a username itself is refused.
+     */
+    public static final String CERT_USER_PREFIX = "cert:";
+
     /** What a CONNECT's credentials came to. */
-    enum Result { ACCEPTED, BAD_CREDENTIALS, THROTTLED, BUSY }
+    public enum Result { ACCEPTED, BAD_CREDENTIALS, THROTTLED, BUSY }
 
     private final Optional<PasswordFile> passwords;
     private final boolean anonymous;
@@ -58,7 +64,7 @@ final class DeviceLogin implements AutoCloseable {
      * @param address the client's address (for throttling and the log), or null
      * @return completed at once unless a password has to be checked; never completes exceptionally
      */
-    CompletableFuture<Result> check(String clientId, String username, byte[] password, boolean certified, String address) {
+    public CompletableFuture<Result> check(String clientId, String username, byte[] password, boolean certified, String address) {
         if (username == null) {
             if (certified) {
                 return done(Result.ACCEPTED);
@@ -68,8 +74,8 @@ final class DeviceLogin implements AutoCloseable {
             }
             return anonymous ? done(Result.ACCEPTED) : refused(clientId, "no credentials and auth.anonymous=false");
         }
-        if (username.startsWith(ConnectPolicy.CERT_USER_PREFIX)) {
-            return refused(clientId, "usernames starting with " + ConnectPolicy.CERT_USER_PREFIX + " are reserved");
+        if (username.startsWith(CERT_USER_PREFIX)) {
+            return refused(clientId, "usernames starting with " + CERT_USER_PREFIX + " are reserved");
         }
         if (passwords.isEmpty()) {
             // No registry: credentials cannot be checked, so they count for nothing more than anonymous.
@@ -110,22 +116,22 @@ final class DeviceLogin implements AutoCloseable {
     }
 
     /** Whether Moquette, which asks again on a network thread, should let these credentials in: no PBKDF2 here. */
-    boolean alreadyAccepted(String clientId, String username, byte[] password) {
+    public boolean alreadyAccepted(String clientId, String username, byte[] password) {
         if (passwords.isEmpty()) {
             return anonymous;
         }
         return passwords.get().isVerified(clientId, username, password);
     }
 
-    long refusedBusy() {
+    public long refusedBusy() {
         return refusedBusy.get();
     }
 
-    long refusedThrottled() {
+    public long refusedThrottled() {
         return refusedThrottled.get();
     }
 
-    long refusedCredentials() {
+    public long refusedCredentials() {
         return refusedCredentials.get();
     }
 

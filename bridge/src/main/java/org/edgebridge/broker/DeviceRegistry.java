@@ -24,7 +24,7 @@ public final class DeviceRegistry {
     }
 
     /** @return true if this CONNECT took over a live connection of the same client id */
-    boolean connected(String clientId, boolean cleanSession) {
+    public boolean connected(String clientId, boolean cleanSession) {
         Instant now = clock.instant();
         DeviceView.Builder b = devices.computeIfAbsent(clientId, DeviceView.Builder::new);
         boolean takeover = b.connected(now, cleanSession);
@@ -35,28 +35,28 @@ public final class DeviceRegistry {
         return takeover;
     }
 
-    void refusedConnect(String clientId) {
+    public void refusedConnect(String clientId) {
         devices.computeIfAbsent(clientId, DeviceView.Builder::new).refusedConnect();
     }
 
     /** Takeovers of this client id within the last {@code window}. */
-    long recentTakeovers(String clientId, java.time.Duration window) {
+    public long recentTakeovers(String clientId, java.time.Duration window) {
         DeviceView.Builder b = devices.get(clientId);
         return b == null ? 0 : b.takeoversSince(clock.instant().minus(window));
     }
 
-    void disconnected(String clientId) {
+    public void disconnected(String clientId) {
         DeviceView.Builder b = devices.get(clientId);
         if (b != null) {
             b.disconnected(clock.instant());
         }
     }
 
-    void deniedPublish(String clientId) {
+    public void deniedPublish(String clientId) {
         devices.computeIfAbsent(clientId, DeviceView.Builder::new).deniedPublish();
     }
 
-    void deniedSubscribe(String clientId) {
+    public void deniedSubscribe(String clientId) {
         devices.computeIfAbsent(clientId, DeviceView.Builder::new).deniedSubscribe();
     }
 

@@ -9,7 +9,7 @@ import org.slf4j.LoggerFactory;
  * logged at most once a minute with the count, so that a flood cannot fill the disk with log lines.
  * Thread-safe.
  */
-final class ProtocolViolations {
+public final class ProtocolViolations {
     private static final Logger LOG = LoggerFactory.getLogger(ProtocolViolations.class);
     private static final long LOG_EVERY_NANOS = 60_000_000_000L;
 
@@ -17,7 +17,7 @@ final class ProtocolViolations {
     private final AtomicLong sinceLog = new AtomicLong();
     private final AtomicLong loggedAt = new AtomicLong(System.nanoTime() - LOG_EVERY_NANOS);
 
-    void record(String what, Object remote) {
+    public void record(String what, Object remote) {
         total.incrementAndGet();
         sinceLog.incrementAndGet();
         long last = loggedAt.get();
@@ -28,7 +28,7 @@ final class ProtocolViolations {
         }
     }
 
-    long total() {
+    public long total() {
         return total.get();
     }
 }

@@ -13,7 +13,7 @@ import org.slf4j.Logger;
  * client id cannot forge log lines. At most one line per kind and client id per interval is written; the next one
  * says how many were left out. Thread-safe; never blocks.
  */
-final class RefusalLog {
+public final class RefusalLog {
     private static final int MAX_QUOTED_CHARS = 160;
     private static final int MAX_TRACKED = 10_000;
 
@@ -31,7 +31,7 @@ final class RefusalLog {
     }
 
     /** Logs at INFO unless a line of this kind about this client was logged within the interval. */
-    void info(String kind, String clientId, String message) {
+    public void info(String kind, String clientId, String message) {
         String line = admit(kind, clientId, message);
         if (line != null) {
             log.info(line);
@@ -39,7 +39,7 @@ final class RefusalLog {
     }
 
     /** Logs at WARN unless a line of this kind about this client was logged within the interval. */
-    void warn(String kind, String clientId, String message) {
+    public void warn(String kind, String clientId, String message) {
         String line = admit(kind, clientId, message);
         if (line != null) {
             log.warn(line);
@@ -70,7 +70,7 @@ final class RefusalLog {
      * A value a client sent, fit for a log line: in single quotes, control and other invisible characters as
      * {@code \}{@code uXXXX}, a quote as {@code \'}, at most 160 characters (then {@code …}); null as {@code null}.
      */
-    static String quote(String untrusted) {
+    public static String quote(String untrusted) {
         if (untrusted == null) {
             return "null";
         }

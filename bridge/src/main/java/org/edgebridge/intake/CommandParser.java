@@ -14,6 +14,7 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.regex.Pattern;
+import org.edgebridge.broker.InboundPublish;
 import org.edgebridge.outbox.NewCommand;
 
 /**

@@ -7,6 +7,7 @@ import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import org.edgebridge.broker.InboundPublish;
 import org.edgebridge.outbox.CommandRecord;
 import org.edgebridge.outbox.CrashWindow;
 import org.edgebridge.outbox.NewCommand;

@@ -1,4 +1,4 @@
-package org.edgebridge.broker;
+package org.edgebridge.broker.moquette;
 
 import io.netty.channel.Channel;
 import io.netty.handler.codec.mqtt.MqttConnectMessage;
@@ -21,10 +21,19 @@ import javax.naming.InvalidNameException;
 import javax.naming.ldap.LdapName;
 import javax.naming.ldap.Rdn;
 import javax.net.ssl.SSLPeerUnverifiedException;
+import org.edgebridge.broker.BrokerSettings;
+import org.edgebridge.broker.DeviceLogin;
+import org.edgebridge.broker.DeviceRegistry;
+import org.edgebridge.broker.RefusalLog;
+import org.edgebridge.broker.Topics;
 import org.slf4j.LoggerFactory;
 
 /**
- * What the bridge checks of a CONNECT before Moquette sees it (on the channel's event loop; cheap; never throws):
+ * Moquette 0.17 limits answered: {@code IAuthenticator} cannot see the client certificate, so the CN/SAN is
+ * checked here, on the channel ({@code SecurityIT}, client auth required); a Last Will is published without asking
+ * the ACL, so it is taken out of the CONNECT ({@code DeviceLoginIT}, the will test).
+ *
+ * <p>What the bridge checks of a CONNECT before Moquette sees it (on the channel's event loop; cheap; never throws):
  * a client id that fits in a topic level; with a client certificate, that its CN (or a SAN) is the client id;
  * a Last Will only on one of the device's own command topics; and, when asked, that the client id is not in a
  * takeover storm. Credentials are checked next, by {@link DeviceLogin}, off the event loop.
@@ -40,8 +49,6 @@ import org.slf4j.LoggerFactory;
  * accepts: Moquette 0.17 itself cannot see certificates.
  */
 final class ConnectPolicy {
-    static final String CERT_USER_PREFIX = "cert:";
-
     private final BrokerSettings settings;
     private final Topics topics;
     private final DeviceRegistry devices;
@@ -108,7 +115,7 @@ final class ConnectPolicy {
             }
             boolean certLogin = cert != null && !header.hasUserName();
             MqttConnectMessage passOn = certLogin || will != null
-                    ? rewrite(connect, certLogin ? CERT_USER_PREFIX + clientId : null, certLogin ? certSecret : null)
+                    ? rewrite(connect, certLogin ? DeviceLogin.CERT_USER_PREFIX + clientId : null, certLogin ? certSecret : null)
                     : connect;
             return new Verdict(null, passOn, will, cert != null);
         } catch (RuntimeException e) {
@@ -119,7 +126,7 @@ final class ConnectPolicy {
 
     /** True for the credentials this policy gave a device that proved its client id with a certificate. */
     boolean isCertificateLogin(String clientId, String username, byte[] password) {
-        return username != null && username.equals(CERT_USER_PREFIX + clientId) && password != null
+        return username != null && username.equals(DeviceLogin.CERT_USER_PREFIX + clientId) && password != null
                 && MessageDigest.isEqual(certSecret, password);
     }
 

@@ -1,4 +1,4 @@
-package org.edgebridge.broker;
+package org.edgebridge.broker.moquette;
 
 import io.moquette.broker.MoquetteInternals;
 import io.netty.bootstrap.ServerBootstrap;
@@ -21,7 +21,12 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 /**
- * The MQTT listeners (plain and TLS) in front of Moquette's protocol handler. Built like Moquette 0.17 builds
+ * Moquette 0.17 limit answered: its Netty pipeline is built in a package-private class with no extension point,
+ * so the bridge binds the listeners itself and puts its own handlers ({@link ConnectGate},
+ * {@link SessionSubscriptionCheck}) in front of Moquette's protocol handler. Proven by every integration test that
+ * connects a device, and by {@code BusyPortIT} (a port that cannot be bound names its key).
+ *
+ * <p>The MQTT listeners (plain and TLS) in front of Moquette's protocol handler. Built like Moquette 0.17 builds
  * its own (same handler names, which Moquette looks up after CONNECT), plus a {@link ConnectGate}.
  *
  * <p>Threads: "mqtt-accept" and "mqtt-io-N", owned here; {@link #close()} shuts them down.

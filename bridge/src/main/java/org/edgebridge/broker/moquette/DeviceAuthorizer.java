@@ -1,13 +1,21 @@
-package org.edgebridge.broker;
+package org.edgebridge.broker.moquette;
 
 import io.moquette.broker.security.IAuthorizatorPolicy;
 import io.moquette.broker.subscriptions.Topic;
 import java.util.function.BiConsumer;
+import org.edgebridge.broker.Topics;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The per-device ACL (docs/protocol.md §1.3): a device may publish only to its own command topics and subscribe only
+ * Moquette 0.17 bugs answered: an exception here kills a session loop for good (never throws); a QoS 1 DUP resend
+ * kills a session loop when any subscription matches its topic (#750; no filter but a device's own receipt topic is
+ * granted, so none can); a denied PUBLISH gets neither PUBACK nor disconnect (the denial is reported, and
+ * {@code MoquetteBroker} closes the connection from its own thread). Proven by {@code EndToEndIT} (a PUBLISH on
+ * another device's topic closes the connection, a SUBSCRIBE outside its own receipts gets 0x80) and
+ * {@code LogLinesIT}.
+ *
+ * <p>The per-device ACL (docs/protocol.md §1.3): a device may publish only to its own command topics and subscribe only
  * to its own receipt topic. Called by Moquette on a session-loop thread, before the PUBACK.
  *
  * <p>Never throws: in Moquette 0.17 an exception here kills a session-loop thread for good. Because no

@@ -1,4 +1,4 @@
-package org.edgebridge.broker;
+package org.edgebridge.broker.moquette;
 
 import io.moquette.broker.ISessionsRepository;
 import io.moquette.broker.ISessionsRepository.SessionData;

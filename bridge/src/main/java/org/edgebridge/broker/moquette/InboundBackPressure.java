@@ -1,4 +1,4 @@
-package org.edgebridge.broker;
+package org.edgebridge.broker.moquette;
 
 import io.netty.channel.Channel;
 import java.util.concurrent.TimeUnit;
@@ -7,7 +7,11 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.IntSupplier;
 
 /**
- * Bounds what waits in front of the intake. Moquette 0.17 hands every PUBLISH through its session loops to its
+ * Moquette 0.17 bug answered: every PUBLISH waits for the interceptor thread in an unbounded queue, after its
+ * PUBACK, so a fast device can fill the heap. Proven by {@code InboundBackPressureTest} and
+ * {@code InboundBackPressureIT} (devices faster than the intake are slowed by TCP, in a 256 MB heap).
+ *
+ * <p>Bounds what waits in front of the intake. Moquette 0.17 hands every PUBLISH through its session loops to its
  * interceptor thread through an unbounded queue, after its PUBACK; if devices publish faster than the intake takes
  * commands, that queue (and the payload buffers it holds) grows without limit. So when {@code highWater} or more
  * commands wait there (in the session-loop queues and the interceptor queue), a device connection that brings

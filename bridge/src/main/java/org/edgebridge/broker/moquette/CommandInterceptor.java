@@ -1,4 +1,4 @@
-package org.edgebridge.broker;
+package org.edgebridge.broker.moquette;
 
 import io.moquette.interception.AbstractInterceptHandler;
 import io.moquette.interception.messages.InterceptConnectMessage;
@@ -8,12 +8,21 @@ import io.moquette.interception.messages.InterceptPublishMessage;
 import io.netty.buffer.ByteBuf;
 import java.time.Clock;
 import java.util.function.Consumer;
-import org.edgebridge.intake.InboundPublish;
+import org.edgebridge.broker.DeviceRegistry;
+import org.edgebridge.broker.InboundCommands;
+import org.edgebridge.broker.InboundPublish;
+import org.edgebridge.broker.Topics;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Moquette's callbacks, adapted. Moquette runs them on its interceptor pool (configured to exactly one
+ * Moquette 0.17 bugs answered: the PUBACK is sent before {@code onPublish} runs (so custody is the {@code stored}
+ * receipt, never the PUBACK); a payload read after {@code super.onPublish} is already released (#773), so it is
+ * copied first and released once, in {@code finally}; {@code AbstractInterceptHandler} has no
+ * {@code onSessionLoopError}, which is where a dead session loop is reported. Proven by {@code EndToEndIT} (every
+ * command) and {@code CrashWindowIT} ({@code BEFORE_INTAKE_COMMIT}: PUBACKed, not committed, resent, stored once).
+ *
+ * <p>Moquette's callbacks, adapted. Moquette runs them on its interceptor pool (configured to exactly one
  * thread, so calls are in broker-wide arrival order) after it has already sent the PUBACK; only
  * {@link #onSessionLoopError} runs on the dying session-loop thread.
  */
@@ -22,11 +31,11 @@ final class CommandInterceptor extends AbstractInterceptHandler {
 
     private final Topics topics;
     private final Clock clock;
-    private final Consumer<InboundPublish> commands;
+    private final InboundCommands commands;
     private final DeviceRegistry devices;
     private final Consumer<Throwable> onLoopDeath;
 
-    CommandInterceptor(Topics topics, Clock clock, Consumer<InboundPublish> commands, DeviceRegistry devices,
+    CommandInterceptor(Topics topics, Clock clock, InboundCommands commands, DeviceRegistry devices,
             Consumer<Throwable> onLoopDeath) {
         this.topics = topics;
         this.clock = clock;

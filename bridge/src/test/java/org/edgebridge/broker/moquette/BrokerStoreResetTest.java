@@ -1,4 +1,4 @@
-package org.edgebridge.broker;
+package org.edgebridge.broker.moquette;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -14,6 +14,9 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import org.edgebridge.broker.Broker;
+import org.edgebridge.broker.BrokerSettings;
+import org.edgebridge.broker.BrokerStoreResets;
 import org.h2.mvstore.MVStore;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -73,7 +76,7 @@ class BrokerStoreResetTest {
         Set<Thread> before = FailedStart.sessionLoops();
         Server server = new Server();
         FailedStart cleanup = FailedStart.before();
-        assertThatThrownBy(() -> server.startServer(new MemoryConfig(Broker.moquetteProperties(settings(store)))))
+        assertThatThrownBy(() -> server.startServer(new MemoryConfig(MoquetteProperties.of(settings(store)))))
                 .hasMessageContaining("Can't track for expiration a session without expiry instant");
         Set<Thread> leaked = FailedStart.sessionLoops();
         leaked.removeAll(before);

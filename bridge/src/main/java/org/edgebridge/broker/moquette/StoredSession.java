@@ -1,4 +1,4 @@
-package org.edgebridge.broker;
+package org.edgebridge.broker.moquette;
 
 import java.nio.ByteBuffer;
 import org.h2.mvstore.WriteBuffer;
@@ -6,7 +6,11 @@ import org.h2.mvstore.type.BasicDataType;
 import org.h2.mvstore.type.StringDataType;
 
 /**
- * One value of Moquette 0.17's {@code sessions_store} map, in the byte layout of its
+ * Part of the answer to the store bug of {@link BrokerStoreRepair}: Moquette 0.17 keeps its codec private, so its
+ * byte layout is mirrored here. Proven by {@code BrokerStoreRepairTest}, which reads the repaired sessions back with
+ * Moquette's own classes.
+ *
+ * <p>One value of Moquette 0.17's {@code sessions_store} map, in the byte layout of its
  * {@code H2SessionsRepository.SessionDataValueType}: version byte 1, client id, {@code expireAt} in epoch
  * milliseconds (-1: none yet), MQTT protocol level, expiry interval in seconds.
  */

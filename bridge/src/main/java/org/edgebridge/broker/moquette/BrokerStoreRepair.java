@@ -1,4 +1,4 @@
-package org.edgebridge.broker;
+package org.edgebridge.broker.moquette;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -12,7 +12,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Makes Moquette 0.17's H2 store startable again after a crash, before the broker opens it (see
+ * Moquette 0.17 bug answered: after a crash, sessions saved without an expiry instant make {@code startServer}
+ * throw for good; and h2-mvstore 2.1.212 can silently reopen a store at an old version when a write follows its
+ * crash recovery. Proven by {@code BrokerStoreRepairTest} (built with Moquette's own {@code H2Builder}).
+ *
+ * <p>Makes Moquette 0.17's H2 store startable again after a crash, before the broker opens it (see
  * docs/moquette.md, "The store after kill -9").
  *
  * <p>0.17 saves a persistent session without an expiry instant and stamps one only on a clean stop; at

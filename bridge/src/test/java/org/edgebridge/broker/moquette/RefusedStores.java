@@ -1,4 +1,4 @@
-package org.edgebridge.broker;
+package org.edgebridge.broker.moquette;
 
 import java.io.IOException;
 import java.nio.file.Files;

@@ -1,4 +1,4 @@
-package org.edgebridge.intake;
+package org.edgebridge.broker;
 
 import java.time.Instant;
 

@@ -1,4 +1,4 @@
-package org.edgebridge.broker;
+package org.edgebridge.broker.moquette;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;

@@ -1,13 +1,18 @@
-package org.edgebridge.broker;
+package org.edgebridge.broker.moquette;
 
 import io.netty.handler.ssl.ClientAuth;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.handler.ssl.SslProvider;
 import javax.net.ssl.SSLException;
+import org.edgebridge.broker.TlsSettings;
 
 /**
- * Builds the TLS listener's context from PEM files: TLS 1.3 and 1.2 only, the JDK's default (modern) cipher
+ * Moquette 0.17 limit answered: a TLS misconfiguration makes it start silently without its TLS listener, and its
+ * own context creator reads only key stores; the bridge builds the context from PEM files before anything listens,
+ * so a bad file stops start-up with the key named. Proven by {@code SecurityIT}.
+ *
+ * <p>Builds the TLS listener's context from PEM files: TLS 1.3 and 1.2 only, the JDK's default (modern) cipher
  * suites, and client certificates checked against {@code tls.caFile} when asked for. Built before anything
  * listens, so that a bad file stops start-up with a message naming the key.
  */

@@ -1,0 +1,276 @@
+package org.edgebridge.broker.moquette;
+
+import io.moquette.broker.ClientDescriptor;
+import io.moquette.broker.MoquetteInternals;
+import io.moquette.broker.Server;
+import io.moquette.interception.InterceptHandler;
+import io.netty.channel.ChannelHandler;
+import io.netty.handler.ssl.SslContext;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
+import org.edgebridge.broker.BrokerSettings;
+import org.edgebridge.broker.BrokerStatus;
+import org.edgebridge.broker.BrokerStoreResets;
+import org.edgebridge.broker.DeviceLogin;
+import org.edgebridge.broker.DevicePublisher;
+import org.edgebridge.broker.DeviceRegistry;
+import org.edgebridge.broker.InboundCommands;
+import org.edgebridge.broker.ProtocolViolations;
+import org.edgebridge.broker.RefusalLog;
+import org.edgebridge.broker.TlsSettings;
+import org.edgebridge.broker.Topics;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The embedded Moquette 0.17, run the bridge's way: its lifecycle, the bridge's own listeners in front of its
+ * protocol handler, the ACL, and receipts out. The only way into this package is {@code org.edgebridge.broker.Broker}.
+ *
+ * <p>Moquette 0.17 bug answered here: an exception in a session loop's command kills that thread for good, and
+ * every client hashed to it gets no CONNACK, PUBACK or SUBACK any more. {@code onSessionLoopError} restarts the
+ * whole broker from "broker-enforcer" (devices reconnect and resend; the outbox answers). No automated test (a
+ * loop death cannot be provoked through the bridge's never-throwing ACL); seen once in CI (docs/moquette.md).
+ *
+ * <p>Threads: Moquette owns its session-loop threads and the one interceptor thread, {@link MqttListeners} the
+ * Netty threads; this class owns "broker-enforcer", which closes connections that broke the ACL and restarts the
+ * broker when a session loop has died.
+ */
+public final class MoquetteBroker implements DevicePublisher, AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(MoquetteBroker.class);
+    private static final String PUBLISHER_ID = "edge-bridge";
+
+    private final BrokerSettings settings;
+    private final Clock clock;
+    private final Topics topics;
+    private final InboundCommands commands;
+    private final DeviceRegistry devices;
+    private final DeviceLogin login;
+    private final RefusalLog refusals;
+    private final BrokerStoreResets storeResets;
+    private final ExecutorService enforcer;
+    private final AtomicLong deniedPublishes = new AtomicLong();
+    private final AtomicLong deniedSubscribes = new AtomicLong();
+    private final AtomicLong restarts = new AtomicLong();
+    private final ProtocolViolations violations = new ProtocolViolations();
+    private final AtomicLong wills = new AtomicLong();
+    private volatile InboundBackPressure backPressure = new InboundBackPressure(() -> 0, Integer.MAX_VALUE);
+    private volatile Server server;
+    private volatile MqttListeners listeners;
+    private volatile boolean stopping;
+
+    public MoquetteBroker(BrokerSettings settings, Clock clock, InboundCommands commands, DeviceRegistry devices,
+            DeviceLogin login, RefusalLog refusals, BrokerStoreResets storeResets) {
+        this.settings = settings;
+        this.clock = clock;
+        this.topics = new Topics(settings.topicPrefix());
+        this.commands = commands;
+        this.devices = devices;
+        this.login = login;
+        this.refusals = refusals;
+        this.storeResets = storeResets;
+        this.enforcer = Executors.newSingleThreadExecutor(r -> new Thread(r, "broker-enforcer"));
+    }
+
+    /** Starts Moquette ({@link MoquetteStart}), then the listeners, and checks that each accepts connections. */
+    public synchronized void start() {
+        Optional<SslContext> ssl = settings.tls().map(t -> new PemSslContextCreator(t).build());
+        List<InterceptHandler> handlers = List.of(new CommandInterceptor(topics, clock, commands, devices, this::onLoopDeath));
+        DeviceAuthorizer authorizer = new DeviceAuthorizer(topics, this::deniedPublish, this::deniedSubscribe);
+        ConnectPolicy policy = new ConnectPolicy(settings, topics, devices, refusals);
+        DeviceAuthenticator authenticator = new DeviceAuthenticator(login, policy);
+        MoquetteStart.Started started = MoquetteStart.start(settings, clock, handlers, authenticator, authorizer, storeResets);
+        Server s = started.server();
+        server = s;
+        MqttListeners l = new MqttListeners();
+        listeners = l;
+        try {
+            ChannelHandler protocol = MoquetteInternals.protocolHandler(s, started.config(), authenticator);
+            Supplier<ChannelHandler> sessionCheck = () -> new SessionSubscriptionCheck(
+                    (clientId, topic) -> MoquetteInternals.routesTo(s, clientId, topic), topics);
+            InboundBackPressure pressure = new InboundBackPressure(MoquetteInternals.inboundBacklog(s),
+                    settings.maxWaitingPublishes());
+            backPressure = pressure;
+            Supplier<ChannelHandler> gate = () -> new ConnectGate(policy, login, violations, will -> lastWill(s, will),
+                    () -> stopping || server != s, pressure);
+            if (settings.port() != 0) {
+                l.bind(settings.host(), settings.port(), null, protocol, gate, settings.maxPacketBytes(), "mqtt.port",
+                        sessionCheck);
+            }
+            settings.tls().ifPresent(t -> l.bind(settings.host(), t.port(), ssl.orElseThrow(), protocol, gate,
+                    settings.maxPacketBytes(), "tls.port", sessionCheck));
+            List<String> dead = new ArrayList<>();
+            if (settings.port() != 0 && !listening(settings.port())) {
+                dead.add("mqtt.port=" + settings.port());
+            }
+            settings.tls().filter(t -> !listening(t.port())).ifPresent(t -> dead.add("tls.port=" + t.port()));
+            if (!dead.isEmpty()) {
+                throw new IllegalStateException("the MQTT broker started but is not listening on " + String.join(", ", dead)
+                        + " (host " + settings.host() + ")");
+            }
+        } catch (RuntimeException e) {
+            stopServer();
+            throw e;
+        }
+        LOG.info("MQTT broker listening on {}", listeners());
+    }
+
+    private boolean listening(int port) {
+        String host = settings.host().equals("0.0.0.0") || settings.host().equals("::") ? "127.0.0.1" : settings.host();
+        try (Socket socket = new Socket()) {
+            socket.connect(new InetSocketAddress(host, port), 2_000);
+            return true;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    /** The listeners as text, e.g. {@code mqtt://0.0.0.0:1883, mqtts://0.0.0.0:8883}. */
+    public String listeners() {
+        List<String> out = new ArrayList<>();
+        if (settings.port() != 0) {
+            out.add("mqtt://" + settings.host() + ":" + settings.port());
+        }
+        settings.tls().ifPresent(t -> out.add("mqtts://" + settings.host() + ":" + t.port()
+                + (t.clientAuth() == TlsSettings.ClientAuth.NONE ? "" : " (client certificates " + t.clientAuth().name().toLowerCase() + ")")));
+        return String.join(", ", out);
+    }
+
+    public boolean isRunning() {
+        return server != null && !stopping;
+    }
+
+    @Override
+    public boolean publishReceipt(String clientId, byte[] json) {
+        Server s = server;
+        if (s == null) {
+            return false;
+        }
+        try {
+            return s.internalPublish(ReceiptMessage.of(topics.receiptTopic(clientId), json), PUBLISHER_ID).isAllSuccess();
+        } catch (RuntimeException e) {
+            LOG.debug("receipt to {} not routed: {}", clientId, e.toString());
+            return false;
+        }
+    }
+
+    public Collection<String> connectedClientIds() {
+        Server s = server;
+        if (s == null) {
+            return List.of();
+        }
+        try {
+            return s.listConnectedClients().stream().map(ClientDescriptor::getClientID).toList();
+        } catch (RuntimeException e) {
+            return List.of();
+        }
+    }
+
+    public BrokerStatus status() {
+        InboundBackPressure p = backPressure;
+        return new BrokerStatus(isRunning(), listeners(), connectedClientIds().size(), deniedPublishes.get(),
+                deniedSubscribes.get(), violations.total(), restarts.get(), storeResets.count(), login.refusedCredentials(),
+                login.refusedThrottled(), login.refusedBusy(), wills.get(), p.waiting(), p.mostWaiting(), p.pauses());
+    }
+
+    /**
+     * A device's connection broke and it had left a Last Will on one of its own command topics: the will is a
+     * command of that device, stored like any other (after the PUBLISHes the device sent before it broke).
+     */
+    private void lastWill(Server s, ConnectPolicy.LastWill will) {
+        wills.incrementAndGet();
+        if (!MoquetteInternals.notifyPublishedInOrder(s, will.clientId(), null, will.topic(), will.payload())) {
+            LOG.warn("the Last Will of {} was not taken (broker queues full); it is lost", RefusalLog.quote(will.clientId()));
+        }
+    }
+
+    /** On a session-loop thread: must not block. The offender is disconnected from another thread. */
+    private void deniedPublish(String clientId, String topic) {
+        deniedPublishes.incrementAndGet();
+        devices.deniedPublish(clientId);
+        refusals.warn("publish", clientId, "refused PUBLISH of " + RefusalLog.quote(clientId) + " on " + RefusalLog.quote(topic)
+                + ": not its own command topic; closing the connection");
+        enforcer.execute(() -> {
+            Server s = server;
+            if (s != null) {
+                s.disconnectClient(clientId);
+            }
+        });
+    }
+
+    private void deniedSubscribe(String clientId, String filter) {
+        deniedSubscribes.incrementAndGet();
+        devices.deniedSubscribe(clientId);
+        refusals.warn("subscribe", clientId, "refused SUBSCRIBE of " + RefusalLog.quote(clientId) + " to " + RefusalLog.quote(filter)
+                + ": only " + RefusalLog.quote(topics.receiptTopic(clientId)) + " is allowed");
+    }
+
+    private void onLoopDeath(Throwable error) {
+        LOG.error("a broker session loop died (Moquette 0.17 never recovers one); restarting the broker", error);
+        if (stopping) {
+            return;
+        }
+        enforcer.execute(this::restart);
+    }
+
+    private synchronized void restart() {
+        if (stopping) {
+            return;
+        }
+        restarts.incrementAndGet();
+        try {
+            stopServer();
+        } catch (RuntimeException e) {
+            LOG.error("stopping the broker after a session-loop death failed; starting it again anyway", e);
+        }
+        try {
+            start();
+        } catch (RuntimeException e) {
+            LOG.error("the broker could not be started again: devices cannot connect until the bridge is restarted", e);
+            return;
+        }
+        LOG.warn("broker restarted after a session-loop death; devices reconnect");
+    }
+
+    /** Stops the enforcer, then closes the listeners (and every device connection), then Moquette. */
+    @Override
+    public synchronized void close() {
+        stopping = true;
+        enforcer.shutdownNow();
+        try {
+            enforcer.awaitTermination(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        stopServer();
+    }
+
+    /** Closes the listeners (and every device connection), then Moquette. */
+    private void stopServer() {
+        // server first: connections closed below see that the bridge closed them (no Last Will is sent for them)
+        Server s = server;
+        server = null;
+        MqttListeners l = listeners;
+        listeners = null;
+        if (l != null) {
+            l.close();
+        }
+        if (s != null) {
+            try {
+                s.stopServer();
+            } catch (RuntimeException e) {
+                LOG.error("Moquette did not stop cleanly; its session store is repaired at the next start", e);
+            }
+        }
+    }
+}
