@@ -231,12 +231,12 @@ public final class Broker implements DevicePublisher, AutoCloseable {
         }
     }
 
-    /** The port the plain MQTT listener bound (also with {@code mqtt.port=any}); 0 when it is off or not started. */
+    /** The port the plain MQTT listener bound (also with {@code mqtt.port=any}); 0 when it is off or before the first start. */
     public int mqttPort() {
         return mqttPort;
     }
 
-    /** The port the TLS listener bound (also with {@code tls.port=any}); 0 when it is off or not started. */
+    /** The port the TLS listener bound (also with {@code tls.port=any}); 0 when it is off or before the first start. */
     public int tlsPort() {
         return tlsPort;
     }
