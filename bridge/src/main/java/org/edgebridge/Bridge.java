@@ -87,7 +87,14 @@ public final class Bridge implements AutoCloseable {
         }
         LOG.info("edge bridge {} running: MQTT {}, admin http://{}:{}/, central {}", config.edgeId(),
                 bridge.broker.listeners(), config.admin().host(), bridge.admin.port(), config.forwarder().url());
+        // one line in a fixed shape for scripts and tests that start the bridge with a port "any" (BridgeProcess reads it)
+        LOG.info("bound ports: mqtt={} tls={} admin={}", portText(bridge.broker.mqttPort()), portText(bridge.broker.tlsPort()),
+                bridge.admin.port());
         return bridge;
+    }
+
+    private static String portText(int port) {
+        return port == 0 ? "off" : String.valueOf(port);
     }
 
     private void acceptCommand(InboundPublish publish) {

@@ -181,7 +181,7 @@ public final class Main {
             out.println("  data        " + c.dataDir().toAbsolutePath());
             out.println();
             out.println("Send a command as device demo-device and print the receipt it gets:");
-            out.println("  mosquitto_rr -V mqttv311 -h " + host + " -p " + c.broker().port() + " -i demo-device -c -q 1 \\");
+            out.println("  mosquitto_rr -V mqttv311 -h " + host + " -p " + bridge.broker().mqttPort() + " -i demo-device -c -q 1 \\");
             out.println("    -e " + prefix + "/demo-device/receipts -t " + prefix + "/demo-device/commands/workorder/arrive \\");
             out.println("    -m '{\"commandId\":\"ARRIVE-WO-1\",\"workOrderId\":\"WO-1\",\"action\":\"ARRIVE\"}'");
             out.println("Run it again (a device resends until it has a final receipt) to get the final receipt.");
@@ -191,7 +191,7 @@ public final class Main {
 
     @Command(name = "central-sim", mixinStandardHelpOptions = true, description = "Run the reference central alone (docs/protocol.md §2, server side).")
     static final class CentralSimCommand implements Callable<Integer> {
-        @Option(names = "--port", defaultValue = "8090", paramLabel = "PORT", description = "port (default: ${DEFAULT-VALUE})")
+        @Option(names = "--port", defaultValue = "8090", paramLabel = "PORT", description = "port (0: any free one, printed at start; default: ${DEFAULT-VALUE})")
         int port;
 
         @Option(names = "--host", defaultValue = "127.0.0.1", paramLabel = "HOST", description = "bind address (default: ${DEFAULT-VALUE})")

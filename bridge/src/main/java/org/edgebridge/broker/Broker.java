@@ -64,9 +64,19 @@ public final class Broker implements DevicePublisher, AutoCloseable {
         moquette.start();
     }
 
-    /** The listeners as text, e.g. {@code mqtt://0.0.0.0:1883, mqtts://0.0.0.0:8883}. */
+    /** The listeners with the ports they bound, e.g. {@code mqtt://0.0.0.0:1883, mqtts://0.0.0.0:8883}. */
     public String listeners() {
         return moquette.listeners();
+    }
+
+    /** The port the plain MQTT listener bound (also with {@code mqtt.port=any}); 0 when it is off or before the first start. */
+    public int mqttPort() {
+        return moquette.mqttPort();
+    }
+
+    /** The port the TLS listener bound (also with {@code tls.port=any}); 0 when it is off or before the first start. */
+    public int tlsPort() {
+        return moquette.tlsPort();
     }
 
     public boolean isRunning() {

@@ -7,7 +7,7 @@ import java.util.Optional;
 /**
  * The embedded broker's settings.
  *
- * @param port plain MQTT port, 0 = no plain listener
+ * @param port plain MQTT port, 0 = no plain listener, {@link #ANY_PORT} = any free one ({@link Broker#mqttPort()} tells which)
  * @param storeDir where the broker keeps sessions and queued receipts
  * @param takeoverAlarmPerMinute takeovers of one client id per minute that make a takeover storm
  * @param throttleTakeovers refuse CONNECTs of a client id while it is in a takeover storm
@@ -29,6 +29,9 @@ public record BrokerSettings(
         boolean throttleTakeovers,
         LoginSettings login,
         int maxWaitingPublishes) {
+
+    /** A listener port meaning "any free port" (0 cannot say it: {@code mqtt.port=0} switches the listener off). */
+    public static final int ANY_PORT = -1;
 
     /**
      * @param threads threads that check passwords (PBKDF2), off the network threads

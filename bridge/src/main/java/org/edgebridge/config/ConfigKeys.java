@@ -1,124 +1,187 @@
 package org.edgebridge.config;
 
+import static org.edgebridge.config.ConfigKey.boolKey;
+import static org.edgebridge.config.ConfigKey.durationKey;
+import static org.edgebridge.config.ConfigKey.enumKey;
+import static org.edgebridge.config.ConfigKey.httpUrlKey;
+import static org.edgebridge.config.ConfigKey.intKey;
+import static org.edgebridge.config.ConfigKey.intSizeKey;
+import static org.edgebridge.config.ConfigKey.matchingKey;
+import static org.edgebridge.config.ConfigKey.optionalPathKey;
+import static org.edgebridge.config.ConfigKey.optionalTextKey;
+import static org.edgebridge.config.ConfigKey.pathKey;
+import static org.edgebridge.config.ConfigKey.portKey;
+import static org.edgebridge.config.ConfigKey.sizeKey;
+import static org.edgebridge.config.ConfigKey.textKey;
+
+import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.function.Function;
+import java.util.Optional;
 import java.util.regex.Pattern;
+import org.edgebridge.broker.BrokerSettings;
+import org.edgebridge.broker.TlsSettings.ClientAuth;
 
-/** Every configuration key the bridge knows, with its default and rule. The reference file documents the same list. */
+/**
+ * Every configuration key the bridge knows, each declared once with its type, default, allowed values and meaning.
+ * {@link ConfigLoader} reads them, {@link #markdownReference()} documents them (docs/configuration.md), and a test
+ * keeps broker-config/bridge.yaml listing the same keys with the same defaults.
+ */
 public final class ConfigKeys {
-    private static final Pattern EDGE_ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._:-]{0,63}");
-    private static final Pattern TOPIC_PREFIX = Pattern.compile("[A-Za-z0-9_.-]+(/[A-Za-z0-9_.-]+)*");
     private static final Duration MAX_DURATION = Duration.ofDays(3650);
+    private static final long KiB = 1024;
+    private static final long MiB = 1024 * KiB;
 
-    public static final List<ConfigKey> ALL = List.of(
-        key("edge.id", "edge-01", "this bridge's id, sent to central as edgeId",
-            v -> matching(v, EDGE_ID, "must be 1-64 chars of [A-Za-z0-9._:-], starting alphanumeric")),
-        key("data.dir", "data", "where the outbox, the broker store and generated material live", ConfigKeys::path),
+    public static final ConfigKey<String> EDGE_ID = matchingKey("edge.id", "edge-01",
+            Pattern.compile("[A-Za-z0-9][A-Za-z0-9._:-]{0,63}"), "1-64 chars of [A-Za-z0-9._:-], starting alphanumeric",
+            "this bridge's id, sent to central as edgeId");
+    public static final ConfigKey<Path> DATA_DIR = pathKey("data.dir", "data",
+            "where the outbox, the broker store and generated material live");
 
-        key("mqtt.host", "0.0.0.0", "bind address of the MQTT listeners (plain and TLS)", ConfigKeys::nonBlank),
-        key("mqtt.port", "1883", "plain MQTT listener port; 0 switches it off", v -> ValueParsers.integer(v, 0, 65535)),
-        key("mqtt.topicPrefix", "devices", "first topic level(s) of device topics: {prefix}/{clientId}/commands/#",
-            v -> matching(v, TOPIC_PREFIX, "must be topic levels of [A-Za-z0-9_.-] separated by /, without wildcards")),
-        key("mqtt.maxPacketBytes", "524288", "largest MQTT packet accepted; larger ones close the connection",
-            v -> (int) ValueParsers.size(v, 1024, 268_435_455)),
-        key("mqtt.sessionQueueSize", "8192", "capacity of each broker session-loop command queue",
-            v -> ValueParsers.integer(v, 1024, 1_048_576)),
-        key("mqtt.sessionExpiry", "7d", "how long the broker keeps the session of a device that stays away (at most 24d: Moquette 0.17 overflows past it)",
-            v -> ValueParsers.duration(v, Duration.ofMinutes(1), Duration.ofDays(24))),
+    public static final ConfigKey<String> MQTT_HOST = textKey("mqtt.host", "0.0.0.0",
+            "bind address of the MQTT listeners (plain and TLS)");
+    public static final ConfigKey<Integer> MQTT_PORT = portKey("mqtt.port", 1883, 0, BrokerSettings.ANY_PORT,
+            "plain MQTT listener port; 0 switches it off, any picks a free one (the bridge logs the port it bound)");
+    public static final ConfigKey<String> MQTT_TOPIC_PREFIX = matchingKey("mqtt.topicPrefix", "devices",
+            Pattern.compile("[A-Za-z0-9_.-]+(/[A-Za-z0-9_.-]+)*"),
+            "topic levels of [A-Za-z0-9_.-] separated by /, without wildcards",
+            "first topic level(s) of device topics: {prefix}/{clientId}/commands/#");
+    public static final ConfigKey<Integer> MQTT_MAX_PACKET_BYTES = intSizeKey("mqtt.maxPacketBytes", "524288", 1024, 268_435_455,
+            "largest MQTT packet accepted; larger ones close the connection");
+    public static final ConfigKey<Integer> MQTT_SESSION_QUEUE_SIZE = intKey("mqtt.sessionQueueSize", 8192, 1024, 1_048_576,
+            "capacity of each broker session-loop command queue");
+    public static final ConfigKey<Duration> MQTT_SESSION_EXPIRY = durationKey("mqtt.sessionExpiry", "7d",
+            Duration.ofMinutes(1), Duration.ofDays(24),
+            "how long the broker keeps the session of a device that stays away (at most 24d: Moquette 0.17 overflows past it)");
 
-        key("mqtt.takeoverAlarmPerMinute", "10", "session takeovers of one client id per minute that raise a takeover-storm alarm",
-            v -> ValueParsers.integer(v, 1, 1_000_000)),
-        key("mqtt.throttleTakeovers", "false", "true refuses CONNECTs of a client id in a takeover storm (CONNACK 3) until it calms down",
-            ValueParsers::bool),
+    public static final ConfigKey<Integer> MQTT_TAKEOVER_ALARM_PER_MINUTE = intKey("mqtt.takeoverAlarmPerMinute", 10, 1, 1_000_000,
+            "session takeovers of one client id per minute that raise a takeover-storm alarm");
+    public static final ConfigKey<Boolean> MQTT_THROTTLE_TAKEOVERS = boolKey("mqtt.throttleTakeovers", false,
+            "true refuses CONNECTs of a client id in a takeover storm (CONNACK 3) until it calms down");
 
-        key("tls.port", "8883", "TLS MQTT listener port, on when tls.certFile is set", v -> ValueParsers.integer(v, 1, 65535)),
-        key("tls.certFile", null, "server certificate chain, PEM", ConfigKeys::path),
-        key("tls.keyFile", null, "server private key, PEM (PKCS#8)", ConfigKeys::path),
-        key("tls.caFile", null, "CA certificates that sign device certificates, PEM", ConfigKeys::path),
-        key("tls.clientAuth", "none", "client certificates: none, optional or required",
-            v -> oneOf(v, "none", "optional", "required")),
+    public static final ConfigKey<Integer> TLS_PORT = portKey("tls.port", 8883, 1, BrokerSettings.ANY_PORT,
+            "TLS MQTT listener port, on when tls.certFile is set; any picks a free one (the bridge logs the port it bound)");
+    public static final ConfigKey<Optional<Path>> TLS_CERT_FILE = optionalPathKey("tls.certFile", "server certificate chain, PEM");
+    public static final ConfigKey<Optional<Path>> TLS_KEY_FILE = optionalPathKey("tls.keyFile", "server private key, PEM (PKCS#8)");
+    public static final ConfigKey<Optional<Path>> TLS_CA_FILE = optionalPathKey("tls.caFile",
+            "CA certificates that sign device certificates, PEM");
+    public static final ConfigKey<ClientAuth> TLS_CLIENT_AUTH = enumKey("tls.clientAuth", ClientAuth.NONE, ClientAuth.class,
+            "client certificates: none, optional or required");
 
-        key("auth.anonymous", "false", "true lets devices connect without credentials", ValueParsers::bool),
-        key("auth.passwordFile", null, "registered devices: clientId:username:hash per line; a registered client id always "
-            + "needs its credentials (or its client certificate), even with auth.anonymous=true", ConfigKeys::path),
-        key("auth.threads", "1", "threads that check passwords (PBKDF2, tens of ms each), apart from the network threads",
-            v -> ValueParsers.integer(v, 1, 64)),
-        key("auth.queue", "256", "CONNECTs that may wait for a password check; past it they are refused with CONNACK 3",
-            v -> ValueParsers.integer(v, 1, 100_000)),
-        key("auth.failedLoginsPerClientId", "10", "failed logins of one client id per minute after which its CONNECTs "
-            + "are refused with CONNACK 3 for the rest of that minute", v -> ValueParsers.integer(v, 1, 1_000_000)),
-        key("auth.failedLoginsPerAddress", "100", "failed logins from one source address per minute after which its "
-            + "CONNECTs are refused with CONNACK 3 for the rest of that minute", v -> ValueParsers.integer(v, 1, 1_000_000)),
+    public static final ConfigKey<Boolean> AUTH_ANONYMOUS = boolKey("auth.anonymous", false,
+            "true lets devices connect without credentials");
+    public static final ConfigKey<Optional<Path>> AUTH_PASSWORD_FILE = optionalPathKey("auth.passwordFile",
+            "registered devices: clientId:username:hash per line; a registered client id always "
+            + "needs its credentials (or its client certificate), even with auth.anonymous=true");
+    public static final ConfigKey<Integer> AUTH_THREADS = intKey("auth.threads", 1, 1, 64,
+            "threads that check passwords (PBKDF2, tens of ms each), apart from the network threads");
+    public static final ConfigKey<Integer> AUTH_QUEUE = intKey("auth.queue", 256, 1, 100_000,
+            "CONNECTs that may wait for a password check; past it they are refused with CONNACK 3");
+    public static final ConfigKey<Integer> AUTH_FAILED_LOGINS_PER_CLIENT_ID = intKey("auth.failedLoginsPerClientId", 10, 1, 1_000_000,
+            "failed logins of one client id per minute after which its CONNECTs "
+            + "are refused with CONNACK 3 for the rest of that minute");
+    public static final ConfigKey<Integer> AUTH_FAILED_LOGINS_PER_ADDRESS = intKey("auth.failedLoginsPerAddress", 100, 1, 1_000_000,
+            "failed logins from one source address per minute after which its "
+            + "CONNECTs are refused with CONNACK 3 for the rest of that minute");
 
-        key("admin.host", "127.0.0.1", "bind address of the admin HTTP API and status page", ConfigKeys::nonBlank),
-        key("admin.port", "8080", "admin HTTP port; 0 picks a free one", v -> ValueParsers.integer(v, 0, 65535)),
-        key("admin.token", null, "bearer token every admin POST needs", ConfigKeys::nonBlank),
+    public static final ConfigKey<String> ADMIN_HOST = textKey("admin.host", "127.0.0.1",
+            "bind address of the admin HTTP API and status page");
+    /** 0 and any both pick a free port: 0 as the admin listener always allowed, any as every listener spells it. */
+    public static final ConfigKey<Integer> ADMIN_PORT = portKey("admin.port", 8080, 0, 0,
+            "admin HTTP port; any (or 0) picks a free one (the bridge logs the port it bound)");
+    public static final ConfigKey<Optional<String>> ADMIN_TOKEN = optionalTextKey("admin.token", "bearer token every admin POST needs");
 
-        key("ingest.url", "http://127.0.0.1:8090/ingest", "central's ingest endpoint", ValueParsers::httpUrl),
-        key("ingest.token", null, "bearer token sent to central", ConfigKeys::nonBlank),
-        key("ingest.caFile", null, "CA certificates (PEM) to trust for an https:// ingest.url, instead of the JVM's trust store",
-            ConfigKeys::path),
-        key("ingest.timeout", "30s", "time limit of one request to central",
-            v -> ValueParsers.duration(v, Duration.ofMillis(100), Duration.ofMinutes(10))),
+    public static final ConfigKey<URI> INGEST_URL = httpUrlKey("ingest.url", "http://127.0.0.1:8090/ingest",
+            "central's ingest endpoint");
+    public static final ConfigKey<Optional<String>> INGEST_TOKEN = optionalTextKey("ingest.token", "bearer token sent to central");
+    public static final ConfigKey<Optional<Path>> INGEST_CA_FILE = optionalPathKey("ingest.caFile",
+            "CA certificates (PEM) to trust for an https:// ingest.url, instead of the JVM's trust store");
+    public static final ConfigKey<Duration> INGEST_TIMEOUT = durationKey("ingest.timeout", "30s",
+            Duration.ofMillis(100), Duration.ofMinutes(10), "time limit of one request to central");
 
-        key("intake.maxPayloadBytes", "262144", "largest command payload; larger ones are rejected payload_too_large",
-            v -> (int) ValueParsers.size(v, 64, 16 * 1024 * 1024)),
-        key("intake.maxBatch", "256", "most commands stored in one outbox transaction (group commit)",
-            v -> ValueParsers.integer(v, 1, 10_000)),
-        key("intake.queueCapacity", "20000", "commands waiting for the outbox writer; past it intake answers retry_later",
-            v -> ValueParsers.integer(v, 100, 10_000_000)),
-        key("intake.maxQueuedBytes", "32MiB", "payload bytes waiting for the outbox writer; past it intake answers "
-            + "retry_later / intake_busy (bounds the intake's memory whatever the payload sizes)",
-            v -> ValueParsers.size(v, 256 * 1024, 4L * 1024 * 1024 * 1024)),
+    public static final ConfigKey<Integer> INTAKE_MAX_PAYLOAD_BYTES = intSizeKey("intake.maxPayloadBytes", "262144",
+            64, 16 * 1024 * 1024, "largest command payload; larger ones are rejected payload_too_large");
+    public static final ConfigKey<Integer> INTAKE_MAX_BATCH = intKey("intake.maxBatch", 256, 1, 10_000,
+            "most commands stored in one outbox transaction (group commit)");
+    public static final ConfigKey<Integer> INTAKE_QUEUE_CAPACITY = intKey("intake.queueCapacity", 20000, 100, 10_000_000,
+            "commands waiting for the outbox writer; past it intake answers retry_later");
+    public static final ConfigKey<Long> INTAKE_MAX_QUEUED_BYTES = sizeKey("intake.maxQueuedBytes", "32MiB",
+            256 * KiB, 4096 * MiB, "payload bytes waiting for the outbox writer; past it intake answers "
+            + "retry_later / intake_busy (bounds the intake's memory whatever the payload sizes)");
 
-        key("shutdown.timeout", "20s", "SIGTERM: how long the graceful stop may take before in-flight work is abandoned "
-            + "(abandoned claims return to pending at the next start)",
-            v -> ValueParsers.duration(v, Duration.ofSeconds(1), Duration.ofMinutes(10))),
+    public static final ConfigKey<Duration> SHUTDOWN_TIMEOUT = durationKey("shutdown.timeout", "20s",
+            Duration.ofSeconds(1), Duration.ofMinutes(10),
+            "SIGTERM: how long the graceful stop may take before in-flight work is abandoned "
+            + "(abandoned claims return to pending at the next start)");
 
-        key("outbox.maxPending", "1000000", "commands not final yet that the outbox holds; past it intake answers retry_later / outbox_full",
-            v -> ValueParsers.integer(v, 1, 1_000_000_000)),
-        key("outbox.minFreeDisk", "256MiB", "free disk below which intake answers retry_later / outbox_full",
-            v -> ValueParsers.size(v, 0, Long.MAX_VALUE / 2)),
-        key("outbox.fullRetryAfter", "30s", "retryAfterMs told to devices when the outbox is full",
-            v -> ValueParsers.duration(v, Duration.ofSeconds(1), Duration.ofHours(1))),
-        key("outbox.retention", "7d", "how long final commands are kept: the window in which a resend gets its old receipt",
-            v -> ValueParsers.duration(v, Duration.ofMinutes(1), MAX_DURATION)),
-        key("outbox.purgeBatch", "500", "final commands deleted per transaction by the retention purge",
-            v -> ValueParsers.integer(v, 10, 100_000)),
-        key("outbox.purgeInterval", "1m", "time between retention purges",
-            v -> ValueParsers.duration(v, Duration.ofSeconds(1), Duration.ofDays(1))),
+    public static final ConfigKey<Integer> OUTBOX_MAX_PENDING = intKey("outbox.maxPending", 1000000, 1, 1_000_000_000,
+            "commands not final yet that the outbox holds; past it intake answers retry_later / outbox_full");
+    public static final ConfigKey<Long> OUTBOX_MIN_FREE_DISK = sizeKey("outbox.minFreeDisk", "256MiB", 0, ValueParsers.NO_LIMIT,
+            "free disk below which intake answers retry_later / outbox_full");
+    public static final ConfigKey<Duration> OUTBOX_FULL_RETRY_AFTER = durationKey("outbox.fullRetryAfter", "30s",
+            Duration.ofSeconds(1), Duration.ofHours(1), "retryAfterMs told to devices when the outbox is full");
+    public static final ConfigKey<Duration> OUTBOX_RETENTION = durationKey("outbox.retention", "7d",
+            Duration.ofMinutes(1), MAX_DURATION,
+            "how long final commands are kept: the window in which a resend gets its old receipt");
+    public static final ConfigKey<Integer> OUTBOX_PURGE_BATCH = intKey("outbox.purgeBatch", 500, 10, 100_000,
+            "final commands deleted per transaction by the retention purge");
+    public static final ConfigKey<Duration> OUTBOX_PURGE_INTERVAL = durationKey("outbox.purgeInterval", "1m",
+            Duration.ofSeconds(1), Duration.ofDays(1), "time between retention purges");
 
-        key("forwarder.maxEvents", "500", "most events in one request to central", v -> ValueParsers.integer(v, 1, 10_000)),
-        key("forwarder.maxBytes", "1MiB", "most payload bytes in one request to central",
-            v -> (int) ValueParsers.size(v, 1024, 64 * 1024 * 1024)),
-        key("forwarder.linger", "20ms", "how long a non-full batch waits for more events",
-            v -> ValueParsers.duration(v, Duration.ZERO, Duration.ofSeconds(10))),
-        key("forwarder.requestsPerSecond", "20", "requests to central per second at most", v -> ValueParsers.integer(v, 1, 100_000)),
-        key("forwarder.eventsPerSecond", "5000", "events to central per second at most", v -> ValueParsers.integer(v, 1, 1_000_000)),
-        key("forwarder.maxConcurrentRequests", "1", "requests to central in flight at once (a Resilience4j bulkhead); "
-            + "events of one device are never in two at once", v -> ValueParsers.integer(v, 1, 32)),
-        key("forwarder.maxAttempts", "50", "central retry_later answers before an event is parked",
-            v -> ValueParsers.integer(v, 1, 1_000_000)),
-        key("forwarder.backoffInitial", "500ms", "first wait after a failed request",
-            v -> ValueParsers.duration(v, Duration.ofMillis(1), Duration.ofMinutes(10))),
-        key("forwarder.backoffMax", "60s", "longest wait between failed requests",
-            v -> ValueParsers.duration(v, Duration.ofMillis(1), Duration.ofHours(24))),
-        key("forwarder.authRetryInterval", "60s", "while paused by a 401/403/4xx, how often to try again",
-            v -> ValueParsers.duration(v, Duration.ofSeconds(1), Duration.ofHours(24))),
-        key("forwarder.breakerFailureRate", "50", "percent of failed calls (of the last 20) that opens the circuit breaker",
-            v -> ValueParsers.integer(v, 1, 100)),
-        key("forwarder.breakerOpenFor", "30s", "how long the circuit breaker stays open before one probe",
-            v -> ValueParsers.duration(v, Duration.ofMillis(100), MAX_DURATION)),
-        key("forwarder.maxRetryAfter", "1h", "longest wait central can ask for (Retry-After, retryAfterMs); longer ones are "
-            + "clamped to it", v -> ValueParsers.duration(v, Duration.ofSeconds(1), Duration.ofDays(1))),
-        key("forwarder.maxServerErrors", "10", "times one event, isolated by bisection, alone makes central answer 5xx "
-            + "before it is parked (code ingest_server_error); other events go on meanwhile", v -> ValueParsers.integer(v, 1, 1_000_000)));
+    public static final ConfigKey<Integer> FORWARDER_MAX_EVENTS = intKey("forwarder.maxEvents", 500, 1, 10_000,
+            "most events in one request to central");
+    public static final ConfigKey<Integer> FORWARDER_MAX_BYTES = intSizeKey("forwarder.maxBytes", "1MiB", 1024, 64 * 1024 * 1024,
+            "most payload bytes in one request to central");
+    public static final ConfigKey<Duration> FORWARDER_LINGER = durationKey("forwarder.linger", "20ms",
+            Duration.ZERO, Duration.ofSeconds(10), "how long a non-full batch waits for more events");
+    public static final ConfigKey<Integer> FORWARDER_REQUESTS_PER_SECOND = intKey("forwarder.requestsPerSecond", 20, 1, 100_000,
+            "requests to central per second at most");
+    public static final ConfigKey<Integer> FORWARDER_EVENTS_PER_SECOND = intKey("forwarder.eventsPerSecond", 5000, 1, 1_000_000,
+            "events to central per second at most");
+    public static final ConfigKey<Integer> FORWARDER_MAX_CONCURRENT_REQUESTS = intKey("forwarder.maxConcurrentRequests", 1, 1, 32,
+            "requests to central in flight at once (a Resilience4j bulkhead); events of one device are never in two at once");
+    public static final ConfigKey<Integer> FORWARDER_MAX_ATTEMPTS = intKey("forwarder.maxAttempts", 50, 1, 1_000_000,
+            "central retry_later answers before an event is parked");
+    public static final ConfigKey<Duration> FORWARDER_BACKOFF_INITIAL = durationKey("forwarder.backoffInitial", "500ms",
+            Duration.ofMillis(1), Duration.ofMinutes(10), "first wait after a failed request");
+    public static final ConfigKey<Duration> FORWARDER_BACKOFF_MAX = durationKey("forwarder.backoffMax", "60s",
+            Duration.ofMillis(1), Duration.ofHours(24), "longest wait between failed requests");
+    public static final ConfigKey<Duration> FORWARDER_AUTH_RETRY_INTERVAL = durationKey("forwarder.authRetryInterval", "60s",
+            Duration.ofSeconds(1), Duration.ofHours(24), "while paused by a 401/403/4xx, how often to try again");
+    public static final ConfigKey<Integer> FORWARDER_BREAKER_FAILURE_RATE = intKey("forwarder.breakerFailureRate", 50, 1, 100,
+            "percent of failed calls (of the last 20) that opens the circuit breaker");
+    public static final ConfigKey<Duration> FORWARDER_BREAKER_OPEN_FOR = durationKey("forwarder.breakerOpenFor", "30s",
+            Duration.ofMillis(100), MAX_DURATION, "how long the circuit breaker stays open before one probe");
+    public static final ConfigKey<Duration> FORWARDER_MAX_RETRY_AFTER = durationKey("forwarder.maxRetryAfter", "1h",
+            Duration.ofSeconds(1), Duration.ofDays(1),
+            "longest wait central can ask for (Retry-After, retryAfterMs); longer ones are clamped to it");
+    public static final ConfigKey<Integer> FORWARDER_MAX_SERVER_ERRORS = intKey("forwarder.maxServerErrors", 10, 1, 1_000_000,
+            "times one event, isolated by bisection, alone makes central answer 5xx "
+            + "before it is parked (code ingest_server_error); other events go on meanwhile");
 
-    private static final Map<String, ConfigKey> BY_NAME = byName();
+    /** Every key, in the order of the reference. */
+    public static final List<ConfigKey<?>> ALL = List.of(
+            EDGE_ID, DATA_DIR,
+            MQTT_HOST, MQTT_PORT, MQTT_TOPIC_PREFIX, MQTT_MAX_PACKET_BYTES, MQTT_SESSION_QUEUE_SIZE, MQTT_SESSION_EXPIRY,
+            MQTT_TAKEOVER_ALARM_PER_MINUTE, MQTT_THROTTLE_TAKEOVERS,
+            TLS_PORT, TLS_CERT_FILE, TLS_KEY_FILE, TLS_CA_FILE, TLS_CLIENT_AUTH,
+            AUTH_ANONYMOUS, AUTH_PASSWORD_FILE, AUTH_THREADS, AUTH_QUEUE, AUTH_FAILED_LOGINS_PER_CLIENT_ID,
+            AUTH_FAILED_LOGINS_PER_ADDRESS,
+            ADMIN_HOST, ADMIN_PORT, ADMIN_TOKEN,
+            INGEST_URL, INGEST_TOKEN, INGEST_CA_FILE, INGEST_TIMEOUT,
+            INTAKE_MAX_PAYLOAD_BYTES, INTAKE_MAX_BATCH, INTAKE_QUEUE_CAPACITY, INTAKE_MAX_QUEUED_BYTES,
+            SHUTDOWN_TIMEOUT,
+            OUTBOX_MAX_PENDING, OUTBOX_MIN_FREE_DISK, OUTBOX_FULL_RETRY_AFTER, OUTBOX_RETENTION, OUTBOX_PURGE_BATCH,
+            OUTBOX_PURGE_INTERVAL,
+            FORWARDER_MAX_EVENTS, FORWARDER_MAX_BYTES, FORWARDER_LINGER, FORWARDER_REQUESTS_PER_SECOND,
+            FORWARDER_EVENTS_PER_SECOND, FORWARDER_MAX_CONCURRENT_REQUESTS, FORWARDER_MAX_ATTEMPTS,
+            FORWARDER_BACKOFF_INITIAL, FORWARDER_BACKOFF_MAX, FORWARDER_AUTH_RETRY_INTERVAL, FORWARDER_BREAKER_FAILURE_RATE,
+            FORWARDER_BREAKER_OPEN_FOR, FORWARDER_MAX_RETRY_AFTER, FORWARDER_MAX_SERVER_ERRORS);
+
+    private static final Map<String, ConfigKey<?>> BY_NAME = byName();
 
     private ConfigKeys() {}
 
@@ -133,60 +196,26 @@ public final class ConfigKeys {
         out.append("or with `--set key=value`, which wins over both. Durations: `500ms`, `30s`,\n");
         out.append("`5m`, `2h`, `7d`. Sizes: bytes, or `256KiB`, `1MiB`, `1GiB`. A bad value stops start-up with exit code 2\n");
         out.append("and one line per problem naming the key, the value and the rule.\n\n");
-        out.append("| key | default | meaning |\n| --- | --- | --- |\n");
-        for (ConfigKey k : ALL) {
+        out.append("Ports: `mqtt.port`, `tls.port` and `admin.port` take `any` for any free port (`admin.port=0` means the\n");
+        out.append("same; `mqtt.port=0` switches the plain listener off). The bridge then logs the ports it bound, in a line\n");
+        out.append("`bound ports: mqtt=… tls=… admin=…` (`off` for a listener that is off).\n\n");
+        out.append("| key | default | allowed | meaning |\n| --- | --- | --- | --- |\n");
+        for (ConfigKey<?> k : ALL) {
             out.append("| `").append(k.name()).append("` | ")
                     .append(k.defaultValue() == null ? "(unset)" : "`" + k.defaultValue() + "`").append(" | ")
+                    .append(k.allowed().replace("|", "\\|")).append(" | ")
                     .append(k.doc().replace("|", "\\|")).append(" |\n");
         }
         return out.toString();
     }
 
-    public static ConfigKey find(String name) {
+    public static ConfigKey<?> find(String name) {
         return BY_NAME.get(name);
     }
 
-    private static Map<String, ConfigKey> byName() {
-        Map<String, ConfigKey> map = new LinkedHashMap<>();
+    private static Map<String, ConfigKey<?>> byName() {
+        Map<String, ConfigKey<?>> map = new LinkedHashMap<>();
         ALL.forEach(k -> map.put(k.name(), k));
         return Map.copyOf(map);
-    }
-
-    private static ConfigKey key(String name, String defaultValue, String doc, Function<String, Object> parser) {
-        return new ConfigKey(name, defaultValue, doc, parser);
-    }
-
-    private static Object nonBlank(String v) {
-        if (v.isBlank()) {
-            throw new IllegalArgumentException("must not be blank");
-        }
-        return v.trim();
-    }
-
-    private static Object path(String v) {
-        if (v.isBlank()) {
-            throw new IllegalArgumentException("must be a file system path");
-        }
-        try {
-            return Path.of(v.trim());
-        } catch (java.nio.file.InvalidPathException e) {
-            throw new IllegalArgumentException("must be a valid file system path");
-        }
-    }
-
-    private static Object matching(String v, Pattern pattern, String rule) {
-        if (!pattern.matcher(v.trim()).matches()) {
-            throw new IllegalArgumentException(rule);
-        }
-        return v.trim();
-    }
-
-    private static Object oneOf(String v, String... allowed) {
-        for (String a : allowed) {
-            if (a.equals(v.trim())) {
-                return a;
-            }
-        }
-        throw new IllegalArgumentException("must be one of " + String.join(", ", allowed));
     }
 }

@@ -1,11 +1,12 @@
 package org.edgebridge.config;
 
+import static org.edgebridge.config.ConfigKeys.*;
+
 import com.fasterxml.jackson.core.JacksonException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import java.io.IOException;
-import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -131,7 +132,7 @@ public final class ConfigLoader {
             if (!variable.startsWith(ENV_PREFIX)) {
                 return;
             }
-            ConfigKey key = ConfigKeys.ALL.stream().filter(k -> envName(k.name()).equals(variable)).findFirst().orElse(null);
+            ConfigKey<?> key = ConfigKeys.ALL.stream().filter(k -> envName(k.name()).equals(variable)).findFirst().orElse(null);
             if (key == null) {
                 problems.add("environment " + variable + ": names no key (" + ENV_PREFIX
                         + "KEY with the key's dots as '_', for example " + envName("mqtt.port") + ")");
@@ -164,147 +165,100 @@ public final class ConfigLoader {
     }
 
     private BridgeConfig build() {
-        Map<String, Object> values = new LinkedHashMap<>();
         for (String name : raw.keySet()) {
             if (ConfigKeys.find(name) == null) {
-                problems.add(name + ": unknown key" + suggestion(name) + "; the keys are listed in broker-config/bridge.yaml");
+                problems.add(name + ": unknown key" + KeySuggestion.forName(name) + "; the keys are listed in broker-config/bridge.yaml");
             }
         }
         Map<String, String> effective = new LinkedHashMap<>();
-        for (ConfigKey key : ConfigKeys.ALL) {
+        for (ConfigKey<?> key : ConfigKeys.ALL) {
             String text = raw.getOrDefault(key.name(), key.defaultValue());
             if (text == null) {
                 continue;
             }
             effective.put(key.name(), text);
             try {
-                values.put(key.name(), key.parser().apply(text));
+                key.value(text);
             } catch (IllegalArgumentException e) {
                 problems.add(key.name() + "=" + text + ": " + e.getMessage());
             }
         }
+        Values values = new Values(effective);
         if (problems.isEmpty()) {
             checkTogether(values);
         }
         if (!problems.isEmpty()) {
             throw new ConfigException(problems);
         }
-        return assemble(new Values(values), effective);
+        return assemble(values);
     }
 
-    private void checkTogether(Map<String, Object> v) {
-        int maxPacket = (Integer) v.get("mqtt.maxPacketBytes");
-        int maxPayload = (Integer) v.get("intake.maxPayloadBytes");
+    private void checkTogether(Values v) {
+        int maxPacket = v.get(MQTT_MAX_PACKET_BYTES);
+        int maxPayload = v.get(INTAKE_MAX_PAYLOAD_BYTES);
         if (maxPacket < maxPayload + 1024) {
             problems.add("mqtt.maxPacketBytes=" + maxPacket + ": must be at least intake.maxPayloadBytes + 1024 ("
                     + (maxPayload + 1024) + ") so that an oversized payload can still be answered payload_too_large");
         }
-        boolean tlsOn = v.containsKey("tls.certFile");
-        if (tlsOn && !v.containsKey("tls.keyFile")) {
+        boolean tlsOn = v.get(TLS_CERT_FILE).isPresent();
+        if (tlsOn && v.get(TLS_KEY_FILE).isEmpty()) {
             problems.add("tls.keyFile: must be set when tls.certFile is set (the PEM private key of the server certificate)");
         }
-        if (!tlsOn && v.containsKey("tls.keyFile")) {
+        if (!tlsOn && v.get(TLS_KEY_FILE).isPresent()) {
             problems.add("tls.certFile: must be set when tls.keyFile is set (the PEM certificate chain)");
         }
-        for (String fileKey : List.of("tls.certFile", "tls.keyFile", "tls.caFile", "auth.passwordFile", "ingest.caFile")) {
-            Path p = (Path) v.get(fileKey);
-            if (p != null && !Files.isReadable(p)) {
-                problems.add(fileKey + "=" + p + ": no readable file there");
-            }
+        for (ConfigKey<Optional<Path>> fileKey : List.of(TLS_CERT_FILE, TLS_KEY_FILE, TLS_CA_FILE, AUTH_PASSWORD_FILE,
+                INGEST_CA_FILE)) {
+            v.get(fileKey).filter(p -> !Files.isReadable(p))
+                    .ifPresent(p -> problems.add(fileKey.name() + "=" + p + ": no readable file there"));
         }
-        if (!"none".equals(v.get("tls.clientAuth")) && !v.containsKey("tls.caFile")) {
-            problems.add("tls.clientAuth=" + v.get("tls.clientAuth") + ": needs tls.caFile, the CA that signs device certificates");
+        if (v.get(TLS_CLIENT_AUTH) != TlsSettings.ClientAuth.NONE && v.get(TLS_CA_FILE).isEmpty()) {
+            problems.add("tls.clientAuth=" + v.text(TLS_CLIENT_AUTH) + ": needs tls.caFile, the CA that signs device certificates");
         }
-        int port = (Integer) v.get("mqtt.port");
+        int port = v.get(MQTT_PORT);
         if (port == 0 && !tlsOn) {
             problems.add("mqtt.port=0: with no TLS listener (tls.certFile unset) no device could connect; set tls.certFile or a port");
         }
-        if (tlsOn && port != 0 && port == (Integer) v.get("tls.port")) {
+        if (tlsOn && port > 0 && port == v.get(TLS_PORT)) {
             problems.add("tls.port=" + port + ": must differ from mqtt.port");
         }
-        Duration initial = (Duration) v.get("forwarder.backoffInitial");
-        Duration max = (Duration) v.get("forwarder.backoffMax");
+        Duration initial = v.get(FORWARDER_BACKOFF_INITIAL);
+        Duration max = v.get(FORWARDER_BACKOFF_MAX);
         if (max.compareTo(initial) < 0) {
             problems.add("forwarder.backoffMax=" + ValueParsers.format(max) + ": must be at least forwarder.backoffInitial ("
                     + ValueParsers.format(initial) + ")");
         }
     }
 
-    private static BridgeConfig assemble(Values v, Map<String, String> effective) {
-        Path dataDir = v.get("data.dir");
-        Optional<TlsSettings> tls = v.optional("tls.certFile").map(cert -> new TlsSettings(
-                v.get("tls.port"),
-                (Path) cert,
-                v.get("tls.keyFile"),
-                v.optional("tls.caFile"),
-                TlsSettings.ClientAuth.valueOf(((String) v.get("tls.clientAuth")).toUpperCase(Locale.ROOT))));
+    private static BridgeConfig assemble(Values v) {
+        Path dataDir = v.get(DATA_DIR);
+        Optional<TlsSettings> tls = v.get(TLS_CERT_FILE).map(cert -> new TlsSettings(
+                v.get(TLS_PORT), cert, v.get(TLS_KEY_FILE).orElseThrow(), v.get(TLS_CA_FILE), v.get(TLS_CLIENT_AUTH)));
         BrokerSettings broker = new BrokerSettings(
-                v.get("mqtt.host"), v.get("mqtt.port"), v.get("mqtt.topicPrefix"), v.get("mqtt.maxPacketBytes"),
-                v.get("mqtt.sessionQueueSize"), v.get("mqtt.sessionExpiry"), dataDir.resolve("broker"), tls,
-                v.get("auth.anonymous"), v.optional("auth.passwordFile"), v.get("mqtt.takeoverAlarmPerMinute"),
-                v.get("mqtt.throttleTakeovers"),
-                new BrokerSettings.LoginSettings(v.get("auth.threads"), v.get("auth.queue"),
-                        v.get("auth.failedLoginsPerClientId"), v.get("auth.failedLoginsPerAddress")),
-                maxWaitingPublishes(v.get("intake.maxQueuedBytes"), v.get("mqtt.maxPacketBytes")));
+                v.get(MQTT_HOST), v.get(MQTT_PORT), v.get(MQTT_TOPIC_PREFIX), v.get(MQTT_MAX_PACKET_BYTES),
+                v.get(MQTT_SESSION_QUEUE_SIZE), v.get(MQTT_SESSION_EXPIRY), dataDir.resolve("broker"), tls,
+                v.get(AUTH_ANONYMOUS), v.get(AUTH_PASSWORD_FILE), v.get(MQTT_TAKEOVER_ALARM_PER_MINUTE),
+                v.get(MQTT_THROTTLE_TAKEOVERS),
+                new BrokerSettings.LoginSettings(v.get(AUTH_THREADS), v.get(AUTH_QUEUE),
+                        v.get(AUTH_FAILED_LOGINS_PER_CLIENT_ID), v.get(AUTH_FAILED_LOGINS_PER_ADDRESS)),
+                maxWaitingPublishes(v.get(INTAKE_MAX_QUEUED_BYTES), v.get(MQTT_MAX_PACKET_BYTES)));
         IntakeSettings intake = new IntakeSettings(
-                v.get("intake.maxPayloadBytes"), v.get("intake.maxBatch"), v.get("intake.queueCapacity"),
-                ((Integer) v.get("outbox.maxPending")).longValue(), v.get("outbox.minFreeDisk"), v.get("outbox.fullRetryAfter"),
-                v.get("intake.maxQueuedBytes"));
+                v.get(INTAKE_MAX_PAYLOAD_BYTES), v.get(INTAKE_MAX_BATCH), v.get(INTAKE_QUEUE_CAPACITY),
+                v.get(OUTBOX_MAX_PENDING), v.get(OUTBOX_MIN_FREE_DISK), v.get(OUTBOX_FULL_RETRY_AFTER),
+                v.get(INTAKE_MAX_QUEUED_BYTES));
         RetentionSettings retention = new RetentionSettings(
-                v.get("outbox.retention"), v.get("outbox.purgeBatch"), v.get("outbox.purgeInterval"));
+                v.get(OUTBOX_RETENTION), v.get(OUTBOX_PURGE_BATCH), v.get(OUTBOX_PURGE_INTERVAL));
         ForwarderSettings forwarder = new ForwarderSettings(
-                v.get("edge.id"), (URI) v.get("ingest.url"), v.optional("ingest.token"), v.optional("ingest.caFile"),
-                v.get("ingest.timeout"),
-                v.get("forwarder.maxEvents"), v.get("forwarder.maxBytes"), v.get("forwarder.linger"),
-                v.get("forwarder.requestsPerSecond"), v.get("forwarder.eventsPerSecond"),
-                v.get("forwarder.maxConcurrentRequests"), v.get("forwarder.maxAttempts"),
-                v.get("forwarder.backoffInitial"), v.get("forwarder.backoffMax"), v.get("forwarder.authRetryInterval"),
-                v.get("forwarder.breakerFailureRate"), v.get("forwarder.breakerOpenFor"), v.get("forwarder.maxRetryAfter"),
-                v.get("forwarder.maxServerErrors"));
-        AdminSettings admin = new AdminSettings(v.get("admin.host"), v.get("admin.port"), v.optional("admin.token"));
-        return new BridgeConfig(v.get("edge.id"), dataDir, broker, intake, retention, forwarder, admin,
-                v.get("shutdown.timeout"), Map.copyOf(effective));
-    }
-
-    /** The known key closest to {@code name}: same letters in another case, or at most a few edits away. */
-    static String suggestion(String name) {
-        String lower = name.toLowerCase(Locale.ROOT);
-        for (ConfigKey key : ConfigKeys.ALL) {
-            if (key.name().toLowerCase(Locale.ROOT).equals(lower)
-                    || key.name().substring(key.name().indexOf('.') + 1).equalsIgnoreCase(lower)) {
-                return " (did you mean " + key.name() + "?)";
-            }
-        }
-        String best = null;
-        int bestDistance = Integer.MAX_VALUE;
-        for (ConfigKey key : ConfigKeys.ALL) {
-            int d = distance(lower, key.name().toLowerCase(Locale.ROOT));
-            if (d < bestDistance) {
-                bestDistance = d;
-                best = key.name();
-            }
-        }
-        return best != null && bestDistance <= Math.max(2, name.length() / 4) ? " (did you mean " + best + "?)" : "";
-    }
-
-    /** Levenshtein distance. */
-    private static int distance(String a, String b) {
-        int[] prev = new int[b.length() + 1];
-        int[] cur = new int[b.length() + 1];
-        for (int j = 0; j <= b.length(); j++) {
-            prev[j] = j;
-        }
-        for (int i = 1; i <= a.length(); i++) {
-            cur[0] = i;
-            for (int j = 1; j <= b.length(); j++) {
-                int cost = a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1;
-                cur[j] = Math.min(Math.min(cur[j - 1] + 1, prev[j] + 1), prev[j - 1] + cost);
-            }
-            int[] t = prev;
-            prev = cur;
-            cur = t;
-        }
-        return prev[b.length()];
+                v.get(EDGE_ID), v.get(INGEST_URL), v.get(INGEST_TOKEN), v.get(INGEST_CA_FILE), v.get(INGEST_TIMEOUT),
+                v.get(FORWARDER_MAX_EVENTS), v.get(FORWARDER_MAX_BYTES), v.get(FORWARDER_LINGER),
+                v.get(FORWARDER_REQUESTS_PER_SECOND), v.get(FORWARDER_EVENTS_PER_SECOND),
+                v.get(FORWARDER_MAX_CONCURRENT_REQUESTS), v.get(FORWARDER_MAX_ATTEMPTS),
+                v.get(FORWARDER_BACKOFF_INITIAL), v.get(FORWARDER_BACKOFF_MAX), v.get(FORWARDER_AUTH_RETRY_INTERVAL),
+                v.get(FORWARDER_BREAKER_FAILURE_RATE), v.get(FORWARDER_BREAKER_OPEN_FOR), v.get(FORWARDER_MAX_RETRY_AFTER),
+                v.get(FORWARDER_MAX_SERVER_ERRORS));
+        AdminSettings admin = new AdminSettings(v.get(ADMIN_HOST), v.get(ADMIN_PORT), v.get(ADMIN_TOKEN));
+        return new BridgeConfig(v.get(EDGE_ID), dataDir, broker, intake, retention, forwarder, admin,
+                v.get(SHUTDOWN_TIMEOUT), Map.copyOf(v.texts()));
     }
 
     /**
@@ -325,20 +279,17 @@ public final class ConfigLoader {
         return out;
     }
 
-    /** Typed access to parsed values. */
-    private record Values(Map<String, Object> map) {
-        @SuppressWarnings("unchecked")
-        <T> T get(String key) {
-            Object value = map.get(key);
-            if (value == null) {
-                throw new IllegalStateException("no value for " + key);
-            }
-            return (T) value;
+    /**
+     * The effective text of every key that has one. {@link #get} turns it into the key's type with the key's own
+     * parser; every text was parsed once in {@link #build}, so here it cannot fail.
+     */
+    private record Values(Map<String, String> texts) {
+        <T> T get(ConfigKey<T> key) {
+            return key.value(texts.get(key.name()));
         }
 
-        @SuppressWarnings("unchecked")
-        <T> Optional<T> optional(String key) {
-            return Optional.ofNullable((T) map.get(key));
+        String text(ConfigKey<?> key) {
+            return texts.get(key.name());
         }
     }
 

@@ -1,6 +1,8 @@
 package org.edgebridge.config;
 
 import java.net.URI;
+import java.nio.file.InvalidPathException;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.regex.Matcher;
@@ -10,6 +12,8 @@ import java.util.regex.Pattern;
 final class ValueParsers {
     private static final Pattern DURATION = Pattern.compile("(\\d+)\\s*(ms|s|m|h|d)");
     private static final Pattern SIZE = Pattern.compile("(\\d+)\\s*(B|KiB|MiB|GiB)?");
+    /** The upper bound of a size without a real one. */
+    static final long NO_LIMIT = Long.MAX_VALUE / 2;
 
     private ValueParsers() {}
 
@@ -24,6 +28,19 @@ final class ValueParsers {
             throw new IllegalArgumentException("must be from " + min + " to " + max);
         }
         return value;
+    }
+
+    /** A port from {@code min} to 65535, or {@code any} (any free port), which gives {@code any}. */
+    static int port(String raw, int min, int any) {
+        if (raw.trim().equals("any")) {
+            return any;
+        }
+        try {
+            Integer.parseInt(raw.trim());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("must be a whole number from " + min + " to 65535, or any (any free port)");
+        }
+        return integer(raw, min, 65535);
     }
 
     static boolean bool(String raw) {
@@ -82,6 +99,46 @@ final class ValueParsers {
         } catch (java.net.URISyntaxException e) {
             throw new IllegalArgumentException("must be an http:// or https:// URL with a host");
         }
+    }
+
+    static String nonBlank(String raw) {
+        if (raw.isBlank()) {
+            throw new IllegalArgumentException("must not be blank");
+        }
+        return raw.trim();
+    }
+
+    static Path path(String raw) {
+        if (raw.isBlank()) {
+            throw new IllegalArgumentException("must be a file system path");
+        }
+        try {
+            return Path.of(raw.trim());
+        } catch (InvalidPathException e) {
+            throw new IllegalArgumentException("must be a valid file system path");
+        }
+    }
+
+    static String matching(String raw, Pattern pattern, String rule) {
+        if (!pattern.matcher(raw.trim()).matches()) {
+            throw new IllegalArgumentException(rule);
+        }
+        return raw.trim();
+    }
+
+    /** A size as the reference writes it: {@code 1MiB}, {@code 256KiB}, or bytes. */
+    static String formatSize(long bytes) {
+        for (String unit : new String[] {"GiB", "MiB", "KiB"}) {
+            long factor = switch (unit) {
+                case "GiB" -> 1024L * 1024 * 1024;
+                case "MiB" -> 1024L * 1024;
+                default -> 1024L;
+            };
+            if (bytes != 0 && bytes % factor == 0) {
+                return bytes / factor + unit;
+            }
+        }
+        return bytes + "B";
     }
 
     static String format(Duration d) {

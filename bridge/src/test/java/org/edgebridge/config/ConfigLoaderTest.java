@@ -10,6 +10,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import org.edgebridge.broker.BrokerSettings;
+import org.edgebridge.broker.TlsSettings;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -40,7 +43,7 @@ class ConfigLoaderTest {
         Map<String, String> effective = ConfigLoader.load(REFERENCE, List.of()).effective();
         List<String> fileKeys = referenceKeys();
         assertThat(fileKeys).containsExactlyInAnyOrderElementsOf(ConfigKeys.ALL.stream().map(ConfigKey::name).toList());
-        for (ConfigKey key : ConfigKeys.ALL) {
+        for (ConfigKey<?> key : ConfigKeys.ALL) {
             if (key.defaultValue() != null) {
                 assertThat(effective.get(key.name())).as(key.name()).isEqualTo(key.defaultValue());
             }
@@ -156,6 +159,42 @@ class ConfigLoaderTest {
                 .hasMessageContaining("(did you mean forwarder.backoffMax?)");
         assertThatThrownBy(() -> ConfigLoader.load(null, List.of("completely.different=1")))
                 .isInstanceOfSatisfying(ConfigException.class, e -> assertThat(e.problems().get(0)).doesNotContain("did you mean"));
+    }
+
+    @Test
+    void every_listener_port_takes_any_for_a_free_one_and_zero_keeps_its_meaning() throws IOException {
+        BridgeConfig c = ConfigLoader.load(null, List.of("mqtt.port=any", "admin.port=any"));
+        assertThat(c.broker().port()).isEqualTo(BrokerSettings.ANY_PORT);
+        assertThat(c.admin().port()).as("the admin listener's free port is 0, as it always was").isZero();
+        assertThat(c.effective()).containsEntry("mqtt.port", "any").containsEntry("admin.port", "any");
+        assertThat(ConfigLoader.load(null, List.of("admin.port=0")).admin().port()).isZero();
+
+        Path cert = Files.writeString(dir.resolve("cert.pem"), "not read here");
+        Path key = Files.writeString(dir.resolve("key.pem"), "not read here");
+        BridgeConfig tls = ConfigLoader.load(null, List.of("mqtt.port=any", "tls.port=any", "tls.certFile=" + cert,
+                "tls.keyFile=" + key));
+        assertThat(tls.broker().tls().orElseThrow().port()).as("two 'any' ports are not the same port")
+                .isEqualTo(BrokerSettings.ANY_PORT);
+
+        assertThatThrownBy(() -> ConfigLoader.load(null, List.of("mqtt.port=free", "tls.port=0", "admin.port=-1")))
+                .isInstanceOfSatisfying(ConfigException.class, e -> assertThat(e.problems()).containsExactlyInAnyOrder(
+                        "mqtt.port=free: must be a whole number from 0 to 65535, or any (any free port)",
+                        "tls.port=0: must be from 1 to 65535",
+                        "admin.port=-1: must be from 0 to 65535"));
+    }
+
+    @Test
+    void each_key_gives_a_value_of_its_own_type() {
+        Duration linger = ConfigKeys.FORWARDER_LINGER.value("20ms");
+        TlsSettings.ClientAuth auth = ConfigKeys.TLS_CLIENT_AUTH.value("required");
+        Optional<Path> unset = ConfigKeys.TLS_CERT_FILE.value(null);
+        assertThat(linger).isEqualTo(Duration.ofMillis(20));
+        assertThat(auth).isEqualTo(TlsSettings.ClientAuth.REQUIRED);
+        assertThat(unset).isEmpty();
+        assertThat(ConfigKeys.OUTBOX_MIN_FREE_DISK.value("1GiB")).isEqualTo(1024L * 1024 * 1024);
+        assertThatThrownBy(() -> ConfigLoader.load(null, List.of("tls.clientAuth=maybe")))
+                .isInstanceOfSatisfying(ConfigException.class, e -> assertThat(e.problems()).containsExactly(
+                        "tls.clientAuth=maybe: must be one of none, optional, required"));
     }
 
     @Test

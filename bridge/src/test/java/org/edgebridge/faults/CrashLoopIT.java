@@ -79,6 +79,7 @@ class CrashLoopIT {
         long seed = Long.getLong("crashloop.seed", System.nanoTime());
         Random random = new Random(seed);
         List<Moment> plan = plan(size.kills(), random);
+        // every new life of the bridge must bind the port the device proxy points at: known before the first start
         int mqttPort = Ports.freeOutsideEphemeralRange();
         Path log = BridgeProcess.logFile("crash-loop-" + size.name());
         AtomicReference<Path> dataDir = new AtomicReference<>();

@@ -72,6 +72,7 @@ class FaultSuiteIT {
         int cycles = (int) Math.max(1, Math.ceil((double) size.faultPhase().toMillis() / CYCLE.toMillis()));
         // commands keep coming while faults are played (each kill -9 adds a few seconds to the plan)
         Duration createOver = CYCLE.multipliedBy(cycles).plusSeconds(5L * size.kills());
+        // every new life of the bridge must bind the port the device proxy points at: known before the first start
         int mqttPort = Ports.freeOutsideEphemeralRange();
         Path dataDir = dir.resolve("data");
         Path log = BridgeProcess.logFile("fault-suite-" + size.name());

@@ -14,16 +14,25 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
-/** The bridge as a real child process ({@code java -jar edge-bridge.jar run}), to stop with SIGTERM or kill -9. */
+/**
+ * The bridge as a real child process ({@code java -jar edge-bridge.jar run}), to stop with SIGTERM or kill -9. Its
+ * listeners start on any free port ({@code admin.port=any}, {@code mqtt.port=any}) unless the test sets one; the
+ * ports it bound are read from its log line {@code bound ports: mqtt=… tls=… admin=…}.
+ */
 public final class BridgeProcess implements AutoCloseable {
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    private static final Pattern BOUND_PORTS = Pattern.compile("bound ports: mqtt=(\\w+) tls=(\\w+) admin=(\\d+)");
 
     private final List<String> command = new ArrayList<>();
     private final Path log;
-    final int adminPort = Ports.free();
     private final List<String> launcher = new ArrayList<>();
     private Process process;
+    private volatile int mqttPort;
+    private volatile int tlsPort;
+    private volatile int adminPort;
 
     public BridgeProcess(Path log, String... sets) {
         this(log, List.of(), sets);
@@ -38,7 +47,7 @@ public final class BridgeProcess implements AutoCloseable {
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.add("-Xmx256m");
         command.addAll(jvmArgs);
-        command.addAll(List.of("-jar", jar.toString(), "run", "--set", "admin.port=" + adminPort));
+        command.addAll(List.of("-jar", jar.toString(), "run", "--set", "admin.port=any", "--set", "mqtt.port=any"));
         for (String set : sets) {
             command.add("--set");
             command.add(set);
@@ -67,11 +76,13 @@ public final class BridgeProcess implements AutoCloseable {
         return this;
     }
 
-    /** Starts the process and waits until {@code /health/ready} answers 200. */
+    /** Starts the process, reads the ports it bound from its log and waits until {@code /health/ready} answers 200. */
     public BridgeProcess start() {
         List<String> full = new ArrayList<>(launcher);
         full.addAll(command);
+        long logStart; // the log may hold earlier lives of this bridge: their ports are not this one's
         try {
+            logStart = Files.exists(log) ? Files.size(log) : 0;
             process = new ProcessBuilder(full)
                     .redirectErrorStream(true)
                     .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
@@ -85,9 +96,29 @@ public final class BridgeProcess implements AutoCloseable {
                         throw new IllegalStateException("bridge process exited with " + process.exitValue() + "; log: "
                                 + Files.readString(log));
                     }
-                    return ready();
+                    return boundPorts(logStart) && ready();
                 });
         return this;
+    }
+
+    /** Whether this life's "bound ports" line is in the log yet; takes the ports from it. */
+    private boolean boundPorts(long logStart) throws IOException {
+        if (adminPort != 0) {
+            return true;
+        }
+        String text;
+        try (var in = Files.newInputStream(log)) {
+            in.skipNBytes(logStart);
+            text = new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        }
+        Matcher m = BOUND_PORTS.matcher(text);
+        if (!m.find()) {
+            return false;
+        }
+        mqttPort = m.group(1).equals("off") ? 0 : Integer.parseInt(m.group(1));
+        tlsPort = m.group(2).equals("off") ? 0 : Integer.parseInt(m.group(2));
+        adminPort = Integer.parseInt(m.group(3));
+        return true;
     }
 
     private boolean ready() {
@@ -142,8 +173,19 @@ public final class BridgeProcess implements AutoCloseable {
         return process.exitValue();
     }
 
+    /** The port the admin listener bound (known once {@link #start()} returned). */
     public int adminPort() {
         return adminPort;
+    }
+
+    /** The port the plain MQTT listener bound, 0 when it is off (known once {@link #start()} returned). */
+    public int mqttPort() {
+        return mqttPort;
+    }
+
+    /** The port the TLS listener bound, 0 when it is off (known once {@link #start()} returned). */
+    public int tlsPort() {
+        return tlsPort;
     }
 
     public long pid() {

@@ -47,7 +47,7 @@ class ClaimMemoryIT {
         preload.close();
         try (CentralSim central = TestSite.central(Optional.empty(), 16L * 1024 * 1024);
                 BridgeProcess bridge = new BridgeProcess(BridgeProcess.logFile("claim-memory"), List.of("-Xmx64m"),
-                        "data.dir=" + data, "mqtt.host=127.0.0.1", "mqtt.port=" + Ports.free(), "auth.anonymous=true",
+                        "data.dir=" + data, "mqtt.host=127.0.0.1", "mqtt.port=any", "auth.anonymous=true",
                         "ingest.url=http://127.0.0.1:" + central.port() + "/ingest").start()) {
             await().atMost(Duration.ofSeconds(120)).until(() -> central.inbox().size() == COMMANDS || !bridge.isAlive());
             assertThat(bridge.isAlive()).as("bridge alive (log: target/it-logs/claim-memory-*)").isTrue();

@@ -36,17 +36,16 @@ class InboundBackPressureIT {
 
     @Test
     void devices_that_publish_faster_than_the_intake_parses_are_slowed_by_tcp_not_by_the_heap() throws Exception {
-        int mqttPort = Ports.free();
         String numbers = "1234567,".repeat(25_000);
         try (CentralSim central = new CentralSim(Optional.empty(), 64L << 20, Clock.systemUTC()).start("127.0.0.1", 0);
                 BridgeProcess bridge = new BridgeProcess(BridgeProcess.logFile("backpressure"), "data.dir=" + dir.resolve("data"),
-                        "mqtt.host=127.0.0.1", "mqtt.port=" + mqttPort, "auth.anonymous=true",
+                        "mqtt.host=127.0.0.1", "mqtt.port=any", "auth.anonymous=true",
                         "ingest.url=http://127.0.0.1:" + central.port() + "/ingest").start()) {
             List<TestDevice> devices = new ArrayList<>();
             List<Map<String, String>> payloads = new ArrayList<>();
             try {
                 for (int d = 0; d < DEVICES; d++) {
-                    TestDevice device = new TestDevice("dev-bp-" + d, mqttPort);
+                    TestDevice device = new TestDevice("dev-bp-" + d, bridge.mqttPort());
                     device.connectAndSubscribe();
                     devices.add(device);
                     Map<String, String> mine = new LinkedHashMap<>();

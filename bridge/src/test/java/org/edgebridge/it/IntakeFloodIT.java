@@ -38,19 +38,18 @@ class IntakeFloodIT {
 
     @Test
     void a_flood_of_large_commands_is_refused_past_the_byte_bound_and_nothing_is_lost() throws Exception {
-        int mqttPort = Ports.free();
         Path data = dir.resolve("data");
         Path gcLog = dir.resolve("gc.log");
         String pad = "f".repeat(PAYLOAD_BYTES);
         try (CentralSim central = TestSite.central(Optional.empty(), 64L * 1024 * 1024);
                 BridgeProcess bridge = new BridgeProcess(BridgeProcess.logFile("intake-flood"), List.of("-Xlog:gc:file=" + gcLog),
-                        "data.dir=" + data, "mqtt.host=127.0.0.1", "mqtt.port=" + mqttPort, "auth.anonymous=true",
+                        "data.dir=" + data, "mqtt.host=127.0.0.1", "mqtt.port=any", "auth.anonymous=true",
                         "ingest.url=http://127.0.0.1:" + central.port() + "/ingest").start()) {
             List<TestDevice> devices = new ArrayList<>();
             List<Map<String, String>> payloads = new ArrayList<>();
             try {
                 for (int d = 0; d < DEVICES; d++) {
-                    TestDevice device = new TestDevice("flood-" + d, mqttPort);
+                    TestDevice device = new TestDevice("flood-" + d, bridge.mqttPort());
                     device.connectAndSubscribe();
                     devices.add(device);
                     Map<String, String> mine = new LinkedHashMap<>();

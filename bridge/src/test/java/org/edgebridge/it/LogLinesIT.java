@@ -73,18 +73,17 @@ class LogLinesIT {
     @Test
     void a_tls_client_that_closes_leaves_no_stack_trace() throws Exception {
         DevCertificates.Material m = DevCertificates.ensure(dir.resolve("tls"));
-        int tlsPort = Ports.free();
-        try (TestSite site = new TestSite(dir.resolve("data"), "tls.port=" + tlsPort, "tls.certFile=" + m.certFile(),
+        try (TestSite site = new TestSite(dir.resolve("data"), "tls.port=any", "tls.certFile=" + m.certFile(),
                 "tls.keyFile=" + m.keyFile())) {
             for (int i = 0; i < 3; i++) {
-                try (TestDevice device = new TestDevice("dev-tls-" + i, tlsPort).withTls(TlsMaterial.client(m.caFile(), null, null))) {
+                try (TestDevice device = new TestDevice("dev-tls-" + i, site.tlsPort).withTls(TlsMaterial.client(m.caFile(), null, null))) {
                     device.connectAndSubscribe();
                 }
             }
             // and a client nobody here wrote, which closes the TLS connection its own way
             Path rr = Path.of("/usr/bin/mosquitto_rr");
             if (java.nio.file.Files.isExecutable(rr)) {
-                Process p = new ProcessBuilder(rr.toString(), "-V", "mqttv311", "-h", "127.0.0.1", "-p", String.valueOf(tlsPort),
+                Process p = new ProcessBuilder(rr.toString(), "-V", "mqttv311", "-h", "127.0.0.1", "-p", String.valueOf(site.tlsPort),
                         "--cafile", m.caFile().toString(), "-i", "dev-rr", "-c", "-q", "1", "-W", "10",
                         "-e", "devices/dev-rr/receipts", "-t", "devices/dev-rr/commands/op", "-m", "{\"commandId\":\"RR-1\"}")
                         .redirectErrorStream(true).start();

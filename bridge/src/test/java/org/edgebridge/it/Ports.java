@@ -4,7 +4,12 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.ServerSocket;
 
-/** Free loopback ports for servers that must be told their port before they start. */
+/**
+ * Free loopback ports for servers that must be told their port before they start. Prefer starting a listener on
+ * any free port ({@code mqtt.port=any}, {@code tls.port=any}, {@code admin.port=any}, a central on port 0) and asking
+ * it which one it bound ({@link TestSite}, {@link BridgeProcess}): a port picked here can be taken by someone else
+ * before the server binds it. What is left here is for a server restarted on the same port.
+ */
 public final class Ports {
     private Ports() {}
 

@@ -30,6 +30,8 @@ class ReadmeEndpointsIT {
     /** http://127.0.0.1:8080/… and :8090/… URLs, and admin paths in backticks such as `/api/devices`. */
     private static final Pattern URL = Pattern.compile("http://127\\.0\\.0\\.1:(8080|8090)(/[A-Za-z0-9/_.?=&-]*)?");
     private static final Pattern PATH = Pattern.compile("`(/(?:api|metrics|health)[A-Za-z0-9/_.-]*)`");
+    private static final Pattern BOUND_PORTS = Pattern.compile("bound ports: mqtt=(\\d+) tls=\\d+ admin=(\\d+)");
+    private static final Pattern CENTRAL_AT = Pattern.compile("reference central listening on http://127\\.0\\.0\\.1:(\\d+)/ingest");
 
     @TempDir
     Path dir;
@@ -54,43 +56,50 @@ class ReadmeEndpointsIT {
         assertThat(admin).contains("/", "/api/status", "/metrics", "/api/outbox", "/api/devices");
         assertThat(central).contains("/sim/inbox");
 
-        int adminPort = Ports.free();
-        int centralPort = Ports.free();
-        int mqttPort = Ports.free();
+        // every listener on any free port; the demo logs which ones it bound
         Path log = BridgeProcess.logFile("readme-demo");
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Xmx256m", "-jar", Path.of(System.getProperty("bridge.jar", "target/edge-bridge.jar")).toString(), "demo",
-                "--central-port", String.valueOf(centralPort), "--set", "admin.port=" + adminPort,
-                "--set", "mqtt.port=" + mqttPort, "--set", "tls.port=" + Ports.free(),
+                "--central-port", "0", "--set", "admin.port=any", "--set", "mqtt.port=any", "--set", "tls.port=any",
                 "--set", "data.dir=" + dir.resolve("demo-data")));
         Process demo = new ProcessBuilder(command).redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
-        try (TestDevice device = new TestDevice("readme-device", mqttPort)) {
-            await("demo ready (log: " + log + ")").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(300))
+        try {
+            Matcher bound = BOUND_PORTS.matcher("");
+            Matcher centralAt = CENTRAL_AT.matcher("");
+            await("demo ports logged (log: " + log + ")").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(300))
                     .until(() -> {
                         assertThat(demo.isAlive()).as("demo running; log: " + log).isTrue();
-                        return status(adminPort, "/health/ready") == 200;
+                        String text = Files.readString(log);
+                        return bound.reset(text).find() && centralAt.reset(text).find();
                     });
-            assertThat(Files.readString(log)).as("the banner names the status page")
-                    .contains("status page http://127.0.0.1:" + adminPort + "/ ");
-            device.connectAndSubscribe();
-            device.publish("workorder/arrive", TestDevice.command("README-1", "\"workOrderId\":\"WO-1\""));
-            device.awaitFinal("README-1");
+            int mqttPort = Integer.parseInt(bound.group(1));
+            int adminPort = Integer.parseInt(bound.group(2));
+            int centralPort = Integer.parseInt(centralAt.group(1));
+            await("demo ready (log: " + log + ")").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(300))
+                    .until(() -> status(adminPort, "/health/ready") == 200);
+            try (TestDevice device = new TestDevice("readme-device", mqttPort)) {
+                assertThat(Files.readString(log)).as("the banner names the status page")
+                        .contains("status page http://127.0.0.1:" + adminPort + "/ ");
+                device.connectAndSubscribe();
+                device.publish("workorder/arrive", TestDevice.command("README-1", "\"workOrderId\":\"WO-1\""));
+                device.awaitFinal("README-1");
 
-            for (String path : admin) {
-                check(adminPort, path);
+                for (String path : admin) {
+                    check(adminPort, path);
+                }
+                for (String path : central) {
+                    check(centralPort, path);
+                }
+                for (String path : posts) {
+                    HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+                            URI.create("http://127.0.0.1:" + adminPort + path)).POST(HttpRequest.BodyPublishers.noBody()).build(),
+                            HttpResponse.BodyHandlers.ofString());
+                    assertThat(r.statusCode()).as("POST " + path + " without the admin token: " + r.body()).isEqualTo(401);
+                }
+                assertThat(body(centralPort, "/sim/inbox")).contains("\"eventId\":\"README-1\"").containsPattern(
+                        "\"appliedAt\":\"\\d{4}-\\d\\d-\\d\\dT");
             }
-            for (String path : central) {
-                check(centralPort, path);
-            }
-            for (String path : posts) {
-                HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-                        URI.create("http://127.0.0.1:" + adminPort + path)).POST(HttpRequest.BodyPublishers.noBody()).build(),
-                        HttpResponse.BodyHandlers.ofString());
-                assertThat(r.statusCode()).as("POST " + path + " without the admin token: " + r.body()).isEqualTo(401);
-            }
-            assertThat(body(centralPort, "/sim/inbox")).contains("\"eventId\":\"README-1\"").containsPattern(
-                    "\"appliedAt\":\"\\d{4}-\\d\\d-\\d\\dT");
         } finally {
             demo.destroy();
             if (!demo.waitFor(60, TimeUnit.SECONDS)) {

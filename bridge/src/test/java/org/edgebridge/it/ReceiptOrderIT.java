@@ -26,15 +26,14 @@ class ReceiptOrderIT {
 
     @Test
     void a_resend_read_before_the_final_was_committed_is_not_answered_with_stored_after_the_final() throws Exception {
-        int mqttPort = Ports.free();
         Path marker = dir.resolve("in-window");
         try (CentralSim central = TestSite.central(Optional.empty(), 16L * 1024 * 1024);
                 BridgeProcess bridge = new BridgeProcess(BridgeProcess.logFile("receipt-order"),
                         List.of("-Dedgebridge.test.crashWindow=AFTER_INTAKE_COMMIT", "-Dedgebridge.test.crashWindowSkip=1",
                                 "-Dedgebridge.test.crashWindowHoldMs=3000", "-Dedgebridge.test.crashWindowMarker=" + marker),
-                        "data.dir=" + dir.resolve("data"), "mqtt.host=127.0.0.1", "mqtt.port=" + mqttPort,
+                        "data.dir=" + dir.resolve("data"), "mqtt.host=127.0.0.1", "mqtt.port=any",
                         "auth.anonymous=true", "ingest.url=http://127.0.0.1:" + central.port() + "/ingest").start();
-                TestDevice device = new TestDevice("dev-order", mqttPort)) {
+                TestDevice device = new TestDevice("dev-order", bridge.mqttPort())) {
             device.connectAndSubscribe();
             central.faults(new Faults("hold_reply", 0, null, false, 0, 60_000, 1));
             String command = TestDevice.command("ORD-1", "");

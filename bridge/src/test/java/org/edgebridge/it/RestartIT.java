@@ -38,9 +38,10 @@ class RestartIT {
     }
 
     private void restartScenario(boolean kill) throws Exception {
-        int mqttPort = Ports.free();
-        int centralPort = Ports.free();
-        String[] sets = {"data.dir=" + dir.resolve("data"), "mqtt.host=127.0.0.1", "mqtt.port=" + mqttPort,
+        // central is down while the first bridge runs and comes up on this port for the second: the port must be
+        // known before central starts, and outside the ephemeral range so no outgoing connection takes it meanwhile
+        int centralPort = Ports.freeOutsideEphemeralRange();
+        String[] sets = {"data.dir=" + dir.resolve("data"), "mqtt.host=127.0.0.1", "mqtt.port=any",
             "auth.anonymous=true", "ingest.url=http://127.0.0.1:" + centralPort + "/ingest",
             "forwarder.backoffInitial=100ms", "forwarder.backoffMax=1s"};
         Path log = BridgeProcess.logFile("restart-" + (kill ? "kill9" : "sigterm"));
@@ -48,7 +49,7 @@ class RestartIT {
         for (int i = 1; i <= COMMANDS; i++) {
             ids.add("RESTART-" + i);
         }
-        try (BridgeProcess first = new BridgeProcess(log, sets).start(); TestDevice device = new TestDevice("dev-restart", mqttPort)) {
+        try (BridgeProcess first = new BridgeProcess(log, sets).start(); TestDevice device = new TestDevice("dev-restart", first.mqttPort())) {
             assertThat(device.connect().isSessionPresent()).isFalse();
             device.subscribe("devices/dev-restart/receipts");
             for (String id : ids) {
@@ -70,7 +71,7 @@ class RestartIT {
 
         try (CentralSim central = new CentralSim(Optional.empty(), 16L * 1024 * 1024, Clock.systemUTC()).start("127.0.0.1", centralPort);
                 BridgeProcess second = new BridgeProcess(log, sets).start();
-                TestDevice device = new TestDevice("dev-restart", mqttPort)) {
+                TestDevice device = new TestDevice("dev-restart", second.mqttPort())) {
             boolean sessionPresent = device.connect().isSessionPresent();
             if (!kill) {
                 assertThat(sessionPresent).as("persistent session after a clean restart").isTrue();

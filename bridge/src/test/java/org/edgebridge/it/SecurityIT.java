@@ -38,8 +38,8 @@ class SecurityIT {
         return DevCertificates.ensure(dir.resolve("tls"));
     }
 
-    private String[] tlsSets(DevCertificates.Material m, int tlsPort, String... more) {
-        List<String> sets = new ArrayList<>(List.of("tls.port=" + tlsPort, "tls.certFile=" + m.certFile(),
+    private String[] tlsSets(DevCertificates.Material m, String... more) {
+        List<String> sets = new ArrayList<>(List.of("tls.port=any", "tls.certFile=" + m.certFile(),
                 "tls.keyFile=" + m.keyFile(), "tls.caFile=" + m.caFile()));
         sets.addAll(List.of(more));
         return sets.toArray(String[]::new);
@@ -48,15 +48,14 @@ class SecurityIT {
     @Test
     void tls_with_the_dev_ca_carries_commands_and_receipts_and_a_client_trusting_another_ca_fails() throws Exception {
         DevCertificates.Material m = tls();
-        int tlsPort = Ports.free();
-        try (TestSite site = new TestSite(dir.resolve("data"), tlsSets(m, tlsPort));
-                TestDevice device = new TestDevice("dev-tls", tlsPort).withTls(TlsMaterial.client(m.caFile(), null, null))) {
+        try (TestSite site = new TestSite(dir.resolve("data"), tlsSets(m));
+                TestDevice device = new TestDevice("dev-tls", site.tlsPort).withTls(TlsMaterial.client(m.caFile(), null, null))) {
             device.connectAndSubscribe();
             device.publish("t", TestDevice.command("TLS-1", ""));
             assertThat(device.awaitFinal("TLS-1").path("status").asText()).isEqualTo("accepted");
 
             DevCertificates.Material other = DevCertificates.ensure(dir.resolve("other-ca"));
-            try (TestDevice stranger = new TestDevice("dev-stranger", tlsPort).withTls(TlsMaterial.client(other.caFile(), null, null))) {
+            try (TestDevice stranger = new TestDevice("dev-stranger", site.tlsPort).withTls(TlsMaterial.client(other.caFile(), null, null))) {
                 assertThatThrownBy(stranger::connect).as("server certificate not trusted").isInstanceOf(CompletionException.class);
             }
         }
@@ -67,18 +66,17 @@ class SecurityIT {
         DevCertificates.Material m = tls();
         DevCertificates.DeviceMaterial x = DevCertificates.issueDevice(dir.resolve("tls"), "dev-x");
         DevCertificates.DeviceMaterial y = DevCertificates.issueDevice(dir.resolve("tls"), "dev-y");
-        int tlsPort = Ports.free();
-        try (TestSite site = new TestSite(dir.resolve("data"), tlsSets(m, tlsPort, "tls.clientAuth=required", "mqtt.port=0",
+        try (TestSite site = new TestSite(dir.resolve("data"), tlsSets(m, "tls.clientAuth=required", "mqtt.port=0",
                 "auth.anonymous=false"))) {
-            try (TestDevice device = new TestDevice("dev-x", tlsPort).withTls(TlsMaterial.client(m.caFile(), x.certFile(), x.keyFile()))) {
+            try (TestDevice device = new TestDevice("dev-x", site.tlsPort).withTls(TlsMaterial.client(m.caFile(), x.certFile(), x.keyFile()))) {
                 device.connectAndSubscribe();
                 device.publish("t", TestDevice.command("MTLS-1", ""));
                 assertThat(device.awaitFinal("MTLS-1").path("status").asText()).isEqualTo("accepted");
             }
-            try (TestDevice noCert = new TestDevice("dev-x", tlsPort).withTls(TlsMaterial.client(m.caFile(), null, null))) {
+            try (TestDevice noCert = new TestDevice("dev-x", site.tlsPort).withTls(TlsMaterial.client(m.caFile(), null, null))) {
                 assertThatThrownBy(noCert::connect).as("no client certificate").isInstanceOf(CompletionException.class);
             }
-            try (TestDevice impostor = new TestDevice("dev-x", tlsPort).withTls(TlsMaterial.client(m.caFile(), y.certFile(), y.keyFile()))) {
+            try (TestDevice impostor = new TestDevice("dev-x", site.tlsPort).withTls(TlsMaterial.client(m.caFile(), y.certFile(), y.keyFile()))) {
                 assertThatThrownBy(impostor::connect).hasCauseInstanceOf(Mqtt3ConnAckException.class)
                         .satisfies(e -> assertThat(((Mqtt3ConnAckException) e.getCause()).getMqttMessage().getReturnCode())
                                 .isEqualTo(Mqtt3ConnAckReturnCode.NOT_AUTHORIZED));
@@ -123,9 +121,8 @@ class SecurityIT {
             Assumptions.assumeTrue(Files.isExecutable(rr), "mosquitto-clients is not installed (.ci/run installs it)");
         }
         DevCertificates.Material m = tls();
-        int tlsPort = Ports.free();
-        try (TestSite site = new TestSite(dir.resolve("data"), tlsSets(m, tlsPort))) {
-            List<String> command = List.of(rr.toString(), "-V", "mqttv311", "-h", "127.0.0.1", "-p", String.valueOf(tlsPort),
+        try (TestSite site = new TestSite(dir.resolve("data"), tlsSets(m))) {
+            List<String> command = List.of(rr.toString(), "-V", "mqttv311", "-h", "127.0.0.1", "-p", String.valueOf(site.tlsPort),
                     "--cafile", m.caFile().toString(), "-i", "dev-mosq", "-c", "-q", "1", "-W", "10",
                     "-e", "devices/dev-mosq/receipts", "-t", "devices/dev-mosq/commands/workorder/arrive",
                     "-m", "{\"commandId\":\"MOSQ-1\",\"workOrderId\":\"WO-9\"}");

@@ -26,10 +26,9 @@ class ShutdownIT {
 
     @Test
     void sigterm_under_load_stops_within_the_timeout_loses_nothing_and_leaves_no_claim_in_flight() throws Exception {
-        int mqttPort = Ports.free();
         Path data = dir.resolve("data");
         try (CentralSim central = TestSite.central(Optional.empty(), 1 << 24)) {
-            String[] sets = {"data.dir=" + data, "mqtt.host=127.0.0.1", "mqtt.port=" + mqttPort, "auth.anonymous=true",
+            String[] sets = {"data.dir=" + data, "mqtt.host=127.0.0.1", "mqtt.port=any", "auth.anonymous=true",
                 "ingest.url=http://127.0.0.1:" + central.port() + "/ingest", "shutdown.timeout=20s",
                 "forwarder.eventsPerSecond=300"};
             Map<String, Map<String, String>> sent = new ConcurrentHashMap<>();
@@ -41,7 +40,7 @@ class ShutdownIT {
                     String id = "load-" + d;
                     sent.put(id, new LinkedHashMap<>());
                     Thread t = new Thread(() -> {
-                        try (TestDevice device = new TestDevice(id, mqttPort)) {
+                        try (TestDevice device = new TestDevice(id, bridge.mqttPort())) {
                             device.connectAndSubscribe();
                             for (int n = 1; load.get(); n++) {
                                 String commandId = id + "-" + n;
@@ -80,7 +79,7 @@ class ShutdownIT {
 
             try (BridgeProcess again = new BridgeProcess(BridgeProcess.logFile("shutdown-restart"), sets).start()) {
                 for (Map.Entry<String, Map<String, String>> e : sent.entrySet()) {
-                    try (TestDevice device = new TestDevice(e.getKey(), mqttPort)) {
+                    try (TestDevice device = new TestDevice(e.getKey(), again.mqttPort())) {
                         device.connectAndSubscribe();
                         device.resendUntilFinal(e.getValue(), "t", Duration.ofSeconds(5), Duration.ofSeconds(120));
                     }

@@ -9,10 +9,16 @@ import org.edgebridge.Bridge;
 import org.edgebridge.central.CentralSim;
 import org.edgebridge.config.ConfigLoader;
 
-/** A bridge in this JVM, on free ports and a temp dir, with a reference central on loopback. */
+/**
+ * A bridge in this JVM, on a temp dir, with a reference central on loopback. Every listener is started on any free
+ * port ({@code mqtt.port=any}, {@code admin.port=any}) and asked afterwards which one it bound.
+ */
 final class TestSite implements AutoCloseable {
     final Path dataDir;
-    final int mqttPort = Ports.free();
+    /** The port the plain MQTT listener bound; 0 when a test switched it off. */
+    final int mqttPort;
+    /** The port the TLS listener bound; 0 unless a test set tls.certFile (then {@code tls.port=any} gives any free one). */
+    final int tlsPort;
     final int centralPort;
     final CentralSim central;
     final Bridge bridge;
@@ -39,9 +45,9 @@ final class TestSite implements AutoCloseable {
         List<String> sets = new ArrayList<>(List.of(
                 "data.dir=" + dataDir,
                 "mqtt.host=127.0.0.1",
-                "mqtt.port=" + mqttPort,
+                "mqtt.port=any",
                 "auth.anonymous=true",
-                "admin.port=0",
+                "admin.port=any",
                 "admin.token=test-token",
                 "ingest.url=http://127.0.0.1:" + centralPort + "/ingest",
                 "forwarder.backoffInitial=50ms",
@@ -55,6 +61,8 @@ final class TestSite implements AutoCloseable {
             }
             throw e;
         }
+        this.mqttPort = bridge.broker().mqttPort();
+        this.tlsPort = bridge.broker().tlsPort();
     }
 
     TestDevice device(String clientId) {

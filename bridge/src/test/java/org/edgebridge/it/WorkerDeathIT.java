@@ -25,13 +25,12 @@ class WorkerDeathIT {
     @ParameterizedTest
     @ValueSource(strings = {"FORWARDER", "INTAKE_WRITER"})
     void a_worker_that_dies_of_an_error_makes_the_process_exit_non_zero_for_its_supervisor(String worker) throws Exception {
-        int mqttPort = Ports.free();
         try (CentralSim central = TestSite.central(Optional.empty(), 16L * 1024 * 1024);
                 BridgeProcess bridge = new BridgeProcess(BridgeProcess.logFile("worker-death-" + worker),
                         List.of("-Dedgebridge.test.workerError=" + worker),
-                        "data.dir=" + dir, "mqtt.host=127.0.0.1", "mqtt.port=" + mqttPort, "auth.anonymous=true",
+                        "data.dir=" + dir, "mqtt.host=127.0.0.1", "mqtt.port=any", "auth.anonymous=true",
                         "ingest.url=http://127.0.0.1:" + central.port() + "/ingest").start();
-                TestDevice device = new TestDevice("dev-wd", mqttPort)) {
+                TestDevice device = new TestDevice("dev-wd", bridge.mqttPort())) {
             device.connectAndSubscribe();
             device.publish("t", TestDevice.command("WD-1", ""));
             await().atMost(Duration.ofSeconds(60)).until(() -> !bridge.isAlive());
@@ -43,13 +42,12 @@ class WorkerDeathIT {
 
     @org.junit.jupiter.api.Test
     void an_unexpected_exception_between_claim_and_settle_puts_the_claim_back_at_once() throws Exception {
-        int mqttPort = Ports.free();
         try (CentralSim central = TestSite.central(Optional.empty(), 16L * 1024 * 1024);
                 BridgeProcess bridge = new BridgeProcess(BridgeProcess.logFile("claim-release"),
                         List.of("-Dedgebridge.test.workerError=FORWARDER:runtime"),
-                        "data.dir=" + dir, "mqtt.host=127.0.0.1", "mqtt.port=" + mqttPort, "auth.anonymous=true",
+                        "data.dir=" + dir, "mqtt.host=127.0.0.1", "mqtt.port=any", "auth.anonymous=true",
                         "ingest.url=http://127.0.0.1:" + central.port() + "/ingest").start();
-                TestDevice device = new TestDevice("dev-rel", mqttPort)) {
+                TestDevice device = new TestDevice("dev-rel", bridge.mqttPort())) {
             device.connectAndSubscribe();
             device.publish("t", TestDevice.command("REL-1", ""));
             // the first claim throws after it marked the row in flight; without a release the row waited for a restart

@@ -67,6 +67,9 @@ public final class MoquetteBroker implements DevicePublisher, AutoCloseable {
     private volatile InboundBackPressure backPressure = new InboundBackPressure(() -> 0, Integer.MAX_VALUE);
     private volatile Server server;
     private volatile MqttListeners listeners;
+    /** The ports the listeners bound (0: off), kept so that a restart binds the same ones. */
+    private volatile int mqttPort;
+    private volatile int tlsPort;
     private volatile boolean stopping;
 
     public MoquetteBroker(BrokerSettings settings, Clock clock, InboundCommands commands, DeviceRegistry devices,
@@ -104,16 +107,18 @@ public final class MoquetteBroker implements DevicePublisher, AutoCloseable {
             Supplier<ChannelHandler> gate = () -> new ConnectGate(policy, login, violations, will -> lastWill(s, will),
                     () -> stopping || server != s, pressure);
             if (settings.port() != 0) {
-                l.bind(settings.host(), settings.port(), null, protocol, gate, settings.maxPacketBytes(), "mqtt.port",
-                        sessionCheck);
+                mqttPort = l.bind(settings.host(), mqttPort != 0 ? mqttPort : settings.port(), null, protocol, gate,
+                        settings.maxPacketBytes(), "mqtt.port", sessionCheck);
             }
-            settings.tls().ifPresent(t -> l.bind(settings.host(), t.port(), ssl.orElseThrow(), protocol, gate,
-                    settings.maxPacketBytes(), "tls.port", sessionCheck));
+            settings.tls().ifPresent(t -> tlsPort = l.bind(settings.host(), tlsPort != 0 ? tlsPort : t.port(), ssl.orElseThrow(),
+                    protocol, gate, settings.maxPacketBytes(), "tls.port", sessionCheck));
             List<String> dead = new ArrayList<>();
-            if (settings.port() != 0 && !listening(settings.port())) {
-                dead.add("mqtt.port=" + settings.port());
+            if (mqttPort != 0 && !listening(mqttPort)) {
+                dead.add("mqtt.port=" + mqttPort);
             }
-            settings.tls().filter(t -> !listening(t.port())).ifPresent(t -> dead.add("tls.port=" + t.port()));
+            if (tlsPort != 0 && !listening(tlsPort)) {
+                dead.add("tls.port=" + tlsPort);
+            }
             if (!dead.isEmpty()) {
                 throw new IllegalStateException("the MQTT broker started but is not listening on " + String.join(", ", dead)
                         + " (host " + settings.host() + ")");
@@ -135,13 +140,23 @@ public final class MoquetteBroker implements DevicePublisher, AutoCloseable {
         }
     }
 
-    /** The listeners as text, e.g. {@code mqtt://0.0.0.0:1883, mqtts://0.0.0.0:8883}. */
+    /** The port the plain MQTT listener bound (also with {@code mqtt.port=any}); 0 when it is off or before the first start. */
+    public int mqttPort() {
+        return mqttPort;
+    }
+
+    /** The port the TLS listener bound (also with {@code tls.port=any}); 0 when it is off or before the first start. */
+    public int tlsPort() {
+        return tlsPort;
+    }
+
+    /** The listeners with the ports they bound, e.g. {@code mqtt://0.0.0.0:1883, mqtts://0.0.0.0:8883}. */
     public String listeners() {
         List<String> out = new ArrayList<>();
         if (settings.port() != 0) {
-            out.add("mqtt://" + settings.host() + ":" + settings.port());
+            out.add("mqtt://" + settings.host() + ":" + (mqttPort != 0 ? mqttPort : settings.port()));
         }
-        settings.tls().ifPresent(t -> out.add("mqtts://" + settings.host() + ":" + t.port()
+        settings.tls().ifPresent(t -> out.add("mqtts://" + settings.host() + ":" + (tlsPort != 0 ? tlsPort : t.port())
                 + (t.clientAuth() == TlsSettings.ClientAuth.NONE ? "" : " (client certificates " + t.clientAuth().name().toLowerCase() + ")")));
         return String.join(", ", out);
     }

@@ -15,10 +15,12 @@ import io.netty.handler.codec.mqtt.MqttEncoder;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.concurrent.DefaultThreadFactory;
+import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
+import org.edgebridge.broker.BrokerSettings;
 
 /**
  * Moquette 0.17 limit answered: its Netty pipeline is built in a package-private class with no extension point,
@@ -42,10 +44,12 @@ final class MqttListeners implements AutoCloseable {
     /**
      * Binds one listener.
      *
+     * @param port the port, or {@link BrokerSettings#ANY_PORT} for any free one
      * @param ssl null for plain MQTT
      * @param key the config key of the port, for the error message
+     * @return the port it bound
      */
-    void bind(String host, int port, SslContext ssl, ChannelHandler protocol, Supplier<ChannelHandler> connectGate,
+    int bind(String host, int port, SslContext ssl, ChannelHandler protocol, Supplier<ChannelHandler> connectGate,
             int maxPacketBytes, String key, Supplier<ChannelHandler> sessionCheck) {
         ServerBootstrap b = new ServerBootstrap()
                 .group(acceptors, workers)
@@ -69,12 +73,16 @@ final class MqttListeners implements AutoCloseable {
                         ch.pipeline().addLast("handler", protocol);
                     }
                 });
+        Channel channel;
         try {
-            bound.add(b.bind(host, port).syncUninterruptibly().channel());
+            channel = b.bind(host, port == BrokerSettings.ANY_PORT ? 0 : port).syncUninterruptibly().channel();
         } catch (Exception e) { // Netty rethrows the checked BindException as it is, not wrapped
-            throw new IllegalStateException(key + "=" + port + ": cannot listen on " + host + ":" + port + " (" + e.getMessage()
+            String asked = port == BrokerSettings.ANY_PORT ? "any" : String.valueOf(port);
+            throw new IllegalStateException(key + "=" + asked + ": cannot listen on " + host + ":" + asked + " (" + e.getMessage()
                     + "); is another broker or bridge running?", e);
         }
+        bound.add(channel);
+        return ((InetSocketAddress) channel.localAddress()).getPort();
     }
 
     /** Stops accepting connections; open ones stay until {@link #close()}. */

@@ -25,7 +25,6 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.edgebridge.central.CentralSim;
 import org.edgebridge.it.BridgeProcess;
-import org.edgebridge.it.Ports;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -48,7 +47,7 @@ class BrokerStoreResetIT {
         try (CentralSim central = new CentralSim(Optional.empty(), 1 << 24, Clock.systemUTC()).start("127.0.0.1", 0)) {
             String[] sets = sets(data, central);
             Path log = BridgeProcess.logFile("store-reset");
-            try (BridgeProcess first = new BridgeProcess(log, sets).start(); Device device = new Device("dev-reset", port(sets))) {
+            try (BridgeProcess first = new BridgeProcess(log, sets).start(); Device device = new Device("dev-reset", first.mqttPort())) {
                 assertThat(device.connect()).as("sessionPresent").isFalse();
                 device.subscribe();
                 device.send("RESET-1");
@@ -58,7 +57,7 @@ class BrokerStoreResetIT {
             // the store now holds a session Moquette 0.17 cannot read (and that the repair has no reason to touch)
             RefusedStores.unknownMqttLevel(data.resolve("broker"));
 
-            try (BridgeProcess second = new BridgeProcess(log, sets).start(); Device device = new Device("dev-reset", port(sets))) {
+            try (BridgeProcess second = new BridgeProcess(log, sets).start(); Device device = new Device("dev-reset", second.mqttPort())) {
                 assertThat(resetsMetric(second)).isEqualTo(1.0);
                 assertThat(alarmCodes(second)).contains("broker_store_reset");
                 assertThat(second.log()).doesNotContain("The file is locked");
@@ -103,13 +102,9 @@ class BrokerStoreResetIT {
     }
 
     private static String[] sets(Path data, CentralSim central) {
-        return new String[] {"data.dir=" + data, "mqtt.host=127.0.0.1", "mqtt.port=" + Ports.free(), "auth.anonymous=true",
+        return new String[] {"data.dir=" + data, "mqtt.host=127.0.0.1", "mqtt.port=any", "auth.anonymous=true",
             "admin.token=admin-secret", "ingest.url=http://127.0.0.1:" + central.port() + "/ingest",
             "forwarder.backoffInitial=100ms", "forwarder.backoffMax=1s"};
-    }
-
-    private static int port(String[] sets) {
-        return Integer.parseInt(sets[2].substring("mqtt.port=".length()));
     }
 
     private static double resetsMetric(BridgeProcess bridge) throws Exception {
