@@ -24,6 +24,7 @@ import org.edgebridge.central.CentralSim;
 import org.edgebridge.config.BridgeConfig;
 import org.edgebridge.config.ConfigLoader;
 import org.edgebridge.outbox.Outbox;
+import org.edgebridge.trace.CommandTrace;
 
 /**
  * The benchmark (issue 8): the bare broker against the bridge on the same machine in the same run, with the
@@ -35,10 +36,10 @@ public final class Bench {
 
     /** Sizes of one run. */
     record Sizes(int publishers, int perPublisher, int inFlight, int b3Rate, int b3Seconds, int b4Sessions, int b5Rows,
-            int b5Limit, int b5WindowSeconds, int b6Attackers, int b6Seconds) {
+            int b5Limit, int b5WindowSeconds, int b6Attackers, int b6Seconds, int b7Devices, int b7InFlight, int b7PerDevice) {
         static Sizes of(boolean quick) {
-            return quick ? new Sizes(4, 1_000, 32, 500, 3, 200, 50_000, 500, 5, 8, 2)
-                    : new Sizes(4, 25_000, 32, 1_000, 30, 10_000, 1_000_000, 5_000, 20, 32, 15);
+            return quick ? new Sizes(4, 1_000, 32, 500, 3, 200, 50_000, 500, 5, 8, 2, 8, 64, 250)
+                    : new Sizes(4, 25_000, 32, 1_000, 30, 10_000, 1_000_000, 5_000, 20, 32, 15, 8, 64, 5_000);
         }
     }
 
@@ -56,7 +57,7 @@ public final class Bench {
         for (String key : List.of("b0_msgs_per_s", "b1_msgs_per_s", "b2_msgs_per_s", "ratio_b1_b0", "ratio_b2_b0",
                 "b3_p50_stored_ms", "b3_p99_stored_ms", "b3_p50_final_ms", "b3_p99_final_ms", "b3_max_final_ms", "b4_sessions",
                 "b4_heap_mib", "b4_rss_mib", "b4_reconnect_s", "b5_rows", "b5_ready_s", "b5_drain_events_per_s",
-                "b5_limit_events_per_s")) {
+                "b5_limit_events_per_s", "b7_raw_msgs_per_s", "b7_finals_per_s", "ratio_b7")) {
             results.put(key, null);
         }
         results.put("durability", DURABILITY);
@@ -88,6 +89,9 @@ public final class Bench {
         }
         if (wanted(only, "B6")) {
             new AuthFloodBench(work, sizes.b6Attackers(), sizes.b6Seconds()).run(results);
+        }
+        if (wanted(only, "B7")) {
+            new CapacityBench(work, sizes.b7Devices(), sizes.b7InFlight(), sizes.b7PerDevice()).run(results);
         }
         return results;
     }
@@ -169,22 +173,30 @@ public final class Bench {
         }
     }
 
-    /** B3: a fixed offered rate; latency from publish to {@code stored} and to the final receipt. */
+    /**
+     * B3: a fixed offered rate, the default config, central in its own JVM; latency from publish to {@code stored}
+     * and to the final receipt. With {@code -Dedgebridge.trace=true} also where the time goes ({@link LatencyBreakdown}).
+     */
     private void b3() throws Exception {
         int port = freePort();
         Map<String, Long> sentAt = new ConcurrentHashMap<>();
+        Map<String, Long> storedAt = new ConcurrentHashMap<>();
+        Map<String, Long> finalAt = new ConcurrentHashMap<>();
         List<Double> stored = Collections.synchronizedList(new ArrayList<>());
         List<Double> fin = Collections.synchronizedList(new ArrayList<>());
         int count = sizes.b3Rate() * sizes.b3Seconds();
-        try (CentralSim central = new CentralSim(Optional.empty(), 64L << 20, Clock.systemUTC()).start("127.0.0.1", 0);
-                Bridge bridge = Bridge.start(config("b3", port, List.of("ingest.url=http://127.0.0.1:" + central.port() + "/ingest")),
-                        Clock.systemUTC());
+        Path dir = Files.createDirectories(work.resolve("b3"));
+        CommandTrace.clear();
+        try (CentralChild central = new CentralChild(dir.resolve("central.log"), freePort()).awaitReady(Duration.ofMinutes(1));
+                Bridge bridge = Bridge.start(config("b3", port, List.of("ingest.url=" + central.ingestUrl())), Clock.systemUTC());
                 LoadDevices devices = new LoadDevices(port, "b3-dev-", sizes.publishers(), 100, true, (i, p) -> {
                     long now = System.nanoTime();
-                    Long at = sentAt.get(LoadDevices.field(p, "commandId"));
+                    String commandId = LoadDevices.field(p, "commandId");
+                    Long at = sentAt.get(commandId);
                     if (at != null) {
-                        String status = LoadDevices.field(p, "status");
-                        ("stored".equals(status) ? stored : fin).add((now - at) / 1e6);
+                        boolean isStored = "stored".equals(LoadDevices.field(p, "status"));
+                        (isStored ? stored : fin).add((now - at) / 1e6);
+                        (isStored ? storedAt : finalAt).putIfAbsent(commandId, now);
                     }
                 })) {
             devices.connect(id -> "devices/" + id + "/receipts");
@@ -205,6 +217,15 @@ public final class Bench {
             while (fin.size() < count && System.nanoTime() < deadline) {
                 Thread.sleep(20);
             }
+            results.put("b3_stored_receipts", (long) stored.size());
+            results.put("b3_final_receipts", (long) fin.size());
+            results.put("b3_central_applied", central.stats().path("applied").asLong());
+            results.put("b3_central_duplicates", central.stats().path("duplicates").asLong());
+        }
+        results.put("b3_sent", count);
+        results.put("b3_central", "separate process");
+        if (CommandTrace.ON) {
+            results.putAll(LatencyBreakdown.of(CommandTrace.rows(), sentAt, storedAt, finalAt));
         }
         results.put("b3_offered_per_s", sizes.b3Rate());
         results.put("b3_p50_stored_ms", percentile(stored, 50));

@@ -12,15 +12,23 @@ import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
-/** {@code edge-bridge.jar bench}: prints the table and writes the JSON of one run. */
-@Command(name = "bench", mixinStandardHelpOptions = true, description = "Measure the bare broker (B0) against the bridge (B1 intake, B2 end to end, "
-        + "B3 latency, B4 sessions, B5 backlog, B6 login flood) on this machine, and print the figures.")
+/**
+ * {@code java -jar bench/target/edge-bridge-bench.jar}: prints the table and writes the JSON of one run. The figures
+ * that start a bridge or a central in their own JVM run {@code bridge/target/edge-bridge.jar} (or {@code -Dbridge.jar}).
+ */
+@Command(name = "edge-bridge-bench", mixinStandardHelpOptions = true, description = "Measure the bare broker (B0) against the bridge "
+        + "(B1 intake, B2 end to end, B3 latency, B4 sessions, B5 backlog, B6 login flood, B7 closed-loop capacity) on this machine, "
+        + "and print the figures.")
 public final class BenchCommand implements Callable<Integer> {
+    public static void main(String[] args) {
+        System.exit(new picocli.CommandLine(new BenchCommand()).setUsageHelpAutoWidth(true).execute(args));
+    }
+
     @Option(names = "--quick", description = "small sizes: under a minute")
     boolean quick;
 
     @Option(names = "--only", paramLabel = "B0,B2,...",
-            description = "run only these figures, comma-separated: B0 to B6, e.g. --only B0,B2 (default: all)")
+            description = "run only these figures, comma-separated: B0 to B7, e.g. --only B0,B2 (default: all)")
     String onlyList = "";
 
     @Option(names = "--json", paramLabel = "FILE", description = "write the results as one JSON object")
@@ -35,8 +43,8 @@ public final class BenchCommand implements Callable<Integer> {
         String[] only = onlyList.isBlank() ? new String[0] : onlyList.split(",");
         for (String f : only) {
             String name = f.trim().toUpperCase(Locale.ROOT);
-            if (!name.matches("B[0-6]")) {
-                System.err.println("--only " + f + ": figures are B0 to B6");
+            if (!name.matches("B[0-7]")) {
+                System.err.println("--only " + f + ": figures are B0 to B7");
                 return 2;
             }
             figures.add(name);
