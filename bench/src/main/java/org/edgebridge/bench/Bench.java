@@ -47,9 +47,17 @@ public final class Bench {
     private final Path work;
     private final Map<String, Object> results = new LinkedHashMap<>();
 
+    private final List<String> sets;
+
     Bench(boolean quick, Path work) {
+        this(quick, work, List.of());
+    }
+
+    /** @param sets config keys for the bridges of B1, B2 and B3, over the defaults */
+    Bench(boolean quick, Path work, List<String> sets) {
         this.sizes = Sizes.of(quick);
         this.work = work;
+        this.sets = List.copyOf(sets);
     }
 
     /** Runs the figures named in {@code only} (all when empty) and returns the JSON-ready results. */
@@ -330,6 +338,7 @@ public final class Bench {
         List<String> sets = new ArrayList<>(List.of("data.dir=" + Files.createDirectories(work.resolve(figure)).resolve("data"),
                 "mqtt.host=127.0.0.1", "mqtt.port=" + port, "auth.anonymous=true", "admin.port=0"));
         sets.addAll(more);
+        sets.addAll(this.sets);
         return ConfigLoader.load(null, sets);
     }
 

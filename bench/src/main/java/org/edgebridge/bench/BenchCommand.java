@@ -37,6 +37,10 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--work", paramLabel = "DIR", description = "scratch directory (default: a new temp dir)")
     Path work;
 
+    @Option(names = "--set", paramLabel = "KEY=VALUE", description = "a config key for the bridges of B1, B2, B3 "
+            + "(e.g. forwarder.linger=0ms); repeatable; the defaults otherwise")
+    java.util.List<String> sets = new java.util.ArrayList<>();
+
     @Override
     public Integer call() throws Exception {
         Set<String> figures = new LinkedHashSet<>();
@@ -50,10 +54,13 @@ public final class BenchCommand implements Callable<Integer> {
             figures.add(name);
         }
         Path dir = work != null ? Files.createDirectories(work) : Files.createTempDirectory("edge-bridge-bench");
-        Map<String, Object> results = new Bench(quick, dir).run(figures);
+        Map<String, Object> results = new Bench(quick, dir, sets).run(figures);
         System.out.println();
         System.out.println("edge bridge benchmark" + (quick ? " (--quick)" : "") + ", " + Runtime.getRuntime().availableProcessors()
                 + " cores, durability: " + Bench.DURABILITY);
+        if (!sets.isEmpty()) {
+            results.put("bridge_config_set", String.join(" ", sets));
+        }
         results.forEach((k, v) -> System.out.printf("  %-34s %s%n", k, v == null ? "-" : v));
         if (json != null) {
             Files.writeString(json, new ObjectMapper().writerWithDefaultPrettyPrinter().writeValueAsString(results));
