@@ -37,6 +37,12 @@ public final class Bench {
     /** Sizes of one run. */
     record Sizes(int publishers, int perPublisher, int inFlight, int b3Rate, int b3Seconds, int b4Sessions, int b5Rows,
             int b5Limit, int b5WindowSeconds, int b6Attackers, int b6Seconds, int b7Devices, int b7InFlight, int b7PerDevice) {
+        /** B3 at another offered rate and length (commands per second, seconds). */
+        Sizes withB3(int rate, int seconds) {
+            return new Sizes(publishers, perPublisher, inFlight, rate, seconds, b4Sessions, b5Rows, b5Limit, b5WindowSeconds,
+                    b6Attackers, b6Seconds, b7Devices, b7InFlight, b7PerDevice);
+        }
+
         static Sizes of(boolean quick) {
             return quick ? new Sizes(4, 1_000, 32, 500, 3, 200, 50_000, 500, 5, 8, 2, 8, 64, 250)
                     : new Sizes(4, 25_000, 32, 1_000, 30, 10_000, 1_000_000, 5_000, 20, 32, 15, 8, 64, 5_000);
@@ -55,7 +61,11 @@ public final class Bench {
 
     /** @param sets config keys for the bridges of B1, B2 and B3, over the defaults */
     Bench(boolean quick, Path work, List<String> sets) {
-        this.sizes = Sizes.of(quick);
+        this(Sizes.of(quick), work, sets);
+    }
+
+    Bench(Sizes sizes, Path work, List<String> sets) {
+        this.sizes = sizes;
         this.work = work;
         this.sets = List.copyOf(sets);
     }

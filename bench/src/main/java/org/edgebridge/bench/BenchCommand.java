@@ -37,9 +37,20 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--work", paramLabel = "DIR", description = "scratch directory (default: a new temp dir)")
     Path work;
 
+    @Option(names = "--b3-rate", paramLabel = "N", description = "B3's offered commands per second (default: 1000, --quick 500)")
+    Integer b3Rate;
+
+    @Option(names = "--b3-seconds", paramLabel = "S", description = "how long B3 offers them (default: 30, --quick 3)")
+    Integer b3Seconds;
+
     @Option(names = "--set", paramLabel = "KEY=VALUE", description = "a config key for the bridges of B1, B2, B3 "
             + "(e.g. forwarder.linger=0ms); repeatable; the defaults otherwise")
     java.util.List<String> sets = new java.util.ArrayList<>();
+
+    private Bench.Sizes sizes() {
+        Bench.Sizes s = Bench.Sizes.of(quick);
+        return s.withB3(b3Rate != null ? b3Rate : s.b3Rate(), b3Seconds != null ? b3Seconds : s.b3Seconds());
+    }
 
     @Override
     public Integer call() throws Exception {
@@ -54,7 +65,7 @@ public final class BenchCommand implements Callable<Integer> {
             figures.add(name);
         }
         Path dir = work != null ? Files.createDirectories(work) : Files.createTempDirectory("edge-bridge-bench");
-        Map<String, Object> results = new Bench(quick, dir, sets).run(figures);
+        Map<String, Object> results = new Bench(sizes(), dir, sets).run(figures);
         System.out.println();
         System.out.println("edge bridge benchmark" + (quick ? " (--quick)" : "") + ", " + Runtime.getRuntime().availableProcessors()
                 + " cores, durability: " + Bench.DURABILITY);
