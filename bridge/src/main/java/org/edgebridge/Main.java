@@ -28,8 +28,7 @@ import picocli.CommandLine.Option;
 @Command(name = "edge-bridge", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
         description = "MQTT-to-HTTP bridge with an embedded broker, a SQLite outbox and per-event receipts.",
         subcommands = {CommandLine.HelpCommand.class, Main.Run.class, Main.Demo.class, Main.CentralSimCommand.class, Main.CheckConfig.class,
-            Main.Diagnose.class, Main.ConfigReference.class, Main.Device.class,
-            org.edgebridge.bench.BenchCommand.class})
+            Main.Diagnose.class, Main.ConfigReference.class, Main.Device.class, Main.BenchMoved.class})
 public final class Main {
     static final int EXIT_CONFIG = 2;
     static final int EXIT_FAILED = 1;
@@ -212,6 +211,23 @@ public final class Main {
             System.out.println("reference central listening on http://" + host + ":" + central.port() + "/ingest");
             runUntilStopped(central);
             return 0;
+        }
+    }
+
+    /** The benchmark left the product jar (it carries a load generator): says where it is now. */
+    @Command(name = "bench", hidden = true, mixinStandardHelpOptions = true, description = "Moved: see docs/BENCHMARKS.md.")
+    static final class BenchMoved implements Callable<Integer> {
+        @picocli.CommandLine.Unmatched
+        List<String> ignored = new ArrayList<>();
+
+        @picocli.CommandLine.Spec
+        picocli.CommandLine.Model.CommandSpec spec;
+
+        @Override
+        public Integer call() {
+            spec.commandLine().getErr().println("the benchmark is its own jar now: java -jar bench/target/edge-bridge-bench.jar [--quick] [--only B1] "
+                    + "(docs/BENCHMARKS.md)");
+            return EXIT_CONFIG;
         }
     }
 

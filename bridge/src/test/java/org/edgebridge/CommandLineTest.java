@@ -50,7 +50,7 @@ class CommandLineTest {
     void every_command_answers_help_and_h_and_the_help_subcommand() {
         List<List<String>> all = commands(Main.commandLine(), List.of(), new ArrayList<>());
         assertThat(all).extracting(c -> String.join(" ", c))
-                .contains("run", "demo", "central-sim", "check-config", "diagnose", "config-reference", "bench",
+                .contains("run", "demo", "central-sim", "check-config", "diagnose", "config-reference",
                         "device", "device add", "device list", "device remove");
         for (List<String> command : all) {
             for (String flag : List.of("--help", "-h")) {
@@ -88,9 +88,11 @@ class CommandLineTest {
     }
 
     @Test
-    void bench_only_reads_as_one_comma_separated_list() {
-        String usage = run("bench", "--help").out();
-        assertThat(usage).contains("[--only=B0,B2,...]").doesNotContain("[,").doesNotContain("]...");
+    void bench_is_no_longer_in_the_product_and_says_where_it_went() {
+        assertThat(Main.commandLine().getSubcommands().get("bench").getCommandSpec().usageMessage().hidden()).isTrue();
+        Result r = run("bench", "--only", "B1");
+        assertThat(r.code()).isEqualTo(2);
+        assertThat(r.err()).contains("java -jar bench/target/edge-bridge-bench.jar");
     }
 
     @Test

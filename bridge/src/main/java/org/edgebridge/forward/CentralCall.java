@@ -4,6 +4,7 @@ import io.github.resilience4j.circuitbreaker.CallNotPermittedException;
 import java.util.List;
 import java.time.Duration;
 import org.edgebridge.outbox.ClaimedEvent;
+import org.edgebridge.trace.CommandTrace;
 
 /**
  * One request to central through the guards: the rate limiters' permits first, then the HTTP call and the
@@ -62,7 +63,9 @@ final class CentralCall {
         byte[] body = IngestRequest.body(settings.edgeId(), batchId, events);
         try {
             return guards.breaker.executeSupplier(() -> {
+                CommandTrace.mark(CommandTrace.Step.REQUEST_SENT, events, ClaimedEvent::id);
                 IngestReply reply = client.post(batchId, body);
+                CommandTrace.mark(CommandTrace.Step.ANSWERED, events, ClaimedEvent::id);
                 Sent sent = new Sent(reply, classifier.classify(reply, events));
                 if (ignoreFailure && sent.isFailure()) {
                     throw new IgnoredFailure(sent);

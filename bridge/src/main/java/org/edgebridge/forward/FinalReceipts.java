@@ -8,6 +8,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.edgebridge.outbox.CommandRecord;
 import org.edgebridge.outbox.Outbox;
 import org.edgebridge.receipt.ReceiptSender;
+import org.edgebridge.trace.CommandTrace;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -39,6 +40,7 @@ final class FinalReceipts {
         }
         if (!again) {
             published.addAndGet(records.size());
+            CommandTrace.mark(CommandTrace.Step.FINAL_SENT, records, CommandRecord::id);
         }
         try {
             outbox.markPublished(ids);

@@ -15,6 +15,7 @@ import org.edgebridge.outbox.Outbox;
 import org.edgebridge.outbox.StoreResult;
 import org.edgebridge.receipt.Receipt;
 import org.edgebridge.receipt.ReceiptSender;
+import org.edgebridge.trace.CommandTrace;
 import org.edgebridge.worker.TestFault;
 import org.edgebridge.worker.Workers;
 import org.slf4j.Logger;
@@ -211,6 +212,7 @@ public final class Intake implements AutoCloseable {
             writeFailure = null;
         }
         CrashWindow.AFTER_INTAKE_COMMIT.enter();
+        long committedAt = CommandTrace.now();
         long maxId = storedUpTo.get();
         for (StoreResult result : results) {
             if (result instanceof StoreResult.AlreadyStored again) {
@@ -221,6 +223,7 @@ public final class Intake implements AutoCloseable {
             receipts.send(result.command().clientId(), receiptFor(result));
             if (result instanceof StoreResult.Stored stored) {
                 maxId = Math.max(maxId, stored.record().id());
+                CommandTrace.stored(stored.record().id(), result.command().commandId(), committedAt);
             }
         }
         storedUpTo.set(maxId);

@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
+import org.edgebridge.trace.CommandTrace;
 import org.flywaydb.core.Flyway;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.Jdbi;
@@ -173,7 +174,9 @@ public final class Outbox {
      */
     public List<ClaimedEvent> claim(int maxEvents, int maxBytes, long maxRowId, String batchId) {
         long now = clock.millis();
-        return jdbi.inTransaction(handle -> Claimer.claim(handle, now, maxEvents, maxBytes, maxRowId, batchId));
+        List<ClaimedEvent> claimed = jdbi.inTransaction(handle -> Claimer.claim(handle, now, maxEvents, maxBytes, maxRowId, batchId));
+        CommandTrace.mark(CommandTrace.Step.CLAIMED, claimed, ClaimedEvent::id);
+        return claimed;
     }
 
     /**
@@ -189,6 +192,7 @@ public final class Outbox {
             return new SettleResult(byIds(handle, applied.finals()), applied.parked());
         });
         openRows.addAndGet(-result.finals().size());
+        CommandTrace.mark(CommandTrace.Step.SETTLED, result.finals(), CommandRecord::id);
         return result;
     }
 

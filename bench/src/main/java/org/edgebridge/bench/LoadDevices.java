@@ -11,6 +11,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
+import java.util.function.Predicate;
 
 /**
  * Simulated devices for the benchmark: HiveMQ MQTT clients (MQTT 3.1.1, persistent sessions), each with a bounded
@@ -28,19 +29,26 @@ final class LoadDevices implements AutoCloseable {
      * @param onMessage (device index, payload) for every message a device receives; called on client threads
      */
     LoadDevices(int port, String prefix, int count, int maxInFlight, BiConsumer<Integer, byte[]> onMessage) {
-        this(port, prefix, count, maxInFlight, false, onMessage);
+        this(port, prefix, count, maxInFlight, (Predicate<byte[]>) null, onMessage);
     }
 
     /** @param untilReceipt a command is in flight until its device receives a receipt, not just its PUBACK */
     LoadDevices(int port, String prefix, int count, int maxInFlight, boolean untilReceipt, BiConsumer<Integer, byte[]> onMessage) {
-        this.untilReceipt = untilReceipt;
+        this(port, prefix, count, maxInFlight, untilReceipt ? LoadDevices::isFirstReceipt : null, onMessage);
+    }
+
+    /**
+     * @param endsWait a message that ends the wait of one of its device's commands; null: the PUBACK ends it
+     */
+    LoadDevices(int port, String prefix, int count, int maxInFlight, Predicate<byte[]> endsWait, BiConsumer<Integer, byte[]> onMessage) {
+        this.untilReceipt = endsWait != null;
         for (int i = 0; i < count; i++) {
             String id = prefix + i;
             int index = i;
             Mqtt3AsyncClient c = Mqtt3Client.builder().identifier(id).serverHost("127.0.0.1").serverPort(port).buildAsync();
             c.publishes(MqttGlobalPublishFilter.ALL, p -> {
                 byte[] payload = p.getPayloadAsBytes();
-                if (untilReceipt && isFirstReceipt(payload)) {
+                if (endsWait != null && endsWait.test(payload)) {
                     inFlight.get(index).release();
                 }
                 onMessage.accept(index, payload);
@@ -70,10 +78,15 @@ final class LoadDevices implements AutoCloseable {
         return present;
     }
 
-    /** Publishes at QoS 1 once fewer than maxInFlight of this device's publishes await their PUBACK. */
-    void publish(int device, String topic, String payload) throws InterruptedException {
+    /**
+     * Publishes at QoS 1 once fewer than maxInFlight of this device's publishes await their PUBACK (or receipt).
+     *
+     * @return {@link System#nanoTime()} when it was sent, after the wait for a free slot
+     */
+    long publish(int device, String topic, String payload) throws InterruptedException {
         Semaphore s = inFlight.get(device);
         s.acquire();
+        long sentAt = System.nanoTime();
         clients.get(device).publishWith().topic(topic).qos(MqttQos.AT_LEAST_ONCE)
                 .payload(payload.getBytes(StandardCharsets.UTF_8)).send()
                 .whenComplete((r, e) -> {
@@ -81,18 +94,24 @@ final class LoadDevices implements AutoCloseable {
                         s.release();
                     }
                 });
+        return sentAt;
     }
 
     /**
      * The receipt that ends a command's wait, exactly once per command: {@code stored}, {@code retry_later}, or a
      * rejection by the bridge itself (it has no sequence: the command was never stored, so no {@code stored} came).
      */
-    private static boolean isFirstReceipt(byte[] payload) {
+    static boolean isFirstReceipt(byte[] payload) {
         String status = field(payload, "status");
         if ("stored".equals(status) || "retry_later".equals(status)) {
             return true;
         }
         return "rejected".equals(status) && new String(payload, StandardCharsets.UTF_8).contains("\"sequence\":null");
+    }
+
+    /** A final receipt: the one that ends a command's wait for a device that waits for its final. */
+    static boolean isFinal(byte[] payload) {
+        return new String(payload, StandardCharsets.UTF_8).contains("\"final\":true");
     }
 
     String id(int device) {

@@ -31,20 +31,15 @@ final class BridgeChild implements AutoCloseable {
         process = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
     }
 
+    /** The product jar: {@code -Dbridge.jar}, else {@code bridge/target/edge-bridge.jar} from the repository's top. */
     static Path jar() {
         String configured = System.getProperty("bridge.jar");
-        if (configured != null) {
-            return Path.of(configured);
+        Path jar = Path.of(configured != null ? configured : "bridge/target/edge-bridge.jar");
+        if (!Files.isRegularFile(jar)) {
+            throw new IllegalStateException(jar.toAbsolutePath() + " not found: run the bench from the repository's top after "
+                    + "mvn package, or pass -Dbridge.jar=PATH");
         }
-        try {
-            Path self = Path.of(Bench.class.getProtectionDomain().getCodeSource().getLocation().toURI());
-            if (self.toString().endsWith(".jar")) {
-                return self;
-            }
-        } catch (java.net.URISyntaxException e) {
-            // falls through
-        }
-        return Path.of("bridge/target/edge-bridge.jar");
+        return jar;
     }
 
     /** Waits for {@code /health/ready}; @return seconds from process start to ready */

@@ -24,6 +24,7 @@ import org.edgebridge.central.CentralSim;
 import org.edgebridge.config.BridgeConfig;
 import org.edgebridge.config.ConfigLoader;
 import org.edgebridge.outbox.Outbox;
+import org.edgebridge.trace.CommandTrace;
 
 /**
  * The benchmark (issue 8): the bare broker against the bridge on the same machine in the same run, with the
@@ -35,10 +36,16 @@ public final class Bench {
 
     /** Sizes of one run. */
     record Sizes(int publishers, int perPublisher, int inFlight, int b3Rate, int b3Seconds, int b4Sessions, int b5Rows,
-            int b5Limit, int b5WindowSeconds, int b6Attackers, int b6Seconds) {
+            int b5Limit, int b5WindowSeconds, int b6Attackers, int b6Seconds, int b7Devices, int b7InFlight, int b7PerDevice) {
+        /** B3 at another offered rate and length (commands per second, seconds). */
+        Sizes withB3(int rate, int seconds) {
+            return new Sizes(publishers, perPublisher, inFlight, rate, seconds, b4Sessions, b5Rows, b5Limit, b5WindowSeconds,
+                    b6Attackers, b6Seconds, b7Devices, b7InFlight, b7PerDevice);
+        }
+
         static Sizes of(boolean quick) {
-            return quick ? new Sizes(4, 1_000, 32, 500, 3, 200, 50_000, 500, 5, 8, 2)
-                    : new Sizes(4, 25_000, 32, 1_000, 30, 10_000, 1_000_000, 5_000, 20, 32, 15);
+            return quick ? new Sizes(4, 1_000, 32, 500, 3, 200, 50_000, 500, 5, 8, 2, 8, 64, 250)
+                    : new Sizes(4, 25_000, 32, 1_000, 30, 10_000, 1_000_000, 5_000, 20, 32, 15, 8, 64, 5_000);
         }
     }
 
@@ -46,9 +53,21 @@ public final class Bench {
     private final Path work;
     private final Map<String, Object> results = new LinkedHashMap<>();
 
+    private final List<String> sets;
+
     Bench(boolean quick, Path work) {
-        this.sizes = Sizes.of(quick);
+        this(quick, work, List.of());
+    }
+
+    /** @param sets config keys for the bridges of B1, B2 and B3, over the defaults */
+    Bench(boolean quick, Path work, List<String> sets) {
+        this(Sizes.of(quick), work, sets);
+    }
+
+    Bench(Sizes sizes, Path work, List<String> sets) {
+        this.sizes = sizes;
         this.work = work;
+        this.sets = List.copyOf(sets);
     }
 
     /** Runs the figures named in {@code only} (all when empty) and returns the JSON-ready results. */
@@ -56,7 +75,7 @@ public final class Bench {
         for (String key : List.of("b0_msgs_per_s", "b1_msgs_per_s", "b2_msgs_per_s", "ratio_b1_b0", "ratio_b2_b0",
                 "b3_p50_stored_ms", "b3_p99_stored_ms", "b3_p50_final_ms", "b3_p99_final_ms", "b3_max_final_ms", "b4_sessions",
                 "b4_heap_mib", "b4_rss_mib", "b4_reconnect_s", "b5_rows", "b5_ready_s", "b5_drain_events_per_s",
-                "b5_limit_events_per_s")) {
+                "b5_limit_events_per_s", "b7_raw_msgs_per_s", "b7_finals_per_s", "ratio_b7")) {
             results.put(key, null);
         }
         results.put("durability", DURABILITY);
@@ -88,6 +107,9 @@ public final class Bench {
         }
         if (wanted(only, "B6")) {
             new AuthFloodBench(work, sizes.b6Attackers(), sizes.b6Seconds()).run(results);
+        }
+        if (wanted(only, "B7")) {
+            new CapacityBench(work, sizes.b7Devices(), sizes.b7InFlight(), sizes.b7PerDevice()).run(results);
         }
         return results;
     }
@@ -169,22 +191,30 @@ public final class Bench {
         }
     }
 
-    /** B3: a fixed offered rate; latency from publish to {@code stored} and to the final receipt. */
+    /**
+     * B3: a fixed offered rate, the default config, central in its own JVM; latency from publish to {@code stored}
+     * and to the final receipt. With {@code -Dedgebridge.trace=true} also where the time goes ({@link LatencyBreakdown}).
+     */
     private void b3() throws Exception {
         int port = freePort();
         Map<String, Long> sentAt = new ConcurrentHashMap<>();
+        Map<String, Long> storedAt = new ConcurrentHashMap<>();
+        Map<String, Long> finalAt = new ConcurrentHashMap<>();
         List<Double> stored = Collections.synchronizedList(new ArrayList<>());
         List<Double> fin = Collections.synchronizedList(new ArrayList<>());
         int count = sizes.b3Rate() * sizes.b3Seconds();
-        try (CentralSim central = new CentralSim(Optional.empty(), 64L << 20, Clock.systemUTC()).start("127.0.0.1", 0);
-                Bridge bridge = Bridge.start(config("b3", port, List.of("ingest.url=http://127.0.0.1:" + central.port() + "/ingest")),
-                        Clock.systemUTC());
+        Path dir = Files.createDirectories(work.resolve("b3"));
+        CommandTrace.clear();
+        try (CentralChild central = new CentralChild(dir.resolve("central.log"), freePort()).awaitReady(Duration.ofMinutes(1));
+                Bridge bridge = Bridge.start(config("b3", port, List.of("ingest.url=" + central.ingestUrl())), Clock.systemUTC());
                 LoadDevices devices = new LoadDevices(port, "b3-dev-", sizes.publishers(), 100, true, (i, p) -> {
                     long now = System.nanoTime();
-                    Long at = sentAt.get(LoadDevices.field(p, "commandId"));
+                    String commandId = LoadDevices.field(p, "commandId");
+                    Long at = sentAt.get(commandId);
                     if (at != null) {
-                        String status = LoadDevices.field(p, "status");
-                        ("stored".equals(status) ? stored : fin).add((now - at) / 1e6);
+                        boolean isStored = "stored".equals(LoadDevices.field(p, "status"));
+                        (isStored ? stored : fin).add((now - at) / 1e6);
+                        (isStored ? storedAt : finalAt).putIfAbsent(commandId, now);
                     }
                 })) {
             devices.connect(id -> "devices/" + id + "/receipts");
@@ -205,6 +235,15 @@ public final class Bench {
             while (fin.size() < count && System.nanoTime() < deadline) {
                 Thread.sleep(20);
             }
+            results.put("b3_stored_receipts", (long) stored.size());
+            results.put("b3_final_receipts", (long) fin.size());
+            results.put("b3_central_applied", central.stats().path("applied").asLong());
+            results.put("b3_central_duplicates", central.stats().path("duplicates").asLong());
+        }
+        results.put("b3_sent", count);
+        results.put("b3_central", "separate process");
+        if (CommandTrace.ON) {
+            results.putAll(LatencyBreakdown.of(CommandTrace.rows(), sentAt, storedAt, finalAt));
         }
         results.put("b3_offered_per_s", sizes.b3Rate());
         results.put("b3_p50_stored_ms", percentile(stored, 50));
@@ -309,6 +348,7 @@ public final class Bench {
         List<String> sets = new ArrayList<>(List.of("data.dir=" + Files.createDirectories(work.resolve(figure)).resolve("data"),
                 "mqtt.host=127.0.0.1", "mqtt.port=" + port, "auth.anonymous=true", "admin.port=0"));
         sets.addAll(more);
+        sets.addAll(this.sets);
         return ConfigLoader.load(null, sets);
     }
 

@@ -12,15 +12,23 @@ import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
-/** {@code edge-bridge.jar bench}: prints the table and writes the JSON of one run. */
-@Command(name = "bench", mixinStandardHelpOptions = true, description = "Measure the bare broker (B0) against the bridge (B1 intake, B2 end to end, "
-        + "B3 latency, B4 sessions, B5 backlog, B6 login flood) on this machine, and print the figures.")
+/**
+ * {@code java -jar bench/target/edge-bridge-bench.jar}: prints the table and writes the JSON of one run. The figures
+ * that start a bridge or a central in their own JVM run {@code bridge/target/edge-bridge.jar} (or {@code -Dbridge.jar}).
+ */
+@Command(name = "edge-bridge-bench", mixinStandardHelpOptions = true, description = "Measure the bare broker (B0) against the bridge "
+        + "(B1 intake, B2 end to end, B3 latency, B4 sessions, B5 backlog, B6 login flood, B7 closed-loop capacity) on this machine, "
+        + "and print the figures.")
 public final class BenchCommand implements Callable<Integer> {
+    public static void main(String[] args) {
+        System.exit(new picocli.CommandLine(new BenchCommand()).setUsageHelpAutoWidth(true).execute(args));
+    }
+
     @Option(names = "--quick", description = "small sizes: under a minute")
     boolean quick;
 
     @Option(names = "--only", paramLabel = "B0,B2,...",
-            description = "run only these figures, comma-separated: B0 to B6, e.g. --only B0,B2 (default: all)")
+            description = "run only these figures, comma-separated: B0 to B7, e.g. --only B0,B2 (default: all)")
     String onlyList = "";
 
     @Option(names = "--json", paramLabel = "FILE", description = "write the results as one JSON object")
@@ -29,23 +37,41 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--work", paramLabel = "DIR", description = "scratch directory (default: a new temp dir)")
     Path work;
 
+    @Option(names = "--b3-rate", paramLabel = "N", description = "B3's offered commands per second (default: 1000, --quick 500)")
+    Integer b3Rate;
+
+    @Option(names = "--b3-seconds", paramLabel = "S", description = "how long B3 offers them (default: 30, --quick 3)")
+    Integer b3Seconds;
+
+    @Option(names = "--set", paramLabel = "KEY=VALUE", description = "a config key for the bridges of B1, B2, B3 "
+            + "(e.g. forwarder.linger=0ms); repeatable; the defaults otherwise")
+    java.util.List<String> sets = new java.util.ArrayList<>();
+
+    private Bench.Sizes sizes() {
+        Bench.Sizes s = Bench.Sizes.of(quick);
+        return s.withB3(b3Rate != null ? b3Rate : s.b3Rate(), b3Seconds != null ? b3Seconds : s.b3Seconds());
+    }
+
     @Override
     public Integer call() throws Exception {
         Set<String> figures = new LinkedHashSet<>();
         String[] only = onlyList.isBlank() ? new String[0] : onlyList.split(",");
         for (String f : only) {
             String name = f.trim().toUpperCase(Locale.ROOT);
-            if (!name.matches("B[0-6]")) {
-                System.err.println("--only " + f + ": figures are B0 to B6");
+            if (!name.matches("B[0-7]")) {
+                System.err.println("--only " + f + ": figures are B0 to B7");
                 return 2;
             }
             figures.add(name);
         }
         Path dir = work != null ? Files.createDirectories(work) : Files.createTempDirectory("edge-bridge-bench");
-        Map<String, Object> results = new Bench(quick, dir).run(figures);
+        Map<String, Object> results = new Bench(sizes(), dir, sets).run(figures);
         System.out.println();
         System.out.println("edge bridge benchmark" + (quick ? " (--quick)" : "") + ", " + Runtime.getRuntime().availableProcessors()
                 + " cores, durability: " + Bench.DURABILITY);
+        if (!sets.isEmpty()) {
+            results.put("bridge_config_set", String.join(" ", sets));
+        }
         results.forEach((k, v) -> System.out.printf("  %-34s %s%n", k, v == null ? "-" : v));
         if (json != null) {
             Files.writeString(json, new ObjectMapper().writerWithDefaultPrettyPrinter().writeValueAsString(results));

@@ -1,0 +1,141 @@
+package org.edgebridge.bench;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import org.edgebridge.Bridge;
+import org.edgebridge.broker.RawBroker;
+import org.edgebridge.config.ConfigLoader;
+
+/**
+ * B7: closed-loop capacity. Devices that keep {@code inFlight} commands waiting for their final receipts, the rate
+ * limits lifted, central in its own JVM; against bare Moquette in the same run, the same devices each subscribed to
+ * their own topic, a message in flight until it comes back. Finals per second, and their ratio to the bare broker.
+ */
+final class CapacityBench {
+    private final Path work;
+    private final int devices;
+    private final int inFlight;
+    private final int perDevice;
+
+    CapacityBench(Path work, int devices, int inFlight, int perDevice) {
+        this.work = work;
+        this.devices = devices;
+        this.inFlight = inFlight;
+        this.perDevice = perDevice;
+    }
+
+    void run(Map<String, Object> results) throws Exception {
+        double raw = raw();
+        double bridge = bridge(results);
+        results.put("b7_devices_x_in_flight", devices + " x " + inFlight);
+        results.put("b7_raw_msgs_per_s", Math.round(raw * 10) / 10.0);
+        results.put("b7_finals_per_s", Math.round(bridge * 10) / 10.0);
+        results.put("ratio_b7", Math.round(bridge / raw * 1000) / 1000.0);
+    }
+
+    private int total() {
+        return devices * perDevice;
+    }
+
+    /** Bare Moquette: each device publishes to a topic it is subscribed to; a message is in flight until it is back. */
+    private double raw() throws Exception {
+        int port = Bench.freePort();
+        AtomicLong back = new AtomicLong();
+        try (RawBroker broker = new RawBroker(ConfigLoader.load(null, List.of("data.dir=" + Files.createDirectories(work.resolve("b7-raw"))
+                .resolve("data"), "mqtt.host=127.0.0.1", "mqtt.port=" + port, "auth.anonymous=true", "admin.port=0")).broker());
+                LoadDevices loop = new LoadDevices(port, "b7-raw-", devices, inFlight, p -> true, (i, p) -> back.incrementAndGet())) {
+            loop.connect(id -> "loop/" + id);
+            long start = System.nanoTime();
+            publishAll(loop, id -> "loop/" + id);
+            await(back, total());
+            return total() / ((System.nanoTime() - start) / 1e9);
+        }
+    }
+
+    /** The bridge: each device waits for its commands' finals (or a retry_later: counted, not resent). */
+    private double bridge(Map<String, Object> results) throws Exception {
+        int port = Bench.freePort();
+        Path dir = Files.createDirectories(work.resolve("b7"));
+        AtomicLong finals = new AtomicLong();
+        AtomicLong retryLaters = new AtomicLong();
+        Map<String, Long> sentAt = new ConcurrentHashMap<>();
+        List<Double> latency = Collections.synchronizedList(new ArrayList<>());
+        try (CentralChild central = new CentralChild(dir.resolve("central.log"), Bench.freePort()).awaitReady(Duration.ofMinutes(1));
+                Bridge bridge = Bridge.start(ConfigLoader.load(null, List.of("data.dir=" + dir.resolve("data"), "mqtt.host=127.0.0.1",
+                        "mqtt.port=" + port, "auth.anonymous=true", "admin.port=0", "ingest.url=" + central.ingestUrl(),
+                        "forwarder.requestsPerSecond=100000", "forwarder.eventsPerSecond=1000000")), Clock.systemUTC());
+                LoadDevices fleet = new LoadDevices(port, "b7-dev-", devices, inFlight,
+                        p -> LoadDevices.isFinal(p) || "retry_later".equals(LoadDevices.field(p, "status")), (i, p) -> {
+                            if (LoadDevices.isFinal(p)) {
+                                Long at = sentAt.get(LoadDevices.field(p, "commandId"));
+                                if (at != null) {
+                                    latency.add((System.nanoTime() - at) / 1e6);
+                                }
+                                finals.incrementAndGet();
+                            } else if ("retry_later".equals(LoadDevices.field(p, "status"))) {
+                                retryLaters.incrementAndGet();
+                            }
+                        })) {
+            fleet.connect(id -> "devices/" + id + "/receipts");
+            long start = System.nanoTime();
+            publishAll(fleet, id -> "devices/" + id + "/commands/workorder/arrive", sentAt);
+            await(finals, total() - retryLaters.get());
+            double rate = finals.get() / ((System.nanoTime() - start) / 1e9);
+            results.put("b7_finals", finals.get());
+            results.put("b7_retry_laters", retryLaters.get());
+            results.put("b7_central_applied", central.stats().path("applied").asLong());
+            results.put("b7_p50_final_ms", Bench.percentile(latency, 50));
+            results.put("b7_p99_final_ms", Bench.percentile(latency, 99));
+            return rate;
+        }
+    }
+
+    private void publishAll(LoadDevices fleet, java.util.function.Function<String, String> topicOf) throws InterruptedException {
+        publishAll(fleet, topicOf, null);
+    }
+
+    private void publishAll(LoadDevices fleet, java.util.function.Function<String, String> topicOf, Map<String, Long> sentAt)
+            throws InterruptedException {
+        List<Thread> threads = new ArrayList<>();
+        for (int d = 0; d < fleet.size(); d++) {
+            int device = d;
+            Thread t = new Thread(() -> {
+                String topic = topicOf.apply(fleet.id(device));
+                try {
+                    for (int n = 0; n < perDevice; n++) {
+                        String id = "b7-" + device + "-" + n;
+                        long at = fleet.publish(device, topic, LoadDevices.command(id));
+                        if (sentAt != null) {
+                            sentAt.put(id, at); // a final faster than this put is not sampled (one is ms away)
+                        }
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }, "b7-publisher-" + d);
+            threads.add(t);
+            t.start();
+        }
+        for (Thread t : threads) {
+            t.join();
+        }
+    }
+
+    private static void await(AtomicLong counter, long target) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofMinutes(5).toNanos();
+        while (counter.get() < target) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("only " + counter.get() + " of " + target + " within 5 minutes");
+            }
+            Thread.sleep(5);
+        }
+    }
+}
