@@ -11,7 +11,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import org.edgebridge.Bridge;
-import org.edgebridge.broker.RawBroker;
+import org.edgebridge.broker.moquette.RawBroker;
 import org.edgebridge.config.ConfigLoader;
 
 /**
