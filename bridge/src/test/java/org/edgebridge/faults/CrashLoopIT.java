@@ -21,6 +21,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.awaitility.core.ConditionTimeoutException;
 import org.edgebridge.central.CentralSim;
 import org.edgebridge.central.Faults;
+import org.edgebridge.device.DeviceSimulator;
 import org.edgebridge.it.BridgeProcess;
 import org.edgebridge.it.Ports;
 import org.junit.jupiter.api.Test;
@@ -86,7 +87,7 @@ class CrashLoopIT {
         List<String> startFailures = new ArrayList<>();
         List<String> timeline = new ArrayList<>();
         Map<Moment, Integer> byMoment = new EnumMap<>(Moment.class);
-        List<CarefulDevice> allDevices = new ArrayList<>();
+        List<DeviceSimulator> allDevices = new ArrayList<>();
         int planned = 0;
         int endedBeforeTheKill = 0;
         int sites = 0;

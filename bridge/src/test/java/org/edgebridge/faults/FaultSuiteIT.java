@@ -20,6 +20,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.Collectors;
 import org.awaitility.core.ConditionTimeoutException;
 import org.edgebridge.central.CentralSim;
+import org.edgebridge.device.FleetCounters;
 import org.edgebridge.faults.SiteFaults.Fault;
 import org.edgebridge.faults.SiteFaults.Observation;
 import org.edgebridge.it.BridgeProcess;

@@ -12,6 +12,7 @@ import java.util.function.IntPredicate;
 import org.awaitility.core.ConditionTimeoutException;
 import org.edgebridge.central.CentralSim;
 import org.edgebridge.central.Faults;
+import org.edgebridge.device.DeviceSimulator;
 
 /**
  * Every fault the suite plays on a running site, each real: the bridge process, the two network links (through
@@ -114,7 +115,7 @@ final class SiteFaults {
         int life = bridge.life();
         boolean back = allDevicesConnected();
         long present = fleet.devices().stream().flatMap(d -> d.connacks().stream().filter(a -> a.bridgeLife() == life).limit(1))
-                .filter(CarefulDevice.Connack::sessionPresent).count();
+                .filter(DeviceSimulator.Connack::sessionPresent).count();
         String problem = code != 0 && code != 143 ? "SIGTERM exit code " + code
                 : !back ? "devices not all back within 60 s of a clean restart" : null;
         return new Observation(Fault.SIGTERM_RESTART, 1, "exit code " + code + "; restarted in "

@@ -11,6 +11,7 @@ import ch.qos.logback.core.read.ListAppender;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import org.edgebridge.device.DeviceSimulator;
 import org.edgebridge.tls.DevCertificates;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -50,7 +51,7 @@ class LogLinesIT {
 
     @Test
     void a_denied_publish_and_a_denied_subscribe_are_one_bridge_line_each_and_nothing_from_moquette() throws Exception {
-        try (TestSite site = new TestSite(dir.resolve("data")); TestDevice device = site.device("dev-log")) {
+        try (TestSite site = new TestSite(dir.resolve("data")); DeviceSimulator device = site.device("dev-log")) {
             device.connectAndSubscribe();
             for (int i = 0; i < 3; i++) {
                 device.subscribe("devices/other/receipts");
@@ -77,7 +78,7 @@ class LogLinesIT {
         try (TestSite site = new TestSite(dir.resolve("data"), "tls.port=" + tlsPort, "tls.certFile=" + m.certFile(),
                 "tls.keyFile=" + m.keyFile())) {
             for (int i = 0; i < 3; i++) {
-                try (TestDevice device = new TestDevice("dev-tls-" + i, tlsPort).withTls(TlsMaterial.client(m.caFile(), null, null))) {
+                try (DeviceSimulator device = DeviceSimulator.builder("dev-tls-" + i, tlsPort).tls(TlsMaterial.client(m.caFile(), null, null)).build()) {
                     device.connectAndSubscribe();
                 }
             }

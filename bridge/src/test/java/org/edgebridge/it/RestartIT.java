@@ -13,6 +13,7 @@ import java.util.Map;
 import java.util.Optional;
 import org.edgebridge.central.CentralSim;
 import org.edgebridge.central.Inbox;
+import org.edgebridge.device.DeviceSimulator;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -48,11 +49,11 @@ class RestartIT {
         for (int i = 1; i <= COMMANDS; i++) {
             ids.add("RESTART-" + i);
         }
-        try (BridgeProcess first = new BridgeProcess(log, sets).start(); TestDevice device = new TestDevice("dev-restart", mqttPort)) {
+        try (BridgeProcess first = new BridgeProcess(log, sets).start(); DeviceSimulator device = DeviceSimulator.of("dev-restart", mqttPort)) {
             assertThat(device.connect().isSessionPresent()).isFalse();
             device.subscribe("devices/dev-restart/receipts");
             for (String id : ids) {
-                device.publish("workorder/arrive", TestDevice.command(id, "\"restart\":true"));
+                device.publish("workorder/arrive", DeviceSimulator.command(id, "\"restart\":true"));
             }
             for (String id : ids) {
                 device.awaitReceipt(id, "stored");
@@ -70,7 +71,7 @@ class RestartIT {
 
         try (CentralSim central = new CentralSim(Optional.empty(), 16L * 1024 * 1024, Clock.systemUTC()).start("127.0.0.1", centralPort);
                 BridgeProcess second = new BridgeProcess(log, sets).start();
-                TestDevice device = new TestDevice("dev-restart", mqttPort)) {
+                DeviceSimulator device = DeviceSimulator.of("dev-restart", mqttPort)) {
             boolean sessionPresent = device.connect().isSessionPresent();
             if (!kill) {
                 assertThat(sessionPresent).as("persistent session after a clean restart").isTrue();
@@ -81,13 +82,13 @@ class RestartIT {
             // a careful device resends what has no final receipt after a while, with the same bytes
             if (kill) {
                 Map<String, String> payloads = new LinkedHashMap<>();
-                ids.forEach(id -> payloads.put(id, TestDevice.command(id, "\"restart\":true")));
+                ids.forEach(id -> payloads.put(id, DeviceSimulator.command(id, "\"restart\":true")));
                 device.resendUntilFinal(payloads, "workorder/arrive", Duration.ofSeconds(5), Duration.ofSeconds(60));
             }
             for (String id : ids) {
                 assertThat(device.awaitFinal(id).path("status").asText()).isEqualTo("accepted");
             }
-            await().atMost(TestDevice.WAIT).until(() -> central.inbox().size() == COMMANDS);
+            await().atMost(DeviceSimulator.WAIT).until(() -> central.inbox().size() == COMMANDS);
             assertThat(central.inbox().entries()).extracting(Inbox.Entry::eventId).containsExactlyElementsOf(ids);
             assertThat(central.inbox().entries()).allSatisfy(e -> assertThat(e.deliveries()).isEqualTo(1));
             assertThat(central.inbox().entries()).extracting(Inbox.Entry::sequence).containsExactly(1L, 2L, 3L, 4L, 5L);

@@ -16,6 +16,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.edgebridge.central.CentralSim;
 import org.edgebridge.central.Inbox;
+import org.edgebridge.device.DeviceSimulator;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -41,11 +42,11 @@ class ShutdownIT {
                     String id = "load-" + d;
                     sent.put(id, new LinkedHashMap<>());
                     Thread t = new Thread(() -> {
-                        try (TestDevice device = new TestDevice(id, mqttPort)) {
+                        try (DeviceSimulator device = DeviceSimulator.of(id, mqttPort)) {
                             device.connectAndSubscribe();
                             for (int n = 1; load.get(); n++) {
                                 String commandId = id + "-" + n;
-                                String payload = TestDevice.command(commandId, "\"n\":" + n);
+                                String payload = DeviceSimulator.command(commandId, "\"n\":" + n);
                                 synchronized (sent) {
                                     sent.get(id).put(commandId, payload);
                                 }
@@ -80,7 +81,7 @@ class ShutdownIT {
 
             try (BridgeProcess again = new BridgeProcess(BridgeProcess.logFile("shutdown-restart"), sets).start()) {
                 for (Map.Entry<String, Map<String, String>> e : sent.entrySet()) {
-                    try (TestDevice device = new TestDevice(e.getKey(), mqttPort)) {
+                    try (DeviceSimulator device = DeviceSimulator.of(e.getKey(), mqttPort)) {
                         device.connectAndSubscribe();
                         device.resendUntilFinal(e.getValue(), "t", Duration.ofSeconds(5), Duration.ofSeconds(120));
                     }

@@ -8,6 +8,7 @@ import java.util.Optional;
 import org.edgebridge.Bridge;
 import org.edgebridge.central.CentralSim;
 import org.edgebridge.config.ConfigLoader;
+import org.edgebridge.device.DeviceSimulator;
 
 /** A bridge in this JVM, on free ports and a temp dir, with a reference central on loopback. */
 final class TestSite implements AutoCloseable {
@@ -57,8 +58,13 @@ final class TestSite implements AutoCloseable {
         }
     }
 
-    TestDevice device(String clientId) {
-        return new TestDevice(clientId, mqttPort);
+    DeviceSimulator device(String clientId) {
+        return DeviceSimulator.of(clientId, mqttPort);
+    }
+
+    /** A device of this site still to be built, e.g. with credentials. */
+    DeviceSimulator.Builder deviceWith(String clientId) {
+        return DeviceSimulator.builder(clientId, mqttPort);
     }
 
     String adminUrl(String path) {
@@ -85,7 +91,7 @@ final class TestSite implements AutoCloseable {
 
     /** GET on the admin API, parsed as JSON. */
     com.fasterxml.jackson.databind.JsonNode getJson(String path) throws Exception {
-        return TestDevice.JSON.readTree(get(path).body());
+        return DeviceSimulator.JSON.readTree(get(path).body());
     }
 
     @Override
