@@ -108,7 +108,7 @@ class FaultSuiteIT {
                     }
                     Collections.shuffle(plan, random);
                     for (Fault fault : plan) {
-                        Thread.sleep(2_000); // a quiet gap between faults: part of the plan, not a wait for a result
+                        FaultTiming.hold(FaultTiming.QUIET_GAP);
                         bridge.checkAlive();
                         timeline.add(at(started) + " " + fault + " (cycle " + cycle + ")");
                         Observation o = faults.play(fault);

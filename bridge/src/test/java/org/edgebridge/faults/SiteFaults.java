@@ -136,7 +136,7 @@ final class SiteFaults {
         allDevicesConnected();
         long lostBefore = fleet.counters().linksLost.sum();
         deviceLink.blackHole(true);
-        Thread.sleep(12_000); // the fault's length
+        FaultTiming.hold(FaultTiming.DEVICE_LINK_BLACK_HOLE); // the fault's length
         deviceLink.blackHole(false);
         long lost = fleet.counters().linksLost.sum() - lostBefore;
         long t0 = System.nanoTime();

@@ -5,39 +5,20 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.net.http.HttpResponse;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Pattern;
 import org.edgebridge.central.Faults;
 import org.edgebridge.device.DeviceSimulator;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** Every endpoint of docs/protocol.md §3 against a running bridge, with auth failures and bad input. */
-class AdminApiIT {
+class AdminApiIT extends OneDeviceSite {
     private static final Pattern PROMETHEUS_SAMPLE =
             Pattern.compile("[a-zA-Z_:][a-zA-Z0-9_:]*(\\{[^}]*\\})? -?([0-9.eE+-]+|NaN|\\+Inf|-Inf)");
 
-    @TempDir
-    Path dir;
-
-    TestSite site;
-    DeviceSimulator device;
-
-    @BeforeEach
-    void start() {
-        site = new TestSite(dir, "forwarder.maxAttempts=2");
-        device = site.device("dev-admin");
-        device.connectAndSubscribe();
-    }
-
-    @AfterEach
-    void stop() {
-        device.close();
-        site.close();
+    AdminApiIT() {
+        super("dev-admin", "forwarder.maxAttempts=2");
     }
 
     @Test
@@ -169,17 +150,5 @@ class AdminApiIT {
                 "edgebridge_forwarder_requests_total", "edgebridge_forwarder_paused 0.0",
                 "edgebridge_broker_connected_clients 1.0", "resilience4j_circuitbreaker_state",
                 "resilience4j_ratelimiter_available_permissions", "jvm_memory_used_bytes", "process_uptime_seconds");
-    }
-
-    private HttpResponse<String> get(String path) throws Exception {
-        return site.get(path);
-    }
-
-    private HttpResponse<String> post(String path, String token) throws Exception {
-        return site.post(path, token);
-    }
-
-    private static JsonNode json(HttpResponse<String> r) throws Exception {
-        return DeviceSimulator.JSON.readTree(r.body());
     }
 }

@@ -231,12 +231,13 @@ class ContainerIT {
 
         DockerClient docker = DockerClientFactory.instance().client();
         long start = System.nanoTime();
-        docker.stopContainerCmd(first.getContainerId()).withTimeout(60).exec();
+        // docker sends SIGKILL once the budget is over: an exit code of 137 is a stop that did not end within it
+        docker.stopContainerCmd(first.getContainerId()).withTimeout((int) SHUTDOWN_BUDGET.toSeconds()).exec();
         Duration took = Duration.ofNanos(System.nanoTime() - start);
         InspectContainerResponse.ContainerState state = docker.inspectContainerCmd(first.getContainerId()).exec().getState();
         System.out.println("ContainerIT: docker stop took " + took.toMillis() + " ms, exit code " + state.getExitCodeLong());
-        assertThat(took).as("docker stop (SIGTERM) within the shutdown budget").isLessThan(SHUTDOWN_BUDGET);
-        assertThat(state.getExitCodeLong()).as("exit code after SIGTERM, not 137 (SIGKILL)").isIn(0L, 143L);
+        assertThat(state.getExitCodeLong()).as("exit code after SIGTERM, not 137 (SIGKILL after the shutdown budget)")
+                .isIn(0L, 143L);
         assertThat(state.getOOMKilled()).isFalse();
         assertThat(first.getLogs()).contains("edge bridge stopped in");
 

@@ -5,37 +5,17 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.net.http.HttpResponse;
-import java.nio.file.Path;
 import java.util.List;
 import org.edgebridge.central.Faults;
 import org.edgebridge.central.Inbox;
 import org.edgebridge.device.DeviceSimulator;
 import org.edgebridge.outbox.CommandState;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** The forwarder against the reference central with injected faults: nothing lost, nothing applied twice. */
-class ForwarderIT {
-
-    @TempDir
-    Path dir;
-
-    TestSite site;
-    DeviceSimulator device;
-
-    @BeforeEach
-    void start() {
-        site = new TestSite(dir, "forwarder.authRetryInterval=1s");
-        device = site.device("dev-fwd");
-        device.connectAndSubscribe();
-    }
-
-    @AfterEach
-    void stop() {
-        device.close();
-        site.close();
+class ForwarderIT extends OneDeviceSite {
+    ForwarderIT() {
+        super("dev-fwd", "forwarder.authRetryInterval=1s");
     }
 
     @Test
@@ -100,12 +80,10 @@ class ForwarderIT {
         assertThat(device.awaitFinal("HOLD-1").path("status").asText()).isEqualTo("accepted");
     }
 
-    private JsonNode status() throws Exception {
-        return site.getJson("/api/status");
-    }
-
-    private HttpResponse<String> post(String path, String token) throws Exception {
-        HttpResponse<String> r = site.post(path, token);
+    /** A POST; any answer but 200 must carry an error code. */
+    @Override
+    HttpResponse<String> post(String path, String token) throws Exception {
+        HttpResponse<String> r = super.post(path, token);
         if (r.statusCode() != 200) {
             assertThat(DeviceSimulator.JSON.readTree(r.body()).path("error").asText()).isNotEmpty();
         }

@@ -3,7 +3,10 @@ package org.edgebridge.it;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -52,6 +55,7 @@ class RestartIT {
         try (BridgeProcess first = new BridgeProcess(log, sets).start(); DeviceSimulator device = DeviceSimulator.of("dev-restart", mqttPort)) {
             assertThat(device.connect().isSessionPresent()).isFalse();
             device.subscribe("devices/dev-restart/receipts");
+            FileTime storeBeforeCommands = brokerStoreWrittenAt(dir.resolve("data"));
             for (String id : ids) {
                 device.publish("workorder/arrive", DeviceSimulator.command(id, "\"restart\":true"));
             }
@@ -60,8 +64,10 @@ class RestartIT {
             }
             // central is down: nothing can be final yet
             assertThat(device.receipts()).allSatisfy(r -> assertThat(r.path("final").asBoolean()).isFalse());
-            // the broker's store commits once a second; give the subscription time to reach the disk
-            await().pollDelay(Duration.ofMillis(1500)).until(() -> true);
+            // the broker's store commits once a second: the subscription (and the receipts' queue) is on the disk
+            // once the store file has been written after it
+            await("broker store committed after the subscription").atMost(DeviceSimulator.WAIT)
+                    .until(() -> brokerStoreWrittenAt(dir.resolve("data")).compareTo(storeBeforeCommands) > 0);
             if (kill) {
                 first.kill9();
             } else {
@@ -94,5 +100,10 @@ class RestartIT {
             assertThat(central.inbox().entries()).extracting(Inbox.Entry::sequence).containsExactly(1L, 2L, 3L, 4L, 5L);
             assertThat(second.stop()).isIn(0, 143);
         }
+    }
+
+    /** When Moquette last wrote its session store (H2 MVStore) in this data dir. */
+    static FileTime brokerStoreWrittenAt(Path dataDir) throws IOException {
+        return Files.getLastModifiedTime(dataDir.resolve("broker").resolve("moquette_store.h2"));
     }
 }
