@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.hivemq.client.mqtt.MqttClientSslConfig;
 import com.hivemq.client.mqtt.MqttGlobalPublishFilter;
+import com.hivemq.client.mqtt.MqttClientTransportConfig;
 import com.hivemq.client.mqtt.datatypes.MqttQos;
 import com.hivemq.client.mqtt.mqtt3.Mqtt3AsyncClient;
 import com.hivemq.client.mqtt.mqtt3.Mqtt3Client;
@@ -329,13 +330,14 @@ public final class DeviceSimulator implements AutoCloseable {
 
     /** A new client whose messages come to {@link #receive}; {@code onDisconnected} runs when its link goes. */
     Mqtt3AsyncClient newClient(Runnable onDisconnected) {
-        var builder = Mqtt3Client.builder().identifier(clientId).serverHost(settings.host).serverPort(settings.port)
-                .transportConfig().socketConnectTimeout(settings.connectTimeout.toMillis(), TimeUnit.MILLISECONDS)
-                .mqttConnectTimeout(settings.connectTimeout.toMillis(), TimeUnit.MILLISECONDS).applyTransportConfig()
-                .addDisconnectedListener(context -> onDisconnected.run());
+        var transport = MqttClientTransportConfig.builder().serverHost(settings.host).serverPort(settings.port)
+                .socketConnectTimeout(settings.connectTimeout.toMillis(), TimeUnit.MILLISECONDS)
+                .mqttConnectTimeout(settings.connectTimeout.toMillis(), TimeUnit.MILLISECONDS);
         if (settings.tls != null) {
-            builder = builder.sslConfig(settings.tls);
+            transport = transport.sslConfig(settings.tls);
         }
+        var builder = Mqtt3Client.builder().identifier(clientId).transportConfig(transport.build())
+                .addDisconnectedListener(context -> onDisconnected.run());
         if (settings.username != null) {
             builder = builder.simpleAuth().username(settings.username).password(settings.password).applySimpleAuth();
         }
