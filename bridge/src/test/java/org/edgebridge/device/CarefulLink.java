@@ -18,7 +18,7 @@ import java.util.concurrent.TimeUnit;
  */
 final class CarefulLink {
     private final DeviceSimulator device;
-    private final DeviceSimulator.Builder settings;
+    private final DeviceBuilder settings;
     private final FleetCounters counters;
     private Mqtt3AsyncClient client;
     private int generation;
@@ -26,7 +26,7 @@ final class CarefulLink {
     private boolean ready;
     private long nextConnectNanos;
 
-    CarefulLink(DeviceSimulator device, DeviceSimulator.Builder settings, FleetCounters counters) {
+    CarefulLink(DeviceSimulator device, DeviceBuilder settings, FleetCounters counters) {
         this.device = device;
         this.settings = settings;
         this.counters = counters;

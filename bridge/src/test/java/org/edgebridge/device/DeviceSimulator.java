@@ -33,14 +33,14 @@ import java.util.function.Predicate;
  * <p>Two ways to drive it. <b>Step by step</b> (most tests): {@link #connect}, {@link #publish}, then wait for
  * receipts by commandId ({@link #awaitReceipt}, {@link #awaitFinal}) or resend until final
  * ({@link #resendUntilFinal}); every receipt is kept, parsed, in arrival order. <b>Careful</b> (the fault
- * suites): built with {@link Builder#careful}, it keeps a {@link DeviceOutbox} of commands without a final
+ * suites): built with {@link DeviceBuilder#careful}, it keeps a {@link DeviceOutbox} of commands without a final
  * receipt across reconnects, and each {@link #tick} reconnects if the link is gone (with a little jitter) and
  * sends what is due; receipts go to the outbox, which checks them.
  *
  * <p>Receipts are caught by a callback registered before CONNECT, so receipts queued in a persistent session and
  * delivered right after CONNACK are not missed. It needs no test library (no JUnit, no Awaitility): a tool such
  * as the benchmark can drive it too, with {@link #connectAsync}, {@link #publishAsync} and
- * {@link Builder#onMessage}.
+ * {@link DeviceBuilder#onMessage}.
  *
  * <p>Threads: the caller's, and the HiveMQ client's for callbacks. All state is guarded by {@code this}.
  */
@@ -50,10 +50,10 @@ public final class DeviceSimulator implements AutoCloseable {
     public static final Duration WAIT = Duration.ofSeconds(30);
     private static final Duration REPLY_TIMEOUT = Duration.ofSeconds(10);
 
-    /** One CONNACK: in which life of the bridge it came ({@link Builder#bridgeLife}), and whether the session was there. */
+    /** One CONNACK: in which life of the bridge it came ({@link DeviceBuilder#bridgeLife}), and whether the session was there. */
     public record Connack(int bridgeLife, boolean sessionPresent) {}
 
-    private final Builder settings;
+    private final DeviceBuilder settings;
     private final String clientId;
     private final DeviceOutbox outbox;
     private final FleetCounters counters;
@@ -62,17 +62,17 @@ public final class DeviceSimulator implements AutoCloseable {
     private Mqtt3AsyncClient client;
     private CarefulLink link;
 
-    private DeviceSimulator(Builder b) {
+    DeviceSimulator(DeviceBuilder b) {
         this.settings = b;
         this.clientId = b.clientId;
         this.counters = b.counters;
         this.outbox = b.careful == null ? null
-                : new DeviceOutbox(clientId, counters, b.careful.toCreate, b.careful.firstCreateNanos, b.careful.createEveryNanos);
+                : new DeviceOutbox(clientId, counters, b.careful.toCreate(), b.careful.firstCreateNanos(), b.careful.createEveryNanos());
     }
 
     /** A device with client id {@code clientId} for the broker on loopback port {@code port}. */
-    public static Builder builder(String clientId, int port) {
-        return new Builder(clientId, port);
+    public static DeviceBuilder builder(String clientId, int port) {
+        return new DeviceBuilder(clientId, port);
     }
 
     /** A device with the defaults: no credentials, no TLS, persistent session, keep-alive 30 s. */
@@ -380,118 +380,4 @@ public final class DeviceSimulator implements AutoCloseable {
     private static <T> T join(CompletableFuture<T> future) {
         return future.orTimeout(REPLY_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS).join();
     }
-
-    /** How a device is made; {@link #build} makes it (not connected yet). */
-    public static final class Builder {
-        private final String clientId;
-        private final int port;
-        private String host = "127.0.0.1";
-        private MqttClientSslConfig tls;
-        private String username;
-        private byte[] password;
-        private boolean cleanSession;
-        private String willTopic;
-        private byte[] willPayload;
-        private int keepAliveSeconds = 30;
-        private Duration connectTimeout = Duration.ofSeconds(10);
-        private IntSupplier bridgeLife = () -> 0;
-        private FleetCounters counters = new FleetCounters();
-        private Consumer<byte[]> onMessage = bytes -> {};
-        private boolean keepReceipts = true;
-        private CarefulPlan careful;
-
-        private Builder(String clientId, int port) {
-            this.clientId = clientId;
-            this.port = port;
-        }
-
-        public Builder host(String host) {
-            this.host = host;
-            return this;
-        }
-
-        /** Connects over TLS with this configuration (trust, and a client certificate if any). */
-        public Builder tls(MqttClientSslConfig tls) {
-            this.tls = tls;
-            return this;
-        }
-
-        public Builder credentials(String username, String password) {
-            this.username = username;
-            this.password = password.getBytes(StandardCharsets.UTF_8);
-            return this;
-        }
-
-        /** The session {@link #connect()} asks for: false (the default) is a persistent session. */
-        public Builder cleanSession(boolean cleanSession) {
-            this.cleanSession = cleanSession;
-            return this;
-        }
-
-        /** A will (QoS 1) in every CONNECT of {@link #connect}. */
-        public Builder will(String topic, byte[] payload) {
-            this.willTopic = topic;
-            this.willPayload = payload;
-            return this;
-        }
-
-        public Builder keepAlive(Duration keepAlive) {
-            this.keepAliveSeconds = (int) keepAlive.toSeconds();
-            return this;
-        }
-
-        /** How long the TCP connect, and then the CONNACK, may take each. */
-        public Builder connectTimeout(Duration connectTimeout) {
-            this.connectTimeout = connectTimeout;
-            return this;
-        }
-
-        /** Tags each CONNACK with the bridge's life it came in (see {@link #connacks}). */
-        public Builder bridgeLife(IntSupplier bridgeLife) {
-            this.bridgeLife = bridgeLife;
-            return this;
-        }
-
-        /** Where the device counts what it did and saw; shared by a fleet. */
-        public Builder counters(FleetCounters counters) {
-            this.counters = counters;
-            return this;
-        }
-
-        /** Sees every message's bytes first, on the client's thread (e.g. a benchmark's cheap field read). */
-        public Builder onMessage(Consumer<byte[]> onMessage) {
-            this.onMessage = onMessage;
-            return this;
-        }
-
-        /** Whether to parse and keep every receipt (default true; a load generator may not want to). */
-        public Builder keepReceipts(boolean keepReceipts) {
-            this.keepReceipts = keepReceipts;
-            return this;
-        }
-
-        /**
-         * Careful mode: the device makes {@code toCreate} commands, the first at {@code firstCreateNanos} and then
-         * one every {@code createEveryNanos} (on the {@link System#nanoTime} scale), keeps each until its final
-         * receipt and resends it as {@link DeviceOutbox} says; {@link #tick} drives it.
-         */
-        public Builder careful(int toCreate, long firstCreateNanos, long createEveryNanos) {
-            this.careful = new CarefulPlan(toCreate, firstCreateNanos, createEveryNanos);
-            return this;
-        }
-
-        public DeviceSimulator build() {
-            return new DeviceSimulator(this);
-        }
-
-        int keepAliveSeconds() {
-            return keepAliveSeconds;
-        }
-
-        IntSupplier bridgeLife() {
-            return bridgeLife;
-        }
-    }
-
-    private record CarefulPlan(int toCreate, long firstCreateNanos, long createEveryNanos) {}
 }

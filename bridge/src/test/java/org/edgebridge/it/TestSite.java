@@ -8,6 +8,7 @@ import java.util.Optional;
 import org.edgebridge.Bridge;
 import org.edgebridge.central.CentralSim;
 import org.edgebridge.config.ConfigLoader;
+import org.edgebridge.device.DeviceBuilder;
 import org.edgebridge.device.DeviceSimulator;
 
 /** A bridge in this JVM, on free ports and a temp dir, with a reference central on loopback. */
@@ -63,7 +64,7 @@ final class TestSite implements AutoCloseable {
     }
 
     /** A device of this site still to be built, e.g. with credentials. */
-    DeviceSimulator.Builder deviceWith(String clientId) {
+    DeviceBuilder deviceWith(String clientId) {
         return DeviceSimulator.builder(clientId, mqttPort);
     }
 
