@@ -39,8 +39,8 @@ import java.util.function.Predicate;
  *
  * <p>Receipts are caught by a callback registered before CONNECT, so receipts queued in a persistent session and
  * delivered right after CONNACK are not missed. It needs no test library (no JUnit, no Awaitility): a tool such
- * as the benchmark can drive it too, with {@link #connectAsync}, {@link #publishAsync} and
- * {@link DeviceBuilder#onMessage}.
+ * as the benchmark can drive it too, with {@link #connectAsync}, {@link #subscribeAsync}, {@link #publishAsync},
+ * {@link #disconnectAsync} and {@link DeviceBuilder#onMessage} (with {@link DeviceBuilder#keepReceipts} off).
  *
  * <p>Threads: the caller's, and the HiveMQ client's for callbacks. All state is guarded by {@code this}.
  */
@@ -107,9 +107,7 @@ public final class DeviceSimulator implements AutoCloseable {
     /** Connects without waiting; a refused CONNECT completes the future exceptionally. */
     public CompletableFuture<Mqtt3ConnAck> connectAsync(boolean cleanSession) {
         Mqtt3AsyncClient c = newClient(() -> {});
-        synchronized (this) {
-            client = c;
-        }
+        useClient(c);
         var connect = c.connectWith().cleanSession(cleanSession).keepAlive(settings.keepAliveSeconds);
         if (settings.willTopic != null) {
             connect = connect.willPublish().topic(settings.willTopic).payload(settings.willPayload).qos(MqttQos.AT_LEAST_ONCE)
@@ -140,13 +138,18 @@ public final class DeviceSimulator implements AutoCloseable {
     /** Subscribes at QoS 1 and returns the SUBACK, also when it holds only failure codes. */
     public Mqtt3SubAck subscribe(String filter) {
         try {
-            return join(client().subscribeWith().topicFilter(filter).qos(MqttQos.AT_LEAST_ONCE).send());
+            return join(subscribeAsync(filter));
         } catch (CompletionException e) {
             if (e.getCause() instanceof Mqtt3SubAckException refused) {
                 return refused.getMqttMessage();
             }
             throw e;
         }
+    }
+
+    /** Subscribes at QoS 1; a SUBACK with only failure codes completes the future exceptionally. */
+    public CompletableFuture<Mqtt3SubAck> subscribeAsync(String filter) {
+        return client().subscribeWith().topicFilter(filter).qos(MqttQos.AT_LEAST_ONCE).send();
     }
 
     public synchronized boolean isConnected() {
@@ -164,10 +167,13 @@ public final class DeviceSimulator implements AutoCloseable {
     }
 
     public void disconnect() {
+        join(disconnectAsync());
+    }
+
+    /** Sends DISCONNECT if connected; the future completes once it is sent. */
+    public CompletableFuture<Void> disconnectAsync() {
         Mqtt3AsyncClient c = currentClient();
-        if (c != null && c.getState().isConnected()) {
-            join(c.disconnect());
-        }
+        return c != null && c.getState().isConnected() ? c.disconnect() : CompletableFuture.completedFuture(null);
     }
 
     @Override
