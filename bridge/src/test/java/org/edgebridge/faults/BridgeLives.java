@@ -67,7 +67,7 @@ final class BridgeLives implements AutoCloseable {
         try {
             checkAlive();
             current.kill9();
-            Thread.sleep(down.toMillis()); // the bridge stays down this long: a fault's length, not a wait for a result
+            FaultTiming.hold(down); // the bridge stays down this long: the fault's length
             start();
         } finally {
             lock.unlock();

@@ -21,6 +21,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.awaitility.core.ConditionTimeoutException;
 import org.edgebridge.central.CentralSim;
 import org.edgebridge.central.Faults;
+import org.edgebridge.device.DeviceSimulator;
 import org.edgebridge.it.BridgeProcess;
 import org.edgebridge.it.Ports;
 import org.junit.jupiter.api.Test;
@@ -53,15 +54,24 @@ class CrashLoopIT {
 
     /** Where in a life the kill lands. */
     enum Moment {
-        FIRST_SECOND("kill -9 within 1 s after ready"),
-        NEW_SESSIONS("kill -9 0.2-1.5 s into a burst of 5 new persistent sessions"),
-        CLEAN_STOP("SIGTERM 0.3-1.8 s after ready, then kill -9 0-1.5 s later if still running"),
-        UNDER_LOAD("kill -9 1-3.5 s after ready, under load");
+        FIRST_SECOND("kill -9 within 1 s after ready", 0, 1_000),
+        NEW_SESSIONS("kill -9 0.2-1.5 s into a burst of 5 new persistent sessions", 200, 1_300),
+        CLEAN_STOP("SIGTERM 0.3-1.8 s after ready, then kill -9 0-1.5 s later if still running", 300, 1_500),
+        UNDER_LOAD("kill -9 1-3.5 s after ready, under load", 1_000, 2_500);
 
         final String how;
+        private final int fromMillis;
+        private final int spreadMillis;
 
-        Moment(String how) {
+        Moment(String how, int fromMillis, int spreadMillis) {
             this.how = how;
+            this.fromMillis = fromMillis;
+            this.spreadMillis = spreadMillis;
+        }
+
+        /** How long after ready (or after the burst began) the kill or SIGTERM lands, drawn from the plan's random. */
+        Duration after(Random random) {
+            return Duration.ofMillis(fromMillis + random.nextInt(spreadMillis));
         }
     }
 
@@ -87,7 +97,7 @@ class CrashLoopIT {
         List<String> startFailures = new ArrayList<>();
         List<String> timeline = new ArrayList<>();
         Map<Moment, Integer> byMoment = new EnumMap<>(Moment.class);
-        List<CarefulDevice> allDevices = new ArrayList<>();
+        List<DeviceSimulator> allDevices = new ArrayList<>();
         int planned = 0;
         int endedBeforeTheKill = 0;
         int sites = 0;
@@ -185,30 +195,18 @@ class CrashLoopIT {
 
     /**
      * Plays one kill and starts the next life (recording, and retrying, a start that does not become ready).
-     * The sleeps are the kill moments of the plan, not waits for a result.
+     * The time let pass before it is the kill moment of the plan ({@link Moment#after}), not a wait for a result.
      *
      * @return whether the process ended on its own before the kill (a clean stop that was quicker)
      */
     private static boolean kill(BridgeLives bridge, Moment m, Random random, List<String> startFailures) throws InterruptedException {
         boolean ended = false;
         try {
-            switch (m) {
-                case FIRST_SECOND -> {
-                    Thread.sleep(random.nextInt(1_000));
-                    bridge.kill9AndRestart(Duration.ZERO);
-                }
-                case NEW_SESSIONS -> {
-                    Thread.sleep(200 + random.nextInt(1_300));
-                    bridge.kill9AndRestart(Duration.ZERO);
-                }
-                case CLEAN_STOP -> {
-                    Thread.sleep(300 + random.nextInt(1_500));
-                    ended = bridge.sigtermThenKill9AndRestart(Duration.ofMillis(random.nextInt(1_500)));
-                }
-                case UNDER_LOAD -> {
-                    Thread.sleep(1_000 + random.nextInt(2_500));
-                    bridge.kill9AndRestart(Duration.ZERO);
-                }
+            FaultTiming.hold(m.after(random));
+            if (m == Moment.CLEAN_STOP) {
+                ended = bridge.sigtermThenKill9AndRestart(Duration.ofMillis(random.nextInt(1_500)));
+            } else {
+                bridge.kill9AndRestart(Duration.ZERO);
             }
         } catch (RuntimeException e) {
             record(bridge, startFailures, e);

@@ -1,5 +1,6 @@
 package org.edgebridge.faults;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
@@ -7,15 +8,18 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.function.IntSupplier;
+import org.edgebridge.device.DeviceSimulator;
+import org.edgebridge.device.FleetCounters;
 
 /**
- * N {@link CarefulDevice}s on real MQTT connections, each making {@code commandsEach} commands spread evenly
+ * N careful {@link DeviceSimulator}s on real MQTT connections (keep-alive 5 s), each making {@code commandsEach} commands spread evenly
  * over {@code createOver} (with a random start offset so that devices do not publish in lockstep).
  *
  * <p>Thread: "device-fleet" ticks every device every 100 ms; owned here, ended by {@link #close()}.
  */
 final class DeviceFleet implements AutoCloseable {
-    private final List<CarefulDevice> devices = new CopyOnWriteArrayList<>();
+    static final Duration KEEP_ALIVE = Duration.ofSeconds(5);
+    private final List<DeviceSimulator> devices = new CopyOnWriteArrayList<>();
     private final int port;
     private final IntSupplier bridgeLife;
     private final FleetCounters counters = new FleetCounters();
@@ -25,7 +29,7 @@ final class DeviceFleet implements AutoCloseable {
         return t;
     });
 
-    DeviceFleet(int deviceCount, int commandsEach, java.time.Duration createOver, int port, IntSupplier bridgeLife) {
+    DeviceFleet(int deviceCount, int commandsEach, Duration createOver, int port, IntSupplier bridgeLife) {
         this(port, bridgeLife);
         add("sim", deviceCount, commandsEach, createOver);
     }
@@ -40,13 +44,14 @@ final class DeviceFleet implements AutoCloseable {
      * Adds {@code deviceCount} new devices ({@code prefix-001}…), which connect at the next tick, each making
      * {@code commandsEach} commands over {@code createOver}; may be called while the fleet runs.
      */
-    DeviceFleet add(String prefix, int deviceCount, int commandsEach, java.time.Duration createOver) {
+    DeviceFleet add(String prefix, int deviceCount, int commandsEach, Duration createOver) {
         long now = System.nanoTime();
         long every = Math.max(1, createOver.toNanos() / Math.max(1, commandsEach));
         for (int i = 1; i <= deviceCount; i++) {
             long offset = ThreadLocalRandom.current().nextLong(every);
-            devices.add(new CarefulDevice(String.format("%s-%03d", prefix, i), port, bridgeLife, counters, commandsEach,
-                    now + offset, every));
+            devices.add(DeviceSimulator.builder(String.format("%s-%03d", prefix, i), port).keepAlive(KEEP_ALIVE)
+                    .connectTimeout(Duration.ofSeconds(5)).bridgeLife(bridgeLife).counters(counters)
+                    .careful(commandsEach, now + offset, every).build());
         }
         return this;
     }
@@ -58,7 +63,7 @@ final class DeviceFleet implements AutoCloseable {
 
     private void tick() {
         long now = System.nanoTime();
-        for (CarefulDevice d : devices) {
+        for (DeviceSimulator d : devices) {
             try {
                 d.tick(now);
             } catch (RuntimeException e) {
@@ -67,7 +72,7 @@ final class DeviceFleet implements AutoCloseable {
         }
     }
 
-    List<CarefulDevice> devices() {
+    List<DeviceSimulator> devices() {
         return devices;
     }
 
@@ -76,21 +81,21 @@ final class DeviceFleet implements AutoCloseable {
     }
 
     boolean allFinal() {
-        return devices.stream().allMatch(CarefulDevice::allFinal);
+        return devices.stream().allMatch(d -> d.outbox().allFinal());
     }
 
     long open() {
-        return devices.stream().mapToLong(CarefulDevice::openCount).sum();
+        return devices.stream().mapToLong(d -> d.outbox().openCount()).sum();
     }
 
     long connected() {
-        return devices.stream().filter(CarefulDevice::isReady).count();
+        return devices.stream().filter(DeviceSimulator::isReady).count();
     }
 
     @Override
     public void close() throws InterruptedException {
         ticker.shutdownNow();
         ticker.awaitTermination(10, TimeUnit.SECONDS);
-        devices.forEach(CarefulDevice::close);
+        devices.forEach(DeviceSimulator::close);
     }
 }

@@ -20,6 +20,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.Collectors;
 import org.awaitility.core.ConditionTimeoutException;
 import org.edgebridge.central.CentralSim;
+import org.edgebridge.device.FleetCounters;
 import org.edgebridge.faults.SiteFaults.Fault;
 import org.edgebridge.faults.SiteFaults.Observation;
 import org.edgebridge.it.BridgeProcess;
@@ -108,7 +109,7 @@ class FaultSuiteIT {
                     }
                     Collections.shuffle(plan, random);
                     for (Fault fault : plan) {
-                        Thread.sleep(2_000); // a quiet gap between faults: part of the plan, not a wait for a result
+                        FaultTiming.hold(FaultTiming.QUIET_GAP);
                         bridge.checkAlive();
                         timeline.add(at(started) + " " + fault + " (cycle " + cycle + ")");
                         Observation o = faults.play(fault);

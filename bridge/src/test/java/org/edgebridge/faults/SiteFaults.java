@@ -12,6 +12,7 @@ import java.util.function.IntPredicate;
 import org.awaitility.core.ConditionTimeoutException;
 import org.edgebridge.central.CentralSim;
 import org.edgebridge.central.Faults;
+import org.edgebridge.device.DeviceSimulator;
 
 /**
  * Every fault the suite plays on a running site, each real: the bridge process, the two network links (through
@@ -114,7 +115,7 @@ final class SiteFaults {
         int life = bridge.life();
         boolean back = allDevicesConnected();
         long present = fleet.devices().stream().flatMap(d -> d.connacks().stream().filter(a -> a.bridgeLife() == life).limit(1))
-                .filter(CarefulDevice.Connack::sessionPresent).count();
+                .filter(DeviceSimulator.Connack::sessionPresent).count();
         String problem = code != 0 && code != 143 ? "SIGTERM exit code " + code
                 : !back ? "devices not all back within 60 s of a clean restart" : null;
         return new Observation(Fault.SIGTERM_RESTART, 1, "exit code " + code + "; restarted in "
@@ -135,7 +136,7 @@ final class SiteFaults {
         allDevicesConnected();
         long lostBefore = fleet.counters().linksLost.sum();
         deviceLink.blackHole(true);
-        Thread.sleep(12_000); // the fault's length
+        FaultTiming.hold(FaultTiming.DEVICE_LINK_BLACK_HOLE); // the fault's length
         deviceLink.blackHole(false);
         long lost = fleet.counters().linksLost.sum() - lostBefore;
         long t0 = System.nanoTime();

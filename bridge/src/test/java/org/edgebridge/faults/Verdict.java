@@ -10,6 +10,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import org.edgebridge.central.Inbox;
+import org.edgebridge.device.DeviceOutbox;
+import org.edgebridge.device.DeviceSimulator;
 
 /**
  * What a fault run did to the promise "every command applied at central exactly once, and its device told the
@@ -42,7 +44,7 @@ final class Verdict {
     final long openInBridgeOutbox;
     final List<String> examples = new ArrayList<>();
 
-    Verdict(int planned, List<CarefulDevice> devices, Inbox inbox, Set<Integer> cleanLives, List<String> bridgeDeaths,
+    Verdict(int planned, List<DeviceSimulator> devices, Inbox inbox, Set<Integer> cleanLives, List<String> bridgeDeaths,
             List<String> faultsNotSeen, List<String> faultProblems, long openInBridgeOutbox) {
         this.planned = planned;
         this.openInBridgeOutbox = openInBridgeOutbox;
@@ -71,43 +73,43 @@ final class Verdict {
         long sessionsLost = 0;
         long cleanReconnects = 0;
         Set<String> createdKeys = new java.util.HashSet<>();
-        for (CarefulDevice d : devices) {
-            for (CarefulDevice.LocalCommand c : d.commands()) {
+        for (DeviceSimulator d : devices) {
+            for (DeviceOutbox.Command c : d.outbox().commands()) {
                 createdCount++;
-                String key = key(d.clientId(), c.commandId);
+                String key = key(d.clientId(), c.commandId());
                 createdKeys.add(key);
                 Inbox.Entry e = atCentral.get(key);
                 if (e == null) {
                     lostCount++;
-                    example("lost: " + key + " (final receipt " + c.finalStatus + ")");
+                    example("lost: " + key + " (final receipt " + c.finalStatus() + ")");
                 } else {
                     appliedCount++;
-                    if (!e.payloadSha256().equals(c.sha256)) {
+                    if (!e.payloadSha256().equals(c.sha256())) {
                         disagreeing++;
                         example("central applied other bytes for " + key);
                     }
-                    if (c.sequence >= 0 && c.sequence != e.sequence()) {
+                    if (c.sequence() >= 0 && c.sequence() != e.sequence()) {
                         orderingOnDevice++;
-                        example(key + ": receipts say sequence " + c.sequence + ", central got " + e.sequence());
+                        example(key + ": receipts say sequence " + c.sequence() + ", central got " + e.sequence());
                     }
                 }
-                if (c.finalStatus == null) {
+                if (c.finalStatus() == null) {
                     withoutFinalCount++;
-                    example("no final receipt: " + key + " (stored=" + c.stored + ", sends=" + c.sends + ")");
+                    example("no final receipt: " + key + " (stored=" + c.stored() + ", sends=" + c.sends() + ")");
                     continue;
                 }
-                finalsByStatus.merge(c.finalStatus, 1L, Long::sum);
-                boolean applies = c.finalStatus.equals("accepted") || c.finalStatus.equals("duplicate");
-                long inboxIdInReceipt = c.finalReceipt.path("result").path("inboxId").asLong(-1);
+                finalsByStatus.merge(c.finalStatus(), 1L, Long::sum);
+                boolean applies = c.finalStatus().equals("accepted") || c.finalStatus().equals("duplicate");
+                long inboxIdInReceipt = c.finalReceipt().path("result").path("inboxId").asLong(-1);
                 if (!applies || e == null || inboxIdInReceipt != e.inboxId()) {
                     disagreeing++;
-                    example("final receipt of " + key + " disagrees with central: " + c.finalReceipt
+                    example("final receipt of " + key + " disagrees with central: " + c.finalReceipt()
                             + (e == null ? " / not at central" : " / central inboxId " + e.inboxId()));
                 }
             }
-            deviceAnomalies.addAll(d.anomalies().stream().map(a -> d.clientId() + ": " + a).toList());
+            deviceAnomalies.addAll(d.outbox().anomalies().stream().map(a -> d.clientId() + ": " + a).toList());
             Set<Integer> seenLives = new java.util.HashSet<>();
-            for (CarefulDevice.Connack ack : d.connacks()) {
+            for (DeviceSimulator.Connack ack : d.connacks()) {
                 if (cleanLives.contains(ack.bridgeLife()) && seenLives.add(ack.bridgeLife())) {
                     cleanReconnects++;
                     if (!ack.sessionPresent()) {

@@ -9,6 +9,8 @@ import java.time.Clock;
 import java.util.List;
 import java.util.Set;
 import org.edgebridge.central.Inbox;
+import org.edgebridge.device.DeviceOutbox;
+import org.edgebridge.device.DeviceSimulator;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -67,44 +69,45 @@ class VerdictTest {
 
     /** A device with three commands, central applying them, and the device getting their finals; then one wrong. */
     private static Verdict run(Wrong wrong) throws Exception {
-        CarefulDevice device = new CarefulDevice("dev-1", 1, () -> 2, new FleetCounters(), COMMANDS, 0, 1);
-        device.createDue(COMMANDS);
-        List<CarefulDevice.LocalCommand> commands = device.commands();
+        // careful, never connected: the test plays the receipts
+        DeviceSimulator device = DeviceSimulator.builder("dev-1", 1).careful(COMMANDS, 0, 1).build();
+        device.outbox().createDue(COMMANDS);
+        List<DeviceOutbox.Command> commands = device.outbox().commands();
         Inbox inbox = new Inbox(Clock.systemUTC());
         int[] order = wrong == Wrong.APPLIED_OUT_OF_ORDER ? new int[] {0, 2, 1}
                 : wrong == Wrong.SENT_BEFORE_THE_ONE_AHEAD_OF_IT ? new int[] {1, 0, 2} : new int[] {0, 1, 2};
         long[] inboxIds = new long[COMMANDS];
         for (int i : order) {
-            CarefulDevice.LocalCommand c = commands.get(i);
+            DeviceOutbox.Command c = commands.get(i);
             if (wrong == Wrong.COMMAND_LOST && i == 2) {
                 continue;
             }
-            Inbox.Answer a = inbox.apply("dev-1", c.commandId, i + 1, c.sha256,
-                    new String(c.payload, StandardCharsets.UTF_8));
+            Inbox.Answer a = inbox.apply("dev-1", c.commandId(), i + 1, c.sha256(),
+                    new String(c.payload(), StandardCharsets.UTF_8));
             inboxIds[i] = JSON.readTree(a.resultJson()).get("inboxId").asLong();
         }
         if (wrong == Wrong.STORED_TWICE_UNDER_TWO_SEQUENCES) {
-            CarefulDevice.LocalCommand c = commands.get(1);
-            inbox.apply("dev-1", c.commandId, 4, c.sha256, new String(c.payload, StandardCharsets.UTF_8));
+            DeviceOutbox.Command c = commands.get(1);
+            inbox.apply("dev-1", c.commandId(), 4, c.sha256(), new String(c.payload(), StandardCharsets.UTF_8));
         }
         for (int i = 0; i < COMMANDS; i++) {
-            CarefulDevice.LocalCommand c = commands.get(i);
+            DeviceOutbox.Command c = commands.get(i);
             if (wrong == Wrong.NO_FINAL_RECEIPT && i == 1) {
                 continue;
             }
             ObjectNode r = JSON.createObjectNode();
-            r.put("commandId", c.commandId);
+            r.put("commandId", c.commandId());
             r.put("status", wrong == Wrong.FINAL_REJECTED && i == 0 ? "rejected" : "accepted");
             r.put("final", true);
             r.putObject("result").put("inboxId", wrong == Wrong.FINAL_WITH_ANOTHER_RESULT && i == 0 ? 99 : inboxIds[i]);
             r.put("sequence", i + 1);
-            r.put("payloadSha256", wrong == Wrong.RECEIPT_FOR_OTHER_BYTES && i == 0 ? "00" : c.sha256);
+            r.put("payloadSha256", wrong == Wrong.RECEIPT_FOR_OTHER_BYTES && i == 0 ? "00" : c.sha256());
             r.put("replayed", false);
             device.receive(JSON.writeValueAsBytes(r));
         }
         Set<Integer> cleanLives = wrong == Wrong.SESSION_LOST_ON_CLEAN_RESTART ? Set.of(2) : Set.of();
         if (wrong == Wrong.SESSION_LOST_ON_CLEAN_RESTART) {
-            device.recordConnack(new CarefulDevice.Connack(2, false));
+            device.recordConnack(new DeviceSimulator.Connack(2, false));
         }
         int planned = wrong == Wrong.FEWER_COMMANDS_THAN_PLANNED ? COMMANDS + 1 : COMMANDS;
         return new Verdict(planned, List.of(device), inbox, cleanLives,

@@ -5,38 +5,20 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.net.http.HttpResponse;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Pattern;
 import org.edgebridge.central.Faults;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.edgebridge.device.DeviceSimulator;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** Every endpoint of docs/protocol.md §3 against a running bridge, with auth failures and bad input. */
-class AdminApiIT {
+class AdminApiIT extends OneDeviceSite {
     private static final Pattern PROMETHEUS_SAMPLE =
             Pattern.compile("[a-zA-Z_:][a-zA-Z0-9_:]*(\\{[^}]*\\})? -?([0-9.eE+-]+|NaN|\\+Inf|-Inf)");
 
-    @TempDir
-    Path dir;
-
-    TestSite site;
-    TestDevice device;
-
-    @BeforeEach
-    void start() {
-        site = new TestSite(dir, "forwarder.maxAttempts=2");
-        device = site.device("dev-admin");
-        device.connectAndSubscribe();
-    }
-
-    @AfterEach
-    void stop() {
-        device.close();
-        site.close();
+    AdminApiIT() {
+        super("dev-admin", "forwarder.maxAttempts=2");
     }
 
     @Test
@@ -60,10 +42,10 @@ class AdminApiIT {
     @Test
     void outbox_lists_with_filters_and_cursor_paging_and_one_row_has_its_history() throws Exception {
         for (int i = 1; i <= 5; i++) {
-            device.publish("t", TestDevice.command("LIST-" + i, ""));
+            device.publish("t", DeviceSimulator.command("LIST-" + i, ""));
         }
         device.awaitFinal("LIST-5");
-        await().atMost(TestDevice.WAIT).until(() -> json(get("/api/outbox?state=accepted")).path("items").size() == 5);
+        await().atMost(DeviceSimulator.WAIT).until(() -> json(get("/api/outbox?state=accepted")).path("items").size() == 5);
 
         List<String> seen = new ArrayList<>();
         String cursor = "";
@@ -111,9 +93,9 @@ class AdminApiIT {
             assertThat(json(wrong).path("error").asText()).isEqualTo("unauthorized");
         }
         site.central.faults(new Faults("retry_later", 0, null, false, 0, 0, -1));
-        device.publish("t", TestDevice.command("PARK-1", ""));
-        await().atMost(TestDevice.WAIT).until(() -> json(get("/api/status")).path("outbox").path("counts").path("parked").asInt() == 1);
-        device.publish("t", TestDevice.command("PARK-2", ""));
+        device.publish("t", DeviceSimulator.command("PARK-1", ""));
+        await().atMost(DeviceSimulator.WAIT).until(() -> json(get("/api/status")).path("outbox").path("counts").path("parked").asInt() == 1);
+        device.publish("t", DeviceSimulator.command("PARK-2", ""));
         device.awaitReceipt("PARK-2", "stored");
         assertThat(json(get("/api/status")).path("alarms").toString()).contains("parked_commands");
         assertThat(post("/api/outbox/dev-admin/PARK-2/reject", "test-token").statusCode()).as("PARK-2 is pending, not parked")
@@ -128,8 +110,8 @@ class AdminApiIT {
         assertThat(device.awaitFinal("PARK-2").path("status").asText()).isEqualTo("accepted");
 
         site.central.faults(new Faults("retry_later", 0, null, false, 0, 0, -1));
-        device.publish("t", TestDevice.command("PARK-3", ""));
-        await().atMost(TestDevice.WAIT).until(() -> json(get("/api/outbox/dev-admin/PARK-3")).path("state").asText().equals("parked"));
+        device.publish("t", DeviceSimulator.command("PARK-3", ""));
+        await().atMost(DeviceSimulator.WAIT).until(() -> json(get("/api/outbox/dev-admin/PARK-3")).path("state").asText().equals("parked"));
         HttpResponse<String> rejected = post("/api/outbox/dev-admin/PARK-3/reject", "test-token");
         assertThat(rejected.statusCode()).isEqualTo(200);
         assertThat(json(rejected).path("code").asText()).isEqualTo("rejected_by_admin");
@@ -141,7 +123,7 @@ class AdminApiIT {
 
     @Test
     void devices_lists_connected_devices_with_pending_counts_and_takeovers() throws Exception {
-        device.publish("t", TestDevice.command("DEV-1", ""));
+        device.publish("t", DeviceSimulator.command("DEV-1", ""));
         device.awaitFinal("DEV-1");
         JsonNode devices = json(get("/api/devices")).path("devices");
         assertThat(devices).hasSize(1);
@@ -156,7 +138,7 @@ class AdminApiIT {
 
     @Test
     void metrics_parse_as_prometheus_text_with_outbox_forwarder_broker_and_jvm_series() throws Exception {
-        device.publish("t", TestDevice.command("MET-1", ""));
+        device.publish("t", DeviceSimulator.command("MET-1", ""));
         device.awaitFinal("MET-1");
         HttpResponse<String> r = get("/metrics");
         assertThat(r.statusCode()).isEqualTo(200);
@@ -168,17 +150,5 @@ class AdminApiIT {
                 "edgebridge_forwarder_requests_total", "edgebridge_forwarder_paused 0.0",
                 "edgebridge_broker_connected_clients 1.0", "resilience4j_circuitbreaker_state",
                 "resilience4j_ratelimiter_available_permissions", "jvm_memory_used_bytes", "process_uptime_seconds");
-    }
-
-    private HttpResponse<String> get(String path) throws Exception {
-        return site.get(path);
-    }
-
-    private HttpResponse<String> post(String path, String token) throws Exception {
-        return site.post(path, token);
-    }
-
-    private static JsonNode json(HttpResponse<String> r) throws Exception {
-        return TestDevice.JSON.readTree(r.body());
     }
 }

@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.util.Optional;
 import org.edgebridge.central.CentralSim;
+import org.edgebridge.device.DeviceSimulator;
 import org.edgebridge.tls.DevCertificates;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -44,10 +45,10 @@ class AnyPortIT {
                 BridgeProcess bridge = new BridgeProcess(BridgeProcess.logFile("any-port"), "data.dir=" + dir.resolve("data"),
                         "mqtt.host=127.0.0.1", "auth.anonymous=true", "ingest.url=http://127.0.0.1:" + central.port() + "/ingest")
                         .start();
-                TestDevice device = new TestDevice("dev-any", bridge.mqttPort())) {
+                DeviceSimulator device = DeviceSimulator.of("dev-any", bridge.mqttPort())) {
             assertThat(bridge.log()).contains("bound ports: mqtt=" + bridge.mqttPort() + " tls=off admin=" + bridge.adminPort());
             device.connectAndSubscribe();
-            device.publish("t", TestDevice.command("ANY-1", ""));
+            device.publish("t", DeviceSimulator.command("ANY-1", ""));
             assertThat(device.awaitFinal("ANY-1").path("status").asText()).isEqualTo("accepted");
         }
     }

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.net.ServerSocket;
 import java.nio.file.Path;
+import org.edgebridge.device.DeviceSimulator;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -22,18 +23,18 @@ class CentralUnreachableIT {
         }
         try (TestSite site = new TestSite(dir.resolve("data"), "ingest.url=http://127.0.0.1:" + closed + "/ingest",
                 "forwarder.backoffInitial=2s", "forwarder.backoffMax=2s", "forwarder.breakerOpenFor=2s");
-                TestDevice device = site.device("dev-far")) {
+                DeviceSimulator device = site.device("dev-far")) {
             device.connectAndSubscribe();
-            device.publish("t", TestDevice.command("FAR-1", ""));
+            device.publish("t", DeviceSimulator.command("FAR-1", ""));
             device.awaitReceipt("FAR-1", "stored");
-            await().atMost(TestDevice.WAIT).until(() -> alarm(site) != null);
+            await().atMost(DeviceSimulator.WAIT).until(() -> alarm(site) != null);
             String message = alarm(site).path("message").asText();
             assertThat(message).contains("connection to 127.0.0.1:" + closed + " refused (nothing listens there: check ingest.url)")
                     .doesNotContain("ConnectException");
             JsonNode forwarder = site.getJson("/api/status").path("forwarder");
             assertThat(forwarder.path("eventsSent").asLong()).as("central received none of them").isZero();
             assertThat(forwarder.path("requests").asLong()).isGreaterThanOrEqualTo(3);
-            await().atMost(TestDevice.WAIT).until(() -> {
+            await().atMost(DeviceSimulator.WAIT).until(() -> {
                 JsonNode a = alarm(site);
                 return a != null && a.path("message").asText().contains("next request at");
             });

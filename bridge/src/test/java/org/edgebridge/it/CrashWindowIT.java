@@ -15,6 +15,7 @@ import java.util.Optional;
 import org.edgebridge.central.CentralSim;
 import org.edgebridge.central.Faults;
 import org.edgebridge.central.Inbox;
+import org.edgebridge.device.DeviceSimulator;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -54,11 +55,11 @@ class CrashWindowIT {
                 "-Dedgebridge.test.crashWindowMarker=" + marker);
         Map<String, String> payloads = new LinkedHashMap<>();
         for (int i = 1; i <= COMMANDS; i++) {
-            payloads.put(window.name() + "-" + i, TestDevice.command(window.name() + "-" + i, "\"i\":" + i));
+            payloads.put(window.name() + "-" + i, DeviceSimulator.command(window.name() + "-" + i, "\"i\":" + i));
         }
         Path log = BridgeProcess.logFile("crash-" + window.name());
         try (CentralSim central = new CentralSim(Optional.empty(), 1 << 24, Clock.systemUTC()).start("127.0.0.1", centralPort);
-                TestDevice device = new TestDevice("dev-crash", mqttPort)) {
+                DeviceSimulator device = DeviceSimulator.of("dev-crash", mqttPort)) {
             if (window.heldByCentral()) {
                 central.faults(new Faults("hold_reply", 0, null, false, 0, 60_000, 1));
             }

@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.util.Optional;
 import org.edgebridge.central.CentralSim;
 import org.edgebridge.central.Faults;
+import org.edgebridge.device.DeviceSimulator;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -28,14 +29,14 @@ class DataDirLockIT {
         Path data = dir.resolve("data");
         int mqttPort = Ports.free();
         try (CentralSim central = new CentralSim(Optional.empty(), 1 << 24, Clock.systemUTC()).start("127.0.0.1", 0);
-                TestDevice device = new TestDevice("dev-lock", mqttPort)) {
+                DeviceSimulator device = DeviceSimulator.of("dev-lock", mqttPort)) {
             central.faults(new Faults("hold_reply", 0, null, false, 0, 60_000, 1));
             String ingest = "ingest.url=http://127.0.0.1:" + central.port() + "/ingest";
             try (BridgeProcess first = new BridgeProcess(BridgeProcess.logFile("lock-first"), "data.dir=" + data,
                     "mqtt.host=127.0.0.1", "mqtt.port=" + mqttPort, "auth.anonymous=true", ingest).start()) {
                 device.connectAndSubscribe();
-                device.publish("t", TestDevice.command("LOCK-1", ""));
-                await().atMost(TestDevice.WAIT).until(() -> central.holdingReplies() > 0);
+                device.publish("t", DeviceSimulator.command("LOCK-1", ""));
+                await().atMost(DeviceSimulator.WAIT).until(() -> central.holdingReplies() > 0);
                 String inflight = outbox(first, "inflight");
                 assertThat(inflight).contains("LOCK-1");
 

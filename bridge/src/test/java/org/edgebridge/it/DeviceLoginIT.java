@@ -8,8 +8,6 @@ import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.hivemq.client.mqtt.datatypes.MqttQos;
-import com.hivemq.client.mqtt.mqtt3.Mqtt3Client;
 import com.hivemq.client.mqtt.mqtt3.exceptions.Mqtt3ConnAckException;
 import com.hivemq.client.mqtt.mqtt3.message.connect.connack.Mqtt3ConnAckReturnCode;
 import java.nio.charset.StandardCharsets;
@@ -24,6 +22,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.edgebridge.bench.RawMqttClient;
 import org.edgebridge.broker.PasswordFile;
 import org.edgebridge.central.Inbox;
+import org.edgebridge.device.DeviceSimulator;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.slf4j.LoggerFactory;
@@ -59,21 +58,20 @@ class DeviceLoginIT {
     void a_will_on_any_topic_but_the_devices_own_command_topics_is_refused_with_connack_5_and_forges_nothing() throws Exception {
         String forged = "{\"commandId\":\"REAL-1\",\"status\":\"accepted\",\"final\":true,\"sequence\":1}";
         try (TestSite site = new TestSite(dir.resolve("data"));
-                TestDevice victim = site.device("dev-b")) {
+                DeviceSimulator victim = site.device("dev-b")) {
             victim.connectAndSubscribe();
             for (String willTopic : List.of("devices/dev-b/receipts", "devices/dev-a/receipts", "devices/dev-b/commands/x",
                     "devices/+/receipts", "elsewhere")) {
                 assertThat(connect(site, RawMqttClient.Connect.of("dev-a").persistent().withWill(willTopic, bytes(forged))))
                         .as("will on " + willTopic).isEqualTo(5);
             }
-            var hivemq = Mqtt3Client.builder().identifier("dev-a").serverHost("127.0.0.1").serverPort(site.mqttPort).buildAsync();
-            assertThatThrownBy(() -> hivemq.connectWith().cleanSession(false).willPublish().topic("devices/dev-b/receipts")
-                    .payload(bytes(forged)).qos(MqttQos.AT_LEAST_ONCE).applyWillPublish().send().orTimeout(10, TimeUnit.SECONDS).join())
+            DeviceSimulator forger = site.deviceWith("dev-a").will("devices/dev-b/receipts", bytes(forged)).build();
+            assertThatThrownBy(forger::connect)
                     .hasCauseInstanceOf(Mqtt3ConnAckException.class)
                     .satisfies(e -> assertThat(((Mqtt3ConnAckException) e.getCause()).getMqttMessage().getReturnCode())
                             .isEqualTo(Mqtt3ConnAckReturnCode.NOT_AUTHORIZED));
 
-            victim.publish("workorder/arrive", TestDevice.command("REAL-1", ""));
+            victim.publish("workorder/arrive", DeviceSimulator.command("REAL-1", ""));
             assertThat(victim.awaitFinal("REAL-1").path("status").asText()).isEqualTo("accepted");
             assertThat(victim.receiptsFor("REAL-1")).allSatisfy(r -> assertThat(r.has("payloadSha256")).isTrue());
             assertThat(site.central.inbox().entries()).extracting(Inbox.Entry::deviceId).containsOnly("dev-b");
@@ -83,17 +81,17 @@ class DeviceLoginIT {
     @Test
     void a_will_on_the_devices_own_command_topic_is_stored_as_its_command_when_the_link_breaks_but_not_after_disconnect()
             throws Exception {
-        String will = TestDevice.command("WILL-1", "\"state\":\"offline\"");
-        String discarded = TestDevice.command("WILL-2", "\"state\":\"offline\"");
+        String will = DeviceSimulator.command("WILL-1", "\"state\":\"offline\"");
+        String discarded = DeviceSimulator.command("WILL-2", "\"state\":\"offline\"");
         try (TestSite site = new TestSite(dir.resolve("data"))) {
             RawMqttClient broken = new RawMqttClient("127.0.0.1", site.mqttPort);
             assertThat(broken.connect(RawMqttClient.Connect.of("dev-w").persistent()
                     .withWill("devices/dev-w/commands/status/offline", bytes(will)))).isZero();
             broken.abort();
-            await().atMost(TestDevice.WAIT).until(() -> site.central.inbox().entries().stream()
+            await().atMost(DeviceSimulator.WAIT).until(() -> site.central.inbox().entries().stream()
                     .anyMatch(e -> e.deviceId().equals("dev-w") && e.eventId().equals("WILL-1")));
 
-            try (TestDevice device = site.device("dev-w")) {
+            try (DeviceSimulator device = site.device("dev-w")) {
                 device.connectAndSubscribe();
                 device.publish("status/offline", will);
                 JsonNode receipt = device.awaitFinal("WILL-1");
@@ -106,9 +104,9 @@ class DeviceLoginIT {
             assertThat(polite.connect(RawMqttClient.Connect.of("dev-v").withWill("devices/dev-v/commands/status/offline",
                     bytes(discarded)))).isZero();
             polite.disconnect();
-            try (TestDevice device = site.device("dev-v")) {
+            try (DeviceSimulator device = site.device("dev-v")) {
                 device.connectAndSubscribe();
-                device.publish("t", TestDevice.command("AFTER-DISCONNECT", ""));
+                device.publish("t", DeviceSimulator.command("AFTER-DISCONNECT", ""));
                 device.awaitFinal("AFTER-DISCONNECT");
             }
             assertThat(site.central.inbox().entries()).extracting(Inbox.Entry::eventId).doesNotContain("WILL-2");
@@ -121,9 +119,9 @@ class DeviceLoginIT {
     void a_registered_client_id_needs_its_credentials_even_with_anonymous_access_on() throws Exception {
         Path file = passwords("dev-reg", "user-reg", "s3cret-reg");
         try (TestSite site = new TestSite(dir.resolve("data"), "auth.anonymous=true", "auth.passwordFile=" + file);
-                TestDevice real = site.device("dev-reg").withCredentials("user-reg", "s3cret-reg");
-                TestDevice impostor = site.device("dev-reg");
-                TestDevice stranger = site.device("dev-anon")) {
+                DeviceSimulator real = site.deviceWith("dev-reg").credentials("user-reg", "s3cret-reg").build();
+                DeviceSimulator impostor = site.device("dev-reg");
+                DeviceSimulator stranger = site.device("dev-anon")) {
             real.connectAndSubscribe();
             assertThatThrownBy(impostor::connectAndSubscribe).hasCauseInstanceOf(Mqtt3ConnAckException.class)
                     .satisfies(e -> assertThat(((Mqtt3ConnAckException) e.getCause()).getMqttMessage().getReturnCode())
@@ -141,11 +139,11 @@ class DeviceLoginIT {
                 assertThat(second).as("a second CONNECT on one connection closes it (MQTT 3.1.1 §3.1.0-2)").isEqualTo(-1);
             }
             assertThat(real.isConnected()).as("the real device was not taken over").isTrue();
-            real.publish("t", TestDevice.command("REG-1", ""));
+            real.publish("t", DeviceSimulator.command("REG-1", ""));
             assertThat(real.awaitFinal("REG-1").path("status").asText()).isEqualTo("accepted");
 
             stranger.connectAndSubscribe();
-            stranger.publish("t", TestDevice.command("ANON-1", ""));
+            stranger.publish("t", DeviceSimulator.command("ANON-1", ""));
             assertThat(stranger.awaitFinal("ANON-1").path("status").asText()).isEqualTo("accepted");
             JsonNode devices = site.getJson("/api/devices").path("devices");
             for (JsonNode d : devices) {
@@ -186,7 +184,7 @@ class DeviceLoginIT {
         Path file = passwords("dev-good", "user-good", "pw-good", "dev-ping", "user-ping", "pw-ping");
         try (TestSite site = new TestSite(dir.resolve("data"), "auth.anonymous=false", "auth.passwordFile=" + file,
                 "auth.threads=1", "auth.queue=2", "auth.failedLoginsPerClientId=1000000", "auth.failedLoginsPerAddress=1000000");
-                TestDevice device = site.device("dev-good").withCredentials("user-good", "pw-good");
+                DeviceSimulator device = site.deviceWith("dev-good").credentials("user-good", "pw-good").build();
                 RawMqttClient pinger = new RawMqttClient("127.0.0.1", site.mqttPort)) {
             device.connectAndSubscribe();
             assertThat(pinger.connect(RawMqttClient.Connect.of("dev-ping").withCredentials("user-ping", "pw-ping"))).isZero();
@@ -208,7 +206,7 @@ class DeviceLoginIT {
             }
             int pings = 0;
             for (int i = 1; i <= 10; i++) {
-                device.publish("t", TestDevice.command("DURING-FLOOD-" + i, ""));
+                device.publish("t", DeviceSimulator.command("DURING-FLOOD-" + i, ""));
                 pinger.ping();
                 pings++;
             }
@@ -263,9 +261,9 @@ class DeviceLoginIT {
         assertThat(list.exit()).isZero();
         assertThat(list.out()).contains("site:07:node\tnode-07", "site\tsite", "2 registered device(s)");
         try (TestSite site = new TestSite(dir.resolve("data"), "auth.anonymous=false", "auth.passwordFile=" + file);
-                TestDevice device = site.device("site:07:node").withCredentials("node-07", "pw-07")) {
+                DeviceSimulator device = site.deviceWith("site:07:node").credentials("node-07", "pw-07").build()) {
             device.connectAndSubscribe();
-            device.publish("t", TestDevice.command("COLON-1", ""));
+            device.publish("t", DeviceSimulator.command("COLON-1", ""));
             assertThat(device.awaitFinal("COLON-1").path("status").asText()).isEqualTo("accepted");
         }
         assertThat(cli("device", "remove", "--file", file.toString(), "--client-id", "site").exit()).isZero();

@@ -20,6 +20,7 @@ import java.util.stream.Collectors;
 import org.edgebridge.central.CentralSim;
 import org.edgebridge.central.Faults;
 import org.edgebridge.central.Inbox;
+import org.edgebridge.device.DeviceSimulator;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -34,10 +35,10 @@ class ForwarderLoadIT {
         int rounds = 40;
         try (TestSite site = new TestSite(dir, "forwarder.backoffMax=2s", "forwarder.breakerOpenFor=2s")) {
             site.central.faults(new Faults("chaos", 0, null, false, 0, 1500, -1));
-            List<TestDevice> fleet = new ArrayList<>();
-            Map<TestDevice, Map<String, String>> sent = new LinkedHashMap<>();
+            List<DeviceSimulator> fleet = new ArrayList<>();
+            Map<DeviceSimulator, Map<String, String>> sent = new LinkedHashMap<>();
             for (int d = 0; d < devices; d++) {
-                TestDevice device = site.device("chaos-" + d);
+                DeviceSimulator device = site.device("chaos-" + d);
                 device.connectAndSubscribe();
                 fleet.add(device);
                 sent.put(device, new LinkedHashMap<>());
@@ -45,9 +46,9 @@ class ForwarderLoadIT {
             Instant start = Instant.now();
             for (int n = 1; n <= rounds; n++) {
                 int seen = site.central.requestLog().size();
-                for (TestDevice device : fleet) {
-                    String id = device.clientId + "-" + n;
-                    String payload = TestDevice.command(id, "\"n\":" + n);
+                for (DeviceSimulator device : fleet) {
+                    String id = device.clientId() + "-" + n;
+                    String payload = DeviceSimulator.command(id, "\"n\":" + n);
                     sent.get(device).put(id, payload);
                     device.publish("t", payload);
                 }
@@ -56,7 +57,7 @@ class ForwarderLoadIT {
                 await().atMost(Duration.ofSeconds(30)).until(() -> site.central.requestLog().size() > seen);
             }
             site.central.faults(Faults.NONE);
-            for (TestDevice device : fleet) {
+            for (DeviceSimulator device : fleet) {
                 device.resendUntilFinal(sent.get(device), "t", Duration.ofSeconds(10), Duration.ofSeconds(90));
             }
             int total = devices * rounds;
@@ -73,7 +74,7 @@ class ForwarderLoadIT {
             assertThat(site.central.inbox().stats().get("orderingViolations")).isZero();
             assertThat(site.central.inbox().stats().get("payloadMismatches")).isZero();
             assertThat(byStatus).containsKeys(200, 429, 503, 500);
-            for (TestDevice device : fleet) {
+            for (DeviceSimulator device : fleet) {
                 for (String id : sent.get(device).keySet()) {
                     assertThat(device.receiptsFor(id).stream().filter(r -> r.path("final").asBoolean())
                             .map(r -> r.path("status").asText()).distinct().toList()).as(id).hasSize(1);
@@ -87,11 +88,11 @@ class ForwarderLoadIT {
     void a_5000_command_backlog_drains_in_batches_of_at_most_the_events_per_second() throws Exception {
         int rate = 200;
         int backlog = 5000;
-        try (TestSite site = new TestSite(dir, "forwarder.eventsPerSecond=" + rate); TestDevice device = site.device("dev-rate")) {
+        try (TestSite site = new TestSite(dir, "forwarder.eventsPerSecond=" + rate); DeviceSimulator device = site.device("dev-rate")) {
             device.connectAndSubscribe();
             site.bridge.forwarder().pause();
             for (int i = 1; i <= backlog; i++) {
-                device.publish("t", TestDevice.command("RATE-" + i, ""));
+                device.publish("t", DeviceSimulator.command("RATE-" + i, ""));
             }
             device.awaitReceipt("RATE-" + backlog, "stored");
             site.bridge.forwarder().resume();
@@ -130,19 +131,19 @@ class ForwarderLoadIT {
         try (CentralSim central = TestSite.central(Optional.of("right-token"), 1 << 24)) {
             Map<String, String> payloads = new LinkedHashMap<>();
             for (int i = 1; i <= 3; i++) {
-                payloads.put("TOK-" + i, TestDevice.command("TOK-" + i, ""));
+                payloads.put("TOK-" + i, DeviceSimulator.command("TOK-" + i, ""));
             }
             try (TestSite wrong = TestSite.withCentral(data, central, "ingest.token=wrong-token", "forwarder.authRetryInterval=1s");
-                    TestDevice device = wrong.device("dev-token")) {
+                    DeviceSimulator device = wrong.device("dev-token")) {
                 device.connectAndSubscribe();
                 payloads.values().forEach(p -> device.publish("t", p));
-                await().atMost(TestDevice.WAIT).until(() -> http.send(HttpRequest.newBuilder(URI.create(wrong.adminUrl("/api/status")))
+                await().atMost(DeviceSimulator.WAIT).until(() -> http.send(HttpRequest.newBuilder(URI.create(wrong.adminUrl("/api/status")))
                         .build(), HttpResponse.BodyHandlers.ofString()).body().contains("central_refused"));
                 assertThat(central.inbox().size()).isZero();
                 assertThat(device.receipts()).allSatisfy(r -> assertThat(r.path("final").asBoolean()).isFalse());
             }
             try (TestSite right = TestSite.withCentral(data, central, "ingest.token=right-token");
-                    TestDevice device = right.device("dev-token")) {
+                    DeviceSimulator device = right.device("dev-token")) {
                 device.connectAndSubscribe();
                 device.resendUntilFinal(payloads, "t", Duration.ofSeconds(5), Duration.ofSeconds(30));
                 assertThat(central.inbox().entries()).extracting(Inbox.Entry::eventId).containsExactlyElementsOf(payloads.keySet());

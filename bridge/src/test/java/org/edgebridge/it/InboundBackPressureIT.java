@@ -18,6 +18,7 @@ import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.edgebridge.central.CentralSim;
+import org.edgebridge.device.DeviceSimulator;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -41,26 +42,26 @@ class InboundBackPressureIT {
                 BridgeProcess bridge = new BridgeProcess(BridgeProcess.logFile("backpressure"), "data.dir=" + dir.resolve("data"),
                         "mqtt.host=127.0.0.1", "mqtt.port=any", "auth.anonymous=true",
                         "ingest.url=http://127.0.0.1:" + central.port() + "/ingest").start()) {
-            List<TestDevice> devices = new ArrayList<>();
+            List<DeviceSimulator> devices = new ArrayList<>();
             List<Map<String, String>> payloads = new ArrayList<>();
             try {
                 for (int d = 0; d < DEVICES; d++) {
-                    TestDevice device = new TestDevice("dev-bp-" + d, bridge.mqttPort());
+                    DeviceSimulator device = DeviceSimulator.of("dev-bp-" + d, bridge.mqttPort());
                     device.connectAndSubscribe();
                     devices.add(device);
                     Map<String, String> mine = new LinkedHashMap<>();
                     for (int i = 0; i < EACH; i++) {
                         String id = "BP-" + d + "-" + i;
-                        mine.put(id, TestDevice.command(id, "\"samples\":[" + numbers + "0]"));
+                        mine.put(id, DeviceSimulator.command(id, "\"samples\":[" + numbers + "0]"));
                     }
                     payloads.add(mine);
                 }
                 List<Thread> senders = new ArrayList<>();
                 for (int d = 0; d < DEVICES; d++) {
-                    TestDevice device = devices.get(d);
+                    DeviceSimulator device = devices.get(d);
                     Map<String, String> mine = payloads.get(d);
                     Thread t = new Thread(() -> mine.values().forEach(p -> device.publishWithoutWaiting(
-                            "devices/" + device.clientId + "/commands/samples", p.getBytes(StandardCharsets.UTF_8))),
+                            "devices/" + device.clientId() + "/commands/samples", p.getBytes(StandardCharsets.UTF_8))),
                             "sender-" + d);
                     t.start();
                     senders.add(t);
@@ -72,7 +73,7 @@ class InboundBackPressureIT {
                     devices.get(d).resendUntilFinal(payloads.get(d), "samples", Duration.ofSeconds(10), Duration.ofMinutes(3));
                 }
             } finally {
-                devices.forEach(TestDevice::close);
+                devices.forEach(DeviceSimulator::close);
             }
             assertThat(bridge.isAlive()).isTrue();
             assertThat(central.inbox().size()).isEqualTo(DEVICES * EACH);

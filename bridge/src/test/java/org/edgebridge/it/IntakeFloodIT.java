@@ -18,6 +18,7 @@ import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.edgebridge.central.CentralSim;
+import org.edgebridge.device.DeviceSimulator;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -45,17 +46,17 @@ class IntakeFloodIT {
                 BridgeProcess bridge = new BridgeProcess(BridgeProcess.logFile("intake-flood"), List.of("-Xlog:gc:file=" + gcLog),
                         "data.dir=" + data, "mqtt.host=127.0.0.1", "mqtt.port=any", "auth.anonymous=true",
                         "ingest.url=http://127.0.0.1:" + central.port() + "/ingest").start()) {
-            List<TestDevice> devices = new ArrayList<>();
+            List<DeviceSimulator> devices = new ArrayList<>();
             List<Map<String, String>> payloads = new ArrayList<>();
             try {
                 for (int d = 0; d < DEVICES; d++) {
-                    TestDevice device = new TestDevice("flood-" + d, bridge.mqttPort());
+                    DeviceSimulator device = DeviceSimulator.of("flood-" + d, bridge.mqttPort());
                     device.connectAndSubscribe();
                     devices.add(device);
                     Map<String, String> mine = new LinkedHashMap<>();
                     for (int i = 1; i <= COMMANDS; i++) {
                         String id = "F" + d + "-" + i;
-                        mine.put(id, TestDevice.command(id, "\"pad\":\"" + pad + "\""));
+                        mine.put(id, DeviceSimulator.command(id, "\"pad\":\"" + pad + "\""));
                     }
                     payloads.add(mine);
                 }
@@ -89,7 +90,7 @@ class IntakeFloodIT {
                         DEVICES * COMMANDS, PAYLOAD_BYTES / 1000, DEVICES, (long) DEVICES * COMMANDS * PAYLOAD_BYTES / 1_000_000,
                         heapPeakMiB(gcLog), refused, busy, central.inbox().size(), DEVICES * COMMANDS);
             } finally {
-                devices.forEach(TestDevice::close);
+                devices.forEach(DeviceSimulator::close);
             }
         }
     }

@@ -11,6 +11,7 @@ import java.util.List;
 import org.edgebridge.central.CentralSim;
 import org.edgebridge.central.Faults;
 import org.edgebridge.central.Inbox;
+import org.edgebridge.device.DeviceSimulator;
 import org.edgebridge.outbox.CommandRecord;
 import org.edgebridge.outbox.CommandState;
 import org.edgebridge.outbox.HistoryEntry;
@@ -33,24 +34,24 @@ class PoisonEventIT {
     @Test
     void one_event_that_makes_central_fail_is_parked_and_every_other_device_keeps_flowing() throws Exception {
         try (TestSite site = new TestSite(dir, "forwarder.maxServerErrors=3");
-                TestDevice poisoned = site.device("dev-poison")) {
+                DeviceSimulator poisoned = site.device("dev-poison")) {
             site.central.faults(Faults.poison("P-2", 500));
             poisoned.connectAndSubscribe();
-            List<TestDevice> others = new ArrayList<>();
+            List<DeviceSimulator> others = new ArrayList<>();
             for (int d = 1; d <= DEVICES; d++) {
-                TestDevice device = site.device("dev-" + d);
+                DeviceSimulator device = site.device("dev-" + d);
                 device.connectAndSubscribe();
                 others.add(device);
             }
             try {
                 Instant start = Instant.now();
                 for (int i = 1; i <= 3; i++) {
-                    poisoned.publish("t", TestDevice.command("P-" + i, ""));
+                    poisoned.publish("t", DeviceSimulator.command("P-" + i, ""));
                 }
                 poisoned.awaitReceipt("P-3", "stored");
                 for (int i = 1; i <= COMMANDS; i++) {
                     for (int d = 0; d < DEVICES; d++) {
-                        others.get(d).publish("t", TestDevice.command("D" + (d + 1) + "-" + i, ""));
+                        others.get(d).publish("t", DeviceSimulator.command("D" + (d + 1) + "-" + i, ""));
                     }
                 }
                 for (int d = 0; d < DEVICES; d++) {
@@ -91,7 +92,7 @@ class PoisonEventIT {
                 assertThat(poisoned.awaitFinal("P-3").path("status").asText()).isEqualTo("accepted");
                 assertThat(site.bridge.outbox().find("dev-poison", "P-2").orElseThrow().code()).isNull();
             } finally {
-                others.forEach(TestDevice::close);
+                others.forEach(DeviceSimulator::close);
             }
         }
     }

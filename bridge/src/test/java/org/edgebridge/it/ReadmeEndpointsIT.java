@@ -17,6 +17,7 @@ import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.edgebridge.device.DeviceSimulator;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -78,11 +79,11 @@ class ReadmeEndpointsIT {
             int centralPort = Integer.parseInt(centralAt.group(1));
             await("demo ready (log: " + log + ")").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(300))
                     .until(() -> status(adminPort, "/health/ready") == 200);
-            try (TestDevice device = new TestDevice("readme-device", mqttPort)) {
+            try (DeviceSimulator device = DeviceSimulator.of("readme-device", mqttPort)) {
                 assertThat(Files.readString(log)).as("the banner names the status page")
                         .contains("status page http://127.0.0.1:" + adminPort + "/ ");
                 device.connectAndSubscribe();
-                device.publish("workorder/arrive", TestDevice.command("README-1", "\"workOrderId\":\"WO-1\""));
+                device.publish("workorder/arrive", DeviceSimulator.command("README-1", "\"workOrderId\":\"WO-1\""));
                 device.awaitFinal("README-1");
 
                 for (String path : admin) {
@@ -112,7 +113,7 @@ class ReadmeEndpointsIT {
         HttpResponse<String> r = get(port, path);
         assertThat(r.statusCode()).as("GET " + path + " on :" + port + ": " + r.body()).isEqualTo(200);
         if (path.startsWith("/api/") || path.startsWith("/sim/") || path.startsWith("/health/")) {
-            assertThat(TestDevice.JSON.readTree(r.body()).isContainerNode()).as("GET " + path + " is JSON").isTrue();
+            assertThat(DeviceSimulator.JSON.readTree(r.body()).isContainerNode()).as("GET " + path + " is JSON").isTrue();
         }
     }
 

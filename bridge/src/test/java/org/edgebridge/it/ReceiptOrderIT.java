@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Optional;
 import org.edgebridge.central.CentralSim;
 import org.edgebridge.central.Faults;
+import org.edgebridge.device.DeviceSimulator;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -33,18 +34,18 @@ class ReceiptOrderIT {
                                 "-Dedgebridge.test.crashWindowHoldMs=3000", "-Dedgebridge.test.crashWindowMarker=" + marker),
                         "data.dir=" + dir.resolve("data"), "mqtt.host=127.0.0.1", "mqtt.port=any",
                         "auth.anonymous=true", "ingest.url=http://127.0.0.1:" + central.port() + "/ingest").start();
-                TestDevice device = new TestDevice("dev-order", bridge.mqttPort())) {
+                DeviceSimulator device = DeviceSimulator.of("dev-order", bridge.mqttPort())) {
             device.connectAndSubscribe();
             central.faults(new Faults("hold_reply", 0, null, false, 0, 60_000, 1));
-            String command = TestDevice.command("ORD-1", "");
+            String command = DeviceSimulator.command("ORD-1", "");
             device.publish("t", command);
             device.awaitReceipt("ORD-1", "stored");
-            await().atMost(TestDevice.WAIT).until(() -> central.holdingReplies() > 0);
+            await().atMost(DeviceSimulator.WAIT).until(() -> central.holdingReplies() > 0);
             device.publish("t", command); // the resend: its commit reads the row in flight, then the hook holds
-            await().atMost(TestDevice.WAIT).until(() -> Files.exists(marker));
+            await().atMost(DeviceSimulator.WAIT).until(() -> Files.exists(marker));
             central.releaseHeldReplies(); // the final is committed and published while the resend's answer waits
             device.awaitFinal("ORD-1");
-            await().atMost(TestDevice.WAIT).until(() -> device.receiptsFor("ORD-1").size() >= 3);
+            await().atMost(DeviceSimulator.WAIT).until(() -> device.receiptsFor("ORD-1").size() >= 3);
             List<String> statuses = device.receiptsFor("ORD-1").stream().map(r -> r.path("status").asText()).toList();
             int firstFinal = statuses.indexOf("accepted");
             assertThat(statuses.subList(firstFinal, statuses.size())).as("receipts after the final: " + statuses)

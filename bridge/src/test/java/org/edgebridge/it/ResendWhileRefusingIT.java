@@ -9,6 +9,7 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.Statement;
 import java.util.List;
+import org.edgebridge.device.DeviceSimulator;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -20,22 +21,22 @@ class ResendWhileRefusingIT {
     @TempDir
     Path dir;
 
-    private static List<String> statuses(TestDevice device, String id) {
+    private static List<String> statuses(DeviceSimulator device, String id) {
         return device.receiptsFor(id).stream().map(r -> r.path("status").asText()).toList();
     }
 
     @Test
     void a_resend_while_the_bridge_is_stopping_gets_its_final_receipt_not_retry_later() {
-        try (TestSite site = new TestSite(dir); TestDevice device = site.device("dev-stop")) {
+        try (TestSite site = new TestSite(dir); DeviceSimulator device = site.device("dev-stop")) {
             device.connectAndSubscribe();
-            String known = TestDevice.command("KNOWN-1", "");
+            String known = DeviceSimulator.command("KNOWN-1", "");
             device.publish("t", known);
             device.awaitFinal("KNOWN-1");
             site.bridge.intake().stopAccepting();
             device.publish("t", known);
-            device.publish("t", TestDevice.command("NEW-1", ""));
+            device.publish("t", DeviceSimulator.command("NEW-1", ""));
             device.awaitReceipt("NEW-1", "retry_later");
-            await().atMost(TestDevice.WAIT).until(() -> device.receiptsFor("KNOWN-1").size() == 3);
+            await().atMost(DeviceSimulator.WAIT).until(() -> device.receiptsFor("KNOWN-1").size() == 3);
             JsonNode replay = device.receiptsFor("KNOWN-1").get(2);
             assertThat(replay.path("status").asText()).isEqualTo("accepted");
             assertThat(replay.path("replayed").asBoolean()).isTrue();
@@ -45,21 +46,21 @@ class ResendWhileRefusingIT {
 
     @Test
     void a_resend_while_the_intake_queue_is_full_gets_its_final_receipt_not_retry_later() throws Exception {
-        try (TestSite site = new TestSite(dir, "intake.queueCapacity=100"); TestDevice device = site.device("dev-full")) {
+        try (TestSite site = new TestSite(dir, "intake.queueCapacity=100"); DeviceSimulator device = site.device("dev-full")) {
             device.connectAndSubscribe();
-            String known = TestDevice.command("KNOWN-2", "");
+            String known = DeviceSimulator.command("KNOWN-2", "");
             device.publish("t", known);
             device.awaitFinal("KNOWN-2");
             try (Connection db = DriverManager.getConnection("jdbc:sqlite:" + site.bridge.outbox().file());
                     Statement s = db.createStatement()) {
                 s.execute("BEGIN IMMEDIATE"); // another writer holds the outbox: the intake writer waits, its queue fills
                 for (int i = 1; i <= 130; i++) {
-                    device.publish("t", TestDevice.command("FILL-" + i, ""));
+                    device.publish("t", DeviceSimulator.command("FILL-" + i, ""));
                 }
-                await().atMost(TestDevice.WAIT).until(() -> device.receipts().stream()
+                await().atMost(DeviceSimulator.WAIT).until(() -> device.receipts().stream()
                         .anyMatch(r -> r.path("code").asText().equals("intake_busy")));
                 device.publish("t", known);
-                await().atMost(TestDevice.WAIT).until(() -> device.receiptsFor("KNOWN-2").size() == 3);
+                await().atMost(DeviceSimulator.WAIT).until(() -> device.receiptsFor("KNOWN-2").size() == 3);
                 s.execute("ROLLBACK");
             }
             JsonNode replay = device.receiptsFor("KNOWN-2").get(2);

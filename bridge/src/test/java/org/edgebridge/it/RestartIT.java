@@ -3,7 +3,10 @@ package org.edgebridge.it;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -13,6 +16,7 @@ import java.util.Map;
 import java.util.Optional;
 import org.edgebridge.central.CentralSim;
 import org.edgebridge.central.Inbox;
+import org.edgebridge.device.DeviceSimulator;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -49,19 +53,22 @@ class RestartIT {
         for (int i = 1; i <= COMMANDS; i++) {
             ids.add("RESTART-" + i);
         }
-        try (BridgeProcess first = new BridgeProcess(log, sets).start(); TestDevice device = new TestDevice("dev-restart", first.mqttPort())) {
+        try (BridgeProcess first = new BridgeProcess(log, sets).start(); DeviceSimulator device = DeviceSimulator.of("dev-restart", first.mqttPort())) {
             assertThat(device.connect().isSessionPresent()).isFalse();
             device.subscribe("devices/dev-restart/receipts");
+            FileTime storeBeforeCommands = brokerStoreWrittenAt(dir.resolve("data"));
             for (String id : ids) {
-                device.publish("workorder/arrive", TestDevice.command(id, "\"restart\":true"));
+                device.publish("workorder/arrive", DeviceSimulator.command(id, "\"restart\":true"));
             }
             for (String id : ids) {
                 device.awaitReceipt(id, "stored");
             }
             // central is down: nothing can be final yet
             assertThat(device.receipts()).allSatisfy(r -> assertThat(r.path("final").asBoolean()).isFalse());
-            // the broker's store commits once a second; give the subscription time to reach the disk
-            await().pollDelay(Duration.ofMillis(1500)).until(() -> true);
+            // the broker's store commits once a second: the subscription (and the receipts' queue) is on the disk
+            // once the store file has been written after it
+            await("broker store committed after the subscription").atMost(DeviceSimulator.WAIT)
+                    .until(() -> brokerStoreWrittenAt(dir.resolve("data")).compareTo(storeBeforeCommands) > 0);
             if (kill) {
                 first.kill9();
             } else {
@@ -71,7 +78,7 @@ class RestartIT {
 
         try (CentralSim central = new CentralSim(Optional.empty(), 16L * 1024 * 1024, Clock.systemUTC()).start("127.0.0.1", centralPort);
                 BridgeProcess second = new BridgeProcess(log, sets).start();
-                TestDevice device = new TestDevice("dev-restart", second.mqttPort())) {
+                DeviceSimulator device = DeviceSimulator.of("dev-restart", second.mqttPort())) {
             boolean sessionPresent = device.connect().isSessionPresent();
             if (!kill) {
                 assertThat(sessionPresent).as("persistent session after a clean restart").isTrue();
@@ -82,17 +89,22 @@ class RestartIT {
             // a careful device resends what has no final receipt after a while, with the same bytes
             if (kill) {
                 Map<String, String> payloads = new LinkedHashMap<>();
-                ids.forEach(id -> payloads.put(id, TestDevice.command(id, "\"restart\":true")));
+                ids.forEach(id -> payloads.put(id, DeviceSimulator.command(id, "\"restart\":true")));
                 device.resendUntilFinal(payloads, "workorder/arrive", Duration.ofSeconds(5), Duration.ofSeconds(60));
             }
             for (String id : ids) {
                 assertThat(device.awaitFinal(id).path("status").asText()).isEqualTo("accepted");
             }
-            await().atMost(TestDevice.WAIT).until(() -> central.inbox().size() == COMMANDS);
+            await().atMost(DeviceSimulator.WAIT).until(() -> central.inbox().size() == COMMANDS);
             assertThat(central.inbox().entries()).extracting(Inbox.Entry::eventId).containsExactlyElementsOf(ids);
             assertThat(central.inbox().entries()).allSatisfy(e -> assertThat(e.deliveries()).isEqualTo(1));
             assertThat(central.inbox().entries()).extracting(Inbox.Entry::sequence).containsExactly(1L, 2L, 3L, 4L, 5L);
             assertThat(second.stop()).isIn(0, 143);
         }
+    }
+
+    /** When Moquette last wrote its session store (H2 MVStore) in this data dir. */
+    static FileTime brokerStoreWrittenAt(Path dataDir) throws IOException {
+        return Files.getLastModifiedTime(dataDir.resolve("broker").resolve("moquette_store.h2"));
     }
 }

@@ -24,6 +24,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.edgebridge.broker.PasswordFile;
 import org.edgebridge.central.Inbox;
+import org.edgebridge.device.DeviceSimulator;
 import org.edgebridge.tls.DevCertificates;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
@@ -49,13 +50,13 @@ class SecurityIT {
     void tls_with_the_dev_ca_carries_commands_and_receipts_and_a_client_trusting_another_ca_fails() throws Exception {
         DevCertificates.Material m = tls();
         try (TestSite site = new TestSite(dir.resolve("data"), tlsSets(m));
-                TestDevice device = new TestDevice("dev-tls", site.tlsPort).withTls(TlsMaterial.client(m.caFile(), null, null))) {
+                DeviceSimulator device = DeviceSimulator.builder("dev-tls", site.tlsPort).tls(TlsMaterial.client(m.caFile(), null, null)).build()) {
             device.connectAndSubscribe();
-            device.publish("t", TestDevice.command("TLS-1", ""));
+            device.publish("t", DeviceSimulator.command("TLS-1", ""));
             assertThat(device.awaitFinal("TLS-1").path("status").asText()).isEqualTo("accepted");
 
             DevCertificates.Material other = DevCertificates.ensure(dir.resolve("other-ca"));
-            try (TestDevice stranger = new TestDevice("dev-stranger", site.tlsPort).withTls(TlsMaterial.client(other.caFile(), null, null))) {
+            try (DeviceSimulator stranger = DeviceSimulator.builder("dev-stranger", site.tlsPort).tls(TlsMaterial.client(other.caFile(), null, null)).build()) {
                 assertThatThrownBy(stranger::connect).as("server certificate not trusted").isInstanceOf(CompletionException.class);
             }
         }
@@ -68,15 +69,15 @@ class SecurityIT {
         DevCertificates.DeviceMaterial y = DevCertificates.issueDevice(dir.resolve("tls"), "dev-y");
         try (TestSite site = new TestSite(dir.resolve("data"), tlsSets(m, "tls.clientAuth=required", "mqtt.port=0",
                 "auth.anonymous=false"))) {
-            try (TestDevice device = new TestDevice("dev-x", site.tlsPort).withTls(TlsMaterial.client(m.caFile(), x.certFile(), x.keyFile()))) {
+            try (DeviceSimulator device = DeviceSimulator.builder("dev-x", site.tlsPort).tls(TlsMaterial.client(m.caFile(), x.certFile(), x.keyFile())).build()) {
                 device.connectAndSubscribe();
-                device.publish("t", TestDevice.command("MTLS-1", ""));
+                device.publish("t", DeviceSimulator.command("MTLS-1", ""));
                 assertThat(device.awaitFinal("MTLS-1").path("status").asText()).isEqualTo("accepted");
             }
-            try (TestDevice noCert = new TestDevice("dev-x", site.tlsPort).withTls(TlsMaterial.client(m.caFile(), null, null))) {
+            try (DeviceSimulator noCert = DeviceSimulator.builder("dev-x", site.tlsPort).tls(TlsMaterial.client(m.caFile(), null, null)).build()) {
                 assertThatThrownBy(noCert::connect).as("no client certificate").isInstanceOf(CompletionException.class);
             }
-            try (TestDevice impostor = new TestDevice("dev-x", site.tlsPort).withTls(TlsMaterial.client(m.caFile(), y.certFile(), y.keyFile()))) {
+            try (DeviceSimulator impostor = DeviceSimulator.builder("dev-x", site.tlsPort).tls(TlsMaterial.client(m.caFile(), y.certFile(), y.keyFile())).build()) {
                 assertThatThrownBy(impostor::connect).hasCauseInstanceOf(Mqtt3ConnAckException.class)
                         .satisfies(e -> assertThat(((Mqtt3ConnAckException) e.getCause()).getMqttMessage().getReturnCode())
                                 .isEqualTo(Mqtt3ConnAckReturnCode.NOT_AUTHORIZED));
@@ -92,21 +93,21 @@ class SecurityIT {
         PasswordFile.addDevice(passwords, "dev-q", "user-q", "s3cret-q");
         assertThat(Files.readString(passwords)).doesNotContain("s3cret");
         try (TestSite site = new TestSite(dir.resolve("data"), "auth.anonymous=false", "auth.passwordFile=" + passwords)) {
-            try (TestDevice ok = site.device("dev-p").withCredentials("user-p", "s3cret-p")) {
+            try (DeviceSimulator ok = site.deviceWith("dev-p").credentials("user-p", "s3cret-p").build()) {
                 ok.connectAndSubscribe();
-                ok.publish("t", TestDevice.command("PW-1", ""));
+                ok.publish("t", DeviceSimulator.command("PW-1", ""));
                 ok.awaitFinal("PW-1");
             }
-            assertRefused(site.device("dev-p").withCredentials("user-p", "wrong"), Mqtt3ConnAckReturnCode.BAD_USER_NAME_OR_PASSWORD);
-            assertRefused(site.device("dev-unknown").withCredentials("user-u", "s3cret-p"), Mqtt3ConnAckReturnCode.BAD_USER_NAME_OR_PASSWORD);
-            assertRefused(site.device("dev-q").withCredentials("user-p", "s3cret-p"), Mqtt3ConnAckReturnCode.BAD_USER_NAME_OR_PASSWORD);
+            assertRefused(site.deviceWith("dev-p").credentials("user-p", "wrong").build(), Mqtt3ConnAckReturnCode.BAD_USER_NAME_OR_PASSWORD);
+            assertRefused(site.deviceWith("dev-unknown").credentials("user-u", "s3cret-p").build(), Mqtt3ConnAckReturnCode.BAD_USER_NAME_OR_PASSWORD);
+            assertRefused(site.deviceWith("dev-q").credentials("user-p", "s3cret-p").build(), Mqtt3ConnAckReturnCode.BAD_USER_NAME_OR_PASSWORD);
             assertRefused(site.device("dev-p"), Mqtt3ConnAckReturnCode.BAD_USER_NAME_OR_PASSWORD);
-            assertRefused(site.device("dev-p").withCredentials("cert:dev-p", "guess"), Mqtt3ConnAckReturnCode.BAD_USER_NAME_OR_PASSWORD);
+            assertRefused(site.deviceWith("dev-p").credentials("cert:dev-p", "guess").build(), Mqtt3ConnAckReturnCode.BAD_USER_NAME_OR_PASSWORD);
             assertRefused(site.device("dev/+/#"), Mqtt3ConnAckReturnCode.IDENTIFIER_REJECTED);
         }
     }
 
-    private static void assertRefused(TestDevice device, Mqtt3ConnAckReturnCode code) {
+    private static void assertRefused(DeviceSimulator device, Mqtt3ConnAckReturnCode code) {
         try (device) {
             assertThatThrownBy(device::connect).hasCauseInstanceOf(Mqtt3ConnAckException.class)
                     .satisfies(e -> assertThat(((Mqtt3ConnAckException) e.getCause()).getMqttMessage().getReturnCode())
@@ -128,7 +129,7 @@ class SecurityIT {
                     "-m", "{\"commandId\":\"MOSQ-1\",\"workOrderId\":\"WO-9\"}");
             String first = run(command);
             assertThat(first).contains("\"commandId\":\"MOSQ-1\"", "\"status\":\"stored\"");
-            await().atMost(TestDevice.WAIT).until(() -> site.central.inbox().size() == 1);
+            await().atMost(DeviceSimulator.WAIT).until(() -> site.central.inbox().size() == 1);
             String second = run(command);
             assertThat(second).contains("\"commandId\":\"MOSQ-1\"", "\"status\":\"accepted\"", "\"final\":true");
             assertThat(site.central.inbox().entries().get(0).deliveries()).isEqualTo(1);
@@ -144,22 +145,22 @@ class SecurityIT {
     @Test
     void a_takeover_storm_raises_the_alarm_and_other_devices_are_unaffected() throws Exception {
         try (TestSite site = new TestSite(dir.resolve("data"), "mqtt.takeoverAlarmPerMinute=20");
-                TestDevice bystander = site.device("dev-bystander")) {
+                DeviceSimulator bystander = site.device("dev-bystander")) {
             bystander.connectAndSubscribe();
-            List<TestDevice> storm = new ArrayList<>();
+            List<DeviceSimulator> storm = new ArrayList<>();
             try {
                 for (int i = 0; i < 50; i++) {
-                    TestDevice d = site.device("dev-storm");
+                    DeviceSimulator d = site.device("dev-storm");
                     d.connect();
                     storm.add(d);
                 }
                 HttpClient http = HttpClient.newHttpClient();
-                await().atMost(TestDevice.WAIT).until(() -> {
+                await().atMost(DeviceSimulator.WAIT).until(() -> {
                     String body = http.send(HttpRequest.newBuilder(URI.create(site.adminUrl("/api/status"))).build(),
                             HttpResponse.BodyHandlers.ofString()).body();
                     return body.contains("takeover_storm") && body.contains("dev-storm");
                 });
-                JsonNode devices = TestDevice.JSON.readTree(http.send(HttpRequest.newBuilder(URI.create(site.adminUrl("/api/devices")))
+                JsonNode devices = DeviceSimulator.JSON.readTree(http.send(HttpRequest.newBuilder(URI.create(site.adminUrl("/api/devices")))
                         .build(), HttpResponse.BodyHandlers.ofString()).body()).path("devices");
                 JsonNode stormDevice = null;
                 for (JsonNode d : devices) {
@@ -172,10 +173,10 @@ class SecurityIT {
                 String metrics = http.send(HttpRequest.newBuilder(URI.create(site.adminUrl("/metrics"))).build(),
                         HttpResponse.BodyHandlers.ofString()).body();
                 assertThat(metrics).contains("edgebridge_broker_takeover_storms 1.0");
-                bystander.publish("t", TestDevice.command("CALM-1", ""));
+                bystander.publish("t", DeviceSimulator.command("CALM-1", ""));
                 assertThat(bystander.awaitFinal("CALM-1").path("status").asText()).isEqualTo("accepted");
             } finally {
-                storm.forEach(TestDevice::close);
+                storm.forEach(DeviceSimulator::close);
             }
         }
     }
@@ -183,11 +184,11 @@ class SecurityIT {
     @Test
     void throttled_takeovers_are_refused_with_connack_3() throws Exception {
         try (TestSite site = new TestSite(dir.resolve("data"), "mqtt.takeoverAlarmPerMinute=5", "mqtt.throttleTakeovers=true")) {
-            List<TestDevice> storm = new ArrayList<>();
+            List<DeviceSimulator> storm = new ArrayList<>();
             try {
                 boolean refused = false;
                 for (int i = 0; i < 30 && !refused; i++) {
-                    TestDevice d = site.device("dev-throttled");
+                    DeviceSimulator d = site.device("dev-throttled");
                     storm.add(d);
                     try {
                         d.connect();
@@ -200,7 +201,7 @@ class SecurityIT {
                 }
                 assertThat(refused).as("a CONNECT in the storm was refused").isTrue();
             } finally {
-                storm.forEach(TestDevice::close);
+                storm.forEach(DeviceSimulator::close);
             }
         }
     }
@@ -208,7 +209,7 @@ class SecurityIT {
     @Test
     void a_flood_of_2000_malformed_and_oversized_packets_does_not_stop_a_well_behaved_device() throws Exception {
         try (TestSite site = new TestSite(dir.resolve("data"), "mqtt.maxPacketBytes=300KiB");
-                TestDevice device = site.device("dev-good")) {
+                DeviceSimulator device = site.device("dev-good")) {
             device.connectAndSubscribe();
             AtomicInteger sent = new AtomicInteger();
             Thread flood = new Thread(() -> {
@@ -242,14 +243,14 @@ class SecurityIT {
             }, "flood");
             flood.start();
             for (int i = 1; i <= 10; i++) {
-                device.publish("t", TestDevice.command("GOOD-" + i, ""));
+                device.publish("t", DeviceSimulator.command("GOOD-" + i, ""));
             }
             for (int i = 1; i <= 10; i++) {
                 assertThat(device.awaitFinal("GOOD-" + i).path("status").asText()).isEqualTo("accepted");
             }
             flood.join(120_000);
             assertThat(sent.get()).isEqualTo(2000);
-            device.publish("t", TestDevice.command("AFTER-FLOOD", ""));
+            device.publish("t", DeviceSimulator.command("AFTER-FLOOD", ""));
             assertThat(device.awaitFinal("AFTER-FLOOD").path("status").asText()).isEqualTo("accepted");
             assertThat(site.bridge.broker().isRunning()).isTrue();
         }

@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
 import org.edgebridge.config.ConfigLoader;
+import org.edgebridge.device.DeviceSimulator;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -30,9 +31,9 @@ class SmallThingsIT {
     @Test
     void the_outbox_and_its_wal_are_readable_by_their_owner_only_also_when_an_old_version_left_them_open() throws Exception {
         Path data = dir.resolve("data");
-        try (TestSite site = new TestSite(data); TestDevice device = site.device("dev-mode")) {
+        try (TestSite site = new TestSite(data); DeviceSimulator device = site.device("dev-mode")) {
             device.connectAndSubscribe();
-            device.publish("op", TestDevice.command("MODE-1", ""));
+            device.publish("op", DeviceSimulator.command("MODE-1", ""));
             device.awaitReceipt("MODE-1", "stored");
             assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(data.resolve("outbox.db")))).isEqualTo("rw-------");
             assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(data.resolve("outbox.db-wal")))).isEqualTo("rw-------");

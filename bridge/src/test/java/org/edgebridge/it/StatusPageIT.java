@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import javax.imageio.ImageIO;
 import org.edgebridge.central.Faults;
+import org.edgebridge.device.DeviceSimulator;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
@@ -90,13 +91,13 @@ class StatusPageIT {
         ((JavascriptExecutor) browser).executeScript("window.sameDocument = 'yes'");
         assertThat(browser.findElement(By.id("headline")).getText()).contains("healthy");
 
-        try (TestDevice device = site.device("dev-page")) {
+        try (DeviceSimulator device = site.device("dev-page")) {
             device.connectAndSubscribe();
-            device.publish("workorder/arrive", TestDevice.command("PAGE-1", "\"workOrderId\":\"WO-1\""));
+            device.publish("workorder/arrive", DeviceSimulator.command("PAGE-1", "\"workOrderId\":\"WO-1\""));
             device.awaitFinal("PAGE-1");
             device.publish("workorder/arrive", "not json");
             site.central.faults(Faults.of("reject", 1));
-            device.publish("workorder/arrive", TestDevice.command("PAGE-R", ""));
+            device.publish("workorder/arrive", DeviceSimulator.command("PAGE-R", ""));
             assertThat(device.awaitFinal("PAGE-R").path("status").asText()).isEqualTo("rejected");
             await().ignoreException(org.openqa.selenium.StaleElementReferenceException.class).atMost(Duration.ofSeconds(20)).until(() -> count("accepted").equals("1")
                     && browser.findElements(By.cssSelector("tr[data-command='PAGE-1']")).size() == 1
@@ -122,8 +123,8 @@ class StatusPageIT {
             assertThat(headerColour(screenshot("status-healthy.png"))).as("green header when healthy").isEqualTo(0x1a7f37);
 
             site.central.close();
-            device.publish("workorder/arrive", TestDevice.command("PAGE-2", "\"workOrderId\":\"WO-2\""));
-            device.publish("workorder/arrive", TestDevice.command("PAGE-3", "\"workOrderId\":\"WO-3\""));
+            device.publish("workorder/arrive", DeviceSimulator.command("PAGE-2", "\"workOrderId\":\"WO-2\""));
+            device.publish("workorder/arrive", DeviceSimulator.command("PAGE-3", "\"workOrderId\":\"WO-3\""));
             await().ignoreException(org.openqa.selenium.StaleElementReferenceException.class).atMost(Duration.ofSeconds(30)).until(() ->
                     browser.findElements(By.cssSelector("#alarms li[data-code='central_unreachable']")).size() == 1);
             await().ignoreException(org.openqa.selenium.StaleElementReferenceException.class).atMost(Duration.ofSeconds(20)).until(() -> count("pending").equals("2"));

@@ -8,6 +8,8 @@ import java.util.Optional;
 import org.edgebridge.Bridge;
 import org.edgebridge.central.CentralSim;
 import org.edgebridge.config.ConfigLoader;
+import org.edgebridge.device.DeviceBuilder;
+import org.edgebridge.device.DeviceSimulator;
 
 /**
  * A bridge in this JVM, on a temp dir, with a reference central on loopback. Every listener is started on any free
@@ -65,8 +67,13 @@ final class TestSite implements AutoCloseable {
         this.tlsPort = bridge.broker().tlsPort();
     }
 
-    TestDevice device(String clientId) {
-        return new TestDevice(clientId, mqttPort);
+    DeviceSimulator device(String clientId) {
+        return DeviceSimulator.of(clientId, mqttPort);
+    }
+
+    /** A device of this site still to be built, e.g. with credentials. */
+    DeviceBuilder deviceWith(String clientId) {
+        return DeviceSimulator.builder(clientId, mqttPort);
     }
 
     String adminUrl(String path) {
@@ -93,7 +100,7 @@ final class TestSite implements AutoCloseable {
 
     /** GET on the admin API, parsed as JSON. */
     com.fasterxml.jackson.databind.JsonNode getJson(String path) throws Exception {
-        return TestDevice.JSON.readTree(get(path).body());
+        return DeviceSimulator.JSON.readTree(get(path).body());
     }
 
     @Override

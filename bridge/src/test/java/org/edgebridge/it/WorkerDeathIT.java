@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import org.edgebridge.central.CentralSim;
+import org.edgebridge.device.DeviceSimulator;
 import org.edgebridge.worker.Workers;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -30,9 +31,9 @@ class WorkerDeathIT {
                         List.of("-Dedgebridge.test.workerError=" + worker),
                         "data.dir=" + dir, "mqtt.host=127.0.0.1", "mqtt.port=any", "auth.anonymous=true",
                         "ingest.url=http://127.0.0.1:" + central.port() + "/ingest").start();
-                TestDevice device = new TestDevice("dev-wd", bridge.mqttPort())) {
+                DeviceSimulator device = DeviceSimulator.of("dev-wd", bridge.mqttPort())) {
             device.connectAndSubscribe();
-            device.publish("t", TestDevice.command("WD-1", ""));
+            device.publish("t", DeviceSimulator.command("WD-1", ""));
             await().atMost(Duration.ofSeconds(60)).until(() -> !bridge.isAlive());
             assertThat(bridge.exitValue()).isEqualTo(Workers.EXIT_WORKER_DIED);
             assertThat(bridge.log()).contains("worker " + (worker.equals("FORWARDER") ? "forwarder" : "intake-writer")
@@ -47,9 +48,9 @@ class WorkerDeathIT {
                         List.of("-Dedgebridge.test.workerError=FORWARDER:runtime"),
                         "data.dir=" + dir, "mqtt.host=127.0.0.1", "mqtt.port=any", "auth.anonymous=true",
                         "ingest.url=http://127.0.0.1:" + central.port() + "/ingest").start();
-                TestDevice device = new TestDevice("dev-rel", bridge.mqttPort())) {
+                DeviceSimulator device = DeviceSimulator.of("dev-rel", bridge.mqttPort())) {
             device.connectAndSubscribe();
-            device.publish("t", TestDevice.command("REL-1", ""));
+            device.publish("t", DeviceSimulator.command("REL-1", ""));
             // the first claim throws after it marked the row in flight; without a release the row waited for a restart
             assertThat(device.awaitFinal("REL-1").path("status").asText()).isEqualTo("accepted");
             assertThat(bridge.isAlive()).isTrue();

@@ -1,14 +1,9 @@
 package org.edgebridge.broker.moquette;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.hivemq.client.mqtt.MqttGlobalPublishFilter;
-import com.hivemq.client.mqtt.datatypes.MqttQos;
-import com.hivemq.client.mqtt.mqtt3.Mqtt3AsyncClient;
-import com.hivemq.client.mqtt.mqtt3.Mqtt3Client;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -16,14 +11,12 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
-import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.edgebridge.central.CentralSim;
+import org.edgebridge.device.DeviceSimulator;
 import org.edgebridge.it.BridgeProcess;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -47,17 +40,17 @@ class BrokerStoreResetIT {
         try (CentralSim central = new CentralSim(Optional.empty(), 1 << 24, Clock.systemUTC()).start("127.0.0.1", 0)) {
             String[] sets = sets(data, central);
             Path log = BridgeProcess.logFile("store-reset");
-            try (BridgeProcess first = new BridgeProcess(log, sets).start(); Device device = new Device("dev-reset", first.mqttPort())) {
-                assertThat(device.connect()).as("sessionPresent").isFalse();
-                device.subscribe();
-                device.send("RESET-1");
-                await().atMost(Duration.ofSeconds(30)).until(() -> device.finalOf("RESET-1") != null);
+            try (BridgeProcess first = new BridgeProcess(log, sets).start(); DeviceSimulator device = DeviceSimulator.of("dev-reset", first.mqttPort())) {
+                assertThat(device.connect().isSessionPresent()).as("sessionPresent").isFalse();
+                device.subscribe(device.receiptTopic());
+                device.publish("op", DeviceSimulator.command("RESET-1", "\"type\":\"op\""));
+                device.awaitFinal("RESET-1");
                 assertThat(first.stop()).isIn(0, 143);
             }
             // the store now holds a session Moquette 0.17 cannot read (and that the repair has no reason to touch)
             RefusedStores.unknownMqttLevel(data.resolve("broker"));
 
-            try (BridgeProcess second = new BridgeProcess(log, sets).start(); Device device = new Device("dev-reset", second.mqttPort())) {
+            try (BridgeProcess second = new BridgeProcess(log, sets).start(); DeviceSimulator device = DeviceSimulator.of("dev-reset", second.mqttPort())) {
                 assertThat(resetsMetric(second)).isEqualTo(1.0);
                 assertThat(alarmCodes(second)).contains("broker_store_reset");
                 assertThat(second.log()).doesNotContain("The file is locked");
@@ -66,11 +59,10 @@ class BrokerStoreResetIT {
                     assertThat(aside.resolve("moquette_store.h2")).isRegularFile();
                     assertThat(Files.readString(aside.resolve("REASON.txt"))).contains("Unrecognized MQTT version value 9");
                 }
-                assertThat(device.connect()).as("sessionPresent after the reset").isFalse();
-                device.subscribe();
-                device.send("RESET-1");
-                await().atMost(Duration.ofSeconds(30)).until(() -> device.finalOf("RESET-1") != null);
-                assertThat(device.finalOf("RESET-1").path("replayed").asBoolean()).as("answered from the outbox").isTrue();
+                assertThat(device.connect().isSessionPresent()).as("sessionPresent after the reset").isFalse();
+                device.subscribe(device.receiptTopic());
+                device.publish("op", DeviceSimulator.command("RESET-1", "\"type\":\"op\""));
+                assertThat(device.awaitFinal("RESET-1").path("replayed").asBoolean()).as("answered from the outbox").isTrue();
                 assertThat(central.inbox().entries()).hasSize(1);
                 assertThat(second.stop()).isIn(0, 143);
             }
@@ -130,52 +122,5 @@ class BrokerStoreResetIT {
             b.header("Authorization", "Bearer " + token);
         }
         return HTTP.send(b.build(), HttpResponse.BodyHandlers.ofString());
-    }
-
-    /** A device with a persistent session that keeps the receipts it gets. */
-    private static final class Device implements AutoCloseable {
-        private final String clientId;
-        private final Mqtt3AsyncClient client;
-        private final List<JsonNode> receipts = new CopyOnWriteArrayList<>();
-
-        Device(String clientId, int port) {
-            this.clientId = clientId;
-            this.client = Mqtt3Client.builder().identifier(clientId).serverHost("127.0.0.1").serverPort(port).buildAsync();
-            client.publishes(MqttGlobalPublishFilter.ALL, p -> {
-                try {
-                    receipts.add(JSON.readTree(p.getPayloadAsBytes()));
-                } catch (java.io.IOException e) {
-                    throw new java.io.UncheckedIOException(e);
-                }
-            });
-        }
-
-        boolean connect() {
-            return client.connectWith().cleanSession(false).keepAlive(30).send().orTimeout(10, TimeUnit.SECONDS).join()
-                    .isSessionPresent();
-        }
-
-        void subscribe() {
-            client.subscribeWith().topicFilter("devices/" + clientId + "/receipts").qos(MqttQos.AT_LEAST_ONCE).send()
-                    .orTimeout(10, TimeUnit.SECONDS).join();
-        }
-
-        void send(String commandId) {
-            client.publishWith().topic("devices/" + clientId + "/commands/op").qos(MqttQos.AT_LEAST_ONCE)
-                    .payload(("{\"commandId\":\"" + commandId + "\",\"type\":\"op\"}").getBytes()).send()
-                    .orTimeout(10, TimeUnit.SECONDS).join();
-        }
-
-        JsonNode finalOf(String commandId) {
-            return receipts.stream().filter(r -> commandId.equals(r.path("commandId").asText()) && r.path("final").asBoolean())
-                    .reduce((a, b) -> b).orElse(null);
-        }
-
-        @Override
-        public void close() {
-            if (client.getState().isConnected()) {
-                client.disconnect();
-            }
-        }
     }
 }
