@@ -1,24 +1,16 @@
 package org.edgebridge.outbox;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.EnumMap;
-import java.util.HashMap;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.stream.Collectors;
 import java.util.stream.Stream;
-import org.flywaydb.core.Flyway;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.Jdbi;
-import org.jdbi.v3.core.statement.PreparedBatch;
-import org.sqlite.SQLiteConfig;
-import org.sqlite.SQLiteDataSource;
 
 /**
  * The SQLite outbox (docs/protocol.md §2.5): the bridge's only durable record of commands and their receipts.
@@ -36,8 +28,6 @@ import org.sqlite.SQLiteDataSource;
  * {@code synchronous=FULL}: a committed transaction survives a power cut.
  */
 public final class Outbox {
-    private static final int BULK_BATCH = 10_000;
-
     private final Jdbi jdbi;
     private final Clock clock;
     private final Path file;
@@ -54,27 +44,7 @@ public final class Outbox {
 
     /** Opens (creating if needed) the outbox file and migrates its schema to the newest version. */
     public static Outbox open(Path file, Clock clock) {
-        try {
-            Files.createDirectories(file.toAbsolutePath().getParent());
-        } catch (java.io.IOException e) {
-            throw new IllegalStateException("cannot create the outbox directory for " + file + ": " + e.getMessage(), e);
-        }
-        SQLiteConfig config = new SQLiteConfig();
-        config.setJournalMode(SQLiteConfig.JournalMode.WAL);
-        config.setSynchronous(SQLiteConfig.SynchronousMode.FULL);
-        config.setBusyTimeout(30_000);
-        config.enforceForeignKeys(true);
-        config.setTransactionMode(SQLiteConfig.TransactionMode.IMMEDIATE);
-        SQLiteDataSource dataSource = new SQLiteDataSource(config);
-        dataSource.setUrl("jdbc:sqlite:" + file.toAbsolutePath());
-        Flyway.configure()
-                .dataSource(dataSource)
-                .locations("classpath:db/migration")
-                .failOnMissingLocations(true)
-                .callbacks(new V1ChecksumRepair())
-                .load()
-                .migrate();
-        return new Outbox(OutboxRows.configure(Jdbi.create(dataSource)), clock, file);
+        return new Outbox(OutboxDatabase.open(file), clock, file);
     }
 
     public Path file() {
@@ -112,37 +82,7 @@ public final class Outbox {
      * @return how many rows were written
      */
     public long bulkLoad(Stream<NewCommand> commands, CommandState state, Instant finalAt) {
-        Long finalMillis = state.isFinal() ? finalAt.toEpochMilli() : null;
-        long written = jdbi.inTransaction(handle -> {
-            Map<String, Long> sequences = handle.createQuery(OutboxSql.DEVICE_SEQUENCES).mapTo(OutboxRows.LastSequence.class)
-                    .collect(Collectors.toMap(OutboxRows.LastSequence::clientId, OutboxRows.LastSequence::lastSequence));
-            Map<String, Long> lastSeen = new HashMap<>();
-            long n = 0;
-            PreparedBatch batch = handle.prepareBatch(OutboxSql.BULK_INSERT);
-            for (Iterator<NewCommand> it = commands.iterator(); it.hasNext(); ) {
-                NewCommand c = it.next();
-                long receivedAt = c.receivedAt().toEpochMilli();
-                lastSeen.merge(c.clientId(), receivedAt, Math::max);
-                batch.bind("clientId", c.clientId()).bind("commandId", c.commandId())
-                        .bind("sequence", sequences.merge(c.clientId(), 1L, Long::sum)).bind("topic", c.topic())
-                        .bind("type", c.type()).bind("payload", c.payload()).bind("sha", c.payloadSha256())
-                        .bind("receivedAt", receivedAt).bind("state", state.dbName()).bind("finalAt", finalMillis)
-                        .bind("published", state.isFinal() ? 1 : 0).add();
-                if (++n % BULK_BATCH == 0) {
-                    batch.execute();
-                    batch = handle.prepareBatch(OutboxSql.BULK_INSERT);
-                }
-            }
-            if (n % BULK_BATCH != 0) {
-                batch.execute();
-            }
-            PreparedBatch devices = handle.prepareBatch(OutboxSql.BULK_DEVICE);
-            lastSeen.forEach((c, t) -> devices.bind("c", c).bind("seq", sequences.get(c)).bind("t", t).add());
-            if (!lastSeen.isEmpty()) {
-                devices.execute();
-            }
-            return n;
-        });
+        long written = jdbi.inTransaction(handle -> BulkLoader.load(handle, commands, state, finalAt));
         if (!state.isFinal()) {
             openRows.addAndGet(written);
         }
@@ -284,14 +224,7 @@ public final class Outbox {
      */
     public int releaseClaim(String claimId, String reason) {
         long now = clock.millis();
-        return jdbi.inTransaction(handle -> {
-            List<Long> ids = handle.createQuery(OutboxSql.INFLIGHT_OF_CLAIM).bind("b", claimId).mapTo(Long.class).list();
-            for (long id : ids) {
-                Settler.history(handle, id, now, "released", claimId, null, null, reason);
-            }
-            handle.createUpdate(OutboxSql.RELEASE_CLAIM).bind("b", claimId).bind("reason", reason).execute();
-            return ids.size();
-        });
+        return jdbi.inTransaction(handle -> Settler.releaseClaim(handle, now, claimId, reason));
     }
 
     /**
@@ -302,14 +235,7 @@ public final class Outbox {
      */
     public int releaseAbandonedClaims() {
         long now = clock.millis();
-        return jdbi.inTransaction(handle -> {
-            List<Long> ids = handle.createQuery(OutboxSql.INFLIGHT).mapTo(Long.class).list();
-            for (long id : ids) {
-                Settler.history(handle, id, now, "released", null, null, null, "claimed by a request that never completed");
-            }
-            handle.createUpdate(OutboxSql.RELEASE_ALL_INFLIGHT).execute();
-            return ids.size();
-        });
+        return jdbi.inTransaction(handle -> Settler.releaseAbandonedClaims(handle, now));
     }
 
     /**

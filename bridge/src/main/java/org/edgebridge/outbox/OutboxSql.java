@@ -51,11 +51,12 @@ final class OutboxSql {
     /**
      * Per device, the row of its lowest open sequence, if that row is pending and due. CROSS JOIN fixes the
      * join order: one index seek per device, whatever the backlog (a device whose head waits costs one seek,
-     * not a scan of its rows).
+     * not a scan of its rows). NOT INDEXED makes the head row a lookup by its id: left to itself, SQLite 3's planner
+     * seeks {@code commands_state} (state, id) there and then the row as well.
      */
     static final String CLAIM_HEADS = """
             SELECT c.id, c.client_id, c.sequence FROM devices d
-            CROSS JOIN commands c ON c.id = (SELECT o.id FROM commands o INDEXED BY commands_open
+            CROSS JOIN commands c NOT INDEXED ON c.id = (SELECT o.id FROM commands o INDEXED BY commands_open
                                              WHERE o.client_id = d.client_id AND o.state IN """ + OPEN_STATES + """
 
                                              ORDER BY o.sequence LIMIT 1)

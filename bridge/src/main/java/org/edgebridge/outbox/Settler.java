@@ -4,7 +4,10 @@ import java.util.ArrayList;
 import java.util.List;
 import org.jdbi.v3.core.Handle;
 
-/** Applies settlements inside one transaction (see {@link Outbox#settle}). Only rows still in flight change. */
+/**
+ * Applies settlements inside one transaction (see {@link Outbox#settle}), and releases claims. Only rows still in flight
+ * change.
+ */
 final class Settler {
     private Settler() {}
 
@@ -90,6 +93,26 @@ final class Settler {
         if (n == 1) {
             history(handle, r.id(), now, "released", batchId, null, null, r.reason());
         }
+    }
+
+    /** The rows of one claim still in flight back to pending ({@link Outbox#releaseClaim}). @return how many */
+    static int releaseClaim(Handle handle, long now, String claimId, String reason) {
+        List<Long> ids = handle.createQuery(OutboxSql.INFLIGHT_OF_CLAIM).bind("b", claimId).mapTo(Long.class).list();
+        for (long id : ids) {
+            history(handle, id, now, "released", claimId, null, null, reason);
+        }
+        handle.createUpdate(OutboxSql.RELEASE_CLAIM).bind("b", claimId).bind("reason", reason).execute();
+        return ids.size();
+    }
+
+    /** Every row in flight back to pending ({@link Outbox#releaseAbandonedClaims}). @return how many */
+    static int releaseAbandonedClaims(Handle handle, long now) {
+        List<Long> ids = handle.createQuery(OutboxSql.INFLIGHT).mapTo(Long.class).list();
+        for (long id : ids) {
+            history(handle, id, now, "released", null, null, null, "claimed by a request that never completed");
+        }
+        handle.createUpdate(OutboxSql.RELEASE_ALL_INFLIGHT).execute();
+        return ids.size();
     }
 
     static void history(Handle handle, long id, long at, String kind, String batchId, String status, String code, String detail) {
