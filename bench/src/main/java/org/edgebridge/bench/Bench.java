@@ -4,9 +4,6 @@ import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.PreparedStatement;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -23,6 +20,8 @@ import org.edgebridge.broker.moquette.RawBroker;
 import org.edgebridge.central.CentralSim;
 import org.edgebridge.config.BridgeConfig;
 import org.edgebridge.config.ConfigLoader;
+import org.edgebridge.outbox.CommandState;
+import org.edgebridge.outbox.NewCommand;
 import org.edgebridge.outbox.Outbox;
 import org.edgebridge.trace.CommandTrace;
 
@@ -306,42 +305,17 @@ public final class Bench {
 
     /** Pending rows as a site would have them after a long outage, written straight into a fresh outbox. */
     static void seedBacklog(Path file, int rows, int devices) throws Exception {
-        Outbox.open(file, Clock.systemUTC()).close();
-        try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + file)) {
-            c.setAutoCommit(false);
-            try (PreparedStatement d = c.prepareStatement(
-                    "INSERT INTO devices (client_id, last_sequence, first_seen_at, last_seen_at) VALUES (?, ?, 0, 0)")) {
-                for (int i = 0; i < devices; i++) {
-                    d.setString(1, "b5-dev-" + i);
-                    d.setLong(2, rows / devices);
-                    d.addBatch();
-                }
-                d.executeBatch();
-            }
-            try (PreparedStatement row = c.prepareStatement("""
-                    INSERT INTO commands (client_id, command_id, sequence, topic, type, payload, payload_sha256, received_at, state)
-                    VALUES (?, ?, ?, ?, 'workorder/arrive', ?, ?, ?, 'pending')""")) {
-                long now = System.currentTimeMillis();
-                for (int i = 0; i < rows; i++) {
-                    String device = "b5-dev-" + (i % devices);
-                    String id = "b5-" + i;
-                    byte[] payload = LoadDevices.command(id).getBytes(java.nio.charset.StandardCharsets.UTF_8);
-                    row.setString(1, device);
-                    row.setString(2, id);
-                    row.setLong(3, i / devices + 1);
-                    row.setString(4, "devices/" + device + "/commands/workorder/arrive");
-                    row.setBytes(5, payload);
-                    row.setString(6, java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256").digest(payload)));
-                    row.setLong(7, now);
-                    row.addBatch();
-                    if (i % 50_000 == 49_999) {
-                        row.executeBatch();
-                    }
-                }
-                row.executeBatch();
-            }
-            c.commit();
-        }
+        Outbox outbox = Outbox.open(file, Clock.systemUTC());
+        java.time.Instant now = java.time.Instant.now();
+        java.security.MessageDigest sha256 = java.security.MessageDigest.getInstance("SHA-256");
+        outbox.bulkLoad(java.util.stream.IntStream.range(0, rows).mapToObj(i -> {
+            String device = "b5-dev-" + (i % devices);
+            String id = "b5-" + i;
+            byte[] payload = LoadDevices.command(id).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            return new NewCommand(device, id, "devices/" + device + "/commands/workorder/arrive", "workorder/arrive", payload,
+                    java.util.HexFormat.of().formatHex(sha256.digest(payload)), now);
+        }), CommandState.PENDING, null);
+        outbox.close();
     }
 
     private BridgeConfig config(String figure, int port, List<String> more) throws IOException {

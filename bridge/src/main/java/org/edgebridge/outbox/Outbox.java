@@ -1,31 +1,32 @@
 package org.edgebridge.outbox;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Stream;
 import org.edgebridge.trace.CommandTrace;
-import org.flywaydb.core.Flyway;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.Jdbi;
-import org.jdbi.v3.core.statement.StatementContext;
-import org.sqlite.SQLiteConfig;
-import org.sqlite.SQLiteDataSource;
 
 /**
  * The SQLite outbox (docs/protocol.md §2.5): the bridge's only durable record of commands and their receipts.
  *
- * <p>Thread-safe: every method runs in its own connection and transaction. Write transactions begin
- * IMMEDIATE, so two writers queue on SQLite's lock instead of failing. The database runs in WAL mode
- * with {@code synchronous=FULL}: a committed transaction survives a power cut.
+ * <p>One persistence style: Jdbi's fluent API on a {@link Handle}, with every statement a constant of
+ * {@link OutboxSql} and every row mapped by column name into a record ({@link OutboxRows}). Fluent rather than
+ * SqlObject interfaces because the claim and the settle are loops that decide statement by statement inside one
+ * transaction, the query plan test reads the SQL text of each hot statement, and the intake's writer must run its
+ * statements on one handle that keeps them prepared; one SQL class and one call style serve all three.
+ *
+ * <p>Thread-safe. {@link #store} runs on one long-lived connection of its own, one caller at a time
+ * ({@link CommandWriter}). Every other method opens a connection for the call (the data source has no pool) and
+ * closes it before returning; methods that write do so in one transaction. All write transactions begin IMMEDIATE,
+ * so two writers queue on SQLite's lock (busy timeout 30 s) instead of failing. The database runs in WAL mode with
+ * {@code synchronous=FULL}: a committed transaction survives a power cut.
  */
 public final class Outbox {
     private final Jdbi jdbi;
@@ -34,9 +35,9 @@ public final class Outbox {
     private final AtomicLong openRows;
     private final CommandWriter writer;
 
-    private Outbox(Jdbi jdbi, SQLiteDataSource dataSource, Clock clock, Path file) {
+    private Outbox(Jdbi jdbi, Clock clock, Path file) {
         this.jdbi = jdbi;
-        this.writer = new CommandWriter(dataSource);
+        this.writer = new CommandWriter(jdbi);
         this.clock = clock;
         this.file = file;
         this.openRows = new AtomicLong(jdbi.withHandle(h -> h.createQuery(OutboxSql.COUNT_OPEN).mapTo(Long.class).one()));
@@ -44,27 +45,7 @@ public final class Outbox {
 
     /** Opens (creating if needed) the outbox file and migrates its schema to the newest version. */
     public static Outbox open(Path file, Clock clock) {
-        try {
-            Files.createDirectories(file.toAbsolutePath().getParent());
-        } catch (java.io.IOException e) {
-            throw new IllegalStateException("cannot create the outbox directory for " + file + ": " + e.getMessage(), e);
-        }
-        SQLiteConfig config = new SQLiteConfig();
-        config.setJournalMode(SQLiteConfig.JournalMode.WAL);
-        config.setSynchronous(SQLiteConfig.SynchronousMode.FULL);
-        config.setBusyTimeout(30_000);
-        config.enforceForeignKeys(true);
-        config.setTransactionMode(SQLiteConfig.TransactionMode.IMMEDIATE);
-        SQLiteDataSource dataSource = new SQLiteDataSource(config);
-        dataSource.setUrl("jdbc:sqlite:" + file.toAbsolutePath());
-        Flyway.configure()
-                .dataSource(dataSource)
-                .locations("classpath:db/migration")
-                .failOnMissingLocations(true)
-                .callbacks(new V1ChecksumRepair())
-                .load()
-                .migrate();
-        return new Outbox(Jdbi.create(dataSource), dataSource, clock, file);
+        return new Outbox(OutboxDatabase.open(file), clock, file);
     }
 
     public Path file() {
@@ -80,7 +61,7 @@ public final class Outbox {
         List<StoreResult> results;
         try {
             results = writer.store(commands, capacity);
-        } catch (java.sql.SQLException e) {
+        } catch (RuntimeException e) {
             throw new IllegalStateException("outbox write failed: " + e.getMessage(), e);
         }
         openRows.addAndGet(results.stream().filter(r -> r instanceof StoreResult.Stored).count());
@@ -90,6 +71,23 @@ public final class Outbox {
     /** {@link #store(List, long)} without a limit. */
     public List<StoreResult> store(List<NewCommand> commands) {
         return store(commands, Long.MAX_VALUE);
+    }
+
+    /**
+     * Writes many new commands at once in one state, as a long-running site holds them (a backlog after an outage,
+     * final rows due for retention): for the benchmark and test fixtures, not for intake. One transaction, in
+     * prepared batches; each device's sequence goes on from its last. There is no dedup check: a known
+     * (clientId, commandId) fails the whole load. Final rows count as published.
+     *
+     * @param finalAt when final rows became final; not used for open states
+     * @return how many rows were written
+     */
+    public long bulkLoad(Stream<NewCommand> commands, CommandState state, Instant finalAt) {
+        long written = jdbi.inTransaction(handle -> BulkLoader.load(handle, commands, state, finalAt));
+        if (!state.isFinal()) {
+            openRows.addAndGet(written);
+        }
+        return written;
     }
 
     /** Commands that are not final yet (pending, in flight, parked): what back-pressure counts. */
@@ -103,63 +101,40 @@ public final class Outbox {
 
     private static Optional<CommandRecord> find(Handle handle, String clientId, String commandId) {
         return handle.createQuery(OutboxSql.FIND).bind("c", clientId).bind("id", commandId)
-                .map(Outbox::mapRecord).findOne();
+                .mapTo(CommandRecord.class).findOne();
     }
 
     /** What happened to a command, oldest first. */
     public List<HistoryEntry> history(long id) {
-        return jdbi.withHandle(handle -> handle.createQuery("""
-                SELECT at, kind, batch_id, status, code, detail FROM command_history WHERE command = :id ORDER BY id""")
-                .bind("id", id)
-                .map((rs, ctx) -> new HistoryEntry(Instant.ofEpochMilli(rs.getLong(1)), rs.getString(2), rs.getString(3),
-                        rs.getString(4), rs.getString(5), rs.getString(6)))
-                .list());
+        return jdbi.withHandle(handle -> handle.createQuery(OutboxSql.HISTORY_OF).bind("id", id)
+                .mapTo(HistoryEntry.class).list());
     }
 
     /**
-     * Rows in id order, after {@code afterId}, optionally of one state and one device.
+     * Rows after the cursor row, optionally of one state and one device.
      *
      * @param state null for every state
      * @param clientId null for every device
-     */
-    /**
-     * Rows after the cursor row, optionally of one state and one device.
-     *
+     * @param afterId the cursor: ids above it, or below it when {@code newestFirst}
      * @param newestFirst true: ids descending, starting below {@code afterId} (use {@link Long#MAX_VALUE} to start)
      */
     public List<CommandRecord> list(CommandState state, String clientId, long afterId, int limit, boolean newestFirst) {
-        StringBuilder sql = new StringBuilder("SELECT " + OutboxSql.RECORD_COLUMNS + " FROM commands WHERE id "
-                + (newestFirst ? "<" : ">") + " :after");
-        if (state != null) {
-            sql.append(" AND state = :state");
-        }
-        if (clientId != null) {
-            sql.append(" AND client_id = :c");
-        }
-        sql.append(newestFirst ? " ORDER BY id DESC LIMIT :limit" : " ORDER BY id LIMIT :limit");
         return jdbi.withHandle(handle -> {
-            var q = handle.createQuery(sql.toString()).bind("after", afterId).bind("limit", limit);
+            var q = handle.createQuery(OutboxSql.list(state != null, clientId != null, newestFirst))
+                    .bind("after", afterId).bind("limit", limit);
             if (state != null) {
                 q.bind("state", state.dbName());
             }
             if (clientId != null) {
                 q.bind("c", clientId);
             }
-            return q.map(Outbox::mapRecord).list();
+            return q.mapTo(CommandRecord.class).list();
         });
     }
 
     /** Every device that ever stored a command, with its open commands. */
     public List<DeviceRow> devices() {
-        return jdbi.withHandle(handle -> handle.createQuery("""
-                SELECT d.client_id, d.last_sequence, d.first_seen_at, d.last_seen_at,
-                       (SELECT COUNT(*) FROM commands c INDEXED BY commands_open
-                        WHERE c.client_id = d.client_id AND c.state IN """ + OutboxSql.OPEN_STATES + """
-                       ) AS open_commands
-                FROM devices d ORDER BY d.client_id""")
-                .map((rs, ctx) -> new DeviceRow(rs.getString(1), rs.getLong(2), Instant.ofEpochMilli(rs.getLong(3)),
-                        Instant.ofEpochMilli(rs.getLong(4)), rs.getLong(5)))
-                .list());
+        return jdbi.withHandle(handle -> handle.createQuery(OutboxSql.DEVICES).mapTo(DeviceRow.class).list());
     }
 
     /**
@@ -201,17 +176,12 @@ public final class Outbox {
 
     /** An admin's decision on a parked command. Empty if there is no such command or it is not parked. */
     public Optional<CommandRecord> requeue(String clientId, String commandId) {
-        return adminAction(clientId, commandId, "requeued", """
-                UPDATE commands SET state = 'pending', retry_laters = 0, not_before = 0, last_error = NULL, code = NULL
-                WHERE id = :id AND state = 'parked'""");
+        return adminAction(clientId, commandId, "requeued", OutboxSql.REQUEUE);
     }
 
     /** Parked → rejected / {@code rejected_by_admin}. Empty if there is no such command or it is not parked. */
     public Optional<CommandRecord> reject(String clientId, String commandId) {
-        Optional<CommandRecord> r = adminAction(clientId, commandId, "rejected_by_admin", """
-                UPDATE commands SET state = 'rejected', code = 'rejected_by_admin',
-                       message = 'rejected by an admin after it was parked', final_at = :now, receipt_published = 0
-                WHERE id = :id AND state = 'parked'""");
+        Optional<CommandRecord> r = adminAction(clientId, commandId, "rejected_by_admin", OutboxSql.REJECT);
         r.ifPresent(x -> openRows.decrementAndGet());
         return r;
     }
@@ -233,10 +203,7 @@ public final class Outbox {
         if (ids.isEmpty()) {
             return List.of();
         }
-        return handle.createQuery("SELECT " + OutboxSql.RECORD_COLUMNS + " FROM commands WHERE id IN (<ids>) ORDER BY id")
-                .bindList("ids", ids)
-                .map(Outbox::mapRecord)
-                .list();
+        return handle.createQuery(OutboxSql.BY_IDS).bindList("ids", ids).mapTo(CommandRecord.class).list();
     }
 
     /** Records that the final receipts of these rows were handed to the broker. */
@@ -244,15 +211,13 @@ public final class Outbox {
         if (ids.isEmpty()) {
             return;
         }
-        jdbi.useTransaction(handle -> handle.createUpdate("UPDATE commands SET receipt_published = 1 WHERE id IN (<ids>)")
-                .bindList("ids", ids)
-                .execute());
+        jdbi.useTransaction(handle -> handle.createUpdate(OutboxSql.MARK_PUBLISHED).bindList("ids", ids).execute());
     }
 
     /** Final commands whose receipt was committed but never handed to the broker (a crash in between). */
     public List<CommandRecord> unpublishedFinals(int limit) {
         return jdbi.withHandle(handle -> handle.createQuery(OutboxSql.UNPUBLISHED).bind("limit", limit)
-                .map(Outbox::mapRecord).list());
+                .mapTo(CommandRecord.class).list());
     }
 
     /**
@@ -263,17 +228,7 @@ public final class Outbox {
      */
     public int releaseClaim(String claimId, String reason) {
         long now = clock.millis();
-        return jdbi.inTransaction(handle -> {
-            List<Long> ids = handle.createQuery("SELECT id FROM commands WHERE batch_id = :b AND state = 'inflight'")
-                    .bind("b", claimId).mapTo(Long.class).list();
-            for (long id : ids) {
-                Settler.history(handle, id, now, "released", claimId, null, null, reason);
-            }
-            handle.createUpdate("UPDATE commands SET state = 'pending', claimed_at = NULL, last_error = :reason "
-                    + "WHERE batch_id = :b AND state = 'inflight'")
-                    .bind("b", claimId).bind("reason", reason).execute();
-            return ids.size();
-        });
+        return jdbi.inTransaction(handle -> Settler.releaseClaim(handle, now, claimId, reason));
     }
 
     /**
@@ -284,17 +239,7 @@ public final class Outbox {
      */
     public int releaseAbandonedClaims() {
         long now = clock.millis();
-        return jdbi.inTransaction(handle -> {
-            List<Long> ids = handle.createQuery("SELECT id FROM commands WHERE state = 'inflight'").mapTo(Long.class).list();
-            for (long id : ids) {
-                Settler.history(handle, id, now, "released", null, null, null, "claimed by a request that never completed");
-            }
-            handle.createUpdate("""
-                    UPDATE commands SET state = 'pending', claimed_at = NULL,
-                           last_error = 'released at start-up: its request never completed'
-                    WHERE state = 'inflight'""").execute();
-            return ids.size();
-        });
+        return jdbi.inTransaction(handle -> Settler.releaseAbandonedClaims(handle, now));
     }
 
     /**
@@ -310,8 +255,8 @@ public final class Outbox {
             if (ids.isEmpty()) {
                 return 0;
             }
-            handle.createUpdate("DELETE FROM command_history WHERE command IN (<ids>)").bindList("ids", ids).execute();
-            return handle.createUpdate("DELETE FROM commands WHERE id IN (<ids>)").bindList("ids", ids).execute();
+            handle.createUpdate(OutboxSql.PURGE_HISTORY).bindList("ids", ids).execute();
+            return handle.createUpdate(OutboxSql.PURGE_COMMANDS).bindList("ids", ids).execute();
         });
     }
 
@@ -320,38 +265,30 @@ public final class Outbox {
 
     /** The latest history lines that are not plain successes (releases, retry laters, parking, admin actions). */
     public List<Event> recentProblems(int limit) {
-        return jdbi.withHandle(handle -> handle.createQuery("""
-                SELECT c.client_id, c.command_id, h.at, h.kind, h.batch_id, h.status, h.code, h.detail
-                FROM command_history h JOIN commands c ON c.id = h.command
-                WHERE h.kind IN ('released', 'retry_later', 'parked', 'requeued', 'rejected_by_admin')
-                ORDER BY h.id DESC LIMIT :limit""")
-                .bind("limit", limit)
-                .map((rs, ctx) -> new Event(rs.getString(1), rs.getString(2), new HistoryEntry(Instant.ofEpochMilli(rs.getLong(3)),
-                        rs.getString(4), rs.getString(5), rs.getString(6), rs.getString(7), rs.getString(8))))
+        return jdbi.withHandle(handle -> handle.createQuery(OutboxSql.RECENT_PROBLEMS).bind("limit", limit)
+                .map((rs, ctx) -> new Event(rs.getString("client_id"), rs.getString("command_id"),
+                        ctx.findRowMapperFor(HistoryEntry.class).orElseThrow().map(rs, ctx)))
                 .list());
     }
 
     /** The schema version Flyway has applied. */
     public String schemaVersion() {
-        return jdbi.withHandle(handle -> handle.createQuery(
-                "SELECT version FROM flyway_schema_history WHERE success = 1 ORDER BY installed_rank DESC LIMIT 1")
-                .mapTo(String.class).findOne().orElse("none"));
+        return jdbi.withHandle(handle -> handle.createQuery(OutboxSql.SCHEMA_VERSION).mapTo(String.class).findOne()
+                .orElse("none"));
     }
 
     /** The highest row id stored so far (0 when empty). */
     public long maxRowId() {
-        return jdbi.withHandle(handle -> handle.createQuery("SELECT COALESCE(MAX(id), 0) FROM commands")
-                .mapTo(Long.class).one());
+        return jdbi.withHandle(handle -> handle.createQuery(OutboxSql.MAX_ROW_ID).mapTo(Long.class).one());
     }
 
+    /** Rows per state and the oldest open command, read on one connection in two statements. */
     public OutboxCounts counts() {
         return jdbi.withHandle(handle -> {
             Map<CommandState, Long> perState = new EnumMap<>(CommandState.class);
-            handle.createQuery("SELECT state, COUNT(*) FROM commands GROUP BY state")
-                    .map((rs, ctx) -> Map.entry(CommandState.fromDb(rs.getString(1)), rs.getLong(2)))
-                    .forEach(e -> perState.put(e.getKey(), e.getValue()));
-            Optional<Instant> oldest = handle.createQuery(OutboxSql.OLDEST_OPEN)
-                    .mapTo(Long.class).findOne().map(Instant::ofEpochMilli);
+            handle.createQuery(OutboxSql.COUNT_PER_STATE).mapTo(OutboxRows.StateCount.class)
+                    .forEach(c -> perState.put(c.state(), c.rowsInState()));
+            Optional<Instant> oldest = handle.createQuery(OutboxSql.OLDEST_OPEN).mapTo(Instant.class).findOne();
             return new OutboxCounts(perState, oldest);
         });
     }
@@ -359,43 +296,23 @@ public final class Outbox {
     /** True when a write transaction can be committed now (for the readiness check). */
     public boolean isWritable() {
         try {
-            jdbi.useTransaction(handle -> handle.execute("UPDATE devices SET last_seen_at = last_seen_at WHERE 0"));
+            jdbi.useTransaction(handle -> handle.execute(OutboxSql.WRITE_PROBE));
             return true;
         } catch (RuntimeException e) {
             return false;
         }
     }
 
-    /** Folds the write-ahead log into the database file. The outbox stays usable (connections are per call). */
+    /**
+     * Closes the writer's connection and folds the write-ahead log into the database file. The outbox stays usable:
+     * the next call opens what it needs again.
+     */
     public void close() {
         writer.close();
         try {
-            jdbi.useHandle(handle -> handle.execute("PRAGMA wal_checkpoint(TRUNCATE)"));
+            jdbi.useHandle(handle -> handle.execute(OutboxSql.CHECKPOINT));
         } catch (RuntimeException e) {
             // a checkpoint is an optimisation: the WAL is replayed on the next open
         }
-    }
-
-    static CommandRecord mapRecord(ResultSet rs, StatementContext ctx) throws SQLException {
-        long finalAt = rs.getLong("final_at");
-        Optional<Instant> finalInstant = rs.wasNull() ? Optional.empty() : Optional.of(Instant.ofEpochMilli(finalAt));
-        return new CommandRecord(
-                rs.getLong("id"),
-                rs.getString("client_id"),
-                rs.getString("command_id"),
-                rs.getLong("sequence"),
-                rs.getString("topic"),
-                rs.getString("type"),
-                rs.getString("payload_sha256"),
-                Instant.ofEpochMilli(rs.getLong("received_at")),
-                CommandState.fromDb(rs.getString("state")),
-                rs.getInt("attempts"),
-                rs.getInt("retry_laters"),
-                Instant.ofEpochMilli(rs.getLong("not_before")),
-                rs.getString("last_error"),
-                rs.getString("code"),
-                rs.getString("message"),
-                rs.getString("result"),
-                finalInstant);
     }
 }

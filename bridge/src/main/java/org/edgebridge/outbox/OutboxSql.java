@@ -1,32 +1,70 @@
 package org.edgebridge.outbox;
 
-/** The outbox's SQL, in one place so that a test can check every hot statement's query plan. */
+/**
+ * Every SQL statement of the outbox, and the only place that holds any: {@link Outbox}, {@link Claimer} and
+ * {@link Settler} run these through Jdbi, {@link CommandWriter} its three on prepared JDBC statements, and
+ * {@code OutboxQueryPlanTest} checks the query plan of each hot one. Parameters are named ({@code :name}), but for
+ * the writer's (positional); {@code <ids>} is a list bound with {@code bindList}. Columns are selected under the names of the record components they fill (Jdbi's {@code ConstructorMapper} matches
+ * {@code snake_case} columns to {@code camelCase} components), so no row is read by column index.
+ */
 final class OutboxSql {
     static final String OPEN_STATES = "('pending', 'inflight', 'parked')";
     static final String FINAL_STATES = "('accepted', 'duplicate', 'rejected')";
+    /** The columns of a {@link CommandRecord}. */
     static final String RECORD_COLUMNS = "id, client_id, command_id, sequence, topic, type, payload_sha256, received_at, "
-            + "state, attempts, retry_laters, not_before, last_error, code, message, result, final_at";
+            + "state, attempts, retry_laters, not_before, last_error, code, message, result AS result_json, final_at";
+
+    // ---- intake (CommandWriter: prepared once on its own connection) ----
+
+    static final String BEGIN_IMMEDIATE = "BEGIN IMMEDIATE";
+    static final String COMMIT = "COMMIT";
+    static final String ROLLBACK = "ROLLBACK";
+
+    // The writer's three statements run on plain JDBC prepared statements (CommandWriter says why), so their
+    // parameters are positional: each statement's comment names them in order.
 
     static final String FIND = "SELECT " + RECORD_COLUMNS + " FROM commands WHERE client_id = :c AND command_id = :id";
 
+    /** {@link #FIND} for the writer: 1 client id, 2 command id. */
+    static final String WRITER_FIND = "SELECT " + RECORD_COLUMNS + " FROM commands WHERE client_id = ? AND command_id = ?";
+
+    /** ?1 client id, ?2 received at. */
     static final String NEXT_SEQUENCE = """
-            INSERT INTO devices (client_id, last_sequence, first_seen_at, last_seen_at) VALUES (:c, 1, :t, :t)
-            ON CONFLICT (client_id) DO UPDATE SET last_sequence = last_sequence + 1, last_seen_at = :t
+            INSERT INTO devices (client_id, last_sequence, first_seen_at, last_seen_at) VALUES (?1, 1, ?2, ?2)
+            ON CONFLICT (client_id) DO UPDATE SET last_sequence = last_sequence + 1, last_seen_at = ?2
             RETURNING last_sequence""";
 
+    /** 1 client id, 2 command id, 3 sequence, 4 topic, 5 type, 6 payload, 7 payload sha256, 8 received at. */
     static final String INSERT = """
             INSERT INTO commands (client_id, command_id, sequence, topic, type, payload, payload_sha256, received_at, state)
-            VALUES (:clientId, :commandId, :sequence, :topic, :type, :payload, :sha, :receivedAt, 'pending')
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending')
             RETURNING id""";
+
+    // ---- bulk load (Outbox.bulkLoad: benchmark and test fixtures) ----
+
+    static final String DEVICE_SEQUENCES = "SELECT client_id, last_sequence FROM devices";
+
+    static final String BULK_DEVICE = """
+            INSERT INTO devices (client_id, last_sequence, first_seen_at, last_seen_at) VALUES (:c, :seq, :t, :t)
+            ON CONFLICT (client_id) DO UPDATE SET last_sequence = :seq, last_seen_at = MAX(last_seen_at, :t)""";
+
+    static final String BULK_INSERT = """
+            INSERT INTO commands (client_id, command_id, sequence, topic, type, payload, payload_sha256, received_at, state,
+                                  final_at, receipt_published)
+            VALUES (:clientId, :commandId, :sequence, :topic, :type, :payload, :sha, :receivedAt, :state,
+                    :finalAt, :published)""";
+
+    // ---- claim (Claimer) ----
 
     /**
      * Per device, the row of its lowest open sequence, if that row is pending and due. CROSS JOIN fixes the
      * join order: one index seek per device, whatever the backlog (a device whose head waits costs one seek,
-     * not a scan of its rows).
+     * not a scan of its rows). NOT INDEXED makes the head row a lookup by its id: left to itself, SQLite 3's planner
+     * seeks {@code commands_state} (state, id) there and then the row as well.
      */
     static final String CLAIM_HEADS = """
             SELECT c.id, c.client_id, c.sequence FROM devices d
-            CROSS JOIN commands c ON c.id = (SELECT o.id FROM commands o INDEXED BY commands_open
+            CROSS JOIN commands c NOT INDEXED ON c.id = (SELECT o.id FROM commands o INDEXED BY commands_open
                                              WHERE o.client_id = d.client_id AND o.state IN """ + OPEN_STATES + """
 
                                              ORDER BY o.sequence LIMIT 1)
@@ -38,7 +76,8 @@ final class OutboxSql {
      * reads the record header, not the payload's pages), so that the claim reads only the payloads that fit.
      */
     static final String CLAIM_RUN = """
-            SELECT id, command_id, sequence, topic, type, length(payload), payload_sha256, received_at, state, not_before, attempts
+            SELECT id, command_id, sequence, topic, type, length(payload) AS payload_bytes, payload_sha256, received_at,
+                   state, not_before, attempts
             FROM commands INDEXED BY commands_open WHERE client_id = :c AND sequence >= :head AND state IN """ + OPEN_STATES + """
 
             ORDER BY sequence LIMIT :limit""";
@@ -46,15 +85,129 @@ final class OutboxSql {
     /** The payloads of the rows a claim took. */
     static final String CLAIM_PAYLOADS = "SELECT id, payload FROM commands WHERE id IN (<ids>)";
 
-    static final String COUNT_OPEN = "SELECT COUNT(*) FROM commands WHERE state IN " + OPEN_STATES;
+    static final String CLAIM_MARK = """
+            UPDATE commands SET state = 'inflight', claimed_at = :now, attempts = attempts + 1, batch_id = :b
+            WHERE id = :id""";
+
+    // ---- settle (Settler) ----
+
+    static final String SETTLE_FINAL = """
+            UPDATE commands SET state = :state, code = :code, message = :message, result = :result,
+                   final_at = :now, claimed_at = NULL, last_error = NULL
+            WHERE id = :id AND state = 'inflight'""";
+
+    /** Pending again, or parked at the limit of central's retry_later answers; returns the new state. */
+    static final String SETTLE_RETRY_LATER = """
+            UPDATE commands SET
+                state = CASE WHEN :add = 1 AND retry_laters + 1 >= :max THEN 'parked' ELSE 'pending' END,
+                retry_laters = retry_laters + :add, not_before = :nb, last_error = :reason, claimed_at = NULL
+            WHERE id = :id AND state = 'inflight' RETURNING state""";
+
+    static final String SETTLE_PARK = """
+            UPDATE commands SET state = 'parked', code = :code, last_error = :reason, claimed_at = NULL
+            WHERE id = :id AND state = 'inflight'""";
+
+    static final String SETTLE_RELEASE = """
+            UPDATE commands SET state = 'pending', claimed_at = NULL, last_error = :reason
+            WHERE id = :id AND state = 'inflight'""";
+
+    static final String BY_IDS = "SELECT " + RECORD_COLUMNS + " FROM commands WHERE id IN (<ids>) ORDER BY id";
+
+    /** One line of a command's history; every writer of history uses this statement. */
+    static final String HISTORY = """
+            INSERT INTO command_history (command, at, kind, batch_id, status, code, detail)
+            VALUES (:id, :at, :kind, :b, :status, :code, :detail)""";
+
+    // ---- receipts, releases, retention ----
+
+    static final String MARK_PUBLISHED = "UPDATE commands SET receipt_published = 1 WHERE id IN (<ids>)";
 
     static final String UNPUBLISHED = "SELECT " + RECORD_COLUMNS + " FROM commands INDEXED BY commands_unpublished"
             + " WHERE receipt_published = 0 AND state IN " + FINAL_STATES + " ORDER BY id LIMIT :limit";
 
+    static final String INFLIGHT_OF_CLAIM = "SELECT id FROM commands WHERE batch_id = :b AND state = 'inflight'";
+
+    static final String RELEASE_CLAIM = """
+            UPDATE commands SET state = 'pending', claimed_at = NULL, last_error = :reason
+            WHERE batch_id = :b AND state = 'inflight'""";
+
+    static final String INFLIGHT = "SELECT id FROM commands WHERE state = 'inflight'";
+
+    static final String RELEASE_ALL_INFLIGHT = """
+            UPDATE commands SET state = 'pending', claimed_at = NULL,
+                   last_error = 'released at start-up: its request never completed'
+            WHERE state = 'inflight'""";
+
     static final String PURGE_CANDIDATES = "SELECT id FROM commands WHERE final_at IS NOT NULL AND final_at < :cutoff "
             + "ORDER BY final_at LIMIT :limit";
 
+    static final String PURGE_HISTORY = "DELETE FROM command_history WHERE command IN (<ids>)";
+
+    static final String PURGE_COMMANDS = "DELETE FROM commands WHERE id IN (<ids>)";
+
+    // ---- admin ----
+
+    static final String REQUEUE = """
+            UPDATE commands SET state = 'pending', retry_laters = 0, not_before = 0, last_error = NULL, code = NULL
+            WHERE id = :id AND state = 'parked'""";
+
+    static final String REJECT = """
+            UPDATE commands SET state = 'rejected', code = 'rejected_by_admin',
+                   message = 'rejected by an admin after it was parked', final_at = :now, receipt_published = 0
+            WHERE id = :id AND state = 'parked'""";
+
+    // ---- reads for the admin API and status ----
+
+    static final String HISTORY_OF = """
+            SELECT at, kind, batch_id, status, code, detail FROM command_history WHERE command = :id ORDER BY id""";
+
+    /**
+     * The admin listing: rows after (or, newest first, before) the cursor id, optionally of one state and one
+     * device. The four filter combinations are four fixed statements, so that each keeps its own query plan.
+     */
+    static String list(boolean byState, boolean byDevice, boolean newestFirst) {
+        return "SELECT " + RECORD_COLUMNS + " FROM commands WHERE id " + (newestFirst ? "<" : ">") + " :after"
+                + (byState ? " AND state = :state" : "")
+                + (byDevice ? " AND client_id = :c" : "")
+                + (newestFirst ? " ORDER BY id DESC LIMIT :limit" : " ORDER BY id LIMIT :limit");
+    }
+
+    static final String DEVICES = """
+            SELECT d.client_id, d.last_sequence, d.first_seen_at, d.last_seen_at,
+                   (SELECT COUNT(*) FROM commands c INDEXED BY commands_open
+                    WHERE c.client_id = d.client_id AND c.state IN """ + OPEN_STATES + """
+                   ) AS open_commands
+            FROM devices d ORDER BY d.client_id""";
+
+    static final String RECENT_PROBLEMS = """
+            SELECT c.client_id, c.command_id, h.at, h.kind, h.batch_id, h.status, h.code, h.detail
+            FROM command_history h JOIN commands c ON c.id = h.command
+            WHERE h.kind IN ('released', 'retry_later', 'parked', 'requeued', 'rejected_by_admin')
+            ORDER BY h.id DESC LIMIT :limit""";
+
+    static final String COUNT_OPEN = "SELECT COUNT(*) FROM commands WHERE state IN " + OPEN_STATES;
+
+    static final String COUNT_PER_STATE = "SELECT state, COUNT(*) AS rows_in_state FROM commands GROUP BY state";
+
     static final String OLDEST_OPEN = "SELECT MIN(received_at) FROM commands WHERE state IN " + OPEN_STATES;
+
+    static final String MAX_ROW_ID = "SELECT COALESCE(MAX(id), 0) FROM commands";
+
+    static final String SCHEMA_VERSION =
+            "SELECT version FROM flyway_schema_history WHERE success = 1 ORDER BY installed_rank DESC LIMIT 1";
+
+    /** A write that changes nothing: whether a write transaction can commit now. */
+    static final String WRITE_PROBE = "UPDATE devices SET last_seen_at = last_seen_at WHERE 0";
+
+    static final String CHECKPOINT = "PRAGMA wal_checkpoint(TRUNCATE)";
+
+    // ---- Flyway callback (V1ChecksumRepair, on Flyway's own connection) ----
+
+    static final String HAS_SCHEMA_HISTORY =
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'flyway_schema_history'";
+
+    static final String REPAIR_V1_CHECKSUM =
+            "UPDATE flyway_schema_history SET checksum = :first WHERE version = '1' AND checksum = :edited";
 
     private OutboxSql() {}
 }

@@ -1,13 +1,14 @@
 package org.edgebridge.outbox;
 
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
 import org.flywaydb.core.api.FlywayException;
 import org.flywaydb.core.api.callback.Callback;
 import org.flywaydb.core.api.callback.Context;
 import org.flywaydb.core.api.callback.Event;
+import org.jdbi.v3.core.ConnectionFactory;
+import org.jdbi.v3.core.Handles;
+import org.jdbi.v3.core.Jdbi;
+import org.jdbi.v3.core.JdbiException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -37,30 +38,35 @@ final class V1ChecksumRepair implements Callback {
 
     @Override
     public void handle(Event event, Context context) {
-        Connection c = context.getConnection();
-        try {
-            if (!hasHistory(c)) {
-                return;
+        Connection flywaysOwn = context.getConnection();
+        // a handle on Flyway's connection, which stays Flyway's: closing the handle must not close it
+        Jdbi jdbi = Jdbi.create(new ConnectionFactory() {
+            @Override
+            public Connection openConnection() {
+                return flywaysOwn;
             }
-            try (PreparedStatement update = c.prepareStatement(
-                    "UPDATE flyway_schema_history SET checksum = ? WHERE version = '1' AND checksum = ?")) {
-                update.setInt(1, FIRST_V1);
-                update.setInt(2, EDITED_V1);
-                if (update.executeUpdate() > 0) {
+
+            @Override
+            public void closeConnection(Connection toClose) {
+                // Flyway closes its connection itself
+            }
+        });
+        // Flyway may hold the connection in its own transaction: closing this handle must neither end nor complain of it
+        jdbi.getConfig(Handles.class).setForceEndTransactions(false);
+        try {
+            jdbi.useHandle(handle -> {
+                if (handle.createQuery(OutboxSql.HAS_SCHEMA_HISTORY).mapTo(Integer.class).findOne().isEmpty()) {
+                    return;
+                }
+                int repaired = handle.createUpdate(OutboxSql.REPAIR_V1_CHECKSUM)
+                        .bind("first", FIRST_V1).bind("edited", EDITED_V1).execute();
+                if (repaired > 0) {
                     LOG.info("outbox schema history: V1 recorded with the checksum of its edited form; set to the first "
                             + "form's (V2 adds what the edit added)");
                 }
-            }
-        } catch (SQLException e) {
+            });
+        } catch (JdbiException e) {
             throw new FlywayException("cannot repair the recorded checksum of V1: " + e.getMessage(), e);
-        }
-    }
-
-    private static boolean hasHistory(Connection c) throws SQLException {
-        try (PreparedStatement q = c.prepareStatement(
-                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'flyway_schema_history'");
-                ResultSet rs = q.executeQuery()) {
-            return rs.next();
         }
     }
 

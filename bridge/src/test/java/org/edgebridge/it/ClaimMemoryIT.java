@@ -3,18 +3,12 @@ package org.edgebridge.it;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import org.edgebridge.central.CentralSim;
-import org.edgebridge.intake.TestHashes;
-import org.edgebridge.outbox.NewCommand;
-import org.edgebridge.outbox.Outbox;
+import org.edgebridge.outbox.OutboxFixture;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -33,18 +27,9 @@ class ClaimMemoryIT {
     @Test
     void a_backlog_of_large_commands_is_sent_by_a_bridge_whose_heap_is_smaller_than_the_backlog() throws Exception {
         Path data = dir.resolve("data");
-        Outbox preload = Outbox.open(data.resolve("outbox.db"), Clock.systemUTC());
-        String pad = "x".repeat(250_000);
-        for (int start = 1; start <= COMMANDS; start += 50) {
-            List<NewCommand> batch = new ArrayList<>();
-            for (int i = start; i < start + 50; i++) {
-                byte[] payload = ("{\"commandId\":\"BIG-" + i + "\",\"pad\":\"" + pad + "\"}").getBytes(StandardCharsets.UTF_8);
-                batch.add(new NewCommand("dev-big", "BIG-" + i, "devices/dev-big/commands/t", "t", payload,
-                        TestHashes.sha256(payload), Instant.now()));
-            }
-            preload.store(batch);
+        try (OutboxFixture fixture = OutboxFixture.at(data.resolve("outbox.db"))) {
+            fixture.pending("dev-big", "BIG-", COMMANDS, 250_000);
         }
-        preload.close();
         try (CentralSim central = TestSite.central(Optional.empty(), 16L * 1024 * 1024);
                 BridgeProcess bridge = new BridgeProcess(BridgeProcess.logFile("claim-memory"), List.of("-Xmx64m"),
                         "data.dir=" + data, "mqtt.host=127.0.0.1", "mqtt.port=any", "auth.anonymous=true",

@@ -5,10 +5,6 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.PreparedStatement;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -18,6 +14,7 @@ import org.edgebridge.central.Inbox;
 import org.edgebridge.device.DeviceSimulator;
 import org.edgebridge.outbox.CommandState;
 import org.edgebridge.outbox.Outbox;
+import org.edgebridge.outbox.OutboxFixture;
 import org.edgebridge.outbox.RetentionPurger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -76,7 +73,9 @@ class OutboxLimitsIT {
     void purging_200000_old_rows_does_not_stop_intake() throws Exception {
         int oldRows = 200_000;
         Path data = dir.resolve("data");
-        seedFinalRows(data.resolve("outbox.db"), oldRows, Duration.ofDays(8));
+        try (OutboxFixture fixture = OutboxFixture.at(data.resolve("outbox.db"))) {
+            fixture.oldFinalRows("old-device", oldRows, Duration.ofDays(8));
+        }
         try (TestSite site = new TestSite(data, "outbox.purgeBatch=500", "outbox.retention=7d");
                 DeviceSimulator device = site.device("dev-live")) {
             device.connectAndSubscribe();
@@ -99,37 +98,6 @@ class OutboxLimitsIT {
             IntStream.rangeClosed(1, 20).forEach(i -> device.awaitReceipt("LIVE-" + i, "accepted"));
             await().atMost(Duration.ofMinutes(2)).until(() -> site.bridge.retention().status().purged() == oldRows);
             assertThat(site.bridge.outbox().counts().count(CommandState.ACCEPTED)).isEqualTo(20);
-        }
-    }
-
-    /** Fills an outbox file with final rows that became final {@code age} ago, as a long-running site would have. */
-    static void seedFinalRows(Path file, int rows, Duration age) throws Exception {
-        Outbox.open(file, Clock.systemUTC()).close();
-        long finalAt = System.currentTimeMillis() - age.toMillis();
-        try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + file)) {
-            c.setAutoCommit(false);
-            try (PreparedStatement device = c.prepareStatement(
-                    "INSERT INTO devices (client_id, last_sequence, first_seen_at, last_seen_at) VALUES ('old-device', ?, 0, 0)")) {
-                device.setLong(1, rows);
-                device.execute();
-            }
-            try (PreparedStatement row = c.prepareStatement("""
-                    INSERT INTO commands (client_id, command_id, sequence, topic, type, payload, payload_sha256, received_at,
-                                          state, final_at, receipt_published, result)
-                    VALUES ('old-device', ?, ?, 'devices/old-device/commands/t', 't', x'7b7d', 'sha', ?, 'accepted', ?, 1, '{}')""")) {
-                for (int i = 1; i <= rows; i++) {
-                    row.setString(1, "OLD-" + i);
-                    row.setLong(2, i);
-                    row.setLong(3, finalAt - 1000);
-                    row.setLong(4, finalAt);
-                    row.addBatch();
-                    if (i % 20_000 == 0) {
-                        row.executeBatch();
-                    }
-                }
-                row.executeBatch();
-            }
-            c.commit();
         }
     }
 }

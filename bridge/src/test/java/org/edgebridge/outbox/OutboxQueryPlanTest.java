@@ -9,7 +9,6 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.time.Clock;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -28,53 +27,19 @@ class OutboxQueryPlanTest {
     private static final int ROWS = 1_000_000;
     private static final int DEVICES = 1_000;
 
-    Outbox outbox;
     String url;
 
     @BeforeAll
     void fill(@TempDir Path dir) throws SQLException {
-        outbox = Outbox.open(dir.resolve("outbox.db"), Clock.systemUTC());
+        // per device: the oldest rows final, the newest 5 open
+        int openPerDevice = 5;
+        try (OutboxFixture fixture = OutboxFixture.at(dir.resolve("outbox.db"))) {
+            fixture.backlog("cmd-", DEVICES, ROWS - openPerDevice * DEVICES, CommandState.ACCEPTED);
+            fixture.backlog("open-", DEVICES, openPerDevice * DEVICES, CommandState.PENDING);
+        }
         url = "jdbc:sqlite:" + dir.resolve("outbox.db");
-        try (Connection c = DriverManager.getConnection(url)) {
-            c.setAutoCommit(false);
-            try (PreparedStatement device = c.prepareStatement(
-                    "INSERT INTO devices (client_id, last_sequence, first_seen_at, last_seen_at) VALUES (?, ?, 0, 0)")) {
-                for (int d = 0; d < DEVICES; d++) {
-                    device.setString(1, "dev-" + d);
-                    device.setLong(2, ROWS / DEVICES);
-                    device.addBatch();
-                }
-                device.executeBatch();
-            }
-            try (PreparedStatement row = c.prepareStatement("""
-                    INSERT INTO commands (client_id, command_id, sequence, topic, type, payload, payload_sha256, received_at,
-                                          state, final_at, receipt_published)
-                    VALUES (?, ?, ?, 't', 't', x'7b7d', 'sha', ?, ?, ?, 1)""")) {
-                for (int i = 0; i < ROWS; i++) {
-                    int d = i % DEVICES;
-                    long seq = i / DEVICES + 1;
-                    boolean open = seq > (ROWS / DEVICES) - 5;
-                    row.setString(1, "dev-" + d);
-                    row.setString(2, "cmd-" + i);
-                    row.setLong(3, seq);
-                    row.setLong(4, i);
-                    row.setString(5, open ? "pending" : "accepted");
-                    if (open) {
-                        row.setNull(6, java.sql.Types.INTEGER);
-                    } else {
-                        row.setLong(6, i);
-                    }
-                    row.addBatch();
-                    if (i % 50_000 == 0) {
-                        row.executeBatch();
-                    }
-                }
-                row.executeBatch();
-            }
-            c.commit();
-            try (Statement s = c.createStatement()) {
-                s.execute("ANALYZE");
-            }
+        try (Connection c = DriverManager.getConnection(url); Statement s = c.createStatement()) {
+            s.execute("ANALYZE");
         }
     }
 

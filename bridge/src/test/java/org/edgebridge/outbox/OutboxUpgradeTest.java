@@ -2,8 +2,6 @@ package org.edgebridge.outbox;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.InputStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.List;
@@ -20,19 +18,10 @@ class OutboxUpgradeTest {
     @TempDir
     Path dir;
 
-    private Path copyOf(String fixture) throws Exception {
-        Path file = dir.resolve("outbox.db");
-        try (InputStream in = getClass().getResourceAsStream("/outbox-fixtures/" + fixture)) {
-            assertThat(in).as(fixture).isNotNull();
-            Files.copy(in, file);
-        }
-        return file;
-    }
-
     @ParameterizedTest
     @ValueSource(strings = {"outbox-v1-first.db", "outbox-v1-edited.db"})
     void an_outbox_from_the_first_schema_migrates_forward_with_every_row_intact(String fixture) throws Exception {
-        Outbox outbox = Outbox.open(copyOf(fixture), Clock.systemUTC());
+        Outbox outbox = Outbox.open(OutboxFixture.copyOfResource(fixture, dir.resolve("outbox.db")), Clock.systemUTC());
         for (CommandState state : CommandState.values()) {
             assertThat(outbox.counts().count(state)).as(state.dbName()).isEqualTo(1);
         }

@@ -1,0 +1,59 @@
+package org.edgebridge.outbox;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import org.jdbi.v3.core.Jdbi;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The intake's writer prepares its statements once and runs them again and again: why intake (B1) is fast. */
+class CommandWriterTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    void every_command_after_the_first_runs_on_statements_prepared_before() {
+        Path file = dir.resolve("outbox.db");
+        Outbox.open(file, Clock.systemUTC()).close();
+        Map<String, Integer> prepared = new ConcurrentHashMap<>();
+        Jdbi jdbi = OutboxRows.configure(Jdbi.create(() -> countingPrepares(
+                DriverManager.getConnection("jdbc:sqlite:" + file), prepared)));
+        try (CommandWriter writer = new CommandWriter(jdbi)) {
+            for (int i = 1; i <= 20; i++) {
+                List<StoreResult> r = writer.store(List.of(OutboxFixture.command("dev", "C-" + i, 0, Instant.now())), 100);
+                assertThat(r.get(0)).isInstanceOf(StoreResult.Stored.class);
+            }
+            assertThat(writer.store(List.of(OutboxFixture.command("dev", "C-1", 0, Instant.now())), 100).get(0))
+                    .isInstanceOf(StoreResult.AlreadyStored.class);
+        }
+        assertThat(prepared).as("find, next sequence and insert: each prepared once for 21 commands")
+                .containsEntry(OutboxSql.WRITER_FIND, 1)
+                .containsEntry(OutboxSql.NEXT_SEQUENCE, 1)
+                .containsEntry(OutboxSql.INSERT, 1);
+    }
+
+    /** A connection that counts {@code prepareStatement} per SQL text. */
+    private static Connection countingPrepares(Connection real, Map<String, Integer> prepared) {
+        return (Connection) Proxy.newProxyInstance(Connection.class.getClassLoader(), new Class<?>[] {Connection.class},
+                (proxy, method, args) -> {
+                    if (method.getName().equals("prepareStatement") && args != null && args[0] instanceof String sql) {
+                        prepared.merge(sql, 1, Integer::sum);
+                    }
+                    try {
+                        return method.invoke(real, args);
+                    } catch (InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                });
+    }
+}
