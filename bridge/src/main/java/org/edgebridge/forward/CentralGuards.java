@@ -9,6 +9,7 @@ import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
 import io.github.resilience4j.ratelimiter.RateLimiter;
 import io.github.resilience4j.ratelimiter.RateLimiterConfig;
 import io.github.resilience4j.ratelimiter.RateLimiterRegistry;
+import io.github.resilience4j.ratelimiter.internal.AtomicRateLimiter;
 import java.time.Clock;
 import java.time.Duration;
 
@@ -44,12 +45,38 @@ final class CentralGuards {
                 // claims anything: the forwarder sees OPEN and waits without claiming
                 .clock(clock)
                 .build());
-        this.requests = limiter("central-requests", settings.requestsPerSecond());
+        this.requests = evenlySpaced("central-requests", settings.requestsPerSecond());
         this.events = limiter("central-events", settings.eventsPerSecond());
         this.bulkhead = bulkheads.bulkhead("central", BulkheadConfig.custom()
                 .maxConcurrentCalls(settings.maxConcurrentRequests())
                 .maxWaitDuration(Duration.ZERO)
                 .build());
+    }
+
+    /**
+     * A limiter of one permit every {@code 1/perSecond}: requests evenly spaced, so that a busy forwarder's next batch
+     * waits at most one spacing for its request, and an idle one has its permit at once. (Two permits per tenth of a
+     * second, as before, made the third request of a tenth wait for the next tenth: up to 100 ms at 20 per second,
+     * docs/BENCHMARKS.md "Where publish → final goes".)
+     */
+    private RateLimiter evenlySpaced(String name, int perSecond) {
+        return limiters.rateLimiter(name, RateLimiterConfig.custom()
+                .limitForPeriod(1)
+                .limitRefreshPeriod(Duration.ofNanos(1_000_000_000L / perSecond))
+                .timeoutDuration(Duration.ofDays(1))
+                .build());
+    }
+
+    /**
+     * How long until the requests limiter has a permit (zero: now). The forwarder waits this long <em>before</em> it
+     * claims, so that the batch takes every row that came meanwhile instead of leaving them to the next request.
+     * Resilience4j's default limiter ({@link AtomicRateLimiter}) tells the wait; another implementation would be
+     * waited for in {@link #reserve} instead.
+     */
+    Duration untilRequestPermit() {
+        return requests instanceof AtomicRateLimiter limiter
+                ? Duration.ofNanos(Math.max(0, limiter.getDetailedMetrics().getNanosToWait()))
+                : Duration.ZERO;
     }
 
     /**

@@ -1,6 +1,7 @@
 package org.edgebridge.forward;
 
 import java.time.Clock;
+import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -82,6 +83,10 @@ final class ForwardStep {
         Optional<StepResult> held = policy.holdBack();
         if (held.isPresent()) {
             return held.get();
+        }
+        Duration untilPermit = guards.untilRequestPermit();
+        if (!untilPermit.isZero()) {
+            return new StepResult.Held(ForwarderState.SENDING, untilPermit);
         }
         if (!guards.bulkhead.tryAcquirePermission()) {
             return new StepResult.Idle(ForwarderState.SENDING, ForwarderWaits.IDLE_POLL);

@@ -1,6 +1,7 @@
 package org.edgebridge.forward;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import java.net.ServerSocket;
 import java.nio.file.Path;
@@ -426,15 +427,22 @@ class ForwardStepTest {
     }
 
     @Test
-    void the_rate_limiter_makes_a_request_beyond_the_rate_wait_for_its_permit() {
+    void a_request_beyond_the_rate_waits_for_its_permit_before_claiming_and_takes_what_came_meanwhile() {
         try (ForwarderRig rig = new ForwarderRig(dir, "forwarder.requestsPerSecond=1")) {
-            for (int i = 1; i <= 3; i++) {
-                rig.store("a", "RL-" + i, "");
-                rig.step();
-            }
-            // one permit a second: the second and third request of the same second waited (on the test's clock)
-            assertThat(rig.rateLimitWaits).isNotEmpty().allSatisfy(d -> assertThat(d).isPositive());
+            rig.store("a", "RL-1", "");
+            assertThat(rig.step()).isInstanceOf(StepResult.Sent.class);
+            rig.store("a", "RL-2", "");
+            rig.store("b", "RL-3", "");
+            // one permit a second: the next step waits for it (Resilience4j's limiter runs on real time) and claims nothing
+            StepResult held = rig.step();
+            assertThat(held).isInstanceOf(StepResult.Held.class);
+            assertThat(held.waitFor()).isPositive().isLessThanOrEqualTo(Duration.ofSeconds(1));
+            assertThat(rig.record("a", "RL-2").state()).isEqualTo(CommandState.PENDING);
+            await().atMost(Duration.ofSeconds(5)).until(() -> rig.step() instanceof StepResult.Sent);
+            assertThat(rig.finalsOf("RL-2")).containsExactly("accepted");
             assertThat(rig.finalsOf("RL-3")).containsExactly("accepted");
+            assertThat(rig.central.requestLog()).extracting(CentralSim.Request::events).as("events per request").containsExactly(1, 2);
+            assertThat(rig.rateLimitWaits).as("no wait inside a request: the step waited before it claimed").isEmpty();
         }
     }
 }
