@@ -8,6 +8,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.locks.Lock;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.Jdbi;
 import org.jdbi.v3.core.statement.UnableToExecuteStatementException;
@@ -26,16 +27,28 @@ import org.jdbi.v3.core.statement.UnableToExecuteStatementException;
  */
 final class CommandWriter implements AutoCloseable {
     private final Jdbi jdbi;
+    private final Lock writes;
     private Handle handle;
     private PreparedStatement find;
     private PreparedStatement nextSequence;
     private PreparedStatement insert;
 
-    CommandWriter(Jdbi jdbi) {
+    /** @param writes the outbox's one write lock, held from {@code BEGIN IMMEDIATE} to {@code COMMIT} */
+    CommandWriter(Jdbi jdbi, Lock writes) {
         this.jdbi = jdbi;
+        this.writes = writes;
     }
 
     synchronized List<StoreResult> store(List<NewCommand> commands, long capacity) {
+        writes.lock();
+        try {
+            return storeInOneTransaction(commands, capacity);
+        } finally {
+            writes.unlock();
+        }
+    }
+
+    private List<StoreResult> storeInOneTransaction(List<NewCommand> commands, long capacity) {
         try {
             if (handle == null) {
                 open();

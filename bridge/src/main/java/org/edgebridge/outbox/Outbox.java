@@ -8,9 +8,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.stream.Stream;
 import org.edgebridge.trace.CommandTrace;
 import org.jdbi.v3.core.Handle;
+import org.jdbi.v3.core.HandleCallback;
 import org.jdbi.v3.core.Jdbi;
 
 /**
@@ -24,8 +26,9 @@ import org.jdbi.v3.core.Jdbi;
  *
  * <p>Thread-safe. {@link #store} runs on one long-lived connection of its own, one caller at a time
  * ({@link CommandWriter}). Every other method opens a connection for the call (the data source has no pool) and
- * closes it before returning; methods that write do so in one transaction. All write transactions begin IMMEDIATE,
- * so two writers queue on SQLite's lock (busy timeout 30 s) instead of failing. The database runs in WAL mode with
+ * closes it before returning; methods that write do so in one transaction. All write transactions begin IMMEDIATE
+ * and take one in-process lock first ({@link #writes}), so two writers queue on it, in order, instead of polling
+ * SQLite's lock (busy timeout 30 s, kept for a writer outside this process, such as an admin's sqlite3). The database runs in WAL mode with
  * {@code synchronous=FULL}: a committed transaction survives a power cut.
  */
 public final class Outbox {
@@ -34,10 +37,17 @@ public final class Outbox {
     private final Path file;
     private final AtomicLong openRows;
     private final CommandWriter writer;
+    /**
+     * One write transaction at a time in this process, handed over in arrival order. Without it two writers (the
+     * intake's and the forwarder's) met on SQLite's own lock, whose busy handler sleeps 1, 2, 5, 10 … 100 ms between
+     * tries: that, not the disk, was most of publish → {@code stored} and answer → settled under load (issue 16).
+     * The data dir's lock makes this process the only writer.
+     */
+    private final ReentrantLock writes = new ReentrantLock(true);
 
     private Outbox(Jdbi jdbi, Clock clock, Path file) {
         this.jdbi = jdbi;
-        this.writer = new CommandWriter(jdbi);
+        this.writer = new CommandWriter(jdbi, writes);
         this.clock = clock;
         this.file = file;
         this.openRows = new AtomicLong(jdbi.withHandle(h -> h.createQuery(OutboxSql.COUNT_OPEN).mapTo(Long.class).one()));
@@ -83,11 +93,23 @@ public final class Outbox {
      * @return how many rows were written
      */
     public long bulkLoad(Stream<NewCommand> commands, CommandState state, Instant finalAt) {
-        long written = jdbi.inTransaction(handle -> BulkLoader.load(handle, commands, state, finalAt));
+        long written = write(handle -> BulkLoader.load(handle, commands, state, finalAt));
         if (!state.isFinal()) {
             openRows.addAndGet(written);
         }
         return written;
+    }
+
+    /** A write transaction, under {@link #writes}; the connection is opened before the lock is taken. */
+    private <R> R write(HandleCallback<R, RuntimeException> transaction) {
+        return jdbi.withHandle(handle -> {
+            writes.lock();
+            try {
+                return handle.inTransaction(transaction);
+            } finally {
+                writes.unlock();
+            }
+        });
     }
 
     /** Commands that are not final yet (pending, in flight, parked): what back-pressure counts. */
@@ -149,7 +171,7 @@ public final class Outbox {
      */
     public List<ClaimedEvent> claim(int maxEvents, int maxBytes, long maxRowId, String batchId) {
         long now = clock.millis();
-        List<ClaimedEvent> claimed = jdbi.inTransaction(handle -> Claimer.claim(handle, now, maxEvents, maxBytes, maxRowId, batchId));
+        List<ClaimedEvent> claimed = write(handle -> Claimer.claim(handle, now, maxEvents, maxBytes, maxRowId, batchId));
         CommandTrace.mark(CommandTrace.Step.CLAIMED, claimed, ClaimedEvent::id);
         return claimed;
     }
@@ -162,7 +184,7 @@ public final class Outbox {
      */
     public SettleResult settle(String batchId, List<Settlement> settlements, int maxAttempts) {
         long now = clock.millis();
-        SettleResult result = jdbi.inTransaction(handle -> {
+        SettleResult result = write(handle -> {
             Settler.Applied applied = Settler.apply(handle, now, batchId, settlements, maxAttempts);
             return new SettleResult(byIds(handle, applied.finals()), applied.parked());
         });
@@ -188,7 +210,7 @@ public final class Outbox {
 
     private Optional<CommandRecord> adminAction(String clientId, String commandId, String kind, String update) {
         long now = clock.millis();
-        return jdbi.inTransaction(handle -> {
+        return write(handle -> {
             Optional<CommandRecord> row = find(handle, clientId, commandId);
             if (row.isEmpty() || row.get().state() != CommandState.PARKED) {
                 return Optional.empty();
@@ -211,7 +233,7 @@ public final class Outbox {
         if (ids.isEmpty()) {
             return;
         }
-        jdbi.useTransaction(handle -> handle.createUpdate(OutboxSql.MARK_PUBLISHED).bindList("ids", ids).execute());
+        write(handle -> { handle.createUpdate(OutboxSql.MARK_PUBLISHED).bindList("ids", ids).execute(); return null; });
     }
 
     /** Final commands whose receipt was committed but never handed to the broker (a crash in between). */
@@ -228,7 +250,7 @@ public final class Outbox {
      */
     public int releaseClaim(String claimId, String reason) {
         long now = clock.millis();
-        return jdbi.inTransaction(handle -> Settler.releaseClaim(handle, now, claimId, reason));
+        return write(handle -> Settler.releaseClaim(handle, now, claimId, reason));
     }
 
     /**
@@ -239,7 +261,7 @@ public final class Outbox {
      */
     public int releaseAbandonedClaims() {
         long now = clock.millis();
-        return jdbi.inTransaction(handle -> Settler.releaseAbandonedClaims(handle, now));
+        return write(handle -> Settler.releaseAbandonedClaims(handle, now));
     }
 
     /**
@@ -249,7 +271,7 @@ public final class Outbox {
      * @return how many rows were deleted
      */
     public int purgeFinalBefore(Instant cutoff, int batch) {
-        return jdbi.inTransaction(handle -> {
+        return write(handle -> {
             List<Long> ids = handle.createQuery(OutboxSql.PURGE_CANDIDATES)
                     .bind("cutoff", cutoff.toEpochMilli()).bind("limit", batch).mapTo(Long.class).list();
             if (ids.isEmpty()) {
@@ -296,7 +318,7 @@ public final class Outbox {
     /** True when a write transaction can be committed now (for the readiness check). */
     public boolean isWritable() {
         try {
-            jdbi.useTransaction(handle -> handle.execute(OutboxSql.WRITE_PROBE));
+            write(handle -> { handle.execute(OutboxSql.WRITE_PROBE); return null; });
             return true;
         } catch (RuntimeException e) {
             return false;

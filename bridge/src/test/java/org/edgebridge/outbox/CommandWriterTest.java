@@ -28,7 +28,7 @@ class CommandWriterTest {
         Map<String, Integer> prepared = new ConcurrentHashMap<>();
         Jdbi jdbi = OutboxRows.configure(Jdbi.create(() -> countingPrepares(
                 DriverManager.getConnection("jdbc:sqlite:" + file), prepared)));
-        try (CommandWriter writer = new CommandWriter(jdbi)) {
+        try (CommandWriter writer = new CommandWriter(jdbi, new java.util.concurrent.locks.ReentrantLock())) {
             for (int i = 1; i <= 20; i++) {
                 List<StoreResult> r = writer.store(List.of(OutboxFixture.command("dev", "C-" + i, 0, Instant.now())), 100);
                 assertThat(r.get(0)).isInstanceOf(StoreResult.Stored.class);
