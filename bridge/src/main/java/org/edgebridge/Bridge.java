@@ -1,12 +1,15 @@
 package org.edgebridge;
 
 import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
 import org.edgebridge.admin.AdminServer;
 import org.edgebridge.broker.Broker;
 import org.edgebridge.broker.InboundPublish;
 import org.edgebridge.config.BridgeConfig;
 import org.edgebridge.forward.Forwarder;
 import org.edgebridge.intake.Intake;
+import org.edgebridge.lifecycle.Component;
 import org.edgebridge.outbox.Outbox;
 import org.edgebridge.outbox.RetentionPurger;
 import org.edgebridge.receipt.ReceiptSender;
@@ -15,10 +18,13 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The composition root: takes the data dir's lock, then builds every part with {@code new} and starts them in
- * the order data flows — outbox, intake, broker, forwarder, admin. {@link #close()} stops them so that nothing is lost: intake
- * stops taking commands, the request under way finishes, what is queued is written, then the broker and
- * the admin side stop.
+ * The composition root. The flow of one command, one class per step (docs/design.md):
+ * device PUBLISH → {@link Broker} → {@link Intake} → {@link Outbox} → {@link Forwarder} → central → receipts
+ * ({@link ReceiptSender}) → device. {@link #start} takes the data dir's lock, opens the outbox, builds every part
+ * with {@code new} and starts the parts in {@link #parts} order: admin (so that status answers while the rest
+ * starts), broker, intake, forwarder, retention. {@link #close()} stops taking commands, then closes the parts in
+ * the reverse order, so that nothing is lost: the request under way finishes, what is queued is written and its
+ * receipts still reach the devices, then the broker and the admin side stop; the outbox and the lock go last.
  */
 public final class Bridge implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Bridge.class);
@@ -32,17 +38,15 @@ public final class Bridge implements AutoCloseable {
     private final RetentionPurger retention;
     private final DataDirLock lock;
     private final Workers workers;
+    /** In start order; closed in reverse. */
+    private final List<Component> parts;
+    private final List<Component> started = new ArrayList<>();
     private boolean closed;
 
-    private Bridge(BridgeConfig config, Clock clock, DataDirLock lock, Runnable onWorkerDeath) {
+    private Bridge(BridgeConfig config, Clock clock, DataDirLock lock, Outbox outbox, Runnable onWorkerDeath) {
         this.config = config;
         this.lock = lock;
-        restrictToOwner(config.outboxFile());
-        this.outbox = Outbox.open(config.outboxFile(), clock);
-        int released = outbox.releaseAbandonedClaims();
-        if (released > 0) {
-            LOG.info("{} commands claimed by requests that never completed are pending again", released);
-        }
+        this.outbox = outbox;
         this.broker = new Broker(config.broker(), clock, this::acceptCommand);
         ReceiptSender receipts = new ReceiptSender(broker);
         this.workers = new Workers(onWorkerDeath);
@@ -51,6 +55,7 @@ public final class Bridge implements AutoCloseable {
         this.retention = new RetentionPurger(outbox, config.retention(), clock);
         this.admin = new AdminServer(config.admin(), new AdminServer.Parts(config.edgeId(), outbox, broker, intake, forwarder,
                 retention, receipts, workers, clock, config.forwarder().url()));
+        this.parts = List.of(admin, broker, intake, forwarder, retention);
     }
 
     /**
@@ -62,25 +67,27 @@ public final class Bridge implements AutoCloseable {
     }
 
     /**
-     * Takes the data dir's lock, builds and starts a bridge; on failure, stops what had started and rethrows.
+     * Takes the data dir's lock, opens the outbox, builds and starts a bridge; on failure, closes what had been
+     * opened or started (in reverse) and rethrows.
      *
      * @param onWorkerDeath what to do, once, when a worker thread dies ({@code run}: exit non-zero)
      */
     public static Bridge start(BridgeConfig config, Clock clock, Runnable onWorkerDeath) {
         DataDirLock lock = DataDirLock.acquire(config.dataDir());
+        Outbox outbox = null;
         Bridge bridge;
         try {
-            bridge = new Bridge(config, clock, lock, onWorkerDeath);
+            outbox = openOutbox(config, clock);
+            bridge = new Bridge(config, clock, lock, outbox, onWorkerDeath);
         } catch (RuntimeException e) {
+            if (outbox != null) {
+                outbox.close();
+            }
             lock.close();
             throw e;
         }
         try {
-            bridge.intake.start();
-            bridge.broker.start();
-            bridge.forwarder.start();
-            bridge.retention.start();
-            bridge.admin.start();
+            bridge.startParts();
         } catch (RuntimeException e) {
             bridge.close();
             throw e;
@@ -95,6 +102,28 @@ public final class Bridge implements AutoCloseable {
 
     private static String portText(int port) {
         return port == 0 ? "off" : String.valueOf(port);
+    }
+
+    private static Outbox openOutbox(BridgeConfig config, Clock clock) {
+        restrictToOwner(config.outboxFile());
+        Outbox outbox = Outbox.open(config.outboxFile(), clock);
+        try {
+            int released = outbox.releaseAbandonedClaims();
+            if (released > 0) {
+                LOG.info("{} commands claimed by requests that never completed are pending again", released);
+            }
+            return outbox;
+        } catch (RuntimeException e) {
+            outbox.close();
+            throw e;
+        }
+    }
+
+    private synchronized void startParts() {
+        for (Component part : parts) {
+            started.add(part);
+            part.start();
+        }
     }
 
     private void acceptCommand(InboundPublish publish) {
@@ -147,11 +176,14 @@ public final class Bridge implements AutoCloseable {
         long deadline = start + config.shutdownTimeout().toNanos();
         LOG.info("edge bridge stopping (at most {})", config.shutdownTimeout());
         intake.stopAccepting();
-        retention.close();
-        forwarder.close(remaining(deadline));
-        intake.close(remaining(deadline));
-        broker.close();
-        admin.close();
+        for (int i = started.size() - 1; i >= 0; i--) {
+            Component part = started.get(i);
+            try {
+                part.close(remaining(deadline));
+            } catch (RuntimeException e) {
+                LOG.warn("{} did not close cleanly: {}", part.getClass().getSimpleName(), e.toString());
+            }
+        }
         outbox.close();
         lock.close();
         LOG.info("edge bridge stopped in {} ms", (System.nanoTime() - start) / 1_000_000);

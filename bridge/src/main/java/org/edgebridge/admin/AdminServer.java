@@ -14,11 +14,15 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.edgebridge.broker.Broker;
+import org.edgebridge.config.AdminSettings;
 import org.edgebridge.forward.Forwarder;
 import org.edgebridge.intake.Intake;
+import org.edgebridge.lifecycle.Component;
+import org.edgebridge.lifecycle.Once;
 import org.edgebridge.outbox.Outbox;
 import org.edgebridge.outbox.RetentionPurger;
 import org.edgebridge.receipt.ReceiptSender;
@@ -33,7 +37,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Threads: Jetty's pool, owned by Javalin; handlers only read status records and call thread-safe methods.
  */
-public final class AdminServer implements AutoCloseable {
+public final class AdminServer implements Component, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(AdminServer.class);
     static final ObjectMapper JSON = JsonMapper.builder()
             .addModule(new JavaTimeModule())
@@ -102,14 +106,20 @@ public final class AdminServer implements AutoCloseable {
         });
     }
 
-    public AdminServer start() {
+    private final Once once = new Once();
+
+    /** Binds {@code admin.host}:{@code admin.port}; once. */
+    @Override
+    public void start() {
+        if (!once.start()) {
+            return;
+        }
         try {
             app.start(settings.host(), settings.port());
         } catch (RuntimeException e) {
             throw new IllegalStateException("admin.port=" + settings.port() + ": cannot listen on " + settings.host() + ":"
                     + settings.port() + " (" + e.getMessage() + "); is another bridge running? set admin.port", e);
         }
-        return this;
     }
 
     public int port() {
@@ -185,9 +195,21 @@ public final class AdminServer implements AutoCloseable {
         }
     }
 
+    /** {@link #close(Duration)} with 5 s, for try-with-resources. */
     @Override
     public void close() {
-        app.stop();
+        close(Duration.ofSeconds(5));
+    }
+
+    /** Stops the HTTP listener (Javalin waits for the requests under way) and the metrics. */
+    @Override
+    public void close(Duration timeout) {
+        if (!once.close()) {
+            return;
+        }
+        if (once.started()) {
+            app.stop();
+        }
         metrics.close();
     }
 }

@@ -10,6 +10,8 @@ import java.util.Optional;
 import org.edgebridge.broker.moquette.MoquetteBroker;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.edgebridge.lifecycle.Component;
+import org.edgebridge.lifecycle.Once;
 
 /**
  * The MQTT side of the bridge: devices connect here, their commands come out through {@link InboundCommands}, and
@@ -18,7 +20,7 @@ import org.slf4j.LoggerFactory;
  * it needs, to {@link MoquetteBroker}: nothing outside {@code org.edgebridge.broker.moquette} touches Moquette,
  * Netty or H2 (docs/moquette.md says why each workaround is there).
  */
-public final class Broker implements DevicePublisher, AutoCloseable {
+public final class Broker implements Component, DevicePublisher, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Broker.class);
     /** At most one log line per kind of refusal and client id in this time. */
     private static final Duration REFUSAL_LOG_INTERVAL = Duration.ofSeconds(60);
@@ -60,8 +62,13 @@ public final class Broker implements DevicePublisher, AutoCloseable {
      * start on its store, the store is set aside and the broker started on an empty one, in this process
      * ({@link BrokerStoreResets}).
      */
+    private final Once once = new Once();
+
+    @Override
     public void start() {
-        moquette.start();
+        if (once.start()) {
+            moquette.start();
+        }
     }
 
     /** The listeners with the ports they bound, e.g. {@code mqtt://0.0.0.0:1883, mqtts://0.0.0.0:8883}. */
@@ -110,10 +117,24 @@ public final class Broker implements DevicePublisher, AutoCloseable {
         return storeResets;
     }
 
-    /** Closes the listeners (and every device connection), then the broker, then the login checks. */
+    /** {@link #close(Duration)}, for try-with-resources. */
     @Override
     public void close() {
-        moquette.close();
+        close(Duration.ofSeconds(10));
+    }
+
+    /**
+     * Closes the listeners (and every device connection), then the broker, then the login checks. Moquette 0.17's
+     * stop takes no time limit: {@code timeout} is not enforced on it.
+     */
+    @Override
+    public void close(Duration timeout) {
+        if (!once.close()) {
+            return;
+        }
+        if (once.started()) {
+            moquette.close();
+        }
         login.close();
     }
 }

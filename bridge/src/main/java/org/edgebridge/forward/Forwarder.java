@@ -7,6 +7,8 @@ import io.github.resilience4j.ratelimiter.RateLimiterRegistry;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.function.LongSupplier;
+import org.edgebridge.lifecycle.Component;
+import org.edgebridge.lifecycle.Once;
 import org.edgebridge.outbox.Outbox;
 import org.edgebridge.receipt.ReceiptSender;
 import org.edgebridge.worker.Workers;
@@ -32,7 +34,7 @@ import org.slf4j.LoggerFactory;
  * n permits), a bulkhead for requests in flight, and a circuit breaker around the HTTP call that opens on repeated
  * failures and half-opens with one probe.
  */
-public final class Forwarder implements AutoCloseable {
+public final class Forwarder implements Component, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Forwarder.class);
 
     private final ForwarderSettings settings;
@@ -87,8 +89,13 @@ public final class Forwarder implements AutoCloseable {
         return guards.bulkheads;
     }
 
+    private final Once once = new Once();
+
+    @Override
     public void start() {
-        loop.start();
+        if (once.start()) {
+            loop.start();
+        }
     }
 
     /** New rows may be due: end an idle wait. */
@@ -125,7 +132,7 @@ public final class Forwarder implements AutoCloseable {
                 step.failedSteps());
     }
 
-    /** Stops after the request under way, waiting at most the request timeout. */
+    /** {@link #close(Duration)} with the request timeout and 5 s, for try-with-resources. */
     @Override
     public void close() {
         close(settings.timeout().plusSeconds(5));
@@ -135,7 +142,11 @@ public final class Forwarder implements AutoCloseable {
      * Stops after the request under way, waiting at most {@code budget}; then interrupts it (the HTTP call
      * ends, its events are released; a claim left behind returns to pending at the next start).
      */
+    @Override
     public void close(Duration budget) {
+        if (!once.close()) {
+            return;
+        }
         loop.close(budget);
         if (!settler.settleKept()) {
             LOG.warn("stopping with central's answers for {} events not committed (the outbox is not writable): their "

@@ -8,12 +8,13 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.edgebridge.broker.InboundPublish;
+import org.edgebridge.lifecycle.Component;
+import org.edgebridge.lifecycle.Once;
 import org.edgebridge.outbox.CommandRecord;
 import org.edgebridge.outbox.CrashWindow;
 import org.edgebridge.outbox.NewCommand;
 import org.edgebridge.outbox.Outbox;
 import org.edgebridge.outbox.StoreResult;
-import org.edgebridge.receipt.Receipt;
 import org.edgebridge.receipt.ReceiptSender;
 import org.edgebridge.trace.CommandTrace;
 import org.edgebridge.worker.TestFault;
@@ -29,7 +30,7 @@ import org.slf4j.LoggerFactory;
  * everything waiting in one transaction (group commit: a receipt waits for at most one commit of the
  * commands queued before it). Both are FIFO, so a device's sequence follows its publish order.
  */
-public final class Intake implements AutoCloseable {
+public final class Intake implements Component, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Intake.class);
     /** What a device is told to wait when the bridge cannot take custody now. */
     static final long RETRY_AFTER_MS = 5_000;
@@ -44,9 +45,8 @@ public final class Intake implements AutoCloseable {
     private final Runnable onStored;
     private final AtomicLong storedUpTo;
     private final IntakeStats stats = new IntakeStats();
-    private final DiskSpace disk;
-    private volatile boolean full;
-    private volatile boolean lowDisk;
+    private final OutboxRoom room;
+    private final StoreReceipts storeReceipts;
     private final Thread writer;
     private volatile boolean accepting = true;
     /** How long a failed outbox write keeps the bridge "not ready" when no later write says otherwise. */
@@ -68,12 +68,18 @@ public final class Intake implements AutoCloseable {
         this.queue = new ArrayBlockingQueue<>(settings.queueCapacity());
         this.onStored = onStored;
         this.storedUpTo = new AtomicLong(outbox.maxRowId());
-        this.disk = new DiskSpace(outbox.file().toAbsolutePath().getParent());
+        this.room = new OutboxRoom(outbox, settings);
+        this.storeReceipts = new StoreReceipts(settings, stats, room);
         this.writer = threads.thread("intake-writer", this::writeLoop);
     }
 
+    private final Once once = new Once();
+
+    @Override
     public void start() {
-        writer.start();
+        if (once.start()) {
+            writer.start();
+        }
     }
 
     /**
@@ -144,7 +150,7 @@ public final class Intake implements AutoCloseable {
             return false;
         }
         if (!known.get().payloadSha256().equals(c.payloadSha256())) {
-            receipts.send(c.clientId(), idReused(c, known.get()));
+            receipts.send(c.clientId(), storeReceipts.idReused(c, known.get()));
             return true;
         }
         stats.replayed.incrementAndGet();
@@ -189,7 +195,7 @@ public final class Intake implements AutoCloseable {
         CrashWindow.BEFORE_INTAKE_COMMIT.enter();
         TestFault.INTAKE_WRITER.enter();
         try {
-            results = outbox.store(batch, capacity());
+            results = outbox.store(batch, room.forNextBatch());
         } catch (RuntimeException e) {
             if (failedWritesInARow++ == 0) {
                 LOG.warn("outbox write failed for {} commands, answered retry_later / outbox_unavailable (further failures "
@@ -220,7 +226,7 @@ public final class Intake implements AutoCloseable {
                 replay(again.record());
                 continue;
             }
-            receipts.send(result.command().clientId(), receiptFor(result));
+            receipts.send(result.command().clientId(), storeReceipts.receiptFor(result));
             if (result instanceof StoreResult.Stored stored) {
                 maxId = Math.max(maxId, stored.record().id());
                 CommandTrace.stored(stored.record().id(), result.command().commandId(), committedAt);
@@ -247,24 +253,6 @@ public final class Intake implements AutoCloseable {
         }
     }
 
-    /** How many new commands the outbox may take now: none below the disk floor or at maxPending. */
-    private long capacity() {
-        boolean low = disk.usableBytes() < settings.minFreeDiskBytes();
-        if (low != lowDisk) {
-            LOG.warn(low ? "free disk below outbox.minFreeDisk ({} bytes): new commands get retry_later / outbox_full"
-                    : "free disk above outbox.minFreeDisk ({} bytes) again: taking new commands", settings.minFreeDiskBytes());
-            lowDisk = low;
-        }
-        long room = low ? 0 : Math.max(0, settings.maxPending() - outbox.openCount());
-        boolean nowFull = room == 0;
-        if (nowFull != full && !low) {
-            LOG.warn(nowFull ? "outbox holds outbox.maxPending={} open commands: new commands get retry_later / outbox_full"
-                    : "outbox below outbox.maxPending={} again: taking new commands", settings.maxPending());
-        }
-        full = nowFull;
-        return room;
-    }
-
     /**
      * The error of the last outbox write while writes fail (e.g. a full disk: SQLITE_FULL): set by a failed
      * write, cleared by the next write that stores a new command, and forgotten after
@@ -280,36 +268,12 @@ public final class Intake implements AutoCloseable {
 
     /** True while new commands are refused because the outbox is at maxPending or the disk is below its floor. */
     public boolean isFull() {
-        return isLowOnDisk() || outbox.openCount() >= settings.maxPending();
+        return room.isFull();
     }
 
+    /** True while the disk is below {@code outbox.minFreeDisk}. */
     public boolean isLowOnDisk() {
-        return disk.usableBytes() < settings.minFreeDiskBytes();
-    }
-
-    private Receipt receiptFor(StoreResult result) {
-        if (result instanceof StoreResult.Stored stored) {
-            stats.stored.incrementAndGet();
-            return ReceiptSender.latest(stored.record(), false);
-        }
-        if (result instanceof StoreResult.Full) {
-            stats.retryLater.incrementAndGet();
-            NewCommand c = result.command();
-            return ReceiptSender.retryLater(c.commandId(), "outbox_full",
-                    lowDisk ? "the bridge is low on disk space; send the command again later"
-                            : "the bridge's outbox is full; send the command again later",
-                    c.payloadSha256(), c.topic(), settings.fullRetryAfter().toMillis());
-        }
-        StoreResult.IdReused reused = (StoreResult.IdReused) result;
-        return idReused(reused.command(), reused.original());
-    }
-
-    private Receipt idReused(NewCommand c, CommandRecord original) {
-        stats.countRejected("command_id_reused");
-        return ReceiptSender.rejected(c.commandId(), "command_id_reused",
-                "commandId was first stored with other payload bytes (sha256 " + original.payloadSha256()
-                        + "); the original is kept",
-                c.payloadSha256(), c.topic());
+        return room.isLowOnDisk();
     }
 
     /** Stops taking commands: every later one is answered retry_later. What is queued is still written. */
@@ -317,16 +281,20 @@ public final class Intake implements AutoCloseable {
         accepting = false;
     }
 
-    /** Writes what is queued, then stops the writer thread. */
+    /** {@link #close(java.time.Duration)} with 30 s, for try-with-resources. */
     @Override
     public void close() {
         close(java.time.Duration.ofSeconds(30));
     }
 
     /** Writes what is queued, waiting at most {@code budget}, then stops the writer thread. */
+    @Override
     public void close(java.time.Duration budget) {
         accepting = false;
         running = false;
+        if (!once.close() || !once.started()) {
+            return;
+        }
         try {
             writer.join(Math.max(1, budget.toMillis()));
         } catch (InterruptedException e) {

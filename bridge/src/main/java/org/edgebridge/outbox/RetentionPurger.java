@@ -6,6 +6,8 @@ import java.time.Instant;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.edgebridge.lifecycle.Component;
+import org.edgebridge.lifecycle.Once;
 
 /**
  * Deletes final commands older than the retention (docs/protocol.md §2.5), in small transactions with a pause between
@@ -14,7 +16,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Thread: "outbox-retention", owned by this class.
  */
-public final class RetentionPurger implements AutoCloseable {
+public final class RetentionPurger implements Component, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(RetentionPurger.class);
     private static final Duration PAUSE_BETWEEN_BATCHES = Duration.ofMillis(20);
     private static final Duration FIRST_RUN_AFTER = Duration.ofSeconds(2);
@@ -37,8 +39,13 @@ public final class RetentionPurger implements AutoCloseable {
         this.thread.setDaemon(true);
     }
 
+    private final Once once = new Once();
+
+    @Override
     public void start() {
-        thread.start();
+        if (once.start()) {
+            thread.start();
+        }
     }
 
     private void loop() {
@@ -102,14 +109,24 @@ public final class RetentionPurger implements AutoCloseable {
         return new Status(purged.get(), purging, lastRunAt);
     }
 
+    /** {@link #close(Duration)} with 10 s, for try-with-resources. */
     @Override
     public void close() {
+        close(Duration.ofSeconds(10));
+    }
+
+    /** Ends the purge under way after its transaction, waiting at most {@code timeout}. */
+    @Override
+    public void close(Duration timeout) {
         running = false;
         synchronized (signal) {
             signal.notifyAll();
         }
+        if (!once.close() || !once.started()) {
+            return;
+        }
         try {
-            thread.join(10_000);
+            thread.join(Math.max(1, timeout.toMillis()));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
