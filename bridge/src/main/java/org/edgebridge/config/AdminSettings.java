@@ -1,4 +1,4 @@
-package org.edgebridge.admin;
+package org.edgebridge.config;
 
 import java.util.Optional;
 

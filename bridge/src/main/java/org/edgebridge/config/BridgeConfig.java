@@ -2,7 +2,6 @@ package org.edgebridge.config;
 
 import java.nio.file.Path;
 import java.util.Map;
-import org.edgebridge.admin.AdminSettings;
 import org.edgebridge.broker.BrokerSettings;
 import org.edgebridge.forward.ForwarderSettings;
 import org.edgebridge.intake.IntakeSettings;
