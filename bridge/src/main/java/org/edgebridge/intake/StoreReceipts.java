@@ -1,0 +1,47 @@
+package org.edgebridge.intake;
+
+import org.edgebridge.outbox.CommandRecord;
+import org.edgebridge.outbox.NewCommand;
+import org.edgebridge.outbox.StoreResult;
+import org.edgebridge.receipt.Receipt;
+import org.edgebridge.receipt.ReceiptSender;
+
+/** The receipt a device gets for what the outbox did with its command, counted in the intake's stats. */
+final class StoreReceipts {
+    private final IntakeSettings settings;
+    private final IntakeStats stats;
+    private final OutboxRoom room;
+
+    StoreReceipts(IntakeSettings settings, IntakeStats stats, OutboxRoom room) {
+        this.settings = settings;
+        this.stats = stats;
+        this.room = room;
+    }
+
+    /** {@code stored}, {@code retry_later}/{@code outbox_full}, or {@code rejected}/{@code command_id_reused}. */
+    Receipt receiptFor(StoreResult result) {
+        if (result instanceof StoreResult.Stored stored) {
+            stats.stored.incrementAndGet();
+            return ReceiptSender.latest(stored.record(), false);
+        }
+        if (result instanceof StoreResult.Full) {
+            stats.retryLater.incrementAndGet();
+            NewCommand c = result.command();
+            return ReceiptSender.retryLater(c.commandId(), "outbox_full",
+                    room.lastBatchWasLowOnDisk() ? "the bridge is low on disk space; send the command again later"
+                            : "the bridge's outbox is full; send the command again later",
+                    c.payloadSha256(), c.topic(), settings.fullRetryAfter().toMillis());
+        }
+        StoreResult.IdReused reused = (StoreResult.IdReused) result;
+        return idReused(reused.command(), reused.original());
+    }
+
+    /** The command id is known with other payload bytes: the original is kept. */
+    Receipt idReused(NewCommand c, CommandRecord original) {
+        stats.countRejected("command_id_reused");
+        return ReceiptSender.rejected(c.commandId(), "command_id_reused",
+                "commandId was first stored with other payload bytes (sha256 " + original.payloadSha256()
+                        + "); the original is kept",
+                c.payloadSha256(), c.topic());
+    }
+}
