@@ -25,8 +25,9 @@ import org.jdbi.v3.core.Jdbi;
  * statements on one handle that keeps them prepared; one SQL class and one call style serve all three.
  *
  * <p>Thread-safe. {@link #store} runs on one long-lived connection of its own, one caller at a time
- * ({@link CommandWriter}). Every other method opens a connection for the call (the data source has no pool) and
- * closes it before returning; methods that write do so in one transaction. All write transactions begin IMMEDIATE
+ * ({@link CommandWriter}). The other write methods share one long-lived connection ({@link #writeHandle}), each call one
+ * transaction; the read methods open a connection for the call (the data source has no pool) and close it before
+ * returning. All write transactions begin IMMEDIATE
  * and take one in-process lock first ({@link #writes}), so two writers queue on it, in order, instead of polling
  * SQLite's lock (busy timeout 30 s, kept for a writer outside this process, such as an admin's sqlite3). The database runs in WAL mode with
  * {@code synchronous=FULL}: a committed transaction survives a power cut.
@@ -44,6 +45,14 @@ public final class Outbox {
      * The data dir's lock makes this process the only writer.
      */
     private final ReentrantLock writes = new ReentrantLock(true);
+    /**
+     * The connection of every write transaction but the intake's (the claim, the settle, markPublished, the admin's
+     * and the purge's), opened on the first write and kept, as the intake writer keeps its own: no SQLite connection
+     * opened per call (the file opened, the PRAGMAs run, the schema parsed by the first statement), three of them per
+     * request before (issue 16). Used only while {@link #writes} is held, which makes one handle safe for every
+     * thread.
+     */
+    private Handle writeHandle; // guarded by writes
 
     private Outbox(Jdbi jdbi, Clock clock, Path file) {
         this.jdbi = jdbi;
@@ -100,16 +109,37 @@ public final class Outbox {
         return written;
     }
 
-    /** A write transaction, under {@link #writes}; the connection is opened before the lock is taken. */
+    /**
+     * A write transaction, under {@link #writes}, on the outbox's one long-lived write handle ({@link #writeHandle}).
+     * A failed transaction closes the handle; the next write opens a new one.
+     */
     private <R> R write(HandleCallback<R, RuntimeException> transaction) {
-        return jdbi.withHandle(handle -> {
-            writes.lock();
-            try {
-                return handle.inTransaction(transaction);
-            } finally {
-                writes.unlock();
+        writes.lock();
+        try {
+            if (writeHandle == null) {
+                writeHandle = jdbi.open();
             }
-        });
+            try {
+                return writeHandle.inTransaction(transaction);
+            } catch (RuntimeException e) {
+                closeWriteHandle();
+                throw e;
+            }
+        } finally {
+            writes.unlock();
+        }
+    }
+
+    private void closeWriteHandle() {
+        Handle h = writeHandle;
+        writeHandle = null;
+        if (h != null) {
+            try {
+                h.close();
+            } catch (RuntimeException e) {
+                // the connection is gone either way; the next write opens a new one
+            }
+        }
     }
 
     /** Commands that are not final yet (pending, in flight, parked): what back-pressure counts. */
@@ -331,6 +361,12 @@ public final class Outbox {
      */
     public void close() {
         writer.close();
+        writes.lock();
+        try {
+            closeWriteHandle();
+        } finally {
+            writes.unlock();
+        }
         try {
             jdbi.useHandle(handle -> handle.execute(OutboxSql.CHECKPOINT));
         } catch (RuntimeException e) {
