@@ -55,6 +55,16 @@ class ArchitectureTest {
     }
 
     @Test
+    void adminReadsViewsNotTheParts() {
+        noClasses().that().resideInAPackage("org.edgebridge.admin..")
+                .should().dependOnClassesThat().haveFullyQualifiedName("org.edgebridge.broker.Broker")
+                .orShould().dependOnClassesThat().haveFullyQualifiedName("org.edgebridge.intake.Intake")
+                .orShould().dependOnClassesThat().haveFullyQualifiedName("org.edgebridge.forward.Forwarder")
+                .because("the admin side reads BrokerView, IntakeView and ForwarderControl: what it may see and do")
+                .check(product);
+    }
+
+    @Test
     void featurePackagesHaveNoCycles() {
         slices().matching("org.edgebridge.(*)..").should().beFreeOfCycles().check(product);
     }

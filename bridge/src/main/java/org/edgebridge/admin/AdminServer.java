@@ -17,10 +17,10 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import org.edgebridge.broker.Broker;
+import org.edgebridge.broker.BrokerView;
 import org.edgebridge.config.AdminSettings;
-import org.edgebridge.forward.Forwarder;
-import org.edgebridge.intake.Intake;
+import org.edgebridge.forward.ForwarderControl;
+import org.edgebridge.intake.IntakeView;
 import org.edgebridge.lifecycle.Component;
 import org.edgebridge.lifecycle.Once;
 import org.edgebridge.outbox.Outbox;
@@ -52,7 +52,7 @@ public final class AdminServer implements Component, AutoCloseable {
     private final byte[] statusPage = resource("/admin/status.html");
 
     /** The parts the admin side reads and acts on. */
-    public record Parts(String edgeId, Outbox outbox, Broker broker, Intake intake, Forwarder forwarder,
+    public record Parts(String edgeId, Outbox outbox, BrokerView broker, IntakeView intake, ForwarderControl forwarder,
             RetentionPurger retention, ReceiptSender receipts, Workers workers, Clock clock, java.net.URI centralUrl) {}
 
     public AdminServer(AdminSettings settings, Parts p) {
@@ -63,7 +63,7 @@ public final class AdminServer implements Component, AutoCloseable {
                 p.clock());
         OutboxApi outbox = new OutboxApi(p.outbox(), p.receipts());
         DevicesApi devices = new DevicesApi(p.outbox(), p.broker());
-        Forwarder forwarder = p.forwarder();
+        ForwarderControl forwarder = p.forwarder();
         this.app = Javalin.create(config -> {
             config.startup.showJavalinBanner = false;
             config.startup.showOldJavalinVersionWarning = false;
@@ -140,7 +140,7 @@ public final class AdminServer implements Component, AutoCloseable {
     }
 
     /** {@code POST /api/alarms/{code}/ack}: only alarms that wait for an admin can be acknowledged. */
-    private static void acknowledge(Context ctx, Broker broker) {
+    private static void acknowledge(Context ctx, BrokerView broker) {
         String code = ctx.pathParam("code");
         if (!code.equals(StatusReport.STORE_RESET)) {
             throw new OutboxApi.ApiError(404, "not_acknowledgeable", "no alarm '" + code + "' waits for an acknowledgement; "

@@ -19,11 +19,11 @@ import java.time.Duration;
 import java.util.List;
 import java.util.function.Supplier;
 import java.util.function.ToDoubleFunction;
-import org.edgebridge.broker.Broker;
+import org.edgebridge.broker.BrokerView;
 import org.edgebridge.broker.DeviceView;
-import org.edgebridge.forward.Forwarder;
+import org.edgebridge.forward.ForwarderControl;
 import org.edgebridge.forward.ForwarderStatus;
-import org.edgebridge.intake.Intake;
+import org.edgebridge.intake.IntakeView;
 import org.edgebridge.intake.IntakeStats;
 import org.edgebridge.outbox.CommandState;
 import org.edgebridge.outbox.Outbox;
@@ -43,7 +43,7 @@ final class BridgeMetrics implements AutoCloseable {
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     private final JvmGcMetrics gc = new JvmGcMetrics();
 
-    BridgeMetrics(Outbox outbox, Intake intake, Forwarder forwarder, Broker broker, RetentionPurger retention,
+    BridgeMetrics(Outbox outbox, IntakeView intake, ForwarderControl forwarder, BrokerView broker, RetentionPurger retention,
             ReceiptSender receipts, Clock clock) {
         new JvmMemoryMetrics().bindTo(registry);
         gc.bindTo(registry);
@@ -121,7 +121,7 @@ final class BridgeMetrics implements AutoCloseable {
                 "Last Wills of broken connections, taken as commands of their devices");
     }
 
-    private void loginsRefused(Broker broker, String reason, ToDoubleFunction<Broker> f) {
+    private void loginsRefused(BrokerView broker, String reason, ToDoubleFunction<BrokerView> f) {
         FunctionCounter.builder("edgebridge.broker.logins.refused", broker, f).tag("reason", reason)
                 .description("CONNECTs refused at login: credentials = wrong, unknown or missing (CONNACK 4); throttled = "
                         + "too many failed logins of the client id or address this minute, busy = too many password checks "

@@ -8,7 +8,7 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.Function;
 import java.util.stream.Collectors;
-import org.edgebridge.broker.Broker;
+import org.edgebridge.broker.BrokerView;
 import org.edgebridge.broker.DeviceView;
 import org.edgebridge.outbox.DeviceRow;
 import org.edgebridge.outbox.Outbox;
@@ -16,9 +16,9 @@ import org.edgebridge.outbox.Outbox;
 /** {@code GET /api/devices}: client ids seen by the broker since start or by the outbox ever. */
 final class DevicesApi {
     private final Outbox outbox;
-    private final Broker broker;
+    private final BrokerView broker;
 
-    DevicesApi(Outbox outbox, Broker broker) {
+    DevicesApi(Outbox outbox, BrokerView broker) {
         this.outbox = outbox;
         this.broker = broker;
     }

@@ -7,13 +7,13 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import org.edgebridge.broker.Broker;
+import org.edgebridge.broker.BrokerView;
 import org.edgebridge.broker.BrokerStatus;
 import org.edgebridge.broker.BrokerStoreResets;
 import org.edgebridge.broker.DeviceView;
-import org.edgebridge.forward.Forwarder;
+import org.edgebridge.forward.ForwarderControl;
 import org.edgebridge.forward.ForwarderStatus;
-import org.edgebridge.intake.Intake;
+import org.edgebridge.intake.IntakeView;
 import org.edgebridge.outbox.CommandState;
 import org.edgebridge.outbox.Outbox;
 import org.edgebridge.outbox.OutboxCounts;
@@ -27,16 +27,16 @@ public final class StatusReport {
 
     private final String edgeId;
     private final Outbox outbox;
-    private final Broker broker;
-    private final Intake intake;
-    private final Forwarder forwarder;
+    private final BrokerView broker;
+    private final IntakeView intake;
+    private final ForwarderControl forwarder;
     private final RetentionPurger retention;
     private final Clock clock;
     private final java.net.URI centralUrl;
 
     private final Workers workers;
 
-    StatusReport(String edgeId, Outbox outbox, Broker broker, Intake intake, Forwarder forwarder, RetentionPurger retention,
+    StatusReport(String edgeId, Outbox outbox, BrokerView broker, IntakeView intake, ForwarderControl forwarder, RetentionPurger retention,
             Workers workers, Clock clock, java.net.URI centralUrl) {
         this.workers = workers;
         this.centralUrl = centralUrl;
@@ -132,7 +132,7 @@ public final class StatusReport {
                 + ". Acknowledge with POST /api/alarms/" + STORE_RESET + "/ack"));
     }
 
-    private List<Alarm> alarms(BrokerStatus b, OutboxCounts counts, ForwarderStatus f, Intake intake) {
+    private List<Alarm> alarms(BrokerStatus b, OutboxCounts counts, ForwarderStatus f, IntakeView intake) {
         List<Alarm> alarms = new ArrayList<>();
         if (intake.writeFailure().isPresent() || f.unsettledEvents() > 0) {
             alarms.add(new Alarm("outbox_unwritable", "the outbox could not be written"

@@ -20,7 +20,7 @@ import org.edgebridge.lifecycle.Once;
  * it needs, to {@link MoquetteBroker}: nothing outside {@code org.edgebridge.broker.moquette} touches Moquette,
  * Netty or H2 (docs/moquette.md says why each workaround is there).
  */
-public final class Broker implements Component, DevicePublisher, AutoCloseable {
+public final class Broker implements Component, BrokerView, DevicePublisher, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Broker.class);
     /** At most one log line per kind of refusal and client id in this time. */
     private static final Duration REFUSAL_LOG_INTERVAL = Duration.ofSeconds(60);

@@ -34,7 +34,7 @@ import org.slf4j.LoggerFactory;
  * n permits), a bulkhead for requests in flight, and a circuit breaker around the HTTP call that opens on repeated
  * failures and half-opens with one probe.
  */
-public final class Forwarder implements Component, AutoCloseable {
+public final class Forwarder implements Component, ForwarderControl, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Forwarder.class);
 
     private final ForwarderSettings settings;

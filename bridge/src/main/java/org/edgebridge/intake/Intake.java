@@ -30,7 +30,7 @@ import org.slf4j.LoggerFactory;
  * everything waiting in one transaction (group commit: a receipt waits for at most one commit of the
  * commands queued before it). Both are FIFO, so a device's sequence follows its publish order.
  */
-public final class Intake implements Component, AutoCloseable {
+public final class Intake implements Component, IntakeView, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Intake.class);
     /** What a device is told to wait when the bridge cannot take custody now. */
     static final long RETRY_AFTER_MS = 5_000;
