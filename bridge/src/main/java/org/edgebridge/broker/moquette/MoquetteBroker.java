@@ -71,6 +71,8 @@ public final class MoquetteBroker implements DevicePublisher, AutoCloseable {
     private volatile int mqttPort;
     private volatile int tlsPort;
     private volatile boolean stopping;
+    /** Set once every configured listener accepts connections; cleared while the broker (re)starts or stops. */
+    private volatile boolean listening;
 
     public MoquetteBroker(BrokerSettings settings, Clock clock, InboundCommands commands, DeviceRegistry devices,
             DeviceLogin login, RefusalLog refusals, BrokerStoreResets storeResets) {
@@ -92,6 +94,7 @@ public final class MoquetteBroker implements DevicePublisher, AutoCloseable {
         DeviceAuthorizer authorizer = new DeviceAuthorizer(topics, this::deniedPublish, this::deniedSubscribe);
         ConnectPolicy policy = new ConnectPolicy(settings, topics, devices, refusals);
         DeviceAuthenticator authenticator = new DeviceAuthenticator(login, policy);
+        listening = false;
         MoquetteStart.Started started = MoquetteStart.start(settings, clock, handlers, authenticator, authorizer, storeResets);
         Server s = started.server();
         server = s;
@@ -127,6 +130,7 @@ public final class MoquetteBroker implements DevicePublisher, AutoCloseable {
             stopServer();
             throw e;
         }
+        listening = true;
         LOG.info("MQTT broker listening on {}", listeners());
     }
 
@@ -162,7 +166,7 @@ public final class MoquetteBroker implements DevicePublisher, AutoCloseable {
     }
 
     public boolean isRunning() {
-        return server != null && !stopping;
+        return server != null && listening && !stopping;
     }
 
     @Override
@@ -272,6 +276,7 @@ public final class MoquetteBroker implements DevicePublisher, AutoCloseable {
 
     /** Closes the listeners (and every device connection), then Moquette. */
     private void stopServer() {
+        listening = false;
         // server first: connections closed below see that the bridge closed them (no Last Will is sent for them)
         Server s = server;
         server = null;
