@@ -34,17 +34,18 @@ public final class Bench {
     static final String DURABILITY = "sqlite WAL synchronous=FULL";
 
     /** Sizes of one run. */
-    record Sizes(int publishers, int perPublisher, int inFlight, int b3Rate, int b3Seconds, int b4Sessions, int b5Rows,
-            int b5Limit, int b5WindowSeconds, int b6Attackers, int b6Seconds, int b7Devices, int b7InFlight, int b7PerDevice) {
-        /** B3 at another offered rate and length (commands per second, seconds). */
-        Sizes withB3(int rate, int seconds) {
-            return new Sizes(publishers, perPublisher, inFlight, rate, seconds, b4Sessions, b5Rows, b5Limit, b5WindowSeconds,
-                    b6Attackers, b6Seconds, b7Devices, b7InFlight, b7PerDevice);
+    record Sizes(int publishers, int perPublisher, int inFlight, int b3Rate, int b3WarmupSeconds, int b3Seconds, int b4Sessions,
+            int b5Rows, int b5Limit, int b5WindowSeconds, int b6Attackers, int b6Seconds, int b7Devices, int b7InFlight,
+            int b7PerDevice) {
+        /** B3 at another offered rate, warm-up and measured length (commands per second, seconds, seconds). */
+        Sizes withB3(int rate, int warmupSeconds, int seconds) {
+            return new Sizes(publishers, perPublisher, inFlight, rate, warmupSeconds, seconds, b4Sessions, b5Rows, b5Limit,
+                    b5WindowSeconds, b6Attackers, b6Seconds, b7Devices, b7InFlight, b7PerDevice);
         }
 
         static Sizes of(boolean quick) {
-            return quick ? new Sizes(4, 1_000, 32, 500, 3, 200, 50_000, 500, 5, 8, 2, 8, 64, 250)
-                    : new Sizes(4, 25_000, 32, 1_000, 30, 10_000, 1_000_000, 5_000, 20, 32, 15, 8, 64, 5_000);
+            return quick ? new Sizes(4, 1_000, 32, 500, 1, 3, 200, 50_000, 500, 5, 8, 2, 8, 64, 250)
+                    : new Sizes(4, 25_000, 32, 1_000, 90, 30, 10_000, 1_000_000, 5_000, 20, 32, 15, 8, 64, 5_000);
         }
     }
 
@@ -96,7 +97,8 @@ public final class Bench {
             }
         }
         if (wanted(only, "B3")) {
-            b3();
+            new LatencyBench(work, sizes.b3Rate(), sizes.b3WarmupSeconds(), sizes.b3Seconds(), sizes.publishers())
+                    .run(results, ingestUrl -> config("b3", "any", List.of("ingest.url=" + ingestUrl)));
         }
         if (wanted(only, "B4")) {
             b4();
@@ -190,68 +192,6 @@ public final class Bench {
         }
     }
 
-    /**
-     * B3: a fixed offered rate, the default config, central in its own JVM; latency from publish to {@code stored}
-     * and to the final receipt. With {@code -Dedgebridge.trace=true} also where the time goes ({@link LatencyBreakdown}).
-     */
-    private void b3() throws Exception {
-        int port = freePort();
-        Map<String, Long> sentAt = new ConcurrentHashMap<>();
-        Map<String, Long> storedAt = new ConcurrentHashMap<>();
-        Map<String, Long> finalAt = new ConcurrentHashMap<>();
-        List<Double> stored = Collections.synchronizedList(new ArrayList<>());
-        List<Double> fin = Collections.synchronizedList(new ArrayList<>());
-        int count = sizes.b3Rate() * sizes.b3Seconds();
-        Path dir = Files.createDirectories(work.resolve("b3"));
-        CommandTrace.clear();
-        try (CentralChild central = new CentralChild(dir.resolve("central.log"), freePort()).awaitReady(Duration.ofMinutes(1));
-                Bridge bridge = Bridge.start(config("b3", port, List.of("ingest.url=" + central.ingestUrl())), Clock.systemUTC());
-                LoadDevices devices = new LoadDevices(port, "b3-dev-", sizes.publishers(), 100, true, (i, p) -> {
-                    long now = System.nanoTime();
-                    String commandId = LoadDevices.field(p, "commandId");
-                    Long at = sentAt.get(commandId);
-                    if (at != null) {
-                        boolean isStored = "stored".equals(LoadDevices.field(p, "status"));
-                        (isStored ? stored : fin).add((now - at) / 1e6);
-                        (isStored ? storedAt : finalAt).putIfAbsent(commandId, now);
-                    }
-                })) {
-            devices.connect(id -> "devices/" + id + "/receipts");
-            long start = System.nanoTime();
-            long intervalNanos = 1_000_000_000L / sizes.b3Rate();
-            for (int i = 0; i < count; i++) {
-                long due = start + i * intervalNanos;
-                long wait = due - System.nanoTime();
-                if (wait > 0) {
-                    Thread.sleep(wait / 1_000_000, (int) (wait % 1_000_000));
-                }
-                int device = i % devices.size();
-                String id = "b3-" + i;
-                sentAt.put(id, System.nanoTime());
-                devices.publish(device, "devices/" + devices.id(device) + "/commands/workorder/arrive", LoadDevices.command(id));
-            }
-            long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
-            while (fin.size() < count && System.nanoTime() < deadline) {
-                Thread.sleep(20);
-            }
-            results.put("b3_stored_receipts", (long) stored.size());
-            results.put("b3_final_receipts", (long) fin.size());
-            results.put("b3_central_applied", central.stats().path("applied").asLong());
-            results.put("b3_central_duplicates", central.stats().path("duplicates").asLong());
-        }
-        results.put("b3_sent", count);
-        results.put("b3_central", "separate process");
-        if (CommandTrace.ON) {
-            results.putAll(LatencyBreakdown.of(CommandTrace.rows(), sentAt, storedAt, finalAt));
-        }
-        results.put("b3_offered_per_s", sizes.b3Rate());
-        results.put("b3_p50_stored_ms", percentile(stored, 50));
-        results.put("b3_p99_stored_ms", percentile(stored, 99));
-        results.put("b3_p50_final_ms", percentile(fin, 50));
-        results.put("b3_p99_final_ms", percentile(fin, 99));
-        results.put("b3_max_final_ms", percentile(fin, 100));
-    }
-
     /** B4: N persistent sessions on a bridge in its own JVM: heap, RSS, and reconnection after a restart. */
     private void b4() throws Exception {
         int port = freePort();
@@ -318,7 +258,7 @@ public final class Bench {
         outbox.close();
     }
 
-    private BridgeConfig config(String figure, int port, List<String> more) throws IOException {
+    private BridgeConfig config(String figure, Object port, List<String> more) throws IOException {
         List<String> sets = new ArrayList<>(List.of("data.dir=" + Files.createDirectories(work.resolve(figure)).resolve("data"),
                 "mqtt.host=127.0.0.1", "mqtt.port=" + port, "auth.anonymous=true", "admin.port=0"));
         sets.addAll(more);

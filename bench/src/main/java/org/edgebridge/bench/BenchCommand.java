@@ -40,8 +40,12 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--b3-rate", paramLabel = "N", description = "B3's offered commands per second (default: 1000, --quick 500)")
     Integer b3Rate;
 
-    @Option(names = "--b3-seconds", paramLabel = "S", description = "how long B3 offers them (default: 30, --quick 3)")
+    @Option(names = "--b3-seconds", paramLabel = "S", description = "how long B3 offers them, measured (default: 30, --quick 3)")
     Integer b3Seconds;
+
+    @Option(names = "--b3-warmup", paramLabel = "S", description = "how long B3 offers them first, to warm the JVM up; "
+            + "reported as b3_cold_* (default: 90, --quick 1)")
+    Integer b3Warmup;
 
     @Option(names = "--set", paramLabel = "KEY=VALUE", description = "a config key for the bridges of B1, B2, B3 "
             + "(e.g. forwarder.linger=0ms); repeatable; the defaults otherwise")
@@ -49,7 +53,8 @@ public final class BenchCommand implements Callable<Integer> {
 
     private Bench.Sizes sizes() {
         Bench.Sizes s = Bench.Sizes.of(quick);
-        return s.withB3(b3Rate != null ? b3Rate : s.b3Rate(), b3Seconds != null ? b3Seconds : s.b3Seconds());
+        return s.withB3(b3Rate != null ? b3Rate : s.b3Rate(), b3Warmup != null ? b3Warmup : s.b3WarmupSeconds(),
+                b3Seconds != null ? b3Seconds : s.b3Seconds());
     }
 
     @Override
