@@ -12,6 +12,7 @@ import org.edgebridge.intake.Intake;
 import org.edgebridge.lifecycle.Component;
 import org.edgebridge.outbox.Outbox;
 import org.edgebridge.outbox.RetentionPurger;
+import org.edgebridge.outbox.WalCheckpointer;
 import org.edgebridge.receipt.ReceiptSender;
 import org.edgebridge.worker.Workers;
 import org.slf4j.Logger;
@@ -21,8 +22,8 @@ import org.slf4j.LoggerFactory;
  * The composition root. The flow of one command, one class per step (docs/design.md):
  * device PUBLISH → {@link Broker} → {@link Intake} → {@link Outbox} → {@link Forwarder} → central → receipts
  * ({@link ReceiptSender}) → device. {@link #start} takes the data dir's lock, opens the outbox, builds every part
- * with {@code new} and starts the parts in {@link #parts} order: admin (so that status answers while the rest
- * starts), broker, intake, forwarder, retention. {@link #close()} stops taking commands, then closes the parts in
+ * with {@code new} and starts the parts in {@link #parts} order: the outbox's checkpointer ({@link WalCheckpointer}),
+ * admin (so that status answers while the rest starts), broker, intake, forwarder, retention. {@link #close()} stops taking commands, then closes the parts in
  * the reverse order, so that nothing is lost: the request under way finishes, what is queued is written and its
  * receipts still reach the devices, then the broker and the admin side stop; the outbox and the lock go last.
  */
@@ -36,6 +37,7 @@ public final class Bridge implements AutoCloseable {
     private final Forwarder forwarder;
     private final AdminServer admin;
     private final RetentionPurger retention;
+    private final WalCheckpointer checkpointer;
     private final DataDirLock lock;
     private final Workers workers;
     /** In start order; closed in reverse. */
@@ -53,9 +55,10 @@ public final class Bridge implements AutoCloseable {
         this.forwarder = new Forwarder(config.forwarder(), outbox, receipts, this::storedUpTo, clock, workers);
         this.intake = new Intake(outbox, receipts, config.intake(), forwarder::wake, workers);
         this.retention = new RetentionPurger(outbox, config.retention(), clock);
+        this.checkpointer = new WalCheckpointer(outbox);
         this.admin = new AdminServer(config.admin(), new AdminServer.Parts(config.edgeId(), outbox, broker, intake, forwarder,
                 retention, receipts, workers, clock, config.forwarder().url()));
-        this.parts = List.of(admin, broker, intake, forwarder, retention);
+        this.parts = List.of(checkpointer, admin, broker, intake, forwarder, retention);
     }
 
     /**

@@ -173,7 +173,6 @@ public final class Intake implements Component, IntakeView, AutoCloseable {
                     continue;
                 }
                 batch.add(first);
-                queue.drainTo(batch, settings.maxBatch() - 1);
                 try {
                     writeBatch(batch);
                 } finally {
@@ -190,12 +189,18 @@ public final class Intake implements Component, IntakeView, AutoCloseable {
         }
     }
 
+    /** Adds what is queued now, up to intake.maxBatch: called once the outbox's write turn has come. */
+    private List<NewCommand> topUp(List<NewCommand> batch) {
+        queue.drainTo(batch, settings.maxBatch() - batch.size());
+        return batch;
+    }
+
     private void writeBatch(List<NewCommand> batch) {
         List<StoreResult> results;
         CrashWindow.BEFORE_INTAKE_COMMIT.enter();
         TestFault.INTAKE_WRITER.enter();
         try {
-            results = outbox.store(batch, room.forNextBatch());
+            results = outbox.store(() -> topUp(batch), room.forNextBatch());
         } catch (RuntimeException e) {
             if (failedWritesInARow++ == 0) {
                 LOG.warn("outbox write failed for {} commands, answered retry_later / outbox_unavailable (further failures "

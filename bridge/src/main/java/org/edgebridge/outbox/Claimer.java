@@ -71,7 +71,7 @@ final class Claimer {
             return List.of();
         }
         Map<Long, byte[]> payloads = handle.createQuery(OutboxSql.CLAIM_PAYLOADS)
-                .bindList("ids", chosen.stream().map(x -> x.c().id()).toList())
+                .bind("ids", OutboxSql.idList(chosen.stream().map(x -> x.c().id()).toList()))
                 .mapTo(Payload.class)
                 .collect(Collectors.toMap(Payload::id, Payload::payload, (a, b) -> a));
         List<ClaimedEvent> claimed = new ArrayList<>(chosen.size());

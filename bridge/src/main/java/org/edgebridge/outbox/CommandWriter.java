@@ -8,6 +8,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Supplier;
 import java.util.concurrent.locks.Lock;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.Jdbi;
@@ -39,10 +40,10 @@ final class CommandWriter implements AutoCloseable {
         this.writes = writes;
     }
 
-    synchronized List<StoreResult> store(List<NewCommand> commands, long capacity) {
+    synchronized List<StoreResult> store(Supplier<List<NewCommand>> batch, long capacity) {
         writes.lock();
         try {
-            return storeInOneTransaction(commands, capacity);
+            return storeInOneTransaction(batch.get(), capacity);
         } finally {
             writes.unlock();
         }
@@ -75,7 +76,7 @@ final class CommandWriter implements AutoCloseable {
     }
 
     private void open() throws SQLException {
-        handle = jdbi.open();
+        handle = OutboxDatabase.openWriter(jdbi);
         Connection connection = handle.getConnection();
         find = connection.prepareStatement(OutboxSql.WRITER_FIND);
         nextSequence = connection.prepareStatement(OutboxSql.NEXT_SEQUENCE);

@@ -3,12 +3,14 @@ package org.edgebridge.outbox;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Supplier;
 import java.util.stream.Stream;
 import org.edgebridge.trace.CommandTrace;
 import org.jdbi.v3.core.Handle;
@@ -53,6 +55,15 @@ public final class Outbox {
      * thread.
      */
     private Handle writeHandle; // guarded by writes
+    /**
+     * Rows whose final receipt was handed to the broker and not yet marked so: marked in the next write transaction
+     * (the next claim or settle), not in one of their own, which was a third commit per request (issue 16). A crash
+     * before that transaction loses only the marks: those receipts are published again, flagged replayed.
+     */
+    private final List<Long> publishedUnmarked = new ArrayList<>(); // guarded by itself
+    /** The connection of {@link #checkpointPassive}, kept between checkpoints. */
+    private Handle checkpointHandle; // guarded by checkpointLock
+    private final Object checkpointLock = new Object();
 
     private Outbox(Jdbi jdbi, Clock clock, Path file) {
         this.jdbi = jdbi;
@@ -77,9 +88,18 @@ public final class Outbox {
      * {@code capacity} are not stored ({@link StoreResult.Full}); known ones are still answered.
      */
     public List<StoreResult> store(List<NewCommand> commands, long capacity) {
+        return store(() -> commands, capacity);
+    }
+
+    /**
+     * {@link #store(List, long)} of the commands {@code batch} returns once this outbox's write turn has come: the
+     * intake writer tops its batch up there with what arrived while another transaction held the write lock, so
+     * that under load the same commands take fewer, larger transactions, and none waits longer for it.
+     */
+    public List<StoreResult> store(Supplier<List<NewCommand>> batch, long capacity) {
         List<StoreResult> results;
         try {
-            results = writer.store(commands, capacity);
+            results = writer.store(batch, capacity);
         } catch (RuntimeException e) {
             throw new IllegalStateException("outbox write failed: " + e.getMessage(), e);
         }
@@ -117,16 +137,48 @@ public final class Outbox {
         writes.lock();
         try {
             if (writeHandle == null) {
-                writeHandle = jdbi.open();
+                writeHandle = OutboxDatabase.openWriter(jdbi);
+                KeptStatements.keepOn(writeHandle);
             }
+            List<Long> marks = takePublishedUnmarked();
             try {
-                return writeHandle.inTransaction(transaction);
+                return writeHandle.inTransaction(handle -> {
+                    if (!marks.isEmpty()) {
+                        handle.createUpdate(OutboxSql.MARK_PUBLISHED).bind("ids", OutboxSql.idList(marks)).execute();
+                    }
+                    return transaction.withHandle(handle);
+                });
             } catch (RuntimeException e) {
+                synchronized (publishedUnmarked) {
+                    publishedUnmarked.addAll(0, marks);
+                }
                 closeWriteHandle();
                 throw e;
             }
         } finally {
             writes.unlock();
+        }
+    }
+
+    private List<Long> takePublishedUnmarked() {
+        synchronized (publishedUnmarked) {
+            if (publishedUnmarked.isEmpty()) {
+                return List.of();
+            }
+            List<Long> marks = List.copyOf(publishedUnmarked);
+            publishedUnmarked.clear();
+            return marks;
+        }
+    }
+
+    /** Commits the marks of {@link #markPublished} that wait for a write transaction, in one of their own. */
+    private void flushPublishedMarks() {
+        boolean waiting;
+        synchronized (publishedUnmarked) {
+            waiting = !publishedUnmarked.isEmpty();
+        }
+        if (waiting) {
+            write(handle -> null);
         }
     }
 
@@ -138,6 +190,41 @@ public final class Outbox {
                 h.close();
             } catch (RuntimeException e) {
                 // the connection is gone either way; the next write opens a new one
+            }
+        }
+    }
+
+    /** What one checkpoint found: pages in the write-ahead log, and how many of them are in the database file now. */
+    record Checkpoint(long logPages, long pagesCopied) {}
+
+    /**
+     * Copies what it can of the write-ahead log into the database file without waiting for, or blocking, a writer
+     * (SQLite's PASSIVE checkpoint), on a connection of its own ({@link WalCheckpointer}'s thread).
+     */
+    Checkpoint checkpointPassive() {
+        synchronized (checkpointLock) {
+            if (checkpointHandle == null) {
+                checkpointHandle = jdbi.open();
+            }
+            try {
+                return checkpointHandle.createQuery(OutboxSql.CHECKPOINT_PASSIVE)
+                        .map((rs, ctx) -> new Checkpoint(rs.getLong("log"), rs.getLong("checkpointed"))).one();
+            } catch (RuntimeException e) {
+                closeCheckpointHandle();
+                throw e;
+            }
+        }
+    }
+
+    private void closeCheckpointHandle() {
+        synchronized (checkpointLock) {
+            if (checkpointHandle != null) {
+                try {
+                    checkpointHandle.close();
+                } catch (RuntimeException e) {
+                    // gone either way; the next checkpoint opens a new one
+                }
+                checkpointHandle = null;
             }
         }
     }
@@ -255,19 +342,25 @@ public final class Outbox {
         if (ids.isEmpty()) {
             return List.of();
         }
-        return handle.createQuery(OutboxSql.BY_IDS).bindList("ids", ids).mapTo(CommandRecord.class).list();
+        return handle.createQuery(OutboxSql.BY_IDS).bind("ids", OutboxSql.idList(ids)).mapTo(CommandRecord.class).list();
     }
 
-    /** Records that the final receipts of these rows were handed to the broker. */
+    /**
+     * Records that the final receipts of these rows were handed to the broker: committed with the next write
+     * transaction of this outbox (at the latest by {@link #unpublishedFinals} or {@link #close}), not at once.
+     */
     public void markPublished(List<Long> ids) {
-        if (ids.isEmpty()) {
-            return;
+        synchronized (publishedUnmarked) {
+            publishedUnmarked.addAll(ids);
         }
-        write(handle -> { handle.createUpdate(OutboxSql.MARK_PUBLISHED).bindList("ids", ids).execute(); return null; });
     }
 
-    /** Final commands whose receipt was committed but never handed to the broker (a crash in between). */
+    /**
+     * Final commands whose receipt was committed but never handed to the broker (a crash in between). Commits the
+     * marks that wait first: a receipt handed out a moment ago is not one of them.
+     */
     public List<CommandRecord> unpublishedFinals(int limit) {
+        flushPublishedMarks();
         return jdbi.withHandle(handle -> handle.createQuery(OutboxSql.UNPUBLISHED).bind("limit", limit)
                 .mapTo(CommandRecord.class).list());
     }
@@ -307,8 +400,8 @@ public final class Outbox {
             if (ids.isEmpty()) {
                 return 0;
             }
-            handle.createUpdate(OutboxSql.PURGE_HISTORY).bindList("ids", ids).execute();
-            return handle.createUpdate(OutboxSql.PURGE_COMMANDS).bindList("ids", ids).execute();
+            handle.createUpdate(OutboxSql.PURGE_HISTORY).bind("ids", OutboxSql.idList(ids)).execute();
+            return handle.createUpdate(OutboxSql.PURGE_COMMANDS).bind("ids", OutboxSql.idList(ids)).execute();
         });
     }
 
@@ -361,12 +454,18 @@ public final class Outbox {
      */
     public void close() {
         writer.close();
+        try {
+            flushPublishedMarks();
+        } catch (RuntimeException e) {
+            // those receipts are published again, flagged replayed, after the next start
+        }
         writes.lock();
         try {
             closeWriteHandle();
         } finally {
             writes.unlock();
         }
+        closeCheckpointHandle();
         try {
             jdbi.useHandle(handle -> handle.execute(OutboxSql.CHECKPOINT));
         } catch (RuntimeException e) {

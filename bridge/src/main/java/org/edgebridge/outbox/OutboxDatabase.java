@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.flywaydb.core.Flyway;
+import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.Jdbi;
 import org.sqlite.SQLiteConfig;
 import org.sqlite.SQLiteDataSource;
@@ -14,7 +15,25 @@ import org.sqlite.SQLiteDataSource;
  * {@code db/migration} (the repository's {@code sql/}); Jdbi configured with the outbox's row mappers.
  */
 final class OutboxDatabase {
+    /**
+     * A write connection checkpoints inside its commit only once the log holds this many pages (~40 MB; SQLite's
+     * default is 1,000): {@link WalCheckpointer} checkpoints long before, off the write lock.
+     */
+    static final int WRITER_CHECKPOINT_PAGES = 10_000;
+
     private OutboxDatabase() {}
+
+    /** A handle for write transactions (the intake writer's, the outbox's write handle). */
+    static Handle openWriter(Jdbi jdbi) {
+        Handle handle = jdbi.open();
+        try {
+            handle.execute(OutboxSql.writerCheckpointAt(WRITER_CHECKPOINT_PAGES));
+        } catch (RuntimeException e) {
+            handle.close();
+            throw e;
+        }
+        return handle;
+    }
 
     static Jdbi open(Path file) {
         try {

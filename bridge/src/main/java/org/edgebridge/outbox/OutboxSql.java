@@ -4,10 +4,30 @@ package org.edgebridge.outbox;
  * Every SQL statement of the outbox, and the only place that holds any: {@link Outbox}, {@link Claimer} and
  * {@link Settler} run these through Jdbi, {@link CommandWriter} its three on prepared JDBC statements, and
  * {@code OutboxQueryPlanTest} checks the query plan of each hot one. Parameters are named ({@code :name}), but for
- * the writer's (positional); {@code <ids>} is a list bound with {@code bindList}. Columns are selected under the names of the record components they fill (Jdbi's {@code ConstructorMapper} matches
+ * the writer's (positional); a list of row ids is one parameter, {@code :ids}, bound to {@link #idList} ({@link #IDS}).
+ * Columns are selected under the names of the record components they fill (Jdbi's {@code ConstructorMapper} matches
  * {@code snake_case} columns to {@code camelCase} components), so no row is read by column index.
  */
 final class OutboxSql {
+    /**
+     * "In these row ids", as one parameter: a JSON array ({@link #idList}) read by SQLite's {@code json_each}. One SQL
+     * text for any number of ids, so that the statement is parsed, planned and kept once ({@link KeptStatements}); a
+     * list expanded into {@code (?, ?, …)} was a new statement for each length. Each id is a lookup by primary key.
+     */
+    static final String IDS = "(SELECT value FROM json_each(:ids))";
+
+    /** The parameter of {@link #IDS}: the ids as a JSON array. */
+    static String idList(java.util.Collection<Long> ids) {
+        StringBuilder json = new StringBuilder(ids.size() * 8 + 2).append('[');
+        for (Long id : ids) {
+            if (json.length() > 1) {
+                json.append(',');
+            }
+            json.append(id.longValue());
+        }
+        return json.append(']').toString();
+    }
+
     static final String OPEN_STATES = "('pending', 'inflight', 'parked')";
     static final String FINAL_STATES = "('accepted', 'duplicate', 'rejected')";
     /** The columns of a {@link CommandRecord}. */
@@ -83,7 +103,7 @@ final class OutboxSql {
             ORDER BY sequence LIMIT :limit""";
 
     /** The payloads of the rows a claim took. */
-    static final String CLAIM_PAYLOADS = "SELECT id, payload FROM commands WHERE id IN (<ids>)";
+    static final String CLAIM_PAYLOADS = "SELECT id, payload FROM commands WHERE id IN " + IDS;
 
     static final String CLAIM_MARK = """
             UPDATE commands SET state = 'inflight', claimed_at = :now, attempts = attempts + 1, batch_id = :b
@@ -111,7 +131,7 @@ final class OutboxSql {
             UPDATE commands SET state = 'pending', claimed_at = NULL, last_error = :reason
             WHERE id = :id AND state = 'inflight'""";
 
-    static final String BY_IDS = "SELECT " + RECORD_COLUMNS + " FROM commands WHERE id IN (<ids>) ORDER BY id";
+    static final String BY_IDS = "SELECT " + RECORD_COLUMNS + " FROM commands WHERE id IN " + IDS + " ORDER BY id";
 
     /** One line of a command's history; every writer of history uses this statement. */
     static final String HISTORY = """
@@ -120,7 +140,7 @@ final class OutboxSql {
 
     // ---- receipts, releases, retention ----
 
-    static final String MARK_PUBLISHED = "UPDATE commands SET receipt_published = 1 WHERE id IN (<ids>)";
+    static final String MARK_PUBLISHED = "UPDATE commands SET receipt_published = 1 WHERE id IN " + IDS;
 
     static final String UNPUBLISHED = "SELECT " + RECORD_COLUMNS + " FROM commands INDEXED BY commands_unpublished"
             + " WHERE receipt_published = 0 AND state IN " + FINAL_STATES + " ORDER BY id LIMIT :limit";
@@ -141,9 +161,9 @@ final class OutboxSql {
     static final String PURGE_CANDIDATES = "SELECT id FROM commands WHERE final_at IS NOT NULL AND final_at < :cutoff "
             + "ORDER BY final_at LIMIT :limit";
 
-    static final String PURGE_HISTORY = "DELETE FROM command_history WHERE command IN (<ids>)";
+    static final String PURGE_HISTORY = "DELETE FROM command_history WHERE command IN " + IDS;
 
-    static final String PURGE_COMMANDS = "DELETE FROM commands WHERE id IN (<ids>)";
+    static final String PURGE_COMMANDS = "DELETE FROM commands WHERE id IN " + IDS;
 
     // ---- admin ----
 
@@ -200,6 +220,14 @@ final class OutboxSql {
     static final String WRITE_PROBE = "UPDATE devices SET last_seen_at = last_seen_at WHERE 0";
 
     static final String CHECKPOINT = "PRAGMA wal_checkpoint(TRUNCATE)";
+
+    /** Returns one row: busy (0/1), log (pages in the log), checkpointed (pages copied). */
+    static final String CHECKPOINT_PASSIVE = "PRAGMA wal_checkpoint(PASSIVE)";
+
+    /** On a write connection: checkpoint inside a commit only past this many log pages (WalCheckpointer). */
+    static String writerCheckpointAt(int pages) {
+        return "PRAGMA wal_autocheckpoint = " + pages;
+    }
 
     // ---- Flyway callback (V1ChecksumRepair, on Flyway's own connection) ----
 

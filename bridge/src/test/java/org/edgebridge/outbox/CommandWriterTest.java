@@ -30,16 +30,36 @@ class CommandWriterTest {
                 DriverManager.getConnection("jdbc:sqlite:" + file), prepared)));
         try (CommandWriter writer = new CommandWriter(jdbi, new java.util.concurrent.locks.ReentrantLock())) {
             for (int i = 1; i <= 20; i++) {
-                List<StoreResult> r = writer.store(List.of(OutboxFixture.command("dev", "C-" + i, 0, Instant.now())), 100);
+                List<NewCommand> one = List.of(OutboxFixture.command("dev", "C-" + i, 0, Instant.now()));
+                List<StoreResult> r = writer.store(() -> one, 100);
                 assertThat(r.get(0)).isInstanceOf(StoreResult.Stored.class);
             }
-            assertThat(writer.store(List.of(OutboxFixture.command("dev", "C-1", 0, Instant.now())), 100).get(0))
+            assertThat(writer.store(() -> List.of(OutboxFixture.command("dev", "C-1", 0, Instant.now())), 100).get(0))
                     .isInstanceOf(StoreResult.AlreadyStored.class);
         }
         assertThat(prepared).as("find, next sequence and insert: each prepared once for 21 commands")
                 .containsEntry(OutboxSql.WRITER_FIND, 1)
                 .containsEntry(OutboxSql.NEXT_SEQUENCE, 1)
                 .containsEntry(OutboxSql.INSERT, 1);
+    }
+
+    @Test
+    void the_batch_is_taken_once_the_write_turn_has_come() throws Exception {
+        Path file = dir.resolve("outbox.db");
+        Outbox.open(file, Clock.systemUTC()).close();
+        java.util.concurrent.locks.ReentrantLock writes = new java.util.concurrent.locks.ReentrantLock(true);
+        List<NewCommand> queue = new java.util.concurrent.CopyOnWriteArrayList<>();
+        queue.add(OutboxFixture.command("dev", "first", 0, Instant.now()));
+        try (CommandWriter writer = new CommandWriter(OutboxRows.configure(Jdbi.create("jdbc:sqlite:" + file)), writes)) {
+            writes.lock(); // another transaction holds the write lock
+            var stored = java.util.concurrent.CompletableFuture.supplyAsync(() -> writer.store(() -> List.copyOf(queue), 100));
+            org.awaitility.Awaitility.await().until(writes::hasQueuedThreads);
+            queue.add(OutboxFixture.command("dev", "came-while-waiting", 0, Instant.now()));
+            writes.unlock();
+            assertThat(stored.get(10, java.util.concurrent.TimeUnit.SECONDS))
+                    .as("what came while the writer waited for the lock is in the same transaction")
+                    .extracting(r -> r.command().commandId()).containsExactly("first", "came-while-waiting");
+        }
     }
 
     /** A connection that counts {@code prepareStatement} per SQL text. */

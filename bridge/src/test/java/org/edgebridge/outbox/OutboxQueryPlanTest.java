@@ -70,6 +70,41 @@ class OutboxQueryPlanTest {
         }
     }
 
+    @Test
+    void statements_on_a_list_of_ids_look_each_row_up_by_its_primary_key() throws SQLException {
+        Map<String, String> statements = new LinkedHashMap<>();
+        statements.put("claim: payloads", OutboxSql.CLAIM_PAYLOADS);
+        statements.put("settle: records by id", OutboxSql.BY_IDS);
+        statements.put("mark published", OutboxSql.MARK_PUBLISHED);
+        statements.put("purge commands", OutboxSql.PURGE_COMMANDS);
+        try (Connection c = DriverManager.getConnection(url)) {
+            for (Map.Entry<String, String> e : statements.entrySet()) {
+                List<String> lines = new ArrayList<>();
+                try (PreparedStatement p = c.prepareStatement("EXPLAIN QUERY PLAN " + positional(e.getValue()))) {
+                    p.setString(1, OutboxSql.idList(List.of(500L, 501L, 999_999L)));
+                    try (ResultSet rs = p.executeQuery()) {
+                        while (rs.next()) {
+                            lines.add(rs.getString("detail"));
+                        }
+                    }
+                }
+                System.out.printf("%-32s %s%n", e.getKey(), lines);
+                assertThat(lines).as(e.getKey()).anyMatch(line -> line.matches("SEARCH commands USING INTEGER PRIMARY KEY.*"))
+                        .noneMatch(line -> line.matches("SCAN commands\\b.*"));
+            }
+            try (PreparedStatement p = c.prepareStatement(positional(OutboxSql.BY_IDS))) {
+                p.setString(1, OutboxSql.idList(List.of(1L, 2L, 3L)));
+                int rows = 0;
+                try (ResultSet rs = p.executeQuery()) {
+                    while (rs.next()) {
+                        assertThat(rs.getLong("id")).isEqualTo(++rows);
+                    }
+                }
+                assertThat(rows).as("the rows of the three ids, no more").isEqualTo(3);
+            }
+        }
+    }
+
     private static String positional(String sql) {
         return sql.replaceAll(":[a-zA-Z]+", "?");
     }

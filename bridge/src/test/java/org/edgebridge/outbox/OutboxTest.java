@@ -103,6 +103,45 @@ class OutboxTest {
     }
 
     @Test
+    void published_marks_ride_the_next_write_and_a_close_commits_those_left() throws Exception {
+        outbox.store(List.of(command("a", "1", ""), command("a", "2", ""), command("b", "1", "")));
+        List<ClaimedEvent> claimed = outbox.claim(10, 1 << 20, Long.MAX_VALUE, "batch-1");
+        Outbox.SettleResult settled = outbox.settle("batch-1", List.of(
+                new Settlement.Final(claimed.get(0).id(), CommandState.ACCEPTED, null, null, null),
+                new Settlement.Final(claimed.get(2).id(), CommandState.ACCEPTED, null, null, null),
+                new Settlement.Release(claimed.get(1).id(), "not answered")), 50);
+        outbox.markPublished(settled.finals().stream().map(CommandRecord::id).toList());
+        assertThat(publishedInFile()).as("not a transaction of its own").isZero();
+
+        outbox.claim(10, 1 << 20, Long.MAX_VALUE, "batch-2");
+        assertThat(publishedInFile()).as("committed with the next claim").isEqualTo(2);
+
+        List<ClaimedEvent> again = outbox.claim(10, 1 << 20, Long.MAX_VALUE, "batch-3");
+        assertThat(again).isEmpty();
+        outbox.store(List.of(command("c", "1", "")));
+        List<ClaimedEvent> c = outbox.claim(10, 1 << 20, Long.MAX_VALUE, "batch-4");
+        outbox.settle("batch-4", List.of(new Settlement.Final(c.get(0).id(), CommandState.ACCEPTED, null, null, null)), 50);
+        outbox.markPublished(List.of(c.get(0).id()));
+        assertThat(outbox.unpublishedFinals(10)).as("a receipt handed out a moment ago is not unpublished").isEmpty();
+
+        outbox.store(List.of(command("d", "1", "")));
+        List<ClaimedEvent> d = outbox.claim(10, 1 << 20, Long.MAX_VALUE, "batch-5");
+        outbox.settle("batch-5", List.of(new Settlement.Final(d.get(0).id(), CommandState.ACCEPTED, null, null, null)), 50);
+        outbox.markPublished(List.of(d.get(0).id()));
+        outbox.close();
+        assertThat(publishedInFile()).as("the close commits the marks left").isEqualTo(4);
+        outbox = Outbox.open(dir.resolve("outbox.db"), clock);
+        assertThat(outbox.unpublishedFinals(10)).isEmpty();
+    }
+
+    private long publishedInFile() throws java.sql.SQLException {
+        try (var c = java.sql.DriverManager.getConnection("jdbc:sqlite:" + dir.resolve("outbox.db"));
+                var rs = c.createStatement().executeQuery("SELECT COUNT(*) FROM commands WHERE receipt_published = 1")) {
+            return rs.getLong(1);
+        }
+    }
+
+    @Test
     void row_ids_are_never_reused_after_retention_purged_every_row() {
         StoreResult.Stored first = (StoreResult.Stored) outbox.store(List.of(command("a", "1", ""))).get(0);
         List<ClaimedEvent> claimed = outbox.claim(10, 1 << 20, Long.MAX_VALUE, "batch-1");

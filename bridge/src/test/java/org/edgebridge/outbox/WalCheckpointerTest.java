@@ -1,0 +1,74 @@
+package org.edgebridge.outbox;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The outbox's writers leave checkpoints to the checkpointer's thread; against a real SQLite file. */
+class WalCheckpointerTest {
+    @TempDir
+    Path dir;
+
+    /**
+     * Stores commands of ~3 KB, 50 per transaction, until the log file holds more than {@code pages} pages, or three
+     * times as many pages were written (a log that checkpoints on its own stays small).
+     */
+    private static void fillLog(Outbox outbox, long pages) {
+        int n = 0;
+        long logBytes = 0;
+        while (logBytes < pages * 4096 && (long) n * 3_000 < 3 * pages * 4096) {
+            List<NewCommand> batch = new ArrayList<>();
+            for (int i = 0; i < 50; i++, n++) {
+                batch.add(OutboxFixture.command("dev-" + (n % 7), "c-" + n, 3_000, Instant.now()));
+            }
+            outbox.store(batch);
+            logBytes = wal(outbox).toFile().length();
+        }
+    }
+
+    private static Path wal(Outbox outbox) {
+        return outbox.file().resolveSibling(outbox.file().getFileName() + "-wal");
+    }
+
+    @Test
+    void a_writer_does_not_checkpoint_inside_its_commit_below_the_fallback() {
+        Outbox outbox = Outbox.open(dir.resolve("outbox.db"), Clock.systemUTC());
+        fillLog(outbox, 3_000); // SQLite's own default checkpoints every 1,000 pages
+        Outbox.Checkpoint c = outbox.checkpointPassive();
+        assertThat(c.logPages()).as("the log grew past 1,000 pages: no commit checkpointed it")
+                .isGreaterThan(2_000).isLessThan(OutboxDatabase.WRITER_CHECKPOINT_PAGES);
+        assertThat(c.pagesCopied()).as("a passive checkpoint with no writer running copies it all").isEqualTo(c.logPages());
+        outbox.close();
+    }
+
+    @Test
+    void the_checkpointer_copies_the_log_while_commands_are_written_and_the_log_starts_over() throws Exception {
+        Outbox outbox = Outbox.open(dir.resolve("outbox.db"), Clock.systemUTC());
+        try (WalCheckpointer checkpointer = new WalCheckpointer(outbox)) {
+            checkpointer.start();
+            fillLog(outbox, 1_500);
+            await().atMost(Duration.ofSeconds(20)).until(() -> checkpointer.status().pagesCopied() >= 1_500);
+            long walBytes = Files.size(wal(outbox));
+            outbox.store(List.of(OutboxFixture.command("dev-x", "after", 0, Instant.now())));
+            await().atMost(Duration.ofSeconds(20)).until(() -> {
+                Outbox.Checkpoint c = outbox.checkpointPassive();
+                return c.logPages() < 100 && c.pagesCopied() == c.logPages();
+            });
+            assertThat(Files.size(wal(outbox))).as("the log is reused from its start, not grown").isEqualTo(walBytes);
+        }
+        assertThat(outbox.openCount()).isGreaterThan(500);
+        outbox.close();
+        Outbox reopened = Outbox.open(dir.resolve("outbox.db"), Clock.systemUTC());
+        assertThat(reopened.openCount()).as("every command is in the file").isEqualTo(outbox.openCount());
+        reopened.close();
+    }
+}
