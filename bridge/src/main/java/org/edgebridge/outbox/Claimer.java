@@ -1,13 +1,18 @@
 package org.edgebridge.outbox;
 
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.stream.Collectors;
-import org.jdbi.v3.core.Handle;
 
-/** Claims the next batch inside one transaction (see {@link Outbox#claim}). */
+/**
+ * Claims the next batch inside one transaction (see {@link Outbox#claim}), on plain JDBC statements kept on the write
+ * connection ({@link NamedStatements} says why), like the intake writer's.
+ */
 final class Claimer {
     /** Rough JSON overhead of one event around its payload, for the request byte budget. */
     static final int EVENT_OVERHEAD_BYTES = 400;
@@ -21,22 +26,23 @@ final class Claimer {
     record Candidate(long id, String commandId, long sequence, String topic, String type, int payloadBytes,
             String payloadSha256, Instant receivedAt, CommandState state, Instant notBefore, int attempts) {}
 
-    /** The bytes of one chosen row ({@link OutboxSql#CLAIM_PAYLOADS}). */
-    record Payload(long id, byte[] payload) {}
-
     private record Chosen(Candidate c, String clientId) {}
 
-    static List<ClaimedEvent> claim(Handle handle, long now, int maxEvents, int maxBytes, long maxRowId, String batchId) {
-        List<Head> heads = handle.createQuery(OutboxSql.CLAIM_HEADS)
-                .bind("now", now).bind("maxId", maxRowId).bind("limit", maxEvents)
-                .mapTo(Head.class).list();
+    /** @param sql the write connection's kept statements, inside its write transaction */
+    static List<ClaimedEvent> claim(NamedStatements sql, long now, int maxEvents, int maxBytes, long maxRowId, String batchId)
+            throws SQLException {
+        List<Head> heads = new ArrayList<>();
+        PreparedStatement headQuery = sql.get(OutboxSql.CLAIM_HEADS)
+                .set("now", now).set("maxId", maxRowId).set("limit", maxEvents).statement();
+        try (ResultSet rs = headQuery.executeQuery()) {
+            while (rs.next()) {
+                heads.add(new Head(rs.getLong("id"), rs.getString("client_id"), rs.getLong("sequence")));
+            }
+        }
         List<Chosen> chosen = new ArrayList<>();
         long bytes = 0;
         for (Head head : heads) {
-            List<Candidate> run = handle.createQuery(OutboxSql.CLAIM_RUN)
-                    .bind("c", head.clientId()).bind("head", head.sequence()).bind("limit", maxEvents - chosen.size())
-                    .mapTo(Candidate.class).list();
-            for (Candidate c : run) {
+            for (Candidate c : run(sql, head, maxEvents - chosen.size())) {
                 boolean due = c.state() == CommandState.PENDING && c.notBefore().toEpochMilli() <= now && c.id() <= maxRowId;
                 long size = (long) c.payloadBytes() + EVENT_OVERHEAD_BYTES;
                 if (!due || (!chosen.isEmpty() && bytes + size > maxBytes) || chosen.size() >= maxEvents) {
@@ -49,31 +55,51 @@ final class Claimer {
                 break;
             }
         }
-        List<ClaimedEvent> claimed = withPayloads(handle, chosen);
+        List<ClaimedEvent> claimed = withPayloads(sql, chosen);
         if (!claimed.isEmpty()) {
-            var mark = handle.prepareBatch(OutboxSql.CLAIM_MARK);
-            var history = handle.prepareBatch(OutboxSql.HISTORY);
+            NamedStatements.Named mark = sql.get(OutboxSql.CLAIM_MARK);
+            NamedStatements.Named history = sql.get(OutboxSql.HISTORY);
             for (ClaimedEvent e : claimed) {
-                mark.bind("now", now).bind("b", batchId).bind("id", e.id()).add();
-                history.bind("id", e.id()).bind("at", now).bind("kind", "attempt").bind("b", batchId)
-                        .bind("status", (String) null).bind("code", (String) null)
-                        .bind("detail", "attempt " + e.attempt()).add();
+                mark.set("now", now).set("b", batchId).set("id", e.id()).statement().addBatch();
+                history.set("id", e.id()).set("at", now).set("kind", "attempt").set("b", batchId)
+                        .set("status", null).set("code", null).set("detail", "attempt " + e.attempt())
+                        .statement().addBatch();
             }
-            mark.execute();
-            history.execute();
+            mark.statement().executeBatch();
+            history.statement().executeBatch();
         }
         return claimed;
     }
 
+    /** One device's open rows from its head on ({@link OutboxSql#CLAIM_RUN}). */
+    private static List<Candidate> run(NamedStatements sql, Head head, int limit) throws SQLException {
+        List<Candidate> run = new ArrayList<>();
+        PreparedStatement q = sql.get(OutboxSql.CLAIM_RUN)
+                .set("c", head.clientId()).set("head", head.sequence()).set("limit", limit).statement();
+        try (ResultSet rs = q.executeQuery()) {
+            while (rs.next()) {
+                run.add(new Candidate(rs.getLong("id"), rs.getString("command_id"), rs.getLong("sequence"),
+                        rs.getString("topic"), rs.getString("type"), rs.getInt("payload_bytes"), rs.getString("payload_sha256"),
+                        Instant.ofEpochMilli(rs.getLong("received_at")), CommandState.fromDb(rs.getString("state")),
+                        Instant.ofEpochMilli(rs.getLong("not_before")), rs.getInt("attempts")));
+            }
+        }
+        return run;
+    }
+
     /** Reads the payloads of the chosen rows only: a claim holds at most about maxBytes of payload in memory. */
-    private static List<ClaimedEvent> withPayloads(Handle handle, List<Chosen> chosen) {
+    private static List<ClaimedEvent> withPayloads(NamedStatements sql, List<Chosen> chosen) throws SQLException {
         if (chosen.isEmpty()) {
             return List.of();
         }
-        Map<Long, byte[]> payloads = handle.createQuery(OutboxSql.CLAIM_PAYLOADS)
-                .bind("ids", OutboxSql.idList(chosen.stream().map(x -> x.c().id()).toList()))
-                .mapTo(Payload.class)
-                .collect(Collectors.toMap(Payload::id, Payload::payload, (a, b) -> a));
+        Map<Long, byte[]> payloads = new HashMap<>();
+        PreparedStatement q = sql.get(OutboxSql.CLAIM_PAYLOADS)
+                .set("ids", OutboxSql.idList(chosen.stream().map(x -> x.c().id()).toList())).statement();
+        try (ResultSet rs = q.executeQuery()) {
+            while (rs.next()) {
+                payloads.putIfAbsent(rs.getLong("id"), rs.getBytes("payload"));
+            }
+        }
         List<ClaimedEvent> claimed = new ArrayList<>(chosen.size());
         for (Chosen x : chosen) {
             Candidate c = x.c();

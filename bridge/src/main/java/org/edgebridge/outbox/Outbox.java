@@ -1,6 +1,7 @@
 package org.edgebridge.outbox;
 
 import java.nio.file.Path;
+import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -24,7 +25,9 @@ import org.jdbi.v3.core.Jdbi;
  * {@link OutboxSql} and every row mapped by column name into a record ({@link OutboxRows}). Fluent rather than
  * SqlObject interfaces because the claim and the settle are loops that decide statement by statement inside one
  * transaction, the query plan test reads the SQL text of each hot statement, and the intake's writer must run its
- * statements on one handle that keeps them prepared; one SQL class and one call style serve all three.
+ * statements on one handle that keeps them prepared; one SQL class and one call style serve all three. The intake
+ * writer and the claim bind the same SQL on plain JDBC (measured: Jdbi's own per-statement work cost more CPU than
+ * SQLite's under the write lock; {@link CommandWriter}, {@link NamedStatements}).
  *
  * <p>Thread-safe. {@link #store} runs on one long-lived connection of its own, one caller at a time
  * ({@link CommandWriter}). The other write methods share one long-lived connection ({@link #writeHandle}), each call one
@@ -55,6 +58,8 @@ public final class Outbox {
      * thread.
      */
     private Handle writeHandle; // guarded by writes
+    /** The claim's plain JDBC statements on {@link #writeHandle}'s connection, kept and closed with it. */
+    private NamedStatements writeStatements; // guarded by writes
     /**
      * Rows whose final receipt was handed to the broker and not yet marked so: marked in the next write transaction
      * (the next claim or settle), not in one of their own, which was a third commit per request (issue 16). A crash
@@ -139,6 +144,7 @@ public final class Outbox {
             if (writeHandle == null) {
                 writeHandle = OutboxDatabase.openWriter(jdbi);
                 KeptStatements.keepOn(writeHandle);
+                writeStatements = new NamedStatements(writeHandle.getConnection());
             }
             List<Long> marks = takePublishedUnmarked();
             try {
@@ -183,6 +189,10 @@ public final class Outbox {
     }
 
     private void closeWriteHandle() {
+        if (writeStatements != null) {
+            writeStatements.close();
+            writeStatements = null;
+        }
         Handle h = writeHandle;
         writeHandle = null;
         if (h != null) {
@@ -288,7 +298,13 @@ public final class Outbox {
      */
     public List<ClaimedEvent> claim(int maxEvents, int maxBytes, long maxRowId, String batchId) {
         long now = clock.millis();
-        List<ClaimedEvent> claimed = write(handle -> Claimer.claim(handle, now, maxEvents, maxBytes, maxRowId, batchId));
+        List<ClaimedEvent> claimed = write(handle -> {
+            try {
+                return Claimer.claim(writeStatements, now, maxEvents, maxBytes, maxRowId, batchId);
+            } catch (SQLException e) {
+                throw new IllegalStateException("claim failed: " + e.getMessage(), e);
+            }
+        });
         CommandTrace.mark(CommandTrace.Step.CLAIMED, claimed, ClaimedEvent::id);
         return claimed;
     }

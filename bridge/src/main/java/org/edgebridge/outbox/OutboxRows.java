@@ -35,8 +35,7 @@ final class OutboxRows {
             return name == null ? null : CommandState.fromDb(name);
         });
         jdbi.registerRowMapper(CommandRecord.class, OutboxRows::commandRecord);
-        for (Class<?> type : new Class<?>[] {HistoryEntry.class, DeviceRow.class, StateCount.class, LastSequence.class,
-                Claimer.Head.class, Claimer.Candidate.class, Claimer.Payload.class}) {
+        for (Class<?> type : new Class<?>[] {HistoryEntry.class, DeviceRow.class, StateCount.class, LastSequence.class}) {
             jdbi.registerRowMapper(ConstructorMapper.factory(type));
         }
         return jdbi;

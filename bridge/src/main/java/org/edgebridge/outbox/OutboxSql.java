@@ -2,7 +2,7 @@ package org.edgebridge.outbox;
 
 /**
  * Every SQL statement of the outbox, and the only place that holds any: {@link Outbox}, {@link Claimer} and
- * {@link Settler} run these through Jdbi, {@link CommandWriter} its three on prepared JDBC statements, and
+ * {@link Settler} run these through Jdbi, {@link CommandWriter} and {@link Claimer} on prepared JDBC statements, and
  * {@code OutboxQueryPlanTest} checks the query plan of each hot one. Parameters are named ({@code :name}), but for
  * the writer's (positional); a list of row ids is one parameter, {@code :ids}, bound to {@link #idList} ({@link #IDS}).
  * Columns are selected under the names of the record components they fill (Jdbi's {@code ConstructorMapper} matches

@@ -4,11 +4,15 @@
  *
  * <p>One persistence style, Jdbi's fluent API: every statement is a constant of {@link
  * org.edgebridge.outbox.OutboxSql}; each row is read by column name into a record ({@link
- * org.edgebridge.outbox.OutboxRows}); parameters are bound by name. The intake's writer ({@link
- * org.edgebridge.outbox.CommandWriter}) holds one handle open with its statements prepared once, and begins each group
- * commit with {@code BEGIN IMMEDIATE}; every other call opens a connection of its own.
+ * org.edgebridge.outbox.OutboxRows}); parameters are bound by name. Two measured exceptions run on plain JDBC
+ * statements prepared once, because they run for every command under the write lock: the intake's writer ({@link
+ * org.edgebridge.outbox.CommandWriter}, its own handle, each group commit begun with {@code BEGIN IMMEDIATE}) and the
+ * claim ({@link org.edgebridge.outbox.Claimer}, on the statements of {@code NamedStatements}). The other writes
+ * share one long-lived handle whose Jdbi statements are kept ({@code KeptStatements}); reads open
+ * a connection of their own.
  *
- * <p>Threads: none of its own but {@link org.edgebridge.outbox.RetentionPurger}'s {@code outbox-retention}. {@link
+ * <p>Threads: {@link org.edgebridge.outbox.RetentionPurger}'s {@code outbox-retention} and {@link
+ * org.edgebridge.outbox.WalCheckpointer}'s {@code outbox-checkpoint}. {@link
  * org.edgebridge.outbox.Outbox#store} is called by the intake's writer thread ({@code intake-writer}), claims and settles by the forwarder's
  * workers, reads by the admin API; all of them are safe to call at once.
  *
