@@ -29,6 +29,9 @@ final class BridgeChild implements AutoCloseable {
             cmd.add(s);
         }
         process = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+        Process child = process;
+        // a bench stopped by a signal does not reach close(): the child goes with it, not on, holding a port and CPU
+        Runtime.getRuntime().addShutdownHook(new Thread(child::destroyForcibly, "bench-child-reaper"));
     }
 
     /** The product jar: {@code -Dbridge.jar}, else {@code bridge/target/edge-bridge.jar} from the repository's top. */

@@ -27,6 +27,9 @@ final class CentralChild implements AutoCloseable {
         process = new ProcessBuilder(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx512m",
                 "-jar", BridgeChild.jar().toString(), "central-sim", "--host", "127.0.0.1", "--port", String.valueOf(port)))
                 .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+        Process child = process;
+        // a bench stopped by a signal does not reach close(): the child goes with it, not on, holding a port and CPU
+        Runtime.getRuntime().addShutdownHook(new Thread(child::destroyForcibly, "bench-child-reaper"));
     }
 
     String ingestUrl() {

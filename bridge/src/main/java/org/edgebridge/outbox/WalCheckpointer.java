@@ -1,6 +1,9 @@
 package org.edgebridge.outbox;
 
 import java.time.Duration;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.edgebridge.lifecycle.Component;
 import org.edgebridge.lifecycle.Once;
@@ -18,65 +21,48 @@ import org.slf4j.LoggerFactory;
  * that falls behind; this thread runs a PASSIVE checkpoint every {@link #EVERY}, which neither waits for nor blocks
  * the writers, and copies what is committed by then.
  *
- * <p>Thread: "outbox-checkpoint", owned by this class. A failed checkpoint is logged and tried again: the log only
- * grows until the next one, and the writers' fallback bounds it.
+ * <p>Thread: "outbox-checkpoint", a single-thread scheduler owned by this class. A failed checkpoint is logged (once
+ * per kind in a row) and tried again at the next turn: the log only grows until the next one, and the writers'
+ * fallback bounds it.
  */
 public final class WalCheckpointer implements Component, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(WalCheckpointer.class);
     static final Duration EVERY = Duration.ofMillis(200);
 
     private final Outbox outbox;
-    private final Thread thread;
-    private final Object signal = new Object();
+    private final ScheduledExecutorService thread = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "outbox-checkpoint");
+        t.setDaemon(true);
+        return t;
+    });
     private final Once once = new Once();
     private final AtomicLong checkpoints = new AtomicLong();
     private final AtomicLong pagesCopied = new AtomicLong();
-    private volatile boolean running = true;
+    private String lastFailure; // outbox-checkpoint thread only
 
     public WalCheckpointer(Outbox outbox) {
         this.outbox = outbox;
-        this.thread = new Thread(this::loop, "outbox-checkpoint");
-        this.thread.setDaemon(true);
     }
 
     @Override
     public void start() {
         if (once.start()) {
-            thread.start();
+            thread.scheduleWithFixedDelay(this::checkpoint, EVERY.toMillis(), EVERY.toMillis(), TimeUnit.MILLISECONDS);
         }
     }
 
-    private void loop() {
-        String lastFailure = null;
-        while (pause()) {
-            try {
-                Outbox.Checkpoint c = outbox.checkpointPassive();
-                checkpoints.incrementAndGet();
-                pagesCopied.addAndGet(c.pagesCopied());
-                lastFailure = null;
-            } catch (RuntimeException e) {
-                if (!String.valueOf(e.getMessage()).equals(lastFailure)) {
-                    LOG.warn("outbox checkpoint failed ({}); trying again every {} ms, the writers checkpoint past {} pages",
-                            e.getMessage(), EVERY.toMillis(), OutboxDatabase.WRITER_CHECKPOINT_PAGES);
-                }
-                lastFailure = String.valueOf(e.getMessage());
+    private void checkpoint() {
+        try {
+            Outbox.Checkpoint c = outbox.checkpointPassive();
+            checkpoints.incrementAndGet();
+            pagesCopied.addAndGet(c.pagesCopied());
+            lastFailure = null;
+        } catch (RuntimeException e) {
+            if (!String.valueOf(e.getMessage()).equals(lastFailure)) {
+                LOG.warn("outbox checkpoint failed ({}); trying again every {} ms, the writers checkpoint past {} pages",
+                        e.getMessage(), EVERY.toMillis(), OutboxDatabase.WRITER_CHECKPOINT_PAGES);
             }
-        }
-    }
-
-    /** @return false once stopped */
-    private boolean pause() {
-        synchronized (signal) {
-            if (!running) {
-                return false;
-            }
-            try {
-                signal.wait(EVERY.toMillis());
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return false;
-            }
-            return running;
+            lastFailure = String.valueOf(e.getMessage());
         }
     }
 
@@ -95,15 +81,10 @@ public final class WalCheckpointer implements Component, AutoCloseable {
     /** Ends after the checkpoint under way, waiting at most {@code timeout}. */
     @Override
     public void close(Duration timeout) {
-        running = false;
-        synchronized (signal) {
-            signal.notifyAll();
-        }
-        if (!once.close() || !once.started()) {
-            return;
-        }
+        once.close();
+        thread.shutdown();
         try {
-            thread.join(Math.max(1, timeout.toMillis()));
+            thread.awaitTermination(Math.max(1, timeout.toMillis()), TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
