@@ -4,7 +4,6 @@ import java.nio.file.Path;
 import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
@@ -30,7 +29,7 @@ import org.jdbi.v3.core.Jdbi;
  * SQLite's under the write lock; {@link CommandWriter}, {@link NamedStatements}).
  *
  * <p>Thread-safe. {@link #store} runs on one long-lived connection of its own, one caller at a time
- * ({@link CommandWriter}). The other write methods share one long-lived connection ({@link #writeHandle}), each call one
+ * ({@link CommandWriter}). The other write methods share one long-lived connection ({@link WriteConnection}), each call one
  * transaction; the read methods open a connection for the call (the data source has no pool) and close it before
  * returning. All write transactions begin IMMEDIATE
  * and take one in-process lock first ({@link #writes}), so two writers queue on it, in order, instead of polling
@@ -50,22 +49,8 @@ public final class Outbox {
      * The data dir's lock makes this process the only writer.
      */
     private final ReentrantLock writes = new ReentrantLock(true);
-    /**
-     * The connection of every write transaction but the intake's (the claim, the settle, markPublished, the admin's
-     * and the purge's), opened on the first write and kept, as the intake writer keeps its own: no SQLite connection
-     * opened per call (the file opened, the PRAGMAs run, the schema parsed by the first statement), three of them per
-     * request before (issue 16). Used only while {@link #writes} is held, which makes one handle safe for every
-     * thread.
-     */
-    private Handle writeHandle; // guarded by writes
-    /** The claim's plain JDBC statements on {@link #writeHandle}'s connection, kept and closed with it. */
-    private NamedStatements writeStatements; // guarded by writes
-    /**
-     * Rows whose final receipt was handed to the broker and not yet marked so: marked in the next write transaction
-     * (the next claim or settle), not in one of their own, which was a third commit per request (issue 16). A crash
-     * before that transaction loses only the marks: those receipts are published again, flagged replayed.
-     */
-    private final List<Long> publishedUnmarked = new ArrayList<>(); // guarded by itself
+    /** Every write transaction but the intake's, on one kept connection ({@link WriteConnection}). */
+    private final WriteConnection writeConnection;
     /** The connection of {@link #checkpointPassive}, kept between checkpoints. */
     private Handle checkpointHandle; // guarded by checkpointLock
     private final Object checkpointLock = new Object();
@@ -73,6 +58,7 @@ public final class Outbox {
     private Outbox(Jdbi jdbi, Clock clock, Path file) {
         this.jdbi = jdbi;
         this.writer = new CommandWriter(jdbi, writes);
+        this.writeConnection = new WriteConnection(jdbi, writes);
         this.clock = clock;
         this.file = file;
         this.openRows = new AtomicLong(jdbi.withHandle(h -> h.createQuery(OutboxSql.COUNT_OPEN).mapTo(Long.class).one()));
@@ -134,74 +120,9 @@ public final class Outbox {
         return written;
     }
 
-    /**
-     * A write transaction, under {@link #writes}, on the outbox's one long-lived write handle ({@link #writeHandle}).
-     * A failed transaction closes the handle; the next write opens a new one.
-     */
+    /** A write transaction, under {@link #writes}, on the outbox's one kept write connection. */
     private <R> R write(HandleCallback<R, RuntimeException> transaction) {
-        writes.lock();
-        try {
-            if (writeHandle == null) {
-                writeHandle = OutboxDatabase.openWriter(jdbi);
-                KeptStatements.keepOn(writeHandle);
-                writeStatements = new NamedStatements(writeHandle.getConnection());
-            }
-            List<Long> marks = takePublishedUnmarked();
-            try {
-                return writeHandle.inTransaction(handle -> {
-                    if (!marks.isEmpty()) {
-                        handle.createUpdate(OutboxSql.MARK_PUBLISHED).bind("ids", OutboxSql.idList(marks)).execute();
-                    }
-                    return transaction.withHandle(handle);
-                });
-            } catch (RuntimeException e) {
-                synchronized (publishedUnmarked) {
-                    publishedUnmarked.addAll(0, marks);
-                }
-                closeWriteHandle();
-                throw e;
-            }
-        } finally {
-            writes.unlock();
-        }
-    }
-
-    private List<Long> takePublishedUnmarked() {
-        synchronized (publishedUnmarked) {
-            if (publishedUnmarked.isEmpty()) {
-                return List.of();
-            }
-            List<Long> marks = List.copyOf(publishedUnmarked);
-            publishedUnmarked.clear();
-            return marks;
-        }
-    }
-
-    /** Commits the marks of {@link #markPublished} that wait for a write transaction, in one of their own. */
-    private void flushPublishedMarks() {
-        boolean waiting;
-        synchronized (publishedUnmarked) {
-            waiting = !publishedUnmarked.isEmpty();
-        }
-        if (waiting) {
-            write(handle -> null);
-        }
-    }
-
-    private void closeWriteHandle() {
-        if (writeStatements != null) {
-            writeStatements.close();
-            writeStatements = null;
-        }
-        Handle h = writeHandle;
-        writeHandle = null;
-        if (h != null) {
-            try {
-                h.close();
-            } catch (RuntimeException e) {
-                // the connection is gone either way; the next write opens a new one
-            }
-        }
+        return writeConnection.write(transaction);
     }
 
     /** What one checkpoint found: pages in the write-ahead log, and how many of them are in the database file now. */
@@ -300,7 +221,7 @@ public final class Outbox {
         long now = clock.millis();
         List<ClaimedEvent> claimed = write(handle -> {
             try {
-                return Claimer.claim(writeStatements, now, maxEvents, maxBytes, maxRowId, batchId);
+                return Claimer.claim(writeConnection.statements(), now, maxEvents, maxBytes, maxRowId, batchId);
             } catch (SQLException e) {
                 throw new IllegalStateException("claim failed: " + e.getMessage(), e);
             }
@@ -366,9 +287,7 @@ public final class Outbox {
      * transaction of this outbox (at the latest by {@link #unpublishedFinals} or {@link #close}), not at once.
      */
     public void markPublished(List<Long> ids) {
-        synchronized (publishedUnmarked) {
-            publishedUnmarked.addAll(ids);
-        }
+        writeConnection.markPublished(ids);
     }
 
     /**
@@ -376,7 +295,7 @@ public final class Outbox {
      * marks that wait first: a receipt handed out a moment ago is not one of them.
      */
     public List<CommandRecord> unpublishedFinals(int limit) {
-        flushPublishedMarks();
+        writeConnection.flushMarks();
         return jdbi.withHandle(handle -> handle.createQuery(OutboxSql.UNPUBLISHED).bind("limit", limit)
                 .mapTo(CommandRecord.class).list());
     }
@@ -470,17 +389,7 @@ public final class Outbox {
      */
     public void close() {
         writer.close();
-        try {
-            flushPublishedMarks();
-        } catch (RuntimeException e) {
-            // those receipts are published again, flagged replayed, after the next start
-        }
-        writes.lock();
-        try {
-            closeWriteHandle();
-        } finally {
-            writes.unlock();
-        }
+        writeConnection.close();
         closeCheckpointHandle();
         try {
             jdbi.useHandle(handle -> handle.execute(OutboxSql.CHECKPOINT));

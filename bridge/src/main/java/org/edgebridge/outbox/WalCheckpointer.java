@@ -37,7 +37,7 @@ public final class WalCheckpointer implements Component, AutoCloseable {
     });
     private final Once once = new Once();
     private final AtomicLong checkpoints = new AtomicLong();
-    private final AtomicLong pagesCopied = new AtomicLong();
+    private volatile Outbox.Checkpoint last = new Outbox.Checkpoint(0, 0);
     private String lastFailure; // outbox-checkpoint thread only
 
     public WalCheckpointer(Outbox outbox) {
@@ -53,9 +53,8 @@ public final class WalCheckpointer implements Component, AutoCloseable {
 
     private void checkpoint() {
         try {
-            Outbox.Checkpoint c = outbox.checkpointPassive();
+            last = outbox.checkpointPassive();
             checkpoints.incrementAndGet();
-            pagesCopied.addAndGet(c.pagesCopied());
             lastFailure = null;
         } catch (RuntimeException e) {
             if (!String.valueOf(e.getMessage()).equals(lastFailure)) {
@@ -66,11 +65,15 @@ public final class WalCheckpointer implements Component, AutoCloseable {
         }
     }
 
-    /** Checkpoints run since start, and the log pages they copied into the database file. */
-    public record Status(long checkpoints, long pagesCopied) {}
+    /**
+     * Checkpoints run since start; after the last one, the pages in the log and how many of them are in the database
+     * file (all of them, unless a writer was appending meanwhile).
+     */
+    public record Status(long checkpoints, long logPages, long pagesInFile) {}
 
     public Status status() {
-        return new Status(checkpoints.get(), pagesCopied.get());
+        Outbox.Checkpoint c = last;
+        return new Status(checkpoints.get(), c.logPages(), c.pagesCopied());
     }
 
     @Override
