@@ -134,6 +134,21 @@ class OutboxTest {
         assertThat(outbox.unpublishedFinals(10)).isEmpty();
     }
 
+    @Test
+    void a_crash_before_the_next_write_loses_only_the_marks_and_those_receipts_are_found_again() {
+        outbox.store(List.of(command("a", "1", "")));
+        List<ClaimedEvent> claimed = outbox.claim(10, 1 << 20, Long.MAX_VALUE, "batch-1");
+        Outbox.SettleResult settled = outbox.settle("batch-1",
+                List.of(new Settlement.Final(claimed.get(0).id(), CommandState.ACCEPTED, null, null, "{\"r\":1}")), 50);
+        outbox.markPublished(List.of(settled.finals().get(0).id()));
+        // the process dies here: no close, no further write; a new process opens the same file
+        Outbox afterCrash = Outbox.open(dir.resolve("outbox.db"), clock);
+        assertThat(afterCrash.unpublishedFinals(10)).as("published again at start, flagged replayed")
+                .extracting(CommandRecord::commandId).containsExactly("1");
+        assertThat(afterCrash.counts().count(CommandState.ACCEPTED)).as("the final itself was committed").isEqualTo(1);
+        afterCrash.close();
+    }
+
     private long publishedInFile() throws java.sql.SQLException {
         try (var c = java.sql.DriverManager.getConnection("jdbc:sqlite:" + dir.resolve("outbox.db"));
                 var rs = c.createStatement().executeQuery("SELECT COUNT(*) FROM commands WHERE receipt_published = 1")) {
