@@ -287,6 +287,7 @@ public final class MoquetteBroker implements DevicePublisher, AutoCloseable {
         }
         if (s != null) {
             try {
+                MoquetteInternals.stopIdleAcceptor(s, 500);
                 s.stopServer();
             } catch (RuntimeException e) {
                 LOG.error("Moquette did not stop cleanly; its session store is repaired at the next start", e);
