@@ -10,6 +10,7 @@ import org.edgebridge.config.BridgeConfig;
 import org.edgebridge.forward.Forwarder;
 import org.edgebridge.intake.Intake;
 import org.edgebridge.lifecycle.Component;
+import org.edgebridge.lifecycle.StopWatchdog;
 import org.edgebridge.outbox.Outbox;
 import org.edgebridge.outbox.RetentionPurger;
 import org.edgebridge.outbox.WalCheckpointer;
@@ -29,6 +30,10 @@ import org.slf4j.LoggerFactory;
  */
 public final class Bridge implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Bridge.class);
+    /** A part whose close takes this long is named in the log. */
+    private static final long SLOW_PART_MILLIS = 1_000;
+    /** How long past its budget a stop may run before every thread's stack is logged ({@link StopWatchdog}). */
+    private static final java.time.Duration STOP_GRACE = java.time.Duration.ofSeconds(10);
 
     private final BridgeConfig config;
     private final Outbox outbox;
@@ -178,17 +183,24 @@ public final class Bridge implements AutoCloseable {
         long start = System.nanoTime();
         long deadline = start + config.shutdownTimeout().toNanos();
         LOG.info("edge bridge stopping (at most {})", config.shutdownTimeout());
-        intake.stopAccepting();
-        for (int i = started.size() - 1; i >= 0; i--) {
-            Component part = started.get(i);
-            try {
-                part.close(remaining(deadline));
-            } catch (RuntimeException e) {
-                LOG.warn("{} did not close cleanly: {}", part.getClass().getSimpleName(), e.toString());
+        try (StopWatchdog watchdog = StopWatchdog.watch("the edge bridge", config.shutdownTimeout().plus(STOP_GRACE))) {
+            intake.stopAccepting();
+            for (int i = started.size() - 1; i >= 0; i--) {
+                Component part = started.get(i);
+                long partStart = System.nanoTime();
+                try {
+                    part.close(remaining(deadline));
+                } catch (RuntimeException e) {
+                    LOG.warn("{} did not close cleanly: {}", part.getClass().getSimpleName(), e.toString());
+                }
+                long tookMillis = (System.nanoTime() - partStart) / 1_000_000;
+                if (tookMillis >= SLOW_PART_MILLIS) {
+                    LOG.info("closing {} took {} ms", part.getClass().getSimpleName(), tookMillis);
+                }
             }
+            outbox.close();
+            lock.close();
         }
-        outbox.close();
-        lock.close();
         LOG.info("edge bridge stopped in {} ms", (System.nanoTime() - start) / 1_000_000);
     }
 
