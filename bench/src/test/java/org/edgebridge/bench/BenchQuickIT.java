@@ -21,7 +21,7 @@ class BenchQuickIT {
         Map<String, Object> r = new Bench(true, dir).run(Set.of());
         for (String key : new String[] {"b0_msgs_per_s", "b1_msgs_per_s", "b2_msgs_per_s", "ratio_b1_b0", "ratio_b2_b0",
             "b3_p50_stored_ms", "b3_p99_stored_ms", "b3_p50_final_ms", "b3_p99_final_ms", "b4_heap_mib", "b4_rss_mib",
-            "b4_reconnect_s", "b5_ready_s", "b5_drain_events_per_s", "b6_wrong_username_connack_ms",
+            "b4_reconnect_s", "b5_ready_s", "b5_drain_events_per_s", "b5_held_drain_events_per_s", "b6_wrong_username_connack_ms",
             "b6_wrong_password_connack_ms", "b7_raw_msgs_per_s", "b7_finals_per_s", "ratio_b7", "b7_p50_final_ms",
             "b7_p99_final_ms"}) {
             assertThat(r.get(key)).as(key).isInstanceOf(Number.class);
@@ -44,6 +44,7 @@ class BenchQuickIT {
         assertThat(r.get("b4_sessions_present_after_restart")).as("every session back after the restart").isEqualTo(200);
         assertThat(r.get("b5_rows")).isEqualTo(50_000);
         assertThat(r.get("b5_limit_events_per_s")).isEqualTo(500);
+        assertThat(r.get("b5_held_limit_events_per_s")).isEqualTo(200);
 
         assertThat(r.get("b7_retry_laters")).as("512 in flight never fill the intake queue").isEqualTo(0L);
         assertThat(r.get("b7_finals")).as("a final for every B7 command").isEqualTo(2_000L);

@@ -46,7 +46,7 @@ final class CentralGuards {
                 .clock(clock)
                 .build());
         this.requests = evenlySpaced("central-requests", settings.requestsPerSecond());
-        this.events = limiter("central-events", settings.eventsPerSecond());
+        this.events = limiter("central-events", settings.eventsPerSecond(), settings.batchLimit());
         this.bulkhead = bulkheads.bulkhead("central", BulkheadConfig.custom()
                 .maxConcurrentCalls(settings.maxConcurrentRequests())
                 .maxWaitDuration(Duration.ZERO)
@@ -80,12 +80,16 @@ final class CentralGuards {
     }
 
     /**
-     * A limiter of {@code perSecond} that refreshes ten times a second, so that permits cannot pile up at the
-     * edge of a one-second window: in any second at most {@code perSecond} plus one tenth pass. A request for
-     * more permits than one refresh holds waits for as many refreshes as it needs.
+     * A limiter of {@code perSecond} events whose every refresh holds one whole batch ({@code batchLimit}, at most a
+     * second's worth; at least a tenth of the rate). A request reserves its events from the refreshes to come, and a
+     * refresh that passes while a request is on its way is lost: Resilience4j does not carry unused permits over. With
+     * a tenth of the rate per refresh, as before, a batch of 500 at 2,000 events/s needed 2.5 refreshes and lost about
+     * 1.5 of them during its 150 ms request: a backlog drained at 1,625 of 2,000 events/s (B5, docs/BENCHMARKS.md).
+     * With a batch per refresh a request that takes less than one refresh loses nothing, and a backlog drains at the
+     * rate. In any one-second window at most the rate plus one batch passes, as it did.
      */
-    private RateLimiter limiter(String name, int perSecond) {
-        int perRefresh = (perSecond + 9) / 10;
+    private RateLimiter limiter(String name, int perSecond, int batchLimit) {
+        int perRefresh = Math.max((perSecond + 9) / 10, Math.min(batchLimit, perSecond));
         long refreshNanos = perRefresh * 1_000_000_000L / perSecond;
         return limiters.rateLimiter(name, RateLimiterConfig.custom()
                 .limitForPeriod(perRefresh)

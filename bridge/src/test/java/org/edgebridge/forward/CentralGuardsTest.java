@@ -23,12 +23,32 @@ class CentralGuardsTest {
     }
 
     @Test
-    void a_batch_of_a_whole_seconds_events_waits_for_the_refreshes_it_needs_and_the_next_one_waits_longer() {
+    void a_batch_of_a_whole_seconds_events_goes_at_once_and_the_next_waits_for_the_next_second() {
         CentralGuards guards = guards("forwarder.eventsPerSecond=200", "forwarder.requestsPerSecond=100000");
         long first = guards.reserve(200);
         long second = guards.reserve(200);
-        assertThat(first).as("20 permits a tenth of a second: 200 are not there at once").isPositive();
-        assertThat(second).as("no burst: the second batch waits behind the first").isGreaterThan(first);
+        assertThat(first).as("an idle limiter holds one batch (200: a second's worth)").isZero();
+        assertThat(second).as("no burst: the second batch waits for the next second")
+                .isPositive().isLessThanOrEqualTo(1_000_000_000L);
+    }
+
+    @Test
+    void every_refresh_holds_one_whole_batch_so_that_a_request_under_way_loses_no_permits() {
+        // 2,000 events/s, batches of 500: a refresh of 500 every 250 ms. With 200 every 100 ms (a tenth of the rate),
+        // the refreshes that passed while a request was on its way were lost: the drain held 1,625 of 2,000/s (B5)
+        CentralGuards guards = guards("forwarder.eventsPerSecond=2000", "forwarder.requestsPerSecond=100000");
+        assertThat(guards.events.getRateLimiterConfig().getLimitForPeriod()).isEqualTo(500);
+        assertThat(guards.events.getRateLimiterConfig().getLimitRefreshPeriod()).isEqualTo(java.time.Duration.ofMillis(250));
+        assertThat(guards.reserve(500)).as("the first batch finds its permits in one refresh").isZero();
+        assertThat(guards.reserve(500)).as("the next waits for one refresh, no more").isPositive()
+                .isLessThanOrEqualTo(250_000_000L);
+    }
+
+    @Test
+    void at_the_default_rate_a_refresh_is_still_a_tenth_of_a_second() {
+        CentralGuards guards = guards();
+        assertThat(guards.events.getRateLimiterConfig().getLimitForPeriod()).isEqualTo(500);
+        assertThat(guards.events.getRateLimiterConfig().getLimitRefreshPeriod()).isEqualTo(java.time.Duration.ofMillis(100));
     }
 
     @Test
