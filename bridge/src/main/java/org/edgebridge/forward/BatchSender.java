@@ -25,6 +25,7 @@ final class BatchSender implements ServerErrorRounds.Sender {
     private final BatchSettler settler;
     private final ServerErrorHunt hunt;
     private final ServerErrorRounds rounds;
+    private final ClaimedAhead claimedAhead;
     private final ForwarderLoop.Sleeper rateLimitWait;
     private final Clock clock;
     private final AtomicLong requests = new AtomicLong();
@@ -32,8 +33,10 @@ final class BatchSender implements ServerErrorRounds.Sender {
 
     /** @param rateLimitWait how the rate limiters' waits are waited (the loop's, or a test's clock) */
     BatchSender(ForwarderSettings settings, CentralCall call, ForwarderPolicy policy, BatchSettler settler,
-            ServerErrorHunt hunt, ReplyClassifier classifier, ForwarderLoop.Sleeper rateLimitWait, Clock clock) {
+            ServerErrorHunt hunt, ReplyClassifier classifier, ClaimedAhead claimedAhead, ForwarderLoop.Sleeper rateLimitWait,
+            Clock clock) {
         this.call = call;
+        this.claimedAhead = claimedAhead;
         this.policy = policy;
         this.settler = settler;
         this.hunt = hunt;
@@ -50,6 +53,19 @@ final class BatchSender implements ServerErrorRounds.Sender {
      */
     @Override
     public Forwarded send(List<ClaimedEvent> events, ServerErrorHunt.Round round) {
+        return send(events, round, false);
+    }
+
+    /**
+     * {@link #send(List, ServerErrorHunt.Round)} of a step's batch: when central answers it whole, the transaction
+     * that settles it also claims the next batch ({@link ClaimedAhead}). Not for the halves of a split or the requests
+     * of a bisection, which have more of their own batch to send first.
+     */
+    Forwarded sendAndClaimNext(List<ClaimedEvent> events) {
+        return send(events, null, true);
+    }
+
+    private Forwarded send(List<ClaimedEvent> events, ServerErrorHunt.Round round, boolean claimNext) {
         if (round == null) {
             List<ClaimedEvent> suspects = hunt.suspectsIn(events);
             if (!suspects.isEmpty()) {
@@ -75,7 +91,7 @@ final class BatchSender implements ServerErrorRounds.Sender {
                     finalIds.add(s.id());
                 }
             }
-            settler.settle(batchId, answered.settlements());
+            settler.settle(batchId, answered.settlements(), claimNext && policy.stillSending() ? claimedAhead : null);
         } else if (outcome instanceof RequestOutcome.Throttled throttled) {
             policy.throttled(throttled.retryAfter(), throttled.reason());
             settler.release(batchId, events, throttled.reason());

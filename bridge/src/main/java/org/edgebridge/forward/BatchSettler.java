@@ -33,14 +33,28 @@ final class BatchSettler {
     }
 
     void settle(String batchId, List<Settlement> settlements) {
+        settle(batchId, settlements, null);
+    }
+
+    /**
+     * Commits central's answer and, in the same transaction, claims the next request's batch into {@code ahead}
+     * (when it holds none yet).
+     *
+     * @param ahead where the next claim goes; null for no claim
+     */
+    void settle(String batchId, List<Settlement> settlements, ClaimedAhead ahead) {
+        Outbox.NextClaim next = ahead == null ? null : ahead.nextClaim();
         Outbox.SettleResult result;
         try {
-            result = outbox.settle(batchId, settlements, settings.maxAttempts());
+            result = outbox.settle(batchId, settlements, settings.maxAttempts(), next);
         } catch (RuntimeException e) {
             LOG.warn("could not commit central's answer for {} events ({}); kept, committed before anything new is sent",
                     settlements.size(), e.getMessage());
             unsettled.keep(batchId, settlements);
             return;
+        }
+        if (ahead != null) {
+            ahead.add(next, result.claimed());
         }
         applied(result);
     }

@@ -16,7 +16,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One forwarder step, synchronous: commit kept answers, republish finals that were never handed to the broker, ask
- * the policy whether a request may go, claim a batch, send it, settle it; returns what it did. Runs on a forwarder
+ * the policy whether a request may go, take the batch the last settle claimed ({@link ClaimedAhead}) or claim one,
+ * send it, settle it (claiming the next in the same transaction); returns what it did. Runs on a forwarder
  * thread ({@link ForwarderLoop}) or a test's; any number of workers may run steps at once (a Resilience4j bulkhead
  * caps the requests in flight, and a claim never takes a device whose lowest open event is in flight).
  */
@@ -32,13 +33,15 @@ final class ForwardStep {
     private final BatchSettler settler;
     private final FinalReceipts finalReceipts;
     private final BatchSender sender;
+    private final ClaimedAhead claimedAhead;
     private volatile String lastFailure;
     private final AtomicInteger failedInARow = new AtomicInteger();
     private final AtomicLong failedSteps = new AtomicLong();
 
     /** @param storedUpTo the highest outbox row whose {@code stored} receipt has been handed out */
     ForwardStep(ForwarderSettings settings, Outbox outbox, LongSupplier storedUpTo, Clock clock, ForwarderPolicy policy,
-            CentralGuards guards, BatchSettler settler, FinalReceipts finalReceipts, BatchSender sender) {
+            CentralGuards guards, BatchSettler settler, FinalReceipts finalReceipts, BatchSender sender,
+            ClaimedAhead claimedAhead) {
         this.settings = settings;
         this.outbox = outbox;
         this.storedUpTo = storedUpTo;
@@ -48,6 +51,7 @@ final class ForwardStep {
         this.settler = settler;
         this.finalReceipts = finalReceipts;
         this.sender = sender;
+        this.claimedAhead = claimedAhead;
     }
 
     /** One step. An unexpected exception is logged (once per kind in a row) and ends as {@link StepResult.Failed}. */
@@ -82,6 +86,7 @@ final class ForwardStep {
         finalReceipts.republishIfDue(clock.instant());
         Optional<StepResult> held = policy.holdBack();
         if (held.isPresent()) {
+            claimedAhead.releaseAll(outbox, "not sent: the forwarder is " + policy.state().statusName());
             return held.get();
         }
         Duration untilPermit = guards.untilRequestPermit();
@@ -92,8 +97,10 @@ final class ForwardStep {
             return new StepResult.Idle(ForwarderState.SENDING, ForwarderWaits.IDLE_POLL);
         }
         try {
-            String claimId = BatchSender.newBatchId();
-            List<ClaimedEvent> events = outbox.claim(settings.batchLimit(), settings.maxBytes(), storedUpTo.getAsLong(), claimId);
+            ClaimedAhead.Batch ahead = claimedAhead.take();
+            String claimId = ahead != null ? ahead.claimId() : BatchSender.newBatchId();
+            List<ClaimedEvent> events = ahead != null ? ahead.events()
+                    : outbox.claim(settings.batchLimit(), settings.maxBytes(), storedUpTo.getAsLong(), claimId);
             if (events.isEmpty()) {
                 policy.enter(ForwarderState.IDLE);
                 return new StepResult.Idle(ForwarderState.IDLE, ForwarderWaits.IDLE_POLL);
@@ -102,7 +109,7 @@ final class ForwardStep {
             try {
                 CrashWindow.AFTER_CLAIM.enter();
                 TestFault.FORWARDER.enter();
-                sender.send(events, null);
+                sender.sendAndClaimNext(events);
             } catch (RuntimeException e) {
                 releaseClaim(claimId, e);
                 throw e;

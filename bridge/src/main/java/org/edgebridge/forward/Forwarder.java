@@ -45,6 +45,8 @@ public final class Forwarder implements Component, ForwarderControl, AutoCloseab
     private final BatchSender sender;
     private final ForwardStep step;
     private final ForwarderLoop loop;
+    private final Outbox outbox;
+    private final ClaimedAhead claimedAhead;
 
     /** @param storedUpTo the highest outbox row whose {@code stored} receipt has been handed out */
     public Forwarder(ForwarderSettings settings, Outbox outbox, ReceiptSender receipts, LongSupplier storedUpTo, Clock clock,
@@ -56,6 +58,7 @@ public final class Forwarder implements Component, ForwarderControl, AutoCloseab
     Forwarder(ForwarderSettings settings, Outbox outbox, ReceiptSender receipts, LongSupplier storedUpTo, Clock clock,
             Workers threads, ForwarderLoop.Sleeper rateLimitWait) {
         this.settings = settings;
+        this.outbox = outbox;
         this.loop = new ForwarderLoop(settings.linger());
         this.guards = new CentralGuards(settings, clock);
         this.policy = new ForwarderPolicy(settings, clock, guards.breaker);
@@ -64,9 +67,11 @@ public final class Forwarder implements Component, ForwarderControl, AutoCloseab
         this.finalReceipts = new FinalReceipts(outbox, receipts);
         this.settler = new BatchSettler(settings, outbox, finalReceipts, hunt);
         CentralCall call = new CentralCall(settings, guards, new IngestClient(settings), classifier);
-        this.sender = new BatchSender(settings, call, policy, settler, hunt, classifier,
+        this.claimedAhead = new ClaimedAhead(settings, storedUpTo, guards);
+        this.sender = new BatchSender(settings, call, policy, settler, hunt, classifier, claimedAhead,
                 rateLimitWait != null ? rateLimitWait : loop::sleep, clock);
-        this.step = new ForwardStep(settings, outbox, storedUpTo, clock, policy, guards, settler, finalReceipts, sender);
+        this.step = new ForwardStep(settings, outbox, storedUpTo, clock, policy, guards, settler, finalReceipts, sender,
+                claimedAhead);
         loop.addThreads(threads, settings.maxConcurrentRequests(), step::run);
     }
 
@@ -140,7 +145,8 @@ public final class Forwarder implements Component, ForwarderControl, AutoCloseab
 
     /**
      * Stops after the request under way, waiting at most {@code budget}; then interrupts it (the HTTP call
-     * ends, its events are released; a claim left behind returns to pending at the next start).
+     * ends, its events are released; a claim left behind returns to pending at the next start). A batch claimed
+     * ahead for the next request goes back to pending.
      */
     @Override
     public void close(Duration budget) {
@@ -148,6 +154,7 @@ public final class Forwarder implements Component, ForwarderControl, AutoCloseab
             return;
         }
         loop.close(budget);
+        claimedAhead.releaseAll(outbox, "not sent: the bridge stopped");
         if (!settler.settleKept()) {
             LOG.warn("stopping with central's answers for {} events not committed (the outbox is not writable): their "
                     + "claims return to pending at the next start and central answers them as duplicates",

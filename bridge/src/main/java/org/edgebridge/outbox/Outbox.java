@@ -219,16 +219,24 @@ public final class Outbox {
      */
     public List<ClaimedEvent> claim(int maxEvents, int maxBytes, long maxRowId, String batchId) {
         long now = clock.millis();
-        List<ClaimedEvent> claimed = write(handle -> {
-            try {
-                return Claimer.claim(writeConnection.statements(), now, maxEvents, maxBytes, maxRowId, batchId);
-            } catch (SQLException e) {
-                throw new IllegalStateException("claim failed: " + e.getMessage(), e);
-            }
-        });
+        NextClaim next = new NextClaim(maxEvents, maxBytes, maxRowId, batchId);
+        List<ClaimedEvent> claimed = write(handle -> claimIn(now, next));
         CommandTrace.mark(CommandTrace.Step.CLAIMED, claimed, ClaimedEvent::id);
         return claimed;
     }
+
+    /** The claim of {@link #claim}, inside the write transaction under way. */
+    private List<ClaimedEvent> claimIn(long now, NextClaim next) {
+        try {
+            return Claimer.claim(writeConnection.statements(), now, next.maxEvents(), next.maxBytes(), next.maxRowId(),
+                    next.batchId());
+        } catch (SQLException e) {
+            throw new IllegalStateException("claim failed: " + e.getMessage(), e);
+        }
+    }
+
+    /** A claim as {@link #claim} makes it, made by a settle in the same transaction ({@link #settle(String, List, int, NextClaim)}). */
+    public record NextClaim(int maxEvents, int maxBytes, long maxRowId, String batchId) {}
 
     /**
      * Applies the outcome of a request, in one transaction. Only rows still in flight are changed.
@@ -237,18 +245,35 @@ public final class Outbox {
      * @return the commands that became final, to publish their receipts
      */
     public SettleResult settle(String batchId, List<Settlement> settlements, int maxAttempts) {
+        return settle(batchId, settlements, maxAttempts, null);
+    }
+
+    /**
+     * {@link #settle(String, List, int)}, then, in the same transaction, the claim of the next request ({@link #claim}):
+     * one commit and one turn of the write lock per request instead of two (issue 16). The claim sees this settle:
+     * a device whose event became final here has its next one claimed.
+     *
+     * @param next the claim to make after the settle; null for none
+     */
+    public SettleResult settle(String batchId, List<Settlement> settlements, int maxAttempts, NextClaim next) {
         long now = clock.millis();
         SettleResult result = write(handle -> {
             Settler.Applied applied = Settler.apply(handle, now, batchId, settlements, maxAttempts);
-            return new SettleResult(byIds(handle, applied.finals()), applied.parked());
+            List<CommandRecord> finals = byIds(handle, applied.finals());
+            return new SettleResult(finals, applied.parked(), next == null ? List.of() : claimIn(now, next));
         });
         openRows.addAndGet(-result.finals().size());
         CommandTrace.mark(CommandTrace.Step.SETTLED, result.finals(), CommandRecord::id);
+        CommandTrace.mark(CommandTrace.Step.CLAIMED, result.claimed(), ClaimedEvent::id);
         return result;
     }
 
-    /** @param finals commands that became final, with their receipts; @param parked how many were parked */
-    public record SettleResult(List<CommandRecord> finals, int parked) {}
+    /**
+     * @param finals commands that became final, with their receipts
+     * @param parked how many were parked
+     * @param claimed the events of the next claim made in the same transaction (empty when none was asked for)
+     */
+    public record SettleResult(List<CommandRecord> finals, int parked, List<ClaimedEvent> claimed) {}
 
     /** An admin's decision on a parked command. Empty if there is no such command or it is not parked. */
     public Optional<CommandRecord> requeue(String clientId, String commandId) {
