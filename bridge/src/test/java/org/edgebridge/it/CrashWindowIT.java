@@ -31,10 +31,22 @@ class CrashWindowIT {
 
     /** The windows, with how each is entered. */
     enum Window {
-        BEFORE_INTAKE_COMMIT, AFTER_INTAKE_COMMIT, AFTER_CLAIM, CENTRAL_APPLIED_REPLY_NOT_READ, AFTER_FINAL_COMMIT;
+        BEFORE_INTAKE_COMMIT, AFTER_INTAKE_COMMIT, AFTER_CLAIM,
+        /**
+         * {@code AFTER_CLAIM} of the second request, one event per request: the settle of the first claims the
+         * second event ahead when it is stored by then (the device publishes all three at once), and the bridge dies
+         * before sending it. Either way the second request's claim is in flight, in the outbox, at the kill.
+         */
+        AFTER_CLAIM_AHEAD,
+        CENTRAL_APPLIED_REPLY_NOT_READ, AFTER_FINAL_COMMIT;
 
         boolean heldByCentral() {
             return this == CENTRAL_APPLIED_REPLY_NOT_READ;
+        }
+
+        /** The bridge's crash window of this test's window. */
+        String hook() {
+            return this == AFTER_CLAIM_AHEAD ? AFTER_CLAIM.name() : name();
         }
     }
 
@@ -51,8 +63,13 @@ class CrashWindowIT {
         String[] sets = {"data.dir=" + dir.resolve("data"), "mqtt.host=127.0.0.1", "mqtt.port=" + mqttPort,
             "auth.anonymous=true", "ingest.url=http://127.0.0.1:" + centralPort + "/ingest",
             "forwarder.backoffInitial=100ms", "forwarder.backoffMax=1s"};
-        List<String> hook = window.heldByCentral() ? List.of() : List.of("-Dedgebridge.test.crashWindow=" + window.name(),
-                "-Dedgebridge.test.crashWindowMarker=" + marker);
+        List<String> hook = window.heldByCentral() ? List.of() : new java.util.ArrayList<>(List.of(
+                "-Dedgebridge.test.crashWindow=" + window.hook(), "-Dedgebridge.test.crashWindowMarker=" + marker));
+        if (window == Window.AFTER_CLAIM_AHEAD) {
+            hook.add("-Dedgebridge.test.crashWindowSkip=1");
+            sets = java.util.stream.Stream.concat(java.util.Arrays.stream(sets), java.util.stream.Stream.of("forwarder.maxEvents=1"))
+                    .toArray(String[]::new);
+        }
         Map<String, String> payloads = new LinkedHashMap<>();
         for (int i = 1; i <= COMMANDS; i++) {
             payloads.put(window.name() + "-" + i, DeviceSimulator.command(window.name() + "-" + i, "\"i\":" + i));
@@ -91,7 +108,8 @@ class CrashWindowIT {
                     assertThat(device.awaitFinal(window.name() + "-1").path("status").asText())
                             .as("central had applied it before the crash").isEqualTo("duplicate");
                 }
-                assertThat(second.log()).contains(window.heldByCentral() ? "edge bridge" : "test hook: holding in crash window " + window);
+                assertThat(second.log()).contains(window.heldByCentral() ? "edge bridge" : "test hook: holding in crash window "
+                        + window.hook());
             }
         }
     }
