@@ -24,10 +24,8 @@ class ClaimedAheadTest {
     @Test
     void the_settle_of_a_request_claims_the_next_batch_in_its_transaction_and_the_next_step_sends_that_batch() {
         try (ForwarderRig rig = new ForwarderRig(dir, "forwarder.maxEvents=1")) {
-            rig.store("a", "A-1", "");
-            rig.store("a", "A-2", "");
             Instant firstStep = rig.clock.instant();
-            assertThat(rig.step()).isEqualTo(new StepResult.Sent(1, Duration.ZERO));
+            assertThat(sendFirstOfTwo(rig)).isEqualTo(new StepResult.Sent(1, Duration.ZERO));
             assertThat(rig.finalsOf("A-1")).containsExactly("accepted");
             assertThat(rig.record("a", "A-2").state()).as("claimed by the settle that made A-1 final")
                     .isEqualTo(CommandState.INFLIGHT);
@@ -46,9 +44,7 @@ class ClaimedAheadTest {
     @Test
     void a_settle_claims_nothing_ahead_when_the_next_requests_permit_is_further_away_than_10_ms() {
         try (ForwarderRig rig = new ForwarderRig(dir, "forwarder.maxEvents=1", "forwarder.requestsPerSecond=1")) {
-            rig.store("a", "A-1", "");
-            rig.store("a", "A-2", "");
-            rig.step();
+            sendFirstOfTwo(rig);
             assertThat(rig.record("a", "A-2").state()).as("left for the step that has the permit: its batch takes what came "
                     + "meanwhile").isEqualTo(CommandState.PENDING);
         }
@@ -57,9 +53,7 @@ class ClaimedAheadTest {
     @Test
     void a_step_held_back_puts_the_batch_claimed_ahead_back_to_pending_and_it_goes_once_the_forwarder_resumes() {
         try (ForwarderRig rig = new ForwarderRig(dir, "forwarder.maxEvents=1")) {
-            rig.store("a", "A-1", "");
-            rig.store("a", "A-2", "");
-            rig.step();
+            sendFirstOfTwo(rig);
             rig.forwarder.pause();
             assertThat(rig.step()).isEqualTo(new StepResult.Idle(ForwarderState.PAUSED_BY_ADMIN, ForwarderWaits.IDLE_POLL));
             assertThat(rig.record("a", "A-2")).satisfies(r -> {
@@ -78,13 +72,18 @@ class ClaimedAheadTest {
     @Test
     void stopping_the_forwarder_puts_the_batch_claimed_ahead_back_to_pending() {
         try (ForwarderRig rig = new ForwarderRig(dir, "forwarder.maxEvents=1")) {
-            rig.store("a", "A-1", "");
-            rig.store("a", "A-2", "");
-            rig.step();
+            sendFirstOfTwo(rig);
             assertThat(rig.record("a", "A-2").state()).isEqualTo(CommandState.INFLIGHT);
             rig.forwarder.close(Duration.ofSeconds(1));
             assertThat(rig.record("a", "A-2").state()).isEqualTo(CommandState.PENDING);
             assertThat(rig.record("a", "A-2").lastError()).isEqualTo("not sent: the bridge stopped");
         }
+    }
+
+    /** Stores of one device and runs one step: one event per request, so A-1 goes. */
+    private static StepResult sendFirstOfTwo(ForwarderRig rig) {
+        rig.store("a", "A-1", "");
+        rig.store("a", "A-2", "");
+        return rig.step();
     }
 }
