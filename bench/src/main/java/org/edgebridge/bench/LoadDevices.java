@@ -5,6 +5,7 @@ import com.hivemq.client.mqtt.datatypes.MqttQos;
 import com.hivemq.client.mqtt.mqtt3.Mqtt3AsyncClient;
 import com.hivemq.client.mqtt.mqtt3.Mqtt3Client;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -59,23 +60,54 @@ final class LoadDevices implements AutoCloseable {
         }
     }
 
-    /** Connects every device (cleanSession=false); subscribes to {@code filterOf(id)} where the session is new. */
+    /**
+     * Connects every device (cleanSession=false); subscribes to {@code filterOf(id)} where the session is new.
+     *
+     * <p>A device whose CONNACK or SUBACK does not come within {@link #HANDSHAKE_WAIT} connects again (at most
+     * {@link #HANDSHAKE_TRIES} times) and subscribes whatever the session says: bare Moquette 0.17 (B0, B7's baseline)
+     * can lose a SUBSCRIBE sent right after its CONNACK (docs/moquette.md, "SUBSCRIBE received on already closed
+     * connection"), which left B7's bare broker waiting 120 s for a SUBACK that never came, one run in a few. The
+     * bridge's own listeners hold such a SUBSCRIBE until the connection is ready, so it never needs the retry.
+     *
+     * @return how many devices found their session present at the first try
+     */
     int connect(java.util.function.Function<String, String> filterOf) {
         List<CompletableFuture<Boolean>> acks = new ArrayList<>();
         for (int i = 0; i < clients.size(); i++) {
-            Mqtt3AsyncClient c = clients.get(i);
-            String filter = filterOf.apply(ids.get(i));
-            acks.add(c.connectWith().cleanSession(false).keepAlive(60).send().thenCompose(ack -> ack.isSessionPresent() || filter == null
-                    ? CompletableFuture.completedFuture(ack.isSessionPresent())
-                    : c.subscribeWith().topicFilter(filter).qos(MqttQos.AT_LEAST_ONCE).send().thenApply(s -> false)));
+            acks.add(handshake(clients.get(i), filterOf.apply(ids.get(i)), 1));
         }
         int present = 0;
         for (CompletableFuture<Boolean> a : acks) {
-            if (a.orTimeout(120, TimeUnit.SECONDS).join()) {
+            if (a.join()) {
                 present++;
             }
         }
         return present;
+    }
+
+    static final Duration HANDSHAKE_WAIT = Duration.ofSeconds(15);
+    static final int HANDSHAKE_TRIES = 5;
+
+    private static CompletableFuture<Boolean> handshake(Mqtt3AsyncClient c, String filter, int attempt) {
+        return c.connectWith().cleanSession(false).keepAlive(60).send()
+                .orTimeout(HANDSHAKE_WAIT.toMillis(), TimeUnit.MILLISECONDS)
+                .thenCompose(ack -> {
+                    boolean present = attempt == 1 && ack.isSessionPresent();
+                    if (present || filter == null) {
+                        return CompletableFuture.completedFuture(present);
+                    }
+                    return c.subscribeWith().topicFilter(filter).qos(MqttQos.AT_LEAST_ONCE).send()
+                            .orTimeout(HANDSHAKE_WAIT.toMillis(), TimeUnit.MILLISECONDS).thenApply(s -> false);
+                })
+                .exceptionallyCompose(e -> {
+                    if (attempt >= HANDSHAKE_TRIES) {
+                        return CompletableFuture.failedFuture(new IllegalStateException(c.getConfig().getClientIdentifier().map(Object::toString).orElse("?")
+                                + ": no CONNACK/SUBACK in " + HANDSHAKE_TRIES + " tries of " + HANDSHAKE_WAIT, e));
+                    }
+                    CompletableFuture<Void> closed = c.getState().isConnectedOrReconnect()
+                            ? c.disconnect().exceptionally(x -> null) : CompletableFuture.completedFuture(null);
+                    return closed.thenCompose(v -> handshake(c, filter, attempt + 1));
+                });
     }
 
     /**
