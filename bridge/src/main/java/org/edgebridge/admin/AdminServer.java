@@ -60,7 +60,7 @@ public final class AdminServer implements Component, AutoCloseable {
         this.status = new StatusReport(p.edgeId(), p.outbox(), p.broker(), p.intake(), p.forwarder(), p.retention(), p.workers(),
                 p.clock(), p.centralUrl());
         this.metrics = new BridgeMetrics(p.outbox(), p.intake(), p.forwarder(), p.broker(), p.retention(), p.receipts(),
-                p.clock());
+                status::alarms, p.clock());
         OutboxApi outbox = new OutboxApi(p.outbox(), p.receipts());
         DevicesApi devices = new DevicesApi(p.outbox(), p.broker());
         ForwarderControl forwarder = p.forwarder();

@@ -5,6 +5,8 @@ import io.github.resilience4j.micrometer.tagged.TaggedCircuitBreakerMetrics;
 import io.github.resilience4j.micrometer.tagged.TaggedRateLimiterMetrics;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MultiGauge;
+import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
@@ -17,6 +19,9 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.stream.Collectors;
 import java.util.function.Supplier;
 import java.util.function.ToDoubleFunction;
 import org.edgebridge.broker.BrokerView;
@@ -43,8 +48,17 @@ final class BridgeMetrics implements AutoCloseable {
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     private final JvmGcMetrics gc = new JvmGcMetrics();
 
+    private final Supplier<List<StatusReport.Alarm>> alarms;
+    private final MultiGauge activeAlarms;
+
+    /** @param alarms the alarms raised now, read at each scrape for {@code edgebridge_alarm_active} */
     BridgeMetrics(Outbox outbox, IntakeView intake, ForwarderControl forwarder, BrokerView broker, RetentionPurger retention,
-            ReceiptSender receipts, Clock clock) {
+            ReceiptSender receipts, Supplier<List<StatusReport.Alarm>> alarms, Clock clock) {
+        this.alarms = alarms;
+        this.activeAlarms = MultiGauge.builder("edgebridge.alarm.active")
+                .description("alarms raised now, per code (as on /api/status; how many, for an alarm that can repeat such as "
+                        + "takeover_storm); a code has no series while its alarm is not raised")
+                .register(registry);
         new JvmMemoryMetrics().bindTo(registry);
         gc.bindTo(registry);
         new JvmThreadMetrics().bindTo(registry);
@@ -66,6 +80,8 @@ final class BridgeMetrics implements AutoCloseable {
                 .description("age of the oldest command that is not final").strongReference(true).register(registry);
         Gauge.builder("edgebridge.outbox.open", outbox, Outbox::openCount)
                 .description("commands not final yet (back-pressure counts these)").register(registry);
+        Gauge.builder("edgebridge.outbox.max.pending", intake, IntakeView::maxPending)
+                .description("outbox.maxPending: open commands at which new ones get retry_later / outbox_full").register(registry);
         Gauge.builder("edgebridge.outbox.full", intake, i -> i.isFull() ? 1 : 0)
                 .description("1 while new commands get retry_later / outbox_full").register(registry);
         counter("edgebridge.outbox.purged", retention, r -> r.status().purged(), "final rows deleted by retention");
@@ -156,6 +172,10 @@ final class BridgeMetrics implements AutoCloseable {
     }
 
     String scrape() {
+        Map<String, Long> raised = alarms.get().stream()
+                .collect(Collectors.groupingBy(StatusReport.Alarm::code, TreeMap::new, Collectors.counting()));
+        activeAlarms.register(raised.entrySet().stream()
+                .map(a -> MultiGauge.Row.of(Tags.of("code", a.getKey()), a.getValue())).toList(), true);
         return registry.scrape();
     }
 

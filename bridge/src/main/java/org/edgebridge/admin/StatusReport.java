@@ -104,6 +104,16 @@ public final class StatusReport {
         List<DeviceView> storms = broker.takeoverStorms();
         out.put("devices", Map.of("connected", b.connectedClients(), "takeoverStorms",
                 storms.stream().map(DeviceView::clientId).toList()));
+        out.put("alarms", alarms(b, counts, f, storms));
+        return out;
+    }
+
+    /** The alarms raised now, read fresh (the metrics' {@code edgebridge_alarm_active} shows the same codes). */
+    public List<Alarm> alarms() {
+        return alarms(broker.status(), outbox.counts(), forwarder.status(), broker.takeoverStorms());
+    }
+
+    private List<Alarm> alarms(BrokerStatus b, OutboxCounts counts, ForwarderStatus f, List<DeviceView> storms) {
         List<Alarm> alarms = alarms(b, counts, f, intake);
         storeResetAlarm(broker.storeResets().unacknowledged()).ifPresent(alarms::add);
         workers.death().ifPresent(d -> alarms.add(0, new Alarm("worker_died", "worker " + d + " died: the bridge is not "
@@ -113,8 +123,7 @@ public final class StatusReport {
             alarms.add(new Alarm("takeover_storm", "client id " + d.clientId() + " took over its own session "
                     + d.takeoversLastMinute() + " times in the last minute: a device opening a new connection again and again"));
         }
-        out.put("alarms", alarms);
-        return out;
+        return alarms;
     }
 
     /** Code of the alarm raised when the broker's store was set aside; {@code POST /api/alarms/{code}/ack} clears it. */

@@ -271,6 +271,11 @@ public final class Intake implements Component, IntakeView, AutoCloseable {
         return Optional.of(failure.message());
     }
 
+    @Override
+    public long maxPending() {
+        return settings.maxPending();
+    }
+
     /** True while new commands are refused because the outbox is at maxPending or the disk is below its floor. */
     public boolean isFull() {
         return room.isFull();

@@ -14,4 +14,7 @@ public interface IntakeView {
 
     /** True while the disk is below {@code outbox.minFreeDisk}. */
     boolean isLowOnDisk();
+
+    /** {@code outbox.maxPending}: the open commands at which new ones are refused. */
+    long maxPending();
 }
