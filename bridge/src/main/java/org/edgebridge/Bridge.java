@@ -1,5 +1,7 @@
 package org.edgebridge;
 
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
@@ -14,6 +16,7 @@ import org.edgebridge.lifecycle.StopWatchdog;
 import org.edgebridge.outbox.Outbox;
 import org.edgebridge.outbox.RetentionPurger;
 import org.edgebridge.outbox.WalCheckpointer;
+import org.edgebridge.receipt.ReceiptFigures;
 import org.edgebridge.receipt.ReceiptSender;
 import org.edgebridge.worker.Workers;
 import org.slf4j.Logger;
@@ -45,6 +48,8 @@ public final class Bridge implements AutoCloseable {
     private final WalCheckpointer checkpointer;
     private final DataDirLock lock;
     private final Workers workers;
+    /** The metrics of every part, scraped by admin's {@code /metrics}; closed last. */
+    private final PrometheusMeterRegistry meters;
     /** In start order; closed in reverse. */
     private final List<Component> parts;
     private final List<Component> started = new ArrayList<>();
@@ -55,14 +60,15 @@ public final class Bridge implements AutoCloseable {
         this.lock = lock;
         this.outbox = outbox;
         this.broker = new Broker(config.broker(), clock, this::acceptCommand);
-        ReceiptSender receipts = new ReceiptSender(broker);
+        this.meters = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        ReceiptSender receipts = new ReceiptSender(broker, new ReceiptFigures(meters, clock));
         this.workers = new Workers(onWorkerDeath);
         this.forwarder = new Forwarder(config.forwarder(), outbox, receipts, this::storedUpTo, clock, workers);
         this.intake = new Intake(outbox, receipts, config.intake(), forwarder::wake, workers);
         this.retention = new RetentionPurger(outbox, config.retention(), clock);
         this.checkpointer = new WalCheckpointer(outbox);
         this.admin = new AdminServer(config.admin(), new AdminServer.Parts(config.edgeId(), outbox, broker, intake, forwarder,
-                retention, receipts, workers, clock, config.forwarder().url()));
+                retention, receipts, workers, meters, clock, config.forwarder().url()));
         this.parts = List.of(checkpointer, admin, broker, intake, forwarder, retention);
     }
 
@@ -200,6 +206,7 @@ public final class Bridge implements AutoCloseable {
             }
             outbox.close();
             lock.close();
+            meters.close();
         }
         LOG.info("edge bridge stopped in {} ms", (System.nanoTime() - start) / 1_000_000);
     }

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.datatype.jdk8.Jdk8Module;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 import io.javalin.Javalin;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.javalin.http.Context;
 import io.javalin.http.HandlerType;
 import java.io.IOException;
@@ -53,14 +54,15 @@ public final class AdminServer implements Component, AutoCloseable {
 
     /** The parts the admin side reads and acts on. */
     public record Parts(String edgeId, Outbox outbox, BrokerView broker, IntakeView intake, ForwarderControl forwarder,
-            RetentionPurger retention, ReceiptSender receipts, Workers workers, Clock clock, java.net.URI centralUrl) {}
+            RetentionPurger retention, ReceiptSender receipts, Workers workers, PrometheusMeterRegistry meters, Clock clock,
+            java.net.URI centralUrl) {}
 
     public AdminServer(AdminSettings settings, Parts p) {
         this.settings = settings;
         this.status = new StatusReport(p.edgeId(), p.outbox(), p.broker(), p.intake(), p.forwarder(), p.retention(), p.workers(),
                 p.clock(), p.centralUrl());
-        this.metrics = new BridgeMetrics(p.outbox(), p.intake(), p.forwarder(), p.broker(), p.retention(), p.receipts(),
-                status::alarms, p.clock());
+        this.metrics = new BridgeMetrics(p.meters(), p.outbox(), p.intake(), p.forwarder(), p.broker(), p.retention(),
+                p.receipts(), status::alarms, p.clock());
         OutboxApi outbox = new OutboxApi(p.outbox(), p.receipts());
         DevicesApi devices = new DevicesApi(p.outbox(), p.broker());
         ForwarderControl forwarder = p.forwarder();

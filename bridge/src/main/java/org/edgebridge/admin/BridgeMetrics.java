@@ -14,7 +14,6 @@ import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
 import io.micrometer.core.instrument.binder.system.FileDescriptorMetrics;
 import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
 import io.micrometer.core.instrument.binder.system.UptimeMetrics;
-import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
@@ -45,15 +44,19 @@ final class BridgeMetrics implements AutoCloseable {
     static final List<String> REJECTION_CODES = List.of("invalid_json", "missing_command_id", "invalid_command_id",
             "payload_too_large", "command_id_reused");
 
-    private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    private final PrometheusMeterRegistry registry;
     private final JvmGcMetrics gc = new JvmGcMetrics();
 
     private final Supplier<List<StatusReport.Alarm>> alarms;
     private final MultiGauge activeAlarms;
 
-    /** @param alarms the alarms raised now, read at each scrape for {@code edgebridge_alarm_active} */
-    BridgeMetrics(Outbox outbox, IntakeView intake, ForwarderControl forwarder, BrokerView broker, RetentionPurger retention,
+    /**
+     * @param registry where every part's meters are (the receipts' latency histograms among them); its owner closes it
+     * @param alarms the alarms raised now, read at each scrape for {@code edgebridge_alarm_active}
+     */
+    BridgeMetrics(PrometheusMeterRegistry registry, Outbox outbox, IntakeView intake, ForwarderControl forwarder, BrokerView broker, RetentionPurger retention,
             ReceiptSender receipts, Supplier<List<StatusReport.Alarm>> alarms, Clock clock) {
+        this.registry = registry;
         this.alarms = alarms;
         this.activeAlarms = MultiGauge.builder("edgebridge.alarm.active")
                 .description("alarms raised now, per code (as on /api/status; how many, for an alarm that can repeat such as "
@@ -182,6 +185,5 @@ final class BridgeMetrics implements AutoCloseable {
     @Override
     public void close() {
         gc.close();
-        registry.close();
     }
 }

@@ -231,7 +231,11 @@ public final class Intake implements Component, IntakeView, AutoCloseable {
                 replay(again.record());
                 continue;
             }
-            receipts.send(result.command().clientId(), storeReceipts.receiptFor(result));
+            if (result instanceof StoreResult.Stored) {
+                receipts.sendFirst(result.command().clientId(), storeReceipts.receiptFor(result), result.command().receivedAt());
+            } else {
+                receipts.send(result.command().clientId(), storeReceipts.receiptFor(result));
+            }
             if (result instanceof StoreResult.Stored stored) {
                 maxId = Math.max(maxId, stored.record().id());
                 CommandTrace.stored(stored.record().id(), result.command().commandId(), committedAt);

@@ -23,8 +23,11 @@ public final class ReceiptSender {
     /** Per-device locks (striped) that keep one command's receipts in state order. */
     private final Object[] order = new Object[64];
 
-    public ReceiptSender(DevicePublisher publisher) {
+    private final ReceiptFigures figures;
+
+    public ReceiptSender(DevicePublisher publisher, ReceiptFigures figures) {
         this.publisher = publisher;
+        this.figures = figures;
         for (int i = 0; i < order.length; i++) {
             order[i] = new Object();
         }
@@ -40,7 +43,30 @@ public final class ReceiptSender {
      */
     public boolean sendInOrder(String clientId, Supplier<CommandRecord> current, boolean replayed) {
         synchronized (order[Math.floorMod(clientId.hashCode(), order.length)]) {
-            return send(clientId, latest(current.get(), replayed));
+            CommandRecord record = current.get();
+            Receipt receipt = latest(record, replayed);
+            boolean sent = send(clientId, receipt);
+            if (sent && !replayed) {
+                measure(receipt, record.receivedAt());
+            }
+            return sent;
+        }
+    }
+
+    /** Publishes a stored command's first receipt ({@code stored} from the intake), measured from its PUBLISH. */
+    public boolean sendFirst(String clientId, Receipt receipt, java.time.Instant receivedAt) {
+        boolean sent = send(clientId, receipt);
+        if (sent) {
+            measure(receipt, receivedAt);
+        }
+        return sent;
+    }
+
+    private void measure(Receipt receipt, java.time.Instant receivedAt) {
+        if (receipt.isFinal()) {
+            figures.finalSent(receivedAt, receipt.status(), receipt.code());
+        } else if (receipt.status().equals("stored")) {
+            figures.stored(receivedAt);
         }
     }
 

@@ -18,6 +18,8 @@ import org.edgebridge.intake.TestHashes;
 import org.edgebridge.outbox.CommandRecord;
 import org.edgebridge.outbox.NewCommand;
 import org.edgebridge.outbox.Outbox;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.edgebridge.receipt.ReceiptFigures;
 import org.edgebridge.receipt.ReceiptSender;
 import org.edgebridge.worker.Workers;
 
@@ -54,7 +56,7 @@ final class ForwarderRig implements AutoCloseable {
                 published.add(read(json));
             }
             return true;
-        });
+        }, new ReceiptFigures(new SimpleMeterRegistry(), clock));
         this.forwarder = new Forwarder(ConfigLoader.load(null, all).forwarder(), outbox, receipts, () -> Long.MAX_VALUE,
                 clock, new Workers(() -> {}), d -> {
                     rateLimitWaits.add(d);

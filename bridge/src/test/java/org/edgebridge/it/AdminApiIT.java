@@ -150,5 +150,11 @@ class AdminApiIT extends OneDeviceSite {
                 "edgebridge_forwarder_requests_total", "edgebridge_forwarder_paused 0.0",
                 "edgebridge_broker_connected_clients 1.0", "resilience4j_circuitbreaker_state",
                 "resilience4j_ratelimiter_available_permissions", "jvm_memory_used_bytes", "process_uptime_seconds");
+        // the receipts' figures are recorded once the broker took the receipt: a moment after the device may have it
+        await().atMost(DeviceSimulator.WAIT).until(() -> get("/metrics").body(), body -> body.contains(
+                "edgebridge_receipt_latency_seconds_count{receipt=\"stored\"} 1")
+                && body.contains("edgebridge_receipt_latency_seconds_count{receipt=\"final\"} 1")
+                && body.contains("edgebridge_receipt_latency_seconds_bucket{receipt=\"final\",le=\"+Inf\"} 1")
+                && body.contains("edgebridge_receipt_finals_total{code=\"none\",status=\"accepted\"} 1.0"));
     }
 }
