@@ -14,4 +14,7 @@ public interface IntakeView {
 
     /** True while the disk is below {@code outbox.minFreeDisk}. */
     boolean isLowOnDisk();
+
+    /** False once the bridge began to stop: every new command is answered retry_later / shutting_down. */
+    boolean isAccepting();
 }
