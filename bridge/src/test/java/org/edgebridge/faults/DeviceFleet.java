@@ -23,6 +23,7 @@ final class DeviceFleet implements AutoCloseable {
     private final int port;
     private final IntSupplier bridgeLife;
     private final FleetCounters counters = new FleetCounters();
+    private boolean behindBalancer;
     private final ScheduledExecutorService ticker = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "device-fleet");
         t.setDaemon(true);
@@ -44,13 +45,19 @@ final class DeviceFleet implements AutoCloseable {
      * Adds {@code deviceCount} new devices ({@code prefix-001}…), which connect at the next tick, each making
      * {@code commandsEach} commands over {@code createOver}; may be called while the fleet runs.
      */
+    /** The devices added from now on reach several boxes through a balancer ({@link org.edgebridge.device.DeviceBuilder#behindBalancer}). */
+    DeviceFleet behindBalancer() {
+        this.behindBalancer = true;
+        return this;
+    }
+
     DeviceFleet add(String prefix, int deviceCount, int commandsEach, Duration createOver) {
         long now = System.nanoTime();
         long every = Math.max(1, createOver.toNanos() / Math.max(1, commandsEach));
         for (int i = 1; i <= deviceCount; i++) {
             long offset = ThreadLocalRandom.current().nextLong(every);
             devices.add(DeviceSimulator.builder(String.format("%s-%03d", prefix, i), port).keepAlive(KEEP_ALIVE)
-                    .connectTimeout(Duration.ofSeconds(5)).bridgeLife(bridgeLife).counters(counters)
+                    .connectTimeout(Duration.ofSeconds(5)).bridgeLife(bridgeLife).counters(counters).behindBalancer(behindBalancer)
                     .careful(commandsEach, now + offset, every).build());
         }
         return this;
