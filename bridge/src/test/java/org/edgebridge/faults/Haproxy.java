@@ -32,6 +32,8 @@ final class Haproxy implements AutoCloseable {
         }
     }
 
+    private static final java.util.regex.Pattern STICK_ENTRY = java.util.regex.Pattern.compile(" key=(\\S+) .*server_key=(\\S+)");
+
     private final Path socket;
     private final Path log;
     private final Process process;
@@ -93,6 +95,18 @@ final class Haproxy implements AutoCloseable {
         Map<String, Server> byName = new HashMap<>();
         servers().stream().filter(s -> s.backend().equals(backend)).forEach(s -> byName.put(s.name(), s));
         return byName;
+    }
+
+    /** The backend's stick table: each key (a device's client id) and the name of the server it sticks to. */
+    Map<String, String> stuckTo(String backend) {
+        Map<String, String> stuck = new HashMap<>();
+        for (String line : command("show table " + backend).lines().toList()) {
+            java.util.regex.Matcher m = STICK_ENTRY.matcher(line);
+            if (m.find()) {
+                stuck.put(m.group(1), m.group(2));
+            }
+        }
+        return stuck;
     }
 
     private String command(String command) {

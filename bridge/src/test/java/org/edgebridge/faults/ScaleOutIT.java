@@ -151,10 +151,13 @@ class ScaleOutIT {
         long duplicatesForA = aAfter.getOrDefault("duplicate", 0L) - aBefore.getOrDefault("duplicate", 0L);
         long acceptedForA = aAfter.getOrDefault("accepted", 0L) - aBefore.getOrDefault("accepted", 0L);
 
+        await("box A up again at HAProxy").atMost(WAIT).until(() -> haproxy.backend("bridges_mqtt").get("box-a").up());
+        Map<String, String> stuck = haproxy.stuckTo("bridges_mqtt");
+        assertThat(stuck).as("HAProxy's stick table has every device").hasSize(DEVICES);
+        assertThat(stuck.values()).as("every device stays on box B now that A is back").containsOnly("box-b");
         int latePlanned = 0;
         if (fault == Fault.DISK_LOST) {
             // devices that join now go to the new box (HAProxy: least connections); B keeps the ones it has
-            await("the new box is up at HAProxy").atMost(WAIT).until(() -> haproxy.backend("bridges_mqtt").get("box-a").up());
             fleet.add("late", 4, 5, Duration.ofSeconds(1));
             latePlanned = 4 * 5;
             await("the late devices' commands final").atMost(WAIT).until(fleet::allFinal);
