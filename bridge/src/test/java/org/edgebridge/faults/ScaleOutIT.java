@@ -16,6 +16,8 @@ import java.util.concurrent.CompletableFuture;
 import org.edgebridge.central.CentralSim;
 import org.edgebridge.it.BridgeProcess;
 import org.edgebridge.it.Ports;
+import org.edgebridge.it.TlsMaterial;
+import org.edgebridge.tls.DevCertificates;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.Assumptions;
@@ -25,8 +27,10 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Issue #28: a site of two boxes behind a real HAProxy, set up as docs/scale-out.md says, with
- * broker-config/haproxy.cfg as written (only its ports come from the environment). 20 careful devices connect
- * through HAProxy, which keeps each on one box; mid-stream box A goes away (kill -9, a clean stop, or kill -9 and
+ * broker-config/haproxy.cfg as written (only its ports come from the environment). 20 careful devices on plain MQTT
+ * and 4 on MQTTS connect through HAProxy, which keeps each on one box (the plain ones by client id, the TLS ones by
+ * their source address, so all 4 on one box: that box is "box A" here, whichever of the two it is). Mid-stream box
+ * A goes away (kill -9, a clean stop, or kill -9 and
  * its disk lost for good), its devices reconnect through HAProxy to box B and resend; then A starts again (or a new
  * box with a fresh disk takes its place). Every command is applied once at central, every device has a final
  * receipt for every command, order is kept per (edge, device), and what A forwards after its restart central
@@ -38,7 +42,9 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class ScaleOutIT {
     private static final Path HAPROXY_CFG = Path.of("../broker-config/haproxy.cfg");
+    /** Devices on plain MQTT (HAProxy keeps each on a box by its client id) and over TLS (by its address). */
     private static final int DEVICES = 20;
+    private static final int TLS_DEVICES = 4;
     private static final int COMMANDS_EACH = 15;
     private static final Duration CREATE_OVER = Duration.ofSeconds(6);
     private static final Duration WAIT = Duration.ofSeconds(60);
@@ -53,24 +59,26 @@ class ScaleOutIT {
     private SiteBox boxB;
     private Haproxy haproxy;
     private int frontendPort;
+    private int tlsFrontendPort;
+    private DevCertificates.Material tls;
     private final List<AutoCloseable> toClose = new ArrayList<>();
 
     @BeforeEach
     void startTheSite() throws Exception {
         requireHaproxy();
         central = new CentralSim(Optional.empty(), 16L * 1024 * 1024, Clock.systemUTC()).start("127.0.0.1", 0);
-        boxA = new SiteBox("box-a", dir.resolve("box-a"), Ports.freeOutsideEphemeralRange(),
-                Ports.freeOutsideEphemeralRange(), central.port());
-        boxB = new SiteBox("box-b", dir.resolve("box-b"), Ports.freeOutsideEphemeralRange(),
-                Ports.freeOutsideEphemeralRange(), central.port());
+        tls = DevCertificates.ensure(dir.resolve("tls"));
+        boxA = new SiteBox("box-a", dir.resolve("box-a"), SiteBox.Listeners.free(), tls, central.port());
+        boxB = new SiteBox("box-b", dir.resolve("box-b"), SiteBox.Listeners.free(), tls, central.port());
         CompletableFuture.allOf(CompletableFuture.runAsync(boxA::start), CompletableFuture.runAsync(boxB::start)).join();
         frontendPort = Ports.freeOutsideEphemeralRange();
+        tlsFrontendPort = Ports.freeOutsideEphemeralRange();
         haproxy = Haproxy.start(HAPROXY_CFG, Map.of(
-                "MQTT_BIND", "127.0.0.1:" + frontendPort, "MQTTS_BIND", "127.0.0.1:" + Ports.freeOutsideEphemeralRange(),
-                "BOX_A_MQTT", "127.0.0.1:" + boxA.mqttPort, "BOX_A_MQTTS", "127.0.0.1:" + Ports.freeOutsideEphemeralRange(),
-                "BOX_A_ADMIN_HOST", "127.0.0.1", "BOX_A_ADMIN_PORT", String.valueOf(boxA.adminPort),
-                "BOX_B_MQTT", "127.0.0.1:" + boxB.mqttPort, "BOX_B_MQTTS", "127.0.0.1:" + Ports.freeOutsideEphemeralRange(),
-                "BOX_B_ADMIN_HOST", "127.0.0.1", "BOX_B_ADMIN_PORT", String.valueOf(boxB.adminPort)),
+                "MQTT_BIND", "127.0.0.1:" + frontendPort, "MQTTS_BIND", "127.0.0.1:" + tlsFrontendPort,
+                "BOX_A_MQTT", "127.0.0.1:" + boxA.ports.mqtt(), "BOX_A_MQTTS", "127.0.0.1:" + boxA.ports.tls(),
+                "BOX_A_ADMIN_HOST", "127.0.0.1", "BOX_A_ADMIN_PORT", String.valueOf(boxA.ports.admin()),
+                "BOX_B_MQTT", "127.0.0.1:" + boxB.ports.mqtt(), "BOX_B_MQTTS", "127.0.0.1:" + boxB.ports.tls(),
+                "BOX_B_ADMIN_HOST", "127.0.0.1", "BOX_B_ADMIN_PORT", String.valueOf(boxB.ports.admin())),
                 dir.resolve("haproxy.sock"), BridgeProcess.logFile("scale-out-haproxy"));
         await("both boxes up at HAProxy").atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(100))
                 .until(() -> haproxy.backend("bridges_mqtt").values().stream().filter(Haproxy.Server::up).count() == 2);
@@ -111,71 +119,74 @@ class ScaleOutIT {
     }
 
     private void failOver(Fault fault) throws Exception {
-        DeviceFleet fleet = new DeviceFleet(frontendPort, () -> 0).behindBalancer().add("dev", DEVICES, COMMANDS_EACH, CREATE_OVER);
+        DeviceFleet fleet = new DeviceFleet(frontendPort, () -> 0).behindBalancer().add("dev", DEVICES, COMMANDS_EACH, CREATE_OVER)
+                .via(tlsFrontendPort, TlsMaterial.client(tls.caFile(), null, null))
+                .add("tls", TLS_DEVICES, COMMANDS_EACH, CREATE_OVER);
         toClose.add(fleet);
         fleet.start();
-        await("every device connected through HAProxy").atMost(WAIT).until(() -> fleet.connected() == DEVICES);
-        int planned = DEVICES * COMMANDS_EACH;
+        int all = DEVICES + TLS_DEVICES;
+        await("every device connected through HAProxy").atMost(WAIT).until(() -> fleet.connected() == all);
+        int planned = all * COMMANDS_EACH;
         await("mid-stream").atMost(WAIT).until(() -> central.inbox().size() >= planned / 5);
-        long devicesOnA = boxA.connectedDevices();
-        assertThat(devicesOnA).as("HAProxy gave box A some of the devices").isBetween(1L, (long) DEVICES - 1);
+        // "box A", the one that goes, is the one HAProxy put the TLS devices on (they share one source address)
+        SiteBox a = haproxy.backend("bridges_mqtts").get(boxA.edgeId).sessions() == TLS_DEVICES ? boxA : boxB;
+        SiteBox b = a == boxA ? boxB : boxA;
+        long devicesOnA = a.connectedDevices();
+        assertThat(devicesOnA).as("HAProxy gave box A the TLS devices and some plain ones").isBetween(TLS_DEVICES + 1L, all - 1L);
 
-        boxA.pauseForwarder();
-        await("box A holds commands central never saw").atMost(WAIT).until(() -> boxA.open() >= 10);
+        a.pauseForwarder();
+        await("box A holds commands central never saw").atMost(WAIT).until(() -> a.open() >= 10);
         long connectsBefore = fleet.counters().connects.sum();
         long resendsBefore = fleet.counters().resends.sum();
         long t0 = System.nanoTime();
         switch (fault) {
-            case KILL_9, DISK_LOST -> boxA.process.kill9();
-            case CLEAN_STOP -> assertThat(boxA.process.stop()).as("exit code of a clean stop").isIn(0, 143);
+            case KILL_9, DISK_LOST -> a.process.kill9();
+            case CLEAN_STOP -> assertThat(a.process.stop()).as("exit code of a clean stop").isIn(0, 143);
         }
         long faultMillis = (System.nanoTime() - t0) / 1_000_000;
         await("box A's devices reconnected through HAProxy").atMost(WAIT).pollInterval(Duration.ofMillis(20))
-                .until(() -> fleet.counters().connects.sum() >= connectsBefore + devicesOnA && fleet.connected() == DEVICES);
+                .until(() -> fleet.counters().connects.sum() >= connectsBefore + devicesOnA && fleet.connected() == all);
         long reconnectMillis = (System.nanoTime() - t0) / 1_000_000;
         await("every command final, through box B").atMost(WAIT).until(fleet::allFinal);
         long resent = fleet.counters().resends.sum() - resendsBefore;
-        Map<String, Long> aBefore = central.inbox().answersByEdge().getOrDefault("box-a", Map.of());
+        Map<String, Long> aBefore = central.inbox().answersByEdge().getOrDefault(a.edgeId, Map.of());
 
-        SiteBox afterA = boxA;
+        SiteBox restarted = a;
         if (fault == Fault.DISK_LOST) {
-            deleteTree(boxA.dataDir);
+            deleteTree(a.dataDir);
             // the new box takes A's place (its address in haproxy.cfg) with a fresh disk and its own edge.id
-            afterA = new SiteBox("box-a2", dir.resolve("box-a2"), boxA.mqttPort, boxA.adminPort, central.port());
-            toClose.add(afterA);
+            restarted = new SiteBox(a.edgeId + "-new", dir.resolve(a.edgeId + "-new"), a.ports, tls, central.port());
+            toClose.add(restarted);
         }
-        afterA.start();
-        SiteBox restarted = afterA;
-        await("box A forwarded what it still holds").atMost(WAIT).until(() -> restarted.open() == 0);
-        Map<String, Long> aAfter = central.inbox().answersByEdge().getOrDefault("box-a", Map.of());
+        SiteBox a2 = restarted.start();
+        await("box A forwarded what it still holds").atMost(WAIT).until(() -> a2.open() == 0);
+        Map<String, Long> aAfter = central.inbox().answersByEdge().getOrDefault(a.edgeId, Map.of());
         long duplicatesForA = aAfter.getOrDefault("duplicate", 0L) - aBefore.getOrDefault("duplicate", 0L);
         long acceptedForA = aAfter.getOrDefault("accepted", 0L) - aBefore.getOrDefault("accepted", 0L);
 
-        await("box A up again at HAProxy").atMost(WAIT).until(() -> haproxy.backend("bridges_mqtt").get("box-a").up());
+        await("box A up again at HAProxy").atMost(WAIT).until(() -> haproxy.backend("bridges_mqtt").get(a.edgeId).up());
         Map<String, String> stuck = haproxy.stuckTo("bridges_mqtt");
-        assertThat(stuck).as("HAProxy's stick table has every device").hasSize(DEVICES);
-        assertThat(stuck.values()).as("every device stays on box B now that A is back").containsOnly("box-b");
+        assertThat(stuck).as("HAProxy's stick table has every plain MQTT device").hasSize(DEVICES);
+        assertThat(stuck.values()).as("every device stays on box B now that A is back").containsOnly(b.edgeId);
         int latePlanned = 0;
         if (fault == Fault.DISK_LOST) {
             // devices that join now go to the new box (HAProxy: least connections); B keeps the ones it has
-            fleet.add("late", 4, 5, Duration.ofSeconds(1));
+            fleet.via(frontendPort, null).add("late", 4, 5, Duration.ofSeconds(1));
             latePlanned = 4 * 5;
             await("the late devices' commands final").atMost(WAIT).until(fleet::allFinal);
-            assertThat(restarted.connectedDevices()).as("the new box serves the devices that joined").isEqualTo(4);
+            assertThat(a2.connectedDevices()).as("the new box serves the devices that joined").isEqualTo(4);
         }
-        long open = restarted.open() + boxB.open();
         List<String> notSeen = new ArrayList<>();
         if (fault != Fault.DISK_LOST && duplicatesForA == 0) {
             notSeen.add("box A forwarded nothing after its restart");
         }
         Verdict verdict = new Verdict(planned + latePlanned, fleet.devices(), central.inbox(), Set.of(), List.of(), notSeen,
-                List.of(), open, true);
-        Map<String, Map<String, Long>> byEdge = central.inbox().answersByEdge();
-        System.out.printf("ScaleOutIT %s: %d of %d devices on box A; %s took %d ms; devices reconnected %d ms after it began;"
-                + " %d commands resent by the devices; central's answers by edge %s (duplicates in all: %d);"
-                + " box A after its restart: %d duplicate, %d accepted%n%s", fault, devicesOnA, DEVICES, fault, faultMillis,
-                reconnectMillis, resent, byEdge, central.inbox().stats().get("duplicates"), duplicatesForA, acceptedForA,
-                verdict.render());
+                List.of(), a2.open() + b.open(), true);
+        System.out.printf("ScaleOutIT %s: %d of %d devices on the box that goes (%s, with the %d TLS devices); %s took %d ms; devices reconnected"
+                + " %d ms after it began; %d commands resent by the devices; central's answers by edge %s (duplicates in all: %d);"
+                + " box A after its restart: %d duplicate, %d accepted%n%s", fault, devicesOnA, all, a.edgeId, TLS_DEVICES, fault,
+                faultMillis, reconnectMillis, resent, central.inbox().answersByEdge(), central.inbox().stats().get("duplicates"),
+                duplicatesForA, acceptedForA, verdict.render());
         assertThat(verdict.passed()).as(verdict.render()).isTrue();
         assertThat(acceptedForA).as("central applied nothing new from box A after its restart").isZero();
         if (fault != Fault.DISK_LOST) {

@@ -10,6 +10,8 @@ import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
 import org.edgebridge.it.BridgeProcess;
+import org.edgebridge.it.Ports;
+import org.edgebridge.tls.DevCertificates;
 
 /**
  * One box of a site behind a load balancer, as docs/scale-out.md sets it up: a bridge process with its own
@@ -21,21 +23,30 @@ final class SiteBox implements AutoCloseable {
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
     private static final ObjectMapper JSON = new ObjectMapper();
 
+    /** The box's listeners: plain MQTT, MQTT over TLS, admin. */
+    record Listeners(int mqtt, int tls, int admin) {
+        /** Free loopback ports that stay free while the box is down between two lives ({@link Ports#freeOutsideEphemeralRange}). */
+        static Listeners free() {
+            return new Listeners(Ports.freeOutsideEphemeralRange(), Ports.freeOutsideEphemeralRange(),
+                    Ports.freeOutsideEphemeralRange());
+        }
+    }
+
     final String edgeId;
     final Path dataDir;
-    final int mqttPort;
-    final int adminPort;
+    final Listeners ports;
     final BridgeProcess process;
 
-    SiteBox(String edgeId, Path dataDir, int mqttPort, int adminPort, int centralPort) {
+    /** A box with TLS on from {@code tls} (the same server material on every box, as devices see one site name). */
+    SiteBox(String edgeId, Path dataDir, Listeners ports, DevCertificates.Material tls, int centralPort) {
         this.edgeId = edgeId;
         this.dataDir = dataDir;
-        this.mqttPort = mqttPort;
-        this.adminPort = adminPort;
+        this.ports = ports;
         this.process = new BridgeProcess(BridgeProcess.logFile("scale-out-" + edgeId),
                 "edge.id=" + edgeId, "edge.behindBalancer=true", "data.dir=" + dataDir,
-                "mqtt.host=127.0.0.1", "mqtt.port=" + mqttPort, "admin.host=127.0.0.1", "admin.port=" + adminPort,
-                "admin.token=" + ADMIN_TOKEN, "auth.anonymous=true",
+                "mqtt.host=127.0.0.1", "mqtt.port=" + ports.mqtt(), "admin.host=127.0.0.1", "admin.port=" + ports.admin(),
+                "tls.port=" + ports.tls(), "tls.certFile=" + tls.certFile(), "tls.keyFile=" + tls.keyFile(),
+                "tls.caFile=" + tls.caFile(), "admin.token=" + ADMIN_TOKEN, "auth.anonymous=true",
                 "ingest.url=http://127.0.0.1:" + centralPort + "/ingest");
     }
 
@@ -46,7 +57,7 @@ final class SiteBox implements AutoCloseable {
 
     /** {@code GET /api/status}. */
     JsonNode status() throws IOException, InterruptedException {
-        HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + adminPort + "/api/status"))
+        HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + ports.admin() + "/api/status"))
                 .timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.ofString());
         return JSON.readTree(r.body());
     }
@@ -62,7 +73,7 @@ final class SiteBox implements AutoCloseable {
 
     /** {@code POST /api/forwarder/pause}: the box keeps what it stores and sends nothing to central. */
     void pauseForwarder() throws IOException, InterruptedException {
-        HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + adminPort + "/api/forwarder/pause"))
+        HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + ports.admin() + "/api/forwarder/pause"))
                 .header("Authorization", "Bearer " + ADMIN_TOKEN).POST(HttpRequest.BodyPublishers.noBody())
                 .timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.ofString());
         if (r.statusCode() != 200) {
