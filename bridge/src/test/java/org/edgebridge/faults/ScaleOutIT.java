@@ -168,6 +168,8 @@ class ScaleOutIT {
         Map<String, String> stuck = haproxy.stuckTo("bridges_mqtt");
         assertThat(stuck).as("HAProxy's stick table has every plain MQTT device").hasSize(DEVICES);
         assertThat(stuck.values()).as("every device stays on box B now that A is back").containsOnly(b.edgeId);
+        assertThat(haproxy.stuckTo("bridges_mqtts")).as("the TLS devices' address stays on box B too")
+                .isEqualTo(Map.of("127.0.0.1", b.edgeId));
         int latePlanned = 0;
         if (fault == Fault.DISK_LOST) {
             // devices that join now go to the new box (HAProxy: least connections); B keeps the ones it has
