@@ -21,12 +21,12 @@ import java.util.stream.Stream;
 
 /**
  * A real HAProxy process (Debian's {@code haproxy}) run in the foreground on a config file as written, with the
- * file's {@code ${NAME-value}} settings given as environment variables. Reads the servers' state and sessions from
- * its stats socket ({@code show stat}). Owns the process; {@link #close()} ends it.
+ * file's {@code ${NAME-value}} settings given as environment variables. Reads the servers' state and the stick tables from
+ * its stats socket ({@code show stat}, {@code show table}). Owns the process; {@link #close()} ends it.
  */
 final class Haproxy implements AutoCloseable {
     /** One server of a backend as {@code show stat} gives it. */
-    record Server(String backend, String name, String status, int sessions) {
+    record Server(String backend, String name, String status) {
         boolean up() {
             return status.startsWith("UP");
         }
@@ -79,12 +79,11 @@ final class Haproxy implements AutoCloseable {
         int px = header.indexOf("pxname");
         int sv = header.indexOf("svname");
         int status = header.indexOf("status");
-        int scur = header.indexOf("scur");
         List<Server> servers = new ArrayList<>();
         for (String line : lines.subList(1, lines.size())) {
             String[] f = line.split(",", -1);
             if (f.length > status && !f[sv].equals("FRONTEND") && !f[sv].equals("BACKEND")) {
-                servers.add(new Server(f[px], f[sv], f[status], f[scur].isEmpty() ? 0 : Integer.parseInt(f[scur])));
+                servers.add(new Server(f[px], f[sv], f[status]));
             }
         }
         return servers;

@@ -129,7 +129,7 @@ class ScaleOutIT {
         int planned = all * COMMANDS_EACH;
         await("mid-stream").atMost(WAIT).until(() -> central.inbox().size() >= planned / 5);
         // "box A", the one that goes, is the one HAProxy put the TLS devices on (they share one source address)
-        SiteBox a = haproxy.backend("bridges_mqtts").get(boxA.edgeId).sessions() == TLS_DEVICES ? boxA : boxB;
+        SiteBox a = boxA.edgeId.equals(haproxy.stuckTo("bridges_mqtts").get("127.0.0.1")) ? boxA : boxB;
         SiteBox b = a == boxA ? boxB : boxA;
         long devicesOnA = a.connectedDevices();
         assertThat(devicesOnA).as("HAProxy gave box A the TLS devices and some plain ones").isBetween(TLS_DEVICES + 1L, all - 1L);
