@@ -67,8 +67,8 @@ public final class Bridge implements AutoCloseable {
         this.intake = new Intake(outbox, receipts, config.intake(), forwarder::wake, workers);
         this.retention = new RetentionPurger(outbox, config.retention(), clock);
         this.checkpointer = new WalCheckpointer(outbox);
-        this.admin = new AdminServer(config.admin(), new AdminServer.Parts(config.edgeId(), outbox, broker, intake, forwarder,
-                retention, receipts, workers, meters, clock, config.forwarder().url()));
+        this.admin = new AdminServer(config.admin(), new AdminServer.Parts(config.edgeId(), config.behindBalancer(), outbox,
+                broker, intake, forwarder, retention, receipts, workers, meters, clock, config.forwarder().url()));
         this.parts = List.of(checkpointer, admin, broker, intake, forwarder, retention);
     }
 

@@ -53,13 +53,13 @@ public final class AdminServer implements Component, AutoCloseable {
     private final byte[] statusPage = resource("/admin/status.html");
 
     /** The parts the admin side reads and acts on. */
-    public record Parts(String edgeId, Outbox outbox, BrokerView broker, IntakeView intake, ForwarderControl forwarder,
-            RetentionPurger retention, ReceiptSender receipts, Workers workers, PrometheusMeterRegistry meters, Clock clock,
-            java.net.URI centralUrl) {}
+    public record Parts(String edgeId, boolean behindBalancer, Outbox outbox, BrokerView broker, IntakeView intake,
+            ForwarderControl forwarder, RetentionPurger retention, ReceiptSender receipts, Workers workers,
+            PrometheusMeterRegistry meters, Clock clock, java.net.URI centralUrl) {}
 
     public AdminServer(AdminSettings settings, Parts p) {
         this.settings = settings;
-        this.status = new StatusReport(p.edgeId(), p.outbox(), p.broker(), p.intake(), p.forwarder(), p.retention(), p.workers(),
+        this.status = new StatusReport(new StatusReport.Site(p.edgeId(), p.behindBalancer()), p.outbox(), p.broker(), p.intake(), p.forwarder(), p.retention(), p.workers(),
                 p.clock(), p.centralUrl());
         this.metrics = new BridgeMetrics(p.meters(), p.outbox(), p.intake(), p.forwarder(), p.broker(), p.retention(),
                 p.receipts(), status::alarms, p.clock());
@@ -128,17 +128,10 @@ public final class AdminServer implements Component, AutoCloseable {
         return app.port();
     }
 
+    /** {@code GET /health/ready}: 200 when the broker, the outbox and the forwarder are ready, else 503 ({@link Readiness}). */
     private void ready(Context ctx) {
-        Map<String, Object> body = new LinkedHashMap<>();
-        boolean broker = status.brokerRunning();
-        boolean outbox = status.outboxWritable();
-        boolean workers = status.workerDeath().isEmpty();
-        boolean ready = broker && outbox && workers;
-        body.put("status", ready ? "ready" : "not_ready");
-        body.put("listeners", broker);
-        body.put("outboxWritable", outbox);
-        body.put("workersAlive", workers);
-        json(ctx, ready ? 200 : 503, body);
+        Readiness r = status.readiness();
+        json(ctx, r.ready() ? 200 : 503, r);
     }
 
     /** {@code POST /api/alarms/{code}/ack}: only alarms that wait for an admin can be acknowledged. */

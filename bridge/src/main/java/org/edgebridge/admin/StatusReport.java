@@ -25,7 +25,13 @@ public final class StatusReport {
     /** Failed requests in a row after which central counts as unreachable on the status page. */
     static final int CENTRAL_FAILURES_ALARM = 3;
 
-    private final String edgeId;
+    /**
+     * Which box this is: its {@code edge.id}, and whether devices reach it through a load balancer
+     * ({@code edge.behindBalancer}, docs/scale-out.md).
+     */
+    public record Site(String edgeId, boolean behindBalancer) {}
+
+    private final Site site;
     private final Outbox outbox;
     private final BrokerView broker;
     private final IntakeView intake;
@@ -36,11 +42,11 @@ public final class StatusReport {
 
     private final Workers workers;
 
-    StatusReport(String edgeId, Outbox outbox, BrokerView broker, IntakeView intake, ForwarderControl forwarder, RetentionPurger retention,
+    StatusReport(Site site, Outbox outbox, BrokerView broker, IntakeView intake, ForwarderControl forwarder, RetentionPurger retention,
             Workers workers, Clock clock, java.net.URI centralUrl) {
         this.workers = workers;
         this.centralUrl = centralUrl;
-        this.edgeId = edgeId;
+        this.site = site;
         this.outbox = outbox;
         this.broker = broker;
         this.intake = intake;
@@ -66,6 +72,12 @@ public final class StatusReport {
         return intake.writeFailure().isEmpty() && forwarder.status().unsettledEvents() == 0 && outbox.isWritable();
     }
 
+    /** What a load balancer's health check needs: ready only when the broker, the outbox and the forwarder are. */
+    Readiness readiness() {
+        return Readiness.of(brokerRunning(), outboxWritable(), !forwarder.status().state().equals("stopped"),
+                intake.isAccepting(), workerDeath().isEmpty());
+    }
+
     /** One alarm on the status page: a stable code and a sentence for the admin. */
     public record Alarm(String code, String message) {}
 
@@ -74,7 +86,9 @@ public final class StatusReport {
         OutboxCounts counts = outbox.counts();
         ForwarderStatus f = forwarder.status();
         Map<String, Object> out = new LinkedHashMap<>();
-        out.put("edgeId", edgeId);
+        out.put("edgeId", site.edgeId());
+        out.put("site", site);
+        out.put("ready", readiness());
         out.put("time", clock.instant());
         out.put("broker", b);
         Map<String, Object> o = new LinkedHashMap<>();

@@ -167,9 +167,11 @@ public final class CentralSim implements AutoCloseable {
                 }
             }
         }
+        // order is kept per (edgeId, deviceId): each bridge numbers its own commands (docs/protocol.md §2.2)
+        String edgeId = body.path("edgeId").asText("");
         ArrayNode receipts = JSON.createArrayNode();
         for (int i = 0; i < events.size(); i++) {
-            ObjectNode r = receipt(events.get(i), i < payloads.size() ? payloads.get(i) : null, f);
+            ObjectNode r = receipt(edgeId, events.get(i), i < payloads.size() ? payloads.get(i) : null, f);
             if (!f.mode().equals("omit_receipts")) {
                 receipts.add(r);
             }
@@ -207,7 +209,7 @@ public final class CentralSim implements AutoCloseable {
         }
     }
 
-    private ObjectNode receipt(JsonNode event, byte[] rawPayload, Faults f) throws IOException {
+    private ObjectNode receipt(String edgeId, JsonNode event, byte[] rawPayload, Faults f) throws IOException {
         ObjectNode r = JSON.createObjectNode();
         String eventId = event.path("eventId").asText(null);
         String deviceId = event.path("deviceId").asText(null);
@@ -231,7 +233,7 @@ public final class CentralSim implements AutoCloseable {
         if (f.mode().equals("reject")) {
             return answer(r, new Inbox.Answer("rejected", "sim_rejected", "injected fault: rejected", null), null);
         }
-        Inbox.Answer a = inbox.apply(deviceId, eventId, event.get("sequence").asLong(), sha,
+        Inbox.Answer a = inbox.apply(edgeId, deviceId, eventId, event.get("sequence").asLong(), sha,
                 new String(rawPayload, StandardCharsets.UTF_8));
         return answer(r, a, null);
     }
@@ -280,6 +282,7 @@ public final class CentralSim implements AutoCloseable {
     private void stats(Context ctx) {
         ObjectNode s = JSON.valueToTree(inbox.stats());
         s.put("requests", requests.get());
+        s.set("answersByEdge", JSON.valueToTree(inbox.answersByEdge()));
         json(ctx, 200, s);
     }
 

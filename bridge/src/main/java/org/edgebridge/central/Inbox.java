@@ -7,22 +7,28 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * The reference central's inbox: unique on (deviceId, eventId), with the receipt stored with the event, as
- * an idempotent ingest should do it. Thread-safe (synchronized); in memory, for tests and the demo.
+ * an idempotent ingest should do it. Order is kept per (edgeId, deviceId) (docs/protocol.md §2.2): each bridge
+ * numbers its own commands, so a device that moves to another box behind a balancer starts a new numbering
+ * there. Thread-safe (synchronized); in memory, for tests and the demo.
  */
 public final class Inbox {
     /** One applied event and the receipt it got. */
-    public record Entry(String deviceId, String eventId, long sequence, String payloadSha256, String payloadJson,
-            long inboxId, Instant appliedAt, int deliveries) {}
+    public record Entry(String edgeId, String deviceId, String eventId, long sequence, String payloadSha256,
+            String payloadJson, long inboxId, Instant appliedAt, int deliveries) {}
 
     /** Central's answer for one event. */
     public record Answer(String status, String code, String message, String resultJson) {}
 
     private final Clock clock;
     private final Map<String, Entry> entries = new LinkedHashMap<>();
-    private final Map<String, Long> lastSequenceByDevice = new HashMap<>();
+    /** The highest sequence each (edge, device) has had settled here, applied or answered duplicate. */
+    private final Map<String, Long> lastSequenceByEdgeDevice = new HashMap<>();
+    /** Answers given per edge: edgeId, then status, then how many. */
+    private final Map<String, Map<String, Long>> answersByEdge = new TreeMap<>();
     private long nextInboxId = 1;
     private long duplicates;
     private long mismatches;
@@ -34,9 +40,18 @@ public final class Inbox {
         this.clock = clock;
     }
 
-    /** Applies an event once; a resend gets {@code duplicate} with the original result. */
-    public synchronized Answer apply(String deviceId, String eventId, long sequence, String payloadSha256, String payloadJson) {
+    /** Applies an event once, whichever edge sends it; a resend gets {@code duplicate} with the original result. */
+    public synchronized Answer apply(String edgeId, String deviceId, String eventId, long sequence, String payloadSha256,
+            String payloadJson) {
+        Answer answer = answer(edgeId, deviceId, eventId, sequence, payloadSha256, payloadJson);
+        answersByEdge.computeIfAbsent(edgeId, e -> new TreeMap<>()).merge(answer.status(), 1L, Long::sum);
+        return answer;
+    }
+
+    private Answer answer(String edgeId, String deviceId, String eventId, long sequence, String payloadSha256,
+            String payloadJson) {
         String key = deviceId + "\u0000" + eventId;
+        String orderKey = edgeId + "\u0000" + deviceId;
         Entry known = entries.get(key);
         if (known != null) {
             if (!known.payloadSha256().equals(payloadSha256)) {
@@ -45,24 +60,27 @@ public final class Inbox {
                         "event " + eventId + " was applied before with other payload bytes", null);
             }
             duplicates++;
-            if (known.sequence() != sequence) {
-                // the same command under a second sequence: the bridge stored it twice
+            if (known.edgeId().equals(edgeId) && known.sequence() != sequence) {
+                // the same command under a second sequence of the same edge: that bridge stored it twice
                 sequenceConflicts++;
             }
-            entries.put(key, new Entry(known.deviceId(), known.eventId(), known.sequence(), known.payloadSha256(),
-                    known.payloadJson(), known.inboxId(), known.appliedAt(), known.deliveries() + 1));
+            // settled for this edge too: the edge's next event follows this one (another edge may have applied it)
+            lastSequenceByEdgeDevice.merge(orderKey, sequence, Math::max);
+            entries.put(key, new Entry(known.edgeId(), known.deviceId(), known.eventId(), known.sequence(),
+                    known.payloadSha256(), known.payloadJson(), known.inboxId(), known.appliedAt(), known.deliveries() + 1));
             return new Answer("duplicate", null, null, result(known));
         }
-        Long last = lastSequenceByDevice.get(deviceId);
+        Long last = lastSequenceByEdgeDevice.get(orderKey);
         if (last != null && sequence <= last) {
             orderingViolations++;
         }
         if (sequence != (last == null ? 0 : last) + 1) {
-            // applied while the event before it was not: sent too early, or the one before was rejected
+            // applied while the edge's event before it was not: sent too early, or the one before was rejected
             sequenceGaps++;
         }
-        lastSequenceByDevice.merge(deviceId, sequence, Math::max);
-        Entry entry = new Entry(deviceId, eventId, sequence, payloadSha256, payloadJson, nextInboxId++, clock.instant(), 1);
+        lastSequenceByEdgeDevice.merge(orderKey, sequence, Math::max);
+        Entry entry = new Entry(edgeId, deviceId, eventId, sequence, payloadSha256, payloadJson, nextInboxId++,
+                clock.instant(), 1);
         entries.put(key, entry);
         return new Answer("accepted", null, null, result(entry));
     }
@@ -75,14 +93,22 @@ public final class Inbox {
         return new ArrayList<>(entries.values());
     }
 
+    /** The answers given to each edge so far: edgeId, then status ({@code accepted}, {@code duplicate}, …), then how many. */
+    public synchronized Map<String, Map<String, Long>> answersByEdge() {
+        Map<String, Map<String, Long>> copy = new TreeMap<>();
+        answersByEdge.forEach((edge, byStatus) -> copy.put(edge, new TreeMap<>(byStatus)));
+        return copy;
+    }
+
     public synchronized int size() {
         return entries.size();
     }
 
     /**
-     * Counters: applied events, duplicate deliveries, payload mismatches, sequence regressions per device, and
-     * sequence conflicts (an event delivered again under another sequence than the one first applied), and
-     * sequence gaps (an event applied while its device's event with the sequence before it was not).
+     * Counters: applied events, duplicate deliveries, payload mismatches, sequence regressions per (edge, device),
+     * sequence conflicts (an event delivered again by the same edge under another sequence than the one first
+     * applied), and sequence gaps (an event applied while the same edge's event of its device with the sequence
+     * before it was not settled here).
      */
     public synchronized Map<String, Long> stats() {
         Map<String, Long> stats = new LinkedHashMap<>();

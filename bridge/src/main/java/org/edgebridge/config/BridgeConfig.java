@@ -10,10 +10,12 @@ import org.edgebridge.outbox.RetentionSettings;
 /**
  * The whole validated configuration. Built only by {@link ConfigLoader}; immutable.
  *
+ * @param behindBalancer {@code edge.behindBalancer}: devices reach this box through a load balancer (shown on the status page)
  * @param effective every key with the text of its effective value (secrets included: mask before showing)
  */
 public record BridgeConfig(
         String edgeId,
+        boolean behindBalancer,
         Path dataDir,
         BrokerSettings broker,
         IntakeSettings intake,

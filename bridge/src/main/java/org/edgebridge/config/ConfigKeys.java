@@ -38,6 +38,9 @@ public final class ConfigKeys {
     public static final ConfigKey<String> EDGE_ID = matchingKey("edge.id", "edge-01",
             Pattern.compile("[A-Za-z0-9][A-Za-z0-9._:-]{0,63}"), "1-64 chars of [A-Za-z0-9._:-], starting alphanumeric",
             "this bridge's id, sent to central as edgeId");
+    public static final ConfigKey<Boolean> EDGE_BEHIND_BALANCER = boolKey("edge.behindBalancer", false,
+            "true when devices reach this box through a load balancer with other boxes (docs/scale-out.md): "
+            + "shown on the status page and in /api/status (site.behindBalancer); each box needs its own edge.id and data.dir");
     public static final ConfigKey<Path> DATA_DIR = pathKey("data.dir", "data",
             "where the outbox, the broker store and generated material live");
 
@@ -165,7 +168,7 @@ public final class ConfigKeys {
 
     /** Every key, in the order of the reference. */
     public static final List<ConfigKey<?>> ALL = List.of(
-            EDGE_ID, DATA_DIR,
+            EDGE_ID, EDGE_BEHIND_BALANCER, DATA_DIR,
             MQTT_HOST, MQTT_PORT, MQTT_TOPIC_PREFIX, MQTT_MAX_PACKET_BYTES, MQTT_SESSION_QUEUE_SIZE, MQTT_SESSION_EXPIRY,
             MQTT_TAKEOVER_ALARM_PER_MINUTE, MQTT_THROTTLE_TAKEOVERS,
             TLS_PORT, TLS_CERT_FILE, TLS_KEY_FILE, TLS_CA_FILE, TLS_CLIENT_AUTH,

@@ -256,7 +256,7 @@ public final class ConfigLoader {
                 v.get(FORWARDER_BREAKER_FAILURE_RATE), v.get(FORWARDER_BREAKER_OPEN_FOR), v.get(FORWARDER_MAX_RETRY_AFTER),
                 v.get(FORWARDER_MAX_SERVER_ERRORS));
         AdminSettings admin = new AdminSettings(v.get(ADMIN_HOST), v.get(ADMIN_PORT), v.get(ADMIN_TOKEN));
-        return new BridgeConfig(v.get(EDGE_ID), dataDir, broker, intake, retention, forwarder, admin,
+        return new BridgeConfig(v.get(EDGE_ID), v.get(EDGE_BEHIND_BALANCER), dataDir, broker, intake, retention, forwarder, admin,
                 v.get(SHUTDOWN_TIMEOUT), Map.copyOf(v.texts()));
     }
 

@@ -290,6 +290,11 @@ public final class Intake implements Component, IntakeView, AutoCloseable {
         return room.isLowOnDisk();
     }
 
+    @Override
+    public boolean isAccepting() {
+        return accepting;
+    }
+
     /** Stops taking commands: every later one is answered retry_later. What is queued is still written. */
     public void stopAccepting() {
         accepting = false;

@@ -17,4 +17,7 @@ public interface IntakeView {
 
     /** {@code outbox.maxPending}: the open commands at which new ones are refused. */
     long maxPending();
+
+    /** False once the bridge began to stop: every new command is answered retry_later / shutting_down. */
+    boolean isAccepting();
 }

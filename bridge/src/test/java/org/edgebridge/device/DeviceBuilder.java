@@ -23,6 +23,7 @@ public final class DeviceBuilder {
     FleetCounters counters = new FleetCounters();
     Consumer<byte[]> onMessage = bytes -> {};
     boolean keepReceipts = true;
+    boolean behindBalancer;
     CarefulPlan careful;
 
     DeviceBuilder(String clientId, int port) {
@@ -102,6 +103,15 @@ public final class DeviceBuilder {
      */
     public DeviceBuilder careful(int toCreate, long firstCreateNanos, long createEveryNanos) {
         this.careful = new CarefulPlan(toCreate, firstCreateNanos, createEveryNanos);
+        return this;
+    }
+
+    /**
+     * The device reaches several bridges through a load balancer (docs/scale-out.md): a command it resends to
+     * another box is stored there under that box's own sequence, which its outbox then does not count as an anomaly.
+     */
+    public DeviceBuilder behindBalancer(boolean behindBalancer) {
+        this.behindBalancer = behindBalancer;
         return this;
     }
 

@@ -67,7 +67,8 @@ public final class DeviceSimulator implements AutoCloseable {
         this.clientId = b.clientId;
         this.counters = b.counters;
         this.outbox = b.careful == null ? null
-                : new DeviceOutbox(clientId, counters, b.careful.toCreate(), b.careful.firstCreateNanos(), b.careful.createEveryNanos());
+                : new DeviceOutbox(clientId, counters, b.careful.toCreate(), b.careful.firstCreateNanos(), b.careful.createEveryNanos(),
+                        b.behindBalancer);
     }
 
     /** A device with client id {@code clientId} for the broker on loopback port {@code port}. */

@@ -1,5 +1,6 @@
 package org.edgebridge.faults;
 
+import com.hivemq.client.mqtt.MqttClientSslConfig;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -20,9 +21,12 @@ import org.edgebridge.device.FleetCounters;
 final class DeviceFleet implements AutoCloseable {
     static final Duration KEEP_ALIVE = Duration.ofSeconds(5);
     private final List<DeviceSimulator> devices = new CopyOnWriteArrayList<>();
-    private final int port;
+    /** Where the devices added next connect, and over TLS with what ({@code null}: plain MQTT). */
+    private int addPort;
+    private MqttClientSslConfig tls;
     private final IntSupplier bridgeLife;
     private final FleetCounters counters = new FleetCounters();
+    private boolean behindBalancer;
     private final ScheduledExecutorService ticker = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "device-fleet");
         t.setDaemon(true);
@@ -36,8 +40,21 @@ final class DeviceFleet implements AutoCloseable {
 
     /** A fleet with no device yet; {@link #add} brings them. */
     DeviceFleet(int port, IntSupplier bridgeLife) {
-        this.port = port;
+        this.addPort = port;
         this.bridgeLife = bridgeLife;
+    }
+
+    /** The devices added from now on reach several boxes through a balancer ({@link org.edgebridge.device.DeviceBuilder#behindBalancer}). */
+    DeviceFleet behindBalancer() {
+        this.behindBalancer = true;
+        return this;
+    }
+
+    /** The devices added from now on connect to {@code port}, over TLS with {@code tls} ({@code null}: plain MQTT). */
+    DeviceFleet via(int port, MqttClientSslConfig tls) {
+        this.addPort = port;
+        this.tls = tls;
+        return this;
     }
 
     /**
@@ -49,8 +66,8 @@ final class DeviceFleet implements AutoCloseable {
         long every = Math.max(1, createOver.toNanos() / Math.max(1, commandsEach));
         for (int i = 1; i <= deviceCount; i++) {
             long offset = ThreadLocalRandom.current().nextLong(every);
-            devices.add(DeviceSimulator.builder(String.format("%s-%03d", prefix, i), port).keepAlive(KEEP_ALIVE)
-                    .connectTimeout(Duration.ofSeconds(5)).bridgeLife(bridgeLife).counters(counters)
+            devices.add(DeviceSimulator.builder(String.format("%s-%03d", prefix, i), addPort).tls(tls).keepAlive(KEEP_ALIVE)
+                    .connectTimeout(Duration.ofSeconds(5)).bridgeLife(bridgeLife).counters(counters).behindBalancer(behindBalancer)
                     .careful(commandsEach, now + offset, every).build());
         }
         return this;

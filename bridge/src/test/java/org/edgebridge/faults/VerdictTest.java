@@ -82,13 +82,13 @@ class VerdictTest {
             if (wrong == Wrong.COMMAND_LOST && i == 2) {
                 continue;
             }
-            Inbox.Answer a = inbox.apply("dev-1", c.commandId(), i + 1, c.sha256(),
+            Inbox.Answer a = inbox.apply("edge-01", "dev-1", c.commandId(), i + 1, c.sha256(),
                     new String(c.payload(), StandardCharsets.UTF_8));
             inboxIds[i] = JSON.readTree(a.resultJson()).get("inboxId").asLong();
         }
         if (wrong == Wrong.STORED_TWICE_UNDER_TWO_SEQUENCES) {
             DeviceOutbox.Command c = commands.get(1);
-            inbox.apply("dev-1", c.commandId(), 4, c.sha256(), new String(c.payload(), StandardCharsets.UTF_8));
+            inbox.apply("edge-01", "dev-1", c.commandId(), 4, c.sha256(), new String(c.payload(), StandardCharsets.UTF_8));
         }
         for (int i = 0; i < COMMANDS; i++) {
             DeviceOutbox.Command c = commands.get(i);

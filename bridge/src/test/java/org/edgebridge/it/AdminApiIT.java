@@ -40,6 +40,46 @@ class AdminApiIT extends OneDeviceSite {
     }
 
     @Test
+    void the_status_says_which_box_this_is_and_that_it_is_ready_for_a_balancer() throws Exception {
+        JsonNode status = status();
+        assertThat(status.path("site").path("edgeId").asText()).isEqualTo("edge-01");
+        assertThat(status.path("site").path("behindBalancer").asBoolean()).as("the default").isFalse();
+        assertThat(status.path("ready").path("ready").asBoolean()).isTrue();
+        assertThat(status.path("ready").path("forwarderRunning").asBoolean()).isTrue();
+        assertThat(status.path("ready").path("accepting").asBoolean()).isTrue();
+        assertThat(json(get("/health/ready"))).isEqualTo(status.path("ready"));
+    }
+
+    @Test
+    void a_box_behind_a_balancer_says_so_on_its_status(@org.junit.jupiter.api.io.TempDir java.nio.file.Path other)
+            throws Exception {
+        try (TestSite box = new TestSite(other, "edge.id=box-b", "edge.behindBalancer=true")) {
+            JsonNode status = box.getJson("/api/status");
+            assertThat(status.path("site").path("edgeId").asText()).isEqualTo("box-b");
+            assertThat(status.path("site").path("behindBalancer").asBoolean()).isTrue();
+        }
+    }
+
+    @Test
+    void ready_answers_503_once_the_bridge_stops_taking_commands_so_that_a_balancer_drains_it() throws Exception {
+        site.bridge.intake().stopAccepting();
+        HttpResponse<String> ready = get("/health/ready");
+        assertThat(ready.statusCode()).isEqualTo(503);
+        assertThat(json(ready).path("accepting").asBoolean()).isFalse();
+        assertThat(json(ready).path("status").asText()).isEqualTo("not_ready");
+    }
+
+    @Test
+    void ready_answers_503_when_the_forwarder_is_not_running() throws Exception {
+        site.bridge.forwarder().close();
+        HttpResponse<String> ready = get("/health/ready");
+        assertThat(ready.statusCode()).isEqualTo(503);
+        assertThat(json(ready).path("forwarderRunning").asBoolean()).isFalse();
+        assertThat(json(ready).path("listeners").asBoolean()).as("the broker still runs").isTrue();
+        assertThat(status().path("ready").path("ready").asBoolean()).isFalse();
+    }
+
+    @Test
     void outbox_lists_with_filters_and_cursor_paging_and_one_row_has_its_history() throws Exception {
         for (int i = 1; i <= 5; i++) {
             device.publish("t", DeviceSimulator.command("LIST-" + i, ""));

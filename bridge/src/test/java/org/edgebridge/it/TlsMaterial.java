@@ -15,11 +15,11 @@ import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.TrustManagerFactory;
 
 /** TLS client settings for test devices, from the PEM files the bridge's dev material uses. */
-final class TlsMaterial {
+public final class TlsMaterial {
     private TlsMaterial() {}
 
     /** Trust {@code caFile}; present {@code certFile}/{@code keyFile} as the client certificate if not null. */
-    static MqttClientSslConfig client(Path caFile, Path certFile, Path keyFile) throws Exception {
+    public static MqttClientSslConfig client(Path caFile, Path certFile, Path keyFile) throws Exception {
         KeyStore trust = KeyStore.getInstance(KeyStore.getDefaultType());
         trust.load(null, null);
         trust.setCertificateEntry("ca", certificate(caFile));
