@@ -127,7 +127,10 @@ class ScaleOutIT {
         int all = DEVICES + TLS_DEVICES;
         await("every device connected through HAProxy").atMost(WAIT).until(() -> fleet.connected() == all);
         int planned = all * COMMANDS_EACH;
-        await("mid-stream").atMost(WAIT).until(() -> central.inbox().size() >= planned / 5);
+        // mid-stream by what the devices created, not by what central applied: on a busy machine central can lag so
+        // far that the devices have created everything before it reaches a mark, and box A then holds nothing to fail
+        // over (a run at load average 13 failed so); 60 % of the commands are still to come when A's forwarder stops
+        await("mid-stream").atMost(WAIT).until(() -> fleet.counters().created.sum() >= planned * 2L / 5);
         // "box A", the one that goes, is the one HAProxy put the TLS devices on (they share one source address)
         SiteBox a = boxA.edgeId.equals(haproxy.stuckTo("bridges_mqtts").get("127.0.0.1")) ? boxA : boxB;
         SiteBox b = a == boxA ? boxB : boxA;
