@@ -100,7 +100,11 @@ public final class ConfigKeys {
     public static final ConfigKey<Optional<Path>> INGEST_CA_FILE = optionalPathKey("ingest.caFile",
             "CA certificates (PEM) to trust for an https:// ingest.url, instead of the JVM's trust store");
     public static final ConfigKey<Duration> INGEST_TIMEOUT = durationKey("ingest.timeout", "30s",
-            Duration.ofMillis(100), Duration.ofMinutes(10), "time limit of one request to central");
+            Duration.ofMillis(100), Duration.ofMinutes(10), "deadline of one whole exchange with central (connect, send, "
+            + "headers and body); past it the request failed, as a transport failure");
+    public static final ConfigKey<Integer> INGEST_MAX_REPLY_BYTES = intSizeKey("ingest.maxReplyBytes", "4MiB", 64 * 1024,
+            1024 * 1024 * 1024, "longest reply body read from central; a longer one fails the request (a transport failure) "
+            + "and is not read past the cap");
 
     public static final ConfigKey<Integer> INTAKE_MAX_PAYLOAD_BYTES = intSizeKey("intake.maxPayloadBytes", "262144",
             64, 16 * 1024 * 1024, "largest command payload; larger ones are rejected payload_too_large");
@@ -172,7 +176,7 @@ public final class ConfigKeys {
             AUTH_ANONYMOUS, AUTH_PASSWORD_FILE, AUTH_THREADS, AUTH_QUEUE, AUTH_FAILED_LOGINS_PER_CLIENT_ID,
             AUTH_FAILED_LOGINS_PER_ADDRESS,
             ADMIN_HOST, ADMIN_PORT, ADMIN_TOKEN,
-            INGEST_URL, INGEST_TOKEN, INGEST_CA_FILE, INGEST_TIMEOUT,
+            INGEST_URL, INGEST_TOKEN, INGEST_CA_FILE, INGEST_TIMEOUT, INGEST_MAX_REPLY_BYTES,
             INTAKE_MAX_PAYLOAD_BYTES, INTAKE_MAX_BATCH, INTAKE_QUEUE_CAPACITY, INTAKE_MAX_QUEUED_BYTES,
             SHUTDOWN_TIMEOUT,
             OUTBOX_MAX_PENDING, OUTBOX_MIN_FREE_DISK, OUTBOX_FULL_RETRY_AFTER, OUTBOX_RETENTION, OUTBOX_PURGE_BATCH,

@@ -9,6 +9,8 @@ import java.util.Optional;
  *
  * @param maxRetryAfter the longest wait central can impose (Retry-After, retryAfterMs); longer ones are clamped
  * @param maxServerErrors rounds in which one event alone made central answer 5xx before it is parked
+ * @param timeout the deadline of one whole exchange with central: connect, send, headers and body
+ * @param maxReplyBytes the longest reply body read from central; a longer one fails the request
  */
 public record ForwarderSettings(
         String edgeId,
@@ -29,7 +31,8 @@ public record ForwarderSettings(
         int breakerFailureRate,
         Duration breakerOpenFor,
         Duration maxRetryAfter,
-        int maxServerErrors) {
+        int maxServerErrors,
+        int maxReplyBytes) {
 
     /** Events in one request: never more than the events rate allows in one second. */
     public int batchLimit() {
