@@ -87,6 +87,12 @@ final class BridgeMetrics implements AutoCloseable {
                 "events in requests that central received (it answered with an HTTP status)");
         counter("edgebridge.forwarder.finals", forwarder, f -> f.status().finals(), "final receipts from central");
         counter("edgebridge.forwarder.parked", forwarder, f -> f.status().parked(), "events parked after maxAttempts");
+        for (String kind : forwarder.status().receiptViolations().counts().keySet()) {
+            FunctionCounter.builder("edgebridge.forwarder.receipt.violations", forwarder,
+                    f -> f.status().receiptViolations().counts().get(kind))
+                    .tag("kind", kind).description("receipts of central that broke the contract (docs/protocol.md §2.3)")
+                    .register(registry);
+        }
         Gauge.builder("edgebridge.forwarder.consecutive.failures", forwarder, f -> f.status().consecutiveFailures())
                 .description("requests to central that failed in a row (transport errors and 5xx); 0 after a success")
                 .register(registry);

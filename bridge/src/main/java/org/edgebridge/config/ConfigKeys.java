@@ -105,6 +105,13 @@ public final class ConfigKeys {
     public static final ConfigKey<Integer> INGEST_MAX_REPLY_BYTES = intSizeKey("ingest.maxReplyBytes", "4MiB", 64 * 1024,
             1024 * 1024 * 1024, "longest reply body read from central; a longer one fails the request (a transport failure) "
             + "and is not read past the cap");
+    public static final ConfigKey<Integer> INGEST_MAX_RECEIPT_RESULT_BYTES = intSizeKey("ingest.maxReceiptResultBytes", "4KiB",
+            256, 1024 * 1024, "largest result (as JSON) of a receipt from central that is believed; a receipt over it is "
+            + "treated as missing (the event is sent again) and counted as a contract violation");
+    public static final ConfigKey<Integer> INGEST_MAX_RECEIPT_MESSAGE_BYTES = intSizeKey("ingest.maxReceiptMessageBytes", "1KiB",
+            64, 64 * 1024, "largest message (UTF-8) of a receipt from central that is believed; over it, as for the result");
+    public static final ConfigKey<Integer> INGEST_MAX_RECEIPT_CODE_BYTES = intSizeKey("ingest.maxReceiptCodeBytes", "128",
+            16, 1024, "largest code (UTF-8) of a receipt from central that is believed; over it, as for the result");
 
     public static final ConfigKey<Integer> INTAKE_MAX_PAYLOAD_BYTES = intSizeKey("intake.maxPayloadBytes", "262144",
             64, 16 * 1024 * 1024, "largest command payload; larger ones are rejected payload_too_large");
@@ -177,6 +184,7 @@ public final class ConfigKeys {
             AUTH_FAILED_LOGINS_PER_ADDRESS,
             ADMIN_HOST, ADMIN_PORT, ADMIN_TOKEN,
             INGEST_URL, INGEST_TOKEN, INGEST_CA_FILE, INGEST_TIMEOUT, INGEST_MAX_REPLY_BYTES,
+            INGEST_MAX_RECEIPT_RESULT_BYTES, INGEST_MAX_RECEIPT_MESSAGE_BYTES, INGEST_MAX_RECEIPT_CODE_BYTES,
             INTAKE_MAX_PAYLOAD_BYTES, INTAKE_MAX_BATCH, INTAKE_QUEUE_CAPACITY, INTAKE_MAX_QUEUED_BYTES,
             SHUTDOWN_TIMEOUT,
             OUTBOX_MAX_PENDING, OUTBOX_MIN_FREE_DISK, OUTBOX_FULL_RETRY_AFTER, OUTBOX_RETENTION, OUTBOX_PURGE_BATCH,

@@ -11,6 +11,7 @@ import java.util.Optional;
  * @param maxServerErrors rounds in which one event alone made central answer 5xx before it is parked
  * @param timeout the deadline of one whole exchange with central: connect, send, headers and body
  * @param maxReplyBytes the longest reply body read from central; a longer one fails the request
+ * @param receiptCaps the largest result, message and code of a receipt that is believed
  */
 public record ForwarderSettings(
         String edgeId,
@@ -32,7 +33,8 @@ public record ForwarderSettings(
         Duration breakerOpenFor,
         Duration maxRetryAfter,
         int maxServerErrors,
-        int maxReplyBytes) {
+        int maxReplyBytes,
+        ReceiptCaps receiptCaps) {
 
     /** Events in one request: never more than the events rate allows in one second. */
     public int batchLimit() {

@@ -14,6 +14,7 @@ import java.util.Optional;
  *     failing disk); they are committed before anything new is sent
  * @param failedSteps steps (claim, send, settle) that ended in an unexpected exception since start; each is tried
  *     again after 1 s
+ * @param receiptViolations how often central broke the receipt contract since start, by kind, and the latest
  */
 public record ForwarderStatus(
         String state,
@@ -32,4 +33,5 @@ public record ForwarderStatus(
         int requestsPerSecond,
         int eventsPerSecond,
         int unsettledEvents,
-        long failedSteps) {}
+        long failedSteps,
+        ReceiptViolations.View receiptViolations) {}
