@@ -84,7 +84,7 @@ final class ReplyClassifier {
         for (ClaimedEvent e : events) {
             JsonNode r = checked.believed().get(e.id());
             if (r == null) {
-                settlements.add(noReceipt(e, now, why.get(e.id())));
+                settlements.add(noReceipt(e, why.get(e.id()), now));
                 continue;
             }
             String receiptStatus = r.path("status").asText("");
@@ -108,7 +108,7 @@ final class ReplyClassifier {
      * An event without a believable receipt (none, or one that broke the contract: {@link ReceiptCheck}): sent again
      * after its backoff, as if central had not answered for it.
      */
-    private Settlement noReceipt(ClaimedEvent e, Instant now, String why) {
+    Settlement noReceipt(ClaimedEvent e, String why, Instant now) {
         return new Settlement.RetryLater(e.id(), now.plus(backoff(e.attempt())),
                 "central's reply had no believable receipt for this event: " + why, false);
     }
