@@ -145,7 +145,8 @@ public final class ConfigKeys {
     public static final ConfigKey<Integer> FORWARDER_MAX_EVENTS = intKey("forwarder.maxEvents", 500, 1, 10_000,
             "most events in one request to central");
     public static final ConfigKey<Integer> FORWARDER_MAX_BYTES = intSizeKey("forwarder.maxBytes", "1MiB", 1024, 64 * 1024 * 1024,
-            "most payload bytes in one request to central");
+            "most bytes of one request body to central as sent (the serialized JSON: payloads, topics, types, ids, "
+            + "escapes and envelope); a single event larger than it goes alone in its own request");
     public static final ConfigKey<Duration> FORWARDER_LINGER = durationKey("forwarder.linger", "0ms",
             Duration.ZERO, Duration.ofSeconds(10), "how long the first command after a quiet spell waits for more before "
             + "its request goes (adds that much latency; batches form anyway while a request is in flight or waits for its permit)");
