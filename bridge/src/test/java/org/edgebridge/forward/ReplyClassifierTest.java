@@ -187,29 +187,28 @@ class ReplyClassifierTest {
         }
     }
 
+    /** The answer to a 200 with these receipts. */
+    private RequestOutcome.Answered answered(String... receipts) {
+        return (RequestOutcome.Answered) classify(reply(200, "{\"receipts\":[" + String.join(",", receipts) + "]}"));
+    }
+
     @Test
     void two_receipts_that_differ_for_one_event_are_a_conflict_and_neither_is_believed() {
-        RequestOutcome outcome = classify(reply(200, "{\"receipts\":[" + receipt("a", "A-1", "accepted", "") + ","
-                + receipt("a", "A-1", "rejected", ",\"code\":\"no\"") + "," + receipt("b", "B-1", "accepted", "") + ","
-                + receipt("b", "B-1", "accepted", "") + "]}"));
-        assertThat(outcome).isInstanceOfSatisfying(RequestOutcome.Answered.class, a -> {
-            assertThat(a.problems()).extracting(ReceiptCheck.Problem::kind).containsExactly(ReceiptCheck.Violation.CONFLICTING);
-            assertThat(a.settlements().get(0)).isInstanceOf(Settlement.RetryLater.class);
-            assertThat(a.settlements().get(1)).as("the same receipt twice is one receipt")
-                    .isEqualTo(new Settlement.Final(2, CommandState.ACCEPTED, null, null, null));
-        });
+        RequestOutcome.Answered a = answered(receipt("a", "A-1", "accepted", ""), receipt("a", "A-1", "rejected", ",\"code\":\"no\""),
+                receipt("b", "B-1", "accepted", ""), receipt("b", "B-1", "accepted", ""));
+        assertThat(a.problems()).extracting(ReceiptCheck.Problem::kind).containsExactly(ReceiptCheck.Violation.CONFLICTING);
+        assertThat(a.settlements().get(0)).isInstanceOf(Settlement.RetryLater.class);
+        assertThat(a.settlements().get(1)).as("the same receipt twice is one receipt")
+                .isEqualTo(new Settlement.Final(2, CommandState.ACCEPTED, null, null, null));
     }
 
     @Test
     void receipts_for_events_that_were_not_sent_are_counted_and_otherwise_ignored() {
-        RequestOutcome outcome = classify(reply(200, "{\"receipts\":[" + receipt("a", "A-1", "accepted", "") + ","
-                + receipt("b", "B-1", "accepted", "") + "," + receipt("a", "A-2", "rejected", "") + ","
-                + receipt("zz", "B-1", "accepted", "") + "]}"));
-        assertThat(outcome).isInstanceOfSatisfying(RequestOutcome.Answered.class, a -> {
-            assertThat(a.count(ReceiptCheck.Violation.NOT_SENT)).isEqualTo(2);
-            assertThat(a.problems()).allSatisfy(p -> assertThat(p.eventRowId()).isNull());
-            assertThat(a.settlements()).containsExactly(new Settlement.Final(1, CommandState.ACCEPTED, null, null, null),
-                    new Settlement.Final(2, CommandState.ACCEPTED, null, null, null));
-        });
+        RequestOutcome.Answered a = answered(receipt("a", "A-1", "accepted", ""), receipt("b", "B-1", "accepted", ""),
+                receipt("a", "A-2", "rejected", ""), receipt("zz", "B-1", "accepted", ""));
+        assertThat(a.count(ReceiptCheck.Violation.NOT_SENT)).isEqualTo(2);
+        assertThat(a.problems()).allSatisfy(p -> assertThat(p.eventRowId()).isNull());
+        assertThat(a.settlements()).containsExactly(new Settlement.Final(1, CommandState.ACCEPTED, null, null, null),
+                new Settlement.Final(2, CommandState.ACCEPTED, null, null, null));
     }
 }
