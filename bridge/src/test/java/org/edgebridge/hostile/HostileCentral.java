@@ -179,6 +179,16 @@ final class HostileCentral implements AutoCloseable {
         };
     }
 
+    /** 200 with {@code Content-Length: 1000}, ten bytes of it, then the connection closed. */
+    static Reply truncated() {
+        return (request, out) -> {
+            out.write(head(200, 1000));
+            out.write("{\"receipts".getBytes(StandardCharsets.US_ASCII));
+            out.flush();
+            return false;
+        };
+    }
+
     /** Reads the request and closes the connection without a byte. */
     static Reply drop() {
         return (request, out) -> false;
