@@ -48,6 +48,7 @@ public final class Forwarder implements Component, ForwarderControl, AutoCloseab
     private final Outbox outbox;
     private final ClaimedAhead claimedAhead;
     private final ReceiptViolations receiptViolations;
+    private final IngestClient client;
 
     /** @param storedUpTo the highest outbox row whose {@code stored} receipt has been handed out */
     public Forwarder(ForwarderSettings settings, Outbox outbox, ReceiptSender receipts, LongSupplier storedUpTo, Clock clock,
@@ -68,7 +69,8 @@ public final class Forwarder implements Component, ForwarderControl, AutoCloseab
         this.finalReceipts = new FinalReceipts(outbox, receipts);
         this.settler = new BatchSettler(settings, outbox, finalReceipts, hunt);
         this.receiptViolations = new ReceiptViolations(clock);
-        CentralCall call = new CentralCall(settings, guards, new IngestClient(settings), classifier, receiptViolations);
+        this.client = new IngestClient(settings);
+        CentralCall call = new CentralCall(settings, guards, client, classifier, receiptViolations);
         this.claimedAhead = new ClaimedAhead(settings, storedUpTo, guards);
         this.sender = new BatchSender(settings, call, policy, settler, hunt, classifier, claimedAhead,
                 rateLimitWait != null ? rateLimitWait : loop::sleep, clock);
@@ -136,7 +138,7 @@ public final class Forwarder implements Component, ForwarderControl, AutoCloseab
                 policy.lastSuccessAt(), policy.lastError(), policy.lastErrorAt(), policy.nextAttemptAt(),
                 policy.consecutiveFailures(), sender.requests(), sender.eventsSent(), finalReceipts.count(),
                 settler.parked(), settings.requestsPerSecond(), settings.eventsPerSecond(), settler.unsettledEvents(),
-                step.failedSteps(), receiptViolations.view());
+                step.failedSteps(), receiptViolations.view(), client.cutReplies());
     }
 
     /** {@link #close(Duration)} with the request timeout and 5 s, for try-with-resources. */

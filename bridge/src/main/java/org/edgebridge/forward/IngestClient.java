@@ -15,6 +15,8 @@ import java.util.concurrent.TimeoutException;
 final class IngestClient {
     private final ForwarderSettings settings;
     private final HttpClient http;
+    private final java.util.concurrent.atomic.AtomicLong pastDeadline = new java.util.concurrent.atomic.AtomicLong();
+    private final java.util.concurrent.atomic.AtomicLong overCap = new java.util.concurrent.atomic.AtomicLong();
 
     IngestClient(ForwarderSettings settings) {
         this.settings = settings;
@@ -75,7 +77,7 @@ final class IngestClient {
                     response.headers().firstValue("Location"), null);
         } catch (TimeoutException e) {
             exchange.cancel(true);
-            return IngestReply.timeout(settings.timeout().toMillis());
+            return pastDeadline();
         } catch (ExecutionException e) {
             return failed(e.getCause());
         } catch (InterruptedException e) {
@@ -91,6 +93,7 @@ final class IngestClient {
                 throw error;
             }
             if (t instanceof CappedBody.TooLarge tooLarge) {
+                overCap.incrementAndGet();
                 return IngestReply.transportFailure(tooLarge.getMessage());
             }
         }
@@ -98,8 +101,18 @@ final class IngestClient {
             return IngestReply.transportFailure(TransportFailures.describe(settings.url(), cause));
         }
         if (cause instanceof HttpTimeoutException) {
-            return IngestReply.timeout(settings.timeout().toMillis());
+            return pastDeadline();
         }
         return IngestReply.transportFailure(TransportFailures.describe(settings.url(), cause));
+    }
+
+    private IngestReply pastDeadline() {
+        pastDeadline.incrementAndGet();
+        return IngestReply.timeout(settings.timeout().toMillis());
+    }
+
+    /** Replies cut off since start: {@code deadline} (past ingest.timeout), {@code too_large} (over ingest.maxReplyBytes). */
+    java.util.Map<String, Long> cutReplies() {
+        return java.util.Map.of("deadline", pastDeadline.get(), "too_large", overCap.get());
     }
 }

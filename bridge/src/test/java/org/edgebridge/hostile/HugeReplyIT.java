@@ -30,6 +30,8 @@ class HugeReplyIT {
             assertThat(site.central.requests()).hasSize(3);
             assertThat(site.status().path("forwarder").path("lastError").asText())
                     .contains("longer than ingest.maxReplyBytes (4194304 bytes)");
+            assertThat(site.status().path("forwarder").path("cutReplies").path("too_large").asLong()).isEqualTo(2);
+            assertThat(site.metrics()).contains("edgebridge_forwarder_replies_cut_total{reason=\"too_large\"} 2.0");
             // what central got onto the wire before the bridge closed the connection: the cap plus socket buffers
             assertThat(site.central.bytesWritten()).isLessThan(64L * 1024 * 1024);
             await().atMost(Duration.ofSeconds(30)).until(() -> site.central.cutOffByBridge() == 2);

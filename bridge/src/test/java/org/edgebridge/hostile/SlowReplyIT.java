@@ -28,6 +28,8 @@ class SlowReplyIT {
             assertThat(site.central.requests()).hasSizeGreaterThanOrEqualTo(2);
             assertThat(site.status().path("forwarder").path("lastError").asText())
                     .contains("timeout after 30000 ms (ingest.timeout)");
+            assertThat(site.status().path("forwarder").path("cutReplies").path("deadline").asLong()).isEqualTo(1);
+            assertThat(site.metrics()).contains("edgebridge_forwarder_replies_cut_total{reason=\"deadline\"} 1.0");
             // the bridge closed the trickling connection: central's next byte found it gone
             await().atMost(Duration.ofSeconds(30)).until(() -> site.central.cutOffByBridge() >= 1);
             device.close();
