@@ -17,6 +17,7 @@ import org.edgebridge.config.BridgeConfig;
 import org.edgebridge.config.ConfigException;
 import org.edgebridge.config.ConfigLoader;
 import org.edgebridge.tls.DevCertificates;
+import org.edgebridge.worker.FatalErrors;
 import org.edgebridge.worker.Workers;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -120,6 +121,7 @@ public final class Main {
         @Override
         public Integer call() throws Exception {
             BridgeConfig config = ConfigLoader.load(options.file, options.sets);
+            FatalErrors.haltOnAnyError();
             Bridge bridge = Bridge.start(config, Clock.systemUTC(), () -> exitAfterWorkerDeath(config.shutdownTimeout()));
             runUntilStopped(bridge);
             return 0;
@@ -137,6 +139,7 @@ public final class Main {
 
         @Override
         public Integer call() throws Exception {
+            FatalErrors.haltOnAnyError();
             Map<String, String> presets = new LinkedHashMap<>();
             presets.put("edge.id", "demo-edge");
             presets.put("data.dir", "demo-data");

@@ -106,6 +106,11 @@ final class BridgeMetrics implements AutoCloseable {
                 "events in requests that central received (it answered with an HTTP status)");
         counter("edgebridge.forwarder.finals", forwarder, f -> f.status().finals(), "final receipts from central");
         counter("edgebridge.forwarder.parked", forwarder, f -> f.status().parked(), "events parked after maxAttempts");
+        tagged("edgebridge.forwarder.receipt.violations", "kind", forwarder, s -> s.receiptViolations().counts(),
+                "receipts of central that broke the contract (docs/protocol.md §2.3)");
+        tagged("edgebridge.forwarder.replies.cut", "reason", forwarder, ForwarderStatus::cutReplies,
+                "replies of central cut off: deadline = the exchange took longer than ingest.timeout, too_large = "
+                + "the body was longer than ingest.maxReplyBytes");
         Gauge.builder("edgebridge.forwarder.consecutive.failures", forwarder, f -> f.status().consecutiveFailures())
                 .description("requests to central that failed in a row (transport errors and 5xx); 0 after a success")
                 .register(registry);
@@ -146,6 +151,15 @@ final class BridgeMetrics implements AutoCloseable {
                         + "too many failed logins of the client id or address this minute, busy = too many password checks "
                         + "waiting (both CONNACK 3)")
                 .register(registry);
+    }
+
+    /** One counter per key of a map of the forwarder's status, tagged with the key. */
+    private void tagged(String name, String tag, ForwarderControl forwarder,
+            java.util.function.Function<ForwarderStatus, java.util.Map<String, Long>> counts, String description) {
+        for (String key : counts.apply(forwarder.status()).keySet()) {
+            FunctionCounter.builder(name, forwarder, f -> counts.apply(f.status()).get(key)).tag(tag, key)
+                    .description(description).register(registry);
+        }
     }
 
     private <T> void counter(String name, T source, ToDoubleFunction<T> f, String description) {

@@ -186,6 +186,10 @@ public final class StatusReport {
                     + (f.circuitBreaker().equals("open") ? "circuit breaker open" : f.consecutiveFailures() + " failed requests in a row")
                     + "): " + f.lastError().orElse("?") + nextRequest(f) + "; commands are kept and sent when it answers again"));
         }
+        if (f.receiptViolations().recent()) {
+            alarms.add(new Alarm("central_receipt_violations", f.receiptViolations().last().orElse("?") + " (counts since "
+                    + "start: " + f.receiptViolations().counts() + ")"));
+        }
         if (f.pausedByAdmin()) {
             alarms.add(new Alarm("forwarder_paused", "forwarding is paused by an admin"));
         }

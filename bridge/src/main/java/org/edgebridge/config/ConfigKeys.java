@@ -103,7 +103,18 @@ public final class ConfigKeys {
     public static final ConfigKey<Optional<Path>> INGEST_CA_FILE = optionalPathKey("ingest.caFile",
             "CA certificates (PEM) to trust for an https:// ingest.url, instead of the JVM's trust store");
     public static final ConfigKey<Duration> INGEST_TIMEOUT = durationKey("ingest.timeout", "30s",
-            Duration.ofMillis(100), Duration.ofMinutes(10), "time limit of one request to central");
+            Duration.ofMillis(100), Duration.ofMinutes(10), "deadline of one whole exchange with central (connect, send, "
+            + "headers and body); past it the request failed, as a transport failure");
+    public static final ConfigKey<Integer> INGEST_MAX_REPLY_BYTES = intSizeKey("ingest.maxReplyBytes", "4MiB", 64 * 1024,
+            1024 * 1024 * 1024, "longest reply body read from central; a longer one fails the request (a transport failure) "
+            + "and is not read past the cap");
+    public static final ConfigKey<Integer> INGEST_MAX_RECEIPT_RESULT_BYTES = intSizeKey("ingest.maxReceiptResultBytes", "4KiB",
+            256, 1024 * 1024, "largest result (as JSON) of a receipt from central that is believed; a receipt over it is "
+            + "treated as missing (the event is sent again) and counted as a contract violation");
+    public static final ConfigKey<Integer> INGEST_MAX_RECEIPT_MESSAGE_BYTES = intSizeKey("ingest.maxReceiptMessageBytes", "1KiB",
+            64, 64 * 1024, "largest message (UTF-8) of a receipt from central that is believed; over it, as for the result");
+    public static final ConfigKey<Integer> INGEST_MAX_RECEIPT_CODE_BYTES = intSizeKey("ingest.maxReceiptCodeBytes", "128",
+            16, 1024, "largest code (UTF-8) of a receipt from central that is believed; over it, as for the result");
 
     public static final ConfigKey<Integer> INTAKE_MAX_PAYLOAD_BYTES = intSizeKey("intake.maxPayloadBytes", "262144",
             64, 16 * 1024 * 1024, "largest command payload; larger ones are rejected payload_too_large");
@@ -137,7 +148,8 @@ public final class ConfigKeys {
     public static final ConfigKey<Integer> FORWARDER_MAX_EVENTS = intKey("forwarder.maxEvents", 500, 1, 10_000,
             "most events in one request to central");
     public static final ConfigKey<Integer> FORWARDER_MAX_BYTES = intSizeKey("forwarder.maxBytes", "1MiB", 1024, 64 * 1024 * 1024,
-            "most payload bytes in one request to central");
+            "most bytes of one request body to central as sent (the serialized JSON: payloads, topics, types, ids, "
+            + "escapes and envelope); a single event larger than it goes alone in its own request");
     public static final ConfigKey<Duration> FORWARDER_LINGER = durationKey("forwarder.linger", "0ms",
             Duration.ZERO, Duration.ofSeconds(10), "how long the first command after a quiet spell waits for more before "
             + "its request goes (adds that much latency; batches form anyway while a request is in flight or waits for its permit)");
@@ -175,7 +187,8 @@ public final class ConfigKeys {
             AUTH_ANONYMOUS, AUTH_PASSWORD_FILE, AUTH_THREADS, AUTH_QUEUE, AUTH_FAILED_LOGINS_PER_CLIENT_ID,
             AUTH_FAILED_LOGINS_PER_ADDRESS,
             ADMIN_HOST, ADMIN_PORT, ADMIN_TOKEN,
-            INGEST_URL, INGEST_TOKEN, INGEST_CA_FILE, INGEST_TIMEOUT,
+            INGEST_URL, INGEST_TOKEN, INGEST_CA_FILE, INGEST_TIMEOUT, INGEST_MAX_REPLY_BYTES,
+            INGEST_MAX_RECEIPT_RESULT_BYTES, INGEST_MAX_RECEIPT_MESSAGE_BYTES, INGEST_MAX_RECEIPT_CODE_BYTES,
             INTAKE_MAX_PAYLOAD_BYTES, INTAKE_MAX_BATCH, INTAKE_QUEUE_CAPACITY, INTAKE_MAX_QUEUED_BYTES,
             SHUTDOWN_TIMEOUT,
             OUTBOX_MAX_PENDING, OUTBOX_MIN_FREE_DISK, OUTBOX_FULL_RETRY_AFTER, OUTBOX_RETENTION, OUTBOX_PURGE_BATCH,

@@ -20,6 +20,7 @@ import java.util.Optional;
 import org.edgebridge.broker.BrokerSettings;
 import org.edgebridge.broker.TlsSettings;
 import org.edgebridge.forward.ForwarderSettings;
+import org.edgebridge.forward.ReceiptCaps;
 import org.edgebridge.intake.IntakeSettings;
 import org.edgebridge.outbox.RetentionSettings;
 
@@ -254,7 +255,9 @@ public final class ConfigLoader {
                 v.get(FORWARDER_MAX_CONCURRENT_REQUESTS), v.get(FORWARDER_MAX_ATTEMPTS),
                 v.get(FORWARDER_BACKOFF_INITIAL), v.get(FORWARDER_BACKOFF_MAX), v.get(FORWARDER_AUTH_RETRY_INTERVAL),
                 v.get(FORWARDER_BREAKER_FAILURE_RATE), v.get(FORWARDER_BREAKER_OPEN_FOR), v.get(FORWARDER_MAX_RETRY_AFTER),
-                v.get(FORWARDER_MAX_SERVER_ERRORS));
+                v.get(FORWARDER_MAX_SERVER_ERRORS), v.get(INGEST_MAX_REPLY_BYTES),
+                new ReceiptCaps(v.get(INGEST_MAX_RECEIPT_RESULT_BYTES), v.get(INGEST_MAX_RECEIPT_MESSAGE_BYTES),
+                        v.get(INGEST_MAX_RECEIPT_CODE_BYTES)));
         AdminSettings admin = new AdminSettings(v.get(ADMIN_HOST), v.get(ADMIN_PORT), v.get(ADMIN_TOKEN));
         return new BridgeConfig(v.get(EDGE_ID), v.get(EDGE_BEHIND_BALANCER), dataDir, broker, intake, retention, forwarder, admin,
                 v.get(SHUTDOWN_TIMEOUT), Map.copyOf(v.texts()));

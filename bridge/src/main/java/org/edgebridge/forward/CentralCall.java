@@ -25,9 +25,12 @@ final class CentralCall {
     private final CentralGuards guards;
     private final IngestClient client;
     private final ReplyClassifier classifier;
+    private final ReceiptViolations violations;
 
-    CentralCall(ForwarderSettings settings, CentralGuards guards, IngestClient client, ReplyClassifier classifier) {
+    CentralCall(ForwarderSettings settings, CentralGuards guards, IngestClient client, ReplyClassifier classifier,
+            ReceiptViolations violations) {
         this.settings = settings;
+        this.violations = violations;
         this.guards = guards;
         this.client = client;
         this.classifier = classifier;
@@ -67,6 +70,9 @@ final class CentralCall {
                 IngestReply reply = client.post(batchId, body);
                 CommandTrace.mark(CommandTrace.Step.ANSWERED, events, ClaimedEvent::id);
                 Sent sent = new Sent(reply, classifier.classify(reply, events));
+                if (sent.outcome() instanceof RequestOutcome.Answered answered) {
+                    violations.record(answered.problems(), events.size());
+                }
                 if (ignoreFailure && sent.isFailure()) {
                     throw new IgnoredFailure(sent);
                 }

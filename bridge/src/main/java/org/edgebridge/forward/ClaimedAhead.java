@@ -52,7 +52,8 @@ final class ClaimedAhead {
         if (!batches.isEmpty() || guards.untilRequestPermit().compareTo(MAX_PERMIT_WAIT) > 0) {
             return null;
         }
-        return new Outbox.NextClaim(settings.batchLimit(), settings.maxBytes(), storedUpTo.getAsLong(), BatchSender.newBatchId());
+        return new Outbox.NextClaim(settings.batchLimit(), IngestRequest.eventBudget(settings), IngestRequest::eventBytes,
+                storedUpTo.getAsLong(), BatchSender.newBatchId());
     }
 
     /** Keeps what a settle claimed for the next step (nothing when it found nothing). */

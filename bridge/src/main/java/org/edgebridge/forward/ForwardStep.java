@@ -100,7 +100,8 @@ final class ForwardStep {
             ClaimedAhead.Batch ahead = claimedAhead.take();
             String claimId = ahead != null ? ahead.claimId() : BatchSender.newBatchId();
             List<ClaimedEvent> events = ahead != null ? ahead.events()
-                    : outbox.claim(settings.batchLimit(), settings.maxBytes(), storedUpTo.getAsLong(), claimId);
+                    : outbox.claim(settings.batchLimit(), IngestRequest.eventBudget(settings), IngestRequest::eventBytes,
+                            storedUpTo.getAsLong(), claimId);
             if (events.isEmpty()) {
                 policy.enter(ForwarderState.IDLE);
                 return new StepResult.Idle(ForwarderState.IDLE, ForwarderWaits.IDLE_POLL);

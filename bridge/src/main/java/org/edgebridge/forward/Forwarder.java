@@ -47,6 +47,8 @@ public final class Forwarder implements Component, ForwarderControl, AutoCloseab
     private final ForwarderLoop loop;
     private final Outbox outbox;
     private final ClaimedAhead claimedAhead;
+    private final ReceiptViolations receiptViolations;
+    private final IngestClient client;
 
     /** @param storedUpTo the highest outbox row whose {@code stored} receipt has been handed out */
     public Forwarder(ForwarderSettings settings, Outbox outbox, ReceiptSender receipts, LongSupplier storedUpTo, Clock clock,
@@ -66,7 +68,9 @@ public final class Forwarder implements Component, ForwarderControl, AutoCloseab
         ServerErrorHunt hunt = new ServerErrorHunt();
         this.finalReceipts = new FinalReceipts(outbox, receipts);
         this.settler = new BatchSettler(settings, outbox, finalReceipts, hunt);
-        CentralCall call = new CentralCall(settings, guards, new IngestClient(settings), classifier);
+        this.receiptViolations = new ReceiptViolations(clock);
+        this.client = new IngestClient(settings);
+        CentralCall call = new CentralCall(settings, guards, client, classifier, receiptViolations);
         this.claimedAhead = new ClaimedAhead(settings, storedUpTo, guards);
         this.sender = new BatchSender(settings, call, policy, settler, hunt, classifier, claimedAhead,
                 rateLimitWait != null ? rateLimitWait : loop::sleep, clock);
@@ -134,7 +138,7 @@ public final class Forwarder implements Component, ForwarderControl, AutoCloseab
                 policy.lastSuccessAt(), policy.lastError(), policy.lastErrorAt(), policy.nextAttemptAt(),
                 policy.consecutiveFailures(), sender.requests(), sender.eventsSent(), finalReceipts.count(),
                 settler.parked(), settings.requestsPerSecond(), settings.eventsPerSecond(), settler.unsettledEvents(),
-                step.failedSteps());
+                step.failedSteps(), receiptViolations.view(), client.cutReplies());
     }
 
     /** {@link #close(Duration)} with the request timeout and 5 s, for try-with-resources. */

@@ -9,6 +9,9 @@ import java.util.Optional;
  *
  * @param maxRetryAfter the longest wait central can impose (Retry-After, retryAfterMs); longer ones are clamped
  * @param maxServerErrors rounds in which one event alone made central answer 5xx before it is parked
+ * @param timeout the deadline of one whole exchange with central: connect, send, headers and body
+ * @param maxReplyBytes the longest reply body read from central; a longer one fails the request
+ * @param receiptCaps the largest result, message and code of a receipt that is believed
  */
 public record ForwarderSettings(
         String edgeId,
@@ -29,7 +32,9 @@ public record ForwarderSettings(
         int breakerFailureRate,
         Duration breakerOpenFor,
         Duration maxRetryAfter,
-        int maxServerErrors) {
+        int maxServerErrors,
+        int maxReplyBytes,
+        ReceiptCaps receiptCaps) {
 
     /** Events in one request: never more than the events rate allows in one second. */
     public int batchLimit() {

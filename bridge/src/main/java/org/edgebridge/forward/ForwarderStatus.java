@@ -14,6 +14,9 @@ import java.util.Optional;
  *     failing disk); they are committed before anything new is sent
  * @param failedSteps steps (claim, send, settle) that ended in an unexpected exception since start; each is tried
  *     again after 1 s
+ * @param receiptViolations how often central broke the receipt contract since start, by kind, and the latest
+ * @param cutReplies replies of central cut off since start: {@code deadline} (the exchange took longer than
+ *     ingest.timeout), {@code too_large} (the body was longer than ingest.maxReplyBytes)
  */
 public record ForwarderStatus(
         String state,
@@ -32,4 +35,6 @@ public record ForwarderStatus(
         int requestsPerSecond,
         int eventsPerSecond,
         int unsettledEvents,
-        long failedSteps) {}
+        long failedSteps,
+        ReceiptViolations.View receiptViolations,
+        java.util.Map<String, Long> cutReplies) {}

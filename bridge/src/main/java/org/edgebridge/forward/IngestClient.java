@@ -6,11 +6,17 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.net.http.HttpTimeoutException;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /** Sends request bodies to central with the JDK's HTTP client. Thread-safe. */
 final class IngestClient {
     private final ForwarderSettings settings;
     private final HttpClient http;
+    private final java.util.concurrent.atomic.AtomicLong pastDeadline = new java.util.concurrent.atomic.AtomicLong();
+    private final java.util.concurrent.atomic.AtomicLong overCap = new java.util.concurrent.atomic.AtomicLong();
 
     IngestClient(ForwarderSettings settings) {
         this.settings = settings;
@@ -48,6 +54,14 @@ final class IngestClient {
         }
     }
 
+    /**
+     * One exchange with central, bounded as a whole by {@code ingest.timeout} (connect, send, headers and body: the
+     * JDK's own request timeout stops at the headers, so a body that trickles in would hold the forwarder for ever)
+     * and in size by {@code ingest.maxReplyBytes} ({@link CappedBody}). Past either, the exchange is cancelled (its
+     * connection closed) and the request failed.
+     *
+     * @throws Error an Error (OutOfMemoryError) met while the reply was read: the calling worker dies of it
+     */
     IngestReply post(String batchId, byte[] body) {
         HttpRequest.Builder request = HttpRequest.newBuilder(settings.url())
                 .timeout(settings.timeout())
@@ -55,19 +69,50 @@ final class IngestClient {
                 .header("Idempotency-Key", batchId)
                 .POST(HttpRequest.BodyPublishers.ofByteArray(body));
         settings.token().ifPresent(token -> request.header("Authorization", "Bearer " + token));
+        CompletableFuture<HttpResponse<byte[]>> exchange =
+                http.sendAsync(request.build(), CappedBody.handler(settings.maxReplyBytes()));
         try {
-            HttpResponse<byte[]> response = http.send(request.build(), HttpResponse.BodyHandlers.ofByteArray());
+            HttpResponse<byte[]> response = exchange.get(settings.timeout().toNanos(), TimeUnit.NANOSECONDS);
             return new IngestReply(response.statusCode(), response.body(), response.headers().firstValue("Retry-After"),
                     response.headers().firstValue("Location"), null);
-        } catch (java.net.http.HttpConnectTimeoutException e) {
-            return IngestReply.transportFailure(TransportFailures.describe(settings.url(), e));
-        } catch (HttpTimeoutException e) {
-            return IngestReply.timeout(settings.timeout().toMillis());
-        } catch (IOException | java.nio.channels.UnresolvedAddressException e) {
-            return IngestReply.transportFailure(TransportFailures.describe(settings.url(), e));
+        } catch (TimeoutException e) {
+            exchange.cancel(true);
+            return pastDeadline();
+        } catch (ExecutionException e) {
+            return failed(e.getCause());
         } catch (InterruptedException e) {
+            exchange.cancel(true);
             Thread.currentThread().interrupt();
             return IngestReply.transportFailure("interrupted (shutting down)");
         }
+    }
+
+    private IngestReply failed(Throwable cause) {
+        for (Throwable t = cause; t != null; t = t.getCause()) {
+            if (t instanceof Error error) {
+                throw error;
+            }
+            if (t instanceof CappedBody.TooLarge tooLarge) {
+                overCap.incrementAndGet();
+                return IngestReply.transportFailure(tooLarge.getMessage());
+            }
+        }
+        if (cause instanceof java.net.http.HttpConnectTimeoutException) {
+            return IngestReply.transportFailure(TransportFailures.describe(settings.url(), cause));
+        }
+        if (cause instanceof HttpTimeoutException) {
+            return pastDeadline();
+        }
+        return IngestReply.transportFailure(TransportFailures.describe(settings.url(), cause));
+    }
+
+    private IngestReply pastDeadline() {
+        pastDeadline.incrementAndGet();
+        return IngestReply.timeout(settings.timeout().toMillis());
+    }
+
+    /** Replies cut off since start: {@code deadline} (past ingest.timeout), {@code too_large} (over ingest.maxReplyBytes). */
+    java.util.Map<String, Long> cutReplies() {
+        return java.util.Map.of("deadline", pastDeadline.get(), "too_large", overCap.get());
     }
 }

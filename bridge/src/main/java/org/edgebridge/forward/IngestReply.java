@@ -14,9 +14,9 @@ record IngestReply(int status, byte[] body, Optional<String> retryAfter, Optiona
         return new IngestReply(0, new byte[0], Optional.empty(), Optional.empty(), error);
     }
 
-    /** The request got no reply within ingest.timeout. */
+    /** The exchange (connect, send, headers, body) did not finish within ingest.timeout. */
     static IngestReply timeout(long afterMs) {
-        return transportFailure(TIMEOUT + afterMs + " ms (ingest.timeout): central took the request but did not answer");
+        return transportFailure(TIMEOUT + afterMs + " ms (ingest.timeout): central took the request but did not finish its reply in time");
     }
 
     boolean timedOut() {

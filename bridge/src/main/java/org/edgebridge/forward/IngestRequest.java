@@ -18,7 +18,40 @@ import org.edgebridge.outbox.ClaimedEvent;
 final class IngestRequest {
     private static final JsonFactory JSON = new JsonFactory();
 
+    /** What an event's JSON holds besides its variable fields: the names, quotes, braces, the comma after it. */
+    private static final int EVENT_FRAME_BYTES = ("{\"eventId\":\"\",\"deviceId\":\"\",\"sequence\":,\"type\":\"\",\"topic\":\"\","
+            + "\"payload\":,\"payloadSha256\":\"\",\"receivedAt\":\"\",\"attempt\":},").length();
+    /** The widest sequence (a long), SHA-256 in hex, receivedAt (ISO_INSTANT with nanoseconds), attempt (an int). */
+    private static final int EVENT_NUMBERS_BYTES = 20 + 64 + "2026-11-29T06:33:00.123456789Z".length() + 11;
+    /** The request around its events, but for the edge id: {@code {"edgeId":"","batchId":"<uuid>","events":[]}}. */
+    private static final int ENVELOPE_BYTES = ("{\"edgeId\":\"\",\"batchId\":\"\",\"events\":[]}").length() + 36;
+
     private IngestRequest() {}
+
+    /**
+     * The most bytes one event can take in {@link #body}: {@code forwarder.maxBytes} bounds the serialized request with
+     * it ({@link #eventBudget}). Strings are counted as Jackson writes them: UTF-8, with {@code "} and {@code \}
+     * escaped in 2 bytes and control characters in at most 6.
+     */
+    static long eventBytes(String clientId, String commandId, String type, String topic, int payloadBytes) {
+        return EVENT_FRAME_BYTES + EVENT_NUMBERS_BYTES + stringBytes(clientId) + stringBytes(commandId) + stringBytes(type)
+                + stringBytes(topic) + payloadBytes;
+    }
+
+    /** The bytes of {@code forwarder.maxBytes} left for events once the request's envelope is counted. */
+    static int eventBudget(ForwarderSettings settings) {
+        return (int) Math.max(0, settings.maxBytes() - ENVELOPE_BYTES - stringBytes(settings.edgeId()));
+    }
+
+    /** The most bytes Jackson writes for the characters of a JSON string (without its quotes). */
+    static long stringBytes(String s) {
+        long n = 0;
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            n += c < 0x20 ? 6 : c == '"' || c == '\\' ? 2 : c < 0x80 ? 1 : c < 0x800 ? 2 : 3;
+        }
+        return n;
+    }
 
     static byte[] body(String edgeId, String batchId, List<ClaimedEvent> events) {
         ByteArrayOutputStream out = new ByteArrayOutputStream(events.size() * 512);

@@ -18,12 +18,9 @@ import java.util.Optional;
 import org.edgebridge.outbox.ClaimedEvent;
 import org.edgebridge.outbox.CommandState;
 import org.edgebridge.outbox.Settlement;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /** Turns central's reply into a {@link RequestOutcome}. Pure apart from the clock; thread-safe. */
 final class ReplyClassifier {
-    private static final Logger LOG = LoggerFactory.getLogger(ReplyClassifier.class);
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final int MAX_BODY_IN_REASON = 200;
 
@@ -75,47 +72,45 @@ final class ReplyClassifier {
             return new RequestOutcome.Failed("central answered " + reply.status() + " without a receipts array"
                     + bodyExcerpt(reply.body()));
         }
-        Map<String, JsonNode> byEvent = new HashMap<>();
-        for (JsonNode r : list) {
-            byEvent.put(key(r.path("deviceId").asText(), r.path("eventId").asText()), r);
-        }
+        ReceiptCheck.Checked checked = ReceiptCheck.check(list, events, settings.receiptCaps());
+        Map<Long, String> why = new HashMap<>();
+        checked.problems().forEach(p -> {
+            if (p.eventRowId() != null) {
+                why.put(p.eventRowId(), p.detail());
+            }
+        });
         Instant now = clock.instant();
         List<Settlement> settlements = new ArrayList<>(events.size());
-        int missing = 0;
-        int malformed = 0;
         for (ClaimedEvent e : events) {
-            JsonNode r = byEvent.get(key(e.clientId(), e.commandId()));
+            JsonNode r = checked.believed().get(e.id());
             if (r == null) {
-                missing++;
-                settlements.add(new Settlement.RetryLater(e.id(), now.plus(backoff(e.attempt())),
-                        "central's reply had no receipt for this event", false));
+                settlements.add(noReceipt(e, why.get(e.id()), now));
                 continue;
             }
             String receiptStatus = r.path("status").asText("");
-            switch (receiptStatus) {
-                case "accepted", "duplicate", "rejected" -> settlements.add(new Settlement.Final(e.id(),
-                        CommandState.fromDb(receiptStatus), text(r, "code"), text(r, "message"), result(r)));
-                case "retry_later" -> {
-                    JsonNode after = r.get("retryAfterMs");
-                    Duration wait = after != null && after.isNumber() && after.asDouble() >= 0
-                            ? clamp(after.canConvertToLong() ? Duration.ofMillis(after.asLong()) : settings.maxRetryAfter())
-                            : backoff(e.attempt());
-                    String why = text(r, "code");
-                    settlements.add(new Settlement.RetryLater(e.id(), now.plus(wait),
-                            "central: retry_later" + (why == null ? "" : " / " + why), true));
-                }
-                default -> {
-                    malformed++;
-                    settlements.add(new Settlement.RetryLater(e.id(), now.plus(backoff(e.attempt())),
-                            "central's receipt has an unknown status '" + receiptStatus + "'", false));
-                }
+            if (receiptStatus.equals("retry_later")) {
+                JsonNode after = r.get("retryAfterMs");
+                Duration wait = after != null && after.isNumber() && after.asDouble() >= 0
+                        ? clamp(after.canConvertToLong() ? Duration.ofMillis(after.asLong()) : settings.maxRetryAfter())
+                        : backoff(e.attempt());
+                String code = text(r, "code");
+                settlements.add(new Settlement.RetryLater(e.id(), now.plus(wait),
+                        "central: retry_later" + (code == null ? "" : " / " + code), true));
+            } else {
+                settlements.add(new Settlement.Final(e.id(), CommandState.fromDb(receiptStatus), text(r, "code"),
+                        text(r, "message"), result(r)));
             }
         }
-        if (missing > 0 || malformed > 0) {
-            LOG.warn("contract warning: central's reply lacked receipts for {} and had unreadable receipts for {} of {} events;"
-                    + " they will be sent again", missing, malformed, events.size());
-        }
-        return new RequestOutcome.Answered(settlements, missing, malformed);
+        return new RequestOutcome.Answered(settlements, checked.problems());
+    }
+
+    /**
+     * An event without a believable receipt (none, or one that broke the contract: {@link ReceiptCheck}): sent again
+     * after its backoff, as if central had not answered for it.
+     */
+    Settlement noReceipt(ClaimedEvent e, String why, Instant now) {
+        return new Settlement.RetryLater(e.id(), now.plus(backoff(e.attempt())),
+                "central's reply had no believable receipt for this event: " + why, false);
     }
 
     /** A per-event wait when central gives none: backoffInitial doubled per attempt, capped at backoffMax. */
@@ -151,10 +146,6 @@ final class ReplyClassifier {
                 return Optional.empty();
             }
         }
-    }
-
-    private static String key(String deviceId, String eventId) {
-        return deviceId + "\u0000" + eventId;
     }
 
     private static String text(JsonNode r, String field) {

@@ -7,8 +7,16 @@ import org.edgebridge.outbox.Settlement;
 /** What one request to central means for its events and for the forwarder (docs/protocol.md §2.3). */
 sealed interface RequestOutcome {
 
-    /** 200 with receipts: one settlement per event; {@code missing} events had no receipt (contract warning). */
-    record Answered(List<Settlement> settlements, int missing, int malformed) implements RequestOutcome {}
+    /**
+     * 200 with receipts: one settlement per event; {@code problems} are the receipts central got wrong
+     * ({@link ReceiptCheck}): their events are settled as if they had no receipt.
+     */
+    record Answered(List<Settlement> settlements, List<ReceiptCheck.Problem> problems) implements RequestOutcome {
+        /** Problems of this kind. */
+        long count(ReceiptCheck.Violation kind) {
+            return problems.stream().filter(p -> p.kind() == kind).count();
+        }
+    }
 
     /** 429 or 503: nothing is final; wait before the next request. */
     record Throttled(Duration retryAfter, String reason) implements RequestOutcome {}

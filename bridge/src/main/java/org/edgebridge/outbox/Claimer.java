@@ -14,9 +14,6 @@ import java.util.Map;
  * connection ({@link NamedStatements} says why), like the intake writer's.
  */
 final class Claimer {
-    /** Rough JSON overhead of one event around its payload, for the request byte budget. */
-    static final int EVENT_OVERHEAD_BYTES = 400;
-
     private Claimer() {}
 
     /** The lowest open row of one device ({@link OutboxSql#CLAIM_HEADS}). */
@@ -28,9 +25,13 @@ final class Claimer {
 
     private record Chosen(Candidate c, String clientId) {}
 
-    /** @param sql the write connection's kept statements, inside its write transaction */
-    static List<ClaimedEvent> claim(NamedStatements sql, long now, int maxEvents, int maxBytes, long maxRowId, String batchId)
-            throws SQLException {
+    /**
+     * @param sql the write connection's kept statements, inside its write transaction
+     * @param maxBytes the budget of the events' serialized bytes, each measured by {@code size}; the first event is
+     *     taken whatever its size (it then goes alone)
+     */
+    static List<ClaimedEvent> claim(NamedStatements sql, long now, int maxEvents, int maxBytes, WireSize size, long maxRowId,
+            String batchId) throws SQLException {
         List<Head> heads = new ArrayList<>();
         PreparedStatement headQuery = sql.get(OutboxSql.CLAIM_HEADS)
                 .set("now", now).set("maxId", maxRowId).set("limit", maxEvents).statement();
@@ -44,11 +45,11 @@ final class Claimer {
         for (Head head : heads) {
             for (Candidate c : run(sql, head, maxEvents - chosen.size())) {
                 boolean due = c.state() == CommandState.PENDING && c.notBefore().toEpochMilli() <= now && c.id() <= maxRowId;
-                long size = (long) c.payloadBytes() + EVENT_OVERHEAD_BYTES;
-                if (!due || (!chosen.isEmpty() && bytes + size > maxBytes) || chosen.size() >= maxEvents) {
+                long eventBytes = size.bytes(head.clientId(), c.commandId(), c.type(), c.topic(), c.payloadBytes());
+                if (!due || (!chosen.isEmpty() && bytes + eventBytes > maxBytes) || chosen.size() >= maxEvents) {
                     break;
                 }
-                bytes += size;
+                bytes += eventBytes;
                 chosen.add(new Chosen(c, head.clientId()));
             }
             if (chosen.size() >= maxEvents || bytes >= maxBytes) {

@@ -213,13 +213,14 @@ public final class Outbox {
      * waits (retry later, parked, in flight) contributes nothing, and other devices are not held back.
      *
      * @param maxEvents most events to claim
-     * @param maxBytes payload byte budget of the request (the first event is always taken)
+     * @param maxBytes byte budget of the events in the request, each measured by {@code size} (the first event is
+     *     always taken: alone, it may be larger)
      * @param maxRowId only rows up to this id (rows whose {@code stored} receipt has been published)
      * @param batchId the request these events go out in
      */
-    public List<ClaimedEvent> claim(int maxEvents, int maxBytes, long maxRowId, String batchId) {
+    public List<ClaimedEvent> claim(int maxEvents, int maxBytes, WireSize size, long maxRowId, String batchId) {
         long now = clock.millis();
-        NextClaim next = new NextClaim(maxEvents, maxBytes, maxRowId, batchId);
+        NextClaim next = new NextClaim(maxEvents, maxBytes, size, maxRowId, batchId);
         List<ClaimedEvent> claimed = write(handle -> claimIn(now, next));
         CommandTrace.mark(CommandTrace.Step.CLAIMED, claimed, ClaimedEvent::id);
         return claimed;
@@ -228,15 +229,15 @@ public final class Outbox {
     /** The claim of {@link #claim}, inside the write transaction under way. */
     private List<ClaimedEvent> claimIn(long now, NextClaim next) {
         try {
-            return Claimer.claim(writeConnection.statements(), now, next.maxEvents(), next.maxBytes(), next.maxRowId(),
-                    next.batchId());
+            return Claimer.claim(writeConnection.statements(), now, next.maxEvents(), next.maxBytes(), next.size(),
+                    next.maxRowId(), next.batchId());
         } catch (SQLException e) {
             throw new IllegalStateException("claim failed: " + e.getMessage(), e);
         }
     }
 
     /** A claim as {@link #claim} makes it, made by a settle in the same transaction ({@link #settle(String, List, int, NextClaim)}). */
-    public record NextClaim(int maxEvents, int maxBytes, long maxRowId, String batchId) {}
+    public record NextClaim(int maxEvents, int maxBytes, WireSize size, long maxRowId, String batchId) {}
 
     /**
      * Applies the outcome of a request, in one transaction. Only rows still in flight are changed.

@@ -10,8 +10,9 @@ import org.slf4j.LoggerFactory;
  * failures it expects itself; anything that still ends its thread (an {@link Error} such as OutOfMemoryError, or
  * an exception the worker did not expect) is a dead worker: recorded (the bridge is then not ready and raises the
  * {@code worker_died} alarm), logged, and handed to the {@code onDeath} action, which in {@code run} makes the process
- * exit with {@link #EXIT_WORKER_DIED} so that its supervisor starts it again. A bridge without its forwarder or
- * its writer looks alive and does nothing: dying loudly is the only safe answer.
+ * exit with {@link #EXIT_WORKER_DIED} so that its supervisor starts it again. An Error is then rethrown, and in
+ * {@code run} {@link FatalErrors} halts the process at once rather than waiting for that graceful exit. A bridge
+ * without its forwarder or its writer looks alive and does nothing: dying loudly is the only safe answer.
  *
  * <p>Thread-safe.
  */

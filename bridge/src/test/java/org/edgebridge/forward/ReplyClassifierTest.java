@@ -52,7 +52,7 @@ class ReplyClassifierTest {
             RequestOutcome outcome = classify(reply(200, "{\"receipts\":[" + receipt("b", "B-1", status, "")
                     + "," + receipt("a", "A-1", status, ",\"code\":\"c1\",\"message\":\"m1\",\"result\":{\"n\":1}") + "]}"));
             assertThat(outcome).isInstanceOfSatisfying(RequestOutcome.Answered.class, a -> {
-                assertThat(a.missing()).isZero();
+                assertThat(a.problems()).isEmpty();
                 assertThat(a.settlements()).containsExactly(
                         new Settlement.Final(1, CommandState.fromDb(status), "c1", "m1", "{\"n\":1}"),
                         new Settlement.Final(2, CommandState.fromDb(status), null, null, null));
@@ -85,8 +85,8 @@ class ReplyClassifierTest {
     void a_missing_or_unreadable_receipt_is_sent_again_after_the_backoff_without_counting() {
         RequestOutcome outcome = classify(reply(200, "{\"receipts\":[" + receipt("a", "A-1", "lost", "") + "]}"));
         assertThat(outcome).isInstanceOfSatisfying(RequestOutcome.Answered.class, a -> {
-            assertThat(a.missing()).isEqualTo(1);
-            assertThat(a.malformed()).isEqualTo(1);
+            assertThat(a.count(ReceiptCheck.Violation.MISSING)).isEqualTo(1);
+            assertThat(a.count(ReceiptCheck.Violation.UNKNOWN_STATUS)).isEqualTo(1);
             assertThat(a.settlements()).allSatisfy(s -> assertThat(s).isInstanceOfSatisfying(Settlement.RetryLater.class,
                     r -> assertThat(r.countsTowardParking()).isFalse()));
             assertThat(((Settlement.RetryLater) a.settlements().get(1)).notBefore()).isEqualTo(clock.instant().plusMillis(400));
@@ -167,5 +167,48 @@ class ReplyClassifierTest {
         assertThat(List.of(0, 1, 2, 3, 4, 5, 100)).extracting(classifier::backoff).containsExactly(Duration.ofMillis(100),
                 Duration.ofMillis(100), Duration.ofMillis(200), Duration.ofMillis(400), Duration.ofMillis(800),
                 Duration.ofSeconds(1), Duration.ofSeconds(1));
+    }
+    @Test
+    void a_receipt_over_a_size_cap_is_not_believed_and_its_event_is_settled_as_if_it_had_no_receipt() {
+        String big = "x".repeat(4097);
+        for (String fields : List.of(",\"result\":{\"blob\":\"" + big + "\"}", ",\"message\":\"" + "m".repeat(1025) + "\"",
+                ",\"code\":\"" + "c".repeat(129) + "\"", ",\"message\":{\"not\":\"" + "m".repeat(1025) + "\"}")) {
+            RequestOutcome outcome = classify(reply(200, "{\"receipts\":[" + receipt("a", "A-1", "accepted", fields) + ","
+                    + receipt("b", "B-1", "accepted", ",\"result\":{\"ok\":1}") + "]}"));
+            assertThat(outcome).isInstanceOfSatisfying(RequestOutcome.Answered.class, a -> {
+                assertThat(a.count(ReceiptCheck.Violation.OVERSIZED)).isEqualTo(1);
+                assertThat(a.settlements().get(0)).isInstanceOfSatisfying(Settlement.RetryLater.class, r -> {
+                    assertThat(r.countsTowardParking()).isFalse();
+                    assertThat(r.notBefore()).isEqualTo(clock.instant().plusMillis(100));
+                    assertThat(r.reason()).contains("no believable receipt").contains("over ingest.maxReceipt").hasSizeLessThan(200);
+                });
+                assertThat(a.settlements().get(1)).isEqualTo(new Settlement.Final(2, CommandState.ACCEPTED, null, null, "{\"ok\":1}"));
+            });
+        }
+    }
+
+    /** The answer to a 200 with these receipts. */
+    private RequestOutcome.Answered answered(String... receipts) {
+        return (RequestOutcome.Answered) classify(reply(200, "{\"receipts\":[" + String.join(",", receipts) + "]}"));
+    }
+
+    @Test
+    void two_receipts_that_differ_for_one_event_are_a_conflict_and_neither_is_believed() {
+        RequestOutcome.Answered a = answered(receipt("a", "A-1", "accepted", ""), receipt("a", "A-1", "rejected", ",\"code\":\"no\""),
+                receipt("b", "B-1", "accepted", ""), receipt("b", "B-1", "accepted", ""));
+        assertThat(a.problems()).extracting(ReceiptCheck.Problem::kind).containsExactly(ReceiptCheck.Violation.CONFLICTING);
+        assertThat(a.settlements().get(0)).isInstanceOf(Settlement.RetryLater.class);
+        assertThat(a.settlements().get(1)).as("the same receipt twice is one receipt")
+                .isEqualTo(new Settlement.Final(2, CommandState.ACCEPTED, null, null, null));
+    }
+
+    @Test
+    void receipts_for_events_that_were_not_sent_are_counted_and_otherwise_ignored() {
+        RequestOutcome.Answered a = answered(receipt("a", "A-1", "accepted", ""), receipt("b", "B-1", "accepted", ""),
+                receipt("a", "A-2", "rejected", ""), receipt("zz", "B-1", "accepted", ""));
+        assertThat(a.count(ReceiptCheck.Violation.NOT_SENT)).isEqualTo(2);
+        assertThat(a.problems()).allSatisfy(p -> assertThat(p.eventRowId()).isNull());
+        assertThat(a.settlements()).containsExactly(new Settlement.Final(1, CommandState.ACCEPTED, null, null, null),
+                new Settlement.Final(2, CommandState.ACCEPTED, null, null, null));
     }
 }

@@ -28,6 +28,8 @@ import org.sqlite.SQLiteDataSource;
  * just stored, and fail if another pending row was due: build them before the pending rows of a test.
  */
 public final class OutboxFixture implements AutoCloseable {
+    /** A claim's event size for storage tests: the payload and 400 bytes (the forwarder measures the JSON it sends). */
+    public static final WireSize ROUGH_SIZE = (clientId, commandId, type, topic, payloadBytes) -> payloadBytes + 400L;
     private final Outbox outbox;
     private final Clock clock;
     private int claims;
@@ -115,7 +117,7 @@ public final class OutboxFixture implements AutoCloseable {
         List<CommandRecord> stored = store(commands);
         Set<Long> ids = stored.stream().map(CommandRecord::id).collect(Collectors.toSet());
         lastClaim = "fixture-claim-" + ++claims;
-        List<ClaimedEvent> claimed = outbox.claim(ids.size(), Integer.MAX_VALUE, stored.get(stored.size() - 1).id(), lastClaim);
+        List<ClaimedEvent> claimed = outbox.claim(ids.size(), Integer.MAX_VALUE, ROUGH_SIZE, stored.get(stored.size() - 1).id(), lastClaim);
         if (claimed.size() != ids.size() || !claimed.stream().allMatch(e -> ids.contains(e.id()))) {
             throw new IllegalStateException("the claim took other rows than the new ones: build claimed states first");
         }

@@ -30,7 +30,7 @@ class OutboxUpgradeTest {
         assertThat(outbox.find("dev", "C-3").orElseThrow().retryLaters()).isEqualTo(50);
         assertThat(outbox.unpublishedFinals(10)).extracting(CommandRecord::commandId).containsExactly("C-6");
         assertThat(outbox.history(outbox.find("dev", "C-1").orElseThrow().id())).hasSize(1);
-        assertThat(outbox.claim(10, 1 << 20, Long.MAX_VALUE, "b")).extracting(ClaimedEvent::commandId)
+        assertThat(outbox.claim(10, 1 << 20, OutboxFixture.ROUGH_SIZE, Long.MAX_VALUE, "b")).extracting(ClaimedEvent::commandId)
                 .as("C-1 and C-2 pending; C-3 parked holds the rest of the device back").containsExactly("C-1", "C-2");
         assertThat(outbox.openCount()).isEqualTo(3);
         assertThat(outbox.schemaVersion()).isEqualTo("3");
