@@ -65,6 +65,7 @@ public final class AdminServer implements Component, AutoCloseable {
                 p.receipts(), status::alarms, p.clock());
         OutboxApi outbox = new OutboxApi(p.outbox(), p.receipts());
         DevicesApi devices = new DevicesApi(p.outbox(), p.broker());
+        ParkedApi parked = new ParkedApi(p.outbox(), p.receipts(), p.clock());
         ForwarderControl forwarder = p.forwarder();
         this.app = Javalin.create(config -> {
             config.startup.showJavalinBanner = false;
@@ -78,6 +79,10 @@ public final class AdminServer implements Component, AutoCloseable {
             config.routes.get("/api/outbox/{deviceId}/{commandId}", outbox::one);
             config.routes.post("/api/outbox/{deviceId}/{commandId}/requeue", outbox::requeue);
             config.routes.post("/api/outbox/{deviceId}/{commandId}/reject", outbox::reject);
+            config.routes.get("/api/outbox/{deviceId}/{commandId}/payload", outbox::payload);
+            config.routes.get("/api/parked", parked::list);
+            config.routes.post("/api/parked/requeue", parked::requeue);
+            config.routes.post("/api/parked/reject", parked::reject);
             config.routes.post("/api/forwarder/pause", ctx -> {
                 forwarder.pause();
                 json(ctx, 200, Map.of("forwarder", "paused"));
