@@ -7,9 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import java.nio.file.Path;
 import java.time.Duration;
 import org.edgebridge.device.DeviceSimulator;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import org.openqa.selenium.WebDriver;
 
 /**
@@ -18,25 +16,9 @@ import org.openqa.selenium.WebDriver;
  * a point per sample, and shows a marker once central is down and the breaker opens. Screenshots:
  * target/screenshots/activity-healthy.png, activity-breaker.png.
  */
-class ActivityChartIT {
+class ActivityChartIT extends PageTest {
     private static final Duration READABLE = Duration.ofSeconds(5);
     private static final Duration SAMPLES = Duration.ofSeconds(45);
-
-    @TempDir
-    Path dir;
-
-    TestSite site;
-    Browser chromium;
-
-    @AfterEach
-    void stop() {
-        if (chromium != null) {
-            chromium.close();
-        }
-        if (site != null) {
-            site.close();
-        }
-    }
 
     @Test
     void the_last_hour_is_drawn_with_a_point_per_sample_and_marks_where_the_breaker_opened_when_central_is_down()
@@ -90,11 +72,11 @@ class ActivityChartIT {
     }
 
     private String legend() {
-        return String.valueOf(chromium.script("return document.getElementById('activity-legend').textContent"));
+        return text("#activity-legend");
     }
 
     private String headline() {
-        return String.valueOf(chromium.script("return document.getElementById('headline').textContent"));
+        return text("#headline");
     }
 
     private void shot(String name) throws Exception {

@@ -9,9 +9,7 @@ import java.time.Duration;
 import java.util.List;
 import org.edgebridge.device.DeviceSimulator;
 import org.edgebridge.outbox.OutboxFixture;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import org.openqa.selenium.By;
 import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.WebDriver;
@@ -23,24 +21,8 @@ import org.openqa.selenium.WebDriver;
  * devices get their receipts. Screenshots: target/screenshots/desk-parked.png, desk-token.png, desk-requeued.png,
  * desk-rejected.png.
  */
-class DeskPageIT {
+class DeskPageIT extends PageTest {
     private static final Duration PAGE = Duration.ofSeconds(20);
-
-    @TempDir
-    Path dir;
-
-    TestSite site;
-    Browser chromium;
-
-    @AfterEach
-    void stop() {
-        if (chromium != null) {
-            chromium.close();
-        }
-        if (site != null) {
-            site.close();
-        }
-    }
 
     @Test
     void an_admin_requeues_a_selection_and_rejects_all_of_one_code_and_the_devices_get_their_receipts() throws Exception {
@@ -109,11 +91,5 @@ class DeskPageIT {
     private void desk(String name) throws Exception {
         chromium.script("document.getElementById('desk-section').scrollIntoView()");
         chromium.screenshot(name);
-    }
-
-    private String text(String css) {
-        // read in one script: the desk redraws, and an element found before a redraw goes stale
-        Object text = chromium.script("const e = document.querySelector(arguments[0]); return e ? e.textContent : '';", css);
-        return String.valueOf(text).strip();
     }
 }

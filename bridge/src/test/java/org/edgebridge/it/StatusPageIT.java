@@ -11,10 +11,8 @@ import java.util.Map;
 import javax.imageio.ImageIO;
 import org.edgebridge.central.Faults;
 import org.edgebridge.device.DeviceSimulator;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import org.openqa.selenium.By;
 import org.openqa.selenium.JavascriptExecutor;
 import org.openqa.selenium.WebDriver;
@@ -28,12 +26,7 @@ import org.openqa.selenium.chrome.ChromeDriver;
  * when the status cannot be read. Screenshots in three states (loading, healthy, central down with a
  * backlog), and one without a bridge, go to target/screenshots; the header's colour is read from each.
  */
-class StatusPageIT {
-    @TempDir
-    Path dir;
-
-    TestSite site;
-    Browser chromium;
+class StatusPageIT extends PageTest {
     WebDriver browser;
 
     @BeforeEach
@@ -41,16 +34,6 @@ class StatusPageIT {
         site = new TestSite(dir.resolve("data"));
         chromium = Browser.start(dir);
         browser = chromium.driver();
-    }
-
-    @AfterEach
-    void stop() {
-        if (chromium != null) {
-            chromium.close();
-        }
-        if (site != null) {
-            site.close();
-        }
     }
 
     @Test
@@ -129,10 +112,7 @@ class StatusPageIT {
     }
 
     private String count(String state) {
-        // read in one script: the page redraws its counts, and an element found before a redraw goes stale
-        Object text = ((JavascriptExecutor) browser).executeScript(
-                "const e = document.querySelector(arguments[0]); return e ? e.textContent : '';", "#count-" + state + " b");
-        return String.valueOf(text).strip();
+        return text("#count-" + state + " b");
     }
 
     private Path screenshot(String name) throws Exception {
