@@ -100,7 +100,7 @@
     run({decision, bodies, what: keys.length + " selected command" + (keys.length > 1 ? "s" : "")});
   }
 
-  async function showPayload(c, cell) {
+  async function showPayload(c) {
     const k = keyOf(c);
     if (payloads.has(k)) { payloads.delete(k); refreshDesk(); return; }
     const r = await fetch("/api/outbox/" + encodeURIComponent(c.deviceId) + "/" + encodeURIComponent(c.commandId) + "/payload");
@@ -133,7 +133,8 @@
   function render(d) {
     const list = document.getElementById("desk-groups");
     document.getElementById("desk-total").textContent = d.total === 0 ? "none" : d.total + " parked"
-        + (d.more ? " (the oldest " + d.items.length + " listed)" : "");
+        + (d.more ? " (the oldest " + d.items.length + " listed)" : "")
+        + (d.moreGroups ? "; only the first " + d.groups.length + " groups shown" : "");
     const codes = new Map();
     d.groups.forEach(g => {
       if (!codes.has(g.code)) codes.set(g.code, []);

@@ -59,8 +59,11 @@ final class ParkedApi {
         List<CommandRecord> rows = desk.list(code, device, limit + 1);
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("total", outbox.counts().count(CommandState.PARKED));
-        body.put("groups", desk.groups(MAX_GROUPS).stream().map(g -> Map.of("code", g.code(), "deviceId", g.clientId(),
-                "commands", g.commands(), "oldestAgeMs", Duration.between(g.oldestReceivedAt(), now).toMillis())).toList());
+        List<ParkedDesk.Group> groups = desk.groups(MAX_GROUPS + 1);
+        body.put("groups", groups.subList(0, Math.min(MAX_GROUPS, groups.size())).stream().map(g -> Map.of("code", g.code(),
+                "deviceId", g.clientId(), "commands", g.commands(),
+                "oldestAgeMs", Duration.between(g.oldestReceivedAt(), now).toMillis())).toList());
+        body.put("moreGroups", groups.size() > MAX_GROUPS);
         body.put("items", rows.subList(0, Math.min(limit, rows.size())).stream().map(r -> view(r, now)).toList());
         body.put("more", rows.size() > limit);
         AdminServer.json(ctx, 200, body);

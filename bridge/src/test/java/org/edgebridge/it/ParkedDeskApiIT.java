@@ -70,6 +70,7 @@ class ParkedDeskApiIT {
             parkTogether(site, a, List.of("A-1", "A-2", "A-3"), b, List.of("B-1", "B-2"));
 
             JsonNode desk = site.getJson("/api/parked");
+            assertThat(desk.path("moreGroups").asBoolean()).isFalse();
             assertThat(desk.path("groups")).extracting(g -> g.path("code").asText() + "/" + g.path("deviceId").asText()
                     + "=" + g.path("commands").asInt())
                     .containsExactly("retry_later_limit/desk-a=3", "retry_later_limit/desk-b=2");
