@@ -51,6 +51,10 @@ public final class AdminServer implements Component, AutoCloseable {
     private final BridgeMetrics metrics;
     private final Javalin app;
     private final byte[] statusPage = resource("/admin/status.html");
+    /** The status page's scripts, served from the jar (sites are often offline: no CDN). */
+    private final Map<String, byte[]> scripts = Map.of("desk.js", resource("/admin/desk.js"),
+            "activity.js", resource("/admin/activity.js"));
+    private final ActivityHistory activity;
 
     /** The parts the admin side reads and acts on. */
     public record Parts(String edgeId, boolean behindBalancer, Outbox outbox, BrokerView broker, IntakeView intake,
@@ -65,12 +69,17 @@ public final class AdminServer implements Component, AutoCloseable {
                 p.receipts(), status::alarms, p.clock());
         OutboxApi outbox = new OutboxApi(p.outbox(), p.receipts());
         DevicesApi devices = new DevicesApi(p.outbox(), p.broker());
+        ParkedApi parked = new ParkedApi(p.outbox(), p.receipts(), p.clock());
+        this.activity = new ActivityHistory(p.clock(), p.outbox()::openCount, () -> p.intake().stats().stored(), p.meters(),
+                p.forwarder().circuitBreakers());
         ForwarderControl forwarder = p.forwarder();
         this.app = Javalin.create(config -> {
             config.startup.showJavalinBanner = false;
             config.startup.showOldJavalinVersionWarning = false;
             config.routes.before(this::requireTokenForPosts);
             config.routes.get("/", ctx -> ctx.contentType("text/html; charset=utf-8").result(statusPage));
+            config.routes.get("/assets/{script}", this::script);
+            config.routes.get("/api/activity", ctx -> json(ctx, 200, activity.snapshot()));
             config.routes.get("/health/live", ctx -> json(ctx, 200, Map.of("status", "live")));
             config.routes.get("/health/ready", this::ready);
             config.routes.get("/api/status", ctx -> json(ctx, 200, status.snapshot()));
@@ -78,6 +87,10 @@ public final class AdminServer implements Component, AutoCloseable {
             config.routes.get("/api/outbox/{deviceId}/{commandId}", outbox::one);
             config.routes.post("/api/outbox/{deviceId}/{commandId}/requeue", outbox::requeue);
             config.routes.post("/api/outbox/{deviceId}/{commandId}/reject", outbox::reject);
+            config.routes.get("/api/outbox/{deviceId}/{commandId}/payload", outbox::payload);
+            config.routes.get("/api/parked", parked::list);
+            config.routes.post("/api/parked/requeue", parked::requeue);
+            config.routes.post("/api/parked/reject", parked::reject);
             config.routes.post("/api/forwarder/pause", ctx -> {
                 forwarder.pause();
                 json(ctx, 200, Map.of("forwarder", "paused"));
@@ -118,6 +131,7 @@ public final class AdminServer implements Component, AutoCloseable {
         }
         try {
             app.start(settings.host(), settings.port());
+            activity.start();
         } catch (RuntimeException e) {
             throw new IllegalStateException("admin.port=" + settings.port() + ": cannot listen on " + settings.host() + ":"
                     + settings.port() + " (" + e.getMessage() + "); is another bridge running? set admin.port", e);
@@ -126,6 +140,14 @@ public final class AdminServer implements Component, AutoCloseable {
 
     public int port() {
         return app.port();
+    }
+
+    private void script(Context ctx) {
+        byte[] body = scripts.get(ctx.pathParam("script"));
+        if (body == null) {
+            throw new OutboxApi.ApiError(404, "not_found", "no such script: " + ctx.pathParam("script"));
+        }
+        ctx.contentType("text/javascript; charset=utf-8").result(body);
     }
 
     /** {@code GET /health/ready}: 200 when the broker, the outbox and the forwarder are ready, else 503 ({@link Readiness}). */
@@ -205,6 +227,7 @@ public final class AdminServer implements Component, AutoCloseable {
         if (once.started()) {
             app.stop();
         }
+        activity.close();
         metrics.close();
     }
 }

@@ -17,7 +17,7 @@ import org.edgebridge.receipt.ReceiptSender;
 /** {@code /api/outbox…} (docs/protocol.md §3): rows with filters and cursor paging, one row with history, parked-row actions. */
 final class OutboxApi {
     static final int MAX_LIMIT = 1000;
-    private static final int MAX_ID_LENGTH = 128;
+    static final int MAX_ID_LENGTH = 128;
 
     private final Outbox outbox;
     private final ReceiptSender receipts;
@@ -89,10 +89,29 @@ final class OutboxApi {
     void reject(Context ctx) {
         CommandRecord r = find(ctx);
         CommandRecord after = outbox.reject(r.clientId(), r.commandId()).orElseThrow(() -> notParked(r));
-        if (receipts.sendInOrder(after.clientId(), () -> after, false)) {
-            outbox.markPublished(List.of(after.id()));
-        }
+        publishFinals(outbox, receipts, List.of(after));
         AdminServer.json(ctx, 200, CommandView.of(after, outbox.history(after.id())));
+    }
+
+    /** {@code GET …/payload}: the device's bytes, as text (a stored payload is JSON; the page shows it as text). */
+    void payload(Context ctx) {
+        CommandRecord r = find(ctx);
+        byte[] bytes = outbox.parked().payload(r.clientId(), r.commandId()).orElseThrow(() ->
+                new ApiError(404, "not_found", "command " + r.commandId() + " has no payload any more"));
+        ctx.header("X-Content-Type-Options", "nosniff").contentType("text/plain; charset=utf-8").result(bytes);
+    }
+
+    /** Hands the final receipts of commands an admin rejected to the broker, in order per device, and marks them. */
+    static void publishFinals(Outbox outbox, ReceiptSender receipts, List<CommandRecord> rejected) {
+        List<Long> published = new ArrayList<>();
+        for (CommandRecord after : rejected) {
+            if (receipts.sendInOrder(after.clientId(), () -> after, false)) {
+                published.add(after.id());
+            }
+        }
+        if (!published.isEmpty()) {
+            outbox.markPublished(published);
+        }
     }
 
     private CommandRecord find(Context ctx) {

@@ -51,6 +51,7 @@ public final class Outbox {
     private final ReentrantLock writes = new ReentrantLock(true);
     /** Every write transaction but the intake's, on one kept connection ({@link WriteConnection}). */
     private final WriteConnection writeConnection;
+    private final ParkedDesk desk;
     /** The connection of {@link #checkpointPassive}, kept between checkpoints. */
     private Handle checkpointHandle; // guarded by checkpointLock
     private final Object checkpointLock = new Object();
@@ -62,6 +63,7 @@ public final class Outbox {
         this.clock = clock;
         this.file = file;
         this.openRows = new AtomicLong(jdbi.withHandle(h -> h.createQuery(OutboxSql.COUNT_OPEN).mapTo(Long.class).one()));
+        this.desk = new ParkedDesk(jdbi, writeConnection::write, clock, openRows);
     }
 
     /** Opens (creating if needed) the outbox file and migrates its schema to the newest version. */
@@ -278,27 +280,21 @@ public final class Outbox {
 
     /** An admin's decision on a parked command. Empty if there is no such command or it is not parked. */
     public Optional<CommandRecord> requeue(String clientId, String commandId) {
-        return adminAction(clientId, commandId, "requeued", OutboxSql.REQUEUE);
+        return decideOne(clientId, commandId, ParkedDesk.Decision.REQUEUE);
     }
 
     /** Parked → rejected / {@code rejected_by_admin}. Empty if there is no such command or it is not parked. */
     public Optional<CommandRecord> reject(String clientId, String commandId) {
-        Optional<CommandRecord> r = adminAction(clientId, commandId, "rejected_by_admin", OutboxSql.REJECT);
-        r.ifPresent(x -> openRows.decrementAndGet());
-        return r;
+        return decideOne(clientId, commandId, ParkedDesk.Decision.REJECT);
     }
 
-    private Optional<CommandRecord> adminAction(String clientId, String commandId, String kind, String update) {
-        long now = clock.millis();
-        return write(handle -> {
-            Optional<CommandRecord> row = find(handle, clientId, commandId);
-            if (row.isEmpty() || row.get().state() != CommandState.PARKED) {
-                return Optional.empty();
-            }
-            handle.createUpdate(update).bind("id", row.get().id()).bind("now", now).execute();
-            Settler.history(handle, row.get().id(), now, kind, null, null, null, "by an admin");
-            return find(handle, clientId, commandId);
-        });
+    private Optional<CommandRecord> decideOne(String clientId, String commandId, ParkedDesk.Decision decision) {
+        return find(clientId, commandId).flatMap(r -> desk.decide(List.of(r.id()), decision, "by an admin").stream().findFirst());
+    }
+
+    /** The parked commands, for an admin to look at and decide on. */
+    public ParkedDesk parked() {
+        return desk;
     }
 
     private static List<CommandRecord> byIds(Handle handle, List<Long> ids) {

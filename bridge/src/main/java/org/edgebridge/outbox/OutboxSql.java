@@ -176,6 +176,24 @@ final class OutboxSql {
                    message = 'rejected by an admin after it was parked', final_at = :now, receipt_published = 0
             WHERE id = :id AND state = 'parked'""";
 
+    /** The code a parked row is grouped by on the desk: its own, or {@code retry_later_limit} (see {@link ParkedDesk}). */
+    static final String PARKED_CODE = "COALESCE(code, '" + ParkedDesk.RETRY_LATER_LIMIT + "')";
+
+    /** Parked rows, oldest first, optionally of one desk code and one device; four fixed statements. */
+    static String parked(boolean byCode, boolean byDevice) {
+        return "SELECT " + RECORD_COLUMNS + " FROM commands INDEXED BY commands_state WHERE state = 'parked'"
+                + (byCode ? " AND " + PARKED_CODE + " = :code" : "")
+                + (byDevice ? " AND client_id = :c" : "")
+                + " ORDER BY id LIMIT :limit";
+    }
+
+    /** Parked rows per desk code and device: how many, and the oldest one's receipt time. */
+    static final String PARKED_GROUPS = "SELECT " + PARKED_CODE + " AS code, client_id, COUNT(*) AS commands, "
+            + "MIN(received_at) AS oldest_received_at FROM commands INDEXED BY commands_state WHERE state = 'parked' "
+            + "GROUP BY 1, 2 ORDER BY 1, 2 LIMIT :limit";
+
+    static final String PAYLOAD = "SELECT payload FROM commands WHERE client_id = :c AND command_id = :id";
+
     // ---- reads for the admin API and status ----
 
     static final String HISTORY_OF = """

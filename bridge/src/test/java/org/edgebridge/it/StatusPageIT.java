@@ -4,30 +4,20 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import java.awt.image.BufferedImage;
-import java.io.File;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import javax.imageio.ImageIO;
 import org.edgebridge.central.Faults;
 import org.edgebridge.device.DeviceSimulator;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import org.openqa.selenium.By;
 import org.openqa.selenium.JavascriptExecutor;
-import org.openqa.selenium.OutputType;
-import org.openqa.selenium.TakesScreenshot;
 import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
-import org.openqa.selenium.chrome.ChromeDriverService;
-import org.openqa.selenium.chrome.ChromeOptions;
 
 /**
  * The status page in a real headless Chromium (Debian's chromium and chromium-driver, installed by .ci/run):
@@ -36,42 +26,14 @@ import org.openqa.selenium.chrome.ChromeOptions;
  * when the status cannot be read. Screenshots in three states (loading, healthy, central down with a
  * backlog), and one without a bridge, go to target/screenshots; the header's colour is read from each.
  */
-class StatusPageIT {
-    private static final Path CHROMIUM = Path.of("/usr/bin/chromium");
-    private static final Path CHROMEDRIVER = Path.of("/usr/bin/chromedriver");
-
-    @TempDir
-    Path dir;
-
-    TestSite site;
+class StatusPageIT extends PageTest {
     WebDriver browser;
 
     @BeforeEach
     void start() {
-        boolean present = Files.isExecutable(CHROMIUM) && Files.isExecutable(CHROMEDRIVER);
-        if (System.getenv("CI") == null) {
-            Assumptions.assumeTrue(present, "Debian's chromium and chromium-driver are not installed (.ci/run installs them)");
-        }
-        assertThat(present).as("chromium and chromedriver must be installed in CI").isTrue();
         site = new TestSite(dir.resolve("data"));
-        ChromeOptions options = new ChromeOptions();
-        options.setBinary(CHROMIUM.toFile());
-        options.addArguments("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run",
-                "--disable-quic", "--window-size=1280,900", "--user-data-dir=" + dir.resolve("chromium-profile"));
-        ChromeDriverService service = new ChromeDriverService.Builder()
-                .usingDriverExecutable(CHROMEDRIVER.toFile()).usingAnyFreePort().build();
-        browser = new ChromeDriver(service, options);
-    }
-
-    @AfterEach
-    void stop() {
-        if (browser != null) {
-            browser.quit();
-        }
-        if (site != null) {
-            site.close();
-        }
+        chromium = Browser.start(dir);
+        browser = chromium.driver();
     }
 
     @Test
@@ -152,16 +114,10 @@ class StatusPageIT {
     }
 
     private String count(String state) {
-        // read in one script: the page redraws its counts, and an element found before a redraw goes stale
-        Object text = ((JavascriptExecutor) browser).executeScript(
-                "const e = document.querySelector(arguments[0]); return e ? e.textContent : '';", "#count-" + state + " b");
-        return String.valueOf(text).strip();
+        return text("#count-" + state + " b");
     }
 
     private Path screenshot(String name) throws Exception {
-        File shot = ((TakesScreenshot) browser).getScreenshotAs(OutputType.FILE);
-        Path out = Files.createDirectories(Path.of("target", "screenshots")).resolve(name);
-        Files.copy(shot.toPath(), out, StandardCopyOption.REPLACE_EXISTING);
-        return out;
+        return chromium.screenshot(name);
     }
 }

@@ -1,0 +1,134 @@
+package org.edgebridge.outbox;
+
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicLong;
+import org.jdbi.v3.core.Handle;
+import org.jdbi.v3.core.HandleCallback;
+import org.jdbi.v3.core.Jdbi;
+
+/**
+ * The parked commands as an admin sees and decides on them (the status page's desk, {@code /api/parked}): grouped by
+ * code and device, listed oldest first, and requeued (back to pending) or rejected (final {@code rejected} /
+ * {@code rejected_by_admin}) one by one or many at once. Every decision writes one history line per command
+ * ({@code requeued} or {@code rejected_by_admin}) with who decided and how. Many decisions run in transactions of at
+ * most {@link #ROWS_PER_TRANSACTION} rows, so that a bulk action never holds the write lock for long. Thread-safe.
+ */
+public final class ParkedDesk {
+    /**
+     * The desk code of a command parked after {@code forwarder.maxAttempts} retry_later answers: such a row keeps no
+     * code of its own (its code column is for a final receipt), so the desk groups and selects it under this one.
+     */
+    public static final String RETRY_LATER_LIMIT = "retry_later_limit";
+    /** Rows changed in one write transaction of a bulk decision. */
+    public static final int ROWS_PER_TRANSACTION = 100;
+
+    /** What an admin decides on a parked command. */
+    public enum Decision {
+        /** Parked → pending: sent again, with its counters of retry_later answers reset. */
+        REQUEUE("requeued", OutboxSql.REQUEUE),
+        /** Parked → rejected / {@code rejected_by_admin}: final; its receipt goes to the device. */
+        REJECT("rejected_by_admin", OutboxSql.REJECT);
+
+        private final String historyKind;
+        private final String update;
+
+        Decision(String historyKind, String update) {
+            this.historyKind = historyKind;
+            this.update = update;
+        }
+    }
+
+    /** Parked commands of one code and device: how many, and when the oldest of them was received. */
+    public record Group(String code, String clientId, long commands, Instant oldestReceivedAt) {}
+
+    /** The outbox's write transactions (one lock, one kept connection). */
+    interface Writes {
+        <R> R write(HandleCallback<R, RuntimeException> transaction);
+    }
+
+    private final Jdbi jdbi;
+    private final Writes writes;
+    private final Clock clock;
+    private final AtomicLong openRows;
+
+    ParkedDesk(Jdbi jdbi, Writes writes, Clock clock, AtomicLong openRows) {
+        this.jdbi = jdbi;
+        this.writes = writes;
+        this.clock = clock;
+        this.openRows = openRows;
+    }
+
+    /** The code a parked command is grouped and selected by: its own, or {@link #RETRY_LATER_LIMIT}. */
+    public static String codeOf(CommandRecord parked) {
+        return parked.code() != null ? parked.code() : RETRY_LATER_LIMIT;
+    }
+
+    /** At most {@code limit} groups, by code then device. */
+    public List<Group> groups(int limit) {
+        return jdbi.withHandle(handle -> handle.createQuery(OutboxSql.PARKED_GROUPS).bind("limit", limit)
+                .map((rs, ctx) -> new Group(rs.getString("code"), rs.getString("client_id"), rs.getLong("commands"),
+                        Instant.ofEpochMilli(rs.getLong("oldest_received_at"))))
+                .list());
+    }
+
+    /**
+     * Parked commands, oldest first.
+     *
+     * @param code a desk code ({@link #codeOf}), or null for any
+     * @param clientId a device, or null for any
+     */
+    public List<CommandRecord> list(String code, String clientId, int limit) {
+        return jdbi.withHandle(handle -> {
+            var q = handle.createQuery(OutboxSql.parked(code != null, clientId != null)).bind("limit", limit);
+            if (code != null) {
+                q.bind("code", code);
+            }
+            if (clientId != null) {
+                q.bind("c", clientId);
+            }
+            return q.mapTo(CommandRecord.class).list();
+        });
+    }
+
+    /** The device's bytes of a stored command, as it sent them. */
+    public Optional<byte[]> payload(String clientId, String commandId) {
+        return jdbi.withHandle(handle -> handle.createQuery(OutboxSql.PAYLOAD).bind("c", clientId).bind("id", commandId)
+                .mapTo(byte[].class).findOne());
+    }
+
+    /**
+     * Applies one decision to the rows of these ids that are still parked, in transactions of at most
+     * {@link #ROWS_PER_TRANSACTION} rows, with a history line each saying {@code detail}.
+     *
+     * @return the rows changed, as they are now, in the order of {@code ids}
+     */
+    public List<CommandRecord> decide(List<Long> ids, Decision decision, String detail) {
+        List<CommandRecord> changed = new ArrayList<>();
+        for (int from = 0; from < ids.size(); from += ROWS_PER_TRANSACTION) {
+            List<Long> chunk = ids.subList(from, Math.min(ids.size(), from + ROWS_PER_TRANSACTION));
+            long now = clock.millis();
+            List<CommandRecord> done = writes.write(handle -> decideIn(handle, chunk, decision, detail, now));
+            if (decision == Decision.REJECT) {
+                openRows.addAndGet(-done.size());
+            }
+            changed.addAll(done);
+        }
+        return changed;
+    }
+
+    private static List<CommandRecord> decideIn(Handle handle, List<Long> ids, Decision decision, String detail, long now) {
+        List<CommandRecord> done = new ArrayList<>();
+        for (long id : ids) {
+            if (handle.createUpdate(decision.update).bind("id", id).bind("now", now).execute() == 1) {
+                Settler.history(handle, id, now, decision.historyKind, null, null, null, detail);
+                handle.createQuery(OutboxSql.BY_IDS).bind("ids", OutboxSql.idList(List.of(id)))
+                        .mapTo(CommandRecord.class).findOne().ifPresent(done::add);
+            }
+        }
+        return done;
+    }
+}
