@@ -159,9 +159,10 @@ public final class ConfigKeys {
     public static final ConfigKey<Duration> FORWARDER_MAX_RETRY_AFTER = durationKey("forwarder.maxRetryAfter", "1h",
             Duration.ofSeconds(1), Duration.ofDays(1),
             "longest wait central can ask for (Retry-After, retryAfterMs); longer ones are clamped to it");
-    public static final ConfigKey<Integer> FORWARDER_MAX_SERVER_ERRORS = intKey("forwarder.maxServerErrors", 10, 1, 1_000_000,
-            "times one event, isolated by bisection, alone makes central answer 5xx "
-            + "before it is parked (code ingest_server_error); other events go on meanwhile");
+    public static final ConfigKey<Integer> FORWARDER_MAX_SERVER_ERRORS = intKey("forwarder.maxServerErrors", 5, 1, 1_000_000,
+            "times central fails on one event alone (a 5xx, a dropped connection or a timeout, with proof that it "
+            + "answers other events) or answers without its receipt, before the event is parked (code "
+            + "ingest_server_error, ingest_connection_dropped, ingest_timeout or central_no_receipt); other events go on");
 
     /** Every key, in the order of the reference. */
     public static final List<ConfigKey<?>> ALL = List.of(

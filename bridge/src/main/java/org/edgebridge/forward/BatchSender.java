@@ -42,7 +42,8 @@ final class BatchSender implements ServerErrorRounds.Sender {
         this.hunt = hunt;
         this.rateLimitWait = rateLimitWait;
         this.clock = clock;
-        this.rounds = new ServerErrorRounds(hunt, this, settings.maxServerErrors(), classifier::backoff, clock);
+        this.rounds = new ServerErrorRounds(hunt, this, new AloneFailures(settings.maxServerErrors(), classifier::backoff),
+                clock);
     }
 
     /**
@@ -73,7 +74,8 @@ final class BatchSender implements ServerErrorRounds.Sender {
             }
         }
         String batchId = newBatchId();
-        RequestOutcome outcome = call.send(batchId, events, rateLimitWait, round != null);
+        RequestOutcome outcome = call.send(batchId, events, rateLimitWait, round != null ? CentralCall.Failures.IGNORED
+                : events.size() >= 2 ? CentralCall.Failures.ONE_EVENT_FAILURES_DEFERRED : CentralCall.Failures.RECORDED);
         if (!(outcome instanceof RequestOutcome.NotPermitted)) {
             requests.incrementAndGet();
         }
@@ -82,10 +84,7 @@ final class BatchSender implements ServerErrorRounds.Sender {
         }
         Set<Long> finalIds = new HashSet<>();
         if (outcome instanceof RequestOutcome.Answered answered) {
-            policy.answered();
-            if (round != null) {
-                round.answered();
-            }
+            answered(round);
             for (Settlement s : answered.settlements()) {
                 if (s instanceof Settlement.Final) {
                     finalIds.add(s.id());
@@ -98,15 +97,17 @@ final class BatchSender implements ServerErrorRounds.Sender {
         } else if (outcome instanceof RequestOutcome.Failed failed) {
             if (round != null) {
                 round.failed(events, failed);
-            } else if (hunt.worthHunting(events, failed)) {
+            } else if (ServerErrorHunt.worthHunting(events, failed)) {
                 ServerErrorHunt.Round r = new ServerErrorHunt.Round();
                 r.failed(events, failed);
                 finalIds.addAll(rounds.bisect(events, r));
                 rounds.finishRound(batchId, r, failed);
             } else {
-                Instant now = clock.instant();
-                hunt.failedTogether(events);
-                hunt.otherFailed(now);
+                if (events.size() == 1 && failed.mayBeOneEvent()) {
+                    hunt.failedAloneUnproven(events.get(0).id()); // sent alone, after the others, from now on
+                } else {
+                    hunt.otherFailed(clock.instant());
+                }
                 policy.failed(failed.reason());
                 settler.release(batchId, events, failed.reason());
             }
@@ -115,15 +116,21 @@ final class BatchSender implements ServerErrorRounds.Sender {
             policy.refused(refused.reason(), refused.redirect());
             settler.release(batchId, events, refused.reason());
         } else if (outcome instanceof RequestOutcome.Split split) {
-            policy.answered();
-            if (round != null) {
-                round.answered();
-            }
+            answered(round);
             finalIds.addAll(split(batchId, events, split, round));
         } else if (outcome instanceof RequestOutcome.NotPermitted notPermitted) {
             settler.release(batchId, events, "not sent: " + notPermitted.reason());
         }
         return new Forwarded(finalIds, false);
+    }
+
+    /** Central answered a request (2xx, 400/413/422): it is up, whatever a suspect does. */
+    private void answered(ServerErrorHunt.Round round) {
+        policy.answered();
+        hunt.otherAnswered(clock.instant());
+        if (round != null) {
+            round.answered();
+        }
     }
 
     /** Whether central received the request: it answered with an HTTP status (a timeout may or may not have). */
@@ -194,8 +201,10 @@ final class BatchSender implements ServerErrorRounds.Sender {
     }
 
     @Override
-    public void backOff(String reason) {
+    public void centralFailed(String reason) {
+        hunt.otherFailed(clock.instant());
         policy.failed(reason);
+        call.recordFailure(reason);
     }
 
     long requests() {

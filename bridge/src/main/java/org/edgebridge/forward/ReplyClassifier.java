@@ -38,7 +38,8 @@ final class ReplyClassifier {
     RequestOutcome classify(IngestReply reply, List<ClaimedEvent> events) {
         int status = reply.status();
         if (status == 0) {
-            return new RequestOutcome.Failed("central unreachable: " + reply.transportError(), false, reply.timedOut());
+            return new RequestOutcome.Failed("central unreachable: " + reply.transportError(), false, reply.timedOut(),
+                    !reply.timedOut() && TransportFailures.droppedAfterConnect(reply.transportError()));
         }
         if (status >= 200 && status < 300) {
             return receipts(reply, events);
@@ -59,7 +60,7 @@ final class ReplyClassifier {
             return new RequestOutcome.Split("ingest_bad_request", reason);
         }
         if (status >= 500) {
-            return new RequestOutcome.Failed(reason, true, false);
+            return new RequestOutcome.Failed(reason, true, false, false);
         }
         return new RequestOutcome.Refused(reason, false);
     }

@@ -97,7 +97,7 @@ final class OutboxSql {
      */
     static final String CLAIM_RUN = """
             SELECT id, command_id, sequence, topic, type, length(payload) AS payload_bytes, payload_sha256, received_at,
-                   state, not_before, attempts
+                   state, not_before, attempts, central_failures
             FROM commands INDEXED BY commands_open WHERE client_id = :c AND sequence >= :head AND state IN """ + OPEN_STATES + """
 
             ORDER BY sequence LIMIT :limit""";
@@ -122,6 +122,12 @@ final class OutboxSql {
                 state = CASE WHEN :add = 1 AND retry_laters + 1 >= :max THEN 'parked' ELSE 'pending' END,
                 retry_laters = retry_laters + :add, not_before = :nb, last_error = :reason, claimed_at = NULL
             WHERE id = :id AND state = 'inflight' RETURNING state""";
+
+    /** Pending again, one more time central failed on this event alone (issue 23); the caller parks at the limit. */
+    static final String SETTLE_FAILED_ALONE = """
+            UPDATE commands SET state = 'pending', central_failures = central_failures + 1, not_before = :nb,
+                   last_error = :reason, claimed_at = NULL
+            WHERE id = :id AND state = 'inflight'""";
 
     static final String SETTLE_PARK = """
             UPDATE commands SET state = 'parked', code = :code, last_error = :reason, claimed_at = NULL
@@ -168,7 +174,8 @@ final class OutboxSql {
     // ---- admin ----
 
     static final String REQUEUE = """
-            UPDATE commands SET state = 'pending', retry_laters = 0, not_before = 0, last_error = NULL, code = NULL
+            UPDATE commands SET state = 'pending', retry_laters = 0, central_failures = 0, not_before = 0,
+                   last_error = NULL, code = NULL
             WHERE id = :id AND state = 'parked'""";
 
     static final String REJECT = """

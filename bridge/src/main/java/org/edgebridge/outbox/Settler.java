@@ -24,6 +24,8 @@ final class Settler {
                 if (applyRetryLater(handle, r, now, batchId, maxAttempts)) {
                     parked++;
                 }
+            } else if (s instanceof Settlement.FailedAlone f) {
+                applyFailedAlone(handle, f, now, batchId);
             } else if (s instanceof Settlement.Release r) {
                 applyRelease(handle, r, now, batchId);
             } else if (s instanceof Settlement.Park p && applyPark(handle, p, now, batchId)) {
@@ -85,6 +87,14 @@ final class Settler {
             history(handle, p.id(), now, "parked", batchId, null, p.code(), p.reason());
         }
         return n == 1;
+    }
+
+    private static void applyFailedAlone(Handle handle, Settlement.FailedAlone f, long now, String batchId) {
+        int n = handle.createUpdate(OutboxSql.SETTLE_FAILED_ALONE)
+                .bind("nb", f.notBefore().toEpochMilli()).bind("reason", f.reason()).bind("id", f.id()).execute();
+        if (n == 1) {
+            history(handle, f.id(), now, "failed_alone", batchId, null, null, f.reason());
+        }
     }
 
     private static void applyRelease(Handle handle, Settlement.Release r, long now, String batchId) {

@@ -313,7 +313,7 @@ class ForwardStepTest {
                 rig.store("r", "R-" + i, "");
             }
             rig.runUntil(() -> rig.record("p", "P-2").state() == CommandState.PARKED, 60);
-            assertThat(rig.record("p", "P-2").code()).isEqualTo(ServerErrorHunt.PARK_CODE);
+            assertThat(rig.record("p", "P-2").code()).isEqualTo("ingest_server_error");
             assertThat(rig.finalsOf("P-1")).containsExactly("accepted");
             for (int i = 1; i <= 3; i++) {
                 assertThat(rig.finalsOf("Q-" + i)).containsExactly("accepted");

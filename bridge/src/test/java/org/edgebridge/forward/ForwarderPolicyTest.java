@@ -27,7 +27,7 @@ class ForwarderPolicyTest {
 
     /** A request through the circuit breaker, as {@link CentralCall} makes it, that central answers or fails. */
     private void call(boolean fails) {
-        RequestOutcome outcome = fails ? new RequestOutcome.Failed("HTTP 500", true, false)
+        RequestOutcome outcome = fails ? new RequestOutcome.Failed("HTTP 500", true, false, false)
                 : new RequestOutcome.Answered(List.of(), 0, 0);
         guards.breaker.executeSupplier(() -> new CentralCall.Sent(new IngestReply(fails ? 500 : 200, new byte[0],
                 Optional.empty(), Optional.empty(), null), outcome));
