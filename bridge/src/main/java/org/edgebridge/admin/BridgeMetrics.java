@@ -86,7 +86,10 @@ final class BridgeMetrics implements AutoCloseable {
         counter("edgebridge.forwarder.events", forwarder, f -> f.status().eventsSent(),
                 "events in requests that central received (it answered with an HTTP status)");
         counter("edgebridge.forwarder.finals", forwarder, f -> f.status().finals(), "final receipts from central");
-        counter("edgebridge.forwarder.parked", forwarder, f -> f.status().parked(), "events parked after maxAttempts");
+        counter("edgebridge.forwarder.parked", forwarder, f -> f.status().parked(),
+                "events parked (maxAttempts retry_later answers, or maxServerErrors failures alone)");
+        counter("edgebridge.forwarder.missing.receipts", forwarder, f -> f.status().missingReceipts(),
+                "events central answered without a receipt for (a contract violation)");
         Gauge.builder("edgebridge.forwarder.consecutive.failures", forwarder, f -> f.status().consecutiveFailures())
                 .description("requests to central that failed in a row (transport errors and 5xx); 0 after a success")
                 .register(registry);

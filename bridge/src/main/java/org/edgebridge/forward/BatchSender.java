@@ -30,6 +30,8 @@ final class BatchSender implements ServerErrorRounds.Sender {
     private final Clock clock;
     private final AtomicLong requests = new AtomicLong();
     private final AtomicLong eventsSent = new AtomicLong();
+    private final AtomicLong missingReceipts = new AtomicLong();
+    private volatile Instant lastMissingReceiptAt;
 
     /** @param rateLimitWait how the rate limiters' waits are waited (the loop's, or a test's clock) */
     BatchSender(ForwarderSettings settings, CentralCall call, ForwarderPolicy policy, BatchSettler settler,
@@ -85,6 +87,10 @@ final class BatchSender implements ServerErrorRounds.Sender {
         Set<Long> finalIds = new HashSet<>();
         if (outcome instanceof RequestOutcome.Answered answered) {
             answered(round);
+            if (answered.missing() > 0) {
+                missingReceipts.addAndGet(answered.missing());
+                lastMissingReceiptAt = clock.instant();
+            }
             for (Settlement s : answered.settlements()) {
                 if (s instanceof Settlement.Final) {
                     finalIds.add(s.id());
@@ -213,6 +219,15 @@ final class BatchSender implements ServerErrorRounds.Sender {
 
     long eventsSent() {
         return eventsSent.get();
+    }
+
+    /** Events central answered without a receipt for, since start. */
+    long missingReceipts() {
+        return missingReceipts.get();
+    }
+
+    java.util.Optional<Instant> lastMissingReceiptAt() {
+        return java.util.Optional.ofNullable(lastMissingReceiptAt);
     }
 
     static String newBatchId() {

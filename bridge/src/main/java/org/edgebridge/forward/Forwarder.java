@@ -134,7 +134,7 @@ public final class Forwarder implements Component, ForwarderControl, AutoCloseab
                 policy.lastSuccessAt(), policy.lastError(), policy.lastErrorAt(), policy.nextAttemptAt(),
                 policy.consecutiveFailures(), sender.requests(), sender.eventsSent(), finalReceipts.count(),
                 settler.parked(), settings.requestsPerSecond(), settings.eventsPerSecond(), settler.unsettledEvents(),
-                step.failedSteps());
+                step.failedSteps(), sender.missingReceipts(), sender.lastMissingReceiptAt());
     }
 
     /** {@link #close(Duration)} with the request timeout and 5 s, for try-with-resources. */

@@ -14,6 +14,9 @@ import java.util.Optional;
  *     failing disk); they are committed before anything new is sent
  * @param failedSteps steps (claim, send, settle) that ended in an unexpected exception since start; each is tried
  *     again after 1 s
+ * @param missingReceipts events central answered without a receipt for, since start (a contract violation; each
+ *     counts toward parking the event with code {@code central_no_receipt})
+ * @param lastMissingReceiptAt when central last left out a receipt
  */
 public record ForwarderStatus(
         String state,
@@ -32,4 +35,6 @@ public record ForwarderStatus(
         int requestsPerSecond,
         int eventsPerSecond,
         int unsettledEvents,
-        long failedSteps) {}
+        long failedSteps,
+        long missingReceipts,
+        Optional<Instant> lastMissingReceiptAt) {}

@@ -29,10 +29,12 @@ final class ReplyClassifier {
 
     private final ForwarderSettings settings;
     private final Clock clock;
+    private final AloneFailures alone;
 
     ReplyClassifier(ForwarderSettings settings, Clock clock) {
         this.settings = settings;
         this.clock = clock;
+        this.alone = new AloneFailures(settings.maxServerErrors(), this::backoff);
     }
 
     RequestOutcome classify(IngestReply reply, List<ClaimedEvent> events) {
@@ -88,8 +90,7 @@ final class ReplyClassifier {
             JsonNode r = byEvent.get(key(e.clientId(), e.commandId()));
             if (r == null) {
                 missing++;
-                settlements.add(new Settlement.RetryLater(e.id(), now.plus(backoff(e.attempt())),
-                        "central's reply had no receipt for this event", false));
+                settlements.add(noReceipt(e, "central answered without a receipt for this event", now));
                 continue;
             }
             String receiptStatus = r.path("status").asText("");
@@ -114,9 +115,17 @@ final class ReplyClassifier {
         }
         if (missing > 0 || malformed > 0) {
             LOG.warn("contract warning: central's reply lacked receipts for {} and had unreadable receipts for {} of {} events;"
-                    + " they will be sent again", missing, malformed, events.size());
+                    + " they will be sent again (a missing one counts toward parking)", missing, malformed, events.size());
         }
         return new RequestOutcome.Answered(settlements, missing, malformed);
+    }
+
+    /**
+     * An event central answered without a (believable) receipt: a contract violation that counts toward parking
+     * (code {@code central_no_receipt}), so that a central that leaves one event out cannot hold its device for ever.
+     */
+    Settlement noReceipt(ClaimedEvent e, String why, Instant now) {
+        return alone.settle(e, AloneFailures.NO_RECEIPT, why, now);
     }
 
     /** A per-event wait when central gives none: backoffInitial doubled per attempt, capped at backoffMax. */

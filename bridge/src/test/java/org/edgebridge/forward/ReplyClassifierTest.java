@@ -82,15 +82,22 @@ class ReplyClassifierTest {
     }
 
     @Test
-    void a_missing_or_unreadable_receipt_is_sent_again_after_the_backoff_without_counting() {
+    void a_missing_receipt_counts_toward_parking_and_an_unreadable_one_is_sent_again_after_the_backoff() {
         RequestOutcome outcome = classify(reply(200, "{\"receipts\":[" + receipt("a", "A-1", "lost", "") + "]}"));
         assertThat(outcome).isInstanceOfSatisfying(RequestOutcome.Answered.class, a -> {
             assertThat(a.missing()).isEqualTo(1);
             assertThat(a.malformed()).isEqualTo(1);
-            assertThat(a.settlements()).allSatisfy(s -> assertThat(s).isInstanceOfSatisfying(Settlement.RetryLater.class,
-                    r -> assertThat(r.countsTowardParking()).isFalse()));
-            assertThat(((Settlement.RetryLater) a.settlements().get(1)).notBefore()).isEqualTo(clock.instant().plusMillis(400));
+            assertThat(a.settlements().get(0)).isInstanceOfSatisfying(Settlement.RetryLater.class,
+                    r -> assertThat(r.countsTowardParking()).isFalse());
+            assertThat(a.settlements().get(1)).as("B-1 had no receipt: central failed on it alone")
+                    .isInstanceOfSatisfying(Settlement.FailedAlone.class,
+                            f -> assertThat(f.notBefore()).isEqualTo(clock.instant().plusMillis(100)));
         });
+        ClaimedEvent fifthTime = new ClaimedEvent(2, "b", "B-1", 2, "devices/b/commands/t", "t",
+                "{}".getBytes(StandardCharsets.UTF_8), "sha", Instant.EPOCH, 9, 4);
+        RequestOutcome last = classifier.classify(reply(200, "{\"receipts\":[]}"), List.of(fifthTime));
+        assertThat(((RequestOutcome.Answered) last).settlements()).singleElement()
+                .isInstanceOfSatisfying(Settlement.Park.class, p -> assertThat(p.code()).isEqualTo("central_no_receipt"));
     }
 
     @Test
