@@ -117,6 +117,16 @@ public final class Forwarder implements Component, ForwarderControl, AutoCloseab
     public void resume() {
         policy.resume();
         loop.wake();
+        loop.endWait();
+    }
+
+    @Override
+    public RetryNow retryNow() {
+        java.util.Optional<java.time.Instant> wasUntil = policy.nextAttemptAt();
+        boolean breakerWasOpen = policy.endWaits();
+        int due = outbox.makePendingDue();
+        loop.endWait();
+        return new RetryNow(wasUntil, breakerWasOpen, due);
     }
 
     /** One step on the caller's thread, for tests (the forwarder need not be started). */

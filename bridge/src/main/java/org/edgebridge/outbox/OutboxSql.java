@@ -178,6 +178,9 @@ final class OutboxSql {
                    last_error = NULL, code = NULL
             WHERE id = :id AND state = 'parked'""";
 
+    /** Every pending row that waits (a receipt's retryAfterMs, the per-event backoff) due now: an admin ends the waits. */
+    static final String MAKE_PENDING_DUE = "UPDATE commands SET not_before = 0 WHERE state = 'pending' AND not_before > :now";
+
     static final String REJECT = """
             UPDATE commands SET state = 'rejected', code = 'rejected_by_admin',
                    message = 'rejected by an admin after it was parked', final_at = :now, receipt_published = 0
