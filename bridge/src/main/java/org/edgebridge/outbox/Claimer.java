@@ -59,15 +59,19 @@ final class Claimer {
         List<ClaimedEvent> claimed = withPayloads(sql, chosen);
         if (!claimed.isEmpty()) {
             NamedStatements.Named mark = sql.get(OutboxSql.CLAIM_MARK);
-            NamedStatements.Named history = sql.get(OutboxSql.HISTORY);
+            NamedStatements.Named fold = sql.get(OutboxSql.HISTORY_FOLD);
+            NamedStatements.Named insert = sql.get(OutboxSql.HISTORY_IF_NEW);
             for (ClaimedEvent e : claimed) {
                 mark.set("now", now).set("b", batchId).set("id", e.id()).statement().addBatch();
-                history.set("id", e.id()).set("at", now).set("kind", "attempt").set("b", batchId)
-                        .set("status", null).set("code", null).set("detail", "attempt " + e.attempt())
-                        .statement().addBatch();
+                for (NamedStatements.Named history : List.of(fold, insert)) {
+                    history.set("id", e.id()).set("at", now).set("kind", "attempt").set("b", batchId)
+                            .set("status", null).set("code", null).set("detail", "attempt " + e.attempt())
+                            .statement().addBatch();
+                }
             }
             mark.statement().executeBatch();
-            history.statement().executeBatch();
+            fold.statement().executeBatch();
+            insert.statement().executeBatch();
         }
         return claimed;
     }

@@ -139,10 +139,27 @@ final class OutboxSql {
 
     static final String BY_IDS = "SELECT " + RECORD_COLUMNS + " FROM commands WHERE id IN " + IDS + " ORDER BY id";
 
-    /** One line of a command's history; every writer of history uses this statement. */
+    /**
+     * One line of a command's history that happens once per command (its final receipt): a plain insert. Every
+     * other line is written by {@link #HISTORY_FOLD} then {@link #HISTORY_IF_NEW} (see V5__history_folded.sql).
+     */
     static final String HISTORY = """
             INSERT INTO command_history (command, at, kind, batch_id, status, code, detail)
             VALUES (:id, :at, :kind, :b, :status, :code, :detail)""";
+
+    /** The same line again: folded into the command's line of the same kind, status and code, if it has one. */
+    static final String HISTORY_FOLD = """
+            UPDATE command_history SET times = times + 1, first_at = COALESCE(first_at, at), at = :at, batch_id = :b,
+                   detail = :detail
+            WHERE id = (SELECT MAX(id) FROM command_history INDEXED BY command_history_command
+                        WHERE command = :id AND kind = :kind AND status IS :status AND code IS :code)""";
+
+    /** A line the command does not have yet (run after {@link #HISTORY_FOLD}, which found none to fold into). */
+    static final String HISTORY_IF_NEW = """
+            INSERT INTO command_history (command, at, kind, batch_id, status, code, detail)
+            SELECT :id, :at, :kind, :b, :status, :code, :detail
+            WHERE NOT EXISTS (SELECT 1 FROM command_history INDEXED BY command_history_command
+                              WHERE command = :id AND kind = :kind AND status IS :status AND code IS :code)""";
 
     // ---- receipts, releases, retention ----
 
@@ -189,7 +206,8 @@ final class OutboxSql {
     // ---- reads for the admin API and status ----
 
     static final String HISTORY_OF = """
-            SELECT at, kind, batch_id, status, code, detail FROM command_history WHERE command = :id ORDER BY id""";
+            SELECT at, kind, batch_id, status, code, detail, times, COALESCE(first_at, at) AS first_at
+            FROM command_history WHERE command = :id ORDER BY id""";
 
     /**
      * The admin listing: rows after (or, newest first, before) the cursor id, optionally of one state and one
@@ -210,10 +228,11 @@ final class OutboxSql {
             FROM devices d ORDER BY d.client_id""";
 
     static final String RECENT_PROBLEMS = """
-            SELECT c.client_id, c.command_id, h.at, h.kind, h.batch_id, h.status, h.code, h.detail
+            SELECT c.client_id, c.command_id, h.at, h.kind, h.batch_id, h.status, h.code, h.detail, h.times,
+                   COALESCE(h.first_at, h.at) AS first_at
             FROM command_history h JOIN commands c ON c.id = h.command
-            WHERE h.kind IN ('released', 'retry_later', 'parked', 'requeued', 'rejected_by_admin')
-            ORDER BY h.id DESC LIMIT :limit""";
+            WHERE h.kind IN ('released', 'retry_later', 'failed_alone', 'parked', 'requeued', 'rejected_by_admin')
+            ORDER BY h.at DESC LIMIT :limit""";
 
     static final String COUNT_OPEN = "SELECT COUNT(*) FROM commands WHERE state IN " + OPEN_STATES;
 

@@ -125,10 +125,13 @@ final class Settler {
         return ids.size();
     }
 
+    /** One history line, folded into the command's line of the same kind, status and code if it has one. */
     static void history(Handle handle, long id, long at, String kind, String batchId, String status, String code, String detail) {
-        handle.createUpdate(OutboxSql.HISTORY)
-                .bind("id", id).bind("at", at).bind("kind", kind).bind("b", batchId).bind("status", status)
-                .bind("code", code).bind("detail", detail)
-                .execute();
+        for (String sql : List.of(OutboxSql.HISTORY_FOLD, OutboxSql.HISTORY_IF_NEW)) {
+            handle.createUpdate(sql)
+                    .bind("id", id).bind("at", at).bind("kind", kind).bind("b", batchId).bind("status", status)
+                    .bind("code", code).bind("detail", detail)
+                    .execute();
+        }
     }
 }
