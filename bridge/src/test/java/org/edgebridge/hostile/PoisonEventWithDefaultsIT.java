@@ -37,8 +37,18 @@ class PoisonEventWithDefaultsIT {
         poisonScenario(new RawCentral.Reset(), "ingest_connection_dropped");
     }
 
-    private void poisonScenario(RawCentral.Answer poison, String parkCode) throws Exception {
-        try (HostileSite site = new HostileSite(dir)) {
+    /**
+     * A central that never answers a request holding the poison. The one setting not at its default is the one the
+     * scenario is about: ingest.timeout 2 s instead of 30 s, so that the six levels of the bisection and five rounds
+     * alone take seconds, not minutes.
+     */
+    @Test
+    void a_timeout_that_follows_one_event_parks_it_and_every_other_device_flows() throws Exception {
+        poisonScenario(new RawCentral.Silent(), "ingest_timeout", "ingest.timeout=2s");
+    }
+
+    private void poisonScenario(RawCentral.Answer poison, String parkCode, String... sets) throws Exception {
+        try (HostileSite site = new HostileSite(dir, sets)) {
             site.central.behave(RawCentral.poisoned("P-1", poison));
             DeviceSimulator poisoned = site.device("dev-poison");
             List<DeviceSimulator> others = new ArrayList<>();
@@ -54,7 +64,7 @@ class PoisonEventWithDefaultsIT {
                     others.get(d).publish("t", DeviceSimulator.command("D" + (d + 1) + "-" + i, ""));
                 }
             }
-            await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(100)).until(() -> {
+            await().atMost(Duration.ofSeconds(sets.length == 0 ? 20 : 60)).pollInterval(Duration.ofMillis(100)).until(() -> {
                 if (site.status().path("forwarder").path("circuitBreaker").asText().equals("open")) {
                     breakerOpened.set(true);
                 }

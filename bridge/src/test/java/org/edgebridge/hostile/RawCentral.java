@@ -66,6 +66,13 @@ public final class RawCentral implements AutoCloseable {
         }
     }
 
+    /** No reply at all: the connection stays open, read until the bridge gives up and closes it. */
+    public record Silent() implements Answer {
+        public String describe() {
+            return "silent";
+        }
+    }
+
     /** What central answers to a request, from its events. */
     public interface Behaviour extends Function<List<Event>, Answer> {}
 
@@ -142,6 +149,10 @@ public final class RawCentral implements AutoCloseable {
                 }
                 if (a instanceof Reset) {
                     s.setSoLinger(true, 0);
+                    return;
+                }
+                if (a instanceof Silent) {
+                    in.transferTo(OutputStream.nullOutputStream());
                     return;
                 }
                 if (a instanceof Status st) {
