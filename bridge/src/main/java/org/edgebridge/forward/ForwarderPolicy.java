@@ -174,10 +174,15 @@ final class ForwarderPolicy {
         failure(reason);
     }
 
-    /** A failed request (5xx, timeout, no connection): back off. */
+    /**
+     * A failed request (5xx, timeout, no connection): back off. Never shortens a longer wait already set (central's
+     * Retry-After from a 503 within the same bisection round).
+     */
     void failed(String reason) {
-        Duration wait = backoff(consecutiveFailures.incrementAndGet());
-        backoffUntil = clock.instant().plus(wait);
+        Instant until = clock.instant().plus(backoff(consecutiveFailures.incrementAndGet()));
+        if (until.isAfter(backoffUntil)) {
+            backoffUntil = until;
+        }
         failure(reason);
     }
 

@@ -88,11 +88,6 @@ final class ServerErrorHunt {
         failedAloneUnproven.remove(id);
     }
 
-    /** Suspects remembered now (for the status page). */
-    int suspects() {
-        return isolated.size() + failedAloneUnproven.size();
-    }
-
     /** The bookkeeping of one bisection, within one step. */
     static final class Round {
         private final Map<Long, ClaimedEvent> kept = new LinkedHashMap<>();

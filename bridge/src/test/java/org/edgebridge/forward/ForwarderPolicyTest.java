@@ -48,6 +48,21 @@ class ForwarderPolicyTest {
     }
 
     @Test
+    void a_failure_after_a_retry_after_in_the_same_round_does_not_shorten_it_and_an_admin_ends_both_and_the_breaker() {
+        policy.throttled(Duration.ofMinutes(2), "HTTP 503");
+        policy.failed("HTTP 500 of the bisection's other half");
+        assertThat(policy.nextAttemptAt()).hasValue(clock.instant().plus(Duration.ofMinutes(2)));
+        for (int i = 0; i < 5; i++) {
+            call(true);
+        }
+        assertThat(guards.breaker.getState()).isEqualTo(CircuitBreaker.State.OPEN);
+        assertThat(policy.endWaits()).as("the breaker was open").isTrue();
+        assertThat(policy.nextAttemptAt()).isEmpty();
+        assertThat(guards.breaker.getState()).as("one probe at once").isEqualTo(CircuitBreaker.State.HALF_OPEN);
+        assertThat(holdBack()).isEmpty();
+    }
+
+    @Test
     void a_failed_request_holds_requests_back_until_the_backoff_has_passed_on_the_clock() {
         assertThat(holdBack()).isEmpty();
         policy.failed("HTTP 500");
