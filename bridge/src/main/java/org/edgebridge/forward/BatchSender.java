@@ -16,8 +16,8 @@ import org.edgebridge.outbox.Settlement;
  * Sends claimed events to central and settles them: one request through the guards ({@link CentralCall}), its
  * outcome told to the {@link ForwarderPolicy}, and its settlements committed ({@link BatchSettler}). On 413/400/422
  * the batch is halved; the second half goes only where the first half left no open event of the same device ahead
- * of it. A repeated 5xx or timeout is bisected the same way ({@link ServerErrorRounds}). Runs on the thread of the
- * step; the counters are shared by the workers.
+ * of it. A 5xx, dropped connection or timeout of two or more events is bisected the same way
+ * ({@link ServerErrorRounds}). Runs on the thread of the step; the counters are shared by the workers.
  */
 final class BatchSender implements ServerErrorRounds.Sender {
     private final CentralCall call;
