@@ -99,6 +99,15 @@ public final class AdminServer implements Component, AutoCloseable {
                 forwarder.resume();
                 json(ctx, 200, Map.of("forwarder", "resumed"));
             });
+            config.routes.post("/api/forwarder/retry-now", ctx -> {
+                ForwarderControl.RetryNow done = forwarder.retryNow();
+                Map<String, Object> body = new java.util.LinkedHashMap<>();
+                body.put("forwarder", "every wait ended");
+                body.put("requestWaitWasUntil", done.requestWaitUntil().orElse(null));
+                body.put("breakerWasOpen", done.breakerWasOpen());
+                body.put("eventsMadeDue", done.eventsMadeDue());
+                json(ctx, 200, body);
+            });
             config.routes.post("/api/alarms/{code}/ack", ctx -> acknowledge(ctx, p.broker()));
             config.routes.get("/api/devices", ctx -> json(ctx, 200, Map.of("devices", devices.list())));
             config.routes.get("/metrics", ctx -> ctx.contentType("text/plain; version=0.0.4; charset=utf-8")

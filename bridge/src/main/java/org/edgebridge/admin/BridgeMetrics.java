@@ -105,7 +105,10 @@ final class BridgeMetrics implements AutoCloseable {
         counter("edgebridge.forwarder.events", forwarder, f -> f.status().eventsSent(),
                 "events in requests that central received (it answered with an HTTP status)");
         counter("edgebridge.forwarder.finals", forwarder, f -> f.status().finals(), "final receipts from central");
-        counter("edgebridge.forwarder.parked", forwarder, f -> f.status().parked(), "events parked after maxAttempts");
+        counter("edgebridge.forwarder.parked", forwarder, f -> f.status().parked(),
+                "events parked (maxAttempts retry_later answers, or maxServerErrors failures alone)");
+        counter("edgebridge.forwarder.missing.receipts", forwarder, f -> f.status().missingReceipts(),
+                "events central answered without a receipt for (a contract violation)");
         tagged("edgebridge.forwarder.receipt.violations", "kind", forwarder, s -> s.receiptViolations().counts(),
                 "receipts of central that broke the contract (docs/protocol.md §2.3)");
         tagged("edgebridge.forwarder.replies.cut", "reason", forwarder, ForwarderStatus::cutReplies,

@@ -24,6 +24,8 @@ import org.edgebridge.worker.Workers;
 public final class StatusReport {
     /** Failed requests in a row after which central counts as unreachable on the status page. */
     static final int CENTRAL_FAILURES_ALARM = 3;
+    /** How long the alarm for a receipt central left out stays up after the last one. */
+    static final Duration MISSING_RECEIPT_ALARM_FOR = Duration.ofMinutes(10);
 
     /**
      * Which box this is: its {@code edge.id}, and whether devices reach it through a load balancer
@@ -190,6 +192,10 @@ public final class StatusReport {
             alarms.add(new Alarm("central_receipt_violations", f.receiptViolations().last().orElse("?") + " (counts since "
                     + "start: " + f.receiptViolations().counts() + ")"));
         }
+        f.lastMissingReceiptAt().filter(at -> at.plus(MISSING_RECEIPT_ALARM_FOR).isAfter(clock.instant())).ifPresent(at ->
+                alarms.add(new Alarm("central_missing_receipts", "central answered requests without a receipt for "
+                        + f.missingReceipts() + " events since start (last at " + at + "): it breaks the protocol. Each "
+                        + "is sent again and counts toward parking it (code central_no_receipt, forwarder.maxServerErrors)")));
         if (f.pausedByAdmin()) {
             alarms.add(new Alarm("forwarder_paused", "forwarding is paused by an admin"));
         }

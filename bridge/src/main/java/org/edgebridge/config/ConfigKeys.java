@@ -171,12 +171,13 @@ public final class ConfigKeys {
             "percent of failed calls (of the last 20) that opens the circuit breaker");
     public static final ConfigKey<Duration> FORWARDER_BREAKER_OPEN_FOR = durationKey("forwarder.breakerOpenFor", "30s",
             Duration.ofMillis(100), MAX_DURATION, "how long the circuit breaker stays open before one probe");
-    public static final ConfigKey<Duration> FORWARDER_MAX_RETRY_AFTER = durationKey("forwarder.maxRetryAfter", "1h",
+    public static final ConfigKey<Duration> FORWARDER_MAX_RETRY_AFTER = durationKey("forwarder.maxRetryAfter", "5m",
             Duration.ofSeconds(1), Duration.ofDays(1),
             "longest wait central can ask for (Retry-After, retryAfterMs); longer ones are clamped to it");
-    public static final ConfigKey<Integer> FORWARDER_MAX_SERVER_ERRORS = intKey("forwarder.maxServerErrors", 10, 1, 1_000_000,
-            "times one event, isolated by bisection, alone makes central answer 5xx "
-            + "before it is parked (code ingest_server_error); other events go on meanwhile");
+    public static final ConfigKey<Integer> FORWARDER_MAX_SERVER_ERRORS = intKey("forwarder.maxServerErrors", 5, 1, 1_000_000,
+            "times central fails on one event alone (a 5xx, a dropped connection or a timeout, with proof that it "
+            + "answers other events) or answers without its receipt, before the event is parked (code "
+            + "ingest_server_error, ingest_connection_dropped, ingest_timeout or central_no_receipt); other events go on");
 
     /** Every key, in the order of the reference. */
     public static final List<ConfigKey<?>> ALL = List.of(

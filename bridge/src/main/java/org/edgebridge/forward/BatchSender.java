@@ -16,8 +16,8 @@ import org.edgebridge.outbox.Settlement;
  * Sends claimed events to central and settles them: one request through the guards ({@link CentralCall}), its
  * outcome told to the {@link ForwarderPolicy}, and its settlements committed ({@link BatchSettler}). On 413/400/422
  * the batch is halved; the second half goes only where the first half left no open event of the same device ahead
- * of it. A repeated 5xx or timeout is bisected the same way ({@link ServerErrorRounds}). Runs on the thread of the
- * step; the counters are shared by the workers.
+ * of it. A 5xx, dropped connection or timeout of two or more events is bisected the same way
+ * ({@link ServerErrorRounds}). Runs on the thread of the step; the counters are shared by the workers.
  */
 final class BatchSender implements ServerErrorRounds.Sender {
     private final CentralCall call;
@@ -30,6 +30,8 @@ final class BatchSender implements ServerErrorRounds.Sender {
     private final Clock clock;
     private final AtomicLong requests = new AtomicLong();
     private final AtomicLong eventsSent = new AtomicLong();
+    private final AtomicLong missingReceipts = new AtomicLong();
+    private volatile Instant lastMissingReceiptAt;
 
     /** @param rateLimitWait how the rate limiters' waits are waited (the loop's, or a test's clock) */
     BatchSender(ForwarderSettings settings, CentralCall call, ForwarderPolicy policy, BatchSettler settler,
@@ -42,7 +44,8 @@ final class BatchSender implements ServerErrorRounds.Sender {
         this.hunt = hunt;
         this.rateLimitWait = rateLimitWait;
         this.clock = clock;
-        this.rounds = new ServerErrorRounds(hunt, this, settings.maxServerErrors(), classifier::backoff, clock);
+        this.rounds = new ServerErrorRounds(hunt, this, new AloneFailures(settings.maxServerErrors(), classifier::backoff),
+                clock);
     }
 
     /**
@@ -73,7 +76,8 @@ final class BatchSender implements ServerErrorRounds.Sender {
             }
         }
         String batchId = newBatchId();
-        RequestOutcome outcome = call.send(batchId, events, rateLimitWait, round != null);
+        RequestOutcome outcome = call.send(batchId, events, rateLimitWait, round != null ? CentralCall.Failures.IGNORED
+                : events.size() >= 2 ? CentralCall.Failures.ONE_EVENT_FAILURES_DEFERRED : CentralCall.Failures.RECORDED);
         if (!(outcome instanceof RequestOutcome.NotPermitted)) {
             requests.incrementAndGet();
         }
@@ -82,9 +86,10 @@ final class BatchSender implements ServerErrorRounds.Sender {
         }
         Set<Long> finalIds = new HashSet<>();
         if (outcome instanceof RequestOutcome.Answered answered) {
-            policy.answered();
-            if (round != null) {
-                round.answered();
+            answered(round);
+            if (answered.count(ReceiptCheck.Violation.MISSING) > 0) {
+                missingReceipts.addAndGet(answered.count(ReceiptCheck.Violation.MISSING));
+                lastMissingReceiptAt = clock.instant();
             }
             for (Settlement s : answered.settlements()) {
                 if (s instanceof Settlement.Final) {
@@ -98,15 +103,17 @@ final class BatchSender implements ServerErrorRounds.Sender {
         } else if (outcome instanceof RequestOutcome.Failed failed) {
             if (round != null) {
                 round.failed(events, failed);
-            } else if (hunt.worthHunting(events, failed)) {
+            } else if (ServerErrorHunt.worthHunting(events, failed)) {
                 ServerErrorHunt.Round r = new ServerErrorHunt.Round();
                 r.failed(events, failed);
                 finalIds.addAll(rounds.bisect(events, r));
                 rounds.finishRound(batchId, r, failed);
             } else {
-                Instant now = clock.instant();
-                hunt.failedTogether(events);
-                hunt.otherFailed(now);
+                if (events.size() == 1 && failed.mayBeOneEvent()) {
+                    hunt.failedAloneUnproven(events.get(0).id()); // sent alone, after the others, from now on
+                } else {
+                    hunt.otherFailed(clock.instant());
+                }
                 policy.failed(failed.reason());
                 settler.release(batchId, events, failed.reason());
             }
@@ -115,15 +122,21 @@ final class BatchSender implements ServerErrorRounds.Sender {
             policy.refused(refused.reason(), refused.redirect());
             settler.release(batchId, events, refused.reason());
         } else if (outcome instanceof RequestOutcome.Split split) {
-            policy.answered();
-            if (round != null) {
-                round.answered();
-            }
+            answered(round);
             finalIds.addAll(split(batchId, events, split, round));
         } else if (outcome instanceof RequestOutcome.NotPermitted notPermitted) {
             settler.release(batchId, events, "not sent: " + notPermitted.reason());
         }
         return new Forwarded(finalIds, false);
+    }
+
+    /** Central answered a request (2xx, 400/413/422): it is up, whatever a suspect does. */
+    private void answered(ServerErrorHunt.Round round) {
+        policy.answered();
+        hunt.otherAnswered(clock.instant());
+        if (round != null) {
+            round.answered();
+        }
     }
 
     /** Whether central received the request: it answered with an HTTP status (a timeout may or may not have). */
@@ -194,8 +207,10 @@ final class BatchSender implements ServerErrorRounds.Sender {
     }
 
     @Override
-    public void backOff(String reason) {
+    public void centralFailed(String reason) {
+        hunt.otherFailed(clock.instant());
         policy.failed(reason);
+        call.recordFailure(reason);
     }
 
     long requests() {
@@ -204,6 +219,15 @@ final class BatchSender implements ServerErrorRounds.Sender {
 
     long eventsSent() {
         return eventsSent.get();
+    }
+
+    /** Events central answered without a receipt for, since start. */
+    long missingReceipts() {
+        return missingReceipts.get();
+    }
+
+    java.util.Optional<Instant> lastMissingReceiptAt() {
+        return java.util.Optional.ofNullable(lastMissingReceiptAt);
     }
 
     static String newBatchId() {

@@ -36,12 +36,25 @@ final class CentralCall {
         this.classifier = classifier;
     }
 
+    /** What the circuit breaker records of a request's failure (a success is always recorded). */
+    enum Failures {
+        /** Every failure: a request of one event that is no suspect. */
+        RECORDED,
+        /**
+         * Not a failure one event may cause (5xx, dropped connection, timeout): the first request of a batch of two
+         * or more, which is bisected at once; the round records one failure if it was central's ({@link #recordFailure}).
+         */
+        ONE_EVENT_FAILURES_DEFERRED,
+        /** None: the requests of a bisection, and suspects sent alone; the round records what was central's. */
+        IGNORED
+    }
+
     /**
-     * A failed request of a bisection ({@link ServerErrorHunt}), which the circuit breaker ignores (Resilience4j
-     * {@code ignoreExceptions}: the permit is released, nothing is recorded). The failure that started the bisection
-     * is recorded; the requests that look for the event behind it would otherwise open the breaker for every device,
-     * the opposite of what the bisection is for. A round stops as soon as both halves fail, so a central that is
-     * really down still gets its failures recorded, one per round.
+     * A failed request the circuit breaker ignores (Resilience4j {@code ignoreExceptions}: the permit is released,
+     * nothing is recorded), see {@link Failures}. The requests that look for the event behind a failure would
+     * otherwise open the breaker for every device, the opposite of what the bisection is for; and a failure that
+     * follows one event while central answers the others is no sign that central is down (issue 23). A round stops
+     * as soon as both halves fail and then records one failure, so a central that is really down still opens it.
      */
     static final class IgnoredFailure extends RuntimeException {
         final transient Sent sent;
@@ -55,10 +68,10 @@ final class CentralCall {
     /**
      * Waits for the rate limiters (through {@code rateLimitWait}), then sends.
      *
-     * @param ignoreFailure true for the requests of a bisection: a failure is not recorded by the circuit breaker
+     * @param failures which failures the circuit breaker records
      * @return the outcome; {@link RequestOutcome.NotPermitted} when the circuit breaker refused the call
      */
-    RequestOutcome send(String batchId, List<ClaimedEvent> events, ForwarderLoop.Sleeper rateLimitWait, boolean ignoreFailure) {
+    RequestOutcome send(String batchId, List<ClaimedEvent> events, ForwarderLoop.Sleeper rateLimitWait, Failures failures) {
         long wait = guards.reserve(events.size());
         if (wait > 0) {
             rateLimitWait.sleep(Duration.ofNanos(wait));
@@ -73,7 +86,8 @@ final class CentralCall {
                 if (sent.outcome() instanceof RequestOutcome.Answered answered) {
                     violations.record(answered.problems(), events.size());
                 }
-                if (ignoreFailure && sent.isFailure()) {
+                if (sent.isFailure() && (failures == Failures.IGNORED || failures == Failures.ONE_EVENT_FAILURES_DEFERRED
+                        && sent.outcome() instanceof RequestOutcome.Failed f && f.mayBeOneEvent())) {
                     throw new IgnoredFailure(sent);
                 }
                 return sent;
@@ -82,6 +96,18 @@ final class CentralCall {
             return e.sent.outcome();
         } catch (CallNotPermittedException e) {
             return new RequestOutcome.NotPermitted("circuit breaker " + guards.breaker.getState().name().toLowerCase());
+        }
+    }
+
+    /** One failure of central for the circuit breaker: a round whose requests it ignored found no single event. */
+    void recordFailure(String reason) {
+        guards.breaker.onError(0, java.util.concurrent.TimeUnit.NANOSECONDS, new CentralFailed(reason));
+    }
+
+    /** What {@link #recordFailure} records. */
+    static final class CentralFailed extends RuntimeException {
+        CentralFailed(String reason) {
+            super(reason, null, false, false);
         }
     }
 }

@@ -121,6 +121,16 @@ public final class Forwarder implements Component, ForwarderControl, AutoCloseab
     public void resume() {
         policy.resume();
         loop.wake();
+        loop.endWait();
+    }
+
+    @Override
+    public RetryNow retryNow() {
+        java.util.Optional<java.time.Instant> wasUntil = policy.nextAttemptAt();
+        boolean breakerWasOpen = policy.endWaits();
+        int due = outbox.makePendingDue();
+        loop.endWait();
+        return new RetryNow(wasUntil, breakerWasOpen, due);
     }
 
     /** One step on the caller's thread, for tests (the forwarder need not be started). */
@@ -138,7 +148,8 @@ public final class Forwarder implements Component, ForwarderControl, AutoCloseab
                 policy.lastSuccessAt(), policy.lastError(), policy.lastErrorAt(), policy.nextAttemptAt(),
                 policy.consecutiveFailures(), sender.requests(), sender.eventsSent(), finalReceipts.count(),
                 settler.parked(), settings.requestsPerSecond(), settings.eventsPerSecond(), settler.unsettledEvents(),
-                step.failedSteps(), receiptViolations.view(), client.cutReplies());
+                step.failedSteps(), receiptViolations.view(), client.cutReplies(), sender.missingReceipts(),
+                sender.lastMissingReceiptAt());
     }
 
     /** {@link #close(Duration)} with the request timeout and 5 s, for try-with-resources. */

@@ -14,6 +14,16 @@ public interface ForwarderControl {
     /** Sends again at once, also ending a pause caused by central's 401/403/4xx and any backoff. */
     void resume();
 
+    /**
+     * Ends every wait now (issue 23): the backoff, central's Retry-After, a pause by central's 4xx/3xx, the circuit
+     * breaker's open time (it lets one probe through at once) and every pending event's own wait (a receipt's
+     * retryAfterMs, the per-event backoff). An admin's own pause stays. @return what it ended
+     */
+    RetryNow retryNow();
+
+    /** What {@link #retryNow()} ended: the request wait it cleared (if any), whether the breaker was open, events made due. */
+    record RetryNow(java.util.Optional<java.time.Instant> requestWaitUntil, boolean breakerWasOpen, int eventsMadeDue) {}
+
     CircuitBreakerRegistry circuitBreakers();
 
     RateLimiterRegistry rateLimiters();

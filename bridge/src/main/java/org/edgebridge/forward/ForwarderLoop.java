@@ -32,6 +32,7 @@ final class ForwarderLoop {
     private final List<Thread> threads = new ArrayList<>();
     private final Object signal = new Object();
     private boolean woken; // guarded by signal
+    private boolean waitEnded; // guarded by signal
     private volatile boolean running;
 
     ForwarderLoop(Duration linger) {
@@ -62,28 +63,46 @@ final class ForwarderLoop {
         }
     }
 
+    /**
+     * Ends the wait between steps whatever it is for (a backoff, Retry-After, the breaker): an admin ended every
+     * wait ({@link Forwarder#retryNow()}). A wait inside a step (the rate limiters') is not ended.
+     */
+    void endWait() {
+        synchronized (signal) {
+            waitEnded = true;
+            signal.notifyAll();
+        }
+    }
+
     /** Waits {@code duration} unless the loop closes first. */
     void sleep(Duration duration) {
-        await(duration, false);
+        await(duration, false, false);
     }
 
     private void run(Supplier<StepResult> step) {
         boolean wasIdle = false;
         while (running) {
             StepResult result = step.get();
-            boolean wokenEarly = await(result.waitFor(), result.endsOnWake());
+            boolean wokenEarly = await(result.waitFor(), result.endsOnWake(), true);
             if (wasIdle && wokenEarly && !linger.isZero()) {
-                await(linger, false);
+                await(linger, false, false);
             }
             wasIdle = result.endsOnWake();
         }
     }
 
-    /** @return true if the wait was ended by {@link #wake()} (only when {@code endsOnWake}) */
-    private boolean await(Duration duration, boolean endsOnWake) {
+    /**
+     * @param endsOnEndWait whether {@link #endWait()} ends it
+     * @return true if the wait was ended by {@link #wake()} (only when {@code endsOnWake})
+     */
+    private boolean await(Duration duration, boolean endsOnWake, boolean endsOnEndWait) {
         long deadline = System.nanoTime() + duration.toNanos();
         synchronized (signal) {
             while (running) {
+                if (waitEnded && endsOnEndWait) {
+                    waitEnded = false;
+                    return false;
+                }
                 if (woken && endsOnWake) {
                     woken = false;
                     return true;

@@ -141,6 +141,22 @@ final class ForwarderPolicy {
         backoffUntil = Instant.EPOCH;
     }
 
+    /**
+     * An admin ends every wait of the forwarder's own ({@link ForwarderControl#retryNow()}): the backoff and
+     * Retry-After, a pause by central, and the breaker's open time (half-open: one probe at once).
+     * @return whether the breaker was open
+     */
+    boolean endWaits() {
+        LOG.info("every wait ended by an admin (was {}; next attempt was {})", state.statusName(), nextAttemptAt().orElse(null));
+        clearPause();
+        backoffUntil = Instant.EPOCH;
+        if (breaker.getState() == CircuitBreaker.State.OPEN) {
+            halfOpen();
+            return true;
+        }
+        return false;
+    }
+
     /** Central answered (2xx, or a 400/413/422 that splits the batch). */
     void answered() {
         int failures = consecutiveFailures.getAndSet(0);
@@ -158,10 +174,15 @@ final class ForwarderPolicy {
         failure(reason);
     }
 
-    /** A failed request (5xx, timeout, no connection): back off. */
+    /**
+     * A failed request (5xx, timeout, no connection): back off. Never shortens a longer wait already set (central's
+     * Retry-After from a 503 within the same bisection round).
+     */
     void failed(String reason) {
-        Duration wait = backoff(consecutiveFailures.incrementAndGet());
-        backoffUntil = clock.instant().plus(wait);
+        Instant until = clock.instant().plus(backoff(consecutiveFailures.incrementAndGet()));
+        if (until.isAfter(backoffUntil)) {
+            backoffUntil = until;
+        }
         failure(reason);
     }
 
@@ -219,11 +240,19 @@ final class ForwarderPolicy {
         return Optional.ofNullable(pauseReason);
     }
 
-    /** When the next request may go: the end of a pause by central or of the backoff, if one is under way. */
+    /**
+     * When the next request may go: the end of a pause by central, of the backoff (or Retry-After), or of the
+     * breaker's open time, whichever is last, if one is under way.
+     */
     Optional<Instant> nextAttemptAt() {
         Instant until = pausedUntil;
-        Instant backoffEnds = backoffUntil;
-        return Optional.ofNullable(until != null ? until : backoffEnds.isAfter(clock.instant()) ? backoffEnds : null);
+        Instant now = clock.instant();
+        Instant next = until != null ? until : backoffUntil;
+        if (breaker.getState() == CircuitBreaker.State.OPEN) {
+            Instant breakerEnds = breakerOpenedAt.plus(settings.breakerOpenFor());
+            next = breakerEnds.isAfter(next) ? breakerEnds : next;
+        }
+        return Optional.ofNullable(next.isAfter(now) ? next : null);
     }
 
     Optional<Instant> lastSuccessAt() {

@@ -17,6 +17,9 @@ import java.util.Optional;
  * @param receiptViolations how often central broke the receipt contract since start, by kind, and the latest
  * @param cutReplies replies of central cut off since start: {@code deadline} (the exchange took longer than
  *     ingest.timeout), {@code too_large} (the body was longer than ingest.maxReplyBytes)
+ * @param missingReceipts events central answered without a receipt for, since start (a contract violation; each
+ *     counts toward parking the event with code {@code central_no_receipt})
+ * @param lastMissingReceiptAt when central last left out a receipt
  */
 public record ForwarderStatus(
         String state,
@@ -37,4 +40,6 @@ public record ForwarderStatus(
         int unsettledEvents,
         long failedSteps,
         ReceiptViolations.View receiptViolations,
-        java.util.Map<String, Long> cutReplies) {}
+        java.util.Map<String, Long> cutReplies,
+        long missingReceipts,
+        Optional<Instant> lastMissingReceiptAt) {}

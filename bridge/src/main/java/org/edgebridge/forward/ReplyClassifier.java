@@ -26,16 +26,19 @@ final class ReplyClassifier {
 
     private final ForwarderSettings settings;
     private final Clock clock;
+    private final AloneFailures alone;
 
     ReplyClassifier(ForwarderSettings settings, Clock clock) {
         this.settings = settings;
         this.clock = clock;
+        this.alone = new AloneFailures(settings.maxServerErrors(), this::backoff);
     }
 
     RequestOutcome classify(IngestReply reply, List<ClaimedEvent> events) {
         int status = reply.status();
         if (status == 0) {
-            return new RequestOutcome.Failed("central unreachable: " + reply.transportError(), false, reply.timedOut());
+            return new RequestOutcome.Failed("central unreachable: " + reply.transportError(), false, reply.timedOut(),
+                    !reply.timedOut() && TransportFailures.droppedAfterConnect(reply.transportError()));
         }
         if (status >= 200 && status < 300) {
             return receipts(reply, events);
@@ -56,7 +59,7 @@ final class ReplyClassifier {
             return new RequestOutcome.Split("ingest_bad_request", reason);
         }
         if (status >= 500) {
-            return new RequestOutcome.Failed(reason, true, false);
+            return new RequestOutcome.Failed(reason, true, false, false);
         }
         return new RequestOutcome.Refused(reason, false);
     }
@@ -105,12 +108,11 @@ final class ReplyClassifier {
     }
 
     /**
-     * An event without a believable receipt (none, or one that broke the contract: {@link ReceiptCheck}): sent again
-     * after its backoff, as if central had not answered for it.
+     * An event central answered without a (believable) receipt: a contract violation that counts toward parking
+     * (code {@code central_no_receipt}), so that a central that leaves one event out cannot hold its device for ever.
      */
     Settlement noReceipt(ClaimedEvent e, String why, Instant now) {
-        return new Settlement.RetryLater(e.id(), now.plus(backoff(e.attempt())),
-                "central's reply had no believable receipt for this event: " + why, false);
+        return alone.settle(e, AloneFailures.NO_RECEIPT, why, now);
     }
 
     /** A per-event wait when central gives none: backoffInitial doubled per attempt, capped at backoffMax. */

@@ -24,18 +24,24 @@ sealed interface RequestOutcome {
     /**
      * Other 5xx, timeout, refused or reset connection, unreadable 200: retry with backoff.
      *
-     * @param serverError an HTTP 5xx other than 503: may be caused by one event of the batch, counts toward
-     *     {@code forwarder.maxServerErrors}
-     * @param timedOut no reply within ingest.timeout: may be caused by one event, but never parks it
+     * @param serverError an HTTP 5xx other than 503: may be caused by one event of the batch
+     * @param timedOut no reply within ingest.timeout: may be caused by one event
+     * @param dropped the connection was made, then reset or closed before a reply: may be caused by one event (a
+     *     parser of central's that dies on it)
      */
-    record Failed(String reason, boolean serverError, boolean timedOut) implements RequestOutcome {
+    record Failed(String reason, boolean serverError, boolean timedOut, boolean dropped) implements RequestOutcome {
         Failed(String reason) {
-            this(reason, false, false);
+            this(reason, false, false, false);
         }
 
         /** An event of the batch may cause it (as opposed to central or the network being down). */
         boolean mayBeOneEvent() {
-            return serverError || timedOut;
+            return serverError || timedOut || dropped;
+        }
+
+        /** The code an event is parked with when this failure follows it alone (docs/protocol.md §2.3). */
+        String parkCode() {
+            return serverError ? "ingest_server_error" : timedOut ? "ingest_timeout" : "ingest_connection_dropped";
         }
     }
 

@@ -10,61 +10,53 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.edgebridge.outbox.ClaimedEvent;
 
 /**
- * Finding the one event that makes central fail (issue #14, "one poison event does not stop a site").
+ * Finding the one event that makes central fail (issues 14 and 23, "one poison event does not stop a site").
  *
- * <p>A batch that fails with a 5xx (not 503) or a timeout, and that holds an event of the batch that failed before
- * (or a known suspect), is bisected like a 400/413: the halves are sent one after the other, and the half that fails
- * while the other is answered is halved again, down to one event. That event is a <em>suspect</em>: it is kept back
- * (its device sends nothing while it waits, every other device goes on), and after {@code forwarder.maxServerErrors}
- * such rounds that ended in a 5xx it is parked with code {@code ingest_server_error}. A known suspect is sent alone,
- * after the other devices' events of its batch. Its failure counts only with proof that central answers other events:
- * a request of the same round was answered, or it was isolated before and no request without a suspect has failed
- * since. When both halves fail, or nothing proves central well, central itself is failing and the round ends as a
- * plain failed request (backoff), counting nothing. Timeouts isolate a suspect but never park it (timeouts never
- * park anything). The requests of a round are ignored by the circuit breaker (see {@link CentralCall.IgnoredFailure}).
+ * <p>A batch of two or more events that fails in a way one event may cause (a 5xx other than 503, a dropped
+ * connection, a timeout) is bisected at once, like a 400/413: the halves are sent one after the other, and the half
+ * that fails while the other is answered is halved again, down to one event. That event is a <em>suspect</em>: it is
+ * held back (its device sends nothing while it waits, every other device goes on) and later sent alone, after the
+ * other devices' events of its batch. Its failure counts toward parking ({@link AloneFailures}) only with proof that
+ * central answers other events: a request of the same round was answered, or the last request without a suspect was
+ * ({@link #centralAnswersOthers()}). When both halves fail, or nothing proves central well, central itself is
+ * failing: the round ends as one failed request (backoff, and one failure for the circuit breaker), counting nothing.
+ * The requests of a batch that may be failing for one event are ignored by the circuit breaker until the round says
+ * which (see {@link CentralCall}).
  *
- * <p>One {@link Round} per forwarder step (one thread); the counts and the memory of the last failed batch are
- * shared by the workers and thread-safe.
+ * <p>One {@link Round} per forwarder step (one thread); what is remembered across steps is shared by the workers and
+ * thread-safe. Suspects are open events, so at most {@code outbox.maxPending} of them are remembered.
  */
 final class ServerErrorHunt {
-    /** The code of an event parked because it alone makes central fail. */
-    static final String PARK_CODE = "ingest_server_error";
-
-    /** A suspect's count of rounds that ended in a 5xx on it alone, and when it last failed. */
-    private record Count(int rounds, Instant lastFailedAt) {}
-
-    private final Map<Long, Count> serverErrors = new ConcurrentHashMap<>();
-    private final Map<Long, Instant> timedOut = new ConcurrentHashMap<>();
-    private volatile Set<Long> lastFailed = Set.of();
+    /** Suspects isolated with proof that central answers other events. */
+    private final Set<Long> isolated = ConcurrentHashMap.newKeySet();
+    /** Events that failed alone, in a request of their own, without proof: sent alone again, counted only with it. */
+    private final Set<Long> failedAloneUnproven = ConcurrentHashMap.newKeySet();
     private volatile Instant lastOtherFailure;
+    private volatile Instant lastOtherAnswer;
 
-    /** Whether a batch that just failed with {@code failed} is worth bisecting. */
-    boolean worthHunting(List<ClaimedEvent> events, RequestOutcome.Failed failed) {
-        if (events.size() < 2 || !failed.mayBeOneEvent()) {
-            return false;
-        }
-        Set<Long> before = lastFailed;
-        return events.stream().anyMatch(e -> before.contains(e.id()) || isSuspect(e.id()));
+    /** Whether a batch that just failed with {@code failed} is worth bisecting: it may be one event's doing. */
+    static boolean worthHunting(List<ClaimedEvent> events, RequestOutcome.Failed failed) {
+        return events.size() >= 2 && failed.mayBeOneEvent();
     }
 
-    boolean isSuspect(long id) {
-        return serverErrors.containsKey(id) || timedOut.containsKey(id);
+    /** A suspect: isolated or failed alone in this run, or counted before (also before a restart). */
+    boolean isSuspect(ClaimedEvent e) {
+        return e.centralFailures() > 0 || isolated.contains(e.id()) || failedAloneUnproven.contains(e.id());
     }
 
     /** The known suspects among claimed events: they are sent alone. */
     List<ClaimedEvent> suspectsIn(List<ClaimedEvent> events) {
-        return events.stream().filter(e -> isSuspect(e.id())).toList();
+        return events.stream().filter(this::isSuspect).toList();
     }
 
     /**
-     * Whether a known suspect that failed again, alone, failed of its own doing: it was isolated before (a round
-     * proved then that central answers other events) and no request without a suspect has failed since.
+     * Whether central answers other events: the last request without a suspect was answered. A suspect that fails
+     * alone then fails of its own doing, also when nothing else is pending right now.
      */
-    boolean stillAlone(long id) {
-        Count c = serverErrors.get(id);
-        Instant isolated = c != null ? c.lastFailedAt() : timedOut.get(id);
-        Instant other = lastOtherFailure;
-        return isolated != null && (other == null || other.isBefore(isolated));
+    boolean centralAnswersOthers() {
+        Instant answered = lastOtherAnswer;
+        Instant failed = lastOtherFailure;
+        return answered != null && (failed == null || failed.isBefore(answered));
     }
 
     /** A request without a suspect failed: central itself may be failing. */
@@ -72,32 +64,28 @@ final class ServerErrorHunt {
         lastOtherFailure = at;
     }
 
-    /** Isolated by a timeout: held back like a 5xx suspect, never counted toward parking. */
-    void timedOutAlone(long id, Instant at) {
-        timedOut.put(id, at);
+    /** A request without a suspect was answered: central is up. */
+    void otherAnswered(Instant at) {
+        lastOtherAnswer = at;
     }
 
-    /** A batch failed and is not bisected (yet): remembered, so that its next failure is. */
-    void failedTogether(List<ClaimedEvent> events) {
-        Set<Long> ids = ConcurrentHashMap.newKeySet();
-        events.forEach(e -> ids.add(e.id()));
-        lastFailed = ids;
+    /** Central failed on this event alone, with proof that it answers others. */
+    void isolated(long id) {
+        isolated.add(id);
+        failedAloneUnproven.remove(id);
     }
 
-    /** One more round in which this event alone failed with a 5xx. @return the count so far */
-    int countServerError(long id, Instant at) {
-        return serverErrors.merge(id, new Count(1, at), (a, b) -> new Count(a.rounds() + 1, at)).rounds();
+    /** A request that held only this event failed, and nothing proves central well: sent alone from now on. */
+    void failedAloneUnproven(long id) {
+        if (!isolated.contains(id)) {
+            failedAloneUnproven.add(id);
+        }
     }
 
     /** The event is final or parked: nothing to remember about it. */
     void forget(long id) {
-        serverErrors.remove(id);
-        timedOut.remove(id);
-    }
-
-    /** Suspects being counted now (for the status page). */
-    int suspects() {
-        return serverErrors.size();
+        isolated.remove(id);
+        failedAloneUnproven.remove(id);
     }
 
     /** The bookkeeping of one bisection, within one step. */

@@ -1,18 +1,14 @@
 package org.edgebridge.forward;
 
 import java.time.Clock;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.UUID;
-import java.util.function.IntFunction;
 import org.edgebridge.outbox.ClaimedEvent;
 import org.edgebridge.outbox.Settlement;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The rounds of {@link ServerErrorHunt}: bisecting a batch that failed again, sending known suspects alone, and
@@ -20,8 +16,6 @@ import org.slf4j.LoggerFactory;
  * forwarder ({@link Sender}).
  */
 final class ServerErrorRounds {
-    private static final Logger LOG = LoggerFactory.getLogger(Forwarder.class);
-
     /** What the rounds need of the forwarder. */
     interface Sender {
         /** Sends (and settles) one request; with a round, a failure is kept in flight for the round. */
@@ -34,8 +28,11 @@ final class ServerErrorRounds {
         /** Not paused and not backing off. */
         boolean stillSending();
 
-        /** A failed request: back off as after any other. */
-        void backOff(String reason);
+        /**
+         * Central itself failed (not one event): back off as after any other failed request, and record one
+         * failure for the circuit breaker (the requests of the round were not recorded).
+         */
+        void centralFailed(String reason);
 
         /** The events of {@code rest} whose devices {@code first} does not hold back; the others are released. */
         List<ClaimedEvent> notHeldBack(String batchId, List<ClaimedEvent> first, Set<Long> finalIds, List<ClaimedEvent> rest);
@@ -43,16 +40,13 @@ final class ServerErrorRounds {
 
     private final ServerErrorHunt hunt;
     private final Sender sender;
-    private final int maxServerErrors;
-    private final IntFunction<Duration> backoff;
+    private final AloneFailures alone;
     private final Clock clock;
 
-    /** @param backoff the per-event backoff of the n-th attempt */
-    ServerErrorRounds(ServerErrorHunt hunt, Sender sender, int maxServerErrors, IntFunction<Duration> backoff, Clock clock) {
+    ServerErrorRounds(ServerErrorHunt hunt, Sender sender, AloneFailures alone, Clock clock) {
         this.hunt = hunt;
         this.sender = sender;
-        this.maxServerErrors = maxServerErrors;
-        this.backoff = backoff;
+        this.alone = alone;
         this.clock = clock;
     }
 
@@ -139,7 +133,10 @@ final class ServerErrorRounds {
         return new Forwarded(finalIds, false);
     }
 
-    /** Settles what a bisection kept in flight: suspects held back or parked, the rest released. */
+    /**
+     * Settles what a bisection kept in flight: suspects held back or parked, the rest released. A round that
+     * counted no suspect (both halves failed, or nothing proved central well) was central failing: one failed request.
+     */
     void finishRound(String batchId, ServerErrorHunt.Round round, RequestOutcome.Failed failed) {
         Instant now = clock.instant();
         List<Settlement> out = new ArrayList<>();
@@ -148,34 +145,21 @@ final class ServerErrorRounds {
         boolean anyCounted = false;
         for (ClaimedEvent e : round.suspects()) {
             RequestOutcome.Failed why = round.why(e.id());
-            if (!round.answeredAny() && !hunt.stillAlone(e.id())) {
+            if (!round.answeredAny() && !hunt.centralAnswersOthers()) {
+                hunt.failedAloneUnproven(e.id());
                 out.add(new Settlement.Release(e.id(), notAnswered)); // central answers nothing: not this event's doing
                 continue;
             }
             anyCounted = true;
-            if (!why.serverError()) {
-                hunt.timedOutAlone(e.id(), now);
-                out.add(new Settlement.RetryLater(e.id(), now.plus(backoff.apply(e.attempt())),
-                        "central times out on this event alone (never parked for it): " + why.reason(), false));
-            } else {
-                int n = hunt.countServerError(e.id(), now);
-                if (n >= maxServerErrors) {
-                    hunt.forget(e.id());
-                    out.add(new Settlement.Park(e.id(), ServerErrorHunt.PARK_CODE, "central failed on this event alone "
-                            + n + " times (forwarder.maxServerErrors): " + why.reason()));
-                    LOG.warn("event {} of {} parked ({}): central failed on it alone {} times; every other event goes on",
-                            e.commandId(), e.clientId(), ServerErrorHunt.PARK_CODE, n);
-                } else {
-                    out.add(new Settlement.RetryLater(e.id(), now.plus(backoff.apply(n)), "central fails on this event "
-                            + "alone (" + n + " of forwarder.maxServerErrors=" + maxServerErrors + "): " + why.reason(),
-                            false));
-                    LOG.warn("event {} of {} makes central fail ({}); held back, {} of {} before it is parked",
-                            e.commandId(), e.clientId(), why.reason(), n, maxServerErrors);
-                }
+            hunt.isolated(e.id());
+            Settlement s = alone.settle(e, why.parkCode(), "central failed on this event alone (" + why.reason() + ")", now);
+            if (s instanceof Settlement.Park) {
+                hunt.forget(e.id());
             }
+            out.add(s);
         }
         if (!anyCounted) {
-            sender.backOff(failed.reason());
+            sender.centralFailed(failed.reason());
         }
         sender.settle(batchId, out);
     }

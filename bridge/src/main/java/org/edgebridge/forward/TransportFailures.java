@@ -17,6 +17,19 @@ import javax.net.ssl.SSLException;
 final class TransportFailures {
     private TransportFailures() {}
 
+    /** What {@link #describe} says of a failure before a connection was made: central or the network is down. */
+    private static final java.util.List<String> BEFORE_CONNECT = java.util.List.of("does not resolve", "no connection to ",
+            "TLS with ", "no route to ", " refused", "cannot connect to ", "interrupted");
+
+    /**
+     * Whether a described failure happened after the connection was made: reset, or closed before a reply. A central
+     * whose parser dies on one event does that to every request that holds it (issue 23), so it may be one event's
+     * doing, like a 5xx; a refused connection, DNS, TLS or a connect timeout are not.
+     */
+    static boolean droppedAfterConnect(String described) {
+        return described != null && BEFORE_CONNECT.stream().noneMatch(described::contains);
+    }
+
     static String describe(URI url, Throwable error) {
         String where = url.getHost() + ":" + port(url);
         for (Throwable t = error; t != null; t = t.getCause()) {

@@ -21,7 +21,8 @@ final class Claimer {
 
     /** One open row of a device's run, with its payload's size but not its bytes ({@link OutboxSql#CLAIM_RUN}). */
     record Candidate(long id, String commandId, long sequence, String topic, String type, int payloadBytes,
-            String payloadSha256, Instant receivedAt, CommandState state, Instant notBefore, int attempts) {}
+            String payloadSha256, Instant receivedAt, CommandState state, Instant notBefore, int attempts,
+            int centralFailures) {}
 
     private record Chosen(Candidate c, String clientId) {}
 
@@ -59,15 +60,19 @@ final class Claimer {
         List<ClaimedEvent> claimed = withPayloads(sql, chosen);
         if (!claimed.isEmpty()) {
             NamedStatements.Named mark = sql.get(OutboxSql.CLAIM_MARK);
-            NamedStatements.Named history = sql.get(OutboxSql.HISTORY);
+            NamedStatements.Named fold = sql.get(OutboxSql.HISTORY_FOLD);
+            NamedStatements.Named insert = sql.get(OutboxSql.HISTORY_IF_NEW);
             for (ClaimedEvent e : claimed) {
                 mark.set("now", now).set("b", batchId).set("id", e.id()).statement().addBatch();
-                history.set("id", e.id()).set("at", now).set("kind", "attempt").set("b", batchId)
-                        .set("status", null).set("code", null).set("detail", "attempt " + e.attempt())
-                        .statement().addBatch();
+                for (NamedStatements.Named history : List.of(fold, insert)) {
+                    history.set("id", e.id()).set("at", now).set("kind", "attempt").set("b", batchId)
+                            .set("status", null).set("code", null).set("detail", "attempt " + e.attempt())
+                            .statement().addBatch();
+                }
             }
             mark.statement().executeBatch();
-            history.statement().executeBatch();
+            fold.statement().executeBatch();
+            insert.statement().executeBatch();
         }
         return claimed;
     }
@@ -82,7 +87,8 @@ final class Claimer {
                 run.add(new Candidate(rs.getLong("id"), rs.getString("command_id"), rs.getLong("sequence"),
                         rs.getString("topic"), rs.getString("type"), rs.getInt("payload_bytes"), rs.getString("payload_sha256"),
                         Instant.ofEpochMilli(rs.getLong("received_at")), CommandState.fromDb(rs.getString("state")),
-                        Instant.ofEpochMilli(rs.getLong("not_before")), rs.getInt("attempts")));
+                        Instant.ofEpochMilli(rs.getLong("not_before")), rs.getInt("attempts"),
+                        rs.getInt("central_failures")));
             }
         }
         return run;
@@ -105,7 +111,8 @@ final class Claimer {
         for (Chosen x : chosen) {
             Candidate c = x.c();
             claimed.add(new ClaimedEvent(c.id(), x.clientId(), c.commandId(), c.sequence(), c.topic(), c.type(),
-                    payloads.get(c.id()), c.payloadSha256(), c.receivedAt(), c.attempts() + 1));
+                    payloads.get(c.id()), c.payloadSha256(), c.receivedAt(), c.attempts() + 1,
+                    c.centralFailures()));
         }
         return claimed;
     }

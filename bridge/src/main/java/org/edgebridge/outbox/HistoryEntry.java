@@ -3,9 +3,14 @@ package org.edgebridge.outbox;
 import java.time.Instant;
 
 /**
- * One thing that happened to a command after it was stored.
+ * One thing that happened to a command after it was stored, or the same thing again and again, folded into one line.
  *
- * @param kind {@code attempt}, {@code receipt}, {@code retry_later}, {@code released}, {@code parked},
- *     {@code requeued} or {@code rejected_by_admin}
+ * @param at the last time it happened
+ * @param kind {@code attempt}, {@code receipt}, {@code retry_later}, {@code released}, {@code failed_alone},
+ *     {@code parked}, {@code requeued} or {@code rejected_by_admin}
+ * @param batchId, detail those of the last time
+ * @param times how many times it happened (same kind, status and code)
+ * @param firstAt the first time
  */
-public record HistoryEntry(Instant at, String kind, String batchId, String status, String code, String detail) {}
+public record HistoryEntry(Instant at, String kind, String batchId, String status, String code, String detail, int times,
+        Instant firstAt) {}

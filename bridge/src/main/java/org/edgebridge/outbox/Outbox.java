@@ -283,6 +283,16 @@ public final class Outbox {
         return decideOne(clientId, commandId, ParkedDesk.Decision.REQUEUE);
     }
 
+    /**
+     * Every pending row that waits for its own time (a receipt's retryAfterMs, the per-event backoff) is due now: an
+     * admin ends every wait (POST /api/forwarder/retry-now). No history line: the wait was not the command's doing.
+     * @return how many rows were waiting
+     */
+    public int makePendingDue() {
+        long now = clock.millis();
+        return write(handle -> handle.createUpdate(OutboxSql.MAKE_PENDING_DUE).bind("now", now).execute());
+    }
+
     /** Parked → rejected / {@code rejected_by_admin}. Empty if there is no such command or it is not parked. */
     public Optional<CommandRecord> reject(String clientId, String commandId) {
         return decideOne(clientId, commandId, ParkedDesk.Decision.REJECT);

@@ -97,7 +97,7 @@ final class OutboxSql {
      */
     static final String CLAIM_RUN = """
             SELECT id, command_id, sequence, topic, type, length(payload) AS payload_bytes, payload_sha256, received_at,
-                   state, not_before, attempts
+                   state, not_before, attempts, central_failures
             FROM commands INDEXED BY commands_open WHERE client_id = :c AND sequence >= :head AND state IN """ + OPEN_STATES + """
 
             ORDER BY sequence LIMIT :limit""";
@@ -123,6 +123,12 @@ final class OutboxSql {
                 retry_laters = retry_laters + :add, not_before = :nb, last_error = :reason, claimed_at = NULL
             WHERE id = :id AND state = 'inflight' RETURNING state""";
 
+    /** Pending again, one more time central failed on this event alone (issue 23); the caller parks at the limit. */
+    static final String SETTLE_FAILED_ALONE = """
+            UPDATE commands SET state = 'pending', central_failures = central_failures + 1, not_before = :nb,
+                   last_error = :reason, claimed_at = NULL
+            WHERE id = :id AND state = 'inflight'""";
+
     static final String SETTLE_PARK = """
             UPDATE commands SET state = 'parked', code = :code, last_error = :reason, claimed_at = NULL
             WHERE id = :id AND state = 'inflight'""";
@@ -133,10 +139,27 @@ final class OutboxSql {
 
     static final String BY_IDS = "SELECT " + RECORD_COLUMNS + " FROM commands WHERE id IN " + IDS + " ORDER BY id";
 
-    /** One line of a command's history; every writer of history uses this statement. */
+    /**
+     * One line of a command's history that happens once per command (its final receipt): a plain insert. Every
+     * other line is written by {@link #HISTORY_FOLD} then {@link #HISTORY_IF_NEW} (see V5__history_folded.sql).
+     */
     static final String HISTORY = """
             INSERT INTO command_history (command, at, kind, batch_id, status, code, detail)
             VALUES (:id, :at, :kind, :b, :status, :code, :detail)""";
+
+    /** The same line again: folded into the command's line of the same kind, status and code, if it has one. */
+    static final String HISTORY_FOLD = """
+            UPDATE command_history SET times = times + 1, first_at = COALESCE(first_at, at), at = :at, batch_id = :b,
+                   detail = :detail
+            WHERE id = (SELECT MAX(id) FROM command_history INDEXED BY command_history_command
+                        WHERE command = :id AND kind = :kind AND status IS :status AND code IS :code)""";
+
+    /** A line the command does not have yet (run after {@link #HISTORY_FOLD}, which found none to fold into). */
+    static final String HISTORY_IF_NEW = """
+            INSERT INTO command_history (command, at, kind, batch_id, status, code, detail)
+            SELECT :id, :at, :kind, :b, :status, :code, :detail
+            WHERE NOT EXISTS (SELECT 1 FROM command_history INDEXED BY command_history_command
+                              WHERE command = :id AND kind = :kind AND status IS :status AND code IS :code)""";
 
     // ---- receipts, releases, retention ----
 
@@ -168,8 +191,12 @@ final class OutboxSql {
     // ---- admin ----
 
     static final String REQUEUE = """
-            UPDATE commands SET state = 'pending', retry_laters = 0, not_before = 0, last_error = NULL, code = NULL
+            UPDATE commands SET state = 'pending', retry_laters = 0, central_failures = 0, not_before = 0,
+                   last_error = NULL, code = NULL
             WHERE id = :id AND state = 'parked'""";
+
+    /** Every pending row that waits (a receipt's retryAfterMs, the per-event backoff) due now: an admin ends the waits. */
+    static final String MAKE_PENDING_DUE = "UPDATE commands SET not_before = 0 WHERE state = 'pending' AND not_before > :now";
 
     static final String REJECT = """
             UPDATE commands SET state = 'rejected', code = 'rejected_by_admin',
@@ -197,7 +224,8 @@ final class OutboxSql {
     // ---- reads for the admin API and status ----
 
     static final String HISTORY_OF = """
-            SELECT at, kind, batch_id, status, code, detail FROM command_history WHERE command = :id ORDER BY id""";
+            SELECT at, kind, batch_id, status, code, detail, times, COALESCE(first_at, at) AS first_at
+            FROM command_history WHERE command = :id ORDER BY id""";
 
     /**
      * The admin listing: rows after (or, newest first, before) the cursor id, optionally of one state and one
@@ -218,10 +246,11 @@ final class OutboxSql {
             FROM devices d ORDER BY d.client_id""";
 
     static final String RECENT_PROBLEMS = """
-            SELECT c.client_id, c.command_id, h.at, h.kind, h.batch_id, h.status, h.code, h.detail
+            SELECT c.client_id, c.command_id, h.at, h.kind, h.batch_id, h.status, h.code, h.detail, h.times,
+                   COALESCE(h.first_at, h.at) AS first_at
             FROM command_history h JOIN commands c ON c.id = h.command
-            WHERE h.kind IN ('released', 'retry_later', 'parked', 'requeued', 'rejected_by_admin')
-            ORDER BY h.id DESC LIMIT :limit""";
+            WHERE h.kind IN ('released', 'retry_later', 'failed_alone', 'parked', 'requeued', 'rejected_by_admin')
+            ORDER BY h.at DESC LIMIT :limit""";
 
     static final String COUNT_OPEN = "SELECT COUNT(*) FROM commands WHERE state IN " + OPEN_STATES;
 

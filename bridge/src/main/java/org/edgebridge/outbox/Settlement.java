@@ -22,6 +22,13 @@ public sealed interface Settlement {
      */
     record RetryLater(long id, Instant notBefore, String reason, boolean countsTowardParking) implements Settlement {}
 
+    /**
+     * Central failed on this event alone (a 5xx, a dropped connection or a timeout with proof that it answers other
+     * events), or answered without its receipt: pending again not before {@code notBefore}, and one more in
+     * {@code commands.central_failures}. The forwarder sends a {@link Park} instead at {@code forwarder.maxServerErrors}.
+     */
+    record FailedAlone(long id, Instant notBefore, String reason) implements Settlement {}
+
     /** Parked with a code of its own (e.g. an event that alone makes central fail): only an admin moves it on. */
     record Park(long id, String code, String reason) implements Settlement {}
 

@@ -24,6 +24,8 @@ final class Settler {
                 if (applyRetryLater(handle, r, now, batchId, maxAttempts)) {
                     parked++;
                 }
+            } else if (s instanceof Settlement.FailedAlone f) {
+                applyFailedAlone(handle, f, now, batchId);
             } else if (s instanceof Settlement.Release r) {
                 applyRelease(handle, r, now, batchId);
             } else if (s instanceof Settlement.Park p && applyPark(handle, p, now, batchId)) {
@@ -87,6 +89,14 @@ final class Settler {
         return n == 1;
     }
 
+    private static void applyFailedAlone(Handle handle, Settlement.FailedAlone f, long now, String batchId) {
+        int n = handle.createUpdate(OutboxSql.SETTLE_FAILED_ALONE)
+                .bind("nb", f.notBefore().toEpochMilli()).bind("reason", f.reason()).bind("id", f.id()).execute();
+        if (n == 1) {
+            history(handle, f.id(), now, "failed_alone", batchId, null, null, f.reason());
+        }
+    }
+
     private static void applyRelease(Handle handle, Settlement.Release r, long now, String batchId) {
         int n = handle.createUpdate(OutboxSql.SETTLE_RELEASE)
                 .bind("reason", r.reason()).bind("id", r.id()).execute();
@@ -115,10 +125,13 @@ final class Settler {
         return ids.size();
     }
 
+    /** One history line, folded into the command's line of the same kind, status and code if it has one. */
     static void history(Handle handle, long id, long at, String kind, String batchId, String status, String code, String detail) {
-        handle.createUpdate(OutboxSql.HISTORY)
-                .bind("id", id).bind("at", at).bind("kind", kind).bind("b", batchId).bind("status", status)
-                .bind("code", code).bind("detail", detail)
-                .execute();
+        for (String sql : List.of(OutboxSql.HISTORY_FOLD, OutboxSql.HISTORY_IF_NEW)) {
+            handle.createUpdate(sql)
+                    .bind("id", id).bind("at", at).bind("kind", kind).bind("b", batchId).bind("status", status)
+                    .bind("code", code).bind("detail", detail)
+                    .execute();
+        }
     }
 }

@@ -313,7 +313,7 @@ class ForwardStepTest {
                 rig.store("r", "R-" + i, "");
             }
             rig.runUntil(() -> rig.record("p", "P-2").state() == CommandState.PARKED, 60);
-            assertThat(rig.record("p", "P-2").code()).isEqualTo(ServerErrorHunt.PARK_CODE);
+            assertThat(rig.record("p", "P-2").code()).isEqualTo("ingest_server_error");
             assertThat(rig.finalsOf("P-1")).containsExactly("accepted");
             for (int i = 1; i <= 3; i++) {
                 assertThat(rig.finalsOf("Q-" + i)).containsExactly("accepted");
@@ -350,10 +350,11 @@ class ForwardStepTest {
             rig.store("a", "BR-1", "");
             rig.runUntil(() -> rig.forwarder.circuitBreaker().getState().name().equals("OPEN"), 20);
             assertThat(rig.central.requestLog()).hasSize(5);
-            rig.waitOutNextAttempt();
-            assertThat(rig.step()).isEqualTo(new StepResult.Held(ForwarderState.BREAKER_OPEN, ForwarderWaits.BREAKER_POLL));
+            java.time.Instant breakerEnds = rig.status().nextAttemptAt().orElseThrow();
+            assertThat(breakerEnds).as("the next attempt is the end of the breaker's open time, after the backoff")
+                    .isEqualTo(rig.clock.instant().plusSeconds(10));
             rig.clock.advance(Duration.ofSeconds(9));
-            rig.step();
+            assertThat(rig.step()).isEqualTo(new StepResult.Held(ForwarderState.BREAKER_OPEN, ForwarderWaits.BREAKER_POLL));
             assertThat(rig.central.requestLog()).as("nothing sent while open").hasSize(5);
             assertThat(rig.record("a", "BR-1").state()).as("nor claimed").isEqualTo(CommandState.PENDING);
             rig.clock.advance(Duration.ofSeconds(1));

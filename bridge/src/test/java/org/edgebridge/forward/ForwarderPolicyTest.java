@@ -27,7 +27,7 @@ class ForwarderPolicyTest {
 
     /** A request through the circuit breaker, as {@link CentralCall} makes it, that central answers or fails. */
     private void call(boolean fails) {
-        RequestOutcome outcome = fails ? new RequestOutcome.Failed("HTTP 500", true, false)
+        RequestOutcome outcome = fails ? new RequestOutcome.Failed("HTTP 500", true, false, false)
                 : new RequestOutcome.Answered(List.of(), List.of());
         guards.breaker.executeSupplier(() -> new CentralCall.Sent(new IngestReply(fails ? 500 : 200, new byte[0],
                 Optional.empty(), Optional.empty(), null), outcome));
@@ -45,6 +45,21 @@ class ForwarderPolicyTest {
             }
             assertThat(seen).as("jittered, also at the cap (failure %d)", n).hasSizeGreaterThan(5);
         }
+    }
+
+    @Test
+    void a_failure_after_a_retry_after_in_the_same_round_does_not_shorten_it_and_an_admin_ends_both_and_the_breaker() {
+        policy.throttled(Duration.ofMinutes(2), "HTTP 503");
+        policy.failed("HTTP 500 of the bisection's other half");
+        assertThat(policy.nextAttemptAt()).hasValue(clock.instant().plus(Duration.ofMinutes(2)));
+        for (int i = 0; i < 5; i++) {
+            call(true);
+        }
+        assertThat(guards.breaker.getState()).isEqualTo(CircuitBreaker.State.OPEN);
+        assertThat(policy.endWaits()).as("the breaker was open").isTrue();
+        assertThat(policy.nextAttemptAt()).isEmpty();
+        assertThat(guards.breaker.getState()).as("one probe at once").isEqualTo(CircuitBreaker.State.HALF_OPEN);
+        assertThat(holdBack()).isEmpty();
     }
 
     @Test

@@ -17,7 +17,7 @@ class IngestRequestTest {
     private static ClaimedEvent event(int i, String device, String type, String payload) {
         return new ClaimedEvent(i, device, "CMD-" + i, Long.MAX_VALUE - i, "devices/" + device + "/commands/" + type, type,
                 payload.getBytes(StandardCharsets.UTF_8), "a".repeat(64), Instant.parse("2026-11-29T06:33:00.123456789Z"),
-                Integer.MAX_VALUE);
+                Integer.MAX_VALUE, 0);
     }
 
     private long envelope() {
@@ -45,7 +45,7 @@ class IngestRequestTest {
         List<ClaimedEvent> events = new ArrayList<>();
         for (int i = 0; i < 10; i++) {
             events.add(new ClaimedEvent(i, "dev-" + i, "C-" + i, i, "devices/dev-" + i + "/commands/t", "t",
-                    "{\"n\":1}".getBytes(StandardCharsets.UTF_8), "b".repeat(64), Instant.EPOCH, 1));
+                    "{\"n\":1}".getBytes(StandardCharsets.UTF_8), "b".repeat(64), Instant.EPOCH, 1, 0));
         }
         byte[] body = IngestRequest.body("site-01", BatchSender.newBatchId(), events);
         assertThat(envelope() + sizes(events) - body.length).isBetween(0L, 48L * events.size());

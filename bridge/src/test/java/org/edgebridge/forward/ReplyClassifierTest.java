@@ -25,7 +25,7 @@ class ReplyClassifierTest {
 
     private static ClaimedEvent event(long id, String device, String eventId, int attempt) {
         return new ClaimedEvent(id, device, eventId, id, "devices/" + device + "/commands/t", "t",
-                "{}".getBytes(StandardCharsets.UTF_8), "sha", Instant.EPOCH, attempt);
+                "{}".getBytes(StandardCharsets.UTF_8), "sha", Instant.EPOCH, attempt, 0);
     }
 
     private static final List<ClaimedEvent> TWO = List.of(event(1, "a", "A-1", 1), event(2, "b", "B-1", 3));
@@ -82,15 +82,20 @@ class ReplyClassifierTest {
     }
 
     @Test
-    void a_missing_or_unreadable_receipt_is_sent_again_after_the_backoff_without_counting() {
+    void a_missing_or_unreadable_receipt_counts_toward_parking_and_is_sent_again_after_the_per_event_backoff() {
         RequestOutcome outcome = classify(reply(200, "{\"receipts\":[" + receipt("a", "A-1", "lost", "") + "]}"));
         assertThat(outcome).isInstanceOfSatisfying(RequestOutcome.Answered.class, a -> {
             assertThat(a.count(ReceiptCheck.Violation.MISSING)).isEqualTo(1);
             assertThat(a.count(ReceiptCheck.Violation.UNKNOWN_STATUS)).isEqualTo(1);
-            assertThat(a.settlements()).allSatisfy(s -> assertThat(s).isInstanceOfSatisfying(Settlement.RetryLater.class,
-                    r -> assertThat(r.countsTowardParking()).isFalse()));
-            assertThat(((Settlement.RetryLater) a.settlements().get(1)).notBefore()).isEqualTo(clock.instant().plusMillis(400));
+            assertThat(a.settlements()).as("A-1's receipt is unreadable, B-1 has none: central failed on each alone")
+                    .allSatisfy(s -> assertThat(s).isInstanceOfSatisfying(Settlement.FailedAlone.class,
+                            f -> assertThat(f.notBefore()).isEqualTo(clock.instant().plusMillis(100))));
         });
+        ClaimedEvent fifthTime = new ClaimedEvent(2, "b", "B-1", 2, "devices/b/commands/t", "t",
+                "{}".getBytes(StandardCharsets.UTF_8), "sha", Instant.EPOCH, 9, 4);
+        RequestOutcome last = classifier.classify(reply(200, "{\"receipts\":[]}"), List.of(fifthTime));
+        assertThat(((RequestOutcome.Answered) last).settlements()).singleElement()
+                .isInstanceOfSatisfying(Settlement.Park.class, p -> assertThat(p.code()).isEqualTo("central_no_receipt"));
     }
 
     @Test
@@ -104,18 +109,25 @@ class ReplyClassifierTest {
     }
 
     @Test
-    void a_transport_failure_fails_and_a_timeout_may_be_one_events_doing() {
+    void a_refused_connection_is_centrals_doing_and_a_timeout_or_a_dropped_connection_may_be_one_events() {
         assertThat(classify(IngestReply.transportFailure("connection to h:1 refused")))
-                .isEqualTo(new RequestOutcome.Failed("central unreachable: connection to h:1 refused", false, false));
+                .isEqualTo(new RequestOutcome.Failed("central unreachable: connection to h:1 refused", false, false, false));
         assertThat(classify(IngestReply.timeout(5000))).isInstanceOfSatisfying(RequestOutcome.Failed.class,
                 f -> assertThat(f.timedOut()).isTrue());
+        assertThat(classify(IngestReply.transportFailure("connection to h:1 reset"))).isInstanceOfSatisfying(
+                RequestOutcome.Failed.class, f -> assertThat(f.dropped() && f.mayBeOneEvent()).isTrue());
+        assertThat(classify(IngestReply.transportFailure("connection to h:1 failed: IOException: HTTP/1.1 header parser "
+                + "received no bytes"))).isInstanceOfSatisfying(RequestOutcome.Failed.class,
+                f -> assertThat(f.parkCode()).isEqualTo("ingest_connection_dropped"));
+        assertThat(classify(IngestReply.transportFailure("host h of ingest.url does not resolve (DNS)")))
+                .isInstanceOfSatisfying(RequestOutcome.Failed.class, f -> assertThat(f.mayBeOneEvent()).isFalse());
     }
 
     @Test
     void a_5xx_other_than_503_is_a_server_error_with_the_body_in_the_reason() {
         assertThat(classify(reply(500, "{\"error\":\"boom\"}\n")))
-                .isEqualTo(new RequestOutcome.Failed("HTTP 500: {\"error\":\"boom\"}", true, false));
-        assertThat(classify(reply(502, ""))).isEqualTo(new RequestOutcome.Failed("HTTP 502", true, false));
+                .isEqualTo(new RequestOutcome.Failed("HTTP 500: {\"error\":\"boom\"}", true, false, false));
+        assertThat(classify(reply(502, ""))).isEqualTo(new RequestOutcome.Failed("HTTP 502", true, false, false));
     }
 
     @Test

@@ -1,6 +1,7 @@
 package org.edgebridge.hostile;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -14,58 +15,75 @@ import org.edgebridge.config.ConfigLoader;
 import org.edgebridge.device.DeviceSimulator;
 
 /**
- * A bridge in this JVM with the SHIPPED DEFAULTS (only the data dir, loopback listeners on free ports, anonymous
- * devices and the central's URL are set), in front of a {@link HostileCentral}. Extra {@code key=value} sets are
- * for the scenarios that are about a setting.
+ * A bridge in this JVM with the SHIPPED DEFAULTS, in front of a {@link RawCentral}: only the data dir, loopback ports
+ * (any free one), anonymous devices, an admin token and the central's URL are set, plus what a test adds. A hostile
+ * scenario proves nothing if it passes only with thresholds lower than a site runs with.
  */
 final class HostileSite implements AutoCloseable {
     private static final HttpClient HTTP = HttpClient.newHttpClient();
+    static final String ADMIN_TOKEN = "hostile-token";
 
-    final HostileCentral central = new HostileCentral();
-    final Bridge bridge;
+    final RawCentral central;
+    final Path dataDir;
+    Bridge bridge;
+    private final List<String> sets;
+    private final List<DeviceSimulator> devices = new ArrayList<>();
 
-    HostileSite(Path dataDir, String... extraSets) {
-        List<String> sets = new ArrayList<>(List.of("data.dir=" + dataDir, "mqtt.host=127.0.0.1", "mqtt.port=any",
-                "auth.anonymous=true", "admin.port=any", "ingest.url=" + central.url()));
+    HostileSite(Path dataDir, String... extraSets) throws IOException {
+        this.dataDir = dataDir;
+        this.central = new RawCentral();
+        this.sets = new ArrayList<>(List.of(
+                "data.dir=" + dataDir,
+                "mqtt.host=127.0.0.1",
+                "mqtt.port=any",
+                "auth.anonymous=true",
+                "admin.port=any",
+                "admin.token=" + ADMIN_TOKEN,
+                "ingest.url=" + central.url()));
         sets.addAll(List.of(extraSets));
-        try {
-            bridge = Bridge.start(ConfigLoader.load(null, sets), Clock.systemUTC());
-        } catch (RuntimeException e) {
-            central.close();
-            throw e;
-        }
+        start();
     }
 
+    private void start() {
+        bridge = Bridge.start(ConfigLoader.load(null, sets), Clock.systemUTC());
+    }
+
+    /** Stops the bridge and starts it again on the same data dir and central. */
+    void restart() {
+        devices.forEach(DeviceSimulator::close);
+        devices.clear();
+        bridge.close();
+        start();
+    }
+
+    /** A connected, subscribed device, closed with the site. */
     DeviceSimulator device(String clientId) {
-        DeviceSimulator device = DeviceSimulator.of(clientId, bridge.broker().mqttPort());
-        device.connectAndSubscribe();
-        return device;
+        DeviceSimulator d = DeviceSimulator.of(clientId, bridge.broker().mqttPort());
+        devices.add(d);
+        d.connectAndSubscribe();
+        return d;
     }
 
-    /** GET /api/status, parsed. */
     JsonNode status() throws Exception {
-        return status(bridge.adminPort());
+        return DeviceSimulator.JSON.readTree(get("/api/status"));
     }
 
-    static JsonNode status(int adminPort) throws Exception {
-        HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + adminPort + "/api/status"))
-                .build(), HttpResponse.BodyHandlers.ofString());
-        return DeviceSimulator.JSON.readTree(r.body());
+    String get(String path) throws Exception {
+        return HTTP.send(HttpRequest.newBuilder(uri(path)).build(), HttpResponse.BodyHandlers.ofString()).body();
     }
 
-    /** GET /metrics. */
-    String metrics() throws Exception {
-        return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + bridge.adminPort() + "/metrics")).build(),
-                HttpResponse.BodyHandlers.ofString()).body();
+    HttpResponse<String> post(String path) throws Exception {
+        return HTTP.send(HttpRequest.newBuilder(uri(path)).header("Authorization", "Bearer " + ADMIN_TOKEN)
+                .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
     }
 
-    /** The device's receipts for a command, by status, in the order they came. */
-    static List<String> statuses(DeviceSimulator device, String commandId) {
-        return device.receiptsFor(commandId).stream().map(r -> r.path("status").asText()).toList();
+    private URI uri(String path) {
+        return URI.create("http://127.0.0.1:" + bridge.adminPort() + path);
     }
 
     @Override
-    public void close() {
+    public void close() throws IOException {
+        devices.forEach(DeviceSimulator::close);
         bridge.close();
         central.close();
     }

@@ -1,0 +1,45 @@
+package org.edgebridge.forward;
+
+import java.time.Instant;
+import java.util.function.IntFunction;
+import java.time.Duration;
+import org.edgebridge.outbox.ClaimedEvent;
+import org.edgebridge.outbox.Settlement;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * How an event ends when central failed on it alone (a 5xx, a dropped connection or a timeout of a request that held
+ * only it, with proof that central answers other events) or answered without its receipt: pending again after the
+ * per-event backoff of its count, or, at {@code forwarder.maxServerErrors}, parked with the failure's own code. The
+ * count is the event's {@code commands.central_failures}: it survives a restart. Pure apart from the log.
+ */
+final class AloneFailures {
+    private static final Logger LOG = LoggerFactory.getLogger(Forwarder.class);
+
+    /** The code of an event parked because central answered it again and again without its receipt. */
+    static final String NO_RECEIPT = "central_no_receipt";
+
+    private final int maxServerErrors;
+    private final IntFunction<Duration> backoff;
+
+    /** @param backoff the per-event backoff of the n-th time */
+    AloneFailures(int maxServerErrors, IntFunction<Duration> backoff) {
+        this.maxServerErrors = maxServerErrors;
+        this.backoff = backoff;
+    }
+
+    /** @param parkCode the code it is parked with at the limit; {@code why} says what central did */
+    Settlement settle(ClaimedEvent e, String parkCode, String why, Instant now) {
+        int n = e.centralFailures() + 1;
+        if (n >= maxServerErrors) {
+            LOG.warn("event {} of {} parked ({}): {} {} times (forwarder.maxServerErrors); every other event goes on",
+                    e.commandId(), e.clientId(), parkCode, why, n);
+            return new Settlement.Park(e.id(), parkCode, why + " " + n + " times (forwarder.maxServerErrors)");
+        }
+        LOG.warn("event {} of {}: {} ({} of forwarder.maxServerErrors={} before it is parked as {}); held back",
+                e.commandId(), e.clientId(), why, n, maxServerErrors, parkCode);
+        return new Settlement.FailedAlone(e.id(), now.plus(backoff.apply(n)),
+                why + " (" + n + " of forwarder.maxServerErrors=" + maxServerErrors + ")");
+    }
+}
