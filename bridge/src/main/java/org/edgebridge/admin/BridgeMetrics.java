@@ -38,7 +38,7 @@ import org.edgebridge.receipt.ReceiptSender;
  */
 final class BridgeMetrics implements AutoCloseable {
     static final List<String> REJECTION_CODES = List.of("invalid_json", "missing_command_id", "invalid_command_id",
-            "payload_too_large", "command_id_reused");
+            "payload_too_large", "command_id_reused", "json_limit_exceeded", "invalid_type");
 
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     private final JvmGcMetrics gc = new JvmGcMetrics();

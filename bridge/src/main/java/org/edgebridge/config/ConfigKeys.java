@@ -111,6 +111,14 @@ public final class ConfigKeys {
     public static final ConfigKey<Long> INTAKE_MAX_QUEUED_BYTES = sizeKey("intake.maxQueuedBytes", "32MiB",
             256 * KiB, 4096 * MiB, "payload bytes waiting for the outbox writer; past it intake answers "
             + "retry_later / intake_busy (bounds the intake's memory whatever the payload sizes)");
+    public static final ConfigKey<Integer> INTAKE_MAX_JSON_DEPTH = intKey("intake.maxJsonDepth", 32, 1, 1000,
+            "deepest nesting of objects and arrays in a command payload (its own object is 1); deeper ones are "
+            + "rejected json_limit_exceeded");
+    public static final ConfigKey<Integer> INTAKE_MAX_JSON_STRING_LENGTH = intKey("intake.maxJsonStringLength", 262144, 16,
+            16 * 1024 * 1024, "most characters in one JSON string (name or value) of a command payload; longer ones are "
+            + "rejected json_limit_exceeded");
+    public static final ConfigKey<Integer> INTAKE_MAX_JSON_NUMBER_LENGTH = intKey("intake.maxJsonNumberLength", 100, 1, 1000,
+            "most characters in one JSON number of a command payload; longer ones are rejected json_limit_exceeded");
 
     public static final ConfigKey<Duration> SHUTDOWN_TIMEOUT = durationKey("shutdown.timeout", "20s",
             Duration.ofSeconds(1), Duration.ofMinutes(10),
@@ -174,6 +182,7 @@ public final class ConfigKeys {
             ADMIN_HOST, ADMIN_PORT, ADMIN_TOKEN,
             INGEST_URL, INGEST_TOKEN, INGEST_CA_FILE, INGEST_TIMEOUT,
             INTAKE_MAX_PAYLOAD_BYTES, INTAKE_MAX_BATCH, INTAKE_QUEUE_CAPACITY, INTAKE_MAX_QUEUED_BYTES,
+            INTAKE_MAX_JSON_DEPTH, INTAKE_MAX_JSON_STRING_LENGTH, INTAKE_MAX_JSON_NUMBER_LENGTH,
             SHUTDOWN_TIMEOUT,
             OUTBOX_MAX_PENDING, OUTBOX_MIN_FREE_DISK, OUTBOX_FULL_RETRY_AFTER, OUTBOX_RETENTION, OUTBOX_PURGE_BATCH,
             OUTBOX_PURGE_INTERVAL,

@@ -21,6 +21,7 @@ import org.edgebridge.broker.BrokerSettings;
 import org.edgebridge.broker.TlsSettings;
 import org.edgebridge.forward.ForwarderSettings;
 import org.edgebridge.intake.IntakeSettings;
+import org.edgebridge.intake.JsonLimits;
 import org.edgebridge.outbox.RetentionSettings;
 
 /**
@@ -244,7 +245,8 @@ public final class ConfigLoader {
         IntakeSettings intake = new IntakeSettings(
                 v.get(INTAKE_MAX_PAYLOAD_BYTES), v.get(INTAKE_MAX_BATCH), v.get(INTAKE_QUEUE_CAPACITY),
                 v.get(OUTBOX_MAX_PENDING), v.get(OUTBOX_MIN_FREE_DISK), v.get(OUTBOX_FULL_RETRY_AFTER),
-                v.get(INTAKE_MAX_QUEUED_BYTES));
+                v.get(INTAKE_MAX_QUEUED_BYTES), new JsonLimits(v.get(INTAKE_MAX_JSON_DEPTH),
+                        v.get(INTAKE_MAX_JSON_STRING_LENGTH), v.get(INTAKE_MAX_JSON_NUMBER_LENGTH)));
         RetentionSettings retention = new RetentionSettings(
                 v.get(OUTBOX_RETENTION), v.get(OUTBOX_PURGE_BATCH), v.get(OUTBOX_PURGE_INTERVAL));
         ForwarderSettings forwarder = new ForwarderSettings(
