@@ -7,6 +7,7 @@ import org.edgebridge.admin.AdminServer;
 import org.edgebridge.broker.Broker;
 import org.edgebridge.broker.InboundPublish;
 import org.edgebridge.config.BridgeConfig;
+import org.edgebridge.config.ConfigWarnings;
 import org.edgebridge.forward.Forwarder;
 import org.edgebridge.intake.Intake;
 import org.edgebridge.lifecycle.Component;
@@ -81,6 +82,7 @@ public final class Bridge implements AutoCloseable {
      * @param onWorkerDeath what to do, once, when a worker thread dies ({@code run}: exit non-zero)
      */
     public static Bridge start(BridgeConfig config, Clock clock, Runnable onWorkerDeath) {
+        ConfigWarnings.of(config).forEach(w -> LOG.warn("configuration: {}", w));
         DataDirLock lock = DataDirLock.acquire(config.dataDir());
         Outbox outbox = null;
         Bridge bridge;

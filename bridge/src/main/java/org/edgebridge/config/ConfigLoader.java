@@ -117,7 +117,12 @@ public final class ConfigLoader {
                     problems.add(name + ": set twice in " + file + " (as '" + before + "' and as '" + spelled
                             + "'); keep one");
                 }
-                if (value.isNull() || value.asText().isEmpty()) {
+                ConfigKey<?> key = ConfigKeys.find(name);
+                if (key != null && key.textual() && (value.isNumber() || value.isBoolean())) {
+                    problems.add(name + ": YAML reads this unquoted value as the " + (value.isNumber() ? "number " : "boolean ")
+                            + value.asText() + ", not as the text written (YAML turns 0777 into 511 and 12:30 into 750); "
+                            + "put the value in quotes: " + name + ": \"...\"");
+                } else if (value.isNull() || value.asText().isEmpty()) {
                     raw.remove(name);
                 } else {
                     raw.put(name, value.asText());
@@ -260,24 +265,6 @@ public final class ConfigLoader {
         AdminSettings admin = new AdminSettings(v.get(ADMIN_HOST), v.get(ADMIN_PORT), v.get(ADMIN_TOKEN));
         return new BridgeConfig(v.get(EDGE_ID), dataDir, broker, intake, retention, forwarder, admin,
                 v.get(SHUTDOWN_TIMEOUT), Map.copyOf(v.texts()));
-    }
-
-    /**
-     * What a valid configuration still gets wrong for a site: settings under which no device could connect or no
-     * admin action would work. {@code check-config} prints these as warnings.
-     */
-    public static List<String> warnings(BridgeConfig c) {
-        List<String> out = new ArrayList<>();
-        boolean certificates = c.broker().tls().map(t -> t.clientAuth() != TlsSettings.ClientAuth.NONE).orElse(false);
-        if (!c.broker().anonymous() && c.broker().passwordFile().isEmpty() && !certificates) {
-            out.add("auth.anonymous=false, no auth.passwordFile and no client certificates (tls.clientAuth): no device can "
-                    + "connect; register devices (device add) and set auth.passwordFile, or set tls.clientAuth");
-        }
-        if (c.admin().token().isEmpty()) {
-            out.add("admin.token is not set: every admin action (POST /api/…: requeue, reject, pause, resume) is refused; "
-                    + "set one, e.g. openssl rand -hex 24");
-        }
-        return out;
     }
 
     /**

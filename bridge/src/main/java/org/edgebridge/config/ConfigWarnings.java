@@ -1,0 +1,61 @@
+package org.edgebridge.config;
+
+import java.net.InetAddress;
+import java.net.URI;
+import java.net.UnknownHostException;
+import java.util.ArrayList;
+import java.util.List;
+import org.edgebridge.broker.TlsSettings;
+
+/**
+ * What a valid configuration still gets wrong for a site: settings under which no device could connect, no admin
+ * action would work, or a secret is weak or travels in clear. {@code check-config} prints these as warnings and the
+ * bridge logs them at start.
+ */
+public final class ConfigWarnings {
+    /** Fewer characters than this in admin.token is a token that can be guessed (24 random hex digits is 96 bits). */
+    public static final int MIN_ADMIN_TOKEN_LENGTH = 16;
+
+    private ConfigWarnings() {}
+
+    public static List<String> of(BridgeConfig c) {
+        List<String> out = new ArrayList<>();
+        boolean certificates = c.broker().tls().map(t -> t.clientAuth() != TlsSettings.ClientAuth.NONE).orElse(false);
+        if (!c.broker().anonymous() && c.broker().passwordFile().isEmpty() && !certificates) {
+            out.add("auth.anonymous=false, no auth.passwordFile and no client certificates (tls.clientAuth): no device can "
+                    + "connect; register devices (device add) and set auth.passwordFile, or set tls.clientAuth");
+        }
+        if (c.admin().token().isEmpty()) {
+            out.add("admin.token is not set: every admin action (POST /api/…: requeue, reject, pause, resume) is refused; "
+                    + "set one, e.g. openssl rand -hex 24");
+        } else if (c.admin().token().get().length() < MIN_ADMIN_TOKEN_LENGTH) {
+            out.add("admin.token has " + c.admin().token().get().length() + " characters: a token this short can be guessed; "
+                    + "use at least " + MIN_ADMIN_TOKEN_LENGTH + ", e.g. openssl rand -hex 24");
+        }
+        URI ingest = c.forwarder().url();
+        if (c.forwarder().token().isPresent() && "http".equalsIgnoreCase(ingest.getScheme()) && !isLoopback(ingest.getHost())) {
+            out.add("ingest.token is sent to " + ingest + " over plain http://: anyone on the way can read it; "
+                    + "use an https:// ingest.url (ingest.caFile for a private CA)");
+        }
+        return out;
+    }
+
+    /** True for {@code localhost} and a loopback address literal; any other name counts as remote (no DNS lookup). */
+    static boolean isLoopback(String host) {
+        if (host == null) {
+            return false;
+        }
+        if ("localhost".equalsIgnoreCase(host)) {
+            return true;
+        }
+        String literal = host.startsWith("[") && host.endsWith("]") ? host.substring(1, host.length() - 1) : host;
+        if (!literal.contains(":") && !literal.matches("[0-9.]+")) {
+            return false;
+        }
+        try {
+            return InetAddress.getByName(literal).isLoopbackAddress();
+        } catch (UnknownHostException e) {
+            return false;
+        }
+    }
+}
