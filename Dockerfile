@@ -45,5 +45,6 @@ HEALTHCHECK --interval=5s --timeout=3s --start-period=60s --retries=3 \
 # SIGTERM stops the bridge cleanly within shutdown.timeout (20 s): run with --stop-timeout 30 (docker's
 # default of 10 s would SIGKILL it first). The exit code after SIGTERM is 143.
 STOPSIGNAL SIGTERM
-ENTRYPOINT ["/usr/bin/tini", "--", "sh", "-c", "exec java $JAVA_OPTS -jar /opt/edge-bridge/edge-bridge.jar \"$@\"", "edge-bridge"]
+# umask 077: what the bridge creates in /data is its user's alone (it also makes /data 700 and its files 600 at start)
+ENTRYPOINT ["/usr/bin/tini", "--", "sh", "-c", "umask 077 && exec java $JAVA_OPTS -jar /opt/edge-bridge/edge-bridge.jar \"$@\"", "edge-bridge"]
 CMD ["run"]
