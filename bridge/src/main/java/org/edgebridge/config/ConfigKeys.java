@@ -92,7 +92,13 @@ public final class ConfigKeys {
     /** 0 and any both pick a free port: 0 as the admin listener always allowed, any as every listener spells it. */
     public static final ConfigKey<Integer> ADMIN_PORT = portKey("admin.port", 8080, 0, 0,
             "admin HTTP port; any (or 0) picks a free one (the bridge logs the port it bound)");
-    public static final ConfigKey<Optional<String>> ADMIN_TOKEN = optionalTextKey("admin.token", "bearer token every admin POST needs");
+    public static final ConfigKey<Optional<String>> ADMIN_TOKEN = optionalTextKey("admin.token",
+            "bearer token every admin POST needs, and every GET but / and /health/* when admin.tokenForReads says so; "
+            + "at least 16 characters");
+    public static final ConfigKey<AdminSettings.TokenForReads> ADMIN_TOKEN_FOR_READS = enumKey("admin.tokenForReads",
+            AdminSettings.TokenForReads.AUTO, AdminSettings.TokenForReads.class,
+            "when the GETs (/api/status, /api/outbox with payloads, /api/devices, /metrics) need admin.token too: "
+            + "auto when admin.host is not a loopback address (then admin.token must be set), always on every address");
 
     public static final ConfigKey<URI> INGEST_URL = httpUrlKey("ingest.url", "http://127.0.0.1:8090/ingest",
             "central's ingest endpoint");
@@ -179,7 +185,7 @@ public final class ConfigKeys {
             TLS_PORT, TLS_CERT_FILE, TLS_KEY_FILE, TLS_CA_FILE, TLS_CLIENT_AUTH,
             AUTH_ANONYMOUS, AUTH_PASSWORD_FILE, AUTH_THREADS, AUTH_QUEUE, AUTH_FAILED_LOGINS_PER_CLIENT_ID,
             AUTH_FAILED_LOGINS_PER_ADDRESS,
-            ADMIN_HOST, ADMIN_PORT, ADMIN_TOKEN,
+            ADMIN_HOST, ADMIN_PORT, ADMIN_TOKEN, ADMIN_TOKEN_FOR_READS,
             INGEST_URL, INGEST_TOKEN, INGEST_CA_FILE, INGEST_TIMEOUT,
             INTAKE_MAX_PAYLOAD_BYTES, INTAKE_MAX_BATCH, INTAKE_QUEUE_CAPACITY, INTAKE_MAX_QUEUED_BYTES,
             INTAKE_MAX_JSON_DEPTH, INTAKE_MAX_JSON_STRING_LENGTH, INTAKE_MAX_JSON_NUMBER_LENGTH,

@@ -220,6 +220,12 @@ public final class ConfigLoader {
         if (v.get(TLS_CLIENT_AUTH) != TlsSettings.ClientAuth.NONE && v.get(TLS_CA_FILE).isEmpty()) {
             problems.add("tls.clientAuth=" + v.text(TLS_CLIENT_AUTH) + ": needs tls.caFile, the CA that signs device certificates");
         }
+        if (AdminSettings.readsNeedToken(v.get(ADMIN_HOST), v.get(ADMIN_TOKEN_FOR_READS)) && v.get(ADMIN_TOKEN).isEmpty()) {
+            problems.add("admin.host=" + v.text(ADMIN_HOST) + (LoopbackHost.is(v.get(ADMIN_HOST))
+                    ? " with admin.tokenForReads=always" : " is not a loopback address")
+                    + ": the status, the outbox (with payloads), the devices and the metrics then need admin.token; set "
+                    + "admin.token (openssl rand -hex 24), or admin.host=127.0.0.1");
+        }
         int port = v.get(MQTT_PORT);
         if (port == 0 && !tlsOn) {
             problems.add("mqtt.port=0: with no TLS listener (tls.certFile unset) no device could connect; set tls.certFile or a port");
@@ -262,7 +268,8 @@ public final class ConfigLoader {
                 v.get(FORWARDER_BACKOFF_INITIAL), v.get(FORWARDER_BACKOFF_MAX), v.get(FORWARDER_AUTH_RETRY_INTERVAL),
                 v.get(FORWARDER_BREAKER_FAILURE_RATE), v.get(FORWARDER_BREAKER_OPEN_FOR), v.get(FORWARDER_MAX_RETRY_AFTER),
                 v.get(FORWARDER_MAX_SERVER_ERRORS));
-        AdminSettings admin = new AdminSettings(v.get(ADMIN_HOST), v.get(ADMIN_PORT), v.get(ADMIN_TOKEN));
+        AdminSettings admin = new AdminSettings(v.get(ADMIN_HOST), v.get(ADMIN_PORT), v.get(ADMIN_TOKEN),
+                AdminSettings.readsNeedToken(v.get(ADMIN_HOST), v.get(ADMIN_TOKEN_FOR_READS)));
         return new BridgeConfig(v.get(EDGE_ID), dataDir, broker, intake, retention, forwarder, admin,
                 v.get(SHUTDOWN_TIMEOUT), Map.copyOf(v.texts()));
     }

@@ -1,8 +1,6 @@
 package org.edgebridge.config;
 
-import java.net.InetAddress;
 import java.net.URI;
-import java.net.UnknownHostException;
 import java.util.ArrayList;
 import java.util.List;
 import org.edgebridge.broker.TlsSettings;
@@ -33,29 +31,10 @@ public final class ConfigWarnings {
                     + "use at least " + MIN_ADMIN_TOKEN_LENGTH + ", e.g. openssl rand -hex 24");
         }
         URI ingest = c.forwarder().url();
-        if (c.forwarder().token().isPresent() && "http".equalsIgnoreCase(ingest.getScheme()) && !isLoopback(ingest.getHost())) {
+        if (c.forwarder().token().isPresent() && "http".equalsIgnoreCase(ingest.getScheme()) && !LoopbackHost.is(ingest.getHost())) {
             out.add("ingest.token is sent to " + ingest + " over plain http://: anyone on the way can read it; "
                     + "use an https:// ingest.url (ingest.caFile for a private CA)");
         }
         return out;
-    }
-
-    /** True for {@code localhost} and a loopback address literal; any other name counts as remote (no DNS lookup). */
-    static boolean isLoopback(String host) {
-        if (host == null) {
-            return false;
-        }
-        if ("localhost".equalsIgnoreCase(host)) {
-            return true;
-        }
-        String literal = host.startsWith("[") && host.endsWith("]") ? host.substring(1, host.length() - 1) : host;
-        if (!literal.contains(":") && !literal.matches("[0-9.]+")) {
-            return false;
-        }
-        try {
-            return InetAddress.getByName(literal).isLoopbackAddress();
-        } catch (UnknownHostException e) {
-            return false;
-        }
     }
 }

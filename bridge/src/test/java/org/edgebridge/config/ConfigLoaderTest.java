@@ -240,4 +240,21 @@ class ConfigLoaderTest {
         assertThat(ConfigWarnings.of(ConfigLoader.load(null, List.of("auth.anonymous=true", "admin.token=0123456789abcdef",
                 "ingest.url=http://127.0.0.1:8090/ingest", "ingest.token=x")))).isEmpty();
     }
+
+    @Test
+    void an_admin_host_that_is_not_loopback_needs_an_admin_token_and_then_guards_reads_with_it() {
+        assertThatThrownBy(() -> ConfigLoader.load(null, List.of("admin.host=0.0.0.0")))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("admin.host=0.0.0.0 is not a loopback address: the status, the outbox (with payloads), "
+                        + "the devices and the metrics then need admin.token");
+        assertThat(ConfigLoader.load(null, List.of("admin.host=0.0.0.0", "admin.token=0123456789abcdef")).admin()
+                .readsNeedToken()).isTrue();
+        assertThat(ConfigLoader.load(null, List.of("admin.host=192.168.7.2", "admin.token=0123456789abcdef")).admin()
+                .readsNeedToken()).isTrue();
+        assertThat(ConfigLoader.load(null, List.of()).admin().readsNeedToken()).isFalse();
+        assertThat(ConfigLoader.load(null, List.of("admin.host=::1")).admin().readsNeedToken()).isFalse();
+        assertThat(ConfigLoader.load(null, List.of("admin.host=localhost")).admin().readsNeedToken()).isFalse();
+        assertThatThrownBy(() -> ConfigLoader.load(null, List.of("admin.tokenForReads=always")))
+                .hasMessageContaining("admin.host=127.0.0.1 with admin.tokenForReads=always");
+    }
 }
