@@ -86,6 +86,13 @@ public final class ConfigKeys {
     public static final ConfigKey<Integer> AUTH_FAILED_LOGINS_PER_ADDRESS = intKey("auth.failedLoginsPerAddress", 100, 1, 1_000_000,
             "failed logins from one source address per minute after which its "
             + "CONNECTs are refused with CONNACK 3 for the rest of that minute");
+    public static final ConfigKey<Optional<Pattern>> AUTH_CERTIFICATE_CLIENT_IDS = new ConfigKey<>("auth.certificateClientIds",
+            null, "a regular expression", "client ids (the whole id matching) that always need their client certificate, "
+            + "on every listener, even before they first connected with it; e.g. terminal-.*", ValueParsers::optionalRegex,
+            Optional.empty());
+    public static final ConfigKey<Integer> AUTH_MAX_CERTIFICATE_DEVICES = intKey("auth.maxCertificateDevices", 100000, 1,
+            10_000_000, "client ids remembered in data.dir/certificate-devices because they connected with a client "
+            + "certificate (each then needs it on every listener); at most 513 bytes each; past it new ones are not remembered");
 
     public static final ConfigKey<String> ADMIN_HOST = textKey("admin.host", "127.0.0.1",
             "bind address of the admin HTTP API and status page");
@@ -184,7 +191,7 @@ public final class ConfigKeys {
             MQTT_TAKEOVER_ALARM_PER_MINUTE, MQTT_THROTTLE_TAKEOVERS,
             TLS_PORT, TLS_CERT_FILE, TLS_KEY_FILE, TLS_CA_FILE, TLS_CLIENT_AUTH,
             AUTH_ANONYMOUS, AUTH_PASSWORD_FILE, AUTH_THREADS, AUTH_QUEUE, AUTH_FAILED_LOGINS_PER_CLIENT_ID,
-            AUTH_FAILED_LOGINS_PER_ADDRESS,
+            AUTH_FAILED_LOGINS_PER_ADDRESS, AUTH_CERTIFICATE_CLIENT_IDS, AUTH_MAX_CERTIFICATE_DEVICES,
             ADMIN_HOST, ADMIN_PORT, ADMIN_TOKEN, ADMIN_TOKEN_FOR_READS,
             INGEST_URL, INGEST_TOKEN, INGEST_CA_FILE, INGEST_TIMEOUT,
             INTAKE_MAX_PAYLOAD_BYTES, INTAKE_MAX_BATCH, INTAKE_QUEUE_CAPACITY, INTAKE_MAX_QUEUED_BYTES,

@@ -251,7 +251,9 @@ public final class ConfigLoader {
                 v.get(AUTH_ANONYMOUS), v.get(AUTH_PASSWORD_FILE), v.get(MQTT_TAKEOVER_ALARM_PER_MINUTE),
                 v.get(MQTT_THROTTLE_TAKEOVERS),
                 new BrokerSettings.LoginSettings(v.get(AUTH_THREADS), v.get(AUTH_QUEUE),
-                        v.get(AUTH_FAILED_LOGINS_PER_CLIENT_ID), v.get(AUTH_FAILED_LOGINS_PER_ADDRESS)),
+                        v.get(AUTH_FAILED_LOGINS_PER_CLIENT_ID), v.get(AUTH_FAILED_LOGINS_PER_ADDRESS),
+                        dataDir.resolve("certificate-devices"), v.get(AUTH_MAX_CERTIFICATE_DEVICES),
+                        v.get(AUTH_CERTIFICATE_CLIENT_IDS)),
                 maxWaitingPublishes(v.get(INTAKE_MAX_QUEUED_BYTES), v.get(MQTT_MAX_PACKET_BYTES)));
         IntakeSettings intake = new IntakeSettings(
                 v.get(INTAKE_MAX_PAYLOAD_BYTES), v.get(INTAKE_MAX_BATCH), v.get(INTAKE_QUEUE_CAPACITY),

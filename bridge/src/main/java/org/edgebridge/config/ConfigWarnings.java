@@ -30,6 +30,16 @@ public final class ConfigWarnings {
             out.add("admin.token has " + c.admin().token().get().length() + " characters: a token this short can be guessed; "
                     + "use at least " + MIN_ADMIN_TOKEN_LENGTH + ", e.g. openssl rand -hex 24");
         }
+        boolean anonymousWithoutCertificate = c.broker().anonymous() && (c.broker().port() != 0
+                || c.broker().tls().map(t -> t.clientAuth() == TlsSettings.ClientAuth.OPTIONAL).orElse(false));
+        if (certificates && anonymousWithoutCertificate && c.broker().login().certificateClientIds().isEmpty()) {
+            out.add("tls.clientAuth=" + c.broker().tls().orElseThrow().clientAuth().name().toLowerCase(java.util.Locale.ROOT)
+                    + " with auth.anonymous=true and " + (c.broker().port() != 0 ? "the plain listener on (mqtt.port="
+                    + c.broker().port() + ")" : "certificates optional") + ": a device that has never yet connected with "
+                    + "its certificate can be impersonated by an anonymous client until it does (after that its client id "
+                    + "always needs the certificate); set auth.certificateClientIds to the pattern of your certificate "
+                    + "devices' ids, or auth.anonymous=false, or mqtt.port=0");
+        }
         URI ingest = c.forwarder().url();
         if (c.forwarder().token().isPresent() && "http".equalsIgnoreCase(ingest.getScheme()) && !LoopbackHost.is(ingest.getHost())) {
             out.add("ingest.token is sent to " + ingest + " over plain http://: anyone on the way can read it; "
