@@ -83,11 +83,12 @@ public final class Bridge implements AutoCloseable {
      */
     public static Bridge start(BridgeConfig config, Clock clock, Runnable onWorkerDeath) {
         ConfigWarnings.of(config).forEach(w -> LOG.warn("configuration: {}", w));
-        PrivateDataDir.restrict(config.dataDir());
+        PrivateDataDir.create(config.dataDir());
         DataDirLock lock = DataDirLock.acquire(config.dataDir());
         Outbox outbox = null;
         Bridge bridge;
         try {
+            PrivateDataDir.restrict(config.dataDir());
             outbox = openOutbox(config, clock);
             bridge = new Bridge(config, clock, lock, outbox, onWorkerDeath);
         } catch (RuntimeException e) {

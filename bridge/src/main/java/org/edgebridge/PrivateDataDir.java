@@ -3,14 +3,16 @@ package org.edgebridge;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.FileSystems;
+import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.util.List;
 import java.util.Set;
-import java.util.stream.Stream;
 
 /**
  * {@code data.dir} holds every payload (the outbox, the broker store, receipts queued for devices) and generated
@@ -29,27 +31,52 @@ final class PrivateDataDir {
         return FileSystems.getDefault().supportedFileAttributeViews().contains("posix");
     }
 
-    /** Creates {@code dataDir} (mode 700) if missing, then makes it and everything in it owner-only. */
+    /** Creates {@code dataDir} with mode 700 if it is missing (before the lock, so that it is never open to others). */
+    static void create(Path dataDir) {
+        if (!posix() || Files.isDirectory(dataDir)) {
+            return;
+        }
+        try {
+            Files.createDirectories(dataDir.toAbsolutePath(), PosixFilePermissions.asFileAttribute(DIRECTORY));
+        } catch (IOException e) {
+            throw new UncheckedIOException("data.dir=" + dataDir.toAbsolutePath() + ": cannot create it (" + e
+                    + "); the bridge needs a data dir it can write", e);
+        }
+    }
+
+    /**
+     * Makes {@code dataDir} and everything in it owner-only. Called with the data dir's lock held; a file that
+     * disappears meanwhile (a part of the running bridge deleted it) is skipped.
+     */
     static void restrict(Path dataDir) {
         if (!posix()) {
             return;
         }
         Path dir = dataDir.toAbsolutePath();
         try {
-            if (!Files.isDirectory(dir)) {
-                Files.createDirectories(dir, PosixFilePermissions.asFileAttribute(DIRECTORY));
-            }
-            List<Path> all;
-            try (Stream<Path> walk = Files.walk(dir)) {
-                all = walk.toList();
-            }
-            for (Path p : all) {
-                if (Files.isDirectory(p, LinkOption.NOFOLLOW_LINKS)) {
-                    set(p, DIRECTORY);
-                } else if (Files.isRegularFile(p, LinkOption.NOFOLLOW_LINKS)) {
-                    set(p, FILE);
+            // the real path: a data.dir that is a symbolic link is restricted where it points (links inside are not followed)
+            Files.walkFileTree(dir.toRealPath(), new SimpleFileVisitor<>() {
+                @Override
+                public FileVisitResult preVisitDirectory(Path d, BasicFileAttributes attrs) throws IOException {
+                    return set(d, DIRECTORY) ? FileVisitResult.CONTINUE : FileVisitResult.SKIP_SUBTREE;
                 }
-            }
+
+                @Override
+                public FileVisitResult visitFile(Path f, BasicFileAttributes attrs) throws IOException {
+                    if (attrs.isRegularFile()) {
+                        set(f, FILE);
+                    }
+                    return FileVisitResult.CONTINUE;
+                }
+
+                @Override
+                public FileVisitResult visitFileFailed(Path f, IOException e) throws IOException {
+                    if (e instanceof NoSuchFileException) {
+                        return FileVisitResult.CONTINUE;
+                    }
+                    throw e;
+                }
+            });
         } catch (IOException e) {
             throw new UncheckedIOException("data.dir=" + dir + ": cannot make it owner-only (" + e
                     + "); give the bridge's user a data dir of its own (chown -R it to that user)", e);
@@ -71,9 +98,15 @@ final class PrivateDataDir {
         }
     }
 
-    private static void set(Path p, Set<PosixFilePermission> mode) throws IOException {
-        if (!Files.getPosixFilePermissions(p, LinkOption.NOFOLLOW_LINKS).equals(mode)) {
-            Files.setPosixFilePermissions(p, mode);
+    /** @return false when {@code p} is gone */
+    private static boolean set(Path p, Set<PosixFilePermission> mode) throws IOException {
+        try {
+            if (!Files.getPosixFilePermissions(p, LinkOption.NOFOLLOW_LINKS).equals(mode)) {
+                Files.setPosixFilePermissions(p, mode);
+            }
+            return true;
+        } catch (NoSuchFileException gone) {
+            return false;
         }
     }
 }
