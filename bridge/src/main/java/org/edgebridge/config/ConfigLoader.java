@@ -120,7 +120,7 @@ public final class ConfigLoader {
                 ConfigKey<?> key = ConfigKeys.find(name);
                 if (key != null && key.textual() && (value.isNumber() || value.isBoolean())) {
                     problems.add(name + ": YAML reads this unquoted value as the " + (value.isNumber() ? "number " : "boolean ")
-                            + value.asText() + ", not as the text written (YAML turns 0777 into 511 and 12:30 into 750); "
+                            + value.asText() + ", not as the text written (YAML turns 0777 into 511, 1e3 into 1000.0, yes into true); "
                             + "put the value in quotes: " + name + ": \"...\"");
                 } else if (value.isNull() || value.asText().isEmpty()) {
                     raw.remove(name);
