@@ -29,9 +29,11 @@ COPY bridge/target/edge-bridge.jar /opt/edge-bridge/edge-bridge.jar
 ENV JAVA_OPTS="-XX:InitialRAMPercentage=25 -XX:MaxRAMPercentage=50 -XX:+ExitOnOutOfMemoryError"
 # Every configuration key can be set as EDGE_BRIDGE_<KEY> (dots as '_', capitals); these win over a
 # --config file and yield to --set. The HEALTHCHECK reads EDGE_BRIDGE_ADMIN_PORT: set the admin port here,
-# not in the file. admin.host 0.0.0.0 so that a published port (-p 127.0.0.1:8080:8080) reaches it.
+# not in the file. admin.host 127.0.0.1: on the host's network (docs/install.md) the admin side stays on the
+# box's loopback. To publish the port instead (-p 127.0.0.1:8080:8080), set EDGE_BRIDGE_ADMIN_HOST=0.0.0.0 and
+# EDGE_BRIDGE_ADMIN_TOKEN: on an address that is not loopback every read but / and /health/* needs the token.
 ENV EDGE_BRIDGE_DATA_DIR=/data \
-    EDGE_BRIDGE_ADMIN_HOST=0.0.0.0 \
+    EDGE_BRIDGE_ADMIN_HOST=127.0.0.1 \
     EDGE_BRIDGE_ADMIN_PORT=8080
 
 USER edge-bridge
@@ -45,5 +47,6 @@ HEALTHCHECK --interval=5s --timeout=3s --start-period=60s --retries=3 \
 # SIGTERM stops the bridge cleanly within shutdown.timeout (20 s): run with --stop-timeout 30 (docker's
 # default of 10 s would SIGKILL it first). The exit code after SIGTERM is 143.
 STOPSIGNAL SIGTERM
-ENTRYPOINT ["/usr/bin/tini", "--", "sh", "-c", "exec java $JAVA_OPTS -jar /opt/edge-bridge/edge-bridge.jar \"$@\"", "edge-bridge"]
+# umask 077: what the bridge creates in /data is its user's alone (it also makes /data 700 and its files 600 at start)
+ENTRYPOINT ["/usr/bin/tini", "--", "sh", "-c", "umask 077 && exec java $JAVA_OPTS -jar /opt/edge-bridge/edge-bridge.jar \"$@\"", "edge-bridge"]
 CMD ["run"]

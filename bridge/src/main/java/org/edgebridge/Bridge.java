@@ -9,6 +9,7 @@ import org.edgebridge.admin.AdminServer;
 import org.edgebridge.broker.Broker;
 import org.edgebridge.broker.InboundPublish;
 import org.edgebridge.config.BridgeConfig;
+import org.edgebridge.config.ConfigWarnings;
 import org.edgebridge.forward.Forwarder;
 import org.edgebridge.intake.Intake;
 import org.edgebridge.lifecycle.Component;
@@ -87,10 +88,13 @@ public final class Bridge implements AutoCloseable {
      * @param onWorkerDeath what to do, once, when a worker thread dies ({@code run}: exit non-zero)
      */
     public static Bridge start(BridgeConfig config, Clock clock, Runnable onWorkerDeath) {
+        ConfigWarnings.of(config).forEach(w -> LOG.warn("configuration: {}", w));
+        PrivateDataDir.create(config.dataDir());
         DataDirLock lock = DataDirLock.acquire(config.dataDir());
         Outbox outbox = null;
         Bridge bridge;
         try {
+            PrivateDataDir.restrict(config.dataDir());
             outbox = openOutbox(config, clock);
             bridge = new Bridge(config, clock, lock, outbox, onWorkerDeath);
         } catch (RuntimeException e) {
@@ -102,6 +106,8 @@ public final class Bridge implements AutoCloseable {
         }
         try {
             bridge.startParts();
+            // what the start created (the lock file, the broker store, the outbox's -wal) under the process's umask
+            PrivateDataDir.restrict(config.dataDir());
         } catch (RuntimeException e) {
             bridge.close();
             throw e;
@@ -119,7 +125,7 @@ public final class Bridge implements AutoCloseable {
     }
 
     private static Outbox openOutbox(BridgeConfig config, Clock clock) {
-        restrictToOwner(config.outboxFile());
+        PrivateDataDir.createOwnerOnly(config.outboxFile());
         Outbox outbox = Outbox.open(config.outboxFile(), clock);
         try {
             int released = outbox.releaseAbandonedClaims();
@@ -209,30 +215,5 @@ public final class Bridge implements AutoCloseable {
             meters.close();
         }
         LOG.info("edge bridge stopped in {} ms", (System.nanoTime() - start) / 1_000_000);
-    }
-
-    /**
-     * The outbox holds every payload: mode 600, made before SQLite opens it (SQLite gives its -wal and -shm
-     * files the database file's mode), and tightened when an older version left it readable by others.
-     */
-    static void restrictToOwner(java.nio.file.Path db) {
-        if (!java.nio.file.FileSystems.getDefault().supportedFileAttributeViews().contains("posix")) {
-            return;
-        }
-        var ownerOnly = java.nio.file.attribute.PosixFilePermissions.fromString("rw-------");
-        try {
-            java.nio.file.Files.createDirectories(db.toAbsolutePath().getParent());
-            if (!java.nio.file.Files.exists(db)) {
-                java.nio.file.Files.createFile(db, java.nio.file.attribute.PosixFilePermissions.asFileAttribute(ownerOnly));
-            }
-            for (String suffix : new String[] {"", "-wal", "-shm"}) {
-                java.nio.file.Path f = db.resolveSibling(db.getFileName() + suffix);
-                if (java.nio.file.Files.exists(f)) {
-                    java.nio.file.Files.setPosixFilePermissions(f, ownerOnly);
-                }
-            }
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException("data.dir: cannot make " + db + " readable by its owner only: " + e.getMessage(), e);
-        }
     }
 }

@@ -16,6 +16,7 @@ import org.edgebridge.central.CentralSim;
 import org.edgebridge.config.BridgeConfig;
 import org.edgebridge.config.ConfigException;
 import org.edgebridge.config.ConfigLoader;
+import org.edgebridge.config.ConfigWarnings;
 import org.edgebridge.tls.DevCertificates;
 import org.edgebridge.worker.FatalErrors;
 import org.edgebridge.worker.Workers;
@@ -240,7 +241,7 @@ public final class Main {
         @Override
         public Integer call() {
             BridgeConfig config = ConfigLoader.load(options.file, options.sets);
-            List<String> warnings = ConfigLoader.warnings(config);
+            List<String> warnings = ConfigWarnings.of(config);
             System.out.println("configuration is valid (" + config.effective().size() + " keys set"
                     + (warnings.isEmpty() ? "" : ", " + warnings.size() + " warning(s)") + "):");
             warnings.forEach(w -> System.out.println("warning: " + w));

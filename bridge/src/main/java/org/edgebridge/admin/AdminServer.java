@@ -34,7 +34,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The admin HTTP side (docs/protocol.md §3): status page, status JSON, outbox and devices, forwarder control,
  * Prometheus metrics and health. Binds {@code admin.host} (loopback by default). Every POST needs
- * {@code Authorization: Bearer {admin.token}}; every error is JSON {@code {"error":…,"message":…}}.
+ * {@code Authorization: Bearer {admin.token}}, and so does every read but the page's HTML and the health checks when
+ * {@code admin.host} is not loopback ({@code admin.tokenForReads}); every error is JSON {@code {"error":…,"message":…}}.
  *
  * <p>Threads: Jetty's pool, owned by Javalin; handlers only read status records and call thread-safe methods.
  */
@@ -76,7 +77,7 @@ public final class AdminServer implements Component, AutoCloseable {
         this.app = Javalin.create(config -> {
             config.startup.showJavalinBanner = false;
             config.startup.showOldJavalinVersionWarning = false;
-            config.routes.before(this::requireTokenForPosts);
+            config.routes.before(this::requireToken);
             config.routes.get("/", ctx -> ctx.contentType("text/html; charset=utf-8").result(statusPage));
             config.routes.get("/assets/{script}", this::script);
             config.routes.get("/api/activity", ctx -> json(ctx, 200, activity.snapshot()));
@@ -176,8 +177,16 @@ public final class AdminServer implements Component, AutoCloseable {
         json(ctx, 200, Map.of("alarm", code, "acknowledged", n));
     }
 
-    private void requireTokenForPosts(Context ctx) {
-        if (ctx.method() != HandlerType.POST) {
+    /** Paths every client may GET whatever the settings: the page's HTML (it holds no data) and the health checks. */
+    private static final java.util.Set<String> OPEN_READS = java.util.Set.of("/", "/health/live", "/health/ready");
+
+    /**
+     * Every POST needs the token; so does every other request but {@link #OPEN_READS} when reads need it
+     * ({@code admin.host} not loopback, or {@code admin.tokenForReads=always}).
+     */
+    private void requireToken(Context ctx) {
+        boolean post = ctx.method() == HandlerType.POST;
+        if (!post && (!settings.readsNeedToken() || OPEN_READS.contains(ctx.path()))) {
             return;
         }
         if (settings.token().isEmpty()) {

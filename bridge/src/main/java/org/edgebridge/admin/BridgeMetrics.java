@@ -42,7 +42,7 @@ import org.edgebridge.receipt.ReceiptSender;
  */
 final class BridgeMetrics implements AutoCloseable {
     static final List<String> REJECTION_CODES = List.of("invalid_json", "missing_command_id", "invalid_command_id",
-            "payload_too_large", "command_id_reused");
+            "payload_too_large", "command_id_reused", "json_limit_exceeded", "invalid_type");
 
     private final PrometheusMeterRegistry registry;
     private final JvmGcMetrics gc = new JvmGcMetrics();
@@ -138,6 +138,12 @@ final class BridgeMetrics implements AutoCloseable {
         loginsRefused(broker, "credentials", b -> b.status().loginsRefusedCredentials());
         loginsRefused(broker, "throttled", b -> b.status().loginsRefusedThrottled());
         loginsRefused(broker, "busy", b -> b.status().loginsRefusedBusy());
+        loginsRefused(broker, "certificate_needed", b -> b.certificateDevices().refusedWithoutCertificate());
+        Gauge.builder("edgebridge.broker.certificate.devices", broker, b -> b.certificateDevices().remembered())
+                .description("client ids remembered because they connected with a client certificate (each needs it "
+                        + "on every listener); at most auth.maxCertificateDevices").register(registry);
+        counter("edgebridge.broker.certificate.devices.not.remembered", broker, b -> b.certificateDevices().notRemembered(),
+                "client ids that connected with a certificate but were not remembered: auth.maxCertificateDevices reached");
         Gauge.builder("edgebridge.broker.waiting.publishes", broker, b -> b.status().waitingPublishes())
                 .description("PUBLISHes waiting in front of the intake (the broker's interceptor queue)").register(registry);
         Gauge.builder("edgebridge.broker.waiting.publishes.most", broker, b -> b.status().mostWaitingPublishes())
@@ -152,7 +158,8 @@ final class BridgeMetrics implements AutoCloseable {
         FunctionCounter.builder("edgebridge.broker.logins.refused", broker, f).tag("reason", reason)
                 .description("CONNECTs refused at login: credentials = wrong, unknown or missing (CONNACK 4); throttled = "
                         + "too many failed logins of the client id or address this minute, busy = too many password checks "
-                        + "waiting (both CONNACK 3)")
+                        + "waiting (both CONNACK 3); certificate_needed = a client id that needs its client certificate came without it "
+                        + "(CONNACK 5)")
                 .register(registry);
     }
 

@@ -10,6 +10,7 @@ import java.util.Optional;
 import org.edgebridge.broker.BrokerView;
 import org.edgebridge.broker.BrokerStatus;
 import org.edgebridge.broker.BrokerStoreResets;
+import org.edgebridge.broker.CertificateDevices;
 import org.edgebridge.broker.DeviceView;
 import org.edgebridge.forward.ForwarderControl;
 import org.edgebridge.forward.ForwarderStatus;
@@ -93,6 +94,10 @@ public final class StatusReport {
         out.put("ready", readiness());
         out.put("time", clock.instant());
         out.put("broker", b);
+        CertificateDevices certificates = broker.certificateDevices();
+        out.put("certificateDevices", Map.of("remembered", certificates.remembered(), "max", certificates.max(),
+                "notRemembered", certificates.notRemembered(), "refusedWithoutCertificate",
+                certificates.refusedWithoutCertificate()));
         Map<String, Object> o = new LinkedHashMap<>();
         Map<String, Long> perState = new LinkedHashMap<>();
         for (CommandState s : CommandState.values()) {

@@ -29,6 +29,7 @@ public final class Broker implements Component, BrokerView, DevicePublisher, Aut
     private final DeviceRegistry devices;
     private final DeviceLogin login;
     private final BrokerStoreResets storeResets;
+    private final CertificateDevices certificates;
     private final MoquetteBroker moquette;
 
     /**
@@ -43,7 +44,9 @@ public final class Broker implements Component, BrokerView, DevicePublisher, Aut
         this.login = new DeviceLogin(passwords, settings.anonymous(),
                 new FailedLogins(clock, ls.failuresPerClientId(), ls.failuresPerAddress()), refusals, ls.threads(), ls.queue());
         this.storeResets = new BrokerStoreResets(settings.storeDir(), clock);
-        this.moquette = new MoquetteBroker(settings, clock, commands, devices, login, refusals, storeResets);
+        this.certificates = CertificateDevices.load(ls.certificateDevicesFile(), ls.maxCertificateDevices(),
+                ls.certificateClientIds());
+        this.moquette = new MoquetteBroker(settings, clock, commands, devices, login, refusals, storeResets, certificates);
         if (!settings.anonymous() && passwords.map(PasswordFile::size).orElse(0) == 0) {
             LOG.warn("auth.anonymous=false and no registered devices (auth.passwordFile): no device can connect");
         }
@@ -115,6 +118,11 @@ public final class Broker implements Component, BrokerView, DevicePublisher, Aut
     /** Stores set aside because the broker could not start on them (the {@code broker_store_reset} alarm). */
     public BrokerStoreResets storeResets() {
         return storeResets;
+    }
+
+    @Override
+    public CertificateDevices certificateDevices() {
+        return certificates;
     }
 
     /** {@link #close(Duration)}, for try-with-resources. */

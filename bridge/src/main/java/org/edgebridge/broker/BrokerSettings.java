@@ -38,6 +38,11 @@ public record BrokerSettings(
      * @param queue CONNECTs that may wait for a password check; past it they get CONNACK 3
      * @param failuresPerClientId failed logins of one client id per minute before it is throttled (CONNACK 3)
      * @param failuresPerAddress failed logins from one address per minute before it is throttled (CONNACK 3)
+     * @param certificateDevicesFile where the client ids that connected with a certificate are remembered
+     * @param maxCertificateDevices most client ids remembered there
+     * @param certificateClientIds client ids that always need their certificate, even the first time
      */
-    public record LoginSettings(int threads, int queue, int failuresPerClientId, int failuresPerAddress) {}
+    public record LoginSettings(int threads, int queue, int failuresPerClientId, int failuresPerAddress,
+            java.nio.file.Path certificateDevicesFile, int maxCertificateDevices,
+            Optional<java.util.regex.Pattern> certificateClientIds) {}
 }

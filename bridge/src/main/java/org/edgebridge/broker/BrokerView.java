@@ -18,4 +18,7 @@ public interface BrokerView {
 
     /** Stores set aside because the broker could not start on them (the {@code broker_store_reset} alarm). */
     BrokerStoreResets storeResets();
+
+    /** Client ids that need their client certificate on every listener. */
+    CertificateDevices certificateDevices();
 }

@@ -31,6 +31,14 @@ public record ConfigKey<T>(String name, String defaultValue, String allowed, Str
         return text == null ? unset : parser.parse(text);
     }
 
+    /**
+     * A key whose value is text (tokens, hosts, paths): YAML must not turn what is written into a number or a
+     * boolean first ({@code 0777} would become {@code 511}), so a file must give it as a string.
+     */
+    public boolean textual() {
+        return "text".equals(allowed) || "a path".equals(allowed);
+    }
+
     public static ConfigKey<Integer> intKey(String name, int defaultValue, int min, int max, String doc) {
         return new ConfigKey<>(name, String.valueOf(defaultValue), min + "-" + max, doc,
                 t -> ValueParsers.integer(t, min, max), null);

@@ -89,13 +89,26 @@ public final class ConfigKeys {
     public static final ConfigKey<Integer> AUTH_FAILED_LOGINS_PER_ADDRESS = intKey("auth.failedLoginsPerAddress", 100, 1, 1_000_000,
             "failed logins from one source address per minute after which its "
             + "CONNECTs are refused with CONNACK 3 for the rest of that minute");
+    public static final ConfigKey<Optional<Pattern>> AUTH_CERTIFICATE_CLIENT_IDS = new ConfigKey<>("auth.certificateClientIds",
+            null, "a regular expression", "client ids (the whole id matching) that always need their client certificate, "
+            + "on every listener, even before they first connected with it; e.g. terminal-.*", ValueParsers::optionalRegex,
+            Optional.empty());
+    public static final ConfigKey<Integer> AUTH_MAX_CERTIFICATE_DEVICES = intKey("auth.maxCertificateDevices", 100000, 1,
+            10_000_000, "client ids remembered in data.dir/certificate-devices because they connected with a client "
+            + "certificate (each then needs it on every listener); at most 513 bytes each; past it new ones are not remembered");
 
     public static final ConfigKey<String> ADMIN_HOST = textKey("admin.host", "127.0.0.1",
             "bind address of the admin HTTP API and status page");
     /** 0 and any both pick a free port: 0 as the admin listener always allowed, any as every listener spells it. */
     public static final ConfigKey<Integer> ADMIN_PORT = portKey("admin.port", 8080, 0, 0,
             "admin HTTP port; any (or 0) picks a free one (the bridge logs the port it bound)");
-    public static final ConfigKey<Optional<String>> ADMIN_TOKEN = optionalTextKey("admin.token", "bearer token every admin POST needs");
+    public static final ConfigKey<Optional<String>> ADMIN_TOKEN = optionalTextKey("admin.token",
+            "bearer token every admin POST needs, and every GET but / and /health/* when admin.tokenForReads says so; "
+            + "at least 16 characters");
+    public static final ConfigKey<AdminSettings.TokenForReads> ADMIN_TOKEN_FOR_READS = enumKey("admin.tokenForReads",
+            AdminSettings.TokenForReads.AUTO, AdminSettings.TokenForReads.class,
+            "when the GETs (/api/status, /api/outbox with payloads, /api/devices, /metrics) need admin.token too: "
+            + "auto when admin.host is not a loopback address (then admin.token must be set), always on every address");
 
     public static final ConfigKey<URI> INGEST_URL = httpUrlKey("ingest.url", "http://127.0.0.1:8090/ingest",
             "central's ingest endpoint");
@@ -125,6 +138,14 @@ public final class ConfigKeys {
     public static final ConfigKey<Long> INTAKE_MAX_QUEUED_BYTES = sizeKey("intake.maxQueuedBytes", "32MiB",
             256 * KiB, 4096 * MiB, "payload bytes waiting for the outbox writer; past it intake answers "
             + "retry_later / intake_busy (bounds the intake's memory whatever the payload sizes)");
+    public static final ConfigKey<Integer> INTAKE_MAX_JSON_DEPTH = intKey("intake.maxJsonDepth", 32, 1, 1000,
+            "deepest nesting of objects and arrays in a command payload (its own object is 1); deeper ones are "
+            + "rejected json_limit_exceeded");
+    public static final ConfigKey<Integer> INTAKE_MAX_JSON_STRING_LENGTH = intKey("intake.maxJsonStringLength", 262144, 16,
+            16 * 1024 * 1024, "most characters in one JSON string (name or value) of a command payload; longer ones are "
+            + "rejected json_limit_exceeded");
+    public static final ConfigKey<Integer> INTAKE_MAX_JSON_NUMBER_LENGTH = intKey("intake.maxJsonNumberLength", 100, 1, 1000,
+            "most characters in one JSON number of a command payload; longer ones are rejected json_limit_exceeded");
 
     public static final ConfigKey<Duration> SHUTDOWN_TIMEOUT = durationKey("shutdown.timeout", "20s",
             Duration.ofSeconds(1), Duration.ofMinutes(10),
@@ -186,11 +207,12 @@ public final class ConfigKeys {
             MQTT_TAKEOVER_ALARM_PER_MINUTE, MQTT_THROTTLE_TAKEOVERS,
             TLS_PORT, TLS_CERT_FILE, TLS_KEY_FILE, TLS_CA_FILE, TLS_CLIENT_AUTH,
             AUTH_ANONYMOUS, AUTH_PASSWORD_FILE, AUTH_THREADS, AUTH_QUEUE, AUTH_FAILED_LOGINS_PER_CLIENT_ID,
-            AUTH_FAILED_LOGINS_PER_ADDRESS,
-            ADMIN_HOST, ADMIN_PORT, ADMIN_TOKEN,
+            AUTH_FAILED_LOGINS_PER_ADDRESS, AUTH_CERTIFICATE_CLIENT_IDS, AUTH_MAX_CERTIFICATE_DEVICES,
+            ADMIN_HOST, ADMIN_PORT, ADMIN_TOKEN, ADMIN_TOKEN_FOR_READS,
             INGEST_URL, INGEST_TOKEN, INGEST_CA_FILE, INGEST_TIMEOUT, INGEST_MAX_REPLY_BYTES,
             INGEST_MAX_RECEIPT_RESULT_BYTES, INGEST_MAX_RECEIPT_MESSAGE_BYTES, INGEST_MAX_RECEIPT_CODE_BYTES,
             INTAKE_MAX_PAYLOAD_BYTES, INTAKE_MAX_BATCH, INTAKE_QUEUE_CAPACITY, INTAKE_MAX_QUEUED_BYTES,
+            INTAKE_MAX_JSON_DEPTH, INTAKE_MAX_JSON_STRING_LENGTH, INTAKE_MAX_JSON_NUMBER_LENGTH,
             SHUTDOWN_TIMEOUT,
             OUTBOX_MAX_PENDING, OUTBOX_MIN_FREE_DISK, OUTBOX_FULL_RETRY_AFTER, OUTBOX_RETENTION, OUTBOX_PURGE_BATCH,
             OUTBOX_PURGE_INTERVAL,
@@ -213,7 +235,10 @@ public final class ConfigKeys {
         out.append("dots as `_`, in capitals: `EDGE_BRIDGE_MQTT_PORT`, `EDGE_BRIDGE_TLS_CERTFILE`), which wins over the file,\n");
         out.append("or with `--set key=value`, which wins over both. Durations: `500ms`, `30s`,\n");
         out.append("`5m`, `2h`, `7d`. Sizes: bytes, or `256KiB`, `1MiB`, `1GiB`. A bad value stops start-up with exit code 2\n");
-        out.append("and one line per problem naming the key, the value and the rule.\n\n");
+        out.append("and one line per problem naming the key, the value and the rule. A text value (a token, a host, a path)\n");
+        out.append("that YAML would read as a number or a boolean (`0777` is 511, `1e3` is 1000.0, `yes` is true) is refused:\n");
+        out.append("quote it (`token: \"0777\"`). `check-config` and the log at start warn about an `admin.token` shorter than\n");
+        out.append("16 characters and an `ingest.token` sent over `http://` to a host other than loopback.\n\n");
         out.append("Ports: `mqtt.port`, `tls.port` and `admin.port` take `any` for any free port (`admin.port=0` means the\n");
         out.append("same; `mqtt.port=0` switches the plain listener off). The bridge then logs the ports it bound, in a line\n");
         out.append("`bound ports: mqtt=… tls=… admin=…` (`off` for a listener that is off).\n\n");

@@ -22,6 +22,7 @@ import org.edgebridge.broker.TlsSettings;
 import org.edgebridge.forward.ForwarderSettings;
 import org.edgebridge.forward.ReceiptCaps;
 import org.edgebridge.intake.IntakeSettings;
+import org.edgebridge.intake.JsonLimits;
 import org.edgebridge.outbox.RetentionSettings;
 
 /**
@@ -117,7 +118,12 @@ public final class ConfigLoader {
                     problems.add(name + ": set twice in " + file + " (as '" + before + "' and as '" + spelled
                             + "'); keep one");
                 }
-                if (value.isNull() || value.asText().isEmpty()) {
+                ConfigKey<?> key = ConfigKeys.find(name);
+                if (key != null && key.textual() && (value.isNumber() || value.isBoolean())) {
+                    problems.add(name + ": YAML reads this unquoted value as the " + (value.isNumber() ? "number " : "boolean ")
+                            + value.asText() + ", not as the text written (YAML turns 0777 into 511, 1e3 into 1000.0, yes into true); "
+                            + "put the value in quotes: " + name + ": \"...\"");
+                } else if (value.isNull() || value.asText().isEmpty()) {
                     raw.remove(name);
                 } else {
                     raw.put(name, value.asText());
@@ -215,6 +221,12 @@ public final class ConfigLoader {
         if (v.get(TLS_CLIENT_AUTH) != TlsSettings.ClientAuth.NONE && v.get(TLS_CA_FILE).isEmpty()) {
             problems.add("tls.clientAuth=" + v.text(TLS_CLIENT_AUTH) + ": needs tls.caFile, the CA that signs device certificates");
         }
+        if (AdminSettings.readsNeedToken(v.get(ADMIN_HOST), v.get(ADMIN_TOKEN_FOR_READS)) && v.get(ADMIN_TOKEN).isEmpty()) {
+            problems.add("admin.host=" + v.text(ADMIN_HOST) + (LoopbackHost.is(v.get(ADMIN_HOST))
+                    ? " with admin.tokenForReads=always" : " is not a loopback address")
+                    + ": the status, the outbox (with payloads), the devices and the metrics then need admin.token; set "
+                    + "admin.token (openssl rand -hex 24), or admin.host=127.0.0.1");
+        }
         int port = v.get(MQTT_PORT);
         if (port == 0 && !tlsOn) {
             problems.add("mqtt.port=0: with no TLS listener (tls.certFile unset) no device could connect; set tls.certFile or a port");
@@ -240,12 +252,15 @@ public final class ConfigLoader {
                 v.get(AUTH_ANONYMOUS), v.get(AUTH_PASSWORD_FILE), v.get(MQTT_TAKEOVER_ALARM_PER_MINUTE),
                 v.get(MQTT_THROTTLE_TAKEOVERS),
                 new BrokerSettings.LoginSettings(v.get(AUTH_THREADS), v.get(AUTH_QUEUE),
-                        v.get(AUTH_FAILED_LOGINS_PER_CLIENT_ID), v.get(AUTH_FAILED_LOGINS_PER_ADDRESS)),
+                        v.get(AUTH_FAILED_LOGINS_PER_CLIENT_ID), v.get(AUTH_FAILED_LOGINS_PER_ADDRESS),
+                        dataDir.resolve("certificate-devices"), v.get(AUTH_MAX_CERTIFICATE_DEVICES),
+                        v.get(AUTH_CERTIFICATE_CLIENT_IDS)),
                 maxWaitingPublishes(v.get(INTAKE_MAX_QUEUED_BYTES), v.get(MQTT_MAX_PACKET_BYTES)));
         IntakeSettings intake = new IntakeSettings(
                 v.get(INTAKE_MAX_PAYLOAD_BYTES), v.get(INTAKE_MAX_BATCH), v.get(INTAKE_QUEUE_CAPACITY),
                 v.get(OUTBOX_MAX_PENDING), v.get(OUTBOX_MIN_FREE_DISK), v.get(OUTBOX_FULL_RETRY_AFTER),
-                v.get(INTAKE_MAX_QUEUED_BYTES));
+                v.get(INTAKE_MAX_QUEUED_BYTES), new JsonLimits(v.get(INTAKE_MAX_JSON_DEPTH),
+                        v.get(INTAKE_MAX_JSON_STRING_LENGTH), v.get(INTAKE_MAX_JSON_NUMBER_LENGTH)));
         RetentionSettings retention = new RetentionSettings(
                 v.get(OUTBOX_RETENTION), v.get(OUTBOX_PURGE_BATCH), v.get(OUTBOX_PURGE_INTERVAL));
         ForwarderSettings forwarder = new ForwarderSettings(
@@ -258,27 +273,10 @@ public final class ConfigLoader {
                 v.get(FORWARDER_MAX_SERVER_ERRORS), v.get(INGEST_MAX_REPLY_BYTES),
                 new ReceiptCaps(v.get(INGEST_MAX_RECEIPT_RESULT_BYTES), v.get(INGEST_MAX_RECEIPT_MESSAGE_BYTES),
                         v.get(INGEST_MAX_RECEIPT_CODE_BYTES)));
-        AdminSettings admin = new AdminSettings(v.get(ADMIN_HOST), v.get(ADMIN_PORT), v.get(ADMIN_TOKEN));
+        AdminSettings admin = new AdminSettings(v.get(ADMIN_HOST), v.get(ADMIN_PORT), v.get(ADMIN_TOKEN),
+                AdminSettings.readsNeedToken(v.get(ADMIN_HOST), v.get(ADMIN_TOKEN_FOR_READS)));
         return new BridgeConfig(v.get(EDGE_ID), v.get(EDGE_BEHIND_BALANCER), dataDir, broker, intake, retention, forwarder, admin,
                 v.get(SHUTDOWN_TIMEOUT), Map.copyOf(v.texts()));
-    }
-
-    /**
-     * What a valid configuration still gets wrong for a site: settings under which no device could connect or no
-     * admin action would work. {@code check-config} prints these as warnings.
-     */
-    public static List<String> warnings(BridgeConfig c) {
-        List<String> out = new ArrayList<>();
-        boolean certificates = c.broker().tls().map(t -> t.clientAuth() != TlsSettings.ClientAuth.NONE).orElse(false);
-        if (!c.broker().anonymous() && c.broker().passwordFile().isEmpty() && !certificates) {
-            out.add("auth.anonymous=false, no auth.passwordFile and no client certificates (tls.clientAuth): no device can "
-                    + "connect; register devices (device add) and set auth.passwordFile, or set tls.clientAuth");
-        }
-        if (c.admin().token().isEmpty()) {
-            out.add("admin.token is not set: every admin action (POST /api/…: requeue, reject, pause, resume) is refused; "
-                    + "set one, e.g. openssl rand -hex 24");
-        }
-        return out;
     }
 
     /**

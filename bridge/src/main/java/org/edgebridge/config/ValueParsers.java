@@ -5,11 +5,21 @@ import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /** Parsers for the value types of configuration keys. Each throws {@link IllegalArgumentException} with the rule. */
 final class ValueParsers {
+    /** A Java regular expression, matched against a whole value. */
+    static Optional<Pattern> optionalRegex(String text) {
+        try {
+            return Optional.of(Pattern.compile(text.trim()));
+        } catch (java.util.regex.PatternSyntaxException e) {
+            throw new IllegalArgumentException("must be a regular expression (" + e.getDescription() + ")");
+        }
+    }
+
     private static final Pattern DURATION = Pattern.compile("(\\d+)\\s*(ms|s|m|h|d)");
     private static final Pattern SIZE = Pattern.compile("(\\d+)\\s*(B|KiB|MiB|GiB)?");
     /** The upper bound of a size without a real one. */

@@ -1,7 +1,11 @@
 package org.edgebridge.intake;
 
+import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.core.StreamReadFeature;
+import com.fasterxml.jackson.core.exc.StreamConstraintsException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -23,16 +27,30 @@ import org.edgebridge.outbox.NewCommand;
  */
 public final class CommandParser {
     static final Pattern COMMAND_ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}");
-    private static final ObjectMapper JSON = JsonMapper.builder()
-            .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
-            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
-            .disable(JsonParser.Feature.ALLOW_COMMENTS)
-            .build();
+    /** A command type: levels of the commandId characters separated by {@code /}, 1-128 characters in all. */
+    static final Pattern TYPE = Pattern.compile("(?=.{1,128}$)[A-Za-z0-9._:@-]+(/[A-Za-z0-9._:@-]+)*");
+    static final String TYPE_RULE = "1-128 chars: levels of [A-Za-z0-9._:@-] separated by /";
 
     private final int maxPayloadBytes;
+    private final JsonLimits limits;
+    private final ObjectMapper json;
 
-    public CommandParser(int maxPayloadBytes) {
+    public CommandParser(int maxPayloadBytes, JsonLimits limits) {
         this.maxPayloadBytes = maxPayloadBytes;
+        this.limits = limits;
+        JsonFactory factory = JsonFactory.builder()
+                .streamReadConstraints(StreamReadConstraints.builder()
+                        .maxNestingDepth(limits.maxDepth())
+                        .maxStringLength(limits.maxStringLength())
+                        .maxNameLength(limits.maxStringLength())
+                        .maxNumberLength(limits.maxNumberLength())
+                        .build())
+                .build();
+        this.json = JsonMapper.builder(factory)
+                .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
+                .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+                .disable(JsonParser.Feature.ALLOW_COMMENTS)
+                .build();
     }
 
     /** The outcome of parsing: a command to store, or a rejection with a stable code. */
@@ -53,6 +71,10 @@ public final class CommandParser {
     public Parsed parse(InboundPublish publish) {
         byte[] payload = publish.payload();
         String sha = sha256(payload);
+        if (payload.length > maxPayloadBytes) {
+            return new Invalid(topLevelCommandId(payload), "payload_too_large",
+                    "payload has " + payload.length + " bytes; at most " + maxPayloadBytes + " are accepted", sha);
+        }
         JsonNode root;
         try {
             String text = StandardCharsets.UTF_8.newDecoder()
@@ -60,14 +82,13 @@ public final class CommandParser {
                     .onUnmappableCharacter(CodingErrorAction.REPORT)
                     .decode(ByteBuffer.wrap(payload))
                     .toString();
-            root = JSON.readTree(text);
+            root = json.readTree(text);
+        } catch (StreamConstraintsException e) {
+            return new Invalid(null, "json_limit_exceeded", "payload's JSON is too deep or has too long a string or number; "
+                    + "at most depth " + limits.maxDepth() + ", strings of " + limits.maxStringLength()
+                    + " characters, numbers of " + limits.maxNumberLength() + " characters", sha);
         } catch (IOException e) {
             root = null;
-        }
-        if (payload.length > maxPayloadBytes) {
-            String id = root != null && root.isObject() ? validCommandId(root.get("commandId")) : null;
-            return new Invalid(id, "payload_too_large",
-                    "payload has " + payload.length + " bytes; at most " + maxPayloadBytes + " are accepted", sha);
         }
         if (root == null || root.isMissingNode()) {
             return new Invalid(null, "invalid_json", "payload is not UTF-8 JSON", sha);
@@ -88,8 +109,36 @@ public final class CommandParser {
         String type = typeNode != null && typeNode.isTextual() && !typeNode.asText().isBlank()
                 ? typeNode.asText()
                 : publish.type();
+        if (type == null || !TYPE.matcher(type).matches()) {
+            return new Invalid(commandId, "invalid_type", "the command type (the topic levels after commands/, or the "
+                    + "payload's type) must be " + TYPE_RULE, sha);
+        }
         return new Valid(new NewCommand(publish.clientId(), commandId, publish.topic(), type, payload, sha,
                 publish.receivedAt()));
+    }
+
+    /**
+     * The commandId of a payload too large to take, for its receipt: read by streaming the top level only (nothing
+     * else is kept), null when the payload is not a JSON object within the limits or has no valid id.
+     */
+    private String topLevelCommandId(byte[] payload) {
+        try (JsonParser parser = json.getFactory().createParser(payload)) {
+            if (parser.nextToken() != JsonToken.START_OBJECT) {
+                return null;
+            }
+            while (parser.nextToken() == JsonToken.FIELD_NAME) {
+                String field = parser.currentName();
+                JsonToken value = parser.nextToken();
+                if ("commandId".equals(field)) {
+                    return value == JsonToken.VALUE_STRING && COMMAND_ID.matcher(parser.getText()).matches()
+                            ? parser.getText() : null;
+                }
+                parser.skipChildren();
+            }
+            return null;
+        } catch (IOException e) {
+            return null;
+        }
     }
 
     private static String validCommandId(JsonNode node) {

@@ -92,6 +92,17 @@ public final class RawMqttClient implements AutoCloseable {
         return System.nanoTime() - start;
     }
 
+    /**
+     * Sends a QoS 0 PUBLISH whose topic is these bytes exactly (they need not be valid UTF-8: what a hostile
+     * client can send).
+     */
+    public void publishQos0(byte[] topic, byte[] payload) throws IOException {
+        ByteArrayOutputStream body = new ByteArrayOutputStream();
+        writeBytes(body, topic);
+        body.write(payload, 0, payload.length);
+        send(0x30, body.toByteArray());
+    }
+
     /** Sends DISCONNECT (so the will is discarded) and closes. */
     public void disconnect() throws IOException {
         out.write(new byte[] {(byte) 0xE0, 0x00});

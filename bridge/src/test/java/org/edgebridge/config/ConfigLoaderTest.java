@@ -205,9 +205,56 @@ class ConfigLoaderTest {
 
     @Test
     void check_config_warns_when_no_device_could_connect_and_no_admin_action_would_work() {
-        assertThat(ConfigLoader.warnings(ConfigLoader.load(null, List.of()))).hasSize(2)
+        assertThat(ConfigWarnings.of(ConfigLoader.load(null, List.of()))).hasSize(2)
                 .anySatisfy(w -> assertThat(w).startsWith("auth.anonymous=false, no auth.passwordFile and no client certificates"))
                 .anySatisfy(w -> assertThat(w).startsWith("admin.token is not set"));
-        assertThat(ConfigLoader.warnings(ConfigLoader.load(null, List.of("auth.anonymous=true", "admin.token=t")))).isEmpty();
+        assertThat(ConfigWarnings.of(ConfigLoader.load(null, List.of("auth.anonymous=true",
+                "admin.token=0123456789abcdef")))).isEmpty();
+    }
+
+    @Test
+    void a_token_that_yaml_would_turn_into_a_number_or_boolean_is_refused_with_a_line_that_says_to_quote_it() throws IOException {
+        Path file = dir.resolve("numbers.yaml");
+        Files.writeString(file, "admin:\n  token: 0777\ningest:\n  token: 1e3\nmqtt:\n  host: yes\n");
+        assertThatThrownBy(() -> ConfigLoader.load(file, List.of()))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("admin.token: YAML reads this unquoted value as the number 511")
+                .hasMessageContaining("put the value in quotes: admin.token: \"...\"")
+                .hasMessageContaining("ingest.token: YAML reads this unquoted value as the number 1000.0")
+                .hasMessageContaining("mqtt.host: YAML reads this unquoted value as the boolean true");
+        Files.writeString(file, "admin:\n  token: \"0777\"\ningest:\n  token: '12:30'\n");
+        BridgeConfig quoted = ConfigLoader.load(file, List.of());
+        assertThat(quoted.admin().token()).contains("0777");
+        assertThat(quoted.forwarder().token()).contains("12:30");
+    }
+
+    @Test
+    void check_config_warns_about_a_short_admin_token_and_an_ingest_token_over_plain_http_to_another_host() {
+        assertThat(ConfigWarnings.of(ConfigLoader.load(null, List.of("auth.anonymous=true", "admin.token=short-token",
+                "ingest.url=http://central.example:8090/ingest", "ingest.token=" + "t".repeat(32)))))
+                .hasSize(2)
+                .anySatisfy(w -> assertThat(w).startsWith("admin.token has 11 characters: a token this short can be guessed"))
+                .anySatisfy(w -> assertThat(w).startsWith("ingest.token is sent to http://central.example:8090/ingest over plain http://"));
+        assertThat(ConfigWarnings.of(ConfigLoader.load(null, List.of("auth.anonymous=true", "admin.token=0123456789abcdef",
+                "ingest.url=https://central.example/ingest", "ingest.token=x")))).isEmpty();
+        assertThat(ConfigWarnings.of(ConfigLoader.load(null, List.of("auth.anonymous=true", "admin.token=0123456789abcdef",
+                "ingest.url=http://127.0.0.1:8090/ingest", "ingest.token=x")))).isEmpty();
+    }
+
+    @Test
+    void an_admin_host_that_is_not_loopback_needs_an_admin_token_and_then_guards_reads_with_it() {
+        assertThatThrownBy(() -> ConfigLoader.load(null, List.of("admin.host=0.0.0.0")))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("admin.host=0.0.0.0 is not a loopback address: the status, the outbox (with payloads), "
+                        + "the devices and the metrics then need admin.token");
+        assertThat(ConfigLoader.load(null, List.of("admin.host=0.0.0.0", "admin.token=0123456789abcdef")).admin()
+                .readsNeedToken()).isTrue();
+        assertThat(ConfigLoader.load(null, List.of("admin.host=192.168.7.2", "admin.token=0123456789abcdef")).admin()
+                .readsNeedToken()).isTrue();
+        assertThat(ConfigLoader.load(null, List.of()).admin().readsNeedToken()).isFalse();
+        assertThat(ConfigLoader.load(null, List.of("admin.host=::1")).admin().readsNeedToken()).isFalse();
+        assertThat(ConfigLoader.load(null, List.of("admin.host=localhost")).admin().readsNeedToken()).isFalse();
+        assertThatThrownBy(() -> ConfigLoader.load(null, List.of("admin.tokenForReads=always")))
+                .hasMessageContaining("admin.host=127.0.0.1 with admin.tokenForReads=always");
     }
 }

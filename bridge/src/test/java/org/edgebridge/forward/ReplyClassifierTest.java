@@ -189,10 +189,11 @@ class ReplyClassifierTest {
                     + receipt("b", "B-1", "accepted", ",\"result\":{\"ok\":1}") + "]}"));
             assertThat(outcome).isInstanceOfSatisfying(RequestOutcome.Answered.class, a -> {
                 assertThat(a.count(ReceiptCheck.Violation.OVERSIZED)).isEqualTo(1);
-                assertThat(a.settlements().get(0)).isInstanceOfSatisfying(Settlement.RetryLater.class, r -> {
-                    assertThat(r.countsTowardParking()).isFalse();
+                assertThat(a.settlements().get(0)).as("counts toward parking, as a missing receipt does")
+                        .isInstanceOfSatisfying(Settlement.FailedAlone.class, r -> {
                     assertThat(r.notBefore()).isEqualTo(clock.instant().plusMillis(100));
-                    assertThat(r.reason()).contains("no believable receipt").contains("over ingest.maxReceipt").hasSizeLessThan(200);
+                    assertThat(r.reason()).contains("over ingest.maxReceipt").contains("of forwarder.maxServerErrors")
+                            .hasSizeLessThan(200);
                 });
                 assertThat(a.settlements().get(1)).isEqualTo(new Settlement.Final(2, CommandState.ACCEPTED, null, null, "{\"ok\":1}"));
             });
@@ -209,7 +210,8 @@ class ReplyClassifierTest {
         RequestOutcome.Answered a = answered(receipt("a", "A-1", "accepted", ""), receipt("a", "A-1", "rejected", ",\"code\":\"no\""),
                 receipt("b", "B-1", "accepted", ""), receipt("b", "B-1", "accepted", ""));
         assertThat(a.problems()).extracting(ReceiptCheck.Problem::kind).containsExactly(ReceiptCheck.Violation.CONFLICTING);
-        assertThat(a.settlements().get(0)).isInstanceOf(Settlement.RetryLater.class);
+        assertThat(a.settlements().get(0)).as("counts toward parking, as a missing receipt does")
+                .isInstanceOf(Settlement.FailedAlone.class);
         assertThat(a.settlements().get(1)).as("the same receipt twice is one receipt")
                 .isEqualTo(new Settlement.Final(2, CommandState.ACCEPTED, null, null, null));
     }

@@ -5,12 +5,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import org.edgebridge.broker.InboundPublish;
+import org.edgebridge.config.ConfigKeys;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 class CommandParserTest {
-    private final CommandParser parser = new CommandParser(100);
+    /** The shipped defaults of intake.maxJsonDepth, intake.maxJsonStringLength and intake.maxJsonNumberLength. */
+    private static final JsonLimits SHIPPED = new JsonLimits(
+            Integer.parseInt(ConfigKeys.INTAKE_MAX_JSON_DEPTH.defaultValue()),
+            Integer.parseInt(ConfigKeys.INTAKE_MAX_JSON_STRING_LENGTH.defaultValue()),
+            Integer.parseInt(ConfigKeys.INTAKE_MAX_JSON_NUMBER_LENGTH.defaultValue()));
+    private final CommandParser parser = new CommandParser(100, SHIPPED);
 
     private CommandParser.Parsed parse(String payload) {
         return parse(payload.getBytes(StandardCharsets.UTF_8));
@@ -76,9 +82,62 @@ class CommandParserTest {
                     assertThat(v.command().payloadSha256())
                             .isEqualTo(CommandParser.sha256("{\"commandId\":\"A\",\"type\":\"custom\"}".getBytes(StandardCharsets.UTF_8)));
                 });
-        CommandParser roomy = new CommandParser(1000);
+        CommandParser roomy = new CommandParser(1000, SHIPPED);
         assertThat(roomy.parse(publish("{\"commandId\":\"" + "a".repeat(128) + "\"}"))).isInstanceOf(CommandParser.Valid.class);
         assertThat(roomy.parse(publish("{\"commandId\":\"" + "a".repeat(129) + "\"}")))
                 .isInstanceOfSatisfying(CommandParser.Invalid.class, i -> assertThat(i.code()).isEqualTo("invalid_command_id"));
+    }
+
+    private static CommandParser.Parsed parseOn(CommandParser parser, String topicType, String payload) {
+        return parser.parse(new InboundPublish("dev", "devices/dev/commands/" + topicType, topicType,
+                payload.getBytes(StandardCharsets.UTF_8), Instant.EPOCH));
+    }
+
+    private static void assertRejected(CommandParser.Parsed parsed, String code) {
+        assertThat(parsed).isInstanceOfSatisfying(CommandParser.Invalid.class, i -> assertThat(i.code()).isEqualTo(code));
+    }
+
+    @Test
+    void json_nested_990_deep_is_rejected_json_limit_exceeded_with_the_shipped_limits() {
+        CommandParser roomy = new CommandParser(262_144, SHIPPED);
+        String deep = "{\"commandId\":\"DEEP-1\",\"n\":" + "[".repeat(989) + "]".repeat(989) + "}";
+        assertRejected(parseOn(roomy, "t", deep), "json_limit_exceeded");
+        String fine = "{\"commandId\":\"DEEP-2\",\"n\":" + "[".repeat(SHIPPED.maxDepth() - 1) + "]".repeat(SHIPPED.maxDepth() - 1) + "}";
+        assertThat(parseOn(roomy, "t", fine)).isInstanceOf(CommandParser.Valid.class);
+    }
+
+    @Test
+    void a_number_longer_than_the_shipped_limit_is_rejected_json_limit_exceeded() {
+        CommandParser roomy = new CommandParser(262_144, SHIPPED);
+        assertRejected(parseOn(roomy, "t", "{\"commandId\":\"NUM-1\",\"n\":" + "9".repeat(101) + "}"), "json_limit_exceeded");
+        assertRejected(parseOn(roomy, "t", "{\"commandId\":\"NUM-2\",\"n\":0." + "9".repeat(200) + "}"), "json_limit_exceeded");
+        assertThat(parseOn(roomy, "t", "{\"commandId\":\"NUM-3\",\"n\":" + "9".repeat(100) + "}")).isInstanceOf(CommandParser.Valid.class);
+    }
+
+    @Test
+    void a_string_longer_than_the_limit_is_rejected_json_limit_exceeded() {
+        CommandParser strict = new CommandParser(1_000_000, new JsonLimits(32, 1000, 100));
+        assertRejected(parseOn(strict, "t", "{\"commandId\":\"STR-1\",\"s\":\"" + "x".repeat(1001) + "\"}"), "json_limit_exceeded");
+        assertRejected(parseOn(strict, "t", "{\"commandId\":\"STR-2\",\"" + "k".repeat(1001) + "\":1}"), "json_limit_exceeded");
+        assertThat(parseOn(strict, "t", "{\"commandId\":\"STR-3\",\"s\":\"" + "x".repeat(1000) + "\"}")).isInstanceOf(CommandParser.Valid.class);
+    }
+
+    @ParameterizedTest(name = "topic type {0} is rejected invalid_type")
+    @CsvSource(delimiter = '|', value = {"\ud800", "a/\udc00", "with space", "caf\u00e9", "a\u0000b"})
+    void a_command_type_outside_the_identifier_rule_is_rejected_invalid_type(String type) {
+        assertRejected(parseOn(parser, type, "{\"commandId\":\"T-1\"}"), "invalid_type");
+    }
+
+    @Test
+    void a_payload_type_outside_the_identifier_rule_is_rejected_invalid_type_with_its_command_id() {
+        assertThat(parseOn(parser, "t", "{\"commandId\":\"T-2\",\"type\":\"\\ud800\"}"))
+                .isInstanceOfSatisfying(CommandParser.Invalid.class, i -> {
+                    assertThat(i.code()).isEqualTo("invalid_type");
+                    assertThat(i.commandId()).isEqualTo("T-2");
+                });
+        CommandParser roomy = new CommandParser(1000, SHIPPED);
+        assertRejected(parseOn(roomy, "t", "{\"commandId\":\"T-3\",\"type\":\"" + "a".repeat(129) + "\"}"), "invalid_type");
+        assertThat(parseOn(roomy, "t", "{\"commandId\":\"T-4\",\"type\":\"" + "a".repeat(128) + "\"}")).isInstanceOf(CommandParser.Valid.class);
+        assertThat(parseOn(roomy, "workorder/arrive-2.b_c:d@e", "{\"commandId\":\"T-5\"}")).isInstanceOf(CommandParser.Valid.class);
     }
 }

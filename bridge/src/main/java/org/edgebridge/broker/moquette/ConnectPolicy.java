@@ -22,6 +22,7 @@ import javax.naming.ldap.LdapName;
 import javax.naming.ldap.Rdn;
 import javax.net.ssl.SSLPeerUnverifiedException;
 import org.edgebridge.broker.BrokerSettings;
+import org.edgebridge.broker.CertificateDevices;
 import org.edgebridge.broker.DeviceLogin;
 import org.edgebridge.broker.DeviceRegistry;
 import org.edgebridge.broker.RefusalLog;
@@ -44,6 +45,10 @@ import org.slf4j.LoggerFactory;
  * (0.17 would publish it without asking the ACL) and handed to the {@link ConnectGate}, which sends it to the
  * intake as a command of that device when the connection ends without a DISCONNECT.
  *
+ * <p>No impersonation across listeners: a client id that has once connected with a certificate naming it, or that
+ * matches {@code auth.certificateClientIds}, is refused with CONNACK 5 whenever it comes without one, on any
+ * listener, whatever {@code auth.anonymous} or its password say ({@link CertificateDevices}).
+ *
  * <p>A device that proved its identity with a client certificate and sent no username is passed on with
  * certificate credentials ({@code cert:<clientId>} and a secret of this process), which the authenticator
  * accepts: Moquette 0.17 itself cannot see certificates.
@@ -53,10 +58,12 @@ final class ConnectPolicy {
     private final Topics topics;
     private final DeviceRegistry devices;
     private final RefusalLog log;
+    private final CertificateDevices certificates;
     private final byte[] certSecret;
 
-    ConnectPolicy(BrokerSettings settings, Topics topics, DeviceRegistry devices, RefusalLog log) {
+    ConnectPolicy(BrokerSettings settings, Topics topics, DeviceRegistry devices, RefusalLog log, CertificateDevices certificates) {
         this.settings = settings;
+        this.certificates = certificates;
         this.topics = topics;
         this.devices = devices;
         this.log = log;
@@ -93,6 +100,13 @@ final class ConnectPolicy {
                             + " with CONNACK 5: its client certificate names " + RefusalLog.quote(String.join(", ", identities)));
                     return refuse(MqttConnectReturnCode.CONNECTION_REFUSED_NOT_AUTHORIZED);
                 }
+                certificates.remember(clientId);
+            } else if (certificates.needsCertificate(clientId)) {
+                certificates.refused();
+                log.warn("certificate", clientId, "refused CONNECT of " + RefusalLog.quote(clientId) + " from "
+                        + channel.remoteAddress() + " with CONNACK 5: this client id connects with a client certificate "
+                        + "(it did before, or matches auth.certificateClientIds), and this CONNECT came without one");
+                return refuse(MqttConnectReturnCode.CONNECTION_REFUSED_NOT_AUTHORIZED);
             }
             MqttConnectVariableHeader header = connect.variableHeader();
             LastWill will = null;

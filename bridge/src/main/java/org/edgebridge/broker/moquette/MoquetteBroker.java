@@ -22,6 +22,7 @@ import java.util.function.Supplier;
 import org.edgebridge.broker.BrokerSettings;
 import org.edgebridge.broker.BrokerStatus;
 import org.edgebridge.broker.BrokerStoreResets;
+import org.edgebridge.broker.CertificateDevices;
 import org.edgebridge.broker.DeviceLogin;
 import org.edgebridge.broker.DevicePublisher;
 import org.edgebridge.broker.DeviceRegistry;
@@ -58,6 +59,7 @@ public final class MoquetteBroker implements DevicePublisher, AutoCloseable {
     private final DeviceLogin login;
     private final RefusalLog refusals;
     private final BrokerStoreResets storeResets;
+    private final CertificateDevices certificates;
     private final ExecutorService enforcer;
     private final AtomicLong deniedPublishes = new AtomicLong();
     private final AtomicLong deniedSubscribes = new AtomicLong();
@@ -75,7 +77,7 @@ public final class MoquetteBroker implements DevicePublisher, AutoCloseable {
     private volatile boolean listening;
 
     public MoquetteBroker(BrokerSettings settings, Clock clock, InboundCommands commands, DeviceRegistry devices,
-            DeviceLogin login, RefusalLog refusals, BrokerStoreResets storeResets) {
+            DeviceLogin login, RefusalLog refusals, BrokerStoreResets storeResets, CertificateDevices certificates) {
         this.settings = settings;
         this.clock = clock;
         this.topics = new Topics(settings.topicPrefix());
@@ -84,6 +86,7 @@ public final class MoquetteBroker implements DevicePublisher, AutoCloseable {
         this.login = login;
         this.refusals = refusals;
         this.storeResets = storeResets;
+        this.certificates = certificates;
         this.enforcer = Executors.newSingleThreadExecutor(r -> new Thread(r, "broker-enforcer"));
     }
 
@@ -92,7 +95,7 @@ public final class MoquetteBroker implements DevicePublisher, AutoCloseable {
         Optional<SslContext> ssl = settings.tls().map(t -> new PemSslContextCreator(t).build());
         List<InterceptHandler> handlers = List.of(new CommandInterceptor(topics, clock, commands, devices, this::onLoopDeath));
         DeviceAuthorizer authorizer = new DeviceAuthorizer(topics, this::deniedPublish, this::deniedSubscribe);
-        ConnectPolicy policy = new ConnectPolicy(settings, topics, devices, refusals);
+        ConnectPolicy policy = new ConnectPolicy(settings, topics, devices, refusals, certificates);
         DeviceAuthenticator authenticator = new DeviceAuthenticator(login, policy);
         listening = false;
         MoquetteStart.Started started = MoquetteStart.start(settings, clock, handlers, authenticator, authorizer, storeResets);
