@@ -11,24 +11,28 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Issue 23 point 7: {@code forwarder.maxBytes} bounds the serialized request. Before, it counted payload bytes plus a
- * constant: 200 commands on 60 KB topics went out as one 24 MB request at the shipped 1 MiB.
+ * constant (400): 200 commands on 60 KB topics went out as one 24 MB request at the shipped 1 MiB. Topics and types
+ * now have bounds of their own (the type at most 128 characters, {@code mqtt.maxTopicBytes}), so the longest type a
+ * device may send is what stretches a request here, at a {@code forwarder.maxBytes} small enough for 200 of them to
+ * need several requests (16 KiB: the old estimate let ~38 events of ~500 bytes on the wire into one, ~19 KB).
  */
 class RequestSizeIT {
-    private static final int MAX_BYTES = 1024 * 1024;
+    private static final int MAX_BYTES = 16 * 1024;
+    /** The longest command type intake takes is 128 characters: "t199/" and 120 more. */
+    private static final String LONG_TYPE_TAIL = "x".repeat(120);
 
     @TempDir
     Path dir;
 
     @Test
-    void two_hundred_commands_on_60_kb_topics_go_out_in_requests_of_at_most_max_bytes() throws Exception {
-        try (ScriptedSite site = new ScriptedSite(dir)) {
-            // not subscribed to its receipts: 200 receipts that each repeat a 60 KB topic are another matter (the broker's
-            // outbound queue to one device), not this one's
+    void two_hundred_commands_with_the_longest_types_go_out_in_requests_of_at_most_max_bytes() throws Exception {
+        try (ScriptedSite site = new ScriptedSite(dir, "forwarder.maxBytes=16KiB")) {
+            // not subscribed to its receipts: the broker's outbound queue to one device is another matter, not this one's
             DeviceSimulator device = DeviceSimulator.of("dev-topics", site.bridge.broker().mqttPort());
             device.connect();
             site.bridge.forwarder().pause(); // let all 200 wait, so that one claim could take them all
             for (int i = 0; i < 200; i++) {
-                device.publish("t" + i + "/" + "x".repeat(60_000), DeviceSimulator.command("TOPIC-" + i, ""));
+                device.publish("t" + i + "/" + LONG_TYPE_TAIL, DeviceSimulator.command("TOPIC-" + i, ""));
             }
             await().atMost(Duration.ofSeconds(60)).until(() ->
                     site.status().path("outbox").path("counts").path("pending").asInt() == 200);
