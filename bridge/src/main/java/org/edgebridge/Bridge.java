@@ -64,7 +64,7 @@ public final class Bridge implements AutoCloseable {
         this.meters = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         ReceiptSender receipts = new ReceiptSender(broker, new ReceiptFigures(meters, clock));
         this.workers = new Workers(onWorkerDeath);
-        this.forwarder = new Forwarder(config.forwarder(), outbox, receipts, this::storedUpTo, clock, workers);
+        this.forwarder = new Forwarder(config.forwarder(), outbox, receipts, this::storedUpTo, clock, workers, meters);
         this.intake = new Intake(outbox, receipts, config.intake(), forwarder::wake, workers);
         this.retention = new RetentionPurger(outbox, config.retention(), clock);
         this.checkpointer = new WalCheckpointer(outbox);

@@ -26,10 +26,12 @@ final class CentralCall {
     private final IngestClient client;
     private final ReplyClassifier classifier;
     private final ReceiptViolations violations;
+    private final RequestFigures figures;
 
     CentralCall(ForwarderSettings settings, CentralGuards guards, IngestClient client, ReplyClassifier classifier,
-            ReceiptViolations violations) {
+            ReceiptViolations violations, RequestFigures figures) {
         this.settings = settings;
+        this.figures = figures;
         this.violations = violations;
         this.guards = guards;
         this.client = client;
@@ -80,7 +82,9 @@ final class CentralCall {
         try {
             return guards.breaker.executeSupplier(() -> {
                 CommandTrace.mark(CommandTrace.Step.REQUEST_SENT, events, ClaimedEvent::id);
+                long sentAt = System.nanoTime();
                 IngestReply reply = client.post(batchId, body);
+                figures.request(sentAt, events.size());
                 CommandTrace.mark(CommandTrace.Step.ANSWERED, events, ClaimedEvent::id);
                 Sent sent = new Sent(reply, classifier.classify(reply, events));
                 if (sent.outcome() instanceof RequestOutcome.Answered answered) {

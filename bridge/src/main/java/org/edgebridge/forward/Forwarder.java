@@ -4,6 +4,7 @@ import io.github.resilience4j.bulkhead.BulkheadRegistry;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
 import io.github.resilience4j.ratelimiter.RateLimiterRegistry;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.function.LongSupplier;
@@ -51,14 +52,15 @@ public final class Forwarder implements Component, ForwarderControl, AutoCloseab
     private final IngestClient client;
 
     /** @param storedUpTo the highest outbox row whose {@code stored} receipt has been handed out */
+    /** @param meters where the requests' figures go ({@code edgebridge_forwarder_request_duration_seconds}, batch sizes) */
     public Forwarder(ForwarderSettings settings, Outbox outbox, ReceiptSender receipts, LongSupplier storedUpTo, Clock clock,
-            Workers threads) {
-        this(settings, outbox, receipts, storedUpTo, clock, threads, null);
+            Workers threads, MeterRegistry meters) {
+        this(settings, outbox, receipts, storedUpTo, clock, threads, meters, null);
     }
 
     /** For tests: {@code rateLimitWait} waits the rate limiters' waits instead of the loop (null: the loop). */
     Forwarder(ForwarderSettings settings, Outbox outbox, ReceiptSender receipts, LongSupplier storedUpTo, Clock clock,
-            Workers threads, ForwarderLoop.Sleeper rateLimitWait) {
+            Workers threads, MeterRegistry meters, ForwarderLoop.Sleeper rateLimitWait) {
         this.settings = settings;
         this.outbox = outbox;
         this.loop = new ForwarderLoop(settings.linger());
@@ -70,7 +72,8 @@ public final class Forwarder implements Component, ForwarderControl, AutoCloseab
         this.settler = new BatchSettler(settings, outbox, finalReceipts, hunt);
         this.receiptViolations = new ReceiptViolations(clock);
         this.client = new IngestClient(settings);
-        CentralCall call = new CentralCall(settings, guards, client, classifier, receiptViolations);
+        CentralCall call = new CentralCall(settings, guards, client, classifier, receiptViolations,
+                new RequestFigures(meters));
         this.claimedAhead = new ClaimedAhead(settings, storedUpTo, guards);
         this.sender = new BatchSender(settings, call, policy, settler, hunt, classifier, claimedAhead,
                 rateLimitWait != null ? rateLimitWait : loop::sleep, clock);

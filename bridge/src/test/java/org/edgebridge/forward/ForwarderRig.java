@@ -58,7 +58,7 @@ final class ForwarderRig implements AutoCloseable {
             return true;
         }, new ReceiptFigures(new SimpleMeterRegistry(), clock));
         this.forwarder = new Forwarder(ConfigLoader.load(null, all).forwarder(), outbox, receipts, () -> Long.MAX_VALUE,
-                clock, new Workers(() -> {}), d -> {
+                clock, new Workers(() -> {}), new SimpleMeterRegistry(), d -> {
                     rateLimitWaits.add(d);
                     clock.advance(d);
                 });

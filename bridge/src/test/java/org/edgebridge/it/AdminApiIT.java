@@ -195,6 +195,8 @@ class AdminApiIT extends OneDeviceSite {
                 "edgebridge_receipt_latency_seconds_count{receipt=\"stored\"} 1")
                 && body.contains("edgebridge_receipt_latency_seconds_count{receipt=\"final\"} 1")
                 && body.contains("edgebridge_receipt_latency_seconds_bucket{receipt=\"final\",le=\"+Inf\"} 1")
-                && body.contains("edgebridge_receipt_finals_total{code=\"none\",status=\"accepted\"} 1.0"));
+                && body.contains("edgebridge_receipt_finals_total{code=\"none\",status=\"accepted\"} 1.0")
+                && body.contains("edgebridge_forwarder_request_duration_seconds_bucket{le=\"+Inf\"} 1")
+                && body.contains("edgebridge_forwarder_batch_events_bucket{le=\"1.0\"} 1"));
     }
 }
