@@ -136,6 +136,32 @@ public final class MoquetteInternals {
     }
 
     /**
+     * Removes every retained message from the broker's store, and returns how many there were. 0.17 keeps a retained
+     * PUBLISH for ever and offers no call that lists or clears them all; its H2 repository holds them in one map
+     * ({@code retained_store}), which is cleared here. The bridge takes every PUBLISH without its retain flag, so
+     * only a store written by an older bridge holds any.
+     */
+    public static int clearRetained(Server server) {
+        PostOffice postOffice = (PostOffice) read(server, "dispatcher");
+        try {
+            Object repository = field(PostOffice.class, "retainedRepository").get(postOffice);
+            int cleared = 0;
+            for (Field f : repository.getClass().getDeclaredFields()) {
+                if (java.util.Map.class.isAssignableFrom(f.getType())) {
+                    f.setAccessible(true);
+                    java.util.Map<?, ?> retained = (java.util.Map<?, ?>) f.get(repository);
+                    cleared += retained.size();
+                    retained.clear();
+                }
+            }
+            return cleared;
+        } catch (ReflectiveOperationException | ClassCastException e) {
+            throw new IllegalStateException("Moquette's retained messages are not where 0.17 keeps them: "
+                    + "this bridge needs Moquette 0.17", e);
+        }
+    }
+
+    /**
      * Shuts down the event loops of Moquette's own acceptor at once. The bridge binds its own listeners, so these
      * loops never carry a connection, but 0.17's {@code stopServer()} shuts them down with Netty's default quiet
      * period and waits for it: every stop of the bridge took 2 s more (measured: 2,028 ms in {@code stopServer},

@@ -19,6 +19,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
+import org.edgebridge.broker.BrokerLimits;
 import org.edgebridge.broker.BrokerSettings;
 import org.edgebridge.broker.BrokerStatus;
 import org.edgebridge.broker.BrokerStoreResets;
@@ -64,6 +65,7 @@ public final class MoquetteBroker implements DevicePublisher, AutoCloseable {
     private final AtomicLong restarts = new AtomicLong();
     private final ProtocolViolations violations = new ProtocolViolations();
     private final AtomicLong wills = new AtomicLong();
+    private final BrokerLimits limits = new BrokerLimits();
     private volatile InboundBackPressure backPressure = new InboundBackPressure(() -> 0, Integer.MAX_VALUE);
     private volatile Server server;
     private volatile MqttListeners listeners;
@@ -98,6 +100,11 @@ public final class MoquetteBroker implements DevicePublisher, AutoCloseable {
         MoquetteStart.Started started = MoquetteStart.start(settings, clock, handlers, authenticator, authorizer, storeResets);
         Server s = started.server();
         server = s;
+        int retained = MoquetteInternals.clearRetained(s);
+        if (retained > 0) {
+            limits.retainedClearedAtStart(retained);
+            LOG.info("broker store: removed {} retained messages (left by an older bridge; the bridge keeps none)", retained);
+        }
         MqttListeners l = new MqttListeners();
         listeners = l;
         try {
@@ -108,7 +115,7 @@ public final class MoquetteBroker implements DevicePublisher, AutoCloseable {
                     settings.maxWaitingPublishes());
             backPressure = pressure;
             Supplier<ChannelHandler> gate = () -> new ConnectGate(policy, login, violations, will -> lastWill(s, will),
-                    () -> stopping || server != s, pressure);
+                    () -> stopping || server != s, pressure, limits);
             if (settings.port() != 0) {
                 mqttPort = l.bind(settings.host(), mqttPort != 0 ? mqttPort : settings.port(), null, protocol, gate,
                         settings.maxPacketBytes(), "mqtt.port", sessionCheck);
@@ -199,7 +206,7 @@ public final class MoquetteBroker implements DevicePublisher, AutoCloseable {
         InboundBackPressure p = backPressure;
         return new BrokerStatus(isRunning(), listeners(), connectedClientIds().size(), deniedPublishes.get(),
                 deniedSubscribes.get(), violations.total(), restarts.get(), storeResets.count(), login.refusedCredentials(),
-                login.refusedThrottled(), login.refusedBusy(), wills.get(), p.waiting(), p.mostWaiting(), p.pauses());
+                login.refusedThrottled(), login.refusedBusy(), wills.get(), p.waiting(), p.mostWaiting(), p.pauses(), limits.status());
     }
 
     /**
