@@ -9,6 +9,11 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class BrokerLimits {
     private final AtomicLong retainFlagsCleared = new AtomicLong();
     private final AtomicLong retainedClearedAtStart = new AtomicLong();
+    private final AtomicLong connectionsRefusedTotal = new AtomicLong();
+    private final AtomicLong connectionsRefusedPerAddress = new AtomicLong();
+    private final AtomicLong packetsBeforeConnect = new AtomicLong();
+    private final AtomicLong connectsTooLarge = new AtomicLong();
+    private final AtomicLong connectsTimedOut = new AtomicLong();
 
     /** A PUBLISH came with retain=1; it was passed on without it (the bridge stores no retained messages). */
     public void retainFlagCleared() {
@@ -20,7 +25,35 @@ public final class BrokerLimits {
         retainedClearedAtStart.addAndGet(n);
     }
 
-    public BrokerLimitsStatus status() {
-        return new BrokerLimitsStatus(retainFlagsCleared.get(), retainedClearedAtStart.get());
+    /** A new connection was closed at once: {@code mqtt.maxConnections} were open. */
+    public void connectionRefusedTotal() {
+        connectionsRefusedTotal.incrementAndGet();
+    }
+
+    /** A new connection was closed at once: {@code mqtt.maxConnectionsPerAddress} from its address were open. */
+    public void connectionRefusedPerAddress() {
+        connectionsRefusedPerAddress.incrementAndGet();
+    }
+
+    /** A connection's first packet was not a CONNECT. */
+    public void packetBeforeConnect() {
+        packetsBeforeConnect.incrementAndGet();
+    }
+
+    /** A connection's CONNECT was longer than {@code mqtt.maxConnectBytes}. */
+    public void connectTooLarge() {
+        connectsTooLarge.incrementAndGet();
+    }
+
+    /** A connection's CONNECT had not arrived whole within {@code mqtt.connectTimeout}. */
+    public void connectTimedOut() {
+        connectsTimedOut.incrementAndGet();
+    }
+
+    /** @param openConnections MQTT connections open now */
+    public BrokerLimitsStatus status(int openConnections) {
+        return new BrokerLimitsStatus(retainFlagsCleared.get(), retainedClearedAtStart.get(), openConnections,
+                connectionsRefusedTotal.get(), connectionsRefusedPerAddress.get(), packetsBeforeConnect.get(),
+                connectsTooLarge.get(), connectsTimedOut.get());
     }
 }

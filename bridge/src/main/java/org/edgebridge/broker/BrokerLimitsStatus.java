@@ -6,5 +6,19 @@ package org.edgebridge.broker;
  *
  * @param retainFlagsCleared PUBLISHes that came with retain=1 and were taken without it
  * @param retainedClearedAtStart retained messages found in the broker store at start and removed
+ * @param openConnections MQTT connections open now (both listeners)
+ * @param connectionsRefusedTotal new connections closed at once because {@code mqtt.maxConnections} were open
+ * @param connectionsRefusedPerAddress the same for {@code mqtt.maxConnectionsPerAddress}
+ * @param packetsBeforeConnect connections closed because their first packet was not a CONNECT
+ * @param connectsTooLarge connections closed because their CONNECT was longer than {@code mqtt.maxConnectBytes}
+ * @param connectsTimedOut connections closed because no whole CONNECT came within {@code mqtt.connectTimeout}
  */
-public record BrokerLimitsStatus(long retainFlagsCleared, long retainedClearedAtStart) {}
+public record BrokerLimitsStatus(
+        long retainFlagsCleared,
+        long retainedClearedAtStart,
+        int openConnections,
+        long connectionsRefusedTotal,
+        long connectionsRefusedPerAddress,
+        long packetsBeforeConnect,
+        long connectsTooLarge,
+        long connectsTimedOut) {}

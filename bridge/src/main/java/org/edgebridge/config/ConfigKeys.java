@@ -57,6 +57,18 @@ public final class ConfigKeys {
             Duration.ofMinutes(1), Duration.ofDays(24),
             "how long the broker keeps the session of a device that stays away (at most 24d: Moquette 0.17 overflows past it)");
 
+    public static final ConfigKey<Integer> MQTT_MAX_CONNECTIONS = intKey("mqtt.maxConnections", 4096, 1, 1_000_000,
+            "MQTT connections open at once (both listeners); a new one past it is closed at once");
+    public static final ConfigKey<Integer> MQTT_MAX_CONNECTIONS_PER_ADDRESS = intKey("mqtt.maxConnectionsPerAddress", 1024, 1,
+            1_000_000, "MQTT connections open at once from one source address; a new one past it is closed at once "
+            + "(devices behind one NAT share an address: raise it for them)");
+    public static final ConfigKey<Integer> MQTT_MAX_CONNECT_BYTES = intSizeKey("mqtt.maxConnectBytes", "16KiB", 256, 16 * 1024 * 1024,
+            "largest CONNECT packet (client id, credentials and Last Will); nothing else is read before it: a first packet "
+            + "that is not a CONNECT, or a larger CONNECT, closes the connection");
+    public static final ConfigKey<Duration> MQTT_CONNECT_TIMEOUT = durationKey("mqtt.connectTimeout", "10s",
+            Duration.ofSeconds(1), Duration.ofMinutes(5),
+            "time from the TCP connect (TLS handshake included) until the whole CONNECT must have arrived; then the connection is closed");
+
     public static final ConfigKey<Integer> MQTT_TAKEOVER_ALARM_PER_MINUTE = intKey("mqtt.takeoverAlarmPerMinute", 10, 1, 1_000_000,
             "session takeovers of one client id per minute that raise a takeover-storm alarm");
     public static final ConfigKey<Boolean> MQTT_THROTTLE_TAKEOVERS = boolKey("mqtt.throttleTakeovers", false,
@@ -167,6 +179,7 @@ public final class ConfigKeys {
     public static final List<ConfigKey<?>> ALL = List.of(
             EDGE_ID, DATA_DIR,
             MQTT_HOST, MQTT_PORT, MQTT_TOPIC_PREFIX, MQTT_MAX_PACKET_BYTES, MQTT_SESSION_QUEUE_SIZE, MQTT_SESSION_EXPIRY,
+            MQTT_MAX_CONNECTIONS, MQTT_MAX_CONNECTIONS_PER_ADDRESS, MQTT_MAX_CONNECT_BYTES, MQTT_CONNECT_TIMEOUT,
             MQTT_TAKEOVER_ALARM_PER_MINUTE, MQTT_THROTTLE_TAKEOVERS,
             TLS_PORT, TLS_CERT_FILE, TLS_KEY_FILE, TLS_CA_FILE, TLS_CLIENT_AUTH,
             AUTH_ANONYMOUS, AUTH_PASSWORD_FILE, AUTH_THREADS, AUTH_QUEUE, AUTH_FAILED_LOGINS_PER_CLIENT_ID,

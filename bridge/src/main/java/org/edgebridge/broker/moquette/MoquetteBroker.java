@@ -66,6 +66,7 @@ public final class MoquetteBroker implements DevicePublisher, AutoCloseable {
     private final ProtocolViolations violations = new ProtocolViolations();
     private final AtomicLong wills = new AtomicLong();
     private final BrokerLimits limits = new BrokerLimits();
+    private final ConnectionLimits connections;
     private volatile InboundBackPressure backPressure = new InboundBackPressure(() -> 0, Integer.MAX_VALUE);
     private volatile Server server;
     private volatile MqttListeners listeners;
@@ -87,6 +88,8 @@ public final class MoquetteBroker implements DevicePublisher, AutoCloseable {
         this.refusals = refusals;
         this.storeResets = storeResets;
         this.enforcer = Executors.newSingleThreadExecutor(r -> new Thread(r, "broker-enforcer"));
+        this.connections = new ConnectionLimits(settings.limits().maxConnections(), settings.limits().maxConnectionsPerAddress(),
+                limits, refusals);
     }
 
     /** Starts Moquette ({@link MoquetteStart}), then the listeners, and checks that each accepts connections. */
@@ -116,12 +119,16 @@ public final class MoquetteBroker implements DevicePublisher, AutoCloseable {
             backPressure = pressure;
             Supplier<ChannelHandler> gate = () -> new ConnectGate(policy, login, violations, will -> lastWill(s, will),
                     () -> stopping || server != s, pressure, limits);
+            BrokerSettings.Limits bounds = settings.limits();
+            Supplier<ChannelHandler> beforeConnect = () -> new BeforeConnect(bounds.maxConnectBytes(), bounds.connectTimeout(),
+                    violations, limits);
+            MqttListeners.Pipeline pipeline = new MqttListeners.Pipeline(protocol, connections, beforeConnect, gate, sessionCheck,
+                    settings.maxPacketBytes(), (int) Math.max(1, bounds.connectTimeout().toSeconds()));
             if (settings.port() != 0) {
-                mqttPort = l.bind(settings.host(), mqttPort != 0 ? mqttPort : settings.port(), null, protocol, gate,
-                        settings.maxPacketBytes(), "mqtt.port", sessionCheck);
+                mqttPort = l.bind(settings.host(), mqttPort != 0 ? mqttPort : settings.port(), null, pipeline, "mqtt.port");
             }
             settings.tls().ifPresent(t -> tlsPort = l.bind(settings.host(), tlsPort != 0 ? tlsPort : t.port(), ssl.orElseThrow(),
-                    protocol, gate, settings.maxPacketBytes(), "tls.port", sessionCheck));
+                    pipeline, "tls.port"));
             List<String> dead = new ArrayList<>();
             if (mqttPort != 0 && !listening(mqttPort)) {
                 dead.add("mqtt.port=" + mqttPort);
@@ -206,7 +213,8 @@ public final class MoquetteBroker implements DevicePublisher, AutoCloseable {
         InboundBackPressure p = backPressure;
         return new BrokerStatus(isRunning(), listeners(), connectedClientIds().size(), deniedPublishes.get(),
                 deniedSubscribes.get(), violations.total(), restarts.get(), storeResets.count(), login.refusedCredentials(),
-                login.refusedThrottled(), login.refusedBusy(), wills.get(), p.waiting(), p.mostWaiting(), p.pauses(), limits.status());
+                login.refusedThrottled(), login.refusedBusy(), wills.get(), p.waiting(), p.mostWaiting(), p.pauses(),
+                limits.status(connections.open()));
     }
 
     /**
