@@ -50,10 +50,14 @@ public final class BrokerLimits {
         connectsTimedOut.incrementAndGet();
     }
 
-    /** @param openConnections MQTT connections open now */
-    public BrokerLimitsStatus status(int openConnections) {
+    /**
+     * @param openConnections MQTT connections open now
+     * @param devices the device registry, for its size and what it forgot
+     * @param log the refusal log, for the lines it left out
+     */
+    public BrokerLimitsStatus status(int openConnections, DeviceRegistry devices, RefusalLog log) {
         return new BrokerLimitsStatus(retainFlagsCleared.get(), retainedClearedAtStart.get(), openConnections,
                 connectionsRefusedTotal.get(), connectionsRefusedPerAddress.get(), packetsBeforeConnect.get(),
-                connectsTooLarge.get(), connectsTimedOut.get());
+                connectsTooLarge.get(), connectsTimedOut.get(), devices.size(), devices.forgotten(), log.leftOut());
     }
 }

@@ -12,6 +12,9 @@ package org.edgebridge.broker;
  * @param packetsBeforeConnect connections closed because their first packet was not a CONNECT
  * @param connectsTooLarge connections closed because their CONNECT was longer than {@code mqtt.maxConnectBytes}
  * @param connectsTimedOut connections closed because no whole CONNECT came within {@code mqtt.connectTimeout}
+ * @param knownDevices client ids in the device registry ({@code /api/devices}), at most {@code mqtt.maxKnownDevices}
+ * @param forgottenDevices client ids dropped from the registry to make room for new ones
+ * @param refusalLinesLeftOut refusal log lines left out (one per kind and client id, and ten per kind, a minute)
  */
 public record BrokerLimitsStatus(
         long retainFlagsCleared,
@@ -21,4 +24,7 @@ public record BrokerLimitsStatus(
         long connectionsRefusedPerAddress,
         long packetsBeforeConnect,
         long connectsTooLarge,
-        long connectsTimedOut) {}
+        long connectsTimedOut,
+        int knownDevices,
+        long forgottenDevices,
+        long refusalLinesLeftOut) {}

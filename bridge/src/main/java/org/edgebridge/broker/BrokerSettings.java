@@ -46,8 +46,10 @@ public record BrokerSettings(
      * @param maxConnectionsPerAddress the same, per source address
      * @param maxConnectBytes largest CONNECT packet; until it has arrived nothing else is read
      * @param connectTimeout time from the TCP connect until the whole CONNECT must have arrived
+     * @param maxKnownDevices client ids the device registry keeps (only ones that logged in)
      */
-    public record Limits(int maxConnections, int maxConnectionsPerAddress, int maxConnectBytes, Duration connectTimeout) {}
+    public record Limits(int maxConnections, int maxConnectionsPerAddress, int maxConnectBytes, Duration connectTimeout,
+            int maxKnownDevices) {}
 
     public record LoginSettings(int threads, int queue, int failuresPerClientId, int failuresPerAddress) {}
 }

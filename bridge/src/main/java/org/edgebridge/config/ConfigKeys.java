@@ -69,6 +69,10 @@ public final class ConfigKeys {
             Duration.ofSeconds(1), Duration.ofMinutes(5),
             "time from the TCP connect (TLS handshake included) until the whole CONNECT must have arrived; then the connection is closed");
 
+    public static final ConfigKey<Integer> MQTT_MAX_KNOWN_DEVICES = intKey("mqtt.maxKnownDevices", 10000, 10, 1_000_000,
+            "client ids the device registry (/api/devices) keeps; only ones that logged in enter it, and past it a new one "
+            + "replaces the one seen least recently (about 2 KB each)");
+
     public static final ConfigKey<Integer> MQTT_TAKEOVER_ALARM_PER_MINUTE = intKey("mqtt.takeoverAlarmPerMinute", 10, 1, 1_000_000,
             "session takeovers of one client id per minute that raise a takeover-storm alarm");
     public static final ConfigKey<Boolean> MQTT_THROTTLE_TAKEOVERS = boolKey("mqtt.throttleTakeovers", false,
@@ -180,6 +184,7 @@ public final class ConfigKeys {
             EDGE_ID, DATA_DIR,
             MQTT_HOST, MQTT_PORT, MQTT_TOPIC_PREFIX, MQTT_MAX_PACKET_BYTES, MQTT_SESSION_QUEUE_SIZE, MQTT_SESSION_EXPIRY,
             MQTT_MAX_CONNECTIONS, MQTT_MAX_CONNECTIONS_PER_ADDRESS, MQTT_MAX_CONNECT_BYTES, MQTT_CONNECT_TIMEOUT,
+            MQTT_MAX_KNOWN_DEVICES,
             MQTT_TAKEOVER_ALARM_PER_MINUTE, MQTT_THROTTLE_TAKEOVERS,
             TLS_PORT, TLS_CERT_FILE, TLS_KEY_FILE, TLS_CA_FILE, TLS_CLIENT_AUTH,
             AUTH_ANONYMOUS, AUTH_PASSWORD_FILE, AUTH_THREADS, AUTH_QUEUE, AUTH_FAILED_LOGINS_PER_CLIENT_ID,

@@ -39,4 +39,24 @@ class RefusalLogTest {
         log.info("credentials", "dev-a", "refused dev-a");
         assertThat(lines.list.get(3).getFormattedMessage()).isEqualTo("refused dev-a (49 more like it in the last 60 s)");
     }
+
+    @Test
+    void fifteen_thousand_refusals_of_one_kind_with_random_client_ids_write_ten_lines_a_minute_and_the_next_says_how_many_were_left_out() {
+        Logger logger = (Logger) LoggerFactory.getLogger("refusal-log-test-kinds");
+        ListAppender<ILoggingEvent> lines = new ListAppender<>();
+        lines.start();
+        logger.addAppender(lines);
+        TestClock clock = new TestClock();
+        RefusalLog log = new RefusalLog(logger, clock, Duration.ofSeconds(60));
+        for (int i = 0; i < 15_000; i++) {
+            log.warn("will", "random-" + i, "refused random-" + i);
+        }
+        log.warn("credentials", "dev-a", "refused dev-a");
+        assertThat(lines.list).hasSize(RefusalLog.LINES_PER_KIND + 1);
+        assertThat(log.leftOut()).isEqualTo(15_000 - RefusalLog.LINES_PER_KIND);
+        clock.advance(Duration.ofSeconds(61));
+        log.warn("will", "random-x", "refused random-x");
+        assertThat(lines.list.get(lines.list.size() - 1).getFormattedMessage()).isEqualTo(
+                "refused random-x (and 14990 lines of kind will about other clients left out in the last 60 s)");
+    }
 }

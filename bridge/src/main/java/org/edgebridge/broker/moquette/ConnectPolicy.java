@@ -12,7 +12,6 @@ import java.security.SecureRandom;
 import java.security.cert.Certificate;
 import java.security.cert.CertificateParsingException;
 import java.security.cert.X509Certificate;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HexFormat;
@@ -109,7 +108,7 @@ final class ConnectPolicy {
                 will = new LastWill(clientId, willTopic, payload == null ? new byte[0] : payload);
             }
             if (settings.throttleTakeovers()
-                    && devices.recentTakeovers(clientId, Duration.ofMinutes(1)) >= settings.takeoverAlarmPerMinute()) {
+                    && devices.recentTakeovers(clientId) >= settings.takeoverAlarmPerMinute()) {
                 devices.refusedConnect(clientId);
                 return refuse(MqttConnectReturnCode.CONNECTION_REFUSED_SERVER_UNAVAILABLE);
             }

@@ -214,7 +214,7 @@ public final class MoquetteBroker implements DevicePublisher, AutoCloseable {
         return new BrokerStatus(isRunning(), listeners(), connectedClientIds().size(), deniedPublishes.get(),
                 deniedSubscribes.get(), violations.total(), restarts.get(), storeResets.count(), login.refusedCredentials(),
                 login.refusedThrottled(), login.refusedBusy(), wills.get(), p.waiting(), p.mostWaiting(), p.pauses(),
-                limits.status(connections.open()));
+                limits.status(connections.open(), devices, refusals));
     }
 
     /**
