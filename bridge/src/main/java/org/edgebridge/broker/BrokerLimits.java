@@ -14,6 +14,7 @@ public final class BrokerLimits {
     private final AtomicLong packetsBeforeConnect = new AtomicLong();
     private final AtomicLong connectsTooLarge = new AtomicLong();
     private final AtomicLong connectsTimedOut = new AtomicLong();
+    private final AtomicLong topicsTooLong = new AtomicLong();
 
     /** A PUBLISH came with retain=1; it was passed on without it (the bridge stores no retained messages). */
     public void retainFlagCleared() {
@@ -50,14 +51,21 @@ public final class BrokerLimits {
         connectsTimedOut.incrementAndGet();
     }
 
+    /** A PUBLISH (or a will) had a topic longer than {@code mqtt.maxTopicBytes}. */
+    public void topicTooLong() {
+        topicsTooLong.incrementAndGet();
+    }
+
     /**
      * @param openConnections MQTT connections open now
      * @param devices the device registry, for its size and what it forgot
      * @param log the refusal log, for the lines it left out
+     * @param receipts the bound on queued receipts, for what it dropped
      */
-    public BrokerLimitsStatus status(int openConnections, DeviceRegistry devices, RefusalLog log) {
+    public BrokerLimitsStatus status(int openConnections, DeviceRegistry devices, RefusalLog log, ReceiptQueues receipts) {
         return new BrokerLimitsStatus(retainFlagsCleared.get(), retainedClearedAtStart.get(), openConnections,
                 connectionsRefusedTotal.get(), connectionsRefusedPerAddress.get(), packetsBeforeConnect.get(),
-                connectsTooLarge.get(), connectsTimedOut.get(), devices.size(), devices.forgotten(), log.leftOut());
+                connectsTooLarge.get(), connectsTimedOut.get(), devices.size(), devices.forgotten(), log.leftOut(),
+                topicsTooLong.get(), receipts.dropped(), receipts.mostQueued(), receipts.devices());
     }
 }

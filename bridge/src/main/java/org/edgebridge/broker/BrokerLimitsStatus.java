@@ -15,6 +15,11 @@ package org.edgebridge.broker;
  * @param knownDevices client ids in the device registry ({@code /api/devices}), at most {@code mqtt.maxKnownDevices}
  * @param forgottenDevices client ids dropped from the registry to make room for new ones
  * @param refusalLinesLeftOut refusal log lines left out (one per kind and client id, and ten per kind, a minute)
+ * @param topicsTooLong connections closed (or CONNECTs refused) for a topic longer than {@code mqtt.maxTopicBytes}
+ * @param receiptsDropped receipts not queued for a device whose queue was full ({@code mqtt.maxQueuedReceipts},
+ *     {@code mqtt.maxQueuedReceiptBytes}); the outbox answers its resend with them
+ * @param mostQueuedReceipts the most receipts the broker held queued for one device, as last seen
+ * @param devicesWithQueuedReceipts devices with receipts queued, as last seen
  */
 public record BrokerLimitsStatus(
         long retainFlagsCleared,
@@ -27,4 +32,8 @@ public record BrokerLimitsStatus(
         long connectsTimedOut,
         int knownDevices,
         long forgottenDevices,
-        long refusalLinesLeftOut) {}
+        long refusalLinesLeftOut,
+        long topicsTooLong,
+        long receiptsDropped,
+        int mostQueuedReceipts,
+        int devicesWithQueuedReceipts) {}

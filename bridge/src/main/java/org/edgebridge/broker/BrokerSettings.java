@@ -47,9 +47,12 @@ public record BrokerSettings(
      * @param maxConnectBytes largest CONNECT packet; until it has arrived nothing else is read
      * @param connectTimeout time from the TCP connect until the whole CONNECT must have arrived
      * @param maxKnownDevices client ids the device registry keeps (only ones that logged in)
+     * @param maxTopicBytes longest topic of a PUBLISH or a will, UTF-8 bytes
+     * @param maxQueuedReceipts receipts the broker may hold queued for one device
+     * @param maxQueuedReceiptBytes the same in bytes
      */
     public record Limits(int maxConnections, int maxConnectionsPerAddress, int maxConnectBytes, Duration connectTimeout,
-            int maxKnownDevices) {}
+            int maxKnownDevices, int maxTopicBytes, int maxQueuedReceipts, long maxQueuedReceiptBytes) {}
 
     public record LoginSettings(int threads, int queue, int failuresPerClientId, int failuresPerAddress) {}
 }

@@ -69,6 +69,14 @@ public final class ConfigKeys {
             Duration.ofSeconds(1), Duration.ofMinutes(5),
             "time from the TCP connect (TLS handshake included) until the whole CONNECT must have arrived; then the connection is closed");
 
+    public static final ConfigKey<Integer> MQTT_MAX_TOPIC_BYTES = intSizeKey("mqtt.maxTopicBytes", "512", 64, 65_535,
+            "longest topic of a PUBLISH or a Last Will, in UTF-8 bytes; a longer PUBLISH closes the connection, a longer "
+            + "will refuses the CONNECT (CONNACK 5)");
+    public static final ConfigKey<Integer> MQTT_MAX_QUEUED_RECEIPTS = intKey("mqtt.maxQueuedReceipts", 256, 10, 1_000_000,
+            "receipts the broker holds queued for one device that does not read them (past the 10 in flight); past it a "
+            + "receipt is not queued, and the outbox answers the device's resend with it");
+    public static final ConfigKey<Long> MQTT_MAX_QUEUED_RECEIPT_BYTES = sizeKey("mqtt.maxQueuedReceiptBytes", "256KiB",
+            16 * KiB, 1024 * MiB, "the same bound in bytes, per device");
     public static final ConfigKey<Integer> MQTT_MAX_KNOWN_DEVICES = intKey("mqtt.maxKnownDevices", 10000, 10, 1_000_000,
             "client ids the device registry (/api/devices) keeps; only ones that logged in enter it, and past it a new one "
             + "replaces the one seen least recently (about 2 KB each)");
@@ -184,7 +192,7 @@ public final class ConfigKeys {
             EDGE_ID, DATA_DIR,
             MQTT_HOST, MQTT_PORT, MQTT_TOPIC_PREFIX, MQTT_MAX_PACKET_BYTES, MQTT_SESSION_QUEUE_SIZE, MQTT_SESSION_EXPIRY,
             MQTT_MAX_CONNECTIONS, MQTT_MAX_CONNECTIONS_PER_ADDRESS, MQTT_MAX_CONNECT_BYTES, MQTT_CONNECT_TIMEOUT,
-            MQTT_MAX_KNOWN_DEVICES,
+            MQTT_MAX_TOPIC_BYTES, MQTT_MAX_QUEUED_RECEIPTS, MQTT_MAX_QUEUED_RECEIPT_BYTES, MQTT_MAX_KNOWN_DEVICES,
             MQTT_TAKEOVER_ALARM_PER_MINUTE, MQTT_THROTTLE_TAKEOVERS,
             TLS_PORT, TLS_CERT_FILE, TLS_KEY_FILE, TLS_CA_FILE, TLS_CLIENT_AUTH,
             AUTH_ANONYMOUS, AUTH_PASSWORD_FILE, AUTH_THREADS, AUTH_QUEUE, AUTH_FAILED_LOGINS_PER_CLIENT_ID,

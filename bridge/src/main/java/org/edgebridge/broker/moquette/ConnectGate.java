@@ -1,6 +1,7 @@
 package org.edgebridge.broker.moquette;
 
 import io.moquette.broker.MoquetteInternals;
+import io.netty.buffer.ByteBufUtil;
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.handler.codec.mqtt.MqttConnectMessage;
@@ -29,7 +30,9 @@ import org.edgebridge.broker.ProtocolViolations;
  * on one connection is taken without any check (#969; {@code DeviceLoginIT}); a malformed or oversized packet logs a
  * stack trace per connection ({@code SecurityIT}'s flood of 2,000 of them); a Last Will is published without asking
  * the ACL, so the gate owns it ({@code DeviceLoginIT}, the will test); a retained PUBLISH is kept in the store for
- * ever, so the gate takes every PUBLISH without its retain flag ({@code RetainedPublishesIT}).
+ * ever, so the gate takes every PUBLISH without its retain flag ({@code RetainedPublishesIT}); a topic has no length
+ * limit and every receipt repeats it, so a PUBLISH on a topic over {@code mqtt.maxTopicBytes} closes the connection
+ * ({@code ReceiptQueueBoundsIT}).
  *
  * <p>Holds a client's packets after its CONNECT until Moquette has really accepted the connection, then passes
  * them on in order. Without it, Moquette 0.17 closes a connection whose SUBSCRIBE arrives in the instant
@@ -59,6 +62,7 @@ final class ConnectGate extends ChannelDuplexHandler {
     private final BooleanSupplier stopping;
     private final InboundBackPressure backPressure;
     private final BrokerLimits limits;
+    private final int maxTopicBytes;
     private State state = State.AWAIT_CONNECT;
     private final ArrayDeque<Object> held = new ArrayDeque<>();
     private long connectAt;
@@ -71,9 +75,10 @@ final class ConnectGate extends ChannelDuplexHandler {
      * @param stopping true while the bridge closes its connections itself: no will is sent then
      */
     ConnectGate(ConnectPolicy policy, DeviceLogin login, ProtocolViolations violations, Consumer<ConnectPolicy.LastWill> willSink,
-            BooleanSupplier stopping, InboundBackPressure backPressure, BrokerLimits limits) {
+            BooleanSupplier stopping, InboundBackPressure backPressure, BrokerLimits limits, int maxTopicBytes) {
         this.backPressure = backPressure;
         this.limits = limits;
+        this.maxTopicBytes = maxTopicBytes;
         this.policy = policy;
         this.login = login;
         this.violations = violations;
@@ -110,6 +115,12 @@ final class ConnectGate extends ChannelDuplexHandler {
             disconnected = true; // a clean DISCONNECT: MQTT 3.1.1 §3.14.4 discards the will
         }
         if (msg instanceof MqttPublishMessage publish) {
+            if (ByteBufUtil.utf8Bytes(publish.variableHeader().topicName()) > maxTopicBytes) {
+                // every receipt repeats the topic: 2,500 one-byte publishes on a 60 KB topic queued 144 MB of them
+                limits.topicTooLong();
+                reject(ctx, msg, "a topic longer than mqtt.maxTopicBytes (" + maxTopicBytes + " bytes)");
+                return;
+            }
             backPressure.published(ctx.channel());
             if (publish.fixedHeader().isRetain()) {
                 // Moquette 0.17 would keep it in its store for ever; the bridge has no use for retained messages

@@ -1,5 +1,6 @@
 package org.edgebridge.broker.moquette;
 
+import io.netty.buffer.ByteBufUtil;
 import io.netty.channel.Channel;
 import io.netty.handler.codec.mqtt.MqttConnectMessage;
 import io.netty.handler.codec.mqtt.MqttConnectPayload;
@@ -20,6 +21,7 @@ import javax.naming.InvalidNameException;
 import javax.naming.ldap.LdapName;
 import javax.naming.ldap.Rdn;
 import javax.net.ssl.SSLPeerUnverifiedException;
+import org.edgebridge.broker.BrokerLimits;
 import org.edgebridge.broker.BrokerSettings;
 import org.edgebridge.broker.DeviceLogin;
 import org.edgebridge.broker.DeviceRegistry;
@@ -52,9 +54,11 @@ final class ConnectPolicy {
     private final Topics topics;
     private final DeviceRegistry devices;
     private final RefusalLog log;
+    private final BrokerLimits limits;
     private final byte[] certSecret;
 
-    ConnectPolicy(BrokerSettings settings, Topics topics, DeviceRegistry devices, RefusalLog log) {
+    ConnectPolicy(BrokerSettings settings, Topics topics, DeviceRegistry devices, RefusalLog log, BrokerLimits limits) {
+        this.limits = limits;
         this.settings = settings;
         this.topics = topics;
         this.devices = devices;
@@ -97,6 +101,12 @@ final class ConnectPolicy {
             LastWill will = null;
             if (header.isWillFlag()) {
                 String willTopic = connect.payload().willTopic();
+                if (willTopic != null && ByteBufUtil.utf8Bytes(willTopic) > settings.limits().maxTopicBytes()) {
+                    limits.topicTooLong();
+                    log.warn("will", clientId, "refused CONNECT of " + RefusalLog.quote(clientId) + " with CONNACK 5: its Last Will's topic "
+                            + "is longer than mqtt.maxTopicBytes (" + settings.limits().maxTopicBytes() + " bytes)");
+                    return refuse(MqttConnectReturnCode.CONNECTION_REFUSED_NOT_AUTHORIZED);
+                }
                 if (topics.commandType(clientId, willTopic) == null) {
                     devices.refusedConnect(clientId);
                     log.warn("will", clientId, "refused CONNECT of " + RefusalLog.quote(clientId) + " with CONNACK 5: its Last Will is on "

@@ -28,6 +28,7 @@ import org.edgebridge.broker.DevicePublisher;
 import org.edgebridge.broker.DeviceRegistry;
 import org.edgebridge.broker.InboundCommands;
 import org.edgebridge.broker.ProtocolViolations;
+import org.edgebridge.broker.ReceiptQueues;
 import org.edgebridge.broker.RefusalLog;
 import org.edgebridge.broker.TlsSettings;
 import org.edgebridge.broker.Topics;
@@ -49,7 +50,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class MoquetteBroker implements DevicePublisher, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(MoquetteBroker.class);
-    private static final String PUBLISHER_ID = "edge-bridge";
 
     private final BrokerSettings settings;
     private final Clock clock;
@@ -67,6 +67,7 @@ public final class MoquetteBroker implements DevicePublisher, AutoCloseable {
     private final AtomicLong wills = new AtomicLong();
     private final BrokerLimits limits = new BrokerLimits();
     private final ConnectionLimits connections;
+    private final ReceiptsOut receipts;
     private volatile InboundBackPressure backPressure = new InboundBackPressure(() -> 0, Integer.MAX_VALUE);
     private volatile Server server;
     private volatile MqttListeners listeners;
@@ -88,6 +89,8 @@ public final class MoquetteBroker implements DevicePublisher, AutoCloseable {
         this.refusals = refusals;
         this.storeResets = storeResets;
         this.enforcer = Executors.newSingleThreadExecutor(r -> new Thread(r, "broker-enforcer"));
+        this.receipts = new ReceiptsOut(topics, refusals,
+                new ReceiptQueues(settings.limits().maxQueuedReceipts(), settings.limits().maxQueuedReceiptBytes()));
         this.connections = new ConnectionLimits(settings.limits().maxConnections(), settings.limits().maxConnectionsPerAddress(),
                 limits, refusals);
     }
@@ -97,7 +100,7 @@ public final class MoquetteBroker implements DevicePublisher, AutoCloseable {
         Optional<SslContext> ssl = settings.tls().map(t -> new PemSslContextCreator(t).build());
         List<InterceptHandler> handlers = List.of(new CommandInterceptor(topics, clock, commands, devices, this::onLoopDeath));
         DeviceAuthorizer authorizer = new DeviceAuthorizer(topics, this::deniedPublish, this::deniedSubscribe);
-        ConnectPolicy policy = new ConnectPolicy(settings, topics, devices, refusals);
+        ConnectPolicy policy = new ConnectPolicy(settings, topics, devices, refusals, limits);
         DeviceAuthenticator authenticator = new DeviceAuthenticator(login, policy);
         listening = false;
         MoquetteStart.Started started = MoquetteStart.start(settings, clock, handlers, authenticator, authorizer, storeResets);
@@ -118,7 +121,7 @@ public final class MoquetteBroker implements DevicePublisher, AutoCloseable {
                     settings.maxWaitingPublishes());
             backPressure = pressure;
             Supplier<ChannelHandler> gate = () -> new ConnectGate(policy, login, violations, will -> lastWill(s, will),
-                    () -> stopping || server != s, pressure, limits);
+                    () -> stopping || server != s, pressure, limits, settings.limits().maxTopicBytes());
             BrokerSettings.Limits bounds = settings.limits();
             Supplier<ChannelHandler> beforeConnect = () -> new BeforeConnect(bounds.maxConnectBytes(), bounds.connectTimeout(),
                     violations, limits);
@@ -186,15 +189,7 @@ public final class MoquetteBroker implements DevicePublisher, AutoCloseable {
     @Override
     public boolean publishReceipt(String clientId, byte[] json) {
         Server s = server;
-        if (s == null) {
-            return false;
-        }
-        try {
-            return s.internalPublish(ReceiptMessage.of(topics.receiptTopic(clientId), json), PUBLISHER_ID).isAllSuccess();
-        } catch (RuntimeException e) {
-            LOG.debug("receipt to {} not routed: {}", clientId, e.toString());
-            return false;
-        }
+        return s != null && receipts.publish(s, clientId, json);
     }
 
     public Collection<String> connectedClientIds() {
@@ -214,7 +209,7 @@ public final class MoquetteBroker implements DevicePublisher, AutoCloseable {
         return new BrokerStatus(isRunning(), listeners(), connectedClientIds().size(), deniedPublishes.get(),
                 deniedSubscribes.get(), violations.total(), restarts.get(), storeResets.count(), login.refusedCredentials(),
                 login.refusedThrottled(), login.refusedBusy(), wills.get(), p.waiting(), p.mostWaiting(), p.pauses(),
-                limits.status(connections.open(), devices, refusals));
+                limits.status(connections.open(), devices, refusals, receipts.queues()));
     }
 
     /**
