@@ -72,10 +72,11 @@ public final class ConfigKeys {
     public static final ConfigKey<Integer> MQTT_MAX_TOPIC_BYTES = intSizeKey("mqtt.maxTopicBytes", "512", 64, 65_535,
             "longest topic of a PUBLISH or a Last Will, in UTF-8 bytes; a longer PUBLISH closes the connection, a longer "
             + "will refuses the CONNECT (CONNACK 5)");
-    public static final ConfigKey<Integer> MQTT_MAX_QUEUED_RECEIPTS = intKey("mqtt.maxQueuedReceipts", 256, 10, 1_000_000,
+    public static final ConfigKey<Integer> MQTT_MAX_QUEUED_RECEIPTS = intKey("mqtt.maxQueuedReceipts", 2000, 10, 1_000_000,
             "receipts the broker holds queued for one device that does not read them (past the 10 in flight); past it a "
-            + "receipt is not queued, and the outbox answers the device's resend with it");
-    public static final ConfigKey<Long> MQTT_MAX_QUEUED_RECEIPT_BYTES = sizeKey("mqtt.maxQueuedReceiptBytes", "256KiB",
+            + "receipt is not queued, and the outbox answers the device's resend with it (keep it above the receipts one device "
+            + "gets in a burst: forwarder.maxEvents finals of one request)");
+    public static final ConfigKey<Long> MQTT_MAX_QUEUED_RECEIPT_BYTES = sizeKey("mqtt.maxQueuedReceiptBytes", "1MiB",
             16 * KiB, 1024 * MiB, "the same bound in bytes, per device");
     public static final ConfigKey<Integer> MQTT_MAX_KNOWN_DEVICES = intKey("mqtt.maxKnownDevices", 10000, 10, 1_000_000,
             "client ids the device registry (/api/devices) keeps; only ones that logged in enter it, and past it a new one "
