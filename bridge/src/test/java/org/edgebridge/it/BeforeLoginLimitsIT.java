@@ -67,23 +67,28 @@ class BeforeLoginLimitsIT extends OneDeviceSite {
 
     @Test
     void with_max_connections_per_address_50_the_connections_past_it_are_closed_and_a_connected_device_gets_its_accepted() throws Exception {
-        restartWith("mqtt.maxConnectionsPerAddress=50");
-        List<RawMqttClient> idle = idleConnections(60);
-        await().atMost(Duration.ofSeconds(10)).until(() -> limits().path("connectionsRefusedPerAddress").asLong() == 11);
-        assertThat(idle.stream().filter(this::closedByBridge).count()).isEqualTo(11);
-        assertThat(limits().path("openConnections").asInt()).isEqualTo(50);
-        deviceGetsItsAccepted();
-        idle.forEach(RawMqttClient::close);
+        capHits("mqtt.maxConnectionsPerAddress=50", 60, "connectionsRefusedPerAddress");
     }
 
     @Test
     void with_max_connections_20_the_connections_past_it_are_closed_and_a_connected_device_gets_its_accepted() throws Exception {
-        restartWith("mqtt.maxConnections=20");
-        List<RawMqttClient> idle = idleConnections(30);
-        await().atMost(Duration.ofSeconds(10)).until(() -> limits().path("connectionsRefusedTotal").asLong() == 11);
-        assertThat(idle.stream().filter(this::closedByBridge).count()).isEqualTo(11);
+        capHits("mqtt.maxConnections=20", 30, "connectionsRefusedTotal");
+    }
+
+    /**
+     * Restarts the site with a cap of {@code cap - 1} further connections beside the device's, opens {@code idle}
+     * more that send nothing, and checks that the ones past the cap were closed at once and counted.
+     */
+    private void capHits(String set, int idle, String counter) throws Exception {
+        restartWith(set);
+        int cap = Integer.parseInt(set.substring(set.indexOf('=') + 1));
+        int past = idle + 1 - cap;
+        List<RawMqttClient> connections = idleConnections(idle);
+        await().atMost(Duration.ofSeconds(10)).until(() -> limits().path(counter).asLong() == past);
+        assertThat(connections.stream().filter(this::closedByBridge).count()).isEqualTo(past);
+        assertThat(limits().path("openConnections").asInt()).isEqualTo(cap);
         deviceGetsItsAccepted();
-        idle.forEach(RawMqttClient::close);
+        connections.forEach(RawMqttClient::close);
         await().atMost(Duration.ofSeconds(10)).until(() -> limits().path("openConnections").asInt() == 1);
     }
 
