@@ -136,6 +136,64 @@ public final class MoquetteInternals {
     }
 
     /**
+     * Removes every retained message from the broker's store, and returns how many there were. 0.17 keeps a retained
+     * PUBLISH for ever and offers no call that lists or clears them all; its H2 repository holds them in one map
+     * ({@code retained_store}), which is cleared here. The bridge takes every PUBLISH without its retain flag, so
+     * only a store written by an older bridge holds any.
+     */
+    public static int clearRetained(Server server) {
+        PostOffice postOffice = (PostOffice) read(server, "dispatcher");
+        try {
+            Object repository = field(PostOffice.class, "retainedRepository").get(postOffice);
+            int cleared = 0;
+            for (Field f : repository.getClass().getDeclaredFields()) {
+                if (java.util.Map.class.isAssignableFrom(f.getType())) {
+                    f.setAccessible(true);
+                    java.util.Map<?, ?> retained = (java.util.Map<?, ?>) f.get(repository);
+                    cleared += retained.size();
+                    retained.clear();
+                }
+            }
+            return cleared;
+        } catch (ReflectiveOperationException | ClassCastException e) {
+            throw new IllegalStateException("Moquette's retained messages are not where 0.17 keeps them: "
+                    + "this bridge needs Moquette 0.17", e);
+        }
+    }
+
+    /**
+     * How many messages 0.17 holds queued for this client (past the 10 in flight): the H2 queue's head minus tail, or
+     * the size of an in-memory queue; 0 without a session. Cheap (two field reads), thread-safe enough for a bound.
+     */
+    @SuppressWarnings("unchecked")
+    public static int queuedFor(Server server, String clientId) {
+        SessionRegistry sessions = (SessionRegistry) read(server, "sessions");
+        try {
+            Session session = ((java.util.Map<String, Session>) field(SessionRegistry.class, "pool").get(sessions)).get(clientId);
+            if (session == null) {
+                return 0;
+            }
+            Object queue = field(Session.class, "sessionQueue").get(session);
+            for (Field f : queue.getClass().getDeclaredFields()) {
+                if (f.getName().equals("head") && f.getType() == java.util.concurrent.atomic.AtomicLong.class) {
+                    f.setAccessible(true);
+                    long head = ((java.util.concurrent.atomic.AtomicLong) f.get(queue)).get();
+                    long tail = ((java.util.concurrent.atomic.AtomicLong) field(queue.getClass(), "tail").get(queue)).get();
+                    return (int) Math.max(0, head - tail);
+                }
+                if (java.util.Queue.class.isAssignableFrom(f.getType())) {
+                    f.setAccessible(true);
+                    java.util.Queue<?> q = (java.util.Queue<?>) f.get(queue);
+                    return q == null ? 0 : q.size();
+                }
+            }
+            return 0;
+        } catch (ReflectiveOperationException | ClassCastException e) {
+            throw new IllegalStateException("Moquette's session queues are not where 0.17 keeps them: this bridge needs Moquette 0.17", e);
+        }
+    }
+
+    /**
      * Shuts down the event loops of Moquette's own acceptor at once. The bridge binds its own listeners, so these
      * loops never carry a connection, but 0.17's {@code stopServer()} shuts them down with Netty's default quiet
      * period and waits for it: every stop of the bridge took 2 s more (measured: 2,028 ms in {@code stopServer},

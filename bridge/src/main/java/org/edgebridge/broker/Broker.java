@@ -37,7 +37,7 @@ public final class Broker implements Component, BrokerView, DevicePublisher, Aut
      */
     public Broker(BrokerSettings settings, Clock clock, InboundCommands commands) {
         this.settings = settings;
-        this.devices = new DeviceRegistry(clock, settings.takeoverAlarmPerMinute());
+        this.devices = new DeviceRegistry(clock, settings.takeoverAlarmPerMinute(), settings.limits().maxKnownDevices());
         Optional<PasswordFile> passwords = settings.passwordFile().map(Broker::loadPasswords);
         RefusalLog refusals = new RefusalLog(LOG, clock, REFUSAL_LOG_INTERVAL);
         BrokerSettings.LoginSettings ls = settings.login();

@@ -13,6 +13,7 @@ import java.util.Optional;
  * @param throttleTakeovers refuse CONNECTs of a client id while it is in a takeover storm
  * @param login how password checks are run and throttled
  * @param maxWaitingPublishes PUBLISHes that may wait for the intake thread before device connections stop being read
+ * @param limits bounds on what devices (and anyone who can reach the listeners) can grow
  */
 public record BrokerSettings(
         String host,
@@ -28,7 +29,8 @@ public record BrokerSettings(
         int takeoverAlarmPerMinute,
         boolean throttleTakeovers,
         LoginSettings login,
-        int maxWaitingPublishes) {
+        int maxWaitingPublishes,
+        Limits limits) {
 
     /** A listener port meaning "any free port" (0 cannot say it: {@code mqtt.port=0} switches the listener off). */
     public static final int ANY_PORT = -1;
@@ -42,6 +44,19 @@ public record BrokerSettings(
      * @param maxCertificateDevices most client ids remembered there
      * @param certificateClientIds client ids that always need their certificate, even the first time
      */
+    /**
+     * @param maxConnections MQTT connections open at once, both listeners; past it a new one is closed at once
+     * @param maxConnectionsPerAddress the same, per source address
+     * @param maxConnectBytes largest CONNECT packet; until it has arrived nothing else is read
+     * @param connectTimeout time from the TCP connect until the whole CONNECT must have arrived
+     * @param maxKnownDevices client ids the device registry keeps (only ones that logged in)
+     * @param maxTopicBytes longest topic of a PUBLISH or a will, UTF-8 bytes
+     * @param maxQueuedReceipts receipts the broker may hold queued for one device
+     * @param maxQueuedReceiptBytes the same in bytes
+     */
+    public record Limits(int maxConnections, int maxConnectionsPerAddress, int maxConnectBytes, Duration connectTimeout,
+            int maxKnownDevices, int maxTopicBytes, int maxQueuedReceipts, long maxQueuedReceiptBytes) {}
+
     public record LoginSettings(int threads, int queue, int failuresPerClientId, int failuresPerAddress,
             java.nio.file.Path certificateDevicesFile, int maxCertificateDevices,
             Optional<java.util.regex.Pattern> certificateClientIds) {}

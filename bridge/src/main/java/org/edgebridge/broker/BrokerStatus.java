@@ -4,6 +4,7 @@ package org.edgebridge.broker;
  * What the broker reports about itself for the admin API.
  *
  * @param storeResets stores set aside by this process because the broker could not start on them
+ * @param limits how often the bounds on what devices can grow have bitten
  */
 public record BrokerStatus(
         boolean running,
@@ -20,4 +21,5 @@ public record BrokerStatus(
         long willsReceived,
         int waitingPublishes,
         int mostWaitingPublishes,
-        long readPauses) {}
+        long readPauses,
+        BrokerLimitsStatus limits) {}

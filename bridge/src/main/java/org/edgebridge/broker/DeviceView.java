@@ -1,8 +1,6 @@
 package org.edgebridge.broker;
 
-import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayDeque;
 import java.util.Optional;
 
 /**
@@ -11,7 +9,8 @@ import java.util.Optional;
  * @param takeovers CONNECTs that found the client id already connected (the old connection was closed)
  * @param takeoversLastMinute the same, in the last 60 seconds: a storm shows here first
  * @param connectsLastMinute every CONNECT of this client id in the last 60 seconds
- * @param refusedConnects CONNECTs refused by the bridge (certificate mismatch, takeover throttle)
+ * @param refusedConnects CONNECTs refused by the bridge (certificate mismatch, will, takeover throttle) after this
+ *     client id had connected once: a client id that never logged in is not in the registry
  */
 public record DeviceView(
         String clientId,
@@ -29,9 +28,6 @@ public record DeviceView(
 
     /** Mutable state behind a view; synchronized, updated from broker threads. */
     static final class Builder {
-        private static final Duration WINDOW = Duration.ofMinutes(1);
-        private static final int MAX_REMEMBERED = 10_000;
-
         private final String clientId;
         private int openConnections;
         private boolean cleanSession;
@@ -42,8 +38,8 @@ public record DeviceView(
         private long deniedPublishes;
         private long deniedSubscribes;
         private long refusedConnects;
-        private final ArrayDeque<Instant> recentConnects = new ArrayDeque<>();
-        private final ArrayDeque<Instant> recentTakeovers = new ArrayDeque<>();
+        private final LastMinuteCount recentConnects = new LastMinuteCount();
+        private final LastMinuteCount recentTakeovers = new LastMinuteCount();
 
         Builder(String clientId) {
             this.clientId = clientId;
@@ -54,11 +50,11 @@ public record DeviceView(
             boolean takeover = openConnections > 0;
             if (takeover) {
                 takeovers++;
-                remember(recentTakeovers, now);
+                recentTakeovers.add(now);
             }
             openConnections = 1;
             connects++;
-            remember(recentConnects, now);
+            recentConnects.add(now);
             cleanSession = clean;
             lastConnectedAt = now;
             lastSeenAt = now;
@@ -82,27 +78,23 @@ public record DeviceView(
             refusedConnects++;
         }
 
-        synchronized long takeoversSince(Instant since) {
-            return count(recentTakeovers, since);
+        /** Takeovers in the last minute up to {@code now}. */
+        synchronized long takeoversLastMinute(Instant now) {
+            return recentTakeovers.at(now);
+        }
+
+        synchronized boolean isConnected() {
+            return openConnections > 0;
+        }
+
+        synchronized Instant lastSeenAt() {
+            return lastSeenAt == null ? Instant.MIN : lastSeenAt;
         }
 
         synchronized DeviceView view(Instant now) {
-            Instant since = now.minus(WINDOW);
             return new DeviceView(clientId, openConnections > 0, cleanSession, Optional.ofNullable(lastConnectedAt),
-                    Optional.ofNullable(lastSeenAt), connects, count(recentConnects, since), takeovers,
-                    count(recentTakeovers, since), deniedPublishes, deniedSubscribes, refusedConnects);
-        }
-
-        private static void remember(ArrayDeque<Instant> times, Instant now) {
-            times.addLast(now);
-            Instant since = now.minus(WINDOW);
-            while (times.size() > MAX_REMEMBERED || (!times.isEmpty() && times.peekFirst().isBefore(since))) {
-                times.removeFirst();
-            }
-        }
-
-        private static long count(ArrayDeque<Instant> times, Instant since) {
-            return times.stream().filter(t -> !t.isBefore(since)).count();
+                    Optional.ofNullable(lastSeenAt), connects, recentConnects.at(now), takeovers,
+                    recentTakeovers.at(now), deniedPublishes, deniedSubscribes, refusedConnects);
         }
     }
 }

@@ -4,25 +4,34 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 
 /**
  * Log lines about what a client did wrong (a refused CONNECT, a denied PUBLISH), safe against the client.
  *
  * <p>Everything a client sent is {@link #quote quoted}: control characters are escaped and long values cut, so a
- * client id cannot forge log lines. At most one line per kind and client id per interval is written; the next one
- * says how many were left out. Thread-safe; never blocks.
+ * client id cannot forge log lines. At most one line per kind and client id per interval is written, and at most
+ * {@link #LINES_PER_KIND} lines per kind per interval in total, whatever the client ids (15,000 refused CONNECTs
+ * with random ids wrote 15,000 lines before); the next line of that client id, or of that kind, says how many were
+ * left out. Thread-safe; never blocks. The windows it keeps are bounded by the lines it writes.
  */
 public final class RefusalLog {
     private static final int MAX_QUOTED_CHARS = 160;
     private static final int MAX_TRACKED = 10_000;
+    /** Lines of one kind (all client ids together) per interval. */
+    static final int LINES_PER_KIND = 10;
 
     private final Logger log;
     private final Clock clock;
     private final long intervalMillis;
     private final ConcurrentMap<String, Window> windows = new ConcurrentHashMap<>();
+    private final ConcurrentMap<String, KindWindow> kinds = new ConcurrentHashMap<>();
+    private final AtomicLong leftOut = new AtomicLong();
 
     private record Window(long startMillis, int suppressed) {}
+
+    private record KindWindow(long startMillis, int lines, int suppressed) {}
 
     RefusalLog(Logger log, Clock clock, Duration interval) {
         this.log = log;
@@ -46,24 +55,45 @@ public final class RefusalLog {
         }
     }
 
+    /** Lines left out since start, by either limit. */
+    public long leftOut() {
+        return leftOut.get();
+    }
+
     private String admit(String kind, String clientId, String message) {
         long now = clock.millis();
         if (windows.size() > MAX_TRACKED) {
             windows.values().removeIf(w -> now - w.startMillis() >= intervalMillis);
         }
         String key = kind + '\u0000' + clientId;
-        int[] left = {-1};
-        windows.compute(key, (k, w) -> {
-            if (w == null || now - w.startMillis() >= intervalMillis) {
-                left[0] = w == null ? 0 : w.suppressed();
-                return new Window(now, 0);
-            }
-            return new Window(w.startMillis(), w.suppressed() + 1);
-        });
-        if (left[0] < 0) {
+        Window mine = windows.computeIfPresent(key, (k, w) -> now - w.startMillis() < intervalMillis
+                ? new Window(w.startMillis(), w.suppressed() + 1) : w);
+        if (mine != null && now - mine.startMillis() < intervalMillis) {
+            leftOut.incrementAndGet();
             return null;
         }
-        return left[0] == 0 ? message : message + " (" + left[0] + " more like it in the last " + intervalMillis / 1000 + " s)";
+        int[] kindLeftOut = {-1};
+        kinds.compute(kind, (k, w) -> {
+            if (w == null || now - w.startMillis() >= intervalMillis) {
+                kindLeftOut[0] = w == null ? 0 : w.suppressed();
+                return new KindWindow(now, 1, 0);
+            }
+            if (w.lines() < LINES_PER_KIND) {
+                kindLeftOut[0] = 0;
+                return new KindWindow(w.startMillis(), w.lines() + 1, w.suppressed());
+            }
+            return new KindWindow(w.startMillis(), w.lines(), w.suppressed() + 1);
+        });
+        if (kindLeftOut[0] < 0) {
+            leftOut.incrementAndGet();
+            return null;
+        }
+        windows.put(key, new Window(now, 0));
+        int mineLeftOut = mine == null ? 0 : mine.suppressed();
+        long seconds = intervalMillis / 1000;
+        String line = mineLeftOut == 0 ? message : message + " (" + mineLeftOut + " more like it in the last " + seconds + " s)";
+        return kindLeftOut[0] == 0 ? line : line + " (and " + kindLeftOut[0] + " lines of kind " + kind
+                + " about other clients left out in the last " + seconds + " s)";
     }
 
     /**

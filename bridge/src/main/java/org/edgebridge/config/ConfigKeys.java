@@ -60,6 +60,31 @@ public final class ConfigKeys {
             Duration.ofMinutes(1), Duration.ofDays(24),
             "how long the broker keeps the session of a device that stays away (at most 24d: Moquette 0.17 overflows past it)");
 
+    public static final ConfigKey<Integer> MQTT_MAX_CONNECTIONS = intKey("mqtt.maxConnections", 4096, 1, 1_000_000,
+            "MQTT connections open at once (both listeners); a new one past it is closed at once");
+    public static final ConfigKey<Integer> MQTT_MAX_CONNECTIONS_PER_ADDRESS = intKey("mqtt.maxConnectionsPerAddress", 1024, 1,
+            1_000_000, "MQTT connections open at once from one source address; a new one past it is closed at once "
+            + "(devices behind one NAT share an address: raise it for them)");
+    public static final ConfigKey<Integer> MQTT_MAX_CONNECT_BYTES = intSizeKey("mqtt.maxConnectBytes", "16KiB", 256, 16 * 1024 * 1024,
+            "largest CONNECT packet (client id, credentials and Last Will); nothing else is read before it: a first packet "
+            + "that is not a CONNECT, or a larger CONNECT, closes the connection");
+    public static final ConfigKey<Duration> MQTT_CONNECT_TIMEOUT = durationKey("mqtt.connectTimeout", "10s",
+            Duration.ofSeconds(1), Duration.ofMinutes(5),
+            "time from the TCP connect (TLS handshake included) until the whole CONNECT must have arrived; then the connection is closed");
+
+    public static final ConfigKey<Integer> MQTT_MAX_TOPIC_BYTES = intSizeKey("mqtt.maxTopicBytes", "512", 64, 65_535,
+            "longest topic of a PUBLISH or a Last Will, in UTF-8 bytes; a longer PUBLISH closes the connection, a longer "
+            + "will refuses the CONNECT (CONNACK 5)");
+    public static final ConfigKey<Integer> MQTT_MAX_QUEUED_RECEIPTS = intKey("mqtt.maxQueuedReceipts", 2000, 10, 1_000_000,
+            "receipts the broker holds queued for one device that does not read them (past the 10 in flight); past it a "
+            + "receipt is not queued, and the outbox answers the device's resend with it (keep it above the receipts one device "
+            + "gets in a burst: forwarder.maxEvents finals of one request)");
+    public static final ConfigKey<Long> MQTT_MAX_QUEUED_RECEIPT_BYTES = sizeKey("mqtt.maxQueuedReceiptBytes", "1MiB",
+            16 * KiB, 1024 * MiB, "the same bound in bytes, per device");
+    public static final ConfigKey<Integer> MQTT_MAX_KNOWN_DEVICES = intKey("mqtt.maxKnownDevices", 10000, 10, 1_000_000,
+            "client ids the device registry (/api/devices) keeps; only ones that logged in enter it, and past it a new one "
+            + "replaces the one seen least recently (about 2 KB each)");
+
     public static final ConfigKey<Integer> MQTT_TAKEOVER_ALARM_PER_MINUTE = intKey("mqtt.takeoverAlarmPerMinute", 10, 1, 1_000_000,
             "session takeovers of one client id per minute that raise a takeover-storm alarm");
     public static final ConfigKey<Boolean> MQTT_THROTTLE_TAKEOVERS = boolKey("mqtt.throttleTakeovers", false,
@@ -204,6 +229,8 @@ public final class ConfigKeys {
     public static final List<ConfigKey<?>> ALL = List.of(
             EDGE_ID, EDGE_BEHIND_BALANCER, DATA_DIR,
             MQTT_HOST, MQTT_PORT, MQTT_TOPIC_PREFIX, MQTT_MAX_PACKET_BYTES, MQTT_SESSION_QUEUE_SIZE, MQTT_SESSION_EXPIRY,
+            MQTT_MAX_CONNECTIONS, MQTT_MAX_CONNECTIONS_PER_ADDRESS, MQTT_MAX_CONNECT_BYTES, MQTT_CONNECT_TIMEOUT,
+            MQTT_MAX_TOPIC_BYTES, MQTT_MAX_QUEUED_RECEIPTS, MQTT_MAX_QUEUED_RECEIPT_BYTES, MQTT_MAX_KNOWN_DEVICES,
             MQTT_TAKEOVER_ALARM_PER_MINUTE, MQTT_THROTTLE_TAKEOVERS,
             TLS_PORT, TLS_CERT_FILE, TLS_KEY_FILE, TLS_CA_FILE, TLS_CLIENT_AUTH,
             AUTH_ANONYMOUS, AUTH_PASSWORD_FILE, AUTH_THREADS, AUTH_QUEUE, AUTH_FAILED_LOGINS_PER_CLIENT_ID,

@@ -255,7 +255,10 @@ public final class ConfigLoader {
                         v.get(AUTH_FAILED_LOGINS_PER_CLIENT_ID), v.get(AUTH_FAILED_LOGINS_PER_ADDRESS),
                         dataDir.resolve("certificate-devices"), v.get(AUTH_MAX_CERTIFICATE_DEVICES),
                         v.get(AUTH_CERTIFICATE_CLIENT_IDS)),
-                maxWaitingPublishes(v.get(INTAKE_MAX_QUEUED_BYTES), v.get(MQTT_MAX_PACKET_BYTES)));
+                maxWaitingPublishes(v.get(INTAKE_MAX_QUEUED_BYTES), v.get(MQTT_MAX_PACKET_BYTES)),
+                new BrokerSettings.Limits(v.get(MQTT_MAX_CONNECTIONS), v.get(MQTT_MAX_CONNECTIONS_PER_ADDRESS),
+                        v.get(MQTT_MAX_CONNECT_BYTES), v.get(MQTT_CONNECT_TIMEOUT), v.get(MQTT_MAX_KNOWN_DEVICES),
+                        v.get(MQTT_MAX_TOPIC_BYTES), v.get(MQTT_MAX_QUEUED_RECEIPTS), v.get(MQTT_MAX_QUEUED_RECEIPT_BYTES)));
         IntakeSettings intake = new IntakeSettings(
                 v.get(INTAKE_MAX_PAYLOAD_BYTES), v.get(INTAKE_MAX_BATCH), v.get(INTAKE_QUEUE_CAPACITY),
                 v.get(OUTBOX_MAX_PENDING), v.get(OUTBOX_MIN_FREE_DISK), v.get(OUTBOX_FULL_RETRY_AFTER),

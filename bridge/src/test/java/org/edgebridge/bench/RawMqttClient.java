@@ -103,6 +103,62 @@ public final class RawMqttClient implements AutoCloseable {
         send(0x30, body.toByteArray());
     }
 
+    /**
+     * Sends a PUBLISH at QoS 0, or at QoS 1 with this packet id, and reads nothing: no PUBACK, no receipt (a device
+     * that never reads looks like this).
+     */
+    public void publish(String topic, byte[] payload, int qos, int packetId, boolean retain) throws IOException {
+        ByteArrayOutputStream body = new ByteArrayOutputStream(payload.length + topic.length() + 4);
+        writeString(body, topic);
+        if (qos > 0) {
+            body.write(packetId >> 8);
+            body.write(packetId & 0xff);
+        }
+        body.write(payload, 0, payload.length);
+        send(0x30 | qos << 1 | (retain ? 0x01 : 0), body.toByteArray());
+    }
+
+    /** Sends a SUBSCRIBE to one filter at QoS 1 and reads the SUBACK. @return the SUBACK's return code */
+    public int subscribe(String filter) throws IOException {
+        ByteArrayOutputStream body = new ByteArrayOutputStream();
+        body.write(0);
+        body.write(1);
+        writeString(body, filter);
+        body.write(1);
+        send(0x82, body.toByteArray());
+        int type = in.read();
+        int length = readRemainingLength();
+        byte[] rest = new byte[length];
+        in.readFully(rest);
+        if (type != 0x90) {
+            throw new IOException("expected a SUBACK, got packet type " + type);
+        }
+        return rest[length - 1] & 0xff;
+    }
+
+    /** Writes these bytes as they are: for packets cut short, trickled, or not MQTT at all. */
+    public void sendRaw(byte[] bytes) throws IOException {
+        out.write(bytes);
+        out.flush();
+    }
+
+    /**
+     * Sends PINGREQ and reads until its PINGRESP, dropping the PUBACKs and PUBLISHes before it: once it returns, the
+     * bridge has read every packet sent before.
+     */
+    public void pingPastEverything() throws IOException {
+        out.write(new byte[] {(byte) 0xC0, 0x00});
+        out.flush();
+        int type;
+        do {
+            type = in.read();
+            if (type < 0) {
+                throw new IOException("closed by the bridge before the PINGRESP");
+            }
+            in.readFully(new byte[readRemainingLength()]);
+        } while (type != 0xD0);
+    }
+
     /** Sends DISCONNECT (so the will is discarded) and closes. */
     public void disconnect() throws IOException {
         out.write(new byte[] {(byte) 0xE0, 0x00});

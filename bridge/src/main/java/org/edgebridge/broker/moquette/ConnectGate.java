@@ -1,11 +1,13 @@
 package org.edgebridge.broker.moquette;
 
 import io.moquette.broker.MoquetteInternals;
+import io.netty.buffer.ByteBufUtil;
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.handler.codec.mqtt.MqttConnectMessage;
 import io.netty.handler.codec.mqtt.MqttConnectPayload;
 import io.netty.handler.codec.mqtt.MqttConnectReturnCode;
+import io.netty.handler.codec.mqtt.MqttFixedHeader;
 import io.netty.handler.codec.mqtt.MqttMessageType;
 import io.netty.handler.codec.mqtt.MqttPublishMessage;
 import io.netty.handler.codec.mqtt.MqttMessage;
@@ -17,6 +19,7 @@ import java.util.ArrayDeque;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
+import org.edgebridge.broker.BrokerLimits;
 import org.edgebridge.broker.DeviceLogin;
 import org.edgebridge.broker.ProtocolViolations;
 
@@ -26,7 +29,10 @@ import org.edgebridge.broker.ProtocolViolations;
  * test provokes the race on purpose, but every integration test subscribes right after CONNECT); a second CONNECT
  * on one connection is taken without any check (#969; {@code DeviceLoginIT}); a malformed or oversized packet logs a
  * stack trace per connection ({@code SecurityIT}'s flood of 2,000 of them); a Last Will is published without asking
- * the ACL, so the gate owns it ({@code DeviceLoginIT}, the will test).
+ * the ACL, so the gate owns it ({@code DeviceLoginIT}, the will test); a retained PUBLISH is kept in the store for
+ * ever, so the gate takes every PUBLISH without its retain flag ({@code RetainedPublishesIT}); a topic has no length
+ * limit and every receipt repeats it, so a PUBLISH on a topic over {@code mqtt.maxTopicBytes} closes the connection
+ * ({@code ReceiptQueueBoundsIT}).
  *
  * <p>Holds a client's packets after its CONNECT until Moquette has really accepted the connection, then passes
  * them on in order. Without it, Moquette 0.17 closes a connection whose SUBSCRIBE arrives in the instant
@@ -55,6 +61,8 @@ final class ConnectGate extends ChannelDuplexHandler {
     private final Consumer<ConnectPolicy.LastWill> willSink;
     private final BooleanSupplier stopping;
     private final InboundBackPressure backPressure;
+    private final BrokerLimits limits;
+    private final int maxTopicBytes;
     private State state = State.AWAIT_CONNECT;
     private final ArrayDeque<Object> held = new ArrayDeque<>();
     private long connectAt;
@@ -67,8 +75,10 @@ final class ConnectGate extends ChannelDuplexHandler {
      * @param stopping true while the bridge closes its connections itself: no will is sent then
      */
     ConnectGate(ConnectPolicy policy, DeviceLogin login, ProtocolViolations violations, Consumer<ConnectPolicy.LastWill> willSink,
-            BooleanSupplier stopping, InboundBackPressure backPressure) {
+            BooleanSupplier stopping, InboundBackPressure backPressure, BrokerLimits limits, int maxTopicBytes) {
         this.backPressure = backPressure;
+        this.limits = limits;
+        this.maxTopicBytes = maxTopicBytes;
         this.policy = policy;
         this.login = login;
         this.violations = violations;
@@ -104,8 +114,19 @@ final class ConnectGate extends ChannelDuplexHandler {
         if (msg instanceof MqttMessage m && m.fixedHeader().messageType() == MqttMessageType.DISCONNECT) {
             disconnected = true; // a clean DISCONNECT: MQTT 3.1.1 §3.14.4 discards the will
         }
-        if (msg instanceof MqttPublishMessage) {
+        if (msg instanceof MqttPublishMessage publish) {
+            if (ByteBufUtil.utf8Bytes(publish.variableHeader().topicName()) > maxTopicBytes) {
+                // every receipt repeats the topic: 2,500 one-byte publishes on a 60 KB topic queued 144 MB of them
+                limits.topicTooLong();
+                reject(ctx, msg, "a topic longer than mqtt.maxTopicBytes (" + maxTopicBytes + " bytes)");
+                return;
+            }
             backPressure.published(ctx.channel());
+            if (publish.fixedHeader().isRetain()) {
+                // Moquette 0.17 would keep it in its store for ever; the bridge has no use for retained messages
+                limits.retainFlagCleared();
+                msg = withoutRetain(publish);
+            }
         }
         switch (state) {
             case OPEN -> ctx.fireChannelRead(msg);
@@ -165,6 +186,13 @@ final class ConnectGate extends ChannelDuplexHandler {
         if (!held.isEmpty()) {
             poll(ctx);
         }
+    }
+
+    /** The same PUBLISH (same payload buffer, owned by the copy) with retain=0. */
+    private static MqttPublishMessage withoutRetain(MqttPublishMessage m) {
+        MqttFixedHeader h = m.fixedHeader();
+        return new MqttPublishMessage(new MqttFixedHeader(h.messageType(), h.isDup(), h.qosLevel(), false, h.remainingLength()),
+                m.variableHeader(), m.payload());
     }
 
     private static void refuse(ChannelHandlerContext ctx, MqttConnectReturnCode code) {

@@ -1,5 +1,6 @@
 package org.edgebridge.broker.moquette;
 
+import io.netty.buffer.ByteBufUtil;
 import io.netty.channel.Channel;
 import io.netty.handler.codec.mqtt.MqttConnectMessage;
 import io.netty.handler.codec.mqtt.MqttConnectPayload;
@@ -12,7 +13,6 @@ import java.security.SecureRandom;
 import java.security.cert.Certificate;
 import java.security.cert.CertificateParsingException;
 import java.security.cert.X509Certificate;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HexFormat;
@@ -21,6 +21,7 @@ import javax.naming.InvalidNameException;
 import javax.naming.ldap.LdapName;
 import javax.naming.ldap.Rdn;
 import javax.net.ssl.SSLPeerUnverifiedException;
+import org.edgebridge.broker.BrokerLimits;
 import org.edgebridge.broker.BrokerSettings;
 import org.edgebridge.broker.CertificateDevices;
 import org.edgebridge.broker.DeviceLogin;
@@ -59,9 +60,12 @@ final class ConnectPolicy {
     private final DeviceRegistry devices;
     private final RefusalLog log;
     private final CertificateDevices certificates;
+    private final BrokerLimits limits;
     private final byte[] certSecret;
 
-    ConnectPolicy(BrokerSettings settings, Topics topics, DeviceRegistry devices, RefusalLog log, CertificateDevices certificates) {
+    ConnectPolicy(BrokerSettings settings, Topics topics, DeviceRegistry devices, RefusalLog log, CertificateDevices certificates,
+            BrokerLimits limits) {
+        this.limits = limits;
         this.settings = settings;
         this.certificates = certificates;
         this.topics = topics;
@@ -112,6 +116,12 @@ final class ConnectPolicy {
             LastWill will = null;
             if (header.isWillFlag()) {
                 String willTopic = connect.payload().willTopic();
+                if (willTopic != null && ByteBufUtil.utf8Bytes(willTopic) > settings.limits().maxTopicBytes()) {
+                    limits.topicTooLong();
+                    log.warn("will", clientId, "refused CONNECT of " + RefusalLog.quote(clientId) + " with CONNACK 5: its Last Will's topic "
+                            + "is longer than mqtt.maxTopicBytes (" + settings.limits().maxTopicBytes() + " bytes)");
+                    return refuse(MqttConnectReturnCode.CONNECTION_REFUSED_NOT_AUTHORIZED);
+                }
                 if (topics.commandType(clientId, willTopic) == null) {
                     devices.refusedConnect(clientId);
                     log.warn("will", clientId, "refused CONNECT of " + RefusalLog.quote(clientId) + " with CONNACK 5: its Last Will is on "
@@ -123,7 +133,7 @@ final class ConnectPolicy {
                 will = new LastWill(clientId, willTopic, payload == null ? new byte[0] : payload);
             }
             if (settings.throttleTakeovers()
-                    && devices.recentTakeovers(clientId, Duration.ofMinutes(1)) >= settings.takeoverAlarmPerMinute()) {
+                    && devices.recentTakeovers(clientId) >= settings.takeoverAlarmPerMinute()) {
                 devices.refusedConnect(clientId);
                 return refuse(MqttConnectReturnCode.CONNECTION_REFUSED_SERVER_UNAVAILABLE);
             }

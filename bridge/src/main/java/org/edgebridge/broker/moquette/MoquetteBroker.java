@@ -19,6 +19,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
+import org.edgebridge.broker.BrokerLimits;
 import org.edgebridge.broker.BrokerSettings;
 import org.edgebridge.broker.BrokerStatus;
 import org.edgebridge.broker.BrokerStoreResets;
@@ -28,6 +29,7 @@ import org.edgebridge.broker.DevicePublisher;
 import org.edgebridge.broker.DeviceRegistry;
 import org.edgebridge.broker.InboundCommands;
 import org.edgebridge.broker.ProtocolViolations;
+import org.edgebridge.broker.ReceiptQueues;
 import org.edgebridge.broker.RefusalLog;
 import org.edgebridge.broker.TlsSettings;
 import org.edgebridge.broker.Topics;
@@ -49,7 +51,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class MoquetteBroker implements DevicePublisher, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(MoquetteBroker.class);
-    private static final String PUBLISHER_ID = "edge-bridge";
 
     private final BrokerSettings settings;
     private final Clock clock;
@@ -66,6 +67,9 @@ public final class MoquetteBroker implements DevicePublisher, AutoCloseable {
     private final AtomicLong restarts = new AtomicLong();
     private final ProtocolViolations violations = new ProtocolViolations();
     private final AtomicLong wills = new AtomicLong();
+    private final BrokerLimits limits = new BrokerLimits();
+    private final ConnectionLimits connections;
+    private final ReceiptsOut receipts;
     private volatile InboundBackPressure backPressure = new InboundBackPressure(() -> 0, Integer.MAX_VALUE);
     private volatile Server server;
     private volatile MqttListeners listeners;
@@ -88,6 +92,10 @@ public final class MoquetteBroker implements DevicePublisher, AutoCloseable {
         this.storeResets = storeResets;
         this.certificates = certificates;
         this.enforcer = Executors.newSingleThreadExecutor(r -> new Thread(r, "broker-enforcer"));
+        this.receipts = new ReceiptsOut(topics, refusals,
+                new ReceiptQueues(settings.limits().maxQueuedReceipts(), settings.limits().maxQueuedReceiptBytes()));
+        this.connections = new ConnectionLimits(settings.limits().maxConnections(), settings.limits().maxConnectionsPerAddress(),
+                limits, refusals);
     }
 
     /** Starts Moquette ({@link MoquetteStart}), then the listeners, and checks that each accepts connections. */
@@ -95,12 +103,17 @@ public final class MoquetteBroker implements DevicePublisher, AutoCloseable {
         Optional<SslContext> ssl = settings.tls().map(t -> new PemSslContextCreator(t).build());
         List<InterceptHandler> handlers = List.of(new CommandInterceptor(topics, clock, commands, devices, this::onLoopDeath));
         DeviceAuthorizer authorizer = new DeviceAuthorizer(topics, this::deniedPublish, this::deniedSubscribe);
-        ConnectPolicy policy = new ConnectPolicy(settings, topics, devices, refusals, certificates);
+        ConnectPolicy policy = new ConnectPolicy(settings, topics, devices, refusals, certificates, limits);
         DeviceAuthenticator authenticator = new DeviceAuthenticator(login, policy);
         listening = false;
         MoquetteStart.Started started = MoquetteStart.start(settings, clock, handlers, authenticator, authorizer, storeResets);
         Server s = started.server();
         server = s;
+        int retained = MoquetteInternals.clearRetained(s);
+        if (retained > 0) {
+            limits.retainedClearedAtStart(retained);
+            LOG.info("broker store: removed {} retained messages (left by an older bridge; the bridge keeps none)", retained);
+        }
         MqttListeners l = new MqttListeners();
         listeners = l;
         try {
@@ -111,13 +124,17 @@ public final class MoquetteBroker implements DevicePublisher, AutoCloseable {
                     settings.maxWaitingPublishes());
             backPressure = pressure;
             Supplier<ChannelHandler> gate = () -> new ConnectGate(policy, login, violations, will -> lastWill(s, will),
-                    () -> stopping || server != s, pressure);
+                    () -> stopping || server != s, pressure, limits, settings.limits().maxTopicBytes());
+            BrokerSettings.Limits bounds = settings.limits();
+            Supplier<ChannelHandler> beforeConnect = () -> new BeforeConnect(bounds.maxConnectBytes(), bounds.connectTimeout(),
+                    violations, limits);
+            MqttListeners.Pipeline pipeline = new MqttListeners.Pipeline(protocol, connections, beforeConnect, gate, sessionCheck,
+                    settings.maxPacketBytes(), (int) Math.max(1, bounds.connectTimeout().toSeconds()));
             if (settings.port() != 0) {
-                mqttPort = l.bind(settings.host(), mqttPort != 0 ? mqttPort : settings.port(), null, protocol, gate,
-                        settings.maxPacketBytes(), "mqtt.port", sessionCheck);
+                mqttPort = l.bind(settings.host(), mqttPort != 0 ? mqttPort : settings.port(), null, pipeline, "mqtt.port");
             }
             settings.tls().ifPresent(t -> tlsPort = l.bind(settings.host(), tlsPort != 0 ? tlsPort : t.port(), ssl.orElseThrow(),
-                    protocol, gate, settings.maxPacketBytes(), "tls.port", sessionCheck));
+                    pipeline, "tls.port"));
             List<String> dead = new ArrayList<>();
             if (mqttPort != 0 && !listening(mqttPort)) {
                 dead.add("mqtt.port=" + mqttPort);
@@ -175,15 +192,7 @@ public final class MoquetteBroker implements DevicePublisher, AutoCloseable {
     @Override
     public boolean publishReceipt(String clientId, byte[] json) {
         Server s = server;
-        if (s == null) {
-            return false;
-        }
-        try {
-            return s.internalPublish(ReceiptMessage.of(topics.receiptTopic(clientId), json), PUBLISHER_ID).isAllSuccess();
-        } catch (RuntimeException e) {
-            LOG.debug("receipt to {} not routed: {}", clientId, e.toString());
-            return false;
-        }
+        return s != null && receipts.publish(s, clientId, json);
     }
 
     public Collection<String> connectedClientIds() {
@@ -202,7 +211,8 @@ public final class MoquetteBroker implements DevicePublisher, AutoCloseable {
         InboundBackPressure p = backPressure;
         return new BrokerStatus(isRunning(), listeners(), connectedClientIds().size(), deniedPublishes.get(),
                 deniedSubscribes.get(), violations.total(), restarts.get(), storeResets.count(), login.refusedCredentials(),
-                login.refusedThrottled(), login.refusedBusy(), wills.get(), p.waiting(), p.mostWaiting(), p.pauses());
+                login.refusedThrottled(), login.refusedBusy(), wills.get(), p.waiting(), p.mostWaiting(), p.pauses(),
+                limits.status(connections.open(), devices, refusals, receipts.queues()));
     }
 
     /**

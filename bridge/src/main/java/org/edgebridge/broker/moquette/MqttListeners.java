@@ -29,17 +29,29 @@ import org.edgebridge.broker.BrokerSettings;
  * connects a device, and by {@code BusyPortIT} (a port that cannot be bound names its key).
  *
  * <p>The MQTT listeners (plain and TLS) in front of Moquette's protocol handler. Built like Moquette 0.17 builds
- * its own (same handler names, which Moquette looks up after CONNECT), plus a {@link ConnectGate}.
+ * its own (same handler names, which Moquette looks up after CONNECT), plus {@link ConnectionLimits},
+ * {@link BeforeConnect} and a {@link ConnectGate}.
  *
  * <p>Threads: "mqtt-accept" and "mqtt-io-N", owned here; {@link #close()} shuts them down.
  */
 final class MqttListeners implements AutoCloseable {
-    /** Seconds a new connection may take to send CONNECT; Moquette then sets keep-alive × 1.5. */
-    private static final int CONNECT_TIMEOUT_SECONDS = 10;
-
     private final EventLoopGroup acceptors = new NioEventLoopGroup(1, new DefaultThreadFactory("mqtt-accept"));
     private final EventLoopGroup workers = new NioEventLoopGroup(0, new DefaultThreadFactory("mqtt-io"));
     private final List<Channel> bound = new ArrayList<>();
+
+    /**
+     * What each connection's pipeline is made of.
+     *
+     * @param protocol Moquette's protocol handler, shared
+     * @param connections counts connections and refuses those past the limits, before anything is built for them
+     * @param beforeConnect a new {@link BeforeConnect} per connection
+     * @param connectGate a new {@link ConnectGate} per connection
+     * @param sessionCheck a new {@link SessionSubscriptionCheck} per connection
+     * @param connectTimeoutSeconds idle time before CONNECT that closes the connection (Moquette then sets keep-alive x 1.5)
+     */
+    record Pipeline(ChannelHandler protocol, ConnectionLimits connections, Supplier<ChannelHandler> beforeConnect,
+            Supplier<ChannelHandler> connectGate, Supplier<ChannelHandler> sessionCheck, int maxPacketBytes,
+            int connectTimeoutSeconds) {}
 
     /**
      * Binds one listener.
@@ -49,8 +61,7 @@ final class MqttListeners implements AutoCloseable {
      * @param key the config key of the port, for the error message
      * @return the port it bound
      */
-    int bind(String host, int port, SslContext ssl, ChannelHandler protocol, Supplier<ChannelHandler> connectGate,
-            int maxPacketBytes, String key, Supplier<ChannelHandler> sessionCheck) {
+    int bind(String host, int port, SslContext ssl, Pipeline p, String key) {
         ServerBootstrap b = new ServerBootstrap()
                 .group(acceptors, workers)
                 .channel(NioServerSocketChannel.class)
@@ -61,16 +72,21 @@ final class MqttListeners implements AutoCloseable {
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
+                        if (!p.connections().admit(ch)) {
+                            ch.close(); // one too many: nothing is built for it
+                            return;
+                        }
                         if (ssl != null) {
                             ch.pipeline().addLast("ssl", ssl.newHandler(ch.alloc()));
                         }
-                        ch.pipeline().addLast("idleStateHandler", new IdleStateHandler(CONNECT_TIMEOUT_SECONDS, 0, 0));
+                        ch.pipeline().addLast("beforeConnect", p.beforeConnect().get());
+                        ch.pipeline().addLast("idleStateHandler", new IdleStateHandler(p.connectTimeoutSeconds(), 0, 0));
                         ch.pipeline().addLast("idleEventHandler", MoquetteInternals.idleTimeoutHandler());
-                        ch.pipeline().addLast("decoder", new MqttDecoder(maxPacketBytes));
+                        ch.pipeline().addLast("decoder", new MqttDecoder(p.maxPacketBytes()));
                         ch.pipeline().addLast("encoder", MqttEncoder.INSTANCE);
-                        ch.pipeline().addLast("connectGate", connectGate.get());
-                        ch.pipeline().addLast("sessionCheck", sessionCheck.get());
-                        ch.pipeline().addLast("handler", protocol);
+                        ch.pipeline().addLast("connectGate", p.connectGate().get());
+                        ch.pipeline().addLast("sessionCheck", p.sessionCheck().get());
+                        ch.pipeline().addLast("handler", p.protocol());
                     }
                 });
         Channel channel;

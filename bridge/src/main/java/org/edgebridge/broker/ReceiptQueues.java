@@ -1,0 +1,105 @@
+package org.edgebridge.broker;
+
+import java.util.ArrayDeque;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The bound on each device's receipts waiting in the broker's queue for it ({@code mqtt.maxQueuedReceipts} entries,
+ * {@code mqtt.maxQueuedReceiptBytes} bytes). Moquette 0.17 queues every receipt past the 10 in flight, without
+ * limit, in its store: a device that never reads grew it by 144 MB (issue 24). A receipt past the bound is not
+ * handed to the broker at all; it is not lost, because the outbox answers the device's resend with it.
+ *
+ * <p>The broker counts the receipts it has queued for a device, not their bytes, so this keeps the sizes of the
+ * receipts it handed over, newest last: the queued ones are the newest among them (older ones have left the queue
+ * for the device). Receipts queued before this process started count as {@code maxBytes / maxEntries} each. A
+ * device's ledger is dropped once nothing is queued (as last seen) or on its way for it. Thread-safe.
+ */
+public final class ReceiptQueues {
+    private final int maxEntries;
+    private final long maxBytes;
+    private final ConcurrentMap<String, Ledger> ledgers = new ConcurrentHashMap<>();
+    private final AtomicLong dropped = new AtomicLong();
+
+    /** One device's receipts in the broker's hands: their sizes, newest last, and how many are still on their way. */
+    private static final class Ledger {
+        final ArrayDeque<Integer> sizes = new ArrayDeque<>();
+        long bytes;
+        int onTheirWay;
+        int queued;
+    }
+
+    public ReceiptQueues(int maxEntries, long maxBytes) {
+        this.maxEntries = maxEntries;
+        this.maxBytes = maxBytes;
+    }
+
+    /**
+     * Whether a receipt of {@code bytes} may go to the broker for this device; if so, it counts as on its way until
+     * {@link #arrived} is called for it.
+     *
+     * @param queuedNow receipts the broker holds queued for this device now (by its own count)
+     */
+    public boolean admit(String clientId, int bytes, int queuedNow) {
+        Ledger l = ledgers.computeIfAbsent(clientId, k -> new Ledger());
+        synchronized (l) {
+            l.queued = queuedNow;
+            trim(l);
+            int held = queuedNow + l.onTheirWay;
+            long unknown = (long) (held - l.sizes.size()) * (maxBytes / maxEntries);
+            if (held >= maxEntries || l.bytes + unknown + bytes > maxBytes) {
+                dropped.incrementAndGet();
+                return false;
+            }
+            l.sizes.addLast(bytes);
+            l.bytes += bytes;
+            l.onTheirWay++;
+            return true;
+        }
+    }
+
+    /**
+     * The broker has put an admitted receipt in its place (in flight or queued): it is no longer on its way.
+     *
+     * @param queuedNow receipts the broker holds queued for this device now
+     */
+    public void arrived(String clientId, int queuedNow) {
+        ledgers.computeIfPresent(clientId, (k, l) -> {
+            synchronized (l) {
+                l.onTheirWay--;
+                l.queued = queuedNow;
+                trim(l);
+                return l.onTheirWay == 0 && l.queued == 0 ? null : l;
+            }
+        });
+    }
+
+    /** Keeps the sizes of the receipts still queued or on their way: the newest ones. */
+    private static void trim(Ledger l) {
+        while (l.sizes.size() > l.queued + l.onTheirWay) {
+            l.bytes -= l.sizes.removeFirst();
+        }
+    }
+
+    /** Receipts not handed to the broker because the device's queue was full, since start. */
+    public long dropped() {
+        return dropped.get();
+    }
+
+    /** The most receipts queued for one device, as last seen. */
+    public int mostQueued() {
+        int most = 0;
+        for (Ledger l : ledgers.values()) {
+            synchronized (l) {
+                most = Math.max(most, l.queued);
+            }
+        }
+        return most;
+    }
+
+    /** Devices with receipts queued or on their way. */
+    public int devices() {
+        return ledgers.size();
+    }
+}

@@ -1,0 +1,67 @@
+package org.edgebridge.broker;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.Test;
+
+class ReceiptQueuesTest {
+    private static final int ENTRIES = 256;
+    private static final long BYTES = 256 * 1024;
+
+    @Test
+    void a_device_whose_queue_holds_256_receipts_gets_no_257th() {
+        ReceiptQueues queues = new ReceiptQueues(ENTRIES, BYTES);
+        for (int queued = 0; queued < ENTRIES; queued++) {
+            assertThat(queues.admit("dev", 300, queued)).isTrue();
+            queues.arrived("dev", queued + 1);
+        }
+        assertThat(queues.admit("dev", 300, ENTRIES)).isFalse();
+        assertThat(queues.dropped()).isEqualTo(1);
+        assertThat(queues.mostQueued()).isEqualTo(ENTRIES);
+    }
+
+    @Test
+    void ten_kib_receipts_stop_at_256_kib_before_the_entries_bound() {
+        ReceiptQueues queues = new ReceiptQueues(ENTRIES, BYTES);
+        int admitted = 0;
+        for (int queued = 0; queued < 100; queued++) {
+            if (queues.admit("dev", 10 * 1024, admitted)) {
+                admitted++;
+                queues.arrived("dev", admitted);
+            }
+        }
+        assertThat(admitted).isEqualTo(25);
+        assertThat(queues.dropped()).isEqualTo(75);
+    }
+
+    @Test
+    void a_burst_handed_over_faster_than_the_broker_queues_it_is_bounded_too() {
+        ReceiptQueues queues = new ReceiptQueues(ENTRIES, BYTES);
+        int admitted = 0;
+        for (int i = 0; i < 1_000; i++) {
+            // the broker has queued none of them yet: all are still on their way
+            if (queues.admit("dev", 300, 0)) {
+                admitted++;
+            }
+        }
+        assertThat(admitted).isEqualTo(ENTRIES);
+    }
+
+    @Test
+    void receipts_queued_before_a_restart_count_at_the_average_allowed_size() {
+        ReceiptQueues queues = new ReceiptQueues(ENTRIES, BYTES);
+        // 250 queued in an earlier life count 1 KiB each: 6 KiB of room is left
+        assertThat(queues.admit("dev", 7 * 1024, 250)).isFalse();
+        assertThat(queues.admit("dev", 5 * 1024, 250)).isTrue();
+    }
+
+    @Test
+    void a_device_whose_receipts_are_read_keeps_no_ledger() {
+        ReceiptQueues queues = new ReceiptQueues(ENTRIES, BYTES);
+        for (int i = 0; i < 1_000; i++) {
+            assertThat(queues.admit("dev-" + i, 300, 0)).isTrue();
+            queues.arrived("dev-" + i, 0); // sent at once: in flight, not queued
+        }
+        assertThat(queues.devices()).isZero();
+    }
+}
