@@ -6,9 +6,12 @@ import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import org.edgebridge.admin.AdminServer;
+import org.edgebridge.admin.StatusReport;
 import org.edgebridge.broker.Broker;
 import org.edgebridge.broker.InboundPublish;
 import org.edgebridge.config.BridgeConfig;
+import org.edgebridge.config.ConfigKeys;
+import org.edgebridge.config.TokenFiles;
 import org.edgebridge.forward.Forwarder;
 import org.edgebridge.intake.Intake;
 import org.edgebridge.lifecycle.Component;
@@ -67,9 +70,15 @@ public final class Bridge implements AutoCloseable {
         this.intake = new Intake(outbox, receipts, config.intake(), forwarder::wake, workers);
         this.retention = new RetentionPurger(outbox, config.retention(), clock);
         this.checkpointer = new WalCheckpointer(outbox);
-        this.admin = new AdminServer(config.admin(), new AdminServer.Parts(config.edgeId(), config.behindBalancer(), outbox,
+        this.admin = new AdminServer(config.admin(), new AdminServer.Parts(site(config), outbox,
                 broker, intake, forwarder, retention, receipts, workers, meters, clock, config.forwarder().url()));
         this.parts = List.of(checkpointer, admin, broker, intake, forwarder, retention);
+    }
+
+    private static StatusReport.Site site(BridgeConfig config) {
+        return new StatusReport.Site(config.edgeId(), config.behindBalancer(),
+                TokenFiles.source(config.effective(), ConfigKeys.INGEST_TOKEN.name()),
+                TokenFiles.source(config.effective(), ConfigKeys.ADMIN_TOKEN.name()));
     }
 
     /**
@@ -106,6 +115,7 @@ public final class Bridge implements AutoCloseable {
             bridge.close();
             throw e;
         }
+        TokenFiles.warnings(config.effective()).forEach(w -> LOG.warn("{}", w));
         LOG.info("edge bridge {} running: MQTT {}, admin http://{}:{}/, central {}", config.edgeId(),
                 bridge.broker.listeners(), config.admin().host(), bridge.admin.port(), config.forwarder().url());
         // one line in a fixed shape for scripts and tests that start the bridge with a port "any" (BridgeProcess reads it)

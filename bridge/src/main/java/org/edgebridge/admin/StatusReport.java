@@ -27,9 +27,10 @@ public final class StatusReport {
 
     /**
      * Which box this is: its {@code edge.id}, and whether devices reach it through a load balancer
-     * ({@code edge.behindBalancer}, docs/scale-out.md).
+     * ({@code edge.behindBalancer}, docs/scale-out.md); where the tokens come from ({@code file <path>}, {@code inline}
+     * or {@code none}; never the token): {@code ingest.token(File)} and {@code admin.token(File)}.
      */
-    public record Site(String edgeId, boolean behindBalancer) {}
+    public record Site(String edgeId, boolean behindBalancer, String ingestToken, String adminToken) {}
 
     private final Site site;
     private final Outbox outbox;

@@ -96,10 +96,16 @@ public final class ConfigKeys {
     public static final ConfigKey<Integer> ADMIN_PORT = portKey("admin.port", 8080, 0, 0,
             "admin HTTP port; any (or 0) picks a free one (the bridge logs the port it bound)");
     public static final ConfigKey<Optional<String>> ADMIN_TOKEN = optionalTextKey("admin.token", "bearer token every admin POST needs");
+    public static final ConfigKey<Optional<Path>> ADMIN_TOKEN_FILE = optionalPathKey("admin.tokenFile",
+            "file holding admin.token (read at start, one trailing newline stripped), so that it is not in the YAML or "
+            + "the environment; not together with admin.token; a file others may read is warned about");
 
     public static final ConfigKey<URI> INGEST_URL = httpUrlKey("ingest.url", "http://127.0.0.1:8090/ingest",
             "central's ingest endpoint");
     public static final ConfigKey<Optional<String>> INGEST_TOKEN = optionalTextKey("ingest.token", "bearer token sent to central");
+    public static final ConfigKey<Optional<Path>> INGEST_TOKEN_FILE = optionalPathKey("ingest.tokenFile",
+            "file holding ingest.token (read at start, one trailing newline stripped), so that it is not in the YAML or "
+            + "the environment; not together with ingest.token; a file others may read is warned about");
     public static final ConfigKey<Optional<Path>> INGEST_CA_FILE = optionalPathKey("ingest.caFile",
             "CA certificates (PEM) to trust for an https:// ingest.url, instead of the JVM's trust store");
     public static final ConfigKey<Duration> INGEST_TIMEOUT = durationKey("ingest.timeout", "30s",
@@ -186,8 +192,8 @@ public final class ConfigKeys {
             TLS_PORT, TLS_CERT_FILE, TLS_KEY_FILE, TLS_CA_FILE, TLS_CLIENT_AUTH,
             AUTH_ANONYMOUS, AUTH_PASSWORD_FILE, AUTH_THREADS, AUTH_QUEUE, AUTH_FAILED_LOGINS_PER_CLIENT_ID,
             AUTH_FAILED_LOGINS_PER_ADDRESS,
-            ADMIN_HOST, ADMIN_PORT, ADMIN_TOKEN,
-            INGEST_URL, INGEST_TOKEN, INGEST_CA_FILE, INGEST_TIMEOUT, INGEST_MAX_REPLY_BYTES,
+            ADMIN_HOST, ADMIN_PORT, ADMIN_TOKEN, ADMIN_TOKEN_FILE,
+            INGEST_URL, INGEST_TOKEN, INGEST_TOKEN_FILE, INGEST_CA_FILE, INGEST_TIMEOUT, INGEST_MAX_REPLY_BYTES,
             INGEST_MAX_RECEIPT_RESULT_BYTES, INGEST_MAX_RECEIPT_MESSAGE_BYTES, INGEST_MAX_RECEIPT_CODE_BYTES,
             INTAKE_MAX_PAYLOAD_BYTES, INTAKE_MAX_BATCH, INTAKE_QUEUE_CAPACITY, INTAKE_MAX_QUEUED_BYTES,
             SHUTDOWN_TIMEOUT,
