@@ -71,7 +71,9 @@ public final class Bridge implements AutoCloseable {
         this.retention = new RetentionPurger(outbox, config.retention(), clock);
         this.checkpointer = new WalCheckpointer(outbox);
         this.admin = new AdminServer(config.admin(), new AdminServer.Parts(site(config), outbox,
-                broker, intake, forwarder, retention, receipts, workers, meters, clock, config.forwarder().url()));
+                broker, intake, forwarder, retention, receipts, workers, meters, clock,
+                new StatusReport.Central(config.forwarder().url().toString(),
+                        config.forwarder().compression().name().toLowerCase(java.util.Locale.ROOT))));
         this.parts = List.of(checkpointer, admin, broker, intake, forwarder, retention);
     }
 

@@ -67,7 +67,8 @@ final class IngestClient {
                 .timeout(settings.timeout())
                 .header("Content-Type", "application/json")
                 .header("Idempotency-Key", batchId)
-                .POST(HttpRequest.BodyPublishers.ofByteArray(body));
+                .POST(HttpRequest.BodyPublishers.ofByteArray(settings.compression().encode(body)));
+        settings.compression().contentEncoding().ifPresent(encoding -> request.header("Content-Encoding", encoding));
         settings.token().ifPresent(token -> request.header("Authorization", "Bearer " + token));
         CompletableFuture<HttpResponse<byte[]>> exchange =
                 http.sendAsync(request.build(), CappedBody.handler(settings.maxReplyBytes()));
