@@ -73,7 +73,8 @@ public final class Bridge implements AutoCloseable {
         this.admin = new AdminServer(config.admin(), new AdminServer.Parts(site(config), outbox,
                 broker, intake, forwarder, retention, receipts, workers, meters, clock,
                 new StatusReport.Central(config.forwarder().url().toString(),
-                        config.forwarder().compression().name().toLowerCase(java.util.Locale.ROOT))));
+                        config.forwarder().compression().name().toLowerCase(java.util.Locale.ROOT),
+                        config.forwarder().proxy().map(Object::toString).orElse("direct"))));
         this.parts = List.of(checkpointer, admin, broker, intake, forwarder, retention);
     }
 

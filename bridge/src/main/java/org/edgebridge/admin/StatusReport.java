@@ -30,8 +30,11 @@ public final class StatusReport {
      * ({@code edge.behindBalancer}, docs/scale-out.md); where the tokens come from ({@code file <path>}, {@code inline}
      * or {@code none}; never the token): {@code ingest.token(File)} and {@code admin.token(File)}.
      */
-    /** Where central is ({@code ingest.url}) and how request bodies go to it ({@code ingest.compression}: none or gzip). */
-    public record Central(String url, String compression) {}
+    /**
+     * Where central is ({@code ingest.url}), how request bodies go to it ({@code ingest.compression}: none or gzip) and
+     * through which proxy ({@code ingest.proxy}, or {@code direct}).
+     */
+    public record Central(String url, String compression, String proxy) {}
 
     public record Site(String edgeId, boolean behindBalancer, String ingestToken, String adminToken) {}
 

@@ -109,6 +109,9 @@ public final class ConfigKeys {
             + "the environment; not together with ingest.token; a file others may read is warned about");
     public static final ConfigKey<Optional<Path>> INGEST_CA_FILE = optionalPathKey("ingest.caFile",
             "CA certificates (PEM) to trust for an https:// ingest.url, instead of the JVM's trust store");
+    public static final ConfigKey<Optional<URI>> INGEST_PROXY = ConfigKey.optionalProxyKey("ingest.proxy",
+            "the site's HTTP proxy to central: every request goes through it (https:// central with CONNECT); "
+            + "HTTPS_PROXY/NO_PROXY are not read (set EDGE_BRIDGE_INGEST_PROXY instead); unset: direct");
     public static final ConfigKey<Compression> INGEST_COMPRESSION = enumKey("ingest.compression", Compression.NONE,
             Compression.class, "gzip sends each request body gzipped (Content-Encoding: gzip; central must accept it); "
             + "forwarder.maxBytes still bounds the body before compression");
@@ -197,7 +200,7 @@ public final class ConfigKeys {
             AUTH_ANONYMOUS, AUTH_PASSWORD_FILE, AUTH_THREADS, AUTH_QUEUE, AUTH_FAILED_LOGINS_PER_CLIENT_ID,
             AUTH_FAILED_LOGINS_PER_ADDRESS,
             ADMIN_HOST, ADMIN_PORT, ADMIN_TOKEN, ADMIN_TOKEN_FILE,
-            INGEST_URL, INGEST_TOKEN, INGEST_TOKEN_FILE, INGEST_CA_FILE, INGEST_COMPRESSION, INGEST_TIMEOUT, INGEST_MAX_REPLY_BYTES,
+            INGEST_URL, INGEST_TOKEN, INGEST_TOKEN_FILE, INGEST_CA_FILE, INGEST_PROXY, INGEST_COMPRESSION, INGEST_TIMEOUT, INGEST_MAX_REPLY_BYTES,
             INGEST_MAX_RECEIPT_RESULT_BYTES, INGEST_MAX_RECEIPT_MESSAGE_BYTES, INGEST_MAX_RECEIPT_CODE_BYTES,
             INTAKE_MAX_PAYLOAD_BYTES, INTAKE_MAX_BATCH, INTAKE_QUEUE_CAPACITY, INTAKE_MAX_QUEUED_BYTES,
             SHUTDOWN_TIMEOUT,

@@ -264,7 +264,7 @@ public final class ConfigLoader {
                 v.get(FORWARDER_BREAKER_FAILURE_RATE), v.get(FORWARDER_BREAKER_OPEN_FOR), v.get(FORWARDER_MAX_RETRY_AFTER),
                 v.get(FORWARDER_MAX_SERVER_ERRORS), v.get(INGEST_MAX_REPLY_BYTES),
                 new ReceiptCaps(v.get(INGEST_MAX_RECEIPT_RESULT_BYTES), v.get(INGEST_MAX_RECEIPT_MESSAGE_BYTES),
-                        v.get(INGEST_MAX_RECEIPT_CODE_BYTES)), v.get(INGEST_COMPRESSION));
+                        v.get(INGEST_MAX_RECEIPT_CODE_BYTES)), v.get(INGEST_PROXY), v.get(INGEST_COMPRESSION));
         AdminSettings admin = new AdminSettings(v.get(ADMIN_HOST), v.get(ADMIN_PORT), adminToken);
         return new BridgeConfig(v.get(EDGE_ID), v.get(EDGE_BEHIND_BALANCER), dataDir, broker, intake, retention, forwarder, admin,
                 v.get(SHUTDOWN_TIMEOUT), Map.copyOf(v.texts()));

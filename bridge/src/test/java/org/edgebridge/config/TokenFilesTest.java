@@ -15,6 +15,11 @@ class TokenFilesTest {
     @TempDir
     Path dir;
 
+    private static void assertRefused(String set, String problem) {
+        assertThatThrownBy(() -> ConfigLoader.load(null, List.of(set))).isInstanceOf(ConfigException.class)
+                .hasMessageContaining(problem);
+    }
+
     private Path secret(String name, String content, String mode) throws Exception {
         Path file = dir.resolve(name);
         Files.writeString(file, content);
@@ -54,26 +59,20 @@ class TokenFilesTest {
     @Test
     void a_missing_token_file_is_a_config_error_naming_the_key_and_the_path() {
         Path missing = dir.resolve("nowhere.token");
-        assertThatThrownBy(() -> ConfigLoader.load(null, List.of("admin.tokenFile=" + missing)))
-                .isInstanceOf(ConfigException.class)
-                .hasMessageContaining("admin.tokenFile=" + missing + ": no such file");
+        assertRefused("admin.tokenFile=" + missing, "admin.tokenFile=" + missing + ": no such file");
     }
 
     @Test
     void an_empty_token_file_is_a_config_error_naming_the_key_and_the_path() throws Exception {
         Path empty = secret("empty.token", "\n", "rw-------");
-        assertThatThrownBy(() -> ConfigLoader.load(null, List.of("ingest.tokenFile=" + empty)))
-                .isInstanceOf(ConfigException.class)
-                .hasMessageContaining("ingest.tokenFile=" + empty + ": is empty");
+        assertRefused("ingest.tokenFile=" + empty, "ingest.tokenFile=" + empty + ": is empty");
     }
 
     @Test
     void a_directory_or_a_file_of_several_lines_is_not_a_token_file() throws Exception {
         Path lines = secret("lines.token", "one\ntwo\n", "rw-------");
-        assertThatThrownBy(() -> ConfigLoader.load(null, List.of("ingest.tokenFile=" + dir)))
-                .hasMessageContaining("ingest.tokenFile=" + dir + ": no such file");
-        assertThatThrownBy(() -> ConfigLoader.load(null, List.of("ingest.tokenFile=" + lines)))
-                .hasMessageContaining("ingest.tokenFile=" + lines + ": holds more than one line");
+        assertRefused("ingest.tokenFile=" + dir, "ingest.tokenFile=" + dir + ": no such file");
+        assertRefused("ingest.tokenFile=" + lines, "ingest.tokenFile=" + lines + ": holds more than one line");
     }
 
     @Test
