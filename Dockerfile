@@ -4,7 +4,9 @@
 #   docker build --network host -t edge-bridge .
 # Run (docs/install.md, "Containers"):
 #   docker run -d --name edge-bridge --network host --stop-timeout 30 -v edge-data:/data \
-#     -v /etc/edge-bridge:/etc/edge-bridge:ro edge-bridge run --config /etc/edge-bridge/bridge.yaml
+#     -v /etc/edge-bridge:/etc/edge-bridge:ro -e EDGE_BRIDGE_INGEST_TOKENFILE=/etc/edge-bridge/ingest.token \
+#     -e EDGE_BRIDGE_ADMIN_TOKENFILE=/etc/edge-bridge/admin.token edge-bridge run --config /etc/edge-bridge/bridge.yaml
+#   (the tokens from owner-only files, never in the YAML or the environment: docs/install.md)
 # ContainerIT (bridge/src/test/java/org/edgebridge/it) builds and tests this image.
 ARG BASE=edge-bridge-base:bookworm
 FROM ${BASE}

@@ -6,10 +6,13 @@ import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import org.edgebridge.admin.AdminServer;
+import org.edgebridge.admin.StatusReport;
 import org.edgebridge.broker.Broker;
 import org.edgebridge.broker.InboundPublish;
 import org.edgebridge.config.BridgeConfig;
 import org.edgebridge.config.ConfigWarnings;
+import org.edgebridge.config.ConfigKeys;
+import org.edgebridge.config.TokenFiles;
 import org.edgebridge.forward.Forwarder;
 import org.edgebridge.intake.Intake;
 import org.edgebridge.lifecycle.Component;
@@ -68,9 +71,18 @@ public final class Bridge implements AutoCloseable {
         this.intake = new Intake(outbox, receipts, config.intake(), forwarder::wake, workers);
         this.retention = new RetentionPurger(outbox, config.retention(), clock);
         this.checkpointer = new WalCheckpointer(outbox);
-        this.admin = new AdminServer(config.admin(), new AdminServer.Parts(config.edgeId(), config.behindBalancer(), outbox,
-                broker, intake, forwarder, retention, receipts, workers, meters, clock, config.forwarder().url()));
+        this.admin = new AdminServer(config.admin(), new AdminServer.Parts(site(config), outbox,
+                broker, intake, forwarder, retention, receipts, workers, meters, clock,
+                new StatusReport.Central(config.forwarder().url().toString(),
+                        config.forwarder().compression().name().toLowerCase(java.util.Locale.ROOT),
+                        config.forwarder().proxy().map(Object::toString).orElse("direct"))));
         this.parts = List.of(checkpointer, admin, broker, intake, forwarder, retention);
+    }
+
+    private static StatusReport.Site site(BridgeConfig config) {
+        return new StatusReport.Site(config.edgeId(), config.behindBalancer(),
+                TokenFiles.source(config.effective(), ConfigKeys.INGEST_TOKEN.name()),
+                TokenFiles.source(config.effective(), ConfigKeys.ADMIN_TOKEN.name()));
     }
 
     /**

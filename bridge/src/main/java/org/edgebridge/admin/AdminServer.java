@@ -58,14 +58,14 @@ public final class AdminServer implements Component, AutoCloseable {
     private final ActivityHistory activity;
 
     /** The parts the admin side reads and acts on. */
-    public record Parts(String edgeId, boolean behindBalancer, Outbox outbox, BrokerView broker, IntakeView intake,
+    public record Parts(StatusReport.Site site, Outbox outbox, BrokerView broker, IntakeView intake,
             ForwarderControl forwarder, RetentionPurger retention, ReceiptSender receipts, Workers workers,
-            PrometheusMeterRegistry meters, Clock clock, java.net.URI centralUrl) {}
+            PrometheusMeterRegistry meters, Clock clock, StatusReport.Central central) {}
 
     public AdminServer(AdminSettings settings, Parts p) {
         this.settings = settings;
-        this.status = new StatusReport(new StatusReport.Site(p.edgeId(), p.behindBalancer()), p.outbox(), p.broker(), p.intake(), p.forwarder(), p.retention(), p.workers(),
-                p.clock(), p.centralUrl());
+        this.status = new StatusReport(p.site(), p.outbox(), p.broker(), p.intake(), p.forwarder(), p.retention(), p.workers(),
+                p.clock(), p.central());
         this.metrics = new BridgeMetrics(p.meters(), p.outbox(), p.intake(), p.forwarder(), p.broker(), p.retention(),
                 p.receipts(), status::alarms, p.clock());
         OutboxApi outbox = new OutboxApi(p.outbox(), p.receipts());

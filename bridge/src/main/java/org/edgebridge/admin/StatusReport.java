@@ -30,9 +30,16 @@ public final class StatusReport {
 
     /**
      * Which box this is: its {@code edge.id}, and whether devices reach it through a load balancer
-     * ({@code edge.behindBalancer}, docs/scale-out.md).
+     * ({@code edge.behindBalancer}, docs/scale-out.md); where the tokens come from ({@code file <path>}, {@code inline}
+     * or {@code none}; never the token): {@code ingest.token(File)} and {@code admin.token(File)}.
      */
-    public record Site(String edgeId, boolean behindBalancer) {}
+    /**
+     * Where central is ({@code ingest.url}), how request bodies go to it ({@code ingest.compression}: none or gzip) and
+     * through which proxy ({@code ingest.proxy}, or {@code direct}).
+     */
+    public record Central(String url, String compression, String proxy) {}
+
+    public record Site(String edgeId, boolean behindBalancer, String ingestToken, String adminToken) {}
 
     private final Site site;
     private final Outbox outbox;
@@ -41,14 +48,14 @@ public final class StatusReport {
     private final ForwarderControl forwarder;
     private final RetentionPurger retention;
     private final Clock clock;
-    private final java.net.URI centralUrl;
+    private final Central central;
 
     private final Workers workers;
 
     StatusReport(Site site, Outbox outbox, BrokerView broker, IntakeView intake, ForwarderControl forwarder, RetentionPurger retention,
-            Workers workers, Clock clock, java.net.URI centralUrl) {
+            Workers workers, Clock clock, Central central) {
         this.workers = workers;
-        this.centralUrl = centralUrl;
+        this.central = central;
         this.site = site;
         this.outbox = outbox;
         this.broker = broker;
@@ -121,7 +128,7 @@ public final class StatusReport {
         i.put("rejectedByCode", intake.stats().rejectedByCode());
         out.put("intake", i);
         out.put("forwarder", f);
-        out.put("central", Map.of("url", String.valueOf(centralUrl)));
+        out.put("central", central);
         List<DeviceView> storms = broker.takeoverStorms();
         out.put("devices", Map.of("connected", b.connectedClients(), "takeoverStorms",
                 storms.stream().map(DeviceView::clientId).toList()));

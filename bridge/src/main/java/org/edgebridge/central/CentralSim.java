@@ -46,10 +46,16 @@ public final class CentralSim implements AutoCloseable {
     private long releases; // guarded by holding
     private final List<Request> requestLog = new java.util.ArrayList<>();
     private volatile Faults faults = Faults.NONE;
+    private final long maxRequestBytes;
+    private final AtomicLong gzipRequests = new AtomicLong();
+    private final AtomicLong wireBytes = new AtomicLong();
+    private final AtomicLong inflatedBytes = new AtomicLong();
 
+    /** @param maxRequestBytes the largest request body, as sent and (gzip) once inflated; a larger one is answered 413 */
     public CentralSim(Optional<String> token, long maxRequestBytes, Clock clock) {
         this.inbox = new Inbox(clock);
         this.token = token;
+        this.maxRequestBytes = maxRequestBytes;
         this.app = Javalin.create(config -> {
             config.startup.showJavalinBanner = false;
             config.startup.showOldJavalinVersionWarning = false;
@@ -131,7 +137,24 @@ public final class CentralSim implements AutoCloseable {
             error(ctx, f.httpStatus(), "fault", "injected fault: HTTP " + f.httpStatus());
             return;
         }
-        byte[] raw = ctx.bodyAsBytes();
+        byte[] raw;
+        try {
+            byte[] sent = ctx.bodyAsBytes();
+            raw = RequestBodies.decode(sent, ctx.header("Content-Encoding"), maxRequestBytes);
+            count(sent.length, raw.length, raw != sent);
+        } catch (RequestBodies.TooLarge e) {
+            log(0, 413);
+            error(ctx, 413, "payload_too_large", e.getMessage());
+            return;
+        } catch (RequestBodies.UnknownEncoding e) {
+            log(0, 415);
+            error(ctx, 415, "unsupported_encoding", e.getMessage());
+            return;
+        } catch (IOException e) {
+            log(0, 400);
+            error(ctx, 400, "invalid_gzip", "request body is not valid gzip: " + e.getMessage());
+            return;
+        }
         JsonNode body;
         List<byte[]> payloads;
         try {
@@ -189,6 +212,24 @@ public final class CentralSim implements AutoCloseable {
         int status = f.mode().equals("answer_status") ? f.httpStatus() : 200;
         log(events.size(), status);
         json(ctx, status, reply);
+    }
+
+    private void count(long sent, long inflated, boolean gzip) {
+        wireBytes.addAndGet(sent);
+        inflatedBytes.addAndGet(inflated);
+        if (gzip) {
+            gzipRequests.incrementAndGet();
+        }
+    }
+
+    /** Requests whose body came gzipped ({@code Content-Encoding: gzip}) and inflated within the bound. */
+    public long gzipRequests() {
+        return gzipRequests.get();
+    }
+
+    /** Request body bytes as they came over the wire, and as read once inflated: {@code [wire, inflated]}. */
+    public long[] bodyBytes() {
+        return new long[] {wireBytes.get(), inflatedBytes.get()};
     }
 
     /** One request as central saw it: when, how many events, what it answered. */

@@ -103,6 +103,11 @@ public record ConfigKey<T>(String name, String defaultValue, String allowed, Str
         return new ConfigKey<>(name, defaultValue, "an http:// or https:// URL", doc, ValueParsers::httpUrl, null);
     }
 
+    /** An optional {@code http://host:port} proxy. */
+    public static ConfigKey<Optional<URI>> optionalProxyKey(String name, String doc) {
+        return new ConfigKey<>(name, null, "http://host:port", doc, t -> Optional.of(ValueParsers.proxyUrl(t)), Optional.empty());
+    }
+
     /** One of an enum's constants, written in lower case in the file. */
     public static <E extends Enum<E>> ConfigKey<E> enumKey(String name, E defaultValue, Class<E> type, String doc) {
         String allowed = Arrays.stream(type.getEnumConstants()).map(ConfigKey::spelling).collect(Collectors.joining(", "));

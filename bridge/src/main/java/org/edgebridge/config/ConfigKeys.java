@@ -24,6 +24,7 @@ import java.util.Optional;
 import java.util.regex.Pattern;
 import org.edgebridge.broker.BrokerSettings;
 import org.edgebridge.broker.TlsSettings.ClientAuth;
+import org.edgebridge.forward.Compression;
 
 /**
  * Every configuration key the bridge knows, each declared once with its type, default, allowed values and meaning.
@@ -134,12 +135,24 @@ public final class ConfigKeys {
             AdminSettings.TokenForReads.AUTO, AdminSettings.TokenForReads.class,
             "when the GETs (/api/status, /api/outbox with payloads, /api/devices, /metrics) need admin.token too: "
             + "auto when admin.host is not a loopback address (then admin.token must be set), always on every address");
+    public static final ConfigKey<Optional<Path>> ADMIN_TOKEN_FILE = optionalPathKey("admin.tokenFile",
+            "file holding admin.token (read at start, one trailing newline stripped), so that it is not in the YAML or "
+            + "the environment; not together with admin.token; a file others may read is warned about");
 
     public static final ConfigKey<URI> INGEST_URL = httpUrlKey("ingest.url", "http://127.0.0.1:8090/ingest",
             "central's ingest endpoint");
     public static final ConfigKey<Optional<String>> INGEST_TOKEN = optionalTextKey("ingest.token", "bearer token sent to central");
+    public static final ConfigKey<Optional<Path>> INGEST_TOKEN_FILE = optionalPathKey("ingest.tokenFile",
+            "file holding ingest.token (read at start, one trailing newline stripped), so that it is not in the YAML or "
+            + "the environment; not together with ingest.token; a file others may read is warned about");
     public static final ConfigKey<Optional<Path>> INGEST_CA_FILE = optionalPathKey("ingest.caFile",
             "CA certificates (PEM) to trust for an https:// ingest.url, instead of the JVM's trust store");
+    public static final ConfigKey<Optional<URI>> INGEST_PROXY = ConfigKey.optionalProxyKey("ingest.proxy",
+            "the site's HTTP proxy to central: every request goes through it (https:// central with CONNECT); "
+            + "HTTPS_PROXY/NO_PROXY are not read (set EDGE_BRIDGE_INGEST_PROXY instead); unset: direct");
+    public static final ConfigKey<Compression> INGEST_COMPRESSION = enumKey("ingest.compression", Compression.NONE,
+            Compression.class, "gzip sends each request body gzipped (Content-Encoding: gzip; central must accept it); "
+            + "forwarder.maxBytes still bounds the body before compression");
     public static final ConfigKey<Duration> INGEST_TIMEOUT = durationKey("ingest.timeout", "30s",
             Duration.ofMillis(100), Duration.ofMinutes(10), "deadline of one whole exchange with central (connect, send, "
             + "headers and body); past it the request failed, as a transport failure");
@@ -235,8 +248,9 @@ public final class ConfigKeys {
             TLS_PORT, TLS_CERT_FILE, TLS_KEY_FILE, TLS_CA_FILE, TLS_CLIENT_AUTH,
             AUTH_ANONYMOUS, AUTH_PASSWORD_FILE, AUTH_THREADS, AUTH_QUEUE, AUTH_FAILED_LOGINS_PER_CLIENT_ID,
             AUTH_FAILED_LOGINS_PER_ADDRESS, AUTH_CERTIFICATE_CLIENT_IDS, AUTH_MAX_CERTIFICATE_DEVICES,
-            ADMIN_HOST, ADMIN_PORT, ADMIN_TOKEN, ADMIN_TOKEN_FOR_READS,
-            INGEST_URL, INGEST_TOKEN, INGEST_CA_FILE, INGEST_TIMEOUT, INGEST_MAX_REPLY_BYTES,
+            ADMIN_HOST, ADMIN_PORT, ADMIN_TOKEN, ADMIN_TOKEN_FILE, ADMIN_TOKEN_FOR_READS,
+            INGEST_URL, INGEST_TOKEN, INGEST_TOKEN_FILE, INGEST_CA_FILE, INGEST_PROXY, INGEST_COMPRESSION, INGEST_TIMEOUT,
+            INGEST_MAX_REPLY_BYTES,
             INGEST_MAX_RECEIPT_RESULT_BYTES, INGEST_MAX_RECEIPT_MESSAGE_BYTES, INGEST_MAX_RECEIPT_CODE_BYTES,
             INTAKE_MAX_PAYLOAD_BYTES, INTAKE_MAX_BATCH, INTAKE_QUEUE_CAPACITY, INTAKE_MAX_QUEUED_BYTES,
             INTAKE_MAX_JSON_DEPTH, INTAKE_MAX_JSON_STRING_LENGTH, INTAKE_MAX_JSON_NUMBER_LENGTH,

@@ -193,10 +193,17 @@ public final class ConfigLoader {
         if (problems.isEmpty()) {
             checkTogether(values);
         }
+        boolean valid = problems.isEmpty();
+        Optional<String> ingestToken = valid
+                ? TokenFiles.token(INGEST_TOKEN, values.get(INGEST_TOKEN), INGEST_TOKEN_FILE, values.get(INGEST_TOKEN_FILE), problems)
+                : Optional.<String>empty();
+        Optional<String> adminToken = valid
+                ? TokenFiles.token(ADMIN_TOKEN, values.get(ADMIN_TOKEN), ADMIN_TOKEN_FILE, values.get(ADMIN_TOKEN_FILE), problems)
+                : Optional.<String>empty();
         if (!problems.isEmpty()) {
             throw new ConfigException(problems);
         }
-        return assemble(values);
+        return assemble(values, ingestToken, adminToken);
     }
 
     private void checkTogether(Values v) {
@@ -242,7 +249,7 @@ public final class ConfigLoader {
         }
     }
 
-    private static BridgeConfig assemble(Values v) {
+    private static BridgeConfig assemble(Values v, Optional<String> ingestToken, Optional<String> adminToken) {
         Path dataDir = v.get(DATA_DIR);
         Optional<TlsSettings> tls = v.get(TLS_CERT_FILE).map(cert -> new TlsSettings(
                 v.get(TLS_PORT), cert, v.get(TLS_KEY_FILE).orElseThrow(), v.get(TLS_CA_FILE), v.get(TLS_CLIENT_AUTH)));
@@ -267,7 +274,7 @@ public final class ConfigLoader {
         RetentionSettings retention = new RetentionSettings(
                 v.get(OUTBOX_RETENTION), v.get(OUTBOX_PURGE_BATCH), v.get(OUTBOX_PURGE_INTERVAL));
         ForwarderSettings forwarder = new ForwarderSettings(
-                v.get(EDGE_ID), v.get(INGEST_URL), v.get(INGEST_TOKEN), v.get(INGEST_CA_FILE), v.get(INGEST_TIMEOUT),
+                v.get(EDGE_ID), v.get(INGEST_URL), ingestToken, v.get(INGEST_CA_FILE), v.get(INGEST_TIMEOUT),
                 v.get(FORWARDER_MAX_EVENTS), v.get(FORWARDER_MAX_BYTES), v.get(FORWARDER_LINGER),
                 v.get(FORWARDER_REQUESTS_PER_SECOND), v.get(FORWARDER_EVENTS_PER_SECOND),
                 v.get(FORWARDER_MAX_CONCURRENT_REQUESTS), v.get(FORWARDER_MAX_ATTEMPTS),
@@ -275,8 +282,8 @@ public final class ConfigLoader {
                 v.get(FORWARDER_BREAKER_FAILURE_RATE), v.get(FORWARDER_BREAKER_OPEN_FOR), v.get(FORWARDER_MAX_RETRY_AFTER),
                 v.get(FORWARDER_MAX_SERVER_ERRORS), v.get(INGEST_MAX_REPLY_BYTES),
                 new ReceiptCaps(v.get(INGEST_MAX_RECEIPT_RESULT_BYTES), v.get(INGEST_MAX_RECEIPT_MESSAGE_BYTES),
-                        v.get(INGEST_MAX_RECEIPT_CODE_BYTES)));
-        AdminSettings admin = new AdminSettings(v.get(ADMIN_HOST), v.get(ADMIN_PORT), v.get(ADMIN_TOKEN),
+                        v.get(INGEST_MAX_RECEIPT_CODE_BYTES)), v.get(INGEST_PROXY), v.get(INGEST_COMPRESSION));
+        AdminSettings admin = new AdminSettings(v.get(ADMIN_HOST), v.get(ADMIN_PORT), adminToken,
                 AdminSettings.readsNeedToken(v.get(ADMIN_HOST), v.get(ADMIN_TOKEN_FOR_READS)));
         return new BridgeConfig(v.get(EDGE_ID), v.get(EDGE_BEHIND_BALANCER), dataDir, broker, intake, retention, forwarder, admin,
                 v.get(SHUTDOWN_TIMEOUT), Map.copyOf(v.texts()));

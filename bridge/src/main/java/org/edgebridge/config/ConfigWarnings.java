@@ -45,6 +45,7 @@ public final class ConfigWarnings {
             out.add("ingest.token is sent to " + ingest + " over plain http://: anyone on the way can read it; "
                     + "use an https:// ingest.url (ingest.caFile for a private CA)");
         }
+        out.addAll(TokenFiles.warnings(c.effective()));
         return out;
     }
 }

@@ -111,6 +111,23 @@ final class ValueParsers {
         }
     }
 
+    /** An HTTP proxy as {@code http://host:port}: nothing else (no path, no user info: credentials are not put in a URL). */
+    static URI proxyUrl(String raw) {
+        String rule = "must be an http://host:port URL (the proxy itself is spoken to in plain HTTP; https:// central "
+                + "goes through it with CONNECT)";
+        try {
+            URI uri = new URI(raw.trim());
+            boolean bare = uri.getRawPath() == null || uri.getRawPath().isEmpty() || uri.getRawPath().equals("/");
+            if (!"http".equals(uri.getScheme()) || uri.getHost() == null || uri.getPort() < 1 || !bare
+                    || uri.getRawUserInfo() != null || uri.getRawQuery() != null) {
+                throw new IllegalArgumentException(rule);
+            }
+            return uri;
+        } catch (java.net.URISyntaxException e) {
+            throw new IllegalArgumentException(rule);
+        }
+    }
+
     static String nonBlank(String raw) {
         if (raw.isBlank()) {
             throw new IllegalArgumentException("must not be blank");

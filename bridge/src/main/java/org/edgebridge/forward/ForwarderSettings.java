@@ -12,6 +12,8 @@ import java.util.Optional;
  * @param timeout the deadline of one whole exchange with central: connect, send, headers and body
  * @param maxReplyBytes the longest reply body read from central; a longer one fails the request
  * @param receiptCaps the largest result, message and code of a receipt that is believed
+ * @param proxy the site's HTTP proxy ({@code ingest.proxy}), or empty for a direct connection
+ * @param compression how request bodies go on the wire ({@code ingest.compression}); maxBytes bounds them before it
  */
 public record ForwarderSettings(
         String edgeId,
@@ -34,7 +36,9 @@ public record ForwarderSettings(
         Duration maxRetryAfter,
         int maxServerErrors,
         int maxReplyBytes,
-        ReceiptCaps receiptCaps) {
+        ReceiptCaps receiptCaps,
+        Optional<URI> proxy,
+        Compression compression) {
 
     /** Events in one request: never more than the events rate allows in one second. */
     public int batchLimit() {

@@ -1,6 +1,8 @@
 package org.edgebridge.forward;
 
 import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.ProxySelector;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -24,6 +26,7 @@ final class IngestClient {
                 ? settings.timeout() : Duration.ofSeconds(10);
         HttpClient.Builder builder = HttpClient.newBuilder();
         settings.caFile().ifPresent(ca -> builder.sslContext(trusting(ca)));
+        settings.proxy().ifPresent(proxy -> builder.proxy(ProxySelector.of(new InetSocketAddress(proxy.getHost(), proxy.getPort()))));
         this.http = builder
                 .version(HttpClient.Version.HTTP_1_1)
                 .connectTimeout(connectTimeout)
@@ -67,7 +70,8 @@ final class IngestClient {
                 .timeout(settings.timeout())
                 .header("Content-Type", "application/json")
                 .header("Idempotency-Key", batchId)
-                .POST(HttpRequest.BodyPublishers.ofByteArray(body));
+                .POST(HttpRequest.BodyPublishers.ofByteArray(settings.compression().encode(body)));
+        settings.compression().contentEncoding().ifPresent(encoding -> request.header("Content-Encoding", encoding));
         settings.token().ifPresent(token -> request.header("Authorization", "Bearer " + token));
         CompletableFuture<HttpResponse<byte[]>> exchange =
                 http.sendAsync(request.build(), CappedBody.handler(settings.maxReplyBytes()));
@@ -98,12 +102,12 @@ final class IngestClient {
             }
         }
         if (cause instanceof java.net.http.HttpConnectTimeoutException) {
-            return IngestReply.transportFailure(TransportFailures.describe(settings.url(), cause));
+            return IngestReply.transportFailure(TransportFailures.describe(settings.url(), settings.proxy(), cause));
         }
         if (cause instanceof HttpTimeoutException) {
             return pastDeadline();
         }
-        return IngestReply.transportFailure(TransportFailures.describe(settings.url(), cause));
+        return IngestReply.transportFailure(TransportFailures.describe(settings.url(), settings.proxy(), cause));
     }
 
     private IngestReply pastDeadline() {

@@ -19,7 +19,7 @@ final class TransportFailures {
 
     /** What {@link #describe} says of a failure before a connection was made: central or the network is down. */
     private static final java.util.List<String> BEFORE_CONNECT = java.util.List.of("does not resolve", "no connection to ",
-            "TLS with ", "no route to ", " refused", "cannot connect to ", "interrupted");
+            "TLS with ", "no route to ", " refused", "cannot connect to ", "interrupted", "did not open the CONNECT tunnel");
 
     /**
      * Whether a described failure happened after the connection was made: reset, or closed before a reply. A central
@@ -28,6 +28,28 @@ final class TransportFailures {
      */
     static boolean droppedAfterConnect(String described) {
         return described != null && BEFORE_CONNECT.stream().noneMatch(described::contains);
+    }
+
+    /**
+     * As {@link #describe(URI, Throwable)}, through {@code ingest.proxy} when one is set: a CONNECT the proxy refused
+     * says so, TLS failures concern central (through the tunnel), anything else concerns the proxy.
+     */
+    static String describe(URI url, java.util.Optional<URI> proxy, Throwable error) {
+        if (proxy.isEmpty()) {
+            return describe(url, error);
+        }
+        String via = "ingest.proxy " + proxy.get().getHost() + ":" + proxy.get().getPort();
+        for (Throwable t = error; t != null; t = t.getCause()) {
+            String m = t.getMessage() == null ? "" : t.getMessage();
+            if (m.toLowerCase(java.util.Locale.ROOT).contains("tunnel failed")) {
+                return via + " did not open the CONNECT tunnel to " + url.getHost() + ":" + port(url) + " (" + m
+                        + "): the proxy refuses central (403) or cannot reach it (5xx); check the proxy and ingest.url";
+            }
+            if (t instanceof SSLException) {
+                return describe(url, error) + " (through " + via + ")";
+            }
+        }
+        return via + ": " + describe(proxy.get(), error).replace("ingest.url", "ingest.proxy");
     }
 
     static String describe(URI url, Throwable error) {

@@ -257,4 +257,17 @@ class ConfigLoaderTest {
         assertThatThrownBy(() -> ConfigLoader.load(null, List.of("admin.tokenForReads=always")))
                 .hasMessageContaining("admin.host=127.0.0.1 with admin.tokenForReads=always");
     }
+
+    @Test
+    void ingest_proxy_takes_an_http_host_port_url_and_a_value_that_is_not_one_is_a_config_error() {
+        assertThat(ConfigLoader.load(null, List.of("ingest.proxy=http://proxy.site.example:3128")).forwarder().proxy())
+                .contains(java.net.URI.create("http://proxy.site.example:3128"));
+        assertThat(ConfigLoader.load(null, List.of()).forwarder().proxy()).isEmpty();
+        for (String bad : List.of("proxy.site.example:3128", "http://proxy.site.example", "https://proxy:3128",
+                "http://user:pw@proxy:3128", "http://proxy:3128/path", "not a url")) {
+            assertThatThrownBy(() -> ConfigLoader.load(null, List.of("ingest.proxy=" + bad))).as(bad)
+                    .isInstanceOf(ConfigException.class)
+                    .hasMessageContaining("ingest.proxy=" + bad + ": must be an http://host:port URL");
+        }
+    }
 }

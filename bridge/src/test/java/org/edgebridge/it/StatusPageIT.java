@@ -73,7 +73,8 @@ class StatusPageIT extends PageTest {
             List<WebElement> listeners = browser.findElements(By.cssSelector("#broker .url"));
             assertThat(listeners).isNotEmpty().allSatisfy(l -> assertThat(l.getText()).startsWith("mqtt"));
             assertThat(browser.findElements(By.cssSelector("#site dd"))).extracting(WebElement::getText)
-                    .as("the site: edge.id, behind a load balancer, ready for devices").containsExactly("edge-01", "no", "yes");
+                    .as("the site: edge.id, behind a load balancer, where the tokens come from (never the token), ready for devices")
+                    .containsExactly("edge-01", "no", "none", "inline", "yes");
             assertThat(browser.findElement(By.id("updated")).getText()).matches("updated \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d");
             assertThat(browser.findElement(By.cssSelector("tr[data-command='PAGE-1']")).getText())
                     .containsPattern("\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d");
