@@ -1,8 +1,8 @@
 package org.edgebridge.broker;
 
 import java.util.ArrayDeque;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentMap;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -14,12 +14,14 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>The broker counts the receipts it has queued for a device, not their bytes, so this keeps the sizes of the
  * receipts it handed over, newest last: the queued ones are the newest among them (older ones have left the queue
  * for the device). Receipts queued before this process started count as {@code maxBytes / maxEntries} each. A
- * device's ledger is dropped once nothing is queued (as last seen) or on its way for it. Thread-safe.
+ * device's ledger is dropped once nothing is queued (as last seen) or on its way for it. Thread-safe: one lock for
+ * all devices (each call is a few map and deque steps), so that a ledger dropped by {@link #arrived} on a session loop
+ * cannot be the one another thread is admitting a receipt into.
  */
 public final class ReceiptQueues {
     private final int maxEntries;
     private final long maxBytes;
-    private final ConcurrentMap<String, Ledger> ledgers = new ConcurrentHashMap<>();
+    private final Map<String, Ledger> ledgers = new HashMap<>(); // guarded by this
     private final AtomicLong dropped = new AtomicLong();
 
     /** One device's receipts in the broker's hands: their sizes, newest last, and how many are still on their way. */
@@ -41,22 +43,23 @@ public final class ReceiptQueues {
      *
      * @param queuedNow receipts the broker holds queued for this device now (by its own count)
      */
-    public boolean admit(String clientId, int bytes, int queuedNow) {
+    public synchronized boolean admit(String clientId, int bytes, int queuedNow) {
         Ledger l = ledgers.computeIfAbsent(clientId, k -> new Ledger());
-        synchronized (l) {
-            l.queued = queuedNow;
-            trim(l);
-            int held = queuedNow + l.onTheirWay;
-            long unknown = (long) (held - l.sizes.size()) * (maxBytes / maxEntries);
-            if (held >= maxEntries || l.bytes + unknown + bytes > maxBytes) {
-                dropped.incrementAndGet();
-                return false;
+        l.queued = Math.max(0, queuedNow);
+        trim(l);
+        int held = l.queued + l.onTheirWay;
+        long unknown = Math.max(0, held - l.sizes.size()) * (maxBytes / maxEntries);
+        if (held >= maxEntries || l.bytes + unknown + bytes > maxBytes) {
+            dropped.incrementAndGet();
+            if (held == 0) {
+                ledgers.remove(clientId);
             }
-            l.sizes.addLast(bytes);
-            l.bytes += bytes;
-            l.onTheirWay++;
-            return true;
+            return false;
         }
+        l.sizes.addLast(bytes);
+        l.bytes += bytes;
+        l.onTheirWay++;
+        return true;
     }
 
     /**
@@ -64,20 +67,22 @@ public final class ReceiptQueues {
      *
      * @param queuedNow receipts the broker holds queued for this device now
      */
-    public void arrived(String clientId, int queuedNow) {
-        ledgers.computeIfPresent(clientId, (k, l) -> {
-            synchronized (l) {
-                l.onTheirWay--;
-                l.queued = queuedNow;
-                trim(l);
-                return l.onTheirWay == 0 && l.queued == 0 ? null : l;
-            }
-        });
+    public synchronized void arrived(String clientId, int queuedNow) {
+        Ledger l = ledgers.get(clientId);
+        if (l == null) {
+            return;
+        }
+        l.onTheirWay = Math.max(0, l.onTheirWay - 1);
+        l.queued = Math.max(0, queuedNow);
+        trim(l);
+        if (l.onTheirWay == 0 && l.queued == 0) {
+            ledgers.remove(clientId);
+        }
     }
 
     /** Keeps the sizes of the receipts still queued or on their way: the newest ones. */
     private static void trim(Ledger l) {
-        while (l.sizes.size() > l.queued + l.onTheirWay) {
+        while (!l.sizes.isEmpty() && l.sizes.size() > l.queued + l.onTheirWay) {
             l.bytes -= l.sizes.removeFirst();
         }
     }
@@ -88,18 +93,16 @@ public final class ReceiptQueues {
     }
 
     /** The most receipts queued for one device, as last seen. */
-    public int mostQueued() {
+    public synchronized int mostQueued() {
         int most = 0;
         for (Ledger l : ledgers.values()) {
-            synchronized (l) {
-                most = Math.max(most, l.queued);
-            }
+            most = Math.max(most, l.queued);
         }
         return most;
     }
 
     /** Devices with receipts queued or on their way. */
-    public int devices() {
+    public synchronized int devices() {
         return ledgers.size();
     }
 }

@@ -64,4 +64,35 @@ class ReceiptQueuesTest {
         }
         assertThat(queues.devices()).isZero();
     }
+
+    @Test
+    void receipts_handed_over_and_arriving_on_other_threads_at_once_never_break_the_ledger() throws Exception {
+        // a session loop completes hand-overs while the intake writer and the forwarder admit new receipts: a ledger
+        // dropped by one arrival while another thread admitted into it made a later arrival count below zero, and the
+        // next admit threw NoSuchElementException into the intake writer (seen in ShutdownIT's resends)
+        ReceiptQueues queues = new ReceiptQueues(ENTRIES, BYTES);
+        java.util.List<Thread> threads = new java.util.ArrayList<>();
+        java.util.concurrent.atomic.AtomicReference<Throwable> failure = new java.util.concurrent.atomic.AtomicReference<>();
+        for (int t = 0; t < 4; t++) {
+            Thread thread = new Thread(() -> {
+                try {
+                    for (int i = 0; i < 50_000; i++) {
+                        if (queues.admit("dev", 300, i % 3)) {
+                            queues.arrived("dev", i % 2);
+                        }
+                    }
+                } catch (Throwable e) {
+                    failure.compareAndSet(null, e);
+                }
+            });
+            threads.add(thread);
+            thread.start();
+        }
+        for (Thread thread : threads) {
+            thread.join();
+        }
+        assertThat(failure.get()).isNull();
+        queues.arrived("dev", 0);
+        assertThat(queues.admit("dev", 300, 0)).isTrue();
+    }
 }
