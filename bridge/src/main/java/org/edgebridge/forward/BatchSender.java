@@ -102,8 +102,10 @@ final class BatchSender implements ServerErrorRounds.Sender {
             settler.release(batchId, events, throttled.reason());
         } else if (outcome instanceof RequestOutcome.Failed failed) {
             if (round != null) {
+                policy.failedInRound(failed.reason());
                 round.failed(events, failed);
             } else if (ServerErrorHunt.worthHunting(events, failed)) {
+                policy.failedInRound(failed.reason());
                 ServerErrorHunt.Round r = new ServerErrorHunt.Round();
                 r.failed(events, failed);
                 finalIds.addAll(rounds.bisect(events, r));

@@ -41,6 +41,8 @@ final class ForwarderPolicy {
     private volatile String lastError;
     private volatile Instant lastErrorAt;
     private final AtomicInteger consecutiveFailures = new AtomicInteger();
+    /** Failed requests of the bisection round under way, already counted in consecutiveFailures (for the status). */
+    private final AtomicInteger roundFailures = new AtomicInteger();
 
     ForwarderPolicy(ForwarderSettings settings, Clock clock, CircuitBreaker breaker) {
         this.settings = settings;
@@ -159,6 +161,7 @@ final class ForwarderPolicy {
 
     /** Central answered (2xx, or a 400/413/422 that splits the batch). */
     void answered() {
+        roundFailures.set(0);
         int failures = consecutiveFailures.getAndSet(0);
         if (failures > 0 || pausedUntil != null) {
             LOG.info("central answers again after {} failed requests", failures);
@@ -179,10 +182,24 @@ final class ForwarderPolicy {
      * Retry-After from a 503 within the same bisection round).
      */
     void failed(String reason) {
-        Instant until = clock.instant().plus(backoff(consecutiveFailures.incrementAndGet()));
+        // the round's requests were shown as they failed; for the backoff the round counts as one failed request
+        int shown = roundFailures.getAndSet(0);
+        int failures = consecutiveFailures.updateAndGet(n -> Math.max(0, n - shown) + 1);
+        Instant until = clock.instant().plus(backoff(failures));
         if (until.isAfter(backoffUntil)) {
             backoffUntil = until;
         }
+        failure(reason);
+    }
+
+    /**
+     * A failed request of a bisection round: shown at once ({@code lastError}, {@code consecutiveFailures}), so that a
+     * central that hangs or fails on everything is visible within one request's time, not only when the round ends
+     * (each level of a round can wait {@code ingest.timeout}); the wait is set when the round ends ({@link #failed}).
+     */
+    void failedInRound(String reason) {
+        roundFailures.incrementAndGet();
+        consecutiveFailures.incrementAndGet();
         failure(reason);
     }
 

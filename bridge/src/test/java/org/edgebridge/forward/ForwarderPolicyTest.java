@@ -172,4 +172,18 @@ class ForwarderPolicyTest {
         assertThat(ForwarderState.REDIRECTED_BY_CENTRAL.statusName()).isEqualTo("redirected_by_central");
         assertThat(ForwarderState.OUTBOX_UNWRITABLE.statusName()).isEqualTo("outbox_unwritable");
     }
+
+    @Test
+    void the_failed_requests_of_a_bisection_show_at_once_and_count_as_one_for_the_backoff() {
+        policy.failedInRound("timeout after 30000 ms");
+        policy.failedInRound("timeout after 30000 ms");
+        assertThat(policy.consecutiveFailures()).as("a hanging central shows before the round ends").isEqualTo(2);
+        assertThat(policy.lastError()).contains("timeout after 30000 ms");
+        policy.failed("timeout after 30000 ms");
+        assertThat(policy.consecutiveFailures()).as("the round is one failed request").isEqualTo(1);
+        policy.failed("timeout after 30000 ms");
+        assertThat(policy.consecutiveFailures()).isEqualTo(2);
+        policy.answered();
+        assertThat(policy.consecutiveFailures()).isZero();
+    }
 }
