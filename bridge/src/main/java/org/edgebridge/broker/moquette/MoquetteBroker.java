@@ -275,7 +275,7 @@ public final class MoquetteBroker implements DevicePublisher, AutoCloseable {
     }
 
     /** How long Moquette's own stop may take (a clean one takes ~100 ms): {@link BoundedStop}. */
-    static final java.time.Duration STOP_LIMIT = java.time.Duration.ofSeconds(5);
+    static final java.time.Duration STOP_LIMIT = java.time.Duration.ofSeconds(15);
 
     /** Stops the enforcer, then closes the listeners (and every device connection), then Moquette. */
     @Override
