@@ -22,7 +22,7 @@ import org.jdbi.v3.core.statement.StatementContext;
  * <p>A statement handed out is not handed out again until Jdbi gives it back ({@link #close(Connection, String,
  * Statement)}): a nested use of the same SQL gets a statement of its own. At most {@link #MAX_KEPT} statements are
  * kept, the least recently used closed first. Not thread-safe: a handle is used by one thread at a time (the outbox's
- * write handle only under its write lock).
+ * write handle only on the outbox writer's thread).
  */
 final class KeptStatements implements StatementBuilder {
     static final int MAX_KEPT = 64;

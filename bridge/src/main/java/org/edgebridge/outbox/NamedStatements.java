@@ -15,8 +15,8 @@ import java.util.regex.Pattern;
  * every request ({@link Claimer}); the statements of {@link OutboxSql} keep their {@code :name} parameters and are
  * bound by name here. Why not Jdbi there: measured on a real file with nothing else running, a claim of 10 events
  * (4 devices) took 1.75–1.83 ms of CPU through Jdbi (its per-statement context, binding and row-mapper
- * specialisation cost more than SQLite's own work) and 1.1 ms this way; the claim runs under the outbox's write
- * lock, which intake and forwarder share (issue 16). Not thread-safe: used under that lock only.
+ * specialisation cost more than SQLite's own work) and 1.1 ms this way; the claim runs on the outbox writer,
+ * which intake and forwarder share (issue 16). Not thread-safe: used on the writer thread only.
  */
 final class NamedStatements implements AutoCloseable {
     private static final Pattern PARAMETER = Pattern.compile(":([A-Za-z]+)");

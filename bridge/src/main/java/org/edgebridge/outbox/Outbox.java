@@ -9,7 +9,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
 import java.util.stream.Stream;
 import org.edgebridge.trace.CommandTrace;
@@ -26,14 +25,14 @@ import org.jdbi.v3.core.Jdbi;
  * transaction, the query plan test reads the SQL text of each hot statement, and the intake's writer must run its
  * statements on one handle that keeps them prepared; one SQL class and one call style serve all three. The intake
  * writer and the claim bind the same SQL on plain JDBC (measured: Jdbi's own per-statement work cost more CPU than
- * SQLite's under the write lock; {@link CommandWriter}, {@link NamedStatements}).
+ * SQLite's on the write path; {@link CommandWriter}, {@link NamedStatements}).
  *
- * <p>Thread-safe. {@link #store} runs on one long-lived connection of its own, one caller at a time
- * ({@link CommandWriter}). The other write methods share one long-lived connection ({@link WriteConnection}), each call one
- * transaction; the read methods open a connection for the call (the data source has no pool) and close it before
- * returning. All write transactions begin IMMEDIATE
- * and take one in-process lock first ({@link #writes}), so two writers queue on it, in order, instead of polling
- * SQLite's lock (busy timeout 30 s, kept for a writer outside this process, such as an admin's sqlite3). The database runs in WAL mode with
+ * <p>Thread-safe. Every write method is a request to the outbox's one writer thread ({@link OutboxWriter}), which
+ * owns the one write connection and commits whatever requests wait in one transaction begun IMMEDIATE (the intake's
+ * commands, the forwarder's settle and claim, the marks of published receipts meet in one fsync); the method returns
+ * once that is committed. No second write path, no lock handed between threads (issue 25). The read methods open a
+ * connection for the call (the data source has no pool) and close it before returning. SQLite's busy timeout (30 s)
+ * is kept for a writer outside this process, such as an admin's sqlite3. The database runs in WAL mode with
  * {@code synchronous=FULL}: a committed transaction survives a power cut.
  */
 public final class Outbox {
@@ -41,16 +40,12 @@ public final class Outbox {
     private final Clock clock;
     private final Path file;
     private final AtomicLong openRows;
-    private final CommandWriter writer;
     /**
-     * One write transaction at a time in this process, handed over in arrival order. Without it two writers (the
-     * intake's and the forwarder's) met on SQLite's own lock, whose busy handler sleeps 1, 2, 5, 10 … 100 ms between
-     * tries: that, not the disk, was most of publish → {@code stored} and answer → settled under load (issue 16).
-     * The data dir's lock makes this process the only writer.
+     * Every write of this process, on one thread and one kept connection ({@link OutboxWriter}): the intake's commands
+     * and the forwarder's settles meet in one transaction and one fsync. The data dir's lock makes this process the
+     * only writer.
      */
-    private final ReentrantLock writes = new ReentrantLock(true);
-    /** Every write transaction but the intake's, on one kept connection ({@link WriteConnection}). */
-    private final WriteConnection writeConnection;
+    private final OutboxWriter writer;
     private final ParkedDesk desk;
     /** The connection of {@link #checkpointPassive}, kept between checkpoints. */
     private Handle checkpointHandle; // guarded by checkpointLock
@@ -58,12 +53,11 @@ public final class Outbox {
 
     private Outbox(Jdbi jdbi, Clock clock, Path file) {
         this.jdbi = jdbi;
-        this.writer = new CommandWriter(jdbi, writes);
-        this.writeConnection = new WriteConnection(jdbi, writes);
+        this.writer = new OutboxWriter(jdbi);
         this.clock = clock;
         this.file = file;
         this.openRows = new AtomicLong(jdbi.withHandle(h -> h.createQuery(OutboxSql.COUNT_OPEN).mapTo(Long.class).one()));
-        this.desk = new ParkedDesk(jdbi, writeConnection::write, clock, openRows);
+        this.desk = new ParkedDesk(jdbi, this::write, clock, openRows);
     }
 
     /** Opens (creating if needed) the outbox file and migrates its schema to the newest version. */
@@ -86,13 +80,13 @@ public final class Outbox {
 
     /**
      * {@link #store(List, long)} of the commands {@code batch} returns once this outbox's write turn has come: the
-     * intake writer tops its batch up there with what arrived while another transaction held the write lock, so
+     * intake writer tops its batch up there with what arrived while the writer committed what came before, so
      * that under load the same commands take fewer, larger transactions, and none waits longer for it.
      */
     public List<StoreResult> store(Supplier<List<NewCommand>> batch, long capacity) {
         List<StoreResult> results;
         try {
-            results = writer.store(batch, capacity);
+            results = writer.write(h -> CommandWriter.store(writer.commands(), batch.get(), capacity));
         } catch (RuntimeException e) {
             throw new IllegalStateException("outbox write failed: " + e.getMessage(), e);
         }
@@ -122,9 +116,9 @@ public final class Outbox {
         return written;
     }
 
-    /** A write transaction, under {@link #writes}, on the outbox's one kept write connection. */
+    /** A write, committed by the outbox's one writer ({@link OutboxWriter}) before this returns. */
     private <R> R write(HandleCallback<R, RuntimeException> transaction) {
-        return writeConnection.write(transaction);
+        return writer.write(transaction::withHandle);
     }
 
     /** What one checkpoint found: pages in the write-ahead log, and how many of them are in the database file now. */
@@ -231,7 +225,7 @@ public final class Outbox {
     /** The claim of {@link #claim}, inside the write transaction under way. */
     private List<ClaimedEvent> claimIn(long now, NextClaim next) {
         try {
-            return Claimer.claim(writeConnection.statements(), now, next.maxEvents(), next.maxBytes(), next.size(),
+            return Claimer.claim(writer.statements(), now, next.maxEvents(), next.maxBytes(), next.size(),
                     next.maxRowId(), next.batchId());
         } catch (SQLException e) {
             throw new IllegalStateException("claim failed: " + e.getMessage(), e);
@@ -253,7 +247,7 @@ public final class Outbox {
 
     /**
      * {@link #settle(String, List, int)}, then, in the same transaction, the claim of the next request ({@link #claim}):
-     * one commit and one turn of the write lock per request instead of two (issue 16). The claim sees this settle:
+     * one request to the outbox writer per request instead of two (issue 16). The claim sees this settle:
      * a device whose event became final here has its next one claimed.
      *
      * @param next the claim to make after the settle; null for none
@@ -319,7 +313,7 @@ public final class Outbox {
      * transaction of this outbox (at the latest by {@link #unpublishedFinals} or {@link #close}), not at once.
      */
     public void markPublished(List<Long> ids) {
-        writeConnection.markPublished(ids);
+        writer.markPublished(ids);
     }
 
     /**
@@ -327,7 +321,7 @@ public final class Outbox {
      * marks that wait first: a receipt handed out a moment ago is not one of them.
      */
     public List<CommandRecord> unpublishedFinals(int limit) {
-        writeConnection.flushMarks();
+        writer.flushMarks();
         return jdbi.withHandle(handle -> handle.createQuery(OutboxSql.UNPUBLISHED).bind("limit", limit)
                 .mapTo(CommandRecord.class).list());
     }
@@ -421,7 +415,6 @@ public final class Outbox {
      */
     public void close() {
         writer.close();
-        writeConnection.close();
         closeCheckpointHandle();
         try {
             jdbi.useHandle(handle -> handle.execute(OutboxSql.CHECKPOINT));

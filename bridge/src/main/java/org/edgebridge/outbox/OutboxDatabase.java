@@ -17,7 +17,7 @@ import org.sqlite.SQLiteDataSource;
 final class OutboxDatabase {
     /**
      * A write connection checkpoints inside its commit only once the log holds this many pages (~40 MB; SQLite's
-     * default is 1,000): {@link WalCheckpointer} checkpoints long before, off the write lock.
+     * default is 1,000): {@link WalCheckpointer} checkpoints long before, off the writer's transactions.
      */
     static final int WRITER_CHECKPOINT_PAGES = 10_000;
 

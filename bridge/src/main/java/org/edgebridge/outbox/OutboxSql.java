@@ -39,6 +39,10 @@ final class OutboxSql {
     static final String BEGIN_IMMEDIATE = "BEGIN IMMEDIATE";
     static final String COMMIT = "COMMIT";
     static final String ROLLBACK = "ROLLBACK";
+    /** One request of a group inside the writer's transaction ({@link OutboxWriter}). */
+    static final String SAVEPOINT = "SAVEPOINT request";
+    static final String RELEASE_SAVEPOINT = "RELEASE request";
+    static final String ROLLBACK_TO_SAVEPOINT = "ROLLBACK TO request";
 
     // The writer's three statements run on plain JDBC prepared statements (CommandWriter says why), so their
     // parameters are positional: each statement's comment names them in order.

@@ -15,7 +15,7 @@ import org.jdbi.v3.core.Jdbi;
  * code and device, listed oldest first, and requeued (back to pending) or rejected (final {@code rejected} /
  * {@code rejected_by_admin}) one by one or many at once. Every decision writes one history line per command
  * ({@code requeued} or {@code rejected_by_admin}) with who decided and how. Many decisions run in transactions of at
- * most {@link #ROWS_PER_TRANSACTION} rows, so that a bulk action never holds the write lock for long. Thread-safe.
+ * most {@link #ROWS_PER_TRANSACTION} rows, so that a bulk action never holds the writer for long. Thread-safe.
  */
 public final class ParkedDesk {
     /**

@@ -11,7 +11,7 @@ import org.edgebridge.lifecycle.Once;
 
 /**
  * Deletes final commands older than the retention (docs/protocol.md §2.5), in small transactions with a pause between
- * them, so that intake never waits long for the write lock. The retention is also the dedup window: a
+ * them, so that intake never waits long for the writer. The retention is also the dedup window: a
  * command resent after its row was purged is stored and forwarded again (central still deduplicates it).
  *
  * <p>Thread: "outbox-retention", owned by this class.

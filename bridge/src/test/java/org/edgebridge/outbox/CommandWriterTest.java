@@ -11,7 +11,11 @@ import java.time.Clock;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import org.jdbi.v3.core.Jdbi;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -28,14 +32,18 @@ class CommandWriterTest {
         Map<String, Integer> prepared = new ConcurrentHashMap<>();
         Jdbi jdbi = OutboxRows.configure(Jdbi.create(() -> countingPrepares(
                 DriverManager.getConnection("jdbc:sqlite:" + file), prepared)));
-        try (CommandWriter writer = new CommandWriter(jdbi, new java.util.concurrent.locks.ReentrantLock())) {
+        OutboxWriter writer = new OutboxWriter(jdbi);
+        try {
             for (int i = 1; i <= 20; i++) {
                 List<NewCommand> one = List.of(OutboxFixture.command("dev", "C-" + i, 0, Instant.now()));
-                List<StoreResult> r = writer.store(() -> one, 100);
+                List<StoreResult> r = writer.write(h -> CommandWriter.store(writer.commands(), one, 100));
                 assertThat(r.get(0)).isInstanceOf(StoreResult.Stored.class);
             }
-            assertThat(writer.store(() -> List.of(OutboxFixture.command("dev", "C-1", 0, Instant.now())), 100).get(0))
+            List<NewCommand> again = List.of(OutboxFixture.command("dev", "C-1", 0, Instant.now()));
+            assertThat(writer.write(h -> CommandWriter.store(writer.commands(), again, 100)).get(0))
                     .isInstanceOf(StoreResult.AlreadyStored.class);
+        } finally {
+            writer.close();
         }
         assertThat(prepared).as("find, next sequence and insert: each prepared once for 21 commands")
                 .containsEntry(OutboxSql.WRITER_FIND, 1)
@@ -46,24 +54,44 @@ class CommandWriterTest {
     @Test
     void the_batch_is_taken_once_the_write_turn_has_come() throws Exception {
         Path file = dir.resolve("outbox.db");
-        Outbox.open(file, Clock.systemUTC()).close();
-        java.util.concurrent.locks.ReentrantLock writes = new java.util.concurrent.locks.ReentrantLock(true);
-        List<NewCommand> queue = new java.util.concurrent.CopyOnWriteArrayList<>();
+        Outbox outbox = Outbox.open(file, Clock.systemUTC());
+        OutboxWriter writer = new OutboxWriter(OutboxRows.configure(Jdbi.create("jdbc:sqlite:" + file)));
+        List<NewCommand> queue = new CopyOnWriteArrayList<>();
         queue.add(OutboxFixture.command("dev", "first", 0, Instant.now()));
-        try (CommandWriter writer = new CommandWriter(OutboxRows.configure(Jdbi.create("jdbc:sqlite:" + file)), writes)) {
-            writes.lock(); // another transaction holds the write lock
-            var stored = java.util.concurrent.CompletableFuture.supplyAsync(() -> writer.store(() -> List.copyOf(queue), 100));
-            org.awaitility.Awaitility.await().until(writes::hasQueuedThreads);
+        CountDownLatch busy = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        try {
+            // another request holds the writer
+            CompletableFuture<Object> holding = CompletableFuture.supplyAsync(() -> writer.write(h -> {
+                busy.countDown();
+                await(release);
+                return null;
+            }));
+            assertThat(busy.await(10, TimeUnit.SECONDS)).isTrue();
+            var stored = CompletableFuture.supplyAsync(() -> writer.write(h -> CommandWriter.store(writer.commands(),
+                    List.copyOf(queue), 100)));
             queue.add(OutboxFixture.command("dev", "came-while-waiting", 0, Instant.now()));
-            writes.unlock();
-            assertThat(stored.get(10, java.util.concurrent.TimeUnit.SECONDS))
-                    .as("what came while the writer waited for the lock is in the same transaction")
+            release.countDown();
+            holding.get(10, TimeUnit.SECONDS);
+            assertThat(stored.get(10, TimeUnit.SECONDS))
+                    .as("what came while the writer was busy is in the same transaction")
                     .extracting(r -> r.command().commandId()).containsExactly("first", "came-while-waiting");
+        } finally {
+            writer.close();
+            outbox.close();
+        }
+    }
+
+    private static void await(CountDownLatch latch) {
+        try {
+            latch.await(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 
     /** A connection that counts {@code prepareStatement} per SQL text. */
-    private static Connection countingPrepares(Connection real, Map<String, Integer> prepared) {
+    static Connection countingPrepares(Connection real, Map<String, Integer> prepared) {
         return (Connection) Proxy.newProxyInstance(Connection.class.getClassLoader(), new Class<?>[] {Connection.class},
                 (proxy, method, args) -> {
                     if (method.getName().equals("prepareStatement") && args != null && args[0] instanceof String sql) {

@@ -1,0 +1,318 @@
+package org.edgebridge.outbox;
+
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.LinkedBlockingQueue;
+import org.jdbi.v3.core.Handle;
+import org.jdbi.v3.core.Jdbi;
+
+/**
+ * The outbox's one writer: a thread, {@code outbox-writer}, that owns the write connection and runs every write of the
+ * bridge (the intake's commands, the forwarder's claims and settles, the marks of published receipts, the admin's
+ * decisions, the purge) as requests. It takes whatever requests wait, runs them in one transaction, each inside a
+ * savepoint of its own (a request that fails is rolled back alone and fails alone), commits once, and only then
+ * completes each request: one fsync for the intake's commands and the forwarder's settle that met, no lock handed
+ * from thread to thread (issue 25). Callers block until their request is committed, so every write method of the
+ * outbox keeps its meaning: when it returns, what it wrote survives a power cut.
+ *
+ * <p>The connection's statements are kept ({@link KeptStatements}; the plain JDBC ones of {@link #statements()} and
+ * {@link #commands()}). A failed commit rolls back the whole transaction, fails every request in it and closes the
+ * connection; the next transaction opens a new one. The thread is started by the first request and stopped by
+ * {@link #close}; a request after that starts it again.
+ */
+final class OutboxWriter {
+    /** Most requests in one transaction: a bound on what one failed commit fails. */
+    static final int MAX_REQUESTS_PER_TRANSACTION = 256;
+
+    /** A write on the writer's connection, inside its transaction. */
+    @FunctionalInterface
+    interface Work<R> {
+        R run(Handle handle) throws SQLException;
+    }
+
+    private record Request<R>(Work<R> work, CompletableFuture<R> done) {
+        void run(Handle handle, List<Runnable> completions) throws SQLException {
+            R result = work.run(handle);
+            completions.add(() -> done.complete(result));
+        }
+    }
+
+    private final Jdbi jdbi;
+    private final LinkedBlockingQueue<Request<?>> requests = new LinkedBlockingQueue<>();
+    /**
+     * Rows whose final receipt was handed to the broker and not yet marked so: marked in the next transaction, not in
+     * one of their own (issue 16). A crash before it loses only the marks: those receipts are published again,
+     * flagged replayed.
+     */
+    private final List<Long> publishedUnmarked = new ArrayList<>(); // guarded by itself
+    private final Object lifecycle = new Object();
+    private Thread thread; // guarded by lifecycle
+    // the connection and its statements: used on the writer thread only
+    private Handle handle;
+    private NamedStatements statements;
+    private CommandStatements commands;
+
+    OutboxWriter(Jdbi jdbi) {
+        this.jdbi = jdbi;
+    }
+
+    /** Runs {@code work} in the writer's next transaction and returns its result once that is committed. */
+    <R> R write(Work<R> work) {
+        if (Thread.currentThread() == currentThread()) {
+            throw new IllegalStateException("a write request from inside a write request would wait for itself");
+        }
+        CompletableFuture<R> done = new CompletableFuture<>();
+        requests.add(new Request<>(work, done));
+        ensureRunning();
+        try {
+            return done.join();
+        } catch (CompletionException e) {
+            Throwable cause = e.getCause();
+            if (cause instanceof RuntimeException re) {
+                throw re;
+            }
+            if (cause instanceof Error err) {
+                throw err;
+            }
+            throw new IllegalStateException("outbox write failed: " + cause.getMessage(), cause);
+        }
+    }
+
+    /** Requests waiting for the writer's next transaction. */
+    int queued() {
+        return requests.size();
+    }
+
+    /** The claim's plain JDBC statements on the writer's connection: inside a request only. */
+    NamedStatements statements() {
+        onWriterThread();
+        return statements;
+    }
+
+    /** The intake's plain JDBC statements on the writer's connection: inside a request only. */
+    CommandStatements commands() {
+        onWriterThread();
+        return commands;
+    }
+
+    private void onWriterThread() {
+        if (Thread.currentThread() != currentThread() || handle == null) {
+            throw new IllegalStateException("the write connection's statements are used inside a write request only");
+        }
+    }
+
+    /** Records that these rows' final receipts were handed to the broker: committed with the next transaction. */
+    void markPublished(List<Long> ids) {
+        synchronized (publishedUnmarked) {
+            publishedUnmarked.addAll(ids);
+        }
+    }
+
+    /** Commits the marks that wait for a transaction, in one of their own if none comes. */
+    void flushMarks() {
+        boolean waiting;
+        synchronized (publishedUnmarked) {
+            waiting = !publishedUnmarked.isEmpty();
+        }
+        if (waiting) {
+            write(h -> null);
+        }
+    }
+
+    private Thread currentThread() {
+        synchronized (lifecycle) {
+            return thread;
+        }
+    }
+
+    private void ensureRunning() {
+        synchronized (lifecycle) {
+            if (thread == null) {
+                thread = new Thread(this::run, "outbox-writer");
+                thread.setDaemon(true);
+                thread.start();
+            }
+        }
+    }
+
+    private void run() {
+        List<Request<?>> group = new ArrayList<>();
+        try {
+            while (true) {
+                Request<?> first = requests.take();
+                if (first.work() == STOP) {
+                    first.done().complete(null);
+                    return;
+                }
+                group.add(first);
+                drainUpToStop(group);
+                boolean stop = group.get(group.size() - 1).work() == STOP;
+                commit(group);
+                group.clear();
+                if (stop) {
+                    return;
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            closeConnection();
+            failAll(group, new IllegalStateException("the outbox writer stopped"));
+            synchronized (lifecycle) {
+                if (thread == Thread.currentThread()) {
+                    thread = null;
+                }
+            }
+            if (!requests.isEmpty()) {
+                ensureRunning(); // requests that came while this thread ended (after an Error): a new writer takes them
+            }
+        }
+    }
+
+    /** Adds the requests waiting now, up to the limit; a stop request ends the group (it is completed after it). */
+    private void drainUpToStop(List<Request<?>> group) {
+        while (group.size() < MAX_REQUESTS_PER_TRANSACTION) {
+            Request<?> next = requests.poll();
+            if (next == null) {
+                return;
+            }
+            group.add(next);
+            if (next.work() == STOP) {
+                return;
+            }
+        }
+    }
+
+    private static final Work<Object> STOP = h -> null;
+
+    /** Runs the group in one transaction and completes its requests after the commit. */
+    private void commit(List<Request<?>> group) {
+        List<Long> marks = takeMarks();
+        List<Runnable> completions = new ArrayList<>(group.size());
+        try {
+            open();
+            handle.execute(OutboxSql.BEGIN_IMMEDIATE);
+            if (!marks.isEmpty()) {
+                handle.createUpdate(OutboxSql.MARK_PUBLISHED).bind("ids", OutboxSql.idList(marks)).execute();
+            }
+            boolean alone = group.size() == 1;
+            for (Request<?> request : group) {
+                if (request.work() == STOP) {
+                    completions.add(() -> request.done().complete(null));
+                } else if (alone) {
+                    request.run(handle, completions);
+                } else {
+                    runInSavepoint(request, completions);
+                }
+            }
+            handle.execute(OutboxSql.COMMIT);
+        } catch (SQLException | RuntimeException e) {
+            rollbackAndClose();
+            synchronized (publishedUnmarked) {
+                publishedUnmarked.addAll(0, marks);
+            }
+            failAll(group, e);
+            return;
+        } catch (Error e) {
+            rollbackAndClose();
+            failAll(group, e);
+            throw e;
+        }
+        completions.forEach(Runnable::run);
+    }
+
+    /** One request of several: what it wrote is rolled back alone if it fails, and it fails alone. */
+    private void runInSavepoint(Request<?> request, List<Runnable> completions) throws SQLException {
+        handle.execute(OutboxSql.SAVEPOINT);
+        try {
+            request.run(handle, completions);
+            handle.execute(OutboxSql.RELEASE_SAVEPOINT);
+        } catch (SQLException | RuntimeException e) {
+            handle.execute(OutboxSql.ROLLBACK_TO_SAVEPOINT);
+            handle.execute(OutboxSql.RELEASE_SAVEPOINT);
+            completions.add(() -> request.done().completeExceptionally(e));
+        }
+    }
+
+    private void open() throws SQLException {
+        if (handle == null) {
+            handle = OutboxDatabase.openWriter(jdbi);
+            KeptStatements.keepOn(handle);
+            statements = new NamedStatements(handle.getConnection());
+            commands = new CommandStatements(handle.getConnection());
+        }
+    }
+
+    private static void failAll(List<Request<?>> group, Throwable cause) {
+        for (Request<?> request : group) {
+            request.done().completeExceptionally(cause);
+        }
+    }
+
+    private List<Long> takeMarks() {
+        synchronized (publishedUnmarked) {
+            if (publishedUnmarked.isEmpty()) {
+                return List.of();
+            }
+            List<Long> marks = List.copyOf(publishedUnmarked);
+            publishedUnmarked.clear();
+            return marks;
+        }
+    }
+
+    private void rollbackAndClose() {
+        if (handle != null) {
+            try {
+                handle.execute(OutboxSql.ROLLBACK);
+            } catch (RuntimeException ignored) {
+                // no transaction open, or the connection is broken: it is closed next
+            }
+        }
+        closeConnection();
+    }
+
+    /**
+     * Commits the marks left and every request queued before this call, then stops the thread and closes the
+     * connection. A request after it starts the writer again.
+     */
+    void close() {
+        try {
+            flushMarks();
+        } catch (RuntimeException e) {
+            // those receipts are published again, flagged replayed, after the next start
+        }
+        Thread running = currentThread();
+        if (running == null) {
+            return;
+        }
+        requests.add(new Request<>(STOP, new CompletableFuture<>()));
+        try {
+            running.join();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private void closeConnection() {
+        if (commands != null) {
+            commands.close();
+            commands = null;
+        }
+        if (statements != null) {
+            statements.close();
+            statements = null;
+        }
+        Handle h = handle;
+        handle = null;
+        if (h != null) {
+            try {
+                h.close();
+            } catch (RuntimeException e) {
+                // the connection is gone either way; the next transaction opens a new one
+            }
+        }
+    }
+}
