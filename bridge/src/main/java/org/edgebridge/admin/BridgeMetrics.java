@@ -87,6 +87,13 @@ final class BridgeMetrics implements AutoCloseable {
                 .description("outbox.maxPending: open commands at which new ones get retry_later / outbox_full").register(registry);
         Gauge.builder("edgebridge.outbox.full", intake, i -> i.isFull() ? 1 : 0)
                 .description("1 while new commands get retry_later / outbox_full").register(registry);
+        counter("edgebridge.outbox.writer.transactions", outbox, o -> o.writerFigures().transactions(),
+                "transactions of the outbox's one writer (every write of the bridge)");
+        counter("edgebridge.outbox.writer.requests", outbox, o -> o.writerFigures().requests(),
+                "write requests run by the outbox writer (per transaction: requests / transactions)");
+        FunctionCounter.builder("edgebridge.outbox.writer.busy", outbox, o -> o.writerFigures().busySeconds())
+                .baseUnit("seconds").description("time the outbox writer spent in transactions (rate: its busy share)")
+                .register(registry);
         counter("edgebridge.outbox.purged", retention, r -> r.status().purged(), "final rows deleted by retention");
 
         IntakeStats stats = intake.stats();

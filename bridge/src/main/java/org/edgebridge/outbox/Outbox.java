@@ -156,6 +156,11 @@ public final class Outbox {
         }
     }
 
+    /** How busy the outbox's one writer is, and how many write requests share a transaction. */
+    public WriterFigures writerFigures() {
+        return writer.figures();
+    }
+
     /** Commands that are not final yet (pending, in flight, parked): what back-pressure counts. */
     public long openCount() {
         return openRows.get();

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.atomic.AtomicLong;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.Jdbi;
 
@@ -49,6 +50,9 @@ final class OutboxWriter {
      */
     private final List<Long> publishedUnmarked = new ArrayList<>(); // guarded by itself
     private final Object lifecycle = new Object();
+    private final AtomicLong transactions = new AtomicLong();
+    private final AtomicLong requestsRun = new AtomicLong();
+    private final AtomicLong busyNanos = new AtomicLong();
     private Thread thread; // guarded by lifecycle
     // the connection and its statements: used on the writer thread only
     private Handle handle;
@@ -79,6 +83,10 @@ final class OutboxWriter {
             }
             throw new IllegalStateException("outbox write failed: " + cause.getMessage(), cause);
         }
+    }
+
+    WriterFigures figures() {
+        return new WriterFigures(transactions.get(), requestsRun.get(), busyNanos.get() / 1e9);
     }
 
     /** Requests waiting for the writer's next transaction. */
@@ -190,6 +198,17 @@ final class OutboxWriter {
 
     /** Runs the group in one transaction and completes its requests after the commit. */
     private void commit(List<Request<?>> group) {
+        long start = System.nanoTime();
+        try {
+            commitTimed(group);
+        } finally {
+            transactions.incrementAndGet();
+            requestsRun.addAndGet(group.size());
+            busyNanos.addAndGet(System.nanoTime() - start);
+        }
+    }
+
+    private void commitTimed(List<Request<?>> group) {
         List<Long> marks = takeMarks();
         List<Runnable> completions = new ArrayList<>(group.size());
         try {

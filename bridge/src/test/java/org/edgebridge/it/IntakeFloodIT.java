@@ -24,7 +24,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Issue #14, "memory is bounded in bytes, not in rows": a flood of large commands into the real jar in a child JVM
- * with a 256 MiB heap, while another writer holds the outbox's write lock for a while (a slow or busy disk), so
+ * with a 256 MiB heap, while another writer holds the outbox file's SQLite write lock for a while (a slow or busy disk), so
  * that everything the devices send has to wait for the writer. The bridge stays up, answers retry_later /
  * intake_busy past intake.maxQueuedBytes, and loses nothing: every command, resent by its careful device, reaches
  * central once. Prints the figures that docs/forwarding.md reports (heap peak from the child's GC log).

@@ -56,6 +56,10 @@ class OutboxWriterTest {
         assertThat(c.get(10, TimeUnit.SECONDS)).as("c runs in a's transaction, before its commit")
                 .isEqualTo("own true, other connections false");
         assertThat(deviceCount("a")).as("committed once both were done").isEqualTo(1);
+        WriterFigures figures = writer.figures();
+        assertThat(figures.transactions()).as("the holding request's, then a and c together").isEqualTo(2);
+        assertThat(figures.requests()).isEqualTo(3);
+        assertThat(figures.busySeconds()).isPositive();
     }
 
     @Test
