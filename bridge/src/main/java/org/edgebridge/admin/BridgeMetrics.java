@@ -120,6 +120,8 @@ final class BridgeMetrics implements AutoCloseable {
         Gauge.builder("edgebridge.forwarder.paused", forwarder, f -> paused(f.status()))
                 .description("1 while paused by an admin or by central's 401/403/4xx").register(registry);
 
+        credentials(forwarder);
+
         counter("edgebridge.receipts.sent", receipts, ReceiptSender::sentCount, "receipts handed to the broker");
         counter("edgebridge.receipts.refused", receipts, ReceiptSender::refusedCount,
                 "receipts the broker could not take (its queues full); devices get them again when they resend");
@@ -152,6 +154,20 @@ final class BridgeMetrics implements AutoCloseable {
                 "times a device connection stopped being read because too many PUBLISHes waited for the intake");
         counter("edgebridge.broker.wills", broker, b -> b.status().willsReceived(),
                 "Last Wills of broken connections, taken as commands of their devices");
+    }
+
+    /** The client certificate for central (and the tokens from the OAuth2 token endpoint), when configured. */
+    private void credentials(ForwarderControl forwarder) {
+        if (forwarder.status().clientCertificate().isPresent()) {
+            Gauge.builder("edgebridge.ingest.client.certificate.expiry.timestamp", forwarder,
+                            f -> f.status().clientCertificate().map(c -> c.notAfter().getEpochSecond()).orElse(0L))
+                    .baseUnit("seconds").description("when the client certificate presented to central (ingest.certFile) "
+                            + "expires, in Unix seconds (alarm ingest_certificate_expiring before, ingest_certificate_expired after)")
+                    .register(registry);
+            counter("edgebridge.ingest.client.certificate.reloads", forwarder,
+                    f -> f.status().clientCertificate().map(c -> c.reloads()).orElse(0L),
+                    "changed client certificate files taken into use since start");
+        }
     }
 
     private void loginsRefused(BrokerView broker, String reason, ToDoubleFunction<BrokerView> f) {

@@ -4,13 +4,11 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFileAttributeView;
-import java.nio.file.attribute.PosixFilePermission;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
+import org.edgebridge.tls.OwnerOnlyFiles;
 
 /**
  * Tokens kept in files ({@code ingest.tokenFile}, {@code admin.tokenFile}) instead of the YAML or the environment.
@@ -86,19 +84,8 @@ public final class TokenFiles {
 
     /** A warning when others than the file's owner may read {@code path}; empty when they may not or it cannot tell. */
     static Optional<String> looseness(String key, Path path) {
-        PosixFileAttributeView view = Files.getFileAttributeView(path, PosixFileAttributeView.class);
-        if (view == null) {
-            return Optional.empty();
-        }
-        Set<PosixFilePermission> perms;
-        try {
-            perms = view.readAttributes().permissions();
-        } catch (IOException e) {
-            return Optional.empty();
-        }
-        boolean loose = perms.contains(PosixFilePermission.GROUP_READ) || perms.contains(PosixFilePermission.OTHERS_READ);
-        return loose ? Optional.of(key + "=" + path + ": readable by " + (perms.contains(PosixFilePermission.OTHERS_READ)
-                ? "every user" : "its group") + "; make it owner-only (chmod 600, or systemd LoadCredential=)") : Optional.empty();
+        return OwnerOnlyFiles.otherReaders(path).map(who -> key + "=" + path + ": readable by " + who + "; "
+                + OwnerOnlyFiles.FIX);
     }
 
     /**

@@ -8,6 +8,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.function.LongSupplier;
+import org.edgebridge.forward.auth.ClientCertificateFiles;
 import org.edgebridge.lifecycle.Component;
 import org.edgebridge.lifecycle.Once;
 import org.edgebridge.outbox.Outbox;
@@ -50,6 +51,7 @@ public final class Forwarder implements Component, ForwarderControl, AutoCloseab
     private final ClaimedAhead claimedAhead;
     private final ReceiptViolations receiptViolations;
     private final IngestClient client;
+    private final java.util.Optional<ClientCertificateFiles> certificates;
 
     /** @param storedUpTo the highest outbox row whose {@code stored} receipt has been handed out */
     /** @param meters where the requests' figures go ({@code edgebridge_forwarder_request_duration_seconds}, batch sizes) */
@@ -71,7 +73,8 @@ public final class Forwarder implements Component, ForwarderControl, AutoCloseab
         this.finalReceipts = new FinalReceipts(outbox, receipts);
         this.settler = new BatchSettler(settings, outbox, finalReceipts, hunt);
         this.receiptViolations = new ReceiptViolations(clock);
-        this.client = new IngestClient(settings);
+        this.certificates = settings.clientCertificate().map(c -> new ClientCertificateFiles(c, clock));
+        this.client = new IngestClient(settings, certificates);
         CentralCall call = new CentralCall(settings, guards, client, classifier, receiptViolations,
                 new RequestFigures(meters));
         this.claimedAhead = new ClaimedAhead(settings, storedUpTo, guards);
@@ -152,7 +155,7 @@ public final class Forwarder implements Component, ForwarderControl, AutoCloseab
                 policy.consecutiveFailures(), sender.requests(), sender.eventsSent(), finalReceipts.count(),
                 settler.parked(), settings.requestsPerSecond(), settings.eventsPerSecond(), settler.unsettledEvents(),
                 step.failedSteps(), receiptViolations.view(), client.cutReplies(), sender.missingReceipts(),
-                sender.lastMissingReceiptAt());
+                sender.lastMissingReceiptAt(), certificates.map(ClientCertificateFiles::status));
     }
 
     /** {@link #close(Duration)} with the request timeout and 5 s, for try-with-resources. */
