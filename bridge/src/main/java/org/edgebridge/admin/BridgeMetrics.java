@@ -168,6 +168,15 @@ final class BridgeMetrics implements AutoCloseable {
                     f -> f.status().clientCertificate().map(c -> c.reloads()).orElse(0L),
                     "changed client certificate files taken into use since start");
         }
+        if (forwarder.status().oauth2().isPresent()) {
+            counter("edgebridge.ingest.token.requests", forwarder, f -> f.status().oauth2().map(t -> t.requests()).orElse(0L),
+                    "requests to the OAuth2 token endpoint (ingest.oauth2.tokenUrl) since start");
+            counter("edgebridge.ingest.token.failures", forwarder, f -> f.status().oauth2().map(t -> t.failures()).orElse(0L),
+                    "requests to the OAuth2 token endpoint that got no token (alarm ingest_token_endpoint_failing)");
+            counter("edgebridge.ingest.token.renewals.after.401", forwarder,
+                    f -> f.status().oauth2().map(t -> t.refreshedAfter401()).orElse(0L),
+                    "tokens dropped because central answered 401 to them (the request was sent once more with a new one)");
+        }
     }
 
     private void loginsRefused(BrokerView broker, String reason, ToDoubleFunction<BrokerView> f) {

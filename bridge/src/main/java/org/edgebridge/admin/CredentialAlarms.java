@@ -7,17 +7,25 @@ import java.util.List;
 import org.edgebridge.forward.ForwarderStatus;
 import org.edgebridge.forward.auth.ClientCertificateStatus;
 
-/** The alarms about the bridge's own credentials for central: its client certificate. Pure. */
+/** The alarms about the bridge's own credentials for central: its client certificate and its OAuth2 token. Pure. */
 final class CredentialAlarms {
     static final String CERTIFICATE_EXPIRED = "ingest_certificate_expired";
     static final String CERTIFICATE_EXPIRING = "ingest_certificate_expiring";
     static final String CERTIFICATE_UNUSABLE = "ingest_certificate_unusable";
+    static final String TOKEN_ENDPOINT_FAILING = "ingest_token_endpoint_failing";
 
     private CredentialAlarms() {}
 
     static List<StatusReport.Alarm> of(ForwarderStatus f, Instant now) {
         List<StatusReport.Alarm> alarms = new ArrayList<>();
         f.clientCertificate().ifPresent(c -> certificate(c, now, alarms));
+        f.oauth2().filter(t -> t.failuresInARow() > 0).ifPresent(t -> alarms.add(new StatusReport.Alarm(TOKEN_ENDPOINT_FAILING,
+                "no token for central from the OAuth2 token endpoint (" + t.failuresInARow() + " failed requests in a row, "
+                + t.failures() + " since start): " + t.lastFailure().orElse("?") + (t.tokenExpiresAt().filter(now::isBefore)
+                        .map(at -> "; the token got before is used until it expires at " + at)
+                        .orElse("; nothing is sent to central until one comes: commands are kept, tried again with the "
+                                + "forwarder's backoff (not central's fault: its circuit breaker and the commands' counts "
+                                + "are not touched)")))));
         return alarms;
     }
 

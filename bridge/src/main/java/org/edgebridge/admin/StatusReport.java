@@ -36,9 +36,11 @@ public final class StatusReport {
     /**
      * Where central is ({@code ingest.url}), how request bodies go to it ({@code ingest.compression}: none or gzip),
      * through which proxy ({@code ingest.proxy}, or {@code direct}), and which client certificate it is shown
-     * ({@code file <ingest.certFile>} or {@code none}; what it is now: {@code forwarder.clientCertificate}).
+     * ({@code file <ingest.certFile>} or {@code none}; what it is now: {@code forwarder.clientCertificate}), and where
+     * its bearer token comes from: {@code oauth2 <ingest.oauth2.tokenUrl> as <clientId>} ({@code forwarder.oauth2}),
+     * or {@code none} (then {@code site.ingestToken} says whether a fixed one is set). Never a secret.
      */
-    public record Central(String url, String compression, String proxy, String clientCertificate) {}
+    public record Central(String url, String compression, String proxy, String clientCertificate, String oauth2) {}
 
     public record Site(String edgeId, boolean behindBalancer, String ingestToken, String adminToken) {}
 

@@ -284,7 +284,7 @@ public final class ConfigLoader {
                 v.get(FORWARDER_MAX_SERVER_ERRORS), v.get(INGEST_MAX_REPLY_BYTES),
                 new ReceiptCaps(v.get(INGEST_MAX_RECEIPT_RESULT_BYTES), v.get(INGEST_MAX_RECEIPT_MESSAGE_BYTES),
                         v.get(INGEST_MAX_RECEIPT_CODE_BYTES)), v.get(INGEST_PROXY), v.get(INGEST_COMPRESSION),
-                IngestCredentials.clientCertificate(v));
+                IngestCredentials.clientCertificate(v), IngestCredentials.oauth2(v));
         AdminSettings admin = new AdminSettings(v.get(ADMIN_HOST), v.get(ADMIN_PORT), adminToken,
                 AdminSettings.readsNeedToken(v.get(ADMIN_HOST), v.get(ADMIN_TOKEN_FOR_READS)));
         return new BridgeConfig(v.get(EDGE_ID), v.get(EDGE_BEHIND_BALANCER), dataDir, broker, intake, retention, forwarder, admin,

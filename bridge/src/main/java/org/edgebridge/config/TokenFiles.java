@@ -1,13 +1,12 @@
 package org.edgebridge.config;
 
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.edgebridge.forward.auth.SecretFile;
 import org.edgebridge.tls.OwnerOnlyFiles;
 
 /**
@@ -16,9 +15,6 @@ import org.edgebridge.tls.OwnerOnlyFiles;
  * may read is warned about, not refused: Docker and Kubernetes secrets are often mounted mode 0444.
  */
 public final class TokenFiles {
-    /** Far above any bearer token; a longer file is not a token (a wrong path, say). */
-    static final int MAX_BYTES = 16 * 1024;
-
     private TokenFiles() {}
 
     /**
@@ -54,32 +50,7 @@ public final class TokenFiles {
 
     /** The token in {@code path}; an {@link IllegalArgumentException} says why there is none. */
     static String read(Path path) {
-        if (!Files.isRegularFile(path)) {
-            throw new IllegalArgumentException("no such file");
-        }
-        byte[] bytes;
-        try {
-            if (Files.size(path) > MAX_BYTES) {
-                throw new IllegalArgumentException("longer than " + MAX_BYTES + " bytes: not a token file");
-            }
-            bytes = Files.readAllBytes(path);
-        } catch (IOException e) {
-            throw new IllegalArgumentException("cannot be read by this user (" + e.getClass().getSimpleName()
-                    + "); let the bridge's user read it, e.g. chown root:edge-bridge and chmod 640, or systemd LoadCredential=");
-        }
-        String text = new String(bytes, StandardCharsets.UTF_8);
-        if (text.endsWith("\r\n")) {
-            text = text.substring(0, text.length() - 2);
-        } else if (text.endsWith("\n")) {
-            text = text.substring(0, text.length() - 1);
-        }
-        if (text.isBlank()) {
-            throw new IllegalArgumentException("is empty; write the token into it (one line)");
-        }
-        if (text.contains("\n") || text.contains("\r")) {
-            throw new IllegalArgumentException("holds more than one line; a token file holds the token alone");
-        }
-        return text.strip();
+        return SecretFile.read(path);
     }
 
     /** A warning when others than the file's owner may read {@code path}; empty when they may not or it cannot tell. */

@@ -78,16 +78,17 @@ final class IngestClient {
      * and in size by {@code ingest.maxReplyBytes} ({@link CappedBody}). Past either, the exchange is cancelled (its
      * connection closed) and the request failed.
      *
+     * @param bearer the token for {@code Authorization: Bearer}, if any ({@link CentralAuthorization})
      * @throws Error an Error (OutOfMemoryError) met while the reply was read: the calling worker dies of it
      */
-    IngestReply post(String batchId, byte[] body) {
+    IngestReply post(String batchId, byte[] body, Optional<String> bearer) {
         HttpRequest.Builder request = HttpRequest.newBuilder(settings.url())
                 .timeout(settings.timeout())
                 .header("Content-Type", "application/json")
                 .header("Idempotency-Key", batchId)
                 .POST(HttpRequest.BodyPublishers.ofByteArray(settings.compression().encode(body)));
         settings.compression().contentEncoding().ifPresent(encoding -> request.header("Content-Encoding", encoding));
-        settings.token().ifPresent(token -> request.header("Authorization", "Bearer " + token));
+        bearer.ifPresent(token -> request.header("Authorization", "Bearer " + token));
         CompletableFuture<HttpResponse<byte[]>> exchange =
                 http().sendAsync(request.build(), CappedBody.handler(settings.maxReplyBytes()));
         try {

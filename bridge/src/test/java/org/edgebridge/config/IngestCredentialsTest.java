@@ -96,4 +96,59 @@ class IngestCredentialsTest {
         assertThat(ConfigLoader.load(null, List.of("ingest.certFile=" + cert, "ingest.keyFile=" + key))
                 .forwarder().clientCertificate()).isPresent();
     }
+
+    private Path clientSecret(String mode) throws Exception {
+        Path file = dir.resolve("client.secret");
+        Files.writeString(file, "s3cret\n");
+        Files.setPosixFilePermissions(file, PosixFilePermissions.fromString(mode));
+        return file;
+    }
+
+    @Test
+    void the_oauth2_keys_make_the_client_credentials_grant_with_basic_authentication_by_default() throws Exception {
+        Path secret = clientSecret("rw-------");
+        BridgeConfig c = ConfigLoader.load(null, List.of("ingest.oauth2.tokenUrl=https://idp.example/oauth2/token",
+                "ingest.oauth2.clientId=edge-01", "ingest.oauth2.clientSecretFile=" + secret, "ingest.oauth2.scope=ingest"));
+        assertThat(c.forwarder().oauth2()).hasValueSatisfying(o -> {
+            assertThat(o.clientId()).isEqualTo("edge-01");
+            assertThat(o.scope()).contains("ingest");
+            assertThat(o.audience()).isEmpty();
+            assertThat(o.clientAuth()).isEqualTo(org.edgebridge.forward.auth.OAuth2Settings.ClientAuth.BASIC);
+        });
+        assertThat(c.forwarder().token()).isEmpty();
+        assertThat(c.masked().values()).doesNotContain("s3cret");
+        assertThat(ConfigWarnings.of(c)).noneMatch(w -> w.contains("oauth2"));
+    }
+
+    @Test
+    void the_oauth2_keys_need_each_other_and_exclude_a_fixed_token() throws Exception {
+        Path secret = clientSecret("rw-------");
+        assertRefused("ingest.oauth2.clientId: must be set when ingest.oauth2.tokenUrl is set",
+                "ingest.oauth2.tokenUrl=https://idp.example/token", "ingest.oauth2.clientSecretFile=" + secret);
+        assertRefused("ingest.oauth2.clientSecretFile: must be set when ingest.oauth2.tokenUrl is set",
+                "ingest.oauth2.tokenUrl=https://idp.example/token", "ingest.oauth2.clientId=edge-01");
+        assertRefused("ingest.oauth2.tokenUrl: must be set when ingest.oauth2.scope is set", "ingest.oauth2.scope=ingest");
+        assertRefused("ingest.oauth2.tokenUrl and ingest.token: both are set", "ingest.token=fixed",
+                "ingest.oauth2.tokenUrl=https://idp.example/token", "ingest.oauth2.clientId=edge-01",
+                "ingest.oauth2.clientSecretFile=" + secret);
+        assertRefused("ingest.oauth2.tokenUrl=ftp://idp: must be an http:// or https:// URL", "ingest.oauth2.tokenUrl=ftp://idp");
+    }
+
+    @Test
+    void a_client_secret_file_missing_or_readable_by_others_is_refused_naming_it() throws Exception {
+        Path secret = clientSecret("rw-r-----");
+        List<String> sets = List.of("ingest.oauth2.tokenUrl=https://idp.example/token", "ingest.oauth2.clientId=edge-01",
+                "ingest.oauth2.clientSecretFile=" + secret);
+        assertRefused("ingest.oauth2.clientSecretFile=" + secret + ": readable by its group, refused", sets.toArray(String[]::new));
+        assertRefused("ingest.oauth2.clientSecretFile=" + dir.resolve("none") + ": no such file",
+                "ingest.oauth2.tokenUrl=https://idp.example/token", "ingest.oauth2.clientId=edge-01",
+                "ingest.oauth2.clientSecretFile=" + dir.resolve("none"));
+    }
+
+    @Test
+    void a_token_endpoint_over_plain_http_to_another_host_is_warned_about() throws Exception {
+        BridgeConfig c = ConfigLoader.load(null, List.of("ingest.oauth2.tokenUrl=http://idp.example/token",
+                "ingest.oauth2.clientId=edge-01", "ingest.oauth2.clientSecretFile=" + clientSecret("rw-------")));
+        assertThat(ConfigWarnings.of(c)).anyMatch(w -> w.startsWith("ingest.oauth2.tokenUrl is http://idp.example/token, plain http://"));
+    }
 }
