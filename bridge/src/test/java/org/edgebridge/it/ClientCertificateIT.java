@@ -48,89 +48,98 @@ class ClientCertificateIT {
         return issue(Instant.now().minus(Duration.ofHours(1)), Instant.now().plus(d));
     }
 
-    private TestSite site(MutualTlsFront front) {
-        return new TestSite(dir.resolve("data"), "ingest.url=" + front.url(), "ingest.caFile=" + ca.caFile(),
-                "ingest.certFile=" + certFile, "ingest.keyFile=" + keyFile);
+    /**
+     * The reference central (in a site of its own), the mutual-TLS front before it, the bridge that reaches central
+     * through the front with the client certificate, and a connected device.
+     */
+    private final class Rig implements AutoCloseable {
+        final TestSite plain = new TestSite(dir.resolve("unused"));
+        final MutualTlsFront front;
+        final TestSite site;
+        final DeviceSimulator device;
+
+        Rig(String clientId) throws Exception {
+            front = new MutualTlsFront(ca, plain.centralPort);
+            site = new TestSite(dir.resolve("data"), "ingest.url=" + front.url(), "ingest.caFile=" + ca.caFile(),
+                    "ingest.certFile=" + certFile, "ingest.keyFile=" + keyFile);
+            device = site.device(clientId);
+            device.connectAndSubscribe();
+        }
+
+        @Override
+        public void close() {
+            device.close();
+            site.close();
+            front.close();
+            plain.close();
+        }
     }
 
     @Test
     void a_rotated_certificate_is_presented_from_the_next_request_without_a_restart() throws Exception {
         String first = validFor(Duration.ofDays(300));
-        try (TestSite plain = new TestSite(dir.resolve("unused"));
-                MutualTlsFront front = new MutualTlsFront(ca, plain.centralPort);
-                TestSite site = site(front);
-                DeviceSimulator device = site.device("dev-mtls")) {
-            device.connectAndSubscribe();
-            publish(device, "MTLS-1");
-            assertThat(device.awaitFinal("MTLS-1").path("status").asText()).isEqualTo("accepted");
-            assertThat(front.admittedSerials).containsOnly(first);
-            JsonNode status = site.getJson("/api/status");
+        try (Rig rig = new Rig("dev-mtls")) {
+            publish(rig.device, "MTLS-1");
+            assertThat(rig.device.awaitFinal("MTLS-1").path("status").asText()).isEqualTo("accepted");
+            assertThat(rig.front.admittedSerials).containsOnly(first);
+            JsonNode status = rig.site.getJson("/api/status");
             assertThat(status.path("central").path("clientCertificate").asText()).isEqualTo("file " + certFile);
             JsonNode cert = status.path("forwarder").path("clientCertificate");
             assertThat(cert.path("serial").asText()).isEqualTo(first);
             assertThat(cert.path("subject").asText()).isEqualTo("CN=edge-01");
-            assertThat(site.get("/metrics").body()).contains("edgebridge_ingest_client_certificate_expiry_timestamp_seconds");
+            assertThat(rig.site.get("/metrics").body()).contains("edgebridge_ingest_client_certificate_expiry_timestamp_seconds");
 
             String second = validFor(Duration.ofDays(600));
-            publish(device, "MTLS-2");
-            assertThat(device.awaitFinal("MTLS-2").path("status").asText()).isEqualTo("accepted");
-            assertThat(front.admittedSerials.get(front.admittedSerials.size() - 1)).as("the new certificate").isEqualTo(second);
-            assertThat(site.getJson("/api/status").path("forwarder").path("clientCertificate").path("reloads").asLong()).isEqualTo(1);
-            assertAppliedOnce(plain, List.of("MTLS-1", "MTLS-2"));
+            publish(rig.device, "MTLS-2");
+            assertThat(rig.device.awaitFinal("MTLS-2").path("status").asText()).isEqualTo("accepted");
+            assertThat(rig.front.admittedSerials.get(rig.front.admittedSerials.size() - 1)).as("the new certificate")
+                    .isEqualTo(second);
+            assertThat(rig.site.getJson("/api/status").path("forwarder").path("clientCertificate").path("reloads").asLong())
+                    .isEqualTo(1);
+            assertAppliedOnce(rig.plain, List.of("MTLS-1", "MTLS-2"));
         }
     }
 
     @Test
     void an_expired_certificate_loses_nothing_raises_its_alarm_and_a_renewed_one_sends_everything_once() throws Exception {
         issue(Instant.now().minus(Duration.ofDays(30)), Instant.now().minus(Duration.ofHours(1)));
-        try (TestSite plain = new TestSite(dir.resolve("unused"));
-                MutualTlsFront front = new MutualTlsFront(ca, plain.centralPort);
-                TestSite site = site(front);
-                DeviceSimulator device = site.device("dev-expired")) {
-            device.connectAndSubscribe();
+        try (Rig rig = new Rig("dev-expired")) {
             List<String> ids = List.of("EXPIRED-1", "EXPIRED-2", "EXPIRED-3");
-            ids.forEach(id -> publish(device, id));
-            ids.forEach(id -> device.awaitReceipt(id, "stored"));
-            await().atMost(DeviceSimulator.WAIT).until(() -> lastError(site).contains("central does not take the client certificate, which expired at"));
-            assertThat(alarmCodes(site)).contains("ingest_certificate_expired");
-            assertThat(site.get("/metrics").body()).contains("edgebridge_alarm_active{code=\"ingest_certificate_expired\"} 1");
-            JsonNode outbox = site.getJson("/api/status").path("outbox");
+            ids.forEach(id -> publish(rig.device, id));
+            ids.forEach(id -> rig.device.awaitReceipt(id, "stored"));
+            await().atMost(DeviceSimulator.WAIT).until(() -> lastError(rig.site)
+                    .contains("central does not take the client certificate, which expired at"));
+            assertThat(alarmCodes(rig.site)).contains("ingest_certificate_expired");
+            assertThat(rig.site.get("/metrics").body()).contains("edgebridge_alarm_active{code=\"ingest_certificate_expired\"} 1");
+            JsonNode outbox = rig.site.getJson("/api/status").path("outbox");
             assertThat(outbox.path("open").asLong()).as("kept").isEqualTo(3);
             assertThat(outbox.path("counts").path("parked").asLong()).isZero();
-            assertThat(plain.central.inbox().size()).isZero();
+            assertThat(rig.plain.central.inbox().size()).isZero();
 
             String renewed = validFor(Duration.ofDays(300));
-            await().atMost(PAST_THE_BREAKER).until(() -> plain.central.inbox().size() == 3);
-            ids.forEach(id -> assertThat(device.awaitFinal(id).path("status").asText()).isEqualTo("accepted"));
-            assertThat(front.admittedSerials).containsOnly(renewed);
-            assertAppliedOnce(plain, ids);
-            assertThat(alarmCodes(site)).doesNotContain("ingest_certificate_expired");
+            await().atMost(PAST_THE_BREAKER).until(() -> rig.plain.central.inbox().size() == 3);
+            ids.forEach(id -> assertThat(rig.device.awaitFinal(id).path("status").asText()).isEqualTo("accepted"));
+            assertThat(rig.front.admittedSerials).containsOnly(renewed);
+            assertAppliedOnce(rig.plain, ids);
+            assertThat(alarmCodes(rig.site)).doesNotContain("ingest_certificate_expired");
         }
     }
 
     @Test
     void a_certificate_within_the_warning_raises_the_expiring_alarm_and_still_sends() throws Exception {
         validFor(Duration.ofDays(5));
-        try (TestSite plain = new TestSite(dir.resolve("unused"));
-                MutualTlsFront front = new MutualTlsFront(ca, plain.centralPort);
-                TestSite site = site(front);
-                DeviceSimulator device = site.device("dev-expiring")) {
-            device.connectAndSubscribe();
-            publish(device, "EXPIRING-1");
-            assertThat(device.awaitFinal("EXPIRING-1").path("status").asText()).isEqualTo("accepted");
-            assertThat(alarmCodes(site)).contains("ingest_certificate_expiring");
-            assertThat(alarm(site, "ingest_certificate_expiring")).contains("in 4 days", "ingest.certExpiryWarning");
+        try (Rig rig = new Rig("dev-expiring")) {
+            publish(rig.device, "EXPIRING-1");
+            assertThat(rig.device.awaitFinal("EXPIRING-1").path("status").asText()).isEqualTo("accepted");
+            assertThat(alarmCodes(rig.site)).contains("ingest_certificate_expiring");
+            assertThat(alarm(rig.site, "ingest_certificate_expiring")).contains("in 4 days", "ingest.certExpiryWarning");
         }
     }
 
     @Test
     void a_rotation_left_half_written_keeps_the_previous_pair_says_so_and_takes_the_pair_once_complete() throws Exception {
         String first = validFor(Duration.ofDays(300));
-        try (TestSite plain = new TestSite(dir.resolve("unused"));
-                MutualTlsFront front = new MutualTlsFront(ca, plain.centralPort);
-                TestSite site = site(front);
-                DeviceSimulator device = site.device("dev-half")) {
-            device.connectAndSubscribe();
+        try (Rig rig = new Rig("dev-half")) {
             Path next = dir.resolve("tls/next.pem");
             Path nextKey = dir.resolve("tls/next-key.pem");
             Instant now = Instant.now();
@@ -138,17 +147,17 @@ class ClientCertificateIT {
                     next, nextKey);
             Files.copy(next, certFile, java.nio.file.StandardCopyOption.REPLACE_EXISTING); // the key not yet
 
-            publish(device, "HALF-1");
-            assertThat(device.awaitFinal("HALF-1").path("status").asText()).isEqualTo("accepted");
-            assertThat(front.admittedSerials).containsOnly(first);
-            assertThat(alarm(site, "ingest_certificate_unusable")).contains("is not the key of the certificate", first);
+            publish(rig.device, "HALF-1");
+            assertThat(rig.device.awaitFinal("HALF-1").path("status").asText()).isEqualTo("accepted");
+            assertThat(rig.front.admittedSerials).containsOnly(first);
+            assertThat(alarm(rig.site, "ingest_certificate_unusable")).contains("is not the key of the certificate", first);
 
             Files.copy(nextKey, keyFile, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
-            publish(device, "HALF-2");
-            assertThat(device.awaitFinal("HALF-2").path("status").asText()).isEqualTo("accepted");
-            assertThat(front.admittedSerials.get(front.admittedSerials.size() - 1)).isEqualTo(serial(next));
-            assertThat(alarmCodes(site)).doesNotContain("ingest_certificate_unusable");
-            assertAppliedOnce(plain, List.of("HALF-1", "HALF-2"));
+            publish(rig.device, "HALF-2");
+            assertThat(rig.device.awaitFinal("HALF-2").path("status").asText()).isEqualTo("accepted");
+            assertThat(rig.front.admittedSerials.get(rig.front.admittedSerials.size() - 1)).isEqualTo(serial(next));
+            assertThat(alarmCodes(rig.site)).doesNotContain("ingest_certificate_unusable");
+            assertAppliedOnce(rig.plain, List.of("HALF-1", "HALF-2"));
         }
     }
 
