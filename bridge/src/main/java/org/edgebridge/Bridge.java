@@ -75,7 +75,9 @@ public final class Bridge implements AutoCloseable {
                 broker, intake, forwarder, retention, receipts, workers, meters, clock,
                 new StatusReport.Central(config.forwarder().url().toString(),
                         config.forwarder().compression().name().toLowerCase(java.util.Locale.ROOT),
-                        config.forwarder().proxy().map(Object::toString).orElse("direct"))));
+                        config.forwarder().proxy().map(Object::toString).orElse("direct"),
+                        config.forwarder().clientCertificate().map(c -> "file " + c.certFile()).orElse("none"),
+                        config.forwarder().oauth2().map(o -> "oauth2 " + o.tokenUrl() + " as " + o.clientId()).orElse("none"))));
         this.parts = List.of(checkpointer, admin, broker, intake, forwarder, retention);
     }
 

@@ -127,6 +127,8 @@ final class BridgeMetrics implements AutoCloseable {
         Gauge.builder("edgebridge.forwarder.paused", forwarder, f -> paused(f.status()))
                 .description("1 while paused by an admin or by central's 401/403/4xx").register(registry);
 
+        credentials(forwarder);
+
         counter("edgebridge.receipts.sent", receipts, ReceiptSender::sentCount, "receipts handed to the broker");
         counter("edgebridge.receipts.refused", receipts, ReceiptSender::refusedCount,
                 "receipts the broker could not take (its queues full); devices get them again when they resend");
@@ -159,6 +161,29 @@ final class BridgeMetrics implements AutoCloseable {
                 "times a device connection stopped being read because too many PUBLISHes waited for the intake");
         counter("edgebridge.broker.wills", broker, b -> b.status().willsReceived(),
                 "Last Wills of broken connections, taken as commands of their devices");
+    }
+
+    /** The client certificate for central (and the tokens from the OAuth2 token endpoint), when configured. */
+    private void credentials(ForwarderControl forwarder) {
+        if (forwarder.status().clientCertificate().isPresent()) {
+            Gauge.builder("edgebridge.ingest.client.certificate.expiry.timestamp", forwarder,
+                            f -> f.status().clientCertificate().map(c -> c.notAfter().getEpochSecond()).orElse(0L))
+                    .baseUnit("seconds").description("when the client certificate presented to central (ingest.certFile) "
+                            + "expires, in Unix seconds (alarm ingest_certificate_expiring before, ingest_certificate_expired after)")
+                    .register(registry);
+            counter("edgebridge.ingest.client.certificate.reloads", forwarder,
+                    f -> f.status().clientCertificate().map(c -> c.reloads()).orElse(0L),
+                    "changed client certificate files taken into use since start");
+        }
+        if (forwarder.status().oauth2().isPresent()) {
+            counter("edgebridge.ingest.token.requests", forwarder, f -> f.status().oauth2().map(t -> t.requests()).orElse(0L),
+                    "requests to the OAuth2 token endpoint (ingest.oauth2.tokenUrl) since start");
+            counter("edgebridge.ingest.token.failures", forwarder, f -> f.status().oauth2().map(t -> t.failures()).orElse(0L),
+                    "requests to the OAuth2 token endpoint that got no token (alarm ingest_token_endpoint_failing)");
+            counter("edgebridge.ingest.token.renewals.after.401", forwarder,
+                    f -> f.status().oauth2().map(t -> t.refreshedAfter401()).orElse(0L),
+                    "tokens dropped because central answered 401 to them (the request was sent once more with a new one)");
+        }
     }
 
     private void loginsRefused(BrokerView broker, String reason, ToDoubleFunction<BrokerView> f) {

@@ -34,10 +34,13 @@ public final class StatusReport {
      * or {@code none}; never the token): {@code ingest.token(File)} and {@code admin.token(File)}.
      */
     /**
-     * Where central is ({@code ingest.url}), how request bodies go to it ({@code ingest.compression}: none or gzip) and
-     * through which proxy ({@code ingest.proxy}, or {@code direct}).
+     * Where central is ({@code ingest.url}), how request bodies go to it ({@code ingest.compression}: none or gzip),
+     * through which proxy ({@code ingest.proxy}, or {@code direct}), and which client certificate it is shown
+     * ({@code file <ingest.certFile>} or {@code none}; what it is now: {@code forwarder.clientCertificate}), and where
+     * its bearer token comes from: {@code oauth2 <ingest.oauth2.tokenUrl> as <clientId>} ({@code forwarder.oauth2}),
+     * or {@code none} (then {@code site.ingestToken} says whether a fixed one is set). Never a secret.
      */
-    public record Central(String url, String compression, String proxy) {}
+    public record Central(String url, String compression, String proxy, String clientCertificate, String oauth2) {}
 
     public record Site(String edgeId, boolean behindBalancer, String ingestToken, String adminToken) {}
 
@@ -143,6 +146,7 @@ public final class StatusReport {
 
     private List<Alarm> alarms(BrokerStatus b, OutboxCounts counts, ForwarderStatus f, List<DeviceView> storms) {
         List<Alarm> alarms = alarms(b, counts, f, intake);
+        alarms.addAll(CredentialAlarms.of(f, clock.instant()));
         storeResetAlarm(broker.storeResets().unacknowledged()).ifPresent(alarms::add);
         workers.death().ifPresent(d -> alarms.add(0, new Alarm("worker_died", "worker " + d + " died: the bridge is not "
                 + "ready; run by the run command it exits with code " + Workers.EXIT_WORKER_DIED + " for its supervisor to "

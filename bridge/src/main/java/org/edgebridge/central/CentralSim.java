@@ -39,7 +39,7 @@ public final class CentralSim implements AutoCloseable {
             .disable(com.fasterxml.jackson.databind.SerializationFeature.WRITE_DATES_AS_TIMESTAMPS);
 
     private final Inbox inbox;
-    private final Optional<String> token;
+    private final java.util.function.Predicate<String> authorized;
     private final Javalin app;
     private final AtomicLong requests = new AtomicLong();
     private final AtomicLong holding = new AtomicLong();
@@ -53,8 +53,16 @@ public final class CentralSim implements AutoCloseable {
 
     /** @param maxRequestBytes the largest request body, as sent and (gzip) once inflated; a larger one is answered 413 */
     public CentralSim(Optional<String> token, long maxRequestBytes, Clock clock) {
+        this(header -> token.isEmpty() || ("Bearer " + token.get()).equals(header), maxRequestBytes, clock);
+    }
+
+    /**
+     * @param authorized whether a request's {@code Authorization} header (null: none) is let in; else 401, e.g. a
+     *     check of an OAuth2 token with its authorization server
+     */
+    public CentralSim(java.util.function.Predicate<String> authorized, long maxRequestBytes, Clock clock) {
         this.inbox = new Inbox(clock);
-        this.token = token;
+        this.authorized = authorized;
         this.maxRequestBytes = maxRequestBytes;
         this.app = Javalin.create(config -> {
             config.startup.showJavalinBanner = false;
@@ -119,7 +127,7 @@ public final class CentralSim implements AutoCloseable {
 
     private void ingest(Context ctx) throws IOException {
         requests.incrementAndGet();
-        if (token.isPresent() && !("Bearer " + token.get()).equals(ctx.header("Authorization"))) {
+        if (!authorized.test(ctx.header("Authorization"))) {
             log(0, 401);
             error(ctx, 401, "unauthorized", "a valid bearer token is required");
             return;

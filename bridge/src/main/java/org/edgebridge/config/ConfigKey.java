@@ -103,6 +103,11 @@ public record ConfigKey<T>(String name, String defaultValue, String allowed, Str
         return new ConfigKey<>(name, defaultValue, "an http:// or https:// URL", doc, ValueParsers::httpUrl, null);
     }
 
+    public static ConfigKey<Optional<URI>> optionalHttpUrlKey(String name, String doc) {
+        return new ConfigKey<>(name, null, "an http:// or https:// URL", doc, t -> Optional.of(ValueParsers.httpUrl(t)),
+                Optional.empty());
+    }
+
     /** An optional {@code http://host:port} proxy. */
     public static ConfigKey<Optional<URI>> optionalProxyKey(String name, String doc) {
         return new ConfigKey<>(name, null, "http://host:port", doc, t -> Optional.of(ValueParsers.proxyUrl(t)), Optional.empty());

@@ -25,6 +25,7 @@ import java.util.regex.Pattern;
 import org.edgebridge.broker.BrokerSettings;
 import org.edgebridge.broker.TlsSettings.ClientAuth;
 import org.edgebridge.forward.Compression;
+import org.edgebridge.forward.auth.OAuth2Settings;
 
 /**
  * Every configuration key the bridge knows, each declared once with its type, default, allowed values and meaning.
@@ -147,6 +148,34 @@ public final class ConfigKeys {
             + "the environment; not together with ingest.token; a file others may read is warned about");
     public static final ConfigKey<Optional<Path>> INGEST_CA_FILE = optionalPathKey("ingest.caFile",
             "CA certificates (PEM) to trust for an https:// ingest.url, instead of the JVM's trust store");
+    public static final ConfigKey<Optional<Path>> INGEST_CERT_FILE = optionalPathKey("ingest.certFile",
+            "client certificate chain (PEM, leaf first) presented to an https:// central that asks for one (mTLS); with "
+            + "ingest.keyFile; both files are looked at before each request and a changed pair is used from then on "
+            + "(no restart); a changed pair that cannot be used leaves the previous one in use (alarm ingest_certificate_unusable)");
+    public static final ConfigKey<Optional<Path>> INGEST_KEY_FILE = optionalPathKey("ingest.keyFile",
+            "private key of ingest.certFile, PEM PKCS#8 unencrypted (BEGIN PRIVATE KEY); readable by its owner only, "
+            + "or refused");
+    public static final ConfigKey<Duration> INGEST_CERT_EXPIRY_WARNING = durationKey("ingest.certExpiryWarning", "14d",
+            Duration.ofHours(1), Duration.ofDays(365), "how long before ingest.certFile's certificate expires the alarm "
+            + "ingest_certificate_expiring is raised (ingest_certificate_expired once it has)");
+    public static final ConfigKey<Optional<URI>> INGEST_OAUTH2_TOKEN_URL = ConfigKey.optionalHttpUrlKey("ingest.oauth2.tokenUrl",
+            "OAuth2 token endpoint: the bearer token for central comes from it (client credentials grant), cached until "
+            + "shortly before it expires and renewed once on central's 401; needs ingest.oauth2.clientId and "
+            + "ingest.oauth2.clientSecretFile, not together with ingest.token(File); reached as central is (ingest.proxy, "
+            + "ingest.caFile, ingest.certFile); its failures back off and raise ingest_token_endpoint_failing, central's "
+            + "circuit breaker and the commands' counts stay as they are");
+    public static final ConfigKey<Optional<String>> INGEST_OAUTH2_CLIENT_ID = optionalTextKey("ingest.oauth2.clientId",
+            "the bridge's client id at the token endpoint");
+    public static final ConfigKey<Optional<Path>> INGEST_OAUTH2_CLIENT_SECRET_FILE = optionalPathKey(
+            "ingest.oauth2.clientSecretFile", "file holding the client secret (one line; never in the YAML), read at each "
+            + "token request (a corrected file is used at the next one); readable by its owner only, or refused");
+    public static final ConfigKey<Optional<String>> INGEST_OAUTH2_SCOPE = optionalTextKey("ingest.oauth2.scope",
+            "scope asked for (space-separated), if central's token endpoint wants one");
+    public static final ConfigKey<Optional<String>> INGEST_OAUTH2_AUDIENCE = optionalTextKey("ingest.oauth2.audience",
+            "audience parameter sent with the token request (Auth0, Okta and others name central's API so), if set");
+    public static final ConfigKey<OAuth2Settings.ClientAuth> INGEST_OAUTH2_CLIENT_AUTH = enumKey("ingest.oauth2.clientAuth",
+            OAuth2Settings.ClientAuth.BASIC, OAuth2Settings.ClientAuth.class, "how the client id and secret go to the "
+            + "token endpoint: basic (HTTP Basic, which every endpoint takes) or post (in the form body)");
     public static final ConfigKey<Optional<URI>> INGEST_PROXY = ConfigKey.optionalProxyKey("ingest.proxy",
             "the site's HTTP proxy to central: every request goes through it (https:// central with CONNECT); "
             + "HTTPS_PROXY/NO_PROXY are not read (set EDGE_BRIDGE_INGEST_PROXY instead); unset: direct");
@@ -249,7 +278,9 @@ public final class ConfigKeys {
             AUTH_ANONYMOUS, AUTH_PASSWORD_FILE, AUTH_THREADS, AUTH_QUEUE, AUTH_FAILED_LOGINS_PER_CLIENT_ID,
             AUTH_FAILED_LOGINS_PER_ADDRESS, AUTH_CERTIFICATE_CLIENT_IDS, AUTH_MAX_CERTIFICATE_DEVICES,
             ADMIN_HOST, ADMIN_PORT, ADMIN_TOKEN, ADMIN_TOKEN_FILE, ADMIN_TOKEN_FOR_READS,
-            INGEST_URL, INGEST_TOKEN, INGEST_TOKEN_FILE, INGEST_CA_FILE, INGEST_PROXY, INGEST_COMPRESSION, INGEST_TIMEOUT,
+            INGEST_URL, INGEST_TOKEN, INGEST_TOKEN_FILE, INGEST_CA_FILE, INGEST_CERT_FILE, INGEST_KEY_FILE,
+            INGEST_CERT_EXPIRY_WARNING, INGEST_OAUTH2_TOKEN_URL, INGEST_OAUTH2_CLIENT_ID,
+            INGEST_OAUTH2_CLIENT_SECRET_FILE, INGEST_OAUTH2_SCOPE, INGEST_OAUTH2_AUDIENCE, INGEST_OAUTH2_CLIENT_AUTH, INGEST_PROXY, INGEST_COMPRESSION, INGEST_TIMEOUT,
             INGEST_MAX_REPLY_BYTES,
             INGEST_MAX_RECEIPT_RESULT_BYTES, INGEST_MAX_RECEIPT_MESSAGE_BYTES, INGEST_MAX_RECEIPT_CODE_BYTES,
             INTAKE_MAX_PAYLOAD_BYTES, INTAKE_MAX_BATCH, INTAKE_QUEUE_CAPACITY, INTAKE_MAX_QUEUED_BYTES,

@@ -192,6 +192,7 @@ public final class ConfigLoader {
         Values values = new Values(effective);
         if (problems.isEmpty()) {
             checkTogether(values);
+            IngestCredentials.check(values, problems);
         }
         boolean valid = problems.isEmpty();
         Optional<String> ingestToken = valid
@@ -282,7 +283,8 @@ public final class ConfigLoader {
                 v.get(FORWARDER_BREAKER_FAILURE_RATE), v.get(FORWARDER_BREAKER_OPEN_FOR), v.get(FORWARDER_MAX_RETRY_AFTER),
                 v.get(FORWARDER_MAX_SERVER_ERRORS), v.get(INGEST_MAX_REPLY_BYTES),
                 new ReceiptCaps(v.get(INGEST_MAX_RECEIPT_RESULT_BYTES), v.get(INGEST_MAX_RECEIPT_MESSAGE_BYTES),
-                        v.get(INGEST_MAX_RECEIPT_CODE_BYTES)), v.get(INGEST_PROXY), v.get(INGEST_COMPRESSION));
+                        v.get(INGEST_MAX_RECEIPT_CODE_BYTES)), v.get(INGEST_PROXY), v.get(INGEST_COMPRESSION),
+                IngestCredentials.clientCertificate(v), IngestCredentials.oauth2(v));
         AdminSettings admin = new AdminSettings(v.get(ADMIN_HOST), v.get(ADMIN_PORT), adminToken,
                 AdminSettings.readsNeedToken(v.get(ADMIN_HOST), v.get(ADMIN_TOKEN_FOR_READS)));
         return new BridgeConfig(v.get(EDGE_ID), v.get(EDGE_BEHIND_BALANCER), dataDir, broker, intake, retention, forwarder, admin,
@@ -293,7 +295,7 @@ public final class ConfigLoader {
      * The effective text of every key that has one. {@link #get} turns it into the key's type with the key's own
      * parser; every text was parsed once in {@link #build}, so here it cannot fail.
      */
-    private record Values(Map<String, String> texts) {
+    record Values(Map<String, String> texts) {
         <T> T get(ConfigKey<T> key) {
             return key.value(texts.get(key.name()));
         }

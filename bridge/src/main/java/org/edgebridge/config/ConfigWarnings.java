@@ -45,6 +45,9 @@ public final class ConfigWarnings {
             out.add("ingest.token is sent to " + ingest + " over plain http://: anyone on the way can read it; "
                     + "use an https:// ingest.url (ingest.caFile for a private CA)");
         }
+        c.forwarder().oauth2().map(o -> o.tokenUrl()).filter(u -> "http".equalsIgnoreCase(u.getScheme())
+                && !LoopbackHost.is(u.getHost())).ifPresent(u -> out.add("ingest.oauth2.tokenUrl is " + u + ", plain http://: "
+                + "the client secret and the tokens travel in clear; use the token endpoint's https:// URL"));
         out.addAll(TokenFiles.warnings(c.effective()));
         return out;
     }

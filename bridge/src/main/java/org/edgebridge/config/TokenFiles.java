@@ -1,16 +1,13 @@
 package org.edgebridge.config;
 
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFileAttributeView;
-import java.nio.file.attribute.PosixFilePermission;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
+import org.edgebridge.forward.auth.SecretFile;
+import org.edgebridge.tls.OwnerOnlyFiles;
 
 /**
  * Tokens kept in files ({@code ingest.tokenFile}, {@code admin.tokenFile}) instead of the YAML or the environment.
@@ -18,9 +15,6 @@ import java.util.Set;
  * may read is warned about, not refused: Docker and Kubernetes secrets are often mounted mode 0444.
  */
 public final class TokenFiles {
-    /** Far above any bearer token; a longer file is not a token (a wrong path, say). */
-    static final int MAX_BYTES = 16 * 1024;
-
     private TokenFiles() {}
 
     /**
@@ -56,49 +50,13 @@ public final class TokenFiles {
 
     /** The token in {@code path}; an {@link IllegalArgumentException} says why there is none. */
     static String read(Path path) {
-        if (!Files.isRegularFile(path)) {
-            throw new IllegalArgumentException("no such file");
-        }
-        byte[] bytes;
-        try {
-            if (Files.size(path) > MAX_BYTES) {
-                throw new IllegalArgumentException("longer than " + MAX_BYTES + " bytes: not a token file");
-            }
-            bytes = Files.readAllBytes(path);
-        } catch (IOException e) {
-            throw new IllegalArgumentException("cannot be read by this user (" + e.getClass().getSimpleName()
-                    + "); let the bridge's user read it, e.g. chown root:edge-bridge and chmod 640, or systemd LoadCredential=");
-        }
-        String text = new String(bytes, StandardCharsets.UTF_8);
-        if (text.endsWith("\r\n")) {
-            text = text.substring(0, text.length() - 2);
-        } else if (text.endsWith("\n")) {
-            text = text.substring(0, text.length() - 1);
-        }
-        if (text.isBlank()) {
-            throw new IllegalArgumentException("is empty; write the token into it (one line)");
-        }
-        if (text.contains("\n") || text.contains("\r")) {
-            throw new IllegalArgumentException("holds more than one line; a token file holds the token alone");
-        }
-        return text.strip();
+        return SecretFile.read(path);
     }
 
     /** A warning when others than the file's owner may read {@code path}; empty when they may not or it cannot tell. */
     static Optional<String> looseness(String key, Path path) {
-        PosixFileAttributeView view = Files.getFileAttributeView(path, PosixFileAttributeView.class);
-        if (view == null) {
-            return Optional.empty();
-        }
-        Set<PosixFilePermission> perms;
-        try {
-            perms = view.readAttributes().permissions();
-        } catch (IOException e) {
-            return Optional.empty();
-        }
-        boolean loose = perms.contains(PosixFilePermission.GROUP_READ) || perms.contains(PosixFilePermission.OTHERS_READ);
-        return loose ? Optional.of(key + "=" + path + ": readable by " + (perms.contains(PosixFilePermission.OTHERS_READ)
-                ? "every user" : "its group") + "; make it owner-only (chmod 600, or systemd LoadCredential=)") : Optional.empty();
+        return OwnerOnlyFiles.otherReaders(path).map(who -> key + "=" + path + ": readable by " + who + "; "
+                + OwnerOnlyFiles.FIX);
     }
 
     /**

@@ -78,7 +78,7 @@ final class BatchSender implements ServerErrorRounds.Sender {
         String batchId = newBatchId();
         RequestOutcome outcome = call.send(batchId, events, rateLimitWait, round != null ? CentralCall.Failures.IGNORED
                 : events.size() >= 2 ? CentralCall.Failures.ONE_EVENT_FAILURES_DEFERRED : CentralCall.Failures.RECORDED);
-        if (!(outcome instanceof RequestOutcome.NotPermitted)) {
+        if (!(outcome instanceof RequestOutcome.NotPermitted) && !(outcome instanceof RequestOutcome.NoToken)) {
             requests.incrementAndGet();
         }
         if (reachedCentral(outcome)) {
@@ -126,6 +126,9 @@ final class BatchSender implements ServerErrorRounds.Sender {
         } else if (outcome instanceof RequestOutcome.Split split) {
             answered(round);
             finalIds.addAll(split(batchId, events, split, round));
+        } else if (outcome instanceof RequestOutcome.NoToken noToken) {
+            policy.noToken(noToken.reason(), noToken.failuresInARow());
+            settler.release(batchId, events, noToken.reason());
         } else if (outcome instanceof RequestOutcome.NotPermitted notPermitted) {
             settler.release(batchId, events, "not sent: " + notPermitted.reason());
         }

@@ -3,6 +3,8 @@ package org.edgebridge.forward;
 import io.github.resilience4j.circuitbreaker.CallNotPermittedException;
 import java.util.List;
 import java.time.Duration;
+import java.util.Optional;
+import org.edgebridge.forward.auth.TokenUnavailable;
 import org.edgebridge.outbox.ClaimedEvent;
 import org.edgebridge.trace.CommandTrace;
 
@@ -27,10 +29,12 @@ final class CentralCall {
     private final ReplyClassifier classifier;
     private final ReceiptViolations violations;
     private final RequestFigures figures;
+    private final CentralAuthorization authorization;
 
     CentralCall(ForwarderSettings settings, CentralGuards guards, IngestClient client, ReplyClassifier classifier,
-            ReceiptViolations violations, RequestFigures figures) {
+            ReceiptViolations violations, RequestFigures figures, CentralAuthorization authorization) {
         this.settings = settings;
+        this.authorization = authorization;
         this.figures = figures;
         this.violations = violations;
         this.guards = guards;
@@ -79,11 +83,20 @@ final class CentralCall {
             rateLimitWait.sleep(Duration.ofNanos(wait));
         }
         byte[] body = IngestRequest.body(settings.edgeId(), batchId, events);
+        Optional<String> bearer;
+        try {
+            bearer = authorization.bearer();
+        } catch (TokenUnavailable e) {
+            return new RequestOutcome.NoToken(e.getMessage(), e.failuresInARow());
+        }
         try {
             return guards.breaker.executeSupplier(() -> {
                 CommandTrace.mark(CommandTrace.Step.REQUEST_SENT, events, ClaimedEvent::id);
                 long sentAt = System.nanoTime();
-                IngestReply reply = client.post(batchId, body);
+                IngestReply reply = client.post(batchId, body, bearer);
+                if (reply.status() == 401 && authorization.renewAfter401(bearer)) {
+                    reply = client.post(batchId, body, renewed());
+                }
                 figures.request(sentAt, events.size());
                 CommandTrace.mark(CommandTrace.Step.ANSWERED, events, ClaimedEvent::id);
                 Sent sent = new Sent(reply, classifier.classify(reply, events));
@@ -100,6 +113,19 @@ final class CentralCall {
             return e.sent.outcome();
         } catch (CallNotPermittedException e) {
             return new RequestOutcome.NotPermitted("circuit breaker " + guards.breaker.getState().name().toLowerCase());
+        }
+    }
+
+    /**
+     * The token after central's 401 to the one before. @throws IgnoredFailure (the breaker records nothing) with
+     * {@link RequestOutcome.NoToken} when the token endpoint gives none
+     */
+    private Optional<String> renewed() {
+        try {
+            return authorization.bearer();
+        } catch (TokenUnavailable e) {
+            throw new IgnoredFailure(new Sent(IngestReply.transportFailure(e.getMessage()),
+                    new RequestOutcome.NoToken(e.getMessage(), e.failuresInARow())));
         }
     }
 

@@ -8,6 +8,8 @@ import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.function.LongSupplier;
+import org.edgebridge.forward.auth.ClientCertificateFiles;
+import org.edgebridge.forward.auth.OAuth2Tokens;
 import org.edgebridge.lifecycle.Component;
 import org.edgebridge.lifecycle.Once;
 import org.edgebridge.outbox.Outbox;
@@ -50,6 +52,8 @@ public final class Forwarder implements Component, ForwarderControl, AutoCloseab
     private final ClaimedAhead claimedAhead;
     private final ReceiptViolations receiptViolations;
     private final IngestClient client;
+    private final java.util.Optional<ClientCertificateFiles> certificates;
+    private final CentralAuthorization authorization;
 
     /** @param storedUpTo the highest outbox row whose {@code stored} receipt has been handed out */
     /** @param meters where the requests' figures go ({@code edgebridge_forwarder_request_duration_seconds}, batch sizes) */
@@ -71,9 +75,13 @@ public final class Forwarder implements Component, ForwarderControl, AutoCloseab
         this.finalReceipts = new FinalReceipts(outbox, receipts);
         this.settler = new BatchSettler(settings, outbox, finalReceipts, hunt);
         this.receiptViolations = new ReceiptViolations(clock);
-        this.client = new IngestClient(settings);
+        this.certificates = settings.clientCertificate().map(c -> new ClientCertificateFiles(c, clock));
+        this.client = new IngestClient(settings, certificates);
+        this.authorization = new CentralAuthorization(settings.token(), settings.oauth2().map(o -> new OAuth2Tokens(o,
+                client::http, settings.timeout(), e -> TransportFailures.describe(o.tokenUrl(), settings.proxy(), e)
+                        .replace("ingest.url", "ingest.oauth2.tokenUrl"), clock)));
         CentralCall call = new CentralCall(settings, guards, client, classifier, receiptViolations,
-                new RequestFigures(meters));
+                new RequestFigures(meters), authorization);
         this.claimedAhead = new ClaimedAhead(settings, storedUpTo, guards);
         this.sender = new BatchSender(settings, call, policy, settler, hunt, classifier, claimedAhead,
                 rateLimitWait != null ? rateLimitWait : loop::sleep, clock);
@@ -152,7 +160,8 @@ public final class Forwarder implements Component, ForwarderControl, AutoCloseab
                 policy.consecutiveFailures(), sender.requests(), sender.eventsSent(), finalReceipts.count(),
                 settler.parked(), settings.requestsPerSecond(), settings.eventsPerSecond(), settler.unsettledEvents(),
                 step.failedSteps(), receiptViolations.view(), client.cutReplies(), sender.missingReceipts(),
-                sender.lastMissingReceiptAt());
+                sender.lastMissingReceiptAt(), certificates.map(ClientCertificateFiles::status),
+                authorization.status());
     }
 
     /** {@link #close(Duration)} with the request timeout and 5 s, for try-with-resources. */

@@ -177,19 +177,27 @@ final class ForwarderPolicy {
         failure(reason);
     }
 
-    /**
-     * A failed request (5xx, timeout, no connection): back off. Never shortens a longer wait already set (central's
-     * Retry-After from a 503 within the same bisection round).
-     */
+    /** A failed request (5xx, timeout, no connection): back off (never less than a Retry-After of its round). */
     void failed(String reason) {
         // the round's requests were shown as they failed; for the backoff the round counts as one failed request
         int shown = roundFailures.getAndSet(0);
         int failures = consecutiveFailures.updateAndGet(n -> Math.max(0, n - shown) + 1);
+        backOff(failures);
+        failure(reason);
+    }
+
+    /** No token from {@code ingest.oauth2.tokenUrl}: the backoff of its failures in a row; central's count stays. */
+    void noToken(String reason, int failuresInARow) {
+        backOff(failuresInARow);
+        failure(reason);
+    }
+
+    /** The backoff after {@code failures} in a row, unless a longer wait is already set. */
+    private void backOff(int failures) {
         Instant until = clock.instant().plus(backoff(failures));
         if (until.isAfter(backoffUntil)) {
             backoffUntil = until;
         }
-        failure(reason);
     }
 
     /**

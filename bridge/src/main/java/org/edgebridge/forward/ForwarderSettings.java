@@ -14,6 +14,9 @@ import java.util.Optional;
  * @param receiptCaps the largest result, message and code of a receipt that is believed
  * @param proxy the site's HTTP proxy ({@code ingest.proxy}), or empty for a direct connection
  * @param compression how request bodies go on the wire ({@code ingest.compression}); maxBytes bounds them before it
+ * @param clientCertificate the client certificate presented to central ({@code ingest.certFile}), if any
+ * @param oauth2 the OAuth2 client credentials grant that gets the bearer token ({@code ingest.oauth2.*}), if set;
+ *     then {@code token} is empty
  */
 public record ForwarderSettings(
         String edgeId,
@@ -38,7 +41,9 @@ public record ForwarderSettings(
         int maxReplyBytes,
         ReceiptCaps receiptCaps,
         Optional<URI> proxy,
-        Compression compression) {
+        Compression compression,
+        Optional<org.edgebridge.forward.auth.ClientCertificateSettings> clientCertificate,
+        Optional<org.edgebridge.forward.auth.OAuth2Settings> oauth2) {
 
     /** Events in one request: never more than the events rate allows in one second. */
     public int batchLimit() {

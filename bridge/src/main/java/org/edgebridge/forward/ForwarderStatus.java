@@ -20,6 +20,8 @@ import java.util.Optional;
  * @param missingReceipts events central answered without a receipt for, since start (a contract violation; each
  *     counts toward parking the event with code {@code central_no_receipt})
  * @param lastMissingReceiptAt when central last left out a receipt
+ * @param clientCertificate the client certificate presented to central ({@code ingest.certFile}), if one is set
+ * @param oauth2 the token for central from the OAuth2 token endpoint ({@code ingest.oauth2.tokenUrl}), if one is set
  */
 public record ForwarderStatus(
         String state,
@@ -42,4 +44,6 @@ public record ForwarderStatus(
         ReceiptViolations.View receiptViolations,
         java.util.Map<String, Long> cutReplies,
         long missingReceipts,
-        Optional<Instant> lastMissingReceiptAt) {}
+        Optional<Instant> lastMissingReceiptAt,
+        Optional<org.edgebridge.forward.auth.ClientCertificateStatus> clientCertificate,
+        Optional<org.edgebridge.forward.auth.TokenStatus> oauth2) {}

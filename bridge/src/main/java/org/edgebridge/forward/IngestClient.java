@@ -12,48 +12,63 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.Optional;
+import org.edgebridge.forward.auth.ClientCertificate;
+import org.edgebridge.forward.auth.ClientCertificateFiles;
+import org.edgebridge.forward.auth.TlsContexts;
 
-/** Sends request bodies to central with the JDK's HTTP client. Thread-safe. */
+/**
+ * Sends request bodies to central with the JDK's HTTP client. With a client certificate ({@code ingest.certFile}),
+ * the files are looked at before each request ({@link ClientCertificateFiles#current()}) and a pair rotated on disk
+ * gets a new HTTP client: a new TLS context, no pooled connection or resumable session of the old certificate.
+ * Thread-safe.
+ */
 final class IngestClient {
     private final ForwarderSettings settings;
-    private final HttpClient http;
+    private final Optional<ClientCertificateFiles> certificates;
+    private volatile Connection connection;
     private final java.util.concurrent.atomic.AtomicLong pastDeadline = new java.util.concurrent.atomic.AtomicLong();
     private final java.util.concurrent.atomic.AtomicLong overCap = new java.util.concurrent.atomic.AtomicLong();
 
-    IngestClient(ForwarderSettings settings) {
+    /** An HTTP client and the client certificate its TLS context presents (null: none). */
+    private record Connection(HttpClient http, ClientCertificate presented) {}
+
+    IngestClient(ForwarderSettings settings, Optional<ClientCertificateFiles> certificates) {
         this.settings = settings;
+        this.certificates = certificates;
+        this.connection = connect(certificates.map(ClientCertificateFiles::current).orElse(null));
+    }
+
+    private Connection connect(ClientCertificate certificate) {
         Duration connectTimeout = settings.timeout().compareTo(Duration.ofSeconds(10)) < 0
                 ? settings.timeout() : Duration.ofSeconds(10);
         HttpClient.Builder builder = HttpClient.newBuilder();
-        settings.caFile().ifPresent(ca -> builder.sslContext(trusting(ca)));
+        if (settings.caFile().isPresent() || certificate != null) {
+            builder.sslContext(TlsContexts.of(settings.caFile(), Optional.ofNullable(certificate)));
+        }
         settings.proxy().ifPresent(proxy -> builder.proxy(ProxySelector.of(new InetSocketAddress(proxy.getHost(), proxy.getPort()))));
-        this.http = builder
+        return new Connection(builder
                 .version(HttpClient.Version.HTTP_1_1)
                 .connectTimeout(connectTimeout)
                 .followRedirects(HttpClient.Redirect.NEVER)
-                .build();
+                .build(), certificate);
     }
 
-    /** An SSL context that trusts exactly the CA certificates in a PEM file. */
-    static javax.net.ssl.SSLContext trusting(java.nio.file.Path caFile) {
-        try (java.io.InputStream in = java.nio.file.Files.newInputStream(caFile)) {
-            java.security.KeyStore trust = java.security.KeyStore.getInstance(java.security.KeyStore.getDefaultType());
-            trust.load(null, null);
-            int i = 0;
-            for (java.security.cert.Certificate c : java.security.cert.CertificateFactory.getInstance("X.509").generateCertificates(in)) {
-                trust.setCertificateEntry("ca-" + i++, c);
+    /** The HTTP client for the next request: a new one when the client certificate on disk changed. */
+    HttpClient http() {
+        Connection now = connection;
+        if (certificates.isEmpty()) {
+            return now.http();
+        }
+        ClientCertificate onDisk = certificates.get().current();
+        if (onDisk == now.presented()) {
+            return now.http();
+        }
+        synchronized (this) {
+            if (connection.presented() != onDisk) {
+                connection = connect(onDisk);
             }
-            if (i == 0) {
-                throw new IllegalStateException("ingest.caFile=" + caFile + ": no certificate in it");
-            }
-            javax.net.ssl.TrustManagerFactory tmf = javax.net.ssl.TrustManagerFactory.getInstance(
-                    javax.net.ssl.TrustManagerFactory.getDefaultAlgorithm());
-            tmf.init(trust);
-            javax.net.ssl.SSLContext context = javax.net.ssl.SSLContext.getInstance("TLS");
-            context.init(null, tmf.getTrustManagers(), null);
-            return context;
-        } catch (IOException | java.security.GeneralSecurityException e) {
-            throw new IllegalStateException("ingest.caFile=" + caFile + ": cannot be used as a trust store: " + e.getMessage(), e);
+            return connection.http();
         }
     }
 
@@ -63,18 +78,19 @@ final class IngestClient {
      * and in size by {@code ingest.maxReplyBytes} ({@link CappedBody}). Past either, the exchange is cancelled (its
      * connection closed) and the request failed.
      *
+     * @param bearer the token for {@code Authorization: Bearer}, if any ({@link CentralAuthorization})
      * @throws Error an Error (OutOfMemoryError) met while the reply was read: the calling worker dies of it
      */
-    IngestReply post(String batchId, byte[] body) {
+    IngestReply post(String batchId, byte[] body, Optional<String> bearer) {
         HttpRequest.Builder request = HttpRequest.newBuilder(settings.url())
                 .timeout(settings.timeout())
                 .header("Content-Type", "application/json")
                 .header("Idempotency-Key", batchId)
                 .POST(HttpRequest.BodyPublishers.ofByteArray(settings.compression().encode(body)));
         settings.compression().contentEncoding().ifPresent(encoding -> request.header("Content-Encoding", encoding));
-        settings.token().ifPresent(token -> request.header("Authorization", "Bearer " + token));
+        bearer.ifPresent(token -> request.header("Authorization", "Bearer " + token));
         CompletableFuture<HttpResponse<byte[]>> exchange =
-                http.sendAsync(request.build(), CappedBody.handler(settings.maxReplyBytes()));
+                http().sendAsync(request.build(), CappedBody.handler(settings.maxReplyBytes()));
         try {
             HttpResponse<byte[]> response = exchange.get(settings.timeout().toNanos(), TimeUnit.NANOSECONDS);
             return new IngestReply(response.statusCode(), response.body(), response.headers().firstValue("Retry-After"),
@@ -107,7 +123,19 @@ final class IngestClient {
         if (cause instanceof HttpTimeoutException) {
             return pastDeadline();
         }
-        return IngestReply.transportFailure(TransportFailures.describe(settings.url(), settings.proxy(), cause));
+        return IngestReply.transportFailure(expiredCertificate().map(c -> TransportFailures.expiredClientCertificate(
+                settings.url(), c.notAfter(), c.serial(), TransportFailures.describe(settings.url(), settings.proxy(), cause)))
+                .orElseGet(() -> TransportFailures.describe(settings.url(), settings.proxy(), cause)));
+    }
+
+    /**
+     * The client certificate presented, when it has expired: with TLS 1.3 a server checks it after the client's
+     * handshake is done, and its refusal often reaches the client as a reset or closed connection; the bridge knows
+     * better than that.
+     */
+    private Optional<ClientCertificate> expiredCertificate() {
+        ClientCertificate presented = connection.presented();
+        return presented != null && certificates.get().expired(presented) ? Optional.of(presented) : Optional.empty();
     }
 
     private IngestReply pastDeadline() {

@@ -55,6 +55,14 @@ sealed interface RequestOutcome {
      */
     record Refused(String reason, boolean redirect) implements RequestOutcome {}
 
+    /**
+     * Not sent: the OAuth2 token endpoint gave no token ({@code ingest.oauth2.tokenUrl}). Not central's fault: its
+     * circuit breaker records nothing and the events' counts stay; the forwarder backs off.
+     *
+     * @param failuresInARow token requests that failed in a row (the backoff grows with it)
+     */
+    record NoToken(String reason, int failuresInARow) implements RequestOutcome {}
+
     /** Not sent: the circuit breaker did not permit the call (open, or its half-open probe is taken). */
     record NotPermitted(String reason) implements RequestOutcome {}
 }

@@ -62,7 +62,9 @@ final class TransportFailures {
                 return "no connection to " + where + " within the connect timeout (a firewall dropping packets, or the host is down)";
             }
             if (t instanceof SSLException) {
-                return "TLS with " + where + " failed (" + message(t) + "); check the server certificate and ingest.caFile";
+                return "TLS with " + where + " failed (" + message(t) + "); " + (refusedClientCertificate(t)
+                        ? "central refused the client certificate: check ingest.certFile (expired? signed by a CA central trusts?)"
+                        : "check the server certificate and ingest.caFile");
             }
             if (t instanceof NoRouteToHostException) {
                 return "no route to " + where;
@@ -86,6 +88,25 @@ final class TransportFailures {
             return "connection to " + where + " failed: " + message(error);
         }
         return where + ": " + message(error);
+    }
+
+    /**
+     * A failure after the TLS handshake while the client certificate presented has expired: the server's refusal of it
+     * (a TLS failure, before anything was sent: not one event's doing).
+     */
+    static String expiredClientCertificate(URI url, java.time.Instant notAfter, String serial, String described) {
+        return "TLS with " + url.getHost() + ":" + port(url) + ": central does not take the client certificate, which "
+                + "expired at " + notAfter + " (ingest.certFile, serial " + serial + "); renew it (" + described + ")";
+    }
+
+    /** Alerts a server sends when it does not accept the client's certificate (or the lack of one). */
+    private static final java.util.List<String> CLIENT_CERTIFICATE_ALERTS = java.util.List.of("bad_certificate",
+            "certificate_required", "certificate_expired", "certificate_unknown", "unknown_ca", "certificate_revoked",
+            "unsupported_certificate");
+
+    private static boolean refusedClientCertificate(Throwable t) {
+        String m = String.valueOf(t.getMessage());
+        return m.contains("Received fatal alert") && CLIENT_CERTIFICATE_ALERTS.stream().anyMatch(m::contains);
     }
 
     private static String message(Throwable t) {

@@ -98,25 +98,45 @@ public final class DevCertificates {
      */
     public static DeviceMaterial issueDevice(Path dir, String clientId) {
         try {
+            Path devices = Files.createDirectories(dir.resolve("devices"));
+            Instant now = Instant.now();
+            return issueClient(dir, clientId, now.minus(Duration.ofDays(1)), now.plus(Duration.ofDays(825)),
+                    devices.resolve(clientId + ".pem"), devices.resolve(clientId + "-key.pem"));
+        } catch (IOException e) {
+            throw new IllegalStateException("could not issue a device certificate for " + clientId + " in " + dir + ": "
+                    + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Issues a client certificate (extended key usage clientAuth) with CN = {@code commonName}, valid from
+     * {@code notBefore} to {@code notAfter}, signed by the CA in {@code dir} (made by {@link #ensure}); the key is
+     * written owner-only. Replaces the two files when they exist (each by a rename, as a site's rotation may).
+     */
+    public static DeviceMaterial issueClient(Path dir, String commonName, Instant notBefore, Instant notAfter, Path certFile,
+            Path keyFile) {
+        try {
             X509Certificate ca = (X509Certificate) java.security.cert.CertificateFactory.getInstance("X.509")
                     .generateCertificate(Files.newInputStream(dir.resolve(CA_FILE)));
             java.security.PrivateKey caKey = readKey(dir.resolve(CA_KEY_FILE));
             KeyPair keys = ecKeys();
-            Instant now = Instant.now();
             X509Certificate cert = new JcaX509CertificateConverter().getCertificate(new JcaX509v3CertificateBuilder(ca, serial(),
-                    Date.from(now.minus(Duration.ofDays(1))), Date.from(now.plus(Duration.ofDays(825))),
-                    new X500Name("CN=" + clientId), keys.getPublic())
+                    Date.from(notBefore), Date.from(notAfter), new X500Name("CN=" + commonName), keys.getPublic())
                     .addExtension(Extension.basicConstraints, true, new BasicConstraints(false))
                     .addExtension(Extension.keyUsage, true, new KeyUsage(KeyUsage.digitalSignature))
                     .addExtension(Extension.extendedKeyUsage, false, new ExtendedKeyUsage(KeyPurposeId.id_kp_clientAuth))
                     .build(new JcaContentSignerBuilder("SHA256withECDSA").build(caKey)));
-            Path devices = Files.createDirectories(dir.resolve("devices"));
-            DeviceMaterial m = new DeviceMaterial(devices.resolve(clientId + ".pem"), devices.resolve(clientId + "-key.pem"));
-            writePem(m.certFile(), cert);
-            writeKey(m.keyFile(), keys);
-            return m;
+            Path newCert = certFile.resolveSibling(certFile.getFileName() + ".new");
+            Path newKey = keyFile.resolveSibling(keyFile.getFileName() + ".new");
+            writePem(newCert, cert);
+            writeKey(newKey, keys);
+            Files.move(newCert, certFile, java.nio.file.StandardCopyOption.REPLACE_EXISTING,
+                    java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+            Files.move(newKey, keyFile, java.nio.file.StandardCopyOption.REPLACE_EXISTING,
+                    java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+            return new DeviceMaterial(certFile, keyFile);
         } catch (IOException | GeneralSecurityException | OperatorCreationException e) {
-            throw new IllegalStateException("could not issue a device certificate for " + clientId + " in " + dir + ": "
+            throw new IllegalStateException("could not issue a client certificate for " + commonName + " in " + dir + ": "
                     + e.getMessage(), e);
         }
     }

@@ -18,7 +18,8 @@ import org.junit.jupiter.api.Test;
 class TransportFailuresTest {
     private static IngestReply post(String url) {
         ForwarderSettings settings = ConfigLoader.load(null, List.of("ingest.url=" + url, "ingest.timeout=5s")).forwarder();
-        return new IngestClient(settings).post("batch-1", "{\"events\":[]}".getBytes(StandardCharsets.UTF_8));
+        return new IngestClient(settings, java.util.Optional.empty()).post("batch-1", "{\"events\":[]}".getBytes(StandardCharsets.UTF_8),
+                java.util.Optional.empty());
     }
 
     @Test
