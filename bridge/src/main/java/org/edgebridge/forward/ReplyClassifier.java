@@ -71,11 +71,13 @@ final class ReplyClassifier {
         } catch (IOException | RuntimeException e) {
             list = null;
         }
-        if (list == null || !list.isArray()) {
-            return new RequestOutcome.Failed("central answered " + reply.status() + " without a receipts array"
-                    + bodyExcerpt(reply.body()));
-        }
-        ReceiptCheck.Checked checked = ReceiptCheck.check(list, events, settings.receiptCaps());
+        // a 2xx without a receipts array answers no event: every event takes the one no-receipt path (sent alone,
+        // counted toward parking as central_no_receipt), so that one poison event whose batch central answers this way
+        // is isolated and parked instead of opening the circuit breaker for the whole site
+        String noArray = list == null || !list.isArray()
+                ? "central answered " + reply.status() + " without a receipts array" + bodyExcerpt(reply.body()) : null;
+        ReceiptCheck.Checked checked = noArray != null ? ReceiptCheck.noneAnswered(events, noArray)
+                : ReceiptCheck.check(list, events, settings.receiptCaps());
         Map<Long, String> why = new HashMap<>();
         checked.problems().forEach(p -> {
             if (p.eventRowId() != null) {

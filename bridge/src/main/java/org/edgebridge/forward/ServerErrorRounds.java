@@ -88,36 +88,54 @@ final class ServerErrorRounds {
     }
 
     /**
-     * A batch that holds known suspects: the other devices' events go first, in their own request, then each
-     * suspect alone (the later events of its device wait for it).
+     * A batch that holds known suspects: per device in sequence order, the events ahead of its first suspect go first
+     * with the other devices' events, in one request, then that suspect alone, if everything ahead of it is final;
+     * everything behind it waits until it is (docs/protocol.md §2.2: a later event never reaches central before an
+     * earlier one of the same device is final). A suspect that fails while central answered nothing in the round ends the
+     * round: the suspects left are released, not counted (a central that hangs on everything costs one timeout per
+     * round, not one per suspect); whether the failed one counts is {@link #finishRound}'s rule.
      */
     Forwarded quarantine(List<ClaimedEvent> events, List<ClaimedEvent> suspects) {
         String batchId = UUID.randomUUID().toString();
-        Set<String> devices = new HashSet<>();
-        suspects.forEach(s -> devices.add(s.clientId()));
+        Set<Long> suspectIds = new HashSet<>();
+        suspects.forEach(s -> suspectIds.add(s.id()));
+        // per device in sequence order: the events ahead of its first suspect go with the others, the first suspect
+        // alone after them, and everything behind it waits (released) until the suspect is final
+        Set<String> behindASuspect = new HashSet<>();
         List<ClaimedEvent> others = new ArrayList<>();
+        List<ClaimedEvent> alone = new ArrayList<>();
         List<ClaimedEvent> held = new ArrayList<>();
         for (ClaimedEvent e : events) {
-            if (!devices.contains(e.clientId())) {
-                others.add(e);
-            } else if (!suspects.contains(e)) {
+            if (behindASuspect.contains(e.clientId())) {
                 held.add(e);
+            } else if (suspectIds.contains(e.id())) {
+                alone.add(e);
+                behindASuspect.add(e.clientId());
+            } else {
+                others.add(e);
             }
         }
         sender.release(batchId, held, "an earlier event of the same device makes central fail; it is sent alone first");
         ServerErrorHunt.Round round = new ServerErrorHunt.Round();
         Set<Long> finalIds = new HashSet<>();
+        Set<String> notFinal = new HashSet<>();
         if (!others.isEmpty()) {
             Forwarded sent = sender.send(others, null);
             finalIds.addAll(sent.finals());
             if (!sent.failed()) {
                 round.answered();
             }
+            others.stream().filter(e -> !sent.finals().contains(e.id())).forEach(e -> notFinal.add(e.clientId()));
         }
         RequestOutcome.Failed lastFailure = null;
-        for (ClaimedEvent s : suspects) {
-            if (!sender.stillSending()) {
+        boolean centralAnswersNothing = false;
+        for (ClaimedEvent s : alone) {
+            if (centralAnswersNothing || !sender.stillSending()) {
                 sender.release(batchId, List.of(s), "not sent: central is failing or paused");
+                continue;
+            }
+            if (notFinal.contains(s.clientId())) {
+                sender.release(batchId, List.of(s), "not sent: an earlier event of the same device is not final yet");
                 continue;
             }
             Forwarded sent = sender.send(List.of(s), round);
@@ -125,6 +143,9 @@ final class ServerErrorRounds {
             if (sent.failed()) {
                 round.suspect(s);
                 lastFailure = round.why(s.id());
+                // nothing answered in this round: central may be down or hang on everything; the other suspects
+                // are not sent one timeout after another (they go in the next step, or after the backoff)
+                centralAnswersNothing = !round.answeredAny();
             }
         }
         if (lastFailure != null) {

@@ -325,6 +325,65 @@ class ForwardStepTest {
     }
 
     @Test
+    void suspects_are_not_sent_one_after_another_while_central_answers_nothing_and_none_of_them_is_counted()
+            throws Exception {
+        try (ForwarderRig rig = new ForwarderRig(dir);
+                Connection db = DriverManager.getConnection("jdbc:sqlite:" + rig.outbox.file())) {
+            for (int d = 1; d <= 6; d++) {
+                rig.store("s" + d, "S-" + d, "");
+            }
+            makeSuspects(db, "S-%");
+            rig.central.faults(Faults.status(500, null, -1)); // central fails everything: not one event's doing
+            rig.step();
+            assertThat(rig.central.requestLog()).as("one suspect alone, then the round ends").hasSize(1);
+            for (int d = 1; d <= 6; d++) {
+                assertThat(rig.record("s" + d, "S-" + d).state()).isEqualTo(CommandState.PENDING);
+                assertThat(failedAlone(rig, "s" + d, "S-" + d)).as("not counted toward parking").isZero();
+            }
+            rig.central.faults(Faults.NONE);
+            rig.runUntil(() -> rig.central.inbox().entries().size() == 6, 60);
+            for (int d = 1; d <= 6; d++) {
+                assertThat(rig.finalsOf("S-" + d)).containsExactly("accepted");
+            }
+        }
+    }
+
+    @Test
+    void a_later_suspect_of_a_device_waits_until_its_earlier_one_is_final() throws Exception {
+        try (ForwarderRig rig = new ForwarderRig(dir);
+                Connection db = DriverManager.getConnection("jdbc:sqlite:" + rig.outbox.file())) {
+            rig.store("a", "A-1", "");
+            rig.store("a", "A-2", "");
+            rig.store("b", "B-1", "");
+            makeSuspects(db, "A-%");
+            rig.central.faults(Faults.poison("A-1", 500));
+            rig.step();
+            assertThat(rig.finalsOf("B-1")).containsExactly("accepted");
+            assertThat(rig.central.inbox().entries()).extracting(Inbox.Entry::eventId)
+                    .as("A-2 is not sent while A-1, ahead of it, failed").containsExactly("B-1");
+            assertThat(rig.record("a", "A-2").state()).isEqualTo(CommandState.PENDING);
+            assertThat(rig.record("a", "A-1").state()).as("its second failure alone (the rig's maxServerErrors)")
+                    .isEqualTo(CommandState.PARKED);
+            rig.central.faults(Faults.NONE);
+            assertThat(rig.outbox.requeue("a", "A-1")).isPresent();
+            rig.runUntil(() -> rig.central.inbox().entries().size() == 3, 60);
+            assertThat(rig.central.inbox().entries()).extracting(Inbox.Entry::eventId).containsExactly("B-1", "A-1", "A-2");
+        }
+    }
+
+    /** Marks the commands as having made central fail alone once before (e.g. before a restart): suspects. */
+    private static void makeSuspects(Connection db, String commandIdPattern) throws Exception {
+        try (Statement s = db.createStatement()) {
+            s.execute("UPDATE commands SET central_failures = 1 WHERE command_id LIKE '" + commandIdPattern + "'");
+        }
+    }
+
+    private static long failedAlone(ForwarderRig rig, String device, String commandId) {
+        return rig.outbox.history(rig.record(device, commandId).id()).stream()
+                .filter(h -> h.kind().equals("failed_alone")).mapToLong(h -> h.times()).sum();
+    }
+
+    @Test
     void no_connection_to_central_backs_off_names_host_and_port_and_sends_nothing() throws Exception {
         int port;
         try (ServerSocket s = new ServerSocket(0)) {

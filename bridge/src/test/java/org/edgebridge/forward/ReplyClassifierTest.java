@@ -99,11 +99,14 @@ class ReplyClassifierTest {
     }
 
     @Test
-    void a_2xx_without_a_receipts_array_fails_like_a_server_error_that_is_not_one_events_doing() {
+    void a_2xx_without_a_receipts_array_answers_no_event_each_takes_the_no_receipt_path_and_never_the_breakers() {
         for (IngestReply r : List.of(reply(204, ""), reply(200, "not json"), reply(200, "{\"receipts\":{}}"))) {
-            assertThat(classify(r)).isInstanceOfSatisfying(RequestOutcome.Failed.class, f -> {
-                assertThat(f.reason()).contains("without a receipts array");
-                assertThat(f.mayBeOneEvent()).isFalse();
+            assertThat(classify(r)).isInstanceOfSatisfying(RequestOutcome.Answered.class, a -> {
+                assertThat(a.settlements()).isNotEmpty().allSatisfy(s -> assertThat(s).isNotInstanceOf(Settlement.Final.class));
+                assertThat(a.problems()).isNotEmpty().allSatisfy(p -> {
+                    assertThat(p.kind()).isEqualTo(ReceiptCheck.Violation.MISSING);
+                    assertThat(p.detail()).contains("without a receipts array");
+                });
             });
         }
     }

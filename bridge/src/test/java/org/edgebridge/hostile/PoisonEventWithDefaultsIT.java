@@ -37,6 +37,13 @@ class PoisonEventWithDefaultsIT {
         poisonScenario(new RawCentral.Reset(), "ingest_connection_dropped");
     }
 
+    /** A 200 without a receipts array (an error page sent as 200) whenever the poison is in the request. */
+    @Test
+    void a_2xx_without_receipts_that_follows_one_event_parks_it_and_every_other_device_flows_within_seconds()
+            throws Exception {
+        poisonScenario(new RawCentral.Status(200, null), "central_no_receipt");
+    }
+
     /**
      * A central that never answers a request holding the poison. The one setting not at its default is the one the
      * scenario is about: ingest.timeout 2 s instead of 30 s, so that the six levels of the bisection and five rounds
