@@ -9,6 +9,7 @@ import org.edgebridge.admin.AdminServer;
 import org.edgebridge.admin.StatusReport;
 import org.edgebridge.broker.Broker;
 import org.edgebridge.broker.InboundPublish;
+import org.edgebridge.broker.moquette.MoquetteBroker;
 import org.edgebridge.config.BridgeConfig;
 import org.edgebridge.config.ConfigWarnings;
 import org.edgebridge.config.ConfigKeys;
@@ -63,7 +64,7 @@ public final class Bridge implements AutoCloseable {
         this.config = config;
         this.lock = lock;
         this.outbox = outbox;
-        this.broker = new Broker(config.broker(), clock, this::acceptCommand);
+        this.broker = new Broker(config.broker(), clock, this::acceptCommand, MoquetteBroker::new);
         this.meters = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         ReceiptSender receipts = new ReceiptSender(broker, new ReceiptFigures(meters, clock));
         this.workers = new Workers(onWorkerDeath);

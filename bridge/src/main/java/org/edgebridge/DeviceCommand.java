@@ -5,6 +5,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
 import org.edgebridge.broker.PasswordFile;
+import org.edgebridge.lifecycle.ExitCodes;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -25,7 +26,7 @@ final class DeviceCommand {
                 System.out.println(e.clientId() + "\t" + e.username());
             }
             System.err.println(entries.size() + " registered device(s) in " + file);
-            return 0;
+            return ExitCodes.OK;
         }
     }
 
@@ -42,10 +43,10 @@ final class DeviceCommand {
         public Integer call() throws Exception {
             if (!PasswordFile.removeDevice(file, clientId)) {
                 System.err.println("error: device " + clientId + " is not registered in " + file);
-                return Main.EXIT_FAILED;
+                return ExitCodes.FAILED;
             }
             System.out.println("device " + clientId + " removed from " + file);
-            return 0;
+            return ExitCodes.OK;
         }
     }
 
@@ -78,12 +79,12 @@ final class DeviceCommand {
             if (PROMPT.equals(password)) {
                 password = promptTwice();
                 if (password == null) {
-                    return Main.EXIT_FAILED;
+                    return ExitCodes.FAILED;
                 }
             }
             PasswordFile.addDevice(file, clientId, username, password);
             System.out.println("device " + clientId + " (user " + username + ") written to " + file);
-            return 0;
+            return ExitCodes.OK;
         }
 
         /** The password typed twice, or null (and a message) when the two differ or it is empty. */

@@ -17,9 +17,9 @@ import org.edgebridge.config.BridgeConfig;
 import org.edgebridge.config.ConfigException;
 import org.edgebridge.config.ConfigLoader;
 import org.edgebridge.config.ConfigWarnings;
+import org.edgebridge.lifecycle.ExitCodes;
 import org.edgebridge.tls.DevCertificates;
 import org.edgebridge.worker.FatalErrors;
-import org.edgebridge.worker.Workers;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -30,9 +30,6 @@ import picocli.CommandLine.Option;
         subcommands = {CommandLine.HelpCommand.class, Main.Run.class, Main.Demo.class, Main.CentralSimCommand.class, Main.CheckConfig.class,
             Main.Diagnose.class, Main.ConfigReference.class, DeviceCommand.class, Main.BenchMoved.class})
 public final class Main {
-    static final int EXIT_CONFIG = 2;
-    static final int EXIT_FAILED = 1;
-
     public static void main(String[] args) {
         int code = commandLine().execute(args);
         if (code != 0 || !isLongRunning(args)) {
@@ -47,11 +44,11 @@ public final class Main {
                 .setExecutionExceptionHandler((e, cmd, parsed) -> {
                     if (e instanceof ConfigException ce) {
                         ce.problems().forEach(p -> cmd.getErr().println("config error: " + p));
-                        return EXIT_CONFIG;
+                        return ExitCodes.CONFIG;
                     }
                     cmd.getErr().println("error: " + rootMessage(e));
                     org.slf4j.LoggerFactory.getLogger(Main.class).debug("start-up failed", e);
-                    return EXIT_FAILED;
+                    return ExitCodes.FAILED;
                 });
     }
 
@@ -81,7 +78,7 @@ public final class Main {
     }
 
     /**
-     * A worker died: exit with {@link Workers#EXIT_WORKER_DIED} (the shutdown hook stops the bridge as on SIGTERM),
+     * A worker died: exit with {@link ExitCodes#WORKER_DIED} (the shutdown hook stops the bridge as on SIGTERM),
      * and halt if that stop takes longer than its budget plus 10 s.
      */
     static void exitAfterWorkerDeath(java.time.Duration shutdownBudget) {
@@ -91,11 +88,11 @@ public final class Main {
             } catch (InterruptedException e) {
                 return;
             }
-            Runtime.getRuntime().halt(Workers.EXIT_WORKER_DIED);
+            Runtime.getRuntime().halt(ExitCodes.WORKER_DIED);
         }, "halt-after-worker-death");
         halt.setDaemon(true);
         halt.start();
-        System.exit(Workers.EXIT_WORKER_DIED);
+        System.exit(ExitCodes.WORKER_DIED);
     }
 
     /** Blocks until SIGTERM/SIGINT, then closes {@code resources} in order. */
@@ -125,7 +122,7 @@ public final class Main {
             FatalErrors.haltOnAnyError();
             Bridge bridge = Bridge.start(config, Clock.systemUTC(), () -> exitAfterWorkerDeath(config.shutdownTimeout()));
             runUntilStopped(bridge);
-            return 0;
+            return ExitCodes.OK;
         }
     }
 
@@ -165,7 +162,7 @@ public final class Main {
             }
             printWelcome(System.out, config, bridge, tls);
             runUntilStopped(bridge, central);
-            return 0;
+            return ExitCodes.OK;
         }
 
         private static void printWelcome(PrintStream out, BridgeConfig c, Bridge bridge, DevCertificates.Material tls) {
@@ -212,7 +209,7 @@ public final class Main {
             CentralSim central = new CentralSim(Optional.ofNullable(token), maxRequestBytes, Clock.systemUTC()).start(host, port);
             System.out.println("reference central listening on http://" + host + ":" + central.port() + "/ingest");
             runUntilStopped(central);
-            return 0;
+            return ExitCodes.OK;
         }
     }
 
@@ -229,7 +226,7 @@ public final class Main {
         public Integer call() {
             spec.commandLine().getErr().println("the benchmark is its own jar now: java -jar bench/target/edge-bridge-bench.jar [--quick] [--only B1] "
                     + "(docs/BENCHMARKS.md)");
-            return EXIT_CONFIG;
+            return ExitCodes.CONFIG;
         }
     }
 
@@ -246,7 +243,7 @@ public final class Main {
                     + (warnings.isEmpty() ? "" : ", " + warnings.size() + " warning(s)") + "):");
             warnings.forEach(w -> System.out.println("warning: " + w));
             config.masked().forEach((k, v) -> System.out.println("  " + k + " = " + v));
-            return 0;
+            return ExitCodes.OK;
         }
     }
 
@@ -264,7 +261,7 @@ public final class Main {
                     .registerModule(new com.fasterxml.jackson.datatype.jsr310.JavaTimeModule())
                     .disable(com.fasterxml.jackson.databind.SerializationFeature.WRITE_DATES_AS_TIMESTAMPS)
                     .writerWithDefaultPrettyPrinter().writeValueAsString(report));
-            return 0;
+            return ExitCodes.OK;
         }
     }
 
@@ -273,7 +270,7 @@ public final class Main {
         @Override
         public Integer call() {
             System.out.print(org.edgebridge.config.ConfigKeys.markdownReference());
-            return 0;
+            return ExitCodes.OK;
         }
     }
 

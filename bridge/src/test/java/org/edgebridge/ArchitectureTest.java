@@ -64,9 +64,27 @@ class ArchitectureTest {
                 .check(product);
     }
 
+    /** Every package is a slice of its own: a package and its sub-package (broker, broker.moquette) may not form a cycle either. */
     @Test
-    void featurePackagesHaveNoCycles() {
-        slices().matching("org.edgebridge.(*)..").should().beFreeOfCycles().check(product);
+    void packagesHaveNoCycles() {
+        slices().matching("org.edgebridge.(**)").should().beFreeOfCycles().check(product);
+    }
+
+    @Test
+    void theOutboxKnowsNoOtherPart() {
+        noClasses().that().resideInAPackage("org.edgebridge.outbox..")
+                .should().dependOnClassesThat().resideInAnyPackage("org.edgebridge.intake..", "org.edgebridge.forward..",
+                        "org.edgebridge.broker..", "org.edgebridge.receipt..")
+                .because("the outbox stores; the parts that use it know it, not the other way round")
+                .check(product);
+    }
+
+    @Test
+    void forwardKnowsNoBroker() {
+        noClasses().that().resideInAPackage("org.edgebridge.forward..")
+                .should().dependOnClassesThat().resideInAPackage("org.edgebridge.broker..")
+                .because("receipts reach devices through receipt.ReceiptSender, not the broker")
+                .check(product);
     }
 
     @Test

@@ -15,6 +15,7 @@ import org.edgebridge.broker.DeviceView;
 import org.edgebridge.forward.ForwarderControl;
 import org.edgebridge.forward.ForwarderStatus;
 import org.edgebridge.intake.IntakeView;
+import org.edgebridge.lifecycle.ExitCodes;
 import org.edgebridge.outbox.CommandState;
 import org.edgebridge.outbox.Outbox;
 import org.edgebridge.outbox.OutboxCounts;
@@ -149,7 +150,7 @@ public final class StatusReport {
         alarms.addAll(CredentialAlarms.of(f, clock.instant()));
         storeResetAlarm(broker.storeResets().unacknowledged()).ifPresent(alarms::add);
         workers.death().ifPresent(d -> alarms.add(0, new Alarm("worker_died", "worker " + d + " died: the bridge is not "
-                + "ready; run by the run command it exits with code " + Workers.EXIT_WORKER_DIED + " for its supervisor to "
+                + "ready; run by the run command it exits with code " + ExitCodes.WORKER_DIED + " for its supervisor to "
                 + "start it again")));
         for (DeviceView d : storms) {
             alarms.add(new Alarm("takeover_storm", "client id " + d.clientId() + " took over its own session "

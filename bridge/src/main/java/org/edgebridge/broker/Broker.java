@@ -7,7 +7,6 @@ import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
-import org.edgebridge.broker.moquette.MoquetteBroker;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.edgebridge.lifecycle.Component;
@@ -17,8 +16,9 @@ import org.edgebridge.lifecycle.Once;
  * The MQTT side of the bridge: devices connect here, their commands come out through {@link InboundCommands}, and
  * receipts go back to them through {@link DevicePublisher}. This class holds the bridge's own device policy (the
  * device registry, logins, the store-reset alarm) and hands the broker itself, Moquette 0.17 and every workaround
- * it needs, to {@link MoquetteBroker}: nothing outside {@code org.edgebridge.broker.moquette} touches Moquette,
- * Netty or H2 (docs/moquette.md says why each workaround is there).
+ * it needs, to a {@link BrokerEngine} built by the factory it is given ({@code MoquetteBroker::new}, passed in by the
+ * composition root): nothing outside {@code org.edgebridge.broker.moquette} touches Moquette, Netty or H2, and this
+ * package does not depend on that one (docs/moquette.md says why each workaround is there).
  */
 public final class Broker implements Component, BrokerView, DevicePublisher, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Broker.class);
@@ -30,12 +30,13 @@ public final class Broker implements Component, BrokerView, DevicePublisher, Aut
     private final DeviceLogin login;
     private final BrokerStoreResets storeResets;
     private final CertificateDevices certificates;
-    private final MoquetteBroker moquette;
+    private final BrokerEngine moquette;
 
     /**
      * @param commands receives each PUBLISH on a device's own command topic, on the broker's one intake thread
+     * @param engine builds the MQTT server itself ({@code MoquetteBroker::new})
      */
-    public Broker(BrokerSettings settings, Clock clock, InboundCommands commands) {
+    public Broker(BrokerSettings settings, Clock clock, InboundCommands commands, BrokerEngine.Factory engine) {
         this.settings = settings;
         this.devices = new DeviceRegistry(clock, settings.takeoverAlarmPerMinute(), settings.limits().maxKnownDevices());
         Optional<PasswordFile> passwords = settings.passwordFile().map(Broker::loadPasswords);
@@ -46,7 +47,8 @@ public final class Broker implements Component, BrokerView, DevicePublisher, Aut
         this.storeResets = new BrokerStoreResets(settings.storeDir(), clock);
         this.certificates = CertificateDevices.load(ls.certificateDevicesFile(), ls.maxCertificateDevices(),
                 ls.certificateClientIds());
-        this.moquette = new MoquetteBroker(settings, clock, commands, devices, login, refusals, storeResets, certificates);
+        this.moquette = engine.create(new BrokerEngine.Parts(settings, clock, commands, devices, login, refusals, storeResets,
+                certificates));
         if (!settings.anonymous() && passwords.map(PasswordFile::size).orElse(0) == 0) {
             LOG.warn("auth.anonymous=false and no registered devices (auth.passwordFile): no device can connect");
         }

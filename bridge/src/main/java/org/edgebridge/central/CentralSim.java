@@ -39,6 +39,7 @@ public final class CentralSim implements AutoCloseable {
             .disable(com.fasterxml.jackson.databind.SerializationFeature.WRITE_DATES_AS_TIMESTAMPS);
 
     private final Inbox inbox;
+    private final Clock clock;
     private final java.util.function.Predicate<String> authorized;
     private final Javalin app;
     private final AtomicLong requests = new AtomicLong();
@@ -61,6 +62,7 @@ public final class CentralSim implements AutoCloseable {
      *     check of an OAuth2 token with its authorization server
      */
     public CentralSim(java.util.function.Predicate<String> authorized, long maxRequestBytes, Clock clock) {
+        this.clock = clock;
         this.inbox = new Inbox(clock);
         this.authorized = authorized;
         this.maxRequestBytes = maxRequestBytes;
@@ -246,7 +248,7 @@ public final class CentralSim implements AutoCloseable {
     private void log(int events, int status) {
         synchronized (requestLog) {
             if (requestLog.size() < 1_000_000) {
-                requestLog.add(new Request(Instant.now(), events, status));
+                requestLog.add(new Request(clock.instant(), events, status));
             }
         }
     }

@@ -1,12 +1,13 @@
 package org.edgebridge.worker;
 
+import org.edgebridge.lifecycle.ExitCodes;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The process's answer to an {@link Error} (OutOfMemoryError, StackOverflowError, InternalError) that ends any thread:
  * the bridge's workers, Jetty's, the HTTP client's, Moquette's. It logs one line and halts the JVM at once with
- * {@link Workers#EXIT_WORKER_DIED}, whatever the JVM flags ({@code -XX:+ExitOnOutOfMemoryError} does the same for an
+ * {@link ExitCodes#WORKER_DIED}, whatever the JVM flags ({@code -XX:+ExitOnOutOfMemoryError} does the same for an
  * OutOfMemoryError, with the same code, when the service unit sets it). No graceful stop: after an Error the heap may
  * be exhausted and a stop may hang, leaving a process that holds the data dir's lock, answers nothing and ignores
  * SIGTERM. The outbox is safe against a halt (it is tested with kill -9); the supervisor starts the bridge again.
@@ -30,10 +31,10 @@ public final class FatalErrors {
         }
         try {
             LOG.error("fatal: thread {} died of {}; the bridge halts now with exit code {} so that its supervisor starts "
-                    + "it again", thread.getName(), t, Workers.EXIT_WORKER_DIED, t);
+                    + "it again", thread.getName(), t, ExitCodes.WORKER_DIED, t);
         } catch (Throwable ignored) {
             // logging may fail under OutOfMemoryError: halt all the same
         }
-        Runtime.getRuntime().halt(Workers.EXIT_WORKER_DIED);
+        Runtime.getRuntime().halt(ExitCodes.WORKER_DIED);
     }
 }

@@ -2,6 +2,7 @@ package org.edgebridge.worker;
 
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
+import org.edgebridge.lifecycle.ExitCodes;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -10,15 +11,13 @@ import org.slf4j.LoggerFactory;
  * failures it expects itself; anything that still ends its thread (an {@link Error} such as OutOfMemoryError, or
  * an exception the worker did not expect) is a dead worker: recorded (the bridge is then not ready and raises the
  * {@code worker_died} alarm), logged, and handed to the {@code onDeath} action, which in {@code run} makes the process
- * exit with {@link #EXIT_WORKER_DIED} so that its supervisor starts it again. An Error is then rethrown, and in
+ * exit with {@link ExitCodes#WORKER_DIED} so that its supervisor starts it again. An Error is then rethrown, and in
  * {@code run} {@link FatalErrors} halts the process at once rather than waiting for that graceful exit. A bridge
  * without its forwarder or its writer looks alive and does nothing: dying loudly is the only safe answer.
  *
  * <p>Thread-safe.
  */
 public final class Workers {
-    /** The exit code of a process whose worker died. */
-    public static final int EXIT_WORKER_DIED = 3;
     private static final Logger LOG = LoggerFactory.getLogger(Workers.class);
 
     private final Runnable onDeath;
@@ -51,7 +50,7 @@ public final class Workers {
         }
         try {
             LOG.error("worker {} died; the bridge is not ready and stops (exit code {}) so that its supervisor starts it "
-                    + "again", what, EXIT_WORKER_DIED, t);
+                    + "again", what, ExitCodes.WORKER_DIED, t);
         } catch (Throwable ignored) {
             // logging may fail under OutOfMemoryError; the death is recorded and acted on all the same
         }

@@ -12,7 +12,7 @@ import java.util.Arrays;
 import java.util.List;
 import org.edgebridge.device.DeviceSimulator;
 import org.edgebridge.it.BridgeProcess;
-import org.edgebridge.worker.Workers;
+import org.edgebridge.lifecycle.ExitCodes;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -42,7 +42,7 @@ class OutOfMemoryIT {
                 device.connectAndSubscribe();
                 device.publish("workorder/arrive", DeviceSimulator.command("OOM-1", ""));
                 await().atMost(Duration.ofSeconds(120)).until(() -> !first.isAlive());
-                assertThat(first.exitValue()).isEqualTo(Workers.EXIT_WORKER_DIED);
+                assertThat(first.exitValue()).isEqualTo(ExitCodes.WORKER_DIED);
                 assertThat(first.log()).contains("OutOfMemoryError")
                         .contains(jvm.isEmpty() ? "halts now with exit code 3" : "Terminating due to java.lang.OutOfMemoryError");
             }

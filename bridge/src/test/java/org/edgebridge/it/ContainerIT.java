@@ -223,11 +223,14 @@ class ContainerIT {
         first.start();
         DeviceSimulator device = device("container-stop", mqttPort);
         device.connectAndSubscribe();
+        // the broker's store commits once a second: a commit after this mark holds the subscription made before it
+        first.execInContainer("touch", "/tmp/subscribed");
         List<String> ids = List.of("S-1", "S-2", "S-3");
         ids.forEach(id -> device.publish("op", DeviceSimulator.command(id, "")));
         ids.forEach(id -> device.awaitReceipt(id, "stored"));
-        // the broker's store commits once a second; give the subscription time to reach the disk
-        await().pollDelay(Duration.ofMillis(1500)).until(() -> true);
+        await("the broker store written after the subscription").atMost(Duration.ofSeconds(10))
+                .pollInterval(Duration.ofMillis(200)).until(() -> first.execInContainer("find", "/data/broker/moquette_store.h2",
+                        "-newer", "/tmp/subscribed").getStdout().contains("moquette_store.h2"));
 
         DockerClient docker = DockerClientFactory.instance().client();
         long start = System.nanoTime();

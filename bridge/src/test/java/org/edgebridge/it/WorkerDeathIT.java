@@ -9,7 +9,7 @@ import java.util.List;
 import java.util.Optional;
 import org.edgebridge.central.CentralSim;
 import org.edgebridge.device.DeviceSimulator;
-import org.edgebridge.worker.Workers;
+import org.edgebridge.lifecycle.ExitCodes;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -35,7 +35,7 @@ class WorkerDeathIT {
             device.connectAndSubscribe();
             device.publish("t", DeviceSimulator.command("WD-1", ""));
             await().atMost(Duration.ofSeconds(60)).until(() -> !bridge.isAlive());
-            assertThat(bridge.exitValue()).isEqualTo(Workers.EXIT_WORKER_DIED);
+            assertThat(bridge.exitValue()).isEqualTo(ExitCodes.WORKER_DIED);
             assertThat(bridge.log()).contains("worker " + (worker.equals("FORWARDER") ? "forwarder" : "intake-writer")
                     + ": java.lang.InternalError").contains("died");
         }

@@ -19,13 +19,13 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
+import org.edgebridge.broker.BrokerEngine;
 import org.edgebridge.broker.BrokerLimits;
 import org.edgebridge.broker.BrokerSettings;
 import org.edgebridge.broker.BrokerStatus;
 import org.edgebridge.broker.BrokerStoreResets;
 import org.edgebridge.broker.CertificateDevices;
 import org.edgebridge.broker.DeviceLogin;
-import org.edgebridge.broker.DevicePublisher;
 import org.edgebridge.broker.DeviceRegistry;
 import org.edgebridge.broker.InboundCommands;
 import org.edgebridge.broker.ProtocolViolations;
@@ -38,7 +38,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The embedded Moquette 0.17, run the bridge's way: its lifecycle, the bridge's own listeners in front of its
- * protocol handler, the ACL, and receipts out. The only way into this package is {@code org.edgebridge.broker.Broker}.
+ * protocol handler, the ACL, and receipts out. The only way into this package is {@code org.edgebridge.broker.Broker}, which builds it
+ * through {@link BrokerEngine.Factory} ({@code MoquetteBroker::new}, passed in by the composition root).
  *
  * <p>Moquette 0.17 bug answered here: an exception in a session loop's command kills that thread for good, and
  * every client hashed to it gets no CONNACK, PUBACK or SUBACK any more. {@code onSessionLoopError} restarts the
@@ -49,7 +50,7 @@ import org.slf4j.LoggerFactory;
  * Netty threads; this class owns "broker-enforcer", which closes connections that broke the ACL and restarts the
  * broker when a session loop has died.
  */
-public final class MoquetteBroker implements DevicePublisher, AutoCloseable {
+public final class MoquetteBroker implements BrokerEngine {
     private static final Logger LOG = LoggerFactory.getLogger(MoquetteBroker.class);
 
     private final BrokerSettings settings;
@@ -80,17 +81,17 @@ public final class MoquetteBroker implements DevicePublisher, AutoCloseable {
     /** Set once every configured listener accepts connections; cleared while the broker (re)starts or stops. */
     private volatile boolean listening;
 
-    public MoquetteBroker(BrokerSettings settings, Clock clock, InboundCommands commands, DeviceRegistry devices,
-            DeviceLogin login, RefusalLog refusals, BrokerStoreResets storeResets, CertificateDevices certificates) {
-        this.settings = settings;
-        this.clock = clock;
+    /** Built by {@code org.edgebridge.broker.Broker} from its parts ({@link BrokerEngine.Factory}). */
+    public MoquetteBroker(BrokerEngine.Parts parts) {
+        this.settings = parts.settings();
+        this.clock = parts.clock();
         this.topics = new Topics(settings.topicPrefix());
-        this.commands = commands;
-        this.devices = devices;
-        this.login = login;
-        this.refusals = refusals;
-        this.storeResets = storeResets;
-        this.certificates = certificates;
+        this.commands = parts.commands();
+        this.devices = parts.devices();
+        this.login = parts.login();
+        this.refusals = parts.refusals();
+        this.storeResets = parts.storeResets();
+        this.certificates = parts.certificates();
         this.enforcer = Executors.newSingleThreadExecutor(r -> new Thread(r, "broker-enforcer"));
         this.receipts = new ReceiptsOut(topics, refusals,
                 new ReceiptQueues(settings.limits().maxQueuedReceipts(), settings.limits().maxQueuedReceiptBytes()));

@@ -35,7 +35,7 @@ class BrokerStoreResetTest {
         Path store = dir.resolve("broker");
         RefusedStores.unknownMqttLevel(store);
         Set<Thread> loopsBefore = FailedStart.sessionLoops();
-        try (Broker broker = new Broker(settings(store), Clock.systemUTC(), p -> {})) {
+        try (Broker broker = new Broker(settings(store), Clock.systemUTC(), p -> {}, MoquetteBroker::new)) {
             broker.start();
 
             assertThat(broker.isRunning()).isTrue();
@@ -59,7 +59,7 @@ class BrokerStoreResetTest {
     void an_unreadable_store_is_set_aside_too() throws Exception {
         Path store = dir.resolve("broker");
         RefusedStores.garbage(store);
-        try (Broker broker = new Broker(settings(store), Clock.systemUTC(), p -> {})) {
+        try (Broker broker = new Broker(settings(store), Clock.systemUTC(), p -> {}, MoquetteBroker::new)) {
             broker.start();
 
             assertThat(broker.isRunning()).isTrue();
