@@ -201,12 +201,17 @@ public final class Main {
         @Option(names = "--max-request-bytes", defaultValue = "16777216", paramLabel = "BYTES", description = "larger requests get 413 (default: ${DEFAULT-VALUE})")
         long maxRequestBytes;
 
+        @Option(names = "--delay-ms", defaultValue = "0", paramLabel = "MS", description = "answer each request this long after "
+                + "it was applied, as a central far away would (no thread is held while it waits; default: ${DEFAULT-VALUE})")
+        long delayMs;
+
         @Option(names = "--set", hidden = true, description = "accepted for symmetry with the other subcommands; unused")
         List<String> sets = new ArrayList<>();
 
         @Override
         public Integer call() throws Exception {
-            CentralSim central = new CentralSim(Optional.ofNullable(token), maxRequestBytes, Clock.systemUTC()).start(host, port);
+            CentralSim central = new CentralSim(Optional.ofNullable(token), maxRequestBytes, Clock.systemUTC())
+                    .replyDelay(java.time.Duration.ofMillis(delayMs)).start(host, port);
             System.out.println("reference central listening on http://" + host + ":" + central.port() + "/ingest");
             runUntilStopped(central);
             return ExitCodes.OK;

@@ -18,6 +18,7 @@ import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.concurrent.ThreadLocalRandom;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -51,6 +52,7 @@ public final class CentralSim implements AutoCloseable {
     private final AtomicLong gzipRequests = new AtomicLong();
     private final AtomicLong wireBytes = new AtomicLong();
     private final AtomicLong inflatedBytes = new AtomicLong();
+    private final ReplyDelay replyDelay = new ReplyDelay();
 
     /** @param maxRequestBytes the largest request body, as sent and (gzip) once inflated; a larger one is answered 413 */
     public CentralSim(Optional<String> token, long maxRequestBytes, Clock clock) {
@@ -70,7 +72,11 @@ public final class CentralSim implements AutoCloseable {
             config.startup.showJavalinBanner = false;
             config.startup.showOldJavalinVersionWarning = false;
             config.http.maxRequestSize = maxRequestBytes;
-            config.routes.post("/ingest", this::ingest);
+            config.routes.post("/ingest", ctx -> {
+                ingest(ctx);
+                replyDelay.hold(ctx);
+            });
+            config.routes.post("/sim/reply-delay", this::setReplyDelay);
             config.routes.get("/sim/inbox", ctx -> json(ctx, 200, JSON.valueToTree(inbox.entries())));
             config.routes.get("/sim/stats", this::stats);
             config.routes.post("/sim/faults", this::setFaults);
@@ -82,6 +88,23 @@ public final class CentralSim implements AutoCloseable {
         app.start(host, port);
         LOG.info("reference central listening on http://{}:{}/ingest", host, app.port());
         return this;
+    }
+
+    /** Each {@code /ingest} answer leaves {@code delay} after its request was applied (a central far away): {@link ReplyDelay}. */
+    public CentralSim replyDelay(Duration delay) {
+        replyDelay.set(delay);
+        LOG.info("reference central: answers leave {} ms after their request was applied", delay.toMillis());
+        return this;
+    }
+
+    private void setReplyDelay(Context ctx) {
+        try {
+            replyDelay(Duration.ofMillis(Long.parseLong(String.valueOf(ctx.queryParam("ms")))));
+        } catch (IllegalArgumentException e) {
+            error(ctx, 400, "invalid_delay", "ms must be a whole number of milliseconds, 0 or more: " + e.getMessage());
+            return;
+        }
+        ctx.result("{\"ms\":" + replyDelay.millis() + "}").contentType("application/json");
     }
 
     public int port() {
@@ -333,6 +356,8 @@ public final class CentralSim implements AutoCloseable {
     private void stats(Context ctx) {
         ObjectNode s = JSON.valueToTree(inbox.stats());
         s.put("requests", requests.get());
+        s.put("replyDelayMs", replyDelay.millis());
+        s.put("delayedReplies", replyDelay.delayedReplies());
         s.set("answersByEdge", JSON.valueToTree(inbox.answersByEdge()));
         json(ctx, 200, s);
     }
@@ -363,5 +388,6 @@ public final class CentralSim implements AutoCloseable {
     @Override
     public void close() {
         app.stop();
+        replyDelay.close();
     }
 }

@@ -10,9 +10,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
 import java.time.Clock;
-import java.util.HexFormat;
 import java.util.Optional;
 import java.util.zip.GZIPOutputStream;
 import org.junit.jupiter.api.AfterEach;
@@ -72,11 +70,7 @@ class CentralSimGzipTest {
     }
 
     private static String batch(String eventId) throws Exception {
-        String payload = "{\"commandId\":\"" + eventId + "\",\"action\":\"ARRIVE\"}";
-        String sha = HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(payload.getBytes(StandardCharsets.UTF_8)));
-        return "{\"edgeId\":\"edge-gz\",\"batchId\":\"b-" + eventId + "\",\"events\":[{\"eventId\":\"" + eventId
-                + "\",\"deviceId\":\"dev-gz\",\"sequence\":1,\"type\":\"workorder/arrive\",\"topic\":\"devices/dev-gz/commands/workorder/arrive\","
-                + "\"payload\":" + payload + ",\"payloadSha256\":\"" + sha + "\",\"receivedAt\":\"2026-12-02T06:00:00Z\",\"attempt\":1}]}";
+        return IngestBodies.batch("dev-gz", eventId);
     }
 
     private static byte[] gzip(byte[] body) throws Exception {
