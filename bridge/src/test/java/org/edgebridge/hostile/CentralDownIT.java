@@ -21,17 +21,17 @@ class CentralDownIT {
 
     @Test
     void a_central_that_answers_500_to_everything_still_opens_the_breaker_and_parks_nothing() throws Exception {
-        downScenario(new RawCentral.Status(500, null));
+        downScenario(HostileCentral.status(500, null));
     }
 
     @Test
     void a_central_that_resets_every_connection_still_opens_the_breaker_and_parks_nothing() throws Exception {
-        downScenario(new RawCentral.Reset());
+        downScenario(HostileCentral.reset());
     }
 
-    private void downScenario(RawCentral.Answer always) throws Exception {
+    private void downScenario(HostileCentral.Reply always) throws Exception {
         try (HostileSite site = new HostileSite(dir)) {
-            site.central.behave(events -> always);
+            site.central.otherwise(always);
             DeviceSimulator a = site.device("dev-a");
             DeviceSimulator b = site.device("dev-b");
             for (int i = 1; i <= 5; i++) {
@@ -42,7 +42,7 @@ class CentralDownIT {
                     site.status().path("forwarder").path("circuitBreaker").asText().equals("open"));
             assertThat(site.status().path("alarms").findValuesAsText("code")).contains("central_unreachable");
             assertThat(site.bridge.outbox().counts().count(CommandState.PARKED)).isZero();
-            site.central.behave(events -> RawCentral.OK);
+            site.central.otherwise(HostileCentral.applying());
             assertThat(site.post("/api/forwarder/retry-now").statusCode()).isEqualTo(200);
             assertThat(b.awaitFinal("B-5").path("status").asText()).isEqualTo("accepted");
             assertThat(a.awaitFinal("A-5").path("status").asText()).isEqualTo("accepted");

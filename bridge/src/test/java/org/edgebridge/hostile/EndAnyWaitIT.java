@@ -30,7 +30,7 @@ class EndAnyWaitIT {
     @Test
     void an_admin_ends_an_absurd_retry_after_and_the_status_says_when_the_next_attempt_was_due() throws Exception {
         try (HostileSite site = new HostileSite(dir)) {
-            site.central.behave(events -> new RawCentral.Status(503, "99999999999999999999999"));
+            site.central.otherwise(HostileCentral.status(503, "99999999999999999999999"));
             DeviceSimulator device = site.device("dev-w");
             for (int i = 1; i <= COMMANDS; i++) {
                 device.publish("t", DeviceSimulator.command("W-" + i, ""));
@@ -42,7 +42,7 @@ class EndAnyWaitIT {
             assertThat(next).as("clamped to forwarder.maxRetryAfter (5 min)")
                     .isBetween(Instant.now().plusSeconds(4 * 60), Instant.now().plusSeconds(5 * 60 + 1));
 
-            site.central.behave(events -> RawCentral.OK); // central recovers; the bridge would wait 5 min
+            site.central.otherwise(HostileCentral.applying()); // central recovers; the bridge would wait 5 min
             int seen = site.central.requests().size();
             HttpResponse<String> anonymous = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
                     URI.create("http://127.0.0.1:" + site.bridge.adminPort() + "/api/forwarder/retry-now"))

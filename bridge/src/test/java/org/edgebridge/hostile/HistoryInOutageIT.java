@@ -29,7 +29,7 @@ class HistoryInOutageIT {
     @Test
     void an_outage_folds_every_repeated_attempt_and_release_into_one_line_per_kind() throws Exception {
         try (HostileSite site = new HostileSite(dir)) {
-            site.central.behave(events -> new RawCentral.Status(500, null));
+            site.central.otherwise(HostileCentral.status(500, null));
             List<DeviceSimulator> devices = new ArrayList<>();
             for (int d = 1; d <= DEVICES; d++) {
                 devices.add(site.device("dev-" + d));

@@ -21,12 +21,12 @@ class HugeReplyIT {
 
     @Test
     void a_700_mb_reply_fails_the_request_at_the_cap_whether_or_not_its_length_is_declared() throws Exception {
-        try (ScriptedSite site = new ScriptedSite(dir)) {
+        try (HostileSite site = new HostileSite(dir)) {
             site.central.then(HostileCentral.huge(SEVEN_HUNDRED_MB, true), HostileCentral.huge(SEVEN_HUNDRED_MB, false));
             DeviceSimulator device = site.device("dev-huge");
             device.publish("workorder/arrive", DeviceSimulator.command("HUGE-1", ""));
 
-            await().atMost(Duration.ofSeconds(60)).until(() -> ScriptedSite.statuses(device, "HUGE-1").contains("accepted"));
+            await().atMost(Duration.ofSeconds(60)).until(() -> HostileSite.statuses(device, "HUGE-1").contains("accepted"));
             assertThat(site.central.requests()).hasSize(3);
             assertThat(site.status().path("forwarder").path("lastError").asText())
                     .contains("longer than ingest.maxReplyBytes (4194304 bytes)");

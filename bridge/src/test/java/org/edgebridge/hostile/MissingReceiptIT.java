@@ -24,7 +24,7 @@ class MissingReceiptIT {
     @Test
     void an_event_whose_receipt_central_always_leaves_out_is_parked_counted_and_alarmed() throws Exception {
         try (HostileSite site = new HostileSite(dir)) {
-            site.central.behave(events -> new RawCentral.Receipts(Set.of("M-1")));
+            site.central.otherwise(HostileCentral.applyingWithout(Set.of("M-1")));
             DeviceSimulator device = site.device("dev-m");
             DeviceSimulator other = site.device("dev-o");
             device.publish("t", DeviceSimulator.command("M-1", ""));

@@ -51,11 +51,11 @@ class OutOfMemoryIT {
                 // the same event is sent again and again; each huge reply is cut off at the cap; the bridge stays up
                 await().atMost(Duration.ofSeconds(120)).until(() -> central.requests().size() >= sentBefore + 3);
                 assertThat(second.isAlive()).isTrue();
-                assertThat(ScriptedSite.status(second.adminPort()).path("forwarder").path("lastError").asText())
+                assertThat(HostileSite.status(second.adminPort()).path("forwarder").path("lastError").asText())
                         .contains("longer than ingest.maxReplyBytes (4194304 bytes)");
-                central.otherwise(HostileCentral.accepting());
+                central.otherwise(HostileCentral.applying());
                 await().atMost(Duration.ofSeconds(120)).until(() ->
-                        ScriptedSite.status(second.adminPort()).path("outbox").path("counts").path("accepted").asInt() == 1);
+                        HostileSite.status(second.adminPort()).path("outbox").path("counts").path("accepted").asInt() == 1);
                 assertThat(second.stop()).isIn(0, 143);
             }
         }

@@ -29,12 +29,12 @@ class PoisonEventWithDefaultsIT {
 
     @Test
     void a_500_that_follows_one_event_parks_it_and_every_other_device_flows_within_seconds() throws Exception {
-        poisonScenario(new RawCentral.Status(500, null), "ingest_server_error");
+        poisonScenario("500", HostileCentral.status(500, null), "ingest_server_error");
     }
 
     @Test
     void a_reset_connection_that_follows_one_event_parks_it_and_every_other_device_flows_within_seconds() throws Exception {
-        poisonScenario(new RawCentral.Reset(), "ingest_connection_dropped");
+        poisonScenario("reset", HostileCentral.reset(), "ingest_connection_dropped");
     }
 
     /** A 200 without a receipts array (an error page sent as 200) whenever the poison is in the request. */
@@ -51,12 +51,12 @@ class PoisonEventWithDefaultsIT {
      */
     @Test
     void a_timeout_that_follows_one_event_parks_it_and_every_other_device_flows() throws Exception {
-        poisonScenario(new RawCentral.Silent(), "ingest_timeout", "ingest.timeout=2s");
+        poisonScenario("silent", HostileCentral.silent(), "ingest_timeout", "ingest.timeout=2s");
     }
 
-    private void poisonScenario(RawCentral.Answer poison, String parkCode, String... sets) throws Exception {
+    private void poisonScenario(String name, HostileCentral.Reply poison, String parkCode, String... sets) throws Exception {
         try (HostileSite site = new HostileSite(dir, sets)) {
-            site.central.behave(RawCentral.poisoned("P-1", poison));
+            site.central.otherwise(HostileCentral.poisoned("P-1", poison));
             DeviceSimulator poisoned = site.device("dev-poison");
             List<DeviceSimulator> others = new ArrayList<>();
             for (int d = 1; d <= DEVICES; d++) {
@@ -91,7 +91,7 @@ class PoisonEventWithDefaultsIT {
             long poisonRequests = site.central.requests().stream()
                     .filter(r -> r.events().stream().anyMatch(e -> e.eventId().equals("P-1"))).count();
             System.out.printf("FIGURES poison %s: the other %d commands applied %d ms after the first publish, the poison "
-                    + "parked after %d ms; %d requests, %d of them held the poison%n", poison.describe(), DEVICES * COMMANDS,
+                    + "parked after %d ms; %d requests, %d of them held the poison%n", name, DEVICES * COMMANDS,
                     othersDone.toMillis(), parkedAfter.toMillis(), site.central.requests().size(), poisonRequests);
             assertThat(site.bridge.outbox().find("dev-poison", "P-2").orElseThrow().state())
                     .as("behind its parked predecessor, in sequence order").isEqualTo(CommandState.PENDING);
@@ -104,7 +104,7 @@ class PoisonEventWithDefaultsIT {
     @Test
     void the_count_toward_parking_survives_a_restart() throws Exception {
         try (HostileSite site = new HostileSite(dir)) {
-            site.central.behave(RawCentral.poisoned("P-1", new RawCentral.Status(500, null)));
+            site.central.otherwise(HostileCentral.poisoned("P-1", HostileCentral.status(500, null)));
             DeviceSimulator poisoned = site.device("dev-poison");
             DeviceSimulator other = site.device("dev-other");
             poisoned.publish("t", DeviceSimulator.command("P-1", ""));

@@ -23,14 +23,14 @@ class ReceiptViolationsIT {
     @Test
     void a_4_mb_result_is_neither_stored_nor_sent_to_the_device_and_the_event_is_sent_again() throws Exception {
         String fourMb = "\"result\":{\"blob\":\"" + "x".repeat(4 * 1000 * 1000) + "\"}";
-        try (ScriptedSite site = new ScriptedSite(dir)) {
+        try (HostileSite site = new HostileSite(dir)) {
             site.central.then(HostileCentral.receipts("accepted", fourMb));
             DeviceSimulator device = site.device("dev-big-result");
             device.publish("workorder/arrive", DeviceSimulator.command("BIG-1", ""));
 
             JsonNode accepted = awaitAccepted(device, "BIG-1");
             assertThat(accepted.path("result").isNull()).isTrue();
-            assertThat(ScriptedSite.statuses(device, "BIG-1")).containsExactly("stored", "accepted");
+            assertThat(HostileSite.statuses(device, "BIG-1")).containsExactly("stored", "accepted");
             assertThat(site.central.requests()).hasSize(2);
             assertViolation(site, "oversized", "a result of 4000011 bytes, over ingest.maxReceiptResultBytes (4096)");
             Path db = site.bridge.config().outboxFile();
@@ -41,14 +41,14 @@ class ReceiptViolationsIT {
 
     @Test
     void two_receipts_that_differ_for_one_event_finalise_nothing_and_the_device_never_sees_either() throws Exception {
-        try (ScriptedSite site = new ScriptedSite(dir)) {
+        try (HostileSite site = new HostileSite(dir)) {
             site.central.then(HostileCentral.json(r -> "{\"receipts\":[" + HostileCentral.receipt(r.events().get(0), "accepted", "")
                     + "," + HostileCentral.receipt(r.events().get(0), "rejected", "\"code\":\"changed_my_mind\"") + "]}"));
             DeviceSimulator device = site.device("dev-conflict");
             device.publish("workorder/arrive", DeviceSimulator.command("CONFLICT-1", ""));
 
             awaitAccepted(device, "CONFLICT-1");
-            assertThat(ScriptedSite.statuses(device, "CONFLICT-1")).containsExactly("stored", "accepted");
+            assertThat(HostileSite.statuses(device, "CONFLICT-1")).containsExactly("stored", "accepted");
             assertThat(site.central.requests()).hasSize(2);
             assertViolation(site, "conflicting", "two receipts that differ (accepted and rejected)");
             device.close();
@@ -57,7 +57,7 @@ class ReceiptViolationsIT {
 
     @Test
     void a_receipt_for_an_event_never_sent_is_counted_and_alarmed_and_changes_nothing() throws Exception {
-        try (ScriptedSite site = new ScriptedSite(dir)) {
+        try (HostileSite site = new HostileSite(dir)) {
             site.central.then(HostileCentral.json(r -> "{\"receipts\":[" + HostileCentral.receipt(r.events().get(0), "accepted", "")
                     + ",{\"deviceId\":\"someone-else\",\"eventId\":\"NEVER-SENT\",\"status\":\"rejected\"}]}"));
             DeviceSimulator device = site.device("dev-unsent");
@@ -72,12 +72,12 @@ class ReceiptViolationsIT {
     }
 
     private static JsonNode awaitAccepted(DeviceSimulator device, String commandId) {
-        await().atMost(Duration.ofSeconds(30)).until(() -> ScriptedSite.statuses(device, commandId).contains("accepted"));
+        await().atMost(Duration.ofSeconds(30)).until(() -> HostileSite.statuses(device, commandId).contains("accepted"));
         return device.receiptsFor(commandId).stream().filter(r -> r.path("status").asText().equals("accepted")).findFirst()
                 .orElseThrow();
     }
 
-    private static void assertViolation(ScriptedSite site, String kind, String detail) throws Exception {
+    private static void assertViolation(HostileSite site, String kind, String detail) throws Exception {
         JsonNode status = site.status();
         assertThat(status.path("forwarder").path("receiptViolations").path("counts").path(kind).asLong()).isEqualTo(1);
         assertThat(status.path("alarms").findValuesAsText("code")).contains("central_receipt_violations");

@@ -26,7 +26,7 @@ class RequestSizeIT {
 
     @Test
     void two_hundred_commands_with_the_longest_types_go_out_in_requests_of_at_most_max_bytes() throws Exception {
-        try (ScriptedSite site = new ScriptedSite(dir, "forwarder.maxBytes=16KiB")) {
+        try (HostileSite site = new HostileSite(dir, "forwarder.maxBytes=16KiB")) {
             // not subscribed to its receipts: the broker's outbound queue to one device is another matter, not this one's
             DeviceSimulator device = DeviceSimulator.of("dev-topics", site.bridge.broker().mqttPort());
             device.connect();
@@ -49,7 +49,7 @@ class RequestSizeIT {
 
     @Test
     void a_single_event_larger_than_max_bytes_goes_alone() throws Exception {
-        try (ScriptedSite site = new ScriptedSite(dir, "forwarder.maxBytes=1KiB")) {
+        try (HostileSite site = new HostileSite(dir, "forwarder.maxBytes=1KiB")) {
             DeviceSimulator device = site.device("dev-alone");
             site.bridge.forwarder().pause();
             device.publish("big", DeviceSimulator.command("BIG-1", "\"pad\":\"" + "p".repeat(2000) + "\""));
@@ -58,8 +58,8 @@ class RequestSizeIT {
                     site.status().path("outbox").path("counts").path("pending").asInt() == 2);
             site.bridge.forwarder().resume();
 
-            await().atMost(Duration.ofSeconds(30)).until(() -> ScriptedSite.statuses(device, "SMALL-2").contains("accepted"));
-            assertThat(ScriptedSite.statuses(device, "BIG-1")).containsExactly("stored", "accepted");
+            await().atMost(Duration.ofSeconds(30)).until(() -> HostileSite.statuses(device, "SMALL-2").contains("accepted"));
+            assertThat(HostileSite.statuses(device, "BIG-1")).containsExactly("stored", "accepted");
             assertThat(site.central.requests()).hasSize(2);
             assertThat(site.central.requests().get(0).events()).hasSize(1);
             assertThat(site.central.requests().get(0).body().length).isGreaterThan(1024);
