@@ -41,7 +41,7 @@ class PoisonEventWithDefaultsIT {
     @Test
     void a_2xx_without_receipts_that_follows_one_event_parks_it_and_every_other_device_flows_within_seconds()
             throws Exception {
-        poisonScenario(new RawCentral.Status(200, null), "central_no_receipt");
+        poisonScenario("200 without receipts", HostileCentral.status(200, null), "central_no_receipt");
     }
 
     /**
