@@ -42,7 +42,7 @@ import org.edgebridge.receipt.ReceiptSender;
  */
 final class BridgeMetrics implements AutoCloseable {
     static final List<String> REJECTION_CODES = List.of("invalid_json", "missing_command_id", "invalid_command_id",
-            "payload_too_large", "command_id_reused", "json_limit_exceeded", "invalid_type");
+            "payload_too_large", "command_id_reused", "json_limit_exceeded", "invalid_type", "invalid_expires_at", "expired");
 
     private final PrometheusMeterRegistry registry;
     private final JvmGcMetrics gc = new JvmGcMetrics();
@@ -116,6 +116,10 @@ final class BridgeMetrics implements AutoCloseable {
                 "events parked (maxAttempts retry_later answers, or maxServerErrors failures alone)");
         counter("edgebridge.forwarder.missing.receipts", forwarder, f -> f.status().missingReceipts(),
                 "events central answered without a receipt for (a contract violation)");
+        counter("edgebridge.forwarder.expired", forwarder, f -> f.status().expiry().expired(),
+                "commands that expired before they were sent to central: final here, rejected / expired");
+        counter("edgebridge.forwarder.expired.reported", forwarder, f -> f.status().expiry().reportedToCentral(),
+                "expired commands central was told of (docs/protocol.md §2.2)");
         tagged("edgebridge.forwarder.receipt.violations", "kind", forwarder, s -> s.receiptViolations().counts(),
                 "receipts of central that broke the contract (docs/protocol.md §2.3)");
         tagged("edgebridge.forwarder.replies.cut", "reason", forwarder, ForwarderStatus::cutReplies,

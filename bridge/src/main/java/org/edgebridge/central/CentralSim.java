@@ -13,6 +13,7 @@ import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.List;
 import java.time.Instant;
+import java.time.format.DateTimeParseException;
 import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
@@ -225,6 +226,12 @@ public final class CentralSim implements AutoCloseable {
         }
         // order is kept per (edgeId, deviceId): each bridge numbers its own commands (docs/protocol.md §2.2)
         String edgeId = body.path("edgeId").asText("");
+        // commands that expired at the edge before it sent them: told before the events that follow them
+        for (JsonNode x : body.path("expired")) {
+            if (x.path("eventId").isTextual() && x.path("deviceId").isTextual() && x.path("sequence").canConvertToLong()) {
+                inbox.expired(edgeId, x.get("deviceId").asText(), x.get("eventId").asText(), x.get("sequence").asLong());
+            }
+        }
         ArrayNode receipts = JSON.createArrayNode();
         for (int i = 0; i < events.size(); i++) {
             ObjectNode r = receipt(edgeId, events.get(i), i < payloads.size() ? payloads.get(i) : null, f);
@@ -307,8 +314,15 @@ public final class CentralSim implements AutoCloseable {
         if (f.mode().equals("reject")) {
             return answer(r, new Inbox.Answer("rejected", "sim_rejected", "injected fault: rejected", null), null);
         }
+        Instant expiresAt;
+        try {
+            expiresAt = event.path("expiresAt").isTextual() ? Instant.parse(event.get("expiresAt").asText()) : null;
+        } catch (DateTimeParseException e) {
+            return answer(r, new Inbox.Answer("rejected", "invalid_event", "expiresAt is not an ISO 8601 instant", null),
+                    null);
+        }
         Inbox.Answer a = inbox.apply(edgeId, deviceId, eventId, event.get("sequence").asLong(), sha,
-                new String(rawPayload, StandardCharsets.UTF_8));
+                new String(rawPayload, StandardCharsets.UTF_8), expiresAt);
         return answer(r, a, null);
     }
 

@@ -4,9 +4,11 @@ import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 
 /**
@@ -35,6 +37,10 @@ public final class Inbox {
     private long orderingViolations;
     private long sequenceConflicts;
     private long sequenceGaps;
+    /** Events that expired, reported by their edge or refused here as late: never applied. */
+    private final Set<String> expiredHere = new HashSet<>();
+    private long expiryReports;
+    private long lateRefused;
 
     public Inbox(Clock clock) {
         this.clock = clock;
@@ -43,6 +49,26 @@ public final class Inbox {
     /** Applies an event once, whichever edge sends it; a resend gets {@code duplicate} with the original result. */
     public synchronized Answer apply(String edgeId, String deviceId, String eventId, long sequence, String payloadSha256,
             String payloadJson) {
+        return apply(edgeId, deviceId, eventId, sequence, payloadSha256, payloadJson, null);
+    }
+
+    /**
+     * {@link #apply} of an event that must not be applied after {@code expiresAt} (null: never expires): one that was
+     * not applied before and comes later, or that its edge reported expired, is {@code rejected} / {@code expired},
+     * and its sequence counts as settled (docs/protocol.md §1.4).
+     */
+    public synchronized Answer apply(String edgeId, String deviceId, String eventId, long sequence, String payloadSha256,
+            String payloadJson, Instant expiresAt) {
+        String key = deviceId + "\u0000" + eventId;
+        if (!entries.containsKey(key) && (expiredHere.contains(key)
+                || (expiresAt != null && clock.instant().isAfter(expiresAt)))) {
+            lateRefused++;
+            expiredHere.add(key);
+            lastSequenceByEdgeDevice.merge(edgeId + "\u0000" + deviceId, sequence, Math::max);
+            answersByEdge.computeIfAbsent(edgeId, e -> new TreeMap<>()).merge("rejected", 1L, Long::sum);
+            return new Answer("rejected", "expired", "event " + eventId + " came after its expiry" + (expiresAt == null
+                    ? "" : " (" + expiresAt + ")") + "; not applied", null);
+        }
         Answer answer = answer(edgeId, deviceId, eventId, sequence, payloadSha256, payloadJson);
         answersByEdge.computeIfAbsent(edgeId, e -> new TreeMap<>()).merge(answer.status(), 1L, Long::sum);
         return answer;
@@ -89,6 +115,21 @@ public final class Inbox {
         return "{\"inboxId\":" + e.inboxId() + ",\"appliedAt\":\"" + e.appliedAt() + "\"}";
     }
 
+    /**
+     * An edge reports that an event expired there before it was sent (docs/protocol.md §2.2): it will never come, its
+     * sequence counts as settled, and a copy that comes later anyway is refused as expired. Nothing happens for an
+     * event applied already (another edge sent it).
+     */
+    public synchronized void expired(String edgeId, String deviceId, String eventId, long sequence) {
+        String key = deviceId + "\u0000" + eventId;
+        if (entries.containsKey(key)) {
+            return;
+        }
+        expiredHere.add(key);
+        expiryReports++;
+        lastSequenceByEdgeDevice.merge(edgeId + "\u0000" + deviceId, sequence, Math::max);
+    }
+
     public synchronized List<Entry> entries() {
         return new ArrayList<>(entries.values());
     }
@@ -118,6 +159,8 @@ public final class Inbox {
         stats.put("orderingViolations", orderingViolations);
         stats.put("sequenceConflicts", sequenceConflicts);
         stats.put("sequenceGaps", sequenceGaps);
+        stats.put("expiryReports", expiryReports);
+        stats.put("refusedAsExpired", lateRefused);
         return stats;
     }
 }

@@ -1,5 +1,6 @@
 package org.edgebridge.config;
 
+import org.edgebridge.intake.ExpiryRules;
 import static org.edgebridge.config.ConfigKey.boolKey;
 import static org.edgebridge.config.ConfigKey.durationKey;
 import static org.edgebridge.config.ConfigKey.enumKey;
@@ -213,6 +214,11 @@ public final class ConfigKeys {
             + "rejected json_limit_exceeded");
     public static final ConfigKey<Integer> INTAKE_MAX_JSON_NUMBER_LENGTH = intKey("intake.maxJsonNumberLength", 100, 1, 1000,
             "most characters in one JSON number of a command payload; longer ones are rejected json_limit_exceeded");
+    public static final ConfigKey<ExpiryRules> INTAKE_EXPIRY_BY_TYPE = new ConfigKey<>("intake.expiryByType", "none",
+            "none, or type=duration,…", "how long commands of a type stay worth applying: rules pattern=duration separated "
+            + "by commas (gate/open=10m,batch/#=2h; + one level, a last # any levels), the first that matches the type "
+            + "wins; a command still unsent then becomes final rejected / expired (docs/protocol.md §1.4); a payload's "
+            + "expiresAt that is earlier wins", ValueParsers::expiryRules, null);
 
     public static final ConfigKey<Duration> SHUTDOWN_TIMEOUT = durationKey("shutdown.timeout", "20s",
             Duration.ofSeconds(1), Duration.ofMinutes(10),
@@ -263,9 +269,10 @@ public final class ConfigKeys {
             Duration.ofSeconds(1), Duration.ofDays(1),
             "longest wait central can ask for (Retry-After, retryAfterMs); longer ones are clamped to it");
     public static final ConfigKey<Integer> FORWARDER_MAX_SERVER_ERRORS = intKey("forwarder.maxServerErrors", 5, 1, 1_000_000,
-            "times central fails on one event alone (a 5xx, a dropped connection or a timeout, with proof that it "
-            + "answers other events) or answers without its receipt, before the event is parked (code "
-            + "ingest_server_error, ingest_connection_dropped, ingest_timeout or central_no_receipt); other events go on");
+            "times central fails on one event alone (a 5xx, a dropped connection, a timeout or a 4xx such as 409, with "
+            + "proof that it answers other events) or answers without its receipt, before the event is parked (code "
+            + "ingest_server_error, ingest_connection_dropped, ingest_timeout, ingest_refused or central_no_receipt); "
+            + "other events go on");
 
     /** Every key, in the order of the reference. */
     public static final List<ConfigKey<?>> ALL = List.of(
@@ -284,7 +291,7 @@ public final class ConfigKeys {
             INGEST_MAX_REPLY_BYTES,
             INGEST_MAX_RECEIPT_RESULT_BYTES, INGEST_MAX_RECEIPT_MESSAGE_BYTES, INGEST_MAX_RECEIPT_CODE_BYTES,
             INTAKE_MAX_PAYLOAD_BYTES, INTAKE_MAX_BATCH, INTAKE_QUEUE_CAPACITY, INTAKE_MAX_QUEUED_BYTES,
-            INTAKE_MAX_JSON_DEPTH, INTAKE_MAX_JSON_STRING_LENGTH, INTAKE_MAX_JSON_NUMBER_LENGTH,
+            INTAKE_MAX_JSON_DEPTH, INTAKE_MAX_JSON_STRING_LENGTH, INTAKE_MAX_JSON_NUMBER_LENGTH, INTAKE_EXPIRY_BY_TYPE,
             SHUTDOWN_TIMEOUT,
             OUTBOX_MAX_PENDING, OUTBOX_MIN_FREE_DISK, OUTBOX_FULL_RETRY_AFTER, OUTBOX_RETENTION, OUTBOX_PURGE_BATCH,
             OUTBOX_PURGE_INTERVAL,

@@ -4,10 +4,13 @@ import java.net.URI;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.edgebridge.intake.ExpiryRules;
 
 /** Parsers for the value types of configuration keys. Each throws {@link IllegalArgumentException} with the rule. */
 final class ValueParsers {
@@ -59,6 +62,25 @@ final class ValueParsers {
             case "false" -> false;
             default -> throw new IllegalArgumentException("must be true or false");
         };
+    }
+
+    /** {@code none}, or {@code pattern=duration} rules separated by commas ({@link ExpiryRules}). */
+    static ExpiryRules expiryRules(String raw) {
+        String text = raw.trim();
+        if (text.isEmpty() || text.equals("none")) {
+            return ExpiryRules.NONE;
+        }
+        List<ExpiryRules.Rule> rules = new ArrayList<>();
+        for (String item : text.split(",")) {
+            int eq = item.indexOf('=');
+            if (eq < 0) {
+                throw new IllegalArgumentException("must be none or rules pattern=duration separated by commas "
+                        + "(gate/open=10m,batch/#=2h); '" + item.trim() + "' has no =");
+            }
+            Duration after = duration(item.substring(eq + 1), Duration.ofSeconds(1), Duration.ofDays(3650));
+            rules.add(new ExpiryRules.Rule(item.substring(0, eq).trim(), after));
+        }
+        return new ExpiryRules(rules);
     }
 
     static Duration duration(String raw, Duration min, Duration max) {

@@ -117,7 +117,11 @@ final class BatchSender implements ServerErrorRounds.Sender {
                     hunt.otherFailed(clock.instant());
                 }
                 policy.failed(failed.reason());
-                settler.release(batchId, events, failed.reason());
+                if (failed.cause() == RequestOutcome.Cause.UNREACHABLE) {
+                    settler.releaseUnsent(batchId, events, failed.reason());
+                } else {
+                    settler.release(batchId, events, failed.reason());
+                }
             }
             return new Forwarded(finalIds, true);
         } else if (outcome instanceof RequestOutcome.Refused refused) {
@@ -128,9 +132,9 @@ final class BatchSender implements ServerErrorRounds.Sender {
             finalIds.addAll(split(batchId, events, split, round));
         } else if (outcome instanceof RequestOutcome.NoToken noToken) {
             policy.noToken(noToken.reason(), noToken.failuresInARow());
-            settler.release(batchId, events, noToken.reason());
+            settler.releaseUnsent(batchId, events, noToken.reason());
         } else if (outcome instanceof RequestOutcome.NotPermitted notPermitted) {
-            settler.release(batchId, events, "not sent: " + notPermitted.reason());
+            settler.releaseUnsent(batchId, events, "not sent: " + notPermitted.reason());
         }
         return new Forwarded(finalIds, false);
     }
@@ -148,7 +152,7 @@ final class BatchSender implements ServerErrorRounds.Sender {
     private static boolean reachedCentral(RequestOutcome outcome) {
         return outcome instanceof RequestOutcome.Answered || outcome instanceof RequestOutcome.Split
                 || outcome instanceof RequestOutcome.Throttled || outcome instanceof RequestOutcome.Refused
-                || outcome instanceof RequestOutcome.Failed f && f.serverError();
+                || outcome instanceof RequestOutcome.Failed f && f.answeredWithStatus();
     }
 
     private Set<Long> split(String batchId, List<ClaimedEvent> events, RequestOutcome.Split split,
@@ -167,7 +171,7 @@ final class BatchSender implements ServerErrorRounds.Sender {
             return finalIds;
         }
         if (!policy.stillSending()) {
-            settler.release(batchId, next, "not sent: central is failing or paused");
+            settler.releaseUnsent(batchId, next, "not sent: central is failing or paused");
             return finalIds;
         }
         finalIds.addAll(send(next, round).finals());
@@ -192,13 +196,14 @@ final class BatchSender implements ServerErrorRounds.Sender {
         for (ClaimedEvent e : rest) {
             (blocked.contains(e.clientId()) ? held : next).add(e);
         }
-        settler.release(batchId, held, "an earlier event of the same device in this batch is not final yet");
+        settler.releaseUnsent(batchId, held, "an earlier event of the same device in this batch is not final yet");
         return next;
     }
 
+    /** The rounds release only events they did not send. */
     @Override
     public void release(String batchId, List<ClaimedEvent> events, String reason) {
-        settler.release(batchId, events, reason);
+        settler.releaseUnsent(batchId, events, reason);
     }
 
     @Override

@@ -59,14 +59,23 @@ final class BatchSettler {
         applied(result);
     }
 
-    /** Puts events back to pending as they were: nothing is known of them. */
+    /** Puts events back to pending as they were: nothing is known of them (they may have reached central). */
     void release(String batchId, List<ClaimedEvent> events, String reason) {
+        release(batchId, events, reason, true);
+    }
+
+    /** {@link #release} of events that provably did not reach central with this claim ({@link Settlement.Release#sent}). */
+    void releaseUnsent(String batchId, List<ClaimedEvent> events, String reason) {
+        release(batchId, events, reason, false);
+    }
+
+    private void release(String batchId, List<ClaimedEvent> events, String reason, boolean sent) {
         if (events.isEmpty()) {
             return;
         }
         List<Settlement> releases = new ArrayList<>(events.size());
         for (ClaimedEvent e : events) {
-            releases.add(new Settlement.Release(e.id(), reason));
+            releases.add(new Settlement.Release(e.id(), reason, sent));
         }
         settle(batchId, releases);
     }

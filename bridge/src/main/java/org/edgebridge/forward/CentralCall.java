@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.util.Optional;
 import org.edgebridge.forward.auth.TokenUnavailable;
 import org.edgebridge.outbox.ClaimedEvent;
+import org.edgebridge.outbox.Expiries;
 import org.edgebridge.trace.CommandTrace;
 
 /**
@@ -78,11 +79,17 @@ final class CentralCall {
      * @return the outcome; {@link RequestOutcome.NotPermitted} when the circuit breaker refused the call
      */
     RequestOutcome send(String batchId, List<ClaimedEvent> events, ForwarderLoop.Sleeper rateLimitWait, Failures failures) {
+        return send(batchId, events, List.of(), rateLimitWait, failures);
+    }
+
+    /** {@link #send} of events and of commands that expired here, which central is told of (docs/protocol.md §2.1). */
+    RequestOutcome send(String batchId, List<ClaimedEvent> events, List<Expiries.Expired> expired,
+            ForwarderLoop.Sleeper rateLimitWait, Failures failures) {
         long wait = guards.reserve(events.size());
         if (wait > 0) {
             rateLimitWait.sleep(Duration.ofNanos(wait));
         }
-        byte[] body = IngestRequest.body(settings.edgeId(), batchId, events);
+        byte[] body = IngestRequest.body(settings.edgeId(), batchId, events, expired);
         Optional<String> bearer;
         try {
             bearer = authorization.bearer();

@@ -100,6 +100,7 @@ final class CentralGuards {
 
     /** Reserves one request and {@code eventCount} events. @return nanoseconds to wait before sending */
     long reserve(int eventCount) {
-        return Math.max(requests.reservePermission(1), events.reservePermission(eventCount));
+        long forRequest = requests.reservePermission(1);
+        return eventCount == 0 ? forRequest : Math.max(forRequest, events.reservePermission(eventCount));
     }
 }

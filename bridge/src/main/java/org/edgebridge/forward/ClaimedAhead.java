@@ -77,7 +77,7 @@ final class ClaimedAhead {
     void releaseAll(Outbox outbox, String reason) {
         for (Batch b = batches.poll(); b != null; b = batches.poll()) {
             try {
-                outbox.releaseClaim(b.claimId(), reason);
+                outbox.releaseUnsentClaim(b.claimId(), reason);
             } catch (RuntimeException e) {
                 LOG.warn("could not put {} events claimed ahead back to pending ({}); they return to pending at the next start",
                         b.events().size(), e.toString());

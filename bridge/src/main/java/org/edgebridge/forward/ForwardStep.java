@@ -9,14 +9,16 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 import org.edgebridge.outbox.ClaimedEvent;
 import org.edgebridge.outbox.CrashWindow;
+import org.edgebridge.outbox.Expiries;
 import org.edgebridge.outbox.Outbox;
 import org.edgebridge.worker.TestFault;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One forwarder step, synchronous: commit kept answers, republish finals that were never handed to the broker, ask
- * the policy whether a request may go, take the batch the last settle claimed ({@link ClaimedAhead}) or claim one,
+ * One forwarder step, synchronous: commit kept answers, republish finals that were never handed to the broker, make
+ * final the commands that expired unsent ({@link ExpiryReports}), ask the policy whether a request may go, tell central
+ * of expired commands in a request of their own if any wait, take the batch the last settle claimed ({@link ClaimedAhead}) or claim one,
  * send it, settle it (claiming the next in the same transaction); returns what it did. Runs on a forwarder
  * thread ({@link ForwarderLoop}) or a test's; any number of workers may run steps at once (a Resilience4j bulkhead
  * caps the requests in flight, and a claim never takes a device whose lowest open event is in flight).
@@ -34,6 +36,7 @@ final class ForwardStep {
     private final FinalReceipts finalReceipts;
     private final BatchSender sender;
     private final ClaimedAhead claimedAhead;
+    private final ExpiryReports expiryReports;
     private volatile String lastFailure;
     private final AtomicInteger failedInARow = new AtomicInteger();
     private final AtomicLong failedSteps = new AtomicLong();
@@ -41,7 +44,8 @@ final class ForwardStep {
     /** @param storedUpTo the highest outbox row whose {@code stored} receipt has been handed out */
     ForwardStep(ForwarderSettings settings, Outbox outbox, LongSupplier storedUpTo, Clock clock, ForwarderPolicy policy,
             CentralGuards guards, BatchSettler settler, FinalReceipts finalReceipts, BatchSender sender,
-            ClaimedAhead claimedAhead) {
+            ClaimedAhead claimedAhead, ExpiryReports expiryReports) {
+        this.expiryReports = expiryReports;
         this.settings = settings;
         this.outbox = outbox;
         this.storedUpTo = storedUpTo;
@@ -84,6 +88,7 @@ final class ForwardStep {
             return new StepResult.Held(ForwarderState.OUTBOX_UNWRITABLE, ForwarderWaits.OUTBOX_UNWRITABLE_RETRY);
         }
         finalReceipts.republishIfDue(clock.instant());
+        expiryReports.sweepIfDue();
         Optional<StepResult> held = policy.holdBack();
         if (held.isPresent()) {
             claimedAhead.releaseAll(outbox, "not sent: the forwarder is " + policy.state().statusName());
@@ -97,6 +102,12 @@ final class ForwardStep {
             return new StepResult.Idle(ForwarderState.SENDING, ForwarderWaits.IDLE_POLL);
         }
         try {
+            List<Expiries.Expired> expired = expiryReports.unreported();
+            if (!expired.isEmpty()) {
+                policy.enter(ForwarderState.SENDING);
+                expiryReports.report(BatchSender.newBatchId(), expired);
+                return new StepResult.Sent(0, policy.afterRequest());
+            }
             ClaimedAhead.Batch ahead = claimedAhead.take();
             String claimId = ahead != null ? ahead.claimId() : BatchSender.newBatchId();
             List<ClaimedEvent> events = ahead != null ? ahead.events()

@@ -50,6 +50,7 @@ public final class Forwarder implements Component, ForwarderControl, AutoCloseab
     private final ForwarderLoop loop;
     private final Outbox outbox;
     private final ClaimedAhead claimedAhead;
+    private final ExpiryReports expiryReports;
     private final ReceiptViolations receiptViolations;
     private final IngestClient client;
     private final java.util.Optional<ClientCertificateFiles> certificates;
@@ -83,10 +84,12 @@ public final class Forwarder implements Component, ForwarderControl, AutoCloseab
         CentralCall call = new CentralCall(settings, guards, client, classifier, receiptViolations,
                 new RequestFigures(meters), authorization);
         this.claimedAhead = new ClaimedAhead(settings, storedUpTo, guards);
-        this.sender = new BatchSender(settings, call, policy, settler, hunt, classifier, claimedAhead,
-                rateLimitWait != null ? rateLimitWait : loop::sleep, clock);
+        ForwarderLoop.Sleeper waits = rateLimitWait != null ? rateLimitWait : loop::sleep;
+        this.sender = new BatchSender(settings, call, policy, settler, hunt, classifier, claimedAhead, waits, clock);
+        this.expiryReports = new ExpiryReports(outbox.expiries(), finalReceipts, call, policy, waits, clock,
+                settings.maxBytes());
         this.step = new ForwardStep(settings, outbox, storedUpTo, clock, policy, guards, settler, finalReceipts, sender,
-                claimedAhead);
+                claimedAhead, expiryReports);
         loop.addThreads(threads, settings.maxConcurrentRequests(), step::run);
     }
 
@@ -161,7 +164,7 @@ public final class Forwarder implements Component, ForwarderControl, AutoCloseab
                 settler.parked(), settings.requestsPerSecond(), settings.eventsPerSecond(), settler.unsettledEvents(),
                 step.failedSteps(), receiptViolations.view(), client.cutReplies(), sender.missingReceipts(),
                 sender.lastMissingReceiptAt(), certificates.map(ClientCertificateFiles::status),
-                authorization.status());
+                authorization.status(), expiryReports.figures());
     }
 
     /** {@link #close(Duration)} with the request timeout and 5 s, for try-with-resources. */

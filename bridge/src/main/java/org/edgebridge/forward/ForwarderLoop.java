@@ -21,6 +21,13 @@ import org.slf4j.LoggerFactory;
  */
 final class ForwarderLoop {
     private static final Logger LOG = LoggerFactory.getLogger(Forwarder.class);
+    /**
+     * The longest wait between two steps: a forwarder held for minutes (backoff, Retry-After, an open breaker, a
+     * pause) still steps once a second, so that what a step does besides sending goes on through an outage (commands
+     * that expire become final on time, receipts never handed to the broker are published). A held step sends
+     * nothing: its policy holds it again for what is left of the wait.
+     */
+    static final Duration LONGEST_WAIT = Duration.ofSeconds(1);
 
     /** A wait inside a step (the rate limiters'): ends early only when the loop closes. */
     @FunctionalInterface
@@ -83,7 +90,8 @@ final class ForwarderLoop {
         boolean wasIdle = false;
         while (running) {
             StepResult result = step.get();
-            boolean wokenEarly = await(result.waitFor(), result.endsOnWake(), true);
+            Duration wait = result.waitFor().compareTo(LONGEST_WAIT) > 0 ? LONGEST_WAIT : result.waitFor();
+            boolean wokenEarly = await(wait, result.endsOnWake(), true);
             if (wasIdle && wokenEarly && !linger.isZero()) {
                 await(linger, false, false);
             }

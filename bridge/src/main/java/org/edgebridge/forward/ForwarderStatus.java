@@ -46,4 +46,12 @@ public record ForwarderStatus(
         long missingReceipts,
         Optional<Instant> lastMissingReceiptAt,
         Optional<org.edgebridge.forward.auth.ClientCertificateStatus> clientCertificate,
-        Optional<org.edgebridge.forward.auth.TokenStatus> oauth2) {}
+        Optional<org.edgebridge.forward.auth.TokenStatus> oauth2,
+        Expiry expiry) {
+
+    /**
+     * Commands that expired before they were sent (docs/protocol.md §1.4): made final here since start, told to
+     * central, and refused by central as a report (it does not know the field: it sees a gap).
+     */
+    public record Expiry(long expired, long reportedToCentral, long reportsRefused) {}
+}

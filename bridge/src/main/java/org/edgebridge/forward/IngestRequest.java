@@ -10,6 +10,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.format.DateTimeFormatter;
 import java.util.List;
 import org.edgebridge.outbox.ClaimedEvent;
+import org.edgebridge.outbox.Expiries;
 
 /**
  * The body of one request to central (docs/protocol.md §2.1). Each event's {@code payload} is the device's JSON
@@ -20,7 +21,8 @@ final class IngestRequest {
 
     /** What an event's JSON holds besides its variable fields: the names, quotes, braces, the comma after it. */
     private static final int EVENT_FRAME_BYTES = ("{\"eventId\":\"\",\"deviceId\":\"\",\"sequence\":,\"type\":\"\",\"topic\":\"\","
-            + "\"payload\":,\"payloadSha256\":\"\",\"receivedAt\":\"\",\"attempt\":},").length();
+            + "\"payload\":,\"payloadSha256\":\"\",\"receivedAt\":\"\",\"attempt\":},").length()
+            + ",\"expiresAt\":\"\"".length() + "2026-11-29T06:33:00.123456789Z".length(); // counted whether it has one or not
     /** The widest sequence (a long), SHA-256 in hex, receivedAt (ISO_INSTANT with nanoseconds), attempt (an int). */
     private static final int EVENT_NUMBERS_BYTES = 20 + 64 + "2026-11-29T06:33:00.123456789Z".length() + 11;
     /** The request around its events, but for the edge id: {@code {"edgeId":"","batchId":"<uuid>","events":[]}}. */
@@ -54,6 +56,11 @@ final class IngestRequest {
     }
 
     static byte[] body(String edgeId, String batchId, List<ClaimedEvent> events) {
+        return body(edgeId, batchId, events, List.of());
+    }
+
+    /** The body, with the commands that expired here and central is told of ({@code expired}, only when there are). */
+    static byte[] body(String edgeId, String batchId, List<ClaimedEvent> events, List<Expiries.Expired> expired) {
         ByteArrayOutputStream out = new ByteArrayOutputStream(events.size() * 512);
         try (JsonGenerator g = JSON.createGenerator(out, JsonEncoding.UTF8)) {
             g.writeStartObject();
@@ -72,9 +79,24 @@ final class IngestRequest {
                 g.writeStringField("payloadSha256", e.payloadSha256());
                 g.writeStringField("receivedAt", DateTimeFormatter.ISO_INSTANT.format(e.receivedAt()));
                 g.writeNumberField("attempt", e.attempt());
+                if (e.expiresAt().isPresent()) {
+                    g.writeStringField("expiresAt", DateTimeFormatter.ISO_INSTANT.format(e.expiresAt().get()));
+                }
                 g.writeEndObject();
             }
             g.writeEndArray();
+            if (!expired.isEmpty()) {
+                g.writeArrayFieldStart("expired");
+                for (Expiries.Expired x : expired) {
+                    g.writeStartObject();
+                    g.writeStringField("eventId", x.commandId());
+                    g.writeStringField("deviceId", x.clientId());
+                    g.writeNumberField("sequence", x.sequence());
+                    g.writeStringField("expiresAt", DateTimeFormatter.ISO_INSTANT.format(x.expiresAt()));
+                    g.writeEndObject();
+                }
+                g.writeEndArray();
+            }
             g.writeEndObject();
         } catch (IOException e) {
             throw new UncheckedIOException("writing a request body in memory failed", e);

@@ -15,6 +15,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import org.edgebridge.outbox.ClaimedEvent;
 import org.edgebridge.outbox.CommandState;
 import org.edgebridge.outbox.Settlement;
@@ -23,6 +24,8 @@ import org.edgebridge.outbox.Settlement;
 final class ReplyClassifier {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final int MAX_BODY_IN_REASON = 200;
+    /** 4xx that say ingest.url, ingest.token or the proxy is wrong: they pause forwarding for every device. */
+    private static final Set<Integer> CONFIGURATION_FAULTS = Set.of(401, 403, 404, 405, 407, 410);
 
     private final ForwarderSettings settings;
     private final Clock clock;
@@ -37,8 +40,10 @@ final class ReplyClassifier {
     RequestOutcome classify(IngestReply reply, List<ClaimedEvent> events) {
         int status = reply.status();
         if (status == 0) {
-            return new RequestOutcome.Failed("central unreachable: " + reply.transportError(), false, reply.timedOut(),
-                    !reply.timedOut() && TransportFailures.droppedAfterConnect(reply.transportError()));
+            RequestOutcome.Cause cause = reply.timedOut() ? RequestOutcome.Cause.TIMED_OUT
+                    : TransportFailures.droppedAfterConnect(reply.transportError()) ? RequestOutcome.Cause.DROPPED
+                    : RequestOutcome.Cause.UNREACHABLE;
+            return new RequestOutcome.Failed("central unreachable: " + reply.transportError(), cause);
         }
         if (status >= 200 && status < 300) {
             return receipts(reply, events);
@@ -59,9 +64,14 @@ final class ReplyClassifier {
             return new RequestOutcome.Split("ingest_bad_request", reason);
         }
         if (status >= 500) {
-            return new RequestOutcome.Failed(reason, true, false, false);
+            return new RequestOutcome.Failed(reason, RequestOutcome.Cause.SERVER_ERROR);
         }
-        return new RequestOutcome.Refused(reason, false);
+        if (CONFIGURATION_FAULTS.contains(status) || status < 200) {
+            return new RequestOutcome.Refused(reason, false);
+        }
+        // another 4xx (409, 415, 418, ...) is no sign of a wrong URL or credential: it may follow one event, so it is
+        // hunted like a 5xx instead of pausing every device of the site
+        return new RequestOutcome.Failed(reason, RequestOutcome.Cause.REFUSED);
     }
 
     private RequestOutcome receipts(IngestReply reply, List<ClaimedEvent> events) {

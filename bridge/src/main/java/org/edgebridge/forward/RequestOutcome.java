@@ -22,26 +22,47 @@ sealed interface RequestOutcome {
     record Throttled(Duration retryAfter, String reason) implements RequestOutcome {}
 
     /**
-     * Other 5xx, timeout, refused or reset connection, unreadable 200: retry with backoff.
+     * Other 5xx, timeout, refused or reset connection, another 4xx: retry with backoff, or find the one event behind it.
      *
-     * @param serverError an HTTP 5xx other than 503: may be caused by one event of the batch
-     * @param timedOut no reply within ingest.timeout: may be caused by one event
-     * @param dropped the connection was made, then reset or closed before a reply: may be caused by one event (a
-     *     parser of central's that dies on it)
+     * @param cause what failed; all but {@link Cause#UNREACHABLE} may be caused by one event of the batch
      */
-    record Failed(String reason, boolean serverError, boolean timedOut, boolean dropped) implements RequestOutcome {
-        Failed(String reason) {
-            this(reason, false, false, false);
-        }
-
+    record Failed(String reason, Cause cause) implements RequestOutcome {
         /** An event of the batch may cause it (as opposed to central or the network being down). */
         boolean mayBeOneEvent() {
-            return serverError || timedOut || dropped;
+            return cause != Cause.UNREACHABLE;
+        }
+
+        /** Central answered with an HTTP status (as opposed to a timeout or a broken connection). */
+        boolean answeredWithStatus() {
+            return cause == Cause.SERVER_ERROR || cause == Cause.REFUSED;
         }
 
         /** The code an event is parked with when this failure follows it alone (docs/protocol.md §2.3). */
         String parkCode() {
-            return serverError ? "ingest_server_error" : timedOut ? "ingest_timeout" : "ingest_connection_dropped";
+            return cause.parkCode;
+        }
+    }
+
+    /** Why a request failed. */
+    enum Cause {
+        /** No connection: refused, DNS, TLS, connect timeout. Central's or the network's, never one event's. */
+        UNREACHABLE(null),
+        /** An HTTP 5xx other than 503. */
+        SERVER_ERROR("ingest_server_error"),
+        /** No whole reply within ingest.timeout. */
+        TIMED_OUT("ingest_timeout"),
+        /** The connection was made, then reset or closed before a reply (a parser of central's that dies on one event). */
+        DROPPED("ingest_connection_dropped"),
+        /**
+         * A 4xx that is neither about the request's size or shape (400, 413, 422) nor about the bridge's credentials or
+         * URL (401, 403, 404, 405, 407, 410), such as 409 or 415: it may follow one event like a 5xx.
+         */
+        REFUSED("ingest_refused");
+
+        private final String parkCode;
+
+        Cause(String parkCode) {
+            this.parkCode = parkCode;
         }
     }
 
@@ -49,7 +70,7 @@ sealed interface RequestOutcome {
     record Split(String code, String reason) implements RequestOutcome {}
 
     /**
-     * 401, 403, 404 or another 4xx, or a 3xx: a configuration or credential fault; pause forwarding.
+     * 401, 403, 404, 405, 407 or 410, or a 3xx: a configuration or credential fault; pause forwarding.
      *
      * @param redirect true for a 3xx (ingest.url points at something that moved: its own alarm)
      */

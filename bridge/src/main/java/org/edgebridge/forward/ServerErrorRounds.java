@@ -21,6 +21,7 @@ final class ServerErrorRounds {
         /** Sends (and settles) one request; with a round, a failure is kept in flight for the round. */
         Forwarded send(List<ClaimedEvent> events, ServerErrorHunt.Round round);
 
+        /** Puts events this step did not send back to pending (they still count as unseen by central). */
         void release(String batchId, List<ClaimedEvent> events, String reason);
 
         void settle(String batchId, List<Settlement> settlements);

@@ -16,14 +16,19 @@ import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.format.DateTimeFormatter;
+import java.time.format.DateTimeParseException;
 import java.util.HexFormat;
+import java.util.Optional;
 import java.util.regex.Pattern;
 import org.edgebridge.broker.InboundPublish;
 import org.edgebridge.outbox.NewCommand;
 
 /**
  * Validates a command payload (docs/protocol.md §1.4). Pure and thread-safe.
- * The payload is forwarded unchanged: parsing here only reads {@code commandId} and {@code type}.
+ * The payload is forwarded unchanged: parsing here only reads {@code commandId}, {@code type} and {@code expiresAt}.
  */
 public final class CommandParser {
     static final Pattern COMMAND_ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}");
@@ -33,11 +38,17 @@ public final class CommandParser {
 
     private final int maxPayloadBytes;
     private final JsonLimits limits;
+    private final ExpiryRules expiry;
     private final ObjectMapper json;
 
     public CommandParser(int maxPayloadBytes, JsonLimits limits) {
+        this(maxPayloadBytes, limits, ExpiryRules.NONE);
+    }
+
+    public CommandParser(int maxPayloadBytes, JsonLimits limits, ExpiryRules expiry) {
         this.maxPayloadBytes = maxPayloadBytes;
         this.limits = limits;
+        this.expiry = expiry;
         JsonFactory factory = JsonFactory.builder()
                 .streamReadConstraints(StreamReadConstraints.builder()
                         .maxNestingDepth(limits.maxDepth())
@@ -113,8 +124,18 @@ public final class CommandParser {
             return new Invalid(commandId, "invalid_type", "the command type (the topic levels after commands/, or the "
                     + "payload's type) must be " + TYPE_RULE, sha);
         }
+        JsonNode expiresNode = root.get("expiresAt");
+        Optional<Instant> expiresAt = expiry.expiresAt(type, publish.receivedAt());
+        if (expiresNode != null && !expiresNode.isNull()) {
+            Optional<Instant> own = timestamp(expiresNode);
+            if (own.isEmpty()) {
+                return new Invalid(commandId, "invalid_expires_at", "expiresAt must be an RFC 3339 date and time with an "
+                        + "offset, such as 2026-12-02T18:30:00Z", sha);
+            }
+            expiresAt = expiresAt.isPresent() && expiresAt.get().isBefore(own.get()) ? expiresAt : own;
+        }
         return new Valid(new NewCommand(publish.clientId(), commandId, publish.topic(), type, payload, sha,
-                publish.receivedAt()));
+                publish.receivedAt(), expiresAt));
     }
 
     /**
@@ -138,6 +159,18 @@ public final class CommandParser {
             return null;
         } catch (IOException e) {
             return null;
+        }
+    }
+
+    /** An RFC 3339 date and time with an offset ({@code Z} or {@code ±hh:mm}); empty for anything else. */
+    private static Optional<Instant> timestamp(JsonNode node) {
+        if (!node.isTextual() || node.asText().length() > 64) {
+            return Optional.empty();
+        }
+        try {
+            return Optional.of(OffsetDateTime.parse(node.asText(), DateTimeFormatter.ISO_OFFSET_DATE_TIME).toInstant());
+        } catch (DateTimeParseException e) {
+            return Optional.empty();
         }
     }
 

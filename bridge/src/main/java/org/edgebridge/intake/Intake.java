@@ -63,7 +63,7 @@ public final class Intake implements Component, IntakeView, AutoCloseable {
     public Intake(Outbox outbox, ReceiptSender receipts, IntakeSettings settings, Runnable onStored, Workers threads) {
         this.outbox = outbox;
         this.receipts = receipts;
-        this.parser = new CommandParser(settings.maxPayloadBytes(), settings.jsonLimits());
+        this.parser = new CommandParser(settings.maxPayloadBytes(), settings.jsonLimits(), settings.expiry());
         this.settings = settings;
         this.queue = new ArrayBlockingQueue<>(settings.queueCapacity());
         this.onStored = onStored;

@@ -11,6 +11,7 @@ import java.time.Duration;
  * @param fullRetryAfter what a device is told to wait when the outbox is full
  * @param maxQueuedBytes payload bytes waiting for the writer before intake answers retry_later / intake_busy
  * @param jsonLimits how deep and long a payload's JSON may be before it is rejected json_limit_exceeded
+ * @param expiry how long commands of each type stay worth applying ({@code intake.expiryByType})
  */
 public record IntakeSettings(int maxPayloadBytes, int maxBatch, int queueCapacity, long maxPending, long minFreeDiskBytes,
-        Duration fullRetryAfter, long maxQueuedBytes, JsonLimits jsonLimits) {}
+        Duration fullRetryAfter, long maxQueuedBytes, JsonLimits jsonLimits, ExpiryRules expiry) {}

@@ -18,7 +18,10 @@ final class StoreReceipts {
         this.room = room;
     }
 
-    /** {@code stored}, {@code retry_later}/{@code outbox_full}, or {@code rejected}/{@code command_id_reused}. */
+    /**
+     * {@code stored}, {@code retry_later}/{@code outbox_full}, or {@code rejected}/{@code command_id_reused} or
+     * {@code expired}.
+     */
     Receipt receiptFor(StoreResult result) {
         if (result instanceof StoreResult.Stored stored) {
             stats.stored.incrementAndGet();
@@ -31,6 +34,13 @@ final class StoreReceipts {
                     room.lastBatchWasLowOnDisk() ? "the bridge is low on disk space; send the command again later"
                             : "the bridge's outbox is full; send the command again later",
                     c.payloadSha256(), c.topic(), settings.fullRetryAfter().toMillis());
+        }
+        if (result instanceof StoreResult.Expired) {
+            NewCommand c = result.command();
+            stats.countRejected("expired");
+            return ReceiptSender.rejected(c.commandId(), "expired", "the command's expiry ("
+                    + c.expiresAt().map(Object::toString).orElse("?") + ") had passed when it arrived; it was not stored",
+                    c.payloadSha256(), c.topic());
         }
         StoreResult.IdReused reused = (StoreResult.IdReused) result;
         return idReused(reused.command(), reused.original());

@@ -1,6 +1,7 @@
 package org.edgebridge.outbox;
 
 import java.time.Instant;
+import java.util.Optional;
 
 /**
  * A command claimed for one request to central: everything an event of docs/protocol.md §2.1 needs.
@@ -19,4 +20,13 @@ public record ClaimedEvent(
         String payloadSha256,
         Instant receivedAt,
         int attempt,
-        int centralFailures) {}
+        int centralFailures,
+        Optional<Instant> expiresAt) {
+
+    /** An event that never expires. */
+    public ClaimedEvent(long id, String clientId, String commandId, long sequence, String topic, String type,
+            byte[] payload, String payloadSha256, Instant receivedAt, int attempt, int centralFailures) {
+        this(id, clientId, commandId, sequence, topic, type, payload, payloadSha256, receivedAt, attempt, centralFailures,
+                Optional.empty());
+    }
+}

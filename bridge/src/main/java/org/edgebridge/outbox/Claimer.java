@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * Claims the next batch inside one transaction (see {@link Outbox#claim}), on plain JDBC statements kept on the write
@@ -22,7 +23,15 @@ final class Claimer {
     /** One open row of a device's run, with its payload's size but not its bytes ({@link OutboxSql#CLAIM_RUN}). */
     record Candidate(long id, String commandId, long sequence, String topic, String type, int payloadBytes,
             String payloadSha256, Instant receivedAt, CommandState state, Instant notBefore, int attempts,
-            int centralFailures) {}
+            int centralFailures, Optional<Instant> expiresAt, int unsentAttempts) {
+        /**
+         * Expired before central saw it: not sent, the expiry sweep makes it final ({@link OutboxSql#EXPIRING}). One
+         * that was sent before is sent again (central may have applied it; it refuses a late one by its expiresAt).
+         */
+        boolean expiredUnsent(long now) {
+            return attempts == unsentAttempts && expiresAt.isPresent() && expiresAt.get().toEpochMilli() <= now;
+        }
+    }
 
     private record Chosen(Candidate c, String clientId) {}
 
@@ -45,7 +54,8 @@ final class Claimer {
         long bytes = 0;
         for (Head head : heads) {
             for (Candidate c : run(sql, head, maxEvents - chosen.size())) {
-                boolean due = c.state() == CommandState.PENDING && c.notBefore().toEpochMilli() <= now && c.id() <= maxRowId;
+                boolean due = c.state() == CommandState.PENDING && c.notBefore().toEpochMilli() <= now && c.id() <= maxRowId
+                        && !c.expiredUnsent(now);
                 long eventBytes = size.bytes(head.clientId(), c.commandId(), c.type(), c.topic(), c.payloadBytes());
                 if (!due || (!chosen.isEmpty() && bytes + eventBytes > maxBytes) || chosen.size() >= maxEvents) {
                     break;
@@ -88,7 +98,8 @@ final class Claimer {
                         rs.getString("topic"), rs.getString("type"), rs.getInt("payload_bytes"), rs.getString("payload_sha256"),
                         Instant.ofEpochMilli(rs.getLong("received_at")), CommandState.fromDb(rs.getString("state")),
                         Instant.ofEpochMilli(rs.getLong("not_before")), rs.getInt("attempts"),
-                        rs.getInt("central_failures")));
+                        rs.getInt("central_failures"), OutboxRows.optionalInstant(rs, "expires_at"),
+                        rs.getInt("unsent_attempts")));
             }
         }
         return run;
@@ -112,7 +123,7 @@ final class Claimer {
             Candidate c = x.c();
             claimed.add(new ClaimedEvent(c.id(), x.clientId(), c.commandId(), c.sequence(), c.topic(), c.type(),
                     payloads.get(c.id()), c.payloadSha256(), c.receivedAt(), c.attempts() + 1,
-                    c.centralFailures()));
+                    c.centralFailures(), c.expiresAt()));
         }
         return claimed;
     }

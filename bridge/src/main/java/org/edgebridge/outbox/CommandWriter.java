@@ -3,6 +3,7 @@ package org.edgebridge.outbox;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Types;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -44,6 +45,9 @@ final class CommandWriter {
                     ? new StoreResult.AlreadyStored(command, record)
                     : new StoreResult.IdReused(command, record);
         }
+        if (command.expiresAt().isPresent() && !command.expiresAt().get().isAfter(command.receivedAt())) {
+            return new StoreResult.Expired(command); // after the lookup: a resend of a stored command gets its receipt
+        }
         if (!room) {
             return new StoreResult.Full(command);
         }
@@ -60,6 +64,11 @@ final class CommandWriter {
         insert.setBytes(6, command.payload());
         insert.setString(7, command.payloadSha256());
         insert.setLong(8, receivedAt);
+        if (command.expiresAt().isPresent()) {
+            insert.setLong(9, command.expiresAt().get().toEpochMilli());
+        } else {
+            insert.setNull(9, Types.INTEGER);
+        }
         long id = single(insert, "id");
         CommandRecord record = new CommandRecord(id, command.clientId(), command.commandId(), sequence, command.topic(),
                 command.type(), command.payloadSha256(), command.receivedAt(), CommandState.PENDING, 0, 0,

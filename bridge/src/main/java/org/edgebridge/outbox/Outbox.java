@@ -47,6 +47,7 @@ public final class Outbox {
      */
     private final OutboxWriter writer;
     private final ParkedDesk desk;
+    private final Expiries expiries;
     /** The connection of {@link #checkpointPassive}, kept between checkpoints. */
     private Handle checkpointHandle; // guarded by checkpointLock
     private final Object checkpointLock = new Object();
@@ -58,6 +59,7 @@ public final class Outbox {
         this.file = file;
         this.openRows = new AtomicLong(jdbi.withHandle(h -> h.createQuery(OutboxSql.COUNT_OPEN).mapTo(Long.class).one()));
         this.desk = new ParkedDesk(jdbi, this::write, clock, openRows);
+        this.expiries = new Expiries(jdbi, this::write, clock, openRows);
     }
 
     /** Opens (creating if needed) the outbox file and migrates its schema to the newest version. */
@@ -306,6 +308,11 @@ public final class Outbox {
         return desk;
     }
 
+    /** Commands that expired before central saw them (docs/protocol.md §1.4), for the forwarder. */
+    public Expiries expiries() {
+        return expiries;
+    }
+
     private static List<CommandRecord> byIds(Handle handle, List<Long> ids) {
         if (ids.isEmpty()) {
             return List.of();
@@ -339,7 +346,13 @@ public final class Outbox {
      */
     public int releaseClaim(String claimId, String reason) {
         long now = clock.millis();
-        return write(handle -> Settler.releaseClaim(handle, now, claimId, reason));
+        return write(handle -> Settler.releaseClaim(handle, now, claimId, reason, true));
+    }
+
+    /** {@link #releaseClaim} of a claim that was never sent (it does not count as seen by central, see V6__expiry.sql). */
+    public int releaseUnsentClaim(String claimId, String reason) {
+        long now = clock.millis();
+        return write(handle -> Settler.releaseClaim(handle, now, claimId, reason, false));
     }
 
     /**

@@ -63,7 +63,7 @@ final class OutboxRows {
                 optionalInstant(rs, "final_at"));
     }
 
-    private static Optional<Instant> optionalInstant(ResultSet rs, String column) throws SQLException {
+    static Optional<Instant> optionalInstant(ResultSet rs, String column) throws SQLException {
         long millis = rs.getLong(column);
         return rs.wasNull() ? Optional.empty() : Optional.of(Instant.ofEpochMilli(millis));
     }

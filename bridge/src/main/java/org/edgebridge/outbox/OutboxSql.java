@@ -58,10 +58,14 @@ final class OutboxSql {
             ON CONFLICT (client_id) DO UPDATE SET last_sequence = last_sequence + 1, last_seen_at = ?2
             RETURNING last_sequence""";
 
-    /** 1 client id, 2 command id, 3 sequence, 4 topic, 5 type, 6 payload, 7 payload sha256, 8 received at. */
+    /**
+     * 1 client id, 2 command id, 3 sequence, 4 topic, 5 type, 6 payload, 7 payload sha256, 8 received at, 9 expires at
+     * (NULL: never).
+     */
     static final String INSERT = """
-            INSERT INTO commands (client_id, command_id, sequence, topic, type, payload, payload_sha256, received_at, state)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending')
+            INSERT INTO commands (client_id, command_id, sequence, topic, type, payload, payload_sha256, received_at, state,
+                                  expires_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?)
             RETURNING id""";
 
     // ---- bulk load (Outbox.bulkLoad: benchmark and test fixtures) ----
@@ -81,7 +85,8 @@ final class OutboxSql {
     // ---- claim (Claimer) ----
 
     /**
-     * Per device, the row of its lowest open sequence, if that row is pending and due. CROSS JOIN fixes the
+     * Per device, the row of its lowest open sequence, if that row is pending and due, and central was told of every
+     * command of the device that expired here ({@link #UNREPORTED_EXPIRIES}). CROSS JOIN fixes the
      * join order: one index seek per device, whatever the backlog (a device whose head waits costs one seek,
      * not a scan of its rows). NOT INDEXED makes the head row a lookup by its id: left to itself, SQLite 3's planner
      * seeks {@code commands_state} (state, id) there and then the row as well.
@@ -93,6 +98,8 @@ final class OutboxSql {
 
                                              ORDER BY o.sequence LIMIT 1)
             WHERE c.state = 'pending' AND c.not_before <= :now AND c.id <= :maxId
+              AND NOT EXISTS (SELECT 1 FROM commands x INDEXED BY commands_expiry_unreported
+                              WHERE x.client_id = d.client_id AND x.expiry_reported = 0)
             ORDER BY c.id LIMIT :limit""";
 
     /**
@@ -101,7 +108,7 @@ final class OutboxSql {
      */
     static final String CLAIM_RUN = """
             SELECT id, command_id, sequence, topic, type, length(payload) AS payload_bytes, payload_sha256, received_at,
-                   state, not_before, attempts, central_failures
+                   state, not_before, attempts, central_failures, expires_at, unsent_attempts
             FROM commands INDEXED BY commands_open WHERE client_id = :c AND sequence >= :head AND state IN """ + OPEN_STATES + """
 
             ORDER BY sequence LIMIT :limit""";
@@ -112,6 +119,29 @@ final class OutboxSql {
     static final String CLAIM_MARK = """
             UPDATE commands SET state = 'inflight', claimed_at = :now, attempts = attempts + 1, batch_id = :b
             WHERE id = :id""";
+
+    // ---- expiry (Outbox.expireDue, Outbox.unreportedExpiries) ----
+
+    /**
+     * Pending rows central never saw (every claim of theirs provably stayed here: {@code unsent_attempts}) whose expiry
+     * has passed: they become final here (docs/protocol.md §1.4).
+     */
+    static final String EXPIRING = """
+            SELECT id FROM commands INDEXED BY commands_expiring
+            WHERE expires_at IS NOT NULL AND state = 'pending' AND expires_at <= :now AND attempts = unsent_attempts
+            ORDER BY expires_at LIMIT :limit""";
+
+    static final String EXPIRE = """
+            UPDATE commands SET state = 'rejected', code = 'expired', message = :message, final_at = :now,
+                   claimed_at = NULL, receipt_published = 0, expiry_reported = 0
+            WHERE id = :id AND state = 'pending' AND attempts = unsent_attempts""";
+
+    /** Commands that expired here and central has not been told of, oldest first (docs/protocol.md §2.2). */
+    static final String UNREPORTED_EXPIRIES = """
+            SELECT id, client_id, command_id, sequence, expires_at FROM commands INDEXED BY commands_expiry_unreported
+            WHERE expiry_reported = 0 ORDER BY id LIMIT :limit""";
+
+    static final String MARK_EXPIRY_REPORTED = "UPDATE commands SET expiry_reported = 1 WHERE id IN " + IDS;
 
     // ---- settle (Settler) ----
 
@@ -137,8 +167,10 @@ final class OutboxSql {
             UPDATE commands SET state = 'parked', code = :code, last_error = :reason, claimed_at = NULL
             WHERE id = :id AND state = 'inflight'""";
 
+    /** :unsent 1 when the row provably did not reach central with this claim (see V6__expiry.sql), else 0. */
     static final String SETTLE_RELEASE = """
-            UPDATE commands SET state = 'pending', claimed_at = NULL, last_error = :reason
+            UPDATE commands SET state = 'pending', claimed_at = NULL, last_error = :reason,
+                   unsent_attempts = unsent_attempts + :unsent
             WHERE id = :id AND state = 'inflight'""";
 
     static final String BY_IDS = "SELECT " + RECORD_COLUMNS + " FROM commands WHERE id IN " + IDS + " ORDER BY id";
@@ -174,8 +206,10 @@ final class OutboxSql {
 
     static final String INFLIGHT_OF_CLAIM = "SELECT id FROM commands WHERE batch_id = :b AND state = 'inflight'";
 
+    /** :unsent as in {@link #SETTLE_RELEASE}. */
     static final String RELEASE_CLAIM = """
-            UPDATE commands SET state = 'pending', claimed_at = NULL, last_error = :reason
+            UPDATE commands SET state = 'pending', claimed_at = NULL, last_error = :reason,
+                   unsent_attempts = unsent_attempts + :unsent
             WHERE batch_id = :b AND state = 'inflight'""";
 
     static final String INFLIGHT = "SELECT id FROM commands WHERE state = 'inflight'";
@@ -186,7 +220,7 @@ final class OutboxSql {
             WHERE state = 'inflight'""";
 
     static final String PURGE_CANDIDATES = "SELECT id FROM commands WHERE final_at IS NOT NULL AND final_at < :cutoff "
-            + "ORDER BY final_at LIMIT :limit";
+            + "AND expiry_reported = 1 ORDER BY final_at LIMIT :limit";
 
     static final String PURGE_HISTORY = "DELETE FROM command_history WHERE command IN " + IDS;
 

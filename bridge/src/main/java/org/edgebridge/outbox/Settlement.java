@@ -32,6 +32,17 @@ public sealed interface Settlement {
     /** Parked with a code of its own (e.g. an event that alone makes central fail): only an admin moves it on. */
     record Park(long id, String code, String reason) implements Settlement {}
 
-    /** Nothing is known about the event (transport failure, 429/503, pause): back to pending as it was. */
-    record Release(long id, String reason) implements Settlement {}
+    /**
+     * Nothing is known about the event (transport failure, 429/503, pause): back to pending as it was.
+     *
+     * @param sent false only when the event provably did not reach central with this claim (refused connection,
+     *     circuit breaker open, no token, held back from its request): it then still counts as never seen by central
+     *     and may expire here (docs/protocol.md §1.4)
+     */
+    record Release(long id, String reason, boolean sent) implements Settlement {
+        /** A release of an event that may have reached central. */
+        public Release(long id, String reason) {
+            this(id, reason, true);
+        }
+    }
 }

@@ -99,19 +99,20 @@ final class Settler {
 
     private static void applyRelease(Handle handle, Settlement.Release r, long now, String batchId) {
         int n = handle.createUpdate(OutboxSql.SETTLE_RELEASE)
-                .bind("reason", r.reason()).bind("id", r.id()).execute();
+                .bind("reason", r.reason()).bind("id", r.id()).bind("unsent", r.sent() ? 0 : 1).execute();
         if (n == 1) {
             history(handle, r.id(), now, "released", batchId, null, null, r.reason());
         }
     }
 
     /** The rows of one claim still in flight back to pending ({@link Outbox#releaseClaim}). @return how many */
-    static int releaseClaim(Handle handle, long now, String claimId, String reason) {
+    static int releaseClaim(Handle handle, long now, String claimId, String reason, boolean sent) {
         List<Long> ids = handle.createQuery(OutboxSql.INFLIGHT_OF_CLAIM).bind("b", claimId).mapTo(Long.class).list();
         for (long id : ids) {
             history(handle, id, now, "released", claimId, null, null, reason);
         }
-        handle.createUpdate(OutboxSql.RELEASE_CLAIM).bind("b", claimId).bind("reason", reason).execute();
+        handle.createUpdate(OutboxSql.RELEASE_CLAIM).bind("b", claimId).bind("reason", reason).bind("unsent", sent ? 0 : 1)
+                .execute();
         return ids.size();
     }
 

@@ -13,6 +13,9 @@ public sealed interface StoreResult {
     /** The same (clientId, commandId) was stored before with other bytes: the original is untouched. */
     record IdReused(NewCommand command, CommandRecord original) implements StoreResult {}
 
+    /** Not stored: a new command whose expiresAt had passed when it arrived (docs/protocol.md §1.4). */
+    record Expired(NewCommand command) implements StoreResult {}
+
     /** Not stored: the outbox is at its limit. Nothing stored earlier was touched. */
     record Full(NewCommand command) implements StoreResult {}
 }

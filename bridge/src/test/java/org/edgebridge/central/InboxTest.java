@@ -63,4 +63,25 @@ class InboxTest {
         apply("box-a", "c1", 2);
         assertThat(inbox.stats()).containsEntry("sequenceConflicts", 1L);
     }
+
+    @Test
+    void an_event_that_expired_is_refused_when_late_and_an_edges_report_of_one_explains_the_gap() {
+        org.edgebridge.TestClock clock = new org.edgebridge.TestClock(java.time.Instant.parse("2026-12-02T06:00:00Z"));
+        Inbox central = new Inbox(clock);
+        java.time.Instant expiry = clock.instant().plusSeconds(10);
+        assertThat(central.apply("box-a", "dev-1", "c1", 1, "sha-c1", "{}", expiry).status()).as("in time")
+                .isEqualTo("accepted");
+        clock.advance(java.time.Duration.ofSeconds(11));
+        assertThat(central.apply("box-a", "dev-1", "c1", 1, "sha-c1", "{}", expiry).status())
+                .as("applied before its expiry: a resend is a duplicate").isEqualTo("duplicate");
+        Inbox.Answer late = central.apply("box-a", "dev-1", "c2", 2, "sha-c2", "{}", expiry);
+        assertThat(late.status()).isEqualTo("rejected");
+        assertThat(late.code()).isEqualTo("expired");
+        central.expired("box-a", "dev-1", "c3", 3); // expired at the edge, never sent
+        assertThat(central.apply("box-a", "dev-1", "c4", 4, "sha-c4", "{}", null).status()).isEqualTo("accepted");
+        assertThat(central.apply("box-a", "dev-1", "c3", 3, "sha-c3", "{}", null).code())
+                .as("a copy of a reported one that comes anyway").isEqualTo("expired");
+        assertThat(central.stats()).containsEntry("sequenceGaps", 0L).containsEntry("expiryReports", 1L)
+                .containsEntry("refusedAsExpired", 2L).containsEntry("applied", 2L);
+    }
 }

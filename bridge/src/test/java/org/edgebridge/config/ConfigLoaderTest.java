@@ -90,6 +90,25 @@ class ConfigLoaderTest {
     }
 
     @Test
+    void expiry_rules_are_read_in_order_and_a_bad_one_names_the_key_and_the_rule() throws Exception {
+        org.edgebridge.intake.ExpiryRules rules = ConfigLoader.load(null, List.of("intake.expiryByType=gate/open=10m, batch/#=2h,+/x=30s"))
+                .intake().expiry();
+        java.time.Instant t = java.time.Instant.parse("2026-12-02T00:00:00Z");
+        assertThat(rules.expiresAt("gate/open", t)).contains(t.plusSeconds(600));
+        assertThat(rules.expiresAt("batch", t)).as("# matches no level too").contains(t.plusSeconds(7200));
+        assertThat(rules.expiresAt("batch/release/now", t)).contains(t.plusSeconds(7200));
+        assertThat(rules.expiresAt("door/x", t)).contains(t.plusSeconds(30));
+        assertThat(rules.expiresAt("gate/close", t)).isEmpty();
+        assertThat(ConfigLoader.load(null, List.of()).intake().expiry().rules()).as("no expiry by default").isEmpty();
+        assertThatThrownBy(() -> ConfigLoader.load(null, List.of("intake.expiryByType=gate/open")))
+                .hasMessageContaining("intake.expiryByType=gate/open: must be none or rules pattern=duration");
+        assertThatThrownBy(() -> ConfigLoader.load(null, List.of("intake.expiryByType=gate/#/x=1m")))
+                .hasMessageContaining("intake.expiryByType=gate/#/x=1m: pattern 'gate/#/x' must be type levels");
+        assertThatThrownBy(() -> ConfigLoader.load(null, List.of("intake.expiryByType=gate=soon")))
+                .hasMessageContaining("must be a duration");
+    }
+
+    @Test
     void keys_that_depend_on_each_other_are_checked_together() {
         assertThatThrownBy(() -> ConfigLoader.load(null, List.of("tls.clientAuth=required", "mqtt.port=0",
                 "intake.maxPayloadBytes=1MiB", "tls.keyFile=/nonexistent/key.pem")))

@@ -19,7 +19,7 @@ class CentralGuardsTest {
 
     private static CentralCall.Sent failed() {
         return new CentralCall.Sent(new IngestReply(500, new byte[0], Optional.empty(), Optional.empty(), null),
-                new RequestOutcome.Failed("HTTP 500", true, false, false));
+                new RequestOutcome.Failed("HTTP 500", RequestOutcome.Cause.SERVER_ERROR));
     }
 
     @Test

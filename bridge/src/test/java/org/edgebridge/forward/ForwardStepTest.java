@@ -218,8 +218,8 @@ class ForwardStepTest {
     }
 
     @Test
-    void a_404_or_another_4xx_pauses_and_an_admin_resume_sends_at_once() {
-        for (int status : List.of(404, 409)) {
+    void a_404_405_or_410_pauses_and_an_admin_resume_sends_at_once() {
+        for (int status : List.of(404, 405, 410)) {
             try (ForwarderRig rig = new ForwarderRig(dir.resolve("s" + status))) {
                 rig.central.faults(Faults.status(status, null, 1));
                 rig.store("a", "NF-1", "");
@@ -300,6 +300,41 @@ class ForwardStepTest {
             rig.step();
             assertThat(rig.central.requestLog()).extracting(CentralSim.Request::status).containsExactly(500, 500, 500, 200);
             assertThat(rig.finalsOf("E500-1")).containsExactly("accepted");
+        }
+    }
+
+    @Test
+    void a_409_on_one_event_parks_it_as_refused_and_never_pauses_the_others() {
+        try (ForwarderRig rig = new ForwarderRig(dir)) {
+            rig.central.faults(Faults.poison("P-1", 409));
+            rig.store("p", "P-1", "");
+            rig.store("q", "Q-1", "");
+            rig.store("r", "R-1", "");
+            rig.runUntil(() -> rig.record("p", "P-1").state() == CommandState.PARKED, 60);
+            assertThat(rig.record("p", "P-1").code()).isEqualTo("ingest_refused");
+            assertThat(rig.finalsOf("Q-1")).containsExactly("accepted");
+            assertThat(rig.finalsOf("R-1")).containsExactly("accepted");
+            assertThat(rig.status().pauseReason()).as("a 409 is no configuration fault").isEmpty();
+        }
+    }
+
+    @Test
+    void a_409_to_every_request_is_centrals_own_failure_it_backs_off_and_loses_nothing() {
+        try (ForwarderRig rig = new ForwarderRig(dir)) {
+            rig.central.faults(Faults.status(409, null, -1));
+            rig.store("a", "C-1", "");
+            rig.store("b", "C-2", "");
+            rig.step();
+            assertThat(rig.central.requestLog()).as("the batch, then both halves").hasSize(3);
+            assertThat(rig.step()).isInstanceOfSatisfying(StepResult.Held.class,
+                    h -> assertThat(h.state()).isEqualTo(ForwarderState.BACKING_OFF));
+            assertThat(rig.record("a", "C-1").state()).isEqualTo(CommandState.PENDING);
+            assertThat(rig.record("b", "C-2").state()).isEqualTo(CommandState.PENDING);
+            assertThat(failedAlone(rig, "a", "C-1") + failedAlone(rig, "b", "C-2")).as("nothing counted").isZero();
+            rig.central.faults(Faults.NONE);
+            rig.runUntil(() -> rig.central.inbox().entries().size() == 2, 60);
+            assertThat(rig.finalsOf("C-1")).containsExactly("accepted");
+            assertThat(rig.finalsOf("C-2")).containsExactly("accepted");
         }
     }
 

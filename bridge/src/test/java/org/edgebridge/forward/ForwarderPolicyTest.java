@@ -27,7 +27,7 @@ class ForwarderPolicyTest {
 
     /** A request through the circuit breaker, as {@link CentralCall} makes it, that central answers or fails. */
     private void call(boolean fails) {
-        RequestOutcome outcome = fails ? new RequestOutcome.Failed("HTTP 500", true, false, false)
+        RequestOutcome outcome = fails ? new RequestOutcome.Failed("HTTP 500", RequestOutcome.Cause.SERVER_ERROR)
                 : new RequestOutcome.Answered(List.of(), List.of());
         guards.breaker.executeSupplier(() -> new CentralCall.Sent(new IngestReply(fails ? 500 : 200, new byte[0],
                 Optional.empty(), Optional.empty(), null), outcome));

@@ -6,6 +6,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import org.edgebridge.config.ConfigLoader;
 import org.edgebridge.outbox.ClaimedEvent;
 import org.junit.jupiter.api.Test;
@@ -36,8 +37,12 @@ class IngestRequestTest {
         events.add(event(2, "gerät-ü", "typ/é€😀", "{\"b\":\"😀€\"}"));
         events.add(event(3, "d", "x".repeat(60_000), "{}"));
         events.add(event(4, "d\uD800", "lone/\uDC00surrogate", "{}"));
+        ClaimedEvent e5 = event(5, "d", "t", "{}");
+        events.add(new ClaimedEvent(5, "d", "CMD-5", 5, e5.topic(), "t", e5.payload(), e5.payloadSha256(), e5.receivedAt(),
+                1, 0, Optional.of(Instant.parse("2026-11-29T06:33:00.123456789Z"))));
         byte[] body = IngestRequest.body("site-01", BatchSender.newBatchId(), events);
         assertThat((long) body.length).isLessThanOrEqualTo(envelope() + sizes(events));
+        assertThat(new String(body, StandardCharsets.UTF_8)).contains("\"expiresAt\":\"2026-11-29T06:33:00.123456789Z\"");
     }
 
     @Test
@@ -45,7 +50,8 @@ class IngestRequestTest {
         List<ClaimedEvent> events = new ArrayList<>();
         for (int i = 0; i < 10; i++) {
             events.add(new ClaimedEvent(i, "dev-" + i, "C-" + i, i, "devices/dev-" + i + "/commands/t", "t",
-                    "{\"n\":1}".getBytes(StandardCharsets.UTF_8), "b".repeat(64), Instant.EPOCH, 1, 0));
+                    "{\"n\":1}".getBytes(StandardCharsets.UTF_8), "b".repeat(64), Instant.EPOCH, 1, 0,
+                    Optional.of(Instant.parse("2026-11-29T06:33:00.123Z")))); // counted whether an event has one or not: the bound is tight with it
         }
         byte[] body = IngestRequest.body("site-01", BatchSender.newBatchId(), events);
         assertThat(envelope() + sizes(events) - body.length).isBetween(0L, 48L * events.size());

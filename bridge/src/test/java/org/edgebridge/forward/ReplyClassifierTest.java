@@ -114,11 +114,11 @@ class ReplyClassifierTest {
     @Test
     void a_refused_connection_is_centrals_doing_and_a_timeout_or_a_dropped_connection_may_be_one_events() {
         assertThat(classify(IngestReply.transportFailure("connection to h:1 refused")))
-                .isEqualTo(new RequestOutcome.Failed("central unreachable: connection to h:1 refused", false, false, false));
+                .isEqualTo(new RequestOutcome.Failed("central unreachable: connection to h:1 refused", RequestOutcome.Cause.UNREACHABLE));
         assertThat(classify(IngestReply.timeout(5000))).isInstanceOfSatisfying(RequestOutcome.Failed.class,
-                f -> assertThat(f.timedOut()).isTrue());
+                f -> assertThat(f.cause()).isEqualTo(RequestOutcome.Cause.TIMED_OUT));
         assertThat(classify(IngestReply.transportFailure("connection to h:1 reset"))).isInstanceOfSatisfying(
-                RequestOutcome.Failed.class, f -> assertThat(f.dropped() && f.mayBeOneEvent()).isTrue());
+                RequestOutcome.Failed.class, f -> assertThat(f.cause() == RequestOutcome.Cause.DROPPED && f.mayBeOneEvent()).isTrue());
         assertThat(classify(IngestReply.transportFailure("connection to h:1 failed: IOException: HTTP/1.1 header parser "
                 + "received no bytes"))).isInstanceOfSatisfying(RequestOutcome.Failed.class,
                 f -> assertThat(f.parkCode()).isEqualTo("ingest_connection_dropped"));
@@ -129,8 +129,8 @@ class ReplyClassifierTest {
     @Test
     void a_5xx_other_than_503_is_a_server_error_with_the_body_in_the_reason() {
         assertThat(classify(reply(500, "{\"error\":\"boom\"}\n")))
-                .isEqualTo(new RequestOutcome.Failed("HTTP 500: {\"error\":\"boom\"}", true, false, false));
-        assertThat(classify(reply(502, ""))).isEqualTo(new RequestOutcome.Failed("HTTP 502", true, false, false));
+                .isEqualTo(new RequestOutcome.Failed("HTTP 500: {\"error\":\"boom\"}", RequestOutcome.Cause.SERVER_ERROR));
+        assertThat(classify(reply(502, ""))).isEqualTo(new RequestOutcome.Failed("HTTP 502", RequestOutcome.Cause.SERVER_ERROR));
     }
 
     @Test
@@ -161,9 +161,21 @@ class ReplyClassifierTest {
     }
 
     @Test
-    void a_401_403_404_or_other_4xx_refuses_and_pauses() {
-        for (int status : List.of(401, 403, 404, 409, 418)) {
+    void a_401_403_404_405_407_or_410_refuses_and_pauses() {
+        for (int status : List.of(401, 403, 404, 405, 407, 410)) {
             assertThat(classify(reply(status, ""))).isEqualTo(new RequestOutcome.Refused("HTTP " + status, false));
+        }
+    }
+
+    @Test
+    void another_4xx_may_follow_one_event_and_is_hunted_like_a_5xx_instead_of_pausing_the_site() {
+        for (int status : List.of(409, 415, 418, 451)) {
+            assertThat(classify(reply(status, "no"))).isInstanceOfSatisfying(RequestOutcome.Failed.class, f -> {
+                assertThat(f.cause()).isEqualTo(RequestOutcome.Cause.REFUSED);
+                assertThat(f.mayBeOneEvent()).isTrue();
+                assertThat(f.parkCode()).isEqualTo("ingest_refused");
+                assertThat(f.reason()).isEqualTo("HTTP " + status + ": no");
+            });
         }
     }
 

@@ -37,6 +37,12 @@ class PoisonEventWithDefaultsIT {
         poisonScenario("reset", HostileCentral.reset(), "ingest_connection_dropped");
     }
 
+    /** A 4xx that is no configuration fault (409 here) whenever the poison is in the request: it must not pause the site. */
+    @Test
+    void a_409_that_follows_one_event_parks_it_and_every_other_device_flows_within_seconds() throws Exception {
+        poisonScenario("409", HostileCentral.status(409, null), "ingest_refused");
+    }
+
     /** A 200 without a receipts array (an error page sent as 200) whenever the poison is in the request. */
     @Test
     void a_2xx_without_receipts_that_follows_one_event_parks_it_and_every_other_device_flows_within_seconds()

@@ -140,4 +140,30 @@ class CommandParserTest {
         assertThat(parseOn(roomy, "t", "{\"commandId\":\"T-4\",\"type\":\"" + "a".repeat(128) + "\"}")).isInstanceOf(CommandParser.Valid.class);
         assertThat(parseOn(roomy, "workorder/arrive-2.b_c:d@e", "{\"commandId\":\"T-5\"}")).isInstanceOf(CommandParser.Valid.class);
     }
+
+    @Test
+    void an_expires_at_is_read_as_rfc_3339_and_the_earlier_of_it_and_the_types_rule_wins() {
+        CommandParser withRule = new CommandParser(1000, SHIPPED,
+                new ExpiryRules(java.util.List.of(new ExpiryRules.Rule("a/+", java.time.Duration.ofMinutes(10)))));
+        Instant at = Instant.parse("2026-12-02T06:00:00Z");
+        java.util.function.Function<String, CommandParser.Parsed> parseAt = p -> withRule.parse(new InboundPublish("dev",
+                "devices/dev/commands/a/b", "a/b", p.getBytes(StandardCharsets.UTF_8), at));
+        assertThat(parseAt.apply("{\"commandId\":\"A\"}")).isInstanceOfSatisfying(CommandParser.Valid.class,
+                v -> assertThat(v.command().expiresAt()).as("the rule").contains(at.plusSeconds(600)));
+        assertThat(parseAt.apply("{\"commandId\":\"A\",\"expiresAt\":\"2026-12-02T07:00:00+01:00\"}"))
+                .isInstanceOfSatisfying(CommandParser.Valid.class,
+                        v -> assertThat(v.command().expiresAt()).as("06:00Z, earlier than the rule").contains(at));
+        assertThat(parseAt.apply("{\"commandId\":\"A\",\"expiresAt\":\"2026-12-03T00:00:00Z\"}"))
+                .isInstanceOfSatisfying(CommandParser.Valid.class,
+                        v -> assertThat(v.command().expiresAt()).as("the rule is earlier").contains(at.plusSeconds(600)));
+        assertThat(parse("{\"commandId\":\"A\"}")).isInstanceOfSatisfying(CommandParser.Valid.class,
+                v -> assertThat(v.command().expiresAt()).as("no rule, no field: never").isEmpty());
+        for (String bad : java.util.List.of("\"tomorrow\"", "1733119200", "\"2026-12-02T06:00:00\"", "{}")) {
+            assertThat(parse("{\"commandId\":\"A\",\"expiresAt\":" + bad + "}"))
+                    .as(bad).isInstanceOfSatisfying(CommandParser.Invalid.class, i -> {
+                        assertThat(i.code()).isEqualTo("invalid_expires_at");
+                        assertThat(i.commandId()).isEqualTo("A");
+                    });
+        }
+    }
 }

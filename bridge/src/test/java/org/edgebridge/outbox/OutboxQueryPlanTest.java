@@ -54,6 +54,8 @@ class OutboxQueryPlanTest {
         statements.put("oldest open", new String[] {OutboxSql.OLDEST_OPEN, "INDEX"});
         statements.put("unpublished finals", new String[] {OutboxSql.UNPUBLISHED, "commands_unpublished"});
         statements.put("retention candidates", new String[] {OutboxSql.PURGE_CANDIDATES, "commands_final_at"});
+        statements.put("expiry: due", new String[] {OutboxSql.EXPIRING, "commands_expiring"});
+        statements.put("expiry: unreported", new String[] {OutboxSql.UNREPORTED_EXPIRIES, "commands_expiry_unreported"});
         try (Connection c = DriverManager.getConnection(url)) {
             for (Map.Entry<String, String[]> e : statements.entrySet()) {
                 String sql = e.getValue()[0];

@@ -33,9 +33,10 @@ class OutboxUpgradeTest {
         assertThat(outbox.claim(10, 1 << 20, OutboxFixture.ROUGH_SIZE, Long.MAX_VALUE, "b")).extracting(ClaimedEvent::commandId)
                 .as("C-1 and C-2 pending; C-3 parked holds the rest of the device back").containsExactly("C-1", "C-2");
         assertThat(outbox.openCount()).isEqualTo(3);
-        assertThat(outbox.schemaVersion()).isEqualTo("5");
+        assertThat(outbox.schemaVersion()).isEqualTo("6");
         assertThat(indexes(outbox.file())).contains("commands_open", "commands_unpublished", "commands_state",
-                "commands_final_at", "command_history_command");
+                "commands_final_at", "command_history_command", "commands_expiring", "commands_expiry_unreported");
+        assertThat(outbox.expiries().unreported(10)).as("rows from before expiry need no report").isEmpty();
         assertThat(query(outbox.file(), "SELECT \"table\" FROM pragma_foreign_key_list('command_history')"))
                 .containsExactly("commands");
         assertThat(query(outbox.file(), "SELECT name FROM sqlite_sequence")).containsExactly("commands");

@@ -1,0 +1,131 @@
+package org.edgebridge.forward;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import org.edgebridge.outbox.CommandRecord;
+import org.edgebridge.outbox.Expiries;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Commands that must not run late (docs/protocol.md §1.4, §2.2): makes final the unsent ones whose expiry passed
+ * ({@link Expiries#expireDue}) and hands their receipts to the devices, whether or not central is reachable; then tells
+ * central of them in a request of their own ({@code "events":[]} and an {@code expired} list), through the same guards
+ * as any request. Until central answered it, the devices of those commands send nothing more, so that central never
+ * sees a later sequence before it knows why the earlier one will not come. A central that refuses the report as a
+ * bad request (400, 413, 422: it does not know the field) is not asked again: the devices go on and central sees the
+ * gap. Runs on the step's thread; the counters are shared.
+ */
+final class ExpiryReports {
+    private static final Logger LOG = LoggerFactory.getLogger(ExpiryReports.class);
+    /** Expired commands told of in one request: with ids of at most 128 characters and devices' ids, tens of KiB. */
+    static final int PER_REQUEST = 100;
+    private static final Duration SWEEP_EVERY = Duration.ofMillis(250);
+    /** A report's JSON but for its two ids: names, quotes, the sequence (a long), expiresAt. */
+    private static final int REPORT_FRAME_BYTES = 120;
+
+    private final Expiries expiries;
+    private final FinalReceipts finalReceipts;
+    private final CentralCall call;
+    private final ForwarderPolicy policy;
+    private final ForwarderLoop.Sleeper rateLimitWait;
+    private final Clock clock;
+    private final int maxBytes;
+    private final AtomicLong expired = new AtomicLong();
+    private final AtomicLong reported = new AtomicLong();
+    private final AtomicLong refused = new AtomicLong();
+    private volatile Instant lastSweep = Instant.EPOCH;
+    private volatile boolean maybeUnreported = true; // rows of an earlier run may wait to be reported
+
+    /** @param maxBytes {@code forwarder.maxBytes}: the reports of one request take at most half of it */
+    ExpiryReports(Expiries expiries, FinalReceipts finalReceipts, CentralCall call, ForwarderPolicy policy,
+            ForwarderLoop.Sleeper rateLimitWait, Clock clock, int maxBytes) {
+        this.maxBytes = maxBytes / 2;
+        this.expiries = expiries;
+        this.finalReceipts = finalReceipts;
+        this.call = call;
+        this.policy = policy;
+        this.rateLimitWait = rateLimitWait;
+        this.clock = clock;
+    }
+
+    /** Makes the commands that expired unsent final and publishes their receipts; a few times a second at most. */
+    synchronized void sweepIfDue() {
+        Instant now = clock.instant();
+        if (Duration.between(lastSweep, now).compareTo(SWEEP_EVERY) < 0) {
+            return;
+        }
+        lastSweep = now;
+        List<CommandRecord> finals;
+        do {
+            finals = expiries.expireDue();
+            if (!finals.isEmpty()) {
+                expired.addAndGet(finals.size());
+                maybeUnreported = true;
+                LOG.info("{} commands expired before they were sent to central: rejected / expired", finals.size());
+                finalReceipts.publish(finals, false);
+            }
+        } while (finals.size() >= Expiries.ROWS_PER_TRANSACTION);
+    }
+
+    /** The expired commands central has not been told of, at most {@link #PER_REQUEST}; none when there are none. */
+    List<Expiries.Expired> unreported() {
+        if (!maybeUnreported) {
+            return List.of();
+        }
+        List<Expiries.Expired> waiting = expiries.unreported(PER_REQUEST);
+        if (waiting.isEmpty()) {
+            maybeUnreported = false;
+        }
+        long bytes = 0;
+        for (int i = 0; i < waiting.size(); i++) {
+            Expiries.Expired x = waiting.get(i);
+            bytes += REPORT_FRAME_BYTES + IngestRequest.stringBytes(x.clientId()) + IngestRequest.stringBytes(x.commandId());
+            if (i > 0 && bytes > maxBytes) {
+                return waiting.subList(0, i);
+            }
+        }
+        return waiting;
+    }
+
+    /**
+     * Tells central of these in one request; the policy hears of its outcome like any request's.
+     *
+     * @return whether central took it (their devices may send again)
+     */
+    boolean report(String batchId, List<Expiries.Expired> told) {
+        RequestOutcome outcome = call.send(batchId, List.of(), told, rateLimitWait, CentralCall.Failures.RECORDED);
+        if (outcome instanceof RequestOutcome.Answered) {
+            policy.answered();
+            expiries.reported(told);
+            reported.addAndGet(told.size());
+            return true;
+        }
+        if (outcome instanceof RequestOutcome.Split split) {
+            policy.answered();
+            LOG.warn("central refused a report of {} expired commands ({}): not sent again; their devices go on, and "
+                    + "central sees a gap in their sequences (docs/protocol.md §2.2)", told.size(), split.reason());
+            expiries.reported(told);
+            refused.addAndGet(told.size());
+            return true;
+        }
+        if (outcome instanceof RequestOutcome.Throttled throttled) {
+            policy.throttled(throttled.retryAfter(), throttled.reason());
+        } else if (outcome instanceof RequestOutcome.Failed failed) {
+            policy.failed(failed.reason());
+        } else if (outcome instanceof RequestOutcome.Refused r) {
+            policy.refused(r.reason(), r.redirect());
+        } else if (outcome instanceof RequestOutcome.NoToken noToken) {
+            policy.noToken(noToken.reason(), noToken.failuresInARow());
+        }
+        return false;
+    }
+
+    /** What the status page and /metrics show. */
+    ForwarderStatus.Expiry figures() {
+        return new ForwarderStatus.Expiry(expired.get(), reported.get(), refused.get());
+    }
+}
