@@ -136,6 +136,17 @@ final class BridgeMetrics implements AutoCloseable {
         counter("edgebridge.receipts.sent", receipts, ReceiptSender::sentCount, "receipts handed to the broker");
         counter("edgebridge.receipts.refused", receipts, ReceiptSender::refusedCount,
                 "receipts the broker could not take (its queues full); devices get them again when they resend");
+        FunctionCounter.builder("edgebridge.broker.receipts.left.out", broker, b -> b.status().limits().receiptsDropped())
+                .tag("bound", "device").description("receipts not queued for a device (mqtt.maxQueuedReceipts, "
+                        + "mqtt.maxQueuedReceiptBytes); the device gets them when it resends").register(registry);
+        FunctionCounter.builder("edgebridge.broker.receipts.left.out", broker,
+                b -> b.status().limits().receiptsDroppedSiteFull()).tag("bound", "site").description("receipts not queued "
+                        + "because all devices' queues together were full (mqtt.maxQueuedReceiptsTotal, "
+                        + "mqtt.maxQueuedReceiptBytesTotal)").register(registry);
+        Gauge.builder("edgebridge.broker.queued.receipts", broker, b -> b.status().limits().queuedReceipts())
+                .description("receipts queued by the broker for all devices, as last seen").register(registry);
+        Gauge.builder("edgebridge.broker.queued.receipt.bytes", broker, b -> b.status().limits().queuedReceiptBytes())
+                .baseUnit("bytes").description("their bytes").register(registry);
         Gauge.builder("edgebridge.broker.connected.clients", broker, b -> b.status().connectedClients())
                 .description("MQTT connections of devices open now").register(registry);
         counter("edgebridge.broker.denied.publishes", broker, b -> b.status().deniedPublishes(), "PUBLISHes refused by the ACL");

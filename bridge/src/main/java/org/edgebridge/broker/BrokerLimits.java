@@ -66,6 +66,7 @@ public final class BrokerLimits {
         return new BrokerLimitsStatus(retainFlagsCleared.get(), retainedClearedAtStart.get(), openConnections,
                 connectionsRefusedTotal.get(), connectionsRefusedPerAddress.get(), packetsBeforeConnect.get(),
                 connectsTooLarge.get(), connectsTimedOut.get(), devices.size(), devices.forgotten(), log.leftOut(),
-                topicsTooLong.get(), receipts.dropped(), receipts.mostQueued(), receipts.devices());
+                topicsTooLong.get(), receipts.dropped(), receipts.mostQueued(), receipts.devices(),
+                receipts.droppedSiteFull(), receipts.totalEntries(), receipts.totalBytes());
     }
 }

@@ -20,6 +20,10 @@ package org.edgebridge.broker;
  *     {@code mqtt.maxQueuedReceiptBytes}); the outbox answers its resend with them
  * @param mostQueuedReceipts the most receipts the broker held queued for one device, as last seen
  * @param devicesWithQueuedReceipts devices with receipts queued, as last seen
+ * @param receiptsDroppedSiteFull receipts not queued because the queues of all devices together were full
+ *     ({@code mqtt.maxQueuedReceiptsTotal}, {@code mqtt.maxQueuedReceiptBytesTotal}); answered on resend too
+ * @param queuedReceipts receipts queued or on their way for all devices, as last seen
+ * @param queuedReceiptBytes their bytes (those queued before start at the average allowed size)
  */
 public record BrokerLimitsStatus(
         long retainFlagsCleared,
@@ -36,4 +40,7 @@ public record BrokerLimitsStatus(
         long topicsTooLong,
         long receiptsDropped,
         int mostQueuedReceipts,
-        int devicesWithQueuedReceipts) {}
+        int devicesWithQueuedReceipts,
+        long receiptsDroppedSiteFull,
+        long queuedReceipts,
+        long queuedReceiptBytes) {}

@@ -53,9 +53,12 @@ public record BrokerSettings(
      * @param maxTopicBytes longest topic of a PUBLISH or a will, UTF-8 bytes
      * @param maxQueuedReceipts receipts the broker may hold queued for one device
      * @param maxQueuedReceiptBytes the same in bytes
+     * @param maxQueuedReceiptsTotal receipts the broker may hold queued for all devices together
+     * @param maxQueuedReceiptBytesTotal the same in bytes
      */
     public record Limits(int maxConnections, int maxConnectionsPerAddress, int maxConnectBytes, Duration connectTimeout,
-            int maxKnownDevices, int maxTopicBytes, int maxQueuedReceipts, long maxQueuedReceiptBytes) {}
+            int maxKnownDevices, int maxTopicBytes, int maxQueuedReceipts, long maxQueuedReceiptBytes,
+            int maxQueuedReceiptsTotal, long maxQueuedReceiptBytesTotal) {}
 
     public record LoginSettings(int threads, int queue, int failuresPerClientId, int failuresPerAddress,
             java.nio.file.Path certificateDevicesFile, int maxCertificateDevices,

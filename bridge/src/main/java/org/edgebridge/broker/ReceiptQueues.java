@@ -9,7 +9,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * The bound on each device's receipts waiting in the broker's queue for it ({@code mqtt.maxQueuedReceipts} entries,
  * {@code mqtt.maxQueuedReceiptBytes} bytes). Moquette 0.17 queues every receipt past the 10 in flight, without
  * limit, in its store: a device that never reads grew it by 144 MB (issue 24). A receipt past the bound is not
- * handed to the broker at all; it is not lost, because the outbox answers the device's resend with it.
+ * handed to the broker at all; it is not lost, because the outbox answers the device's resend with it. The same holds
+ * for all devices together ({@code mqtt.maxQueuedReceiptsTotal}, {@code mqtt.maxQueuedReceiptBytesTotal}): many devices
+ * that each stay under their own bound cannot fill the disk either.
  *
  * <p>The broker counts the receipts it has queued for a device, not their bytes, so this keeps the sizes of the
  * receipts it handed over, newest last: the queued ones are the newest among them (older ones have left the queue
@@ -21,8 +23,13 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class ReceiptQueues {
     private final int maxEntries;
     private final long maxBytes;
+    private final long maxTotalEntries;
+    private final long maxTotalBytes;
     private final Map<String, Ledger> ledgers = new HashMap<>(); // guarded by this
+    private long totalEntries; // guarded by this: the sum of every ledger's held()
+    private long totalBytes; // guarded by this: the sum of every ledger's heldBytes()
     private final AtomicLong dropped = new AtomicLong();
+    private final AtomicLong droppedSiteFull = new AtomicLong();
 
     /** One device's receipts in the broker's hands: their sizes, newest last, and how many are still on their way. */
     private static final class Ledger {
@@ -32,9 +39,22 @@ public final class ReceiptQueues {
         int queued;
     }
 
+    /** Per device only (a site bound as large as it can be). */
     public ReceiptQueues(int maxEntries, long maxBytes) {
+        this(maxEntries, maxBytes, Long.MAX_VALUE, Long.MAX_VALUE);
+    }
+
+    /**
+     * @param maxEntries receipts queued for one device
+     * @param maxBytes their bytes
+     * @param maxTotalEntries receipts queued for all devices together
+     * @param maxTotalBytes their bytes
+     */
+    public ReceiptQueues(int maxEntries, long maxBytes, long maxTotalEntries, long maxTotalBytes) {
         this.maxEntries = maxEntries;
         this.maxBytes = maxBytes;
+        this.maxTotalEntries = maxTotalEntries;
+        this.maxTotalBytes = maxTotalBytes;
     }
 
     /**
@@ -45,20 +65,26 @@ public final class ReceiptQueues {
      */
     public synchronized boolean admit(String clientId, int bytes, int queuedNow) {
         Ledger l = ledgers.computeIfAbsent(clientId, k -> new Ledger());
+        withdraw(l);
         l.queued = Math.max(0, queuedNow);
         trim(l);
-        int held = l.queued + l.onTheirWay;
-        long unknown = Math.max(0, held - l.sizes.size()) * (maxBytes / maxEntries);
-        if (held >= maxEntries || l.bytes + unknown + bytes > maxBytes) {
-            dropped.incrementAndGet();
+        int held = held(l);
+        boolean deviceFull = held >= maxEntries || heldBytes(l) + bytes > maxBytes;
+        boolean siteFull = !deviceFull && (totalEntries + held + 1 > maxTotalEntries
+                || totalBytes + heldBytes(l) + bytes > maxTotalBytes);
+        if (deviceFull || siteFull) {
+            (deviceFull ? dropped : droppedSiteFull).incrementAndGet();
             if (held == 0) {
                 ledgers.remove(clientId);
+            } else {
+                deposit(l);
             }
             return false;
         }
         l.sizes.addLast(bytes);
         l.bytes += bytes;
         l.onTheirWay++;
+        deposit(l);
         return true;
     }
 
@@ -72,12 +98,36 @@ public final class ReceiptQueues {
         if (l == null) {
             return;
         }
+        withdraw(l);
         l.onTheirWay = Math.max(0, l.onTheirWay - 1);
         l.queued = Math.max(0, queuedNow);
         trim(l);
         if (l.onTheirWay == 0 && l.queued == 0) {
             ledgers.remove(clientId);
+        } else {
+            deposit(l);
         }
+    }
+
+    private int held(Ledger l) {
+        return l.queued + l.onTheirWay;
+    }
+
+    /** The bytes of a device's receipts held: known sizes, and the average allowed size for the ones from before start. */
+    private long heldBytes(Ledger l) {
+        return l.bytes + Math.max(0, held(l) - l.sizes.size()) * (maxBytes / maxEntries);
+    }
+
+    /** Takes a ledger out of the site's totals before it changes. */
+    private void withdraw(Ledger l) {
+        totalEntries -= held(l);
+        totalBytes -= heldBytes(l);
+    }
+
+    /** Puts a ledger (back) into the site's totals after it changed. */
+    private void deposit(Ledger l) {
+        totalEntries += held(l);
+        totalBytes += heldBytes(l);
     }
 
     /** Keeps the sizes of the receipts still queued or on their way: the newest ones. */
@@ -90,6 +140,21 @@ public final class ReceiptQueues {
     /** Receipts not handed to the broker because the device's queue was full, since start. */
     public long dropped() {
         return dropped.get();
+    }
+
+    /** Receipts not handed to the broker because the queues of all devices together were full, since start. */
+    public long droppedSiteFull() {
+        return droppedSiteFull.get();
+    }
+
+    /** Receipts queued or on their way for all devices, as last seen. */
+    public synchronized long totalEntries() {
+        return totalEntries;
+    }
+
+    /** Their bytes (receipts queued before start at the average allowed size). */
+    public synchronized long totalBytes() {
+        return totalBytes;
     }
 
     /** The most receipts queued for one device, as last seen. */

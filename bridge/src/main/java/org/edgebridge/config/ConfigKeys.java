@@ -84,6 +84,12 @@ public final class ConfigKeys {
             + "gets in a burst: forwarder.maxEvents finals of one request)");
     public static final ConfigKey<Long> MQTT_MAX_QUEUED_RECEIPT_BYTES = sizeKey("mqtt.maxQueuedReceiptBytes", "1MiB",
             16 * KiB, 1024 * MiB, "the same bound in bytes, per device");
+    public static final ConfigKey<Integer> MQTT_MAX_QUEUED_RECEIPTS_TOTAL = intKey("mqtt.maxQueuedReceiptsTotal", 200_000, 10,
+            100_000_000, "receipts the broker holds queued for all devices together (as seen since start); past it a receipt "
+            + "is not queued and the outbox answers the device's resend with it, so that many devices that each stay within "
+            + "mqtt.maxQueuedReceipts cannot fill the disk of the broker store");
+    public static final ConfigKey<Long> MQTT_MAX_QUEUED_RECEIPT_BYTES_TOTAL = sizeKey("mqtt.maxQueuedReceiptBytesTotal",
+            "256MiB", 16 * KiB, 64L * 1024 * MiB, "the same bound in bytes, for all devices together");
     public static final ConfigKey<Integer> MQTT_MAX_KNOWN_DEVICES = intKey("mqtt.maxKnownDevices", 10000, 10, 1_000_000,
             "client ids the device registry (/api/devices) keeps; only ones that logged in enter it, and past it a new one "
             + "replaces the one seen least recently (about 2 KB each)");
@@ -269,9 +275,9 @@ public final class ConfigKeys {
             Duration.ofSeconds(1), Duration.ofDays(1),
             "longest wait central can ask for (Retry-After, retryAfterMs); longer ones are clamped to it");
     public static final ConfigKey<Integer> FORWARDER_MAX_SERVER_ERRORS = intKey("forwarder.maxServerErrors", 5, 1, 1_000_000,
-            "times central fails on one event alone (a 5xx, a dropped connection, a timeout or a 4xx such as 409, with "
+            "times central fails on one event alone (a 5xx, 503 included, a dropped connection, a timeout or a 4xx such as 409, with "
             + "proof that it answers other events) or answers without its receipt, before the event is parked (code "
-            + "ingest_server_error, ingest_connection_dropped, ingest_timeout, ingest_refused or central_no_receipt); "
+            + "ingest_server_error, ingest_unavailable, ingest_connection_dropped, ingest_timeout, ingest_refused or central_no_receipt); "
             + "other events go on");
 
     /** Every key, in the order of the reference. */
@@ -279,7 +285,8 @@ public final class ConfigKeys {
             EDGE_ID, EDGE_BEHIND_BALANCER, DATA_DIR,
             MQTT_HOST, MQTT_PORT, MQTT_TOPIC_PREFIX, MQTT_MAX_PACKET_BYTES, MQTT_SESSION_QUEUE_SIZE, MQTT_SESSION_EXPIRY,
             MQTT_MAX_CONNECTIONS, MQTT_MAX_CONNECTIONS_PER_ADDRESS, MQTT_MAX_CONNECT_BYTES, MQTT_CONNECT_TIMEOUT,
-            MQTT_MAX_TOPIC_BYTES, MQTT_MAX_QUEUED_RECEIPTS, MQTT_MAX_QUEUED_RECEIPT_BYTES, MQTT_MAX_KNOWN_DEVICES,
+            MQTT_MAX_TOPIC_BYTES, MQTT_MAX_QUEUED_RECEIPTS, MQTT_MAX_QUEUED_RECEIPT_BYTES,
+            MQTT_MAX_QUEUED_RECEIPTS_TOTAL, MQTT_MAX_QUEUED_RECEIPT_BYTES_TOTAL, MQTT_MAX_KNOWN_DEVICES,
             MQTT_TAKEOVER_ALARM_PER_MINUTE, MQTT_THROTTLE_TAKEOVERS,
             TLS_PORT, TLS_CERT_FILE, TLS_KEY_FILE, TLS_CA_FILE, TLS_CLIENT_AUTH,
             AUTH_ANONYMOUS, AUTH_PASSWORD_FILE, AUTH_THREADS, AUTH_QUEUE, AUTH_FAILED_LOGINS_PER_CLIENT_ID,

@@ -208,6 +208,15 @@ public final class ConfigLoader {
     }
 
     private void checkTogether(Values v) {
+        if (v.get(MQTT_MAX_QUEUED_RECEIPTS_TOTAL) < v.get(MQTT_MAX_QUEUED_RECEIPTS)) {
+            problems.add("mqtt.maxQueuedReceiptsTotal=" + v.get(MQTT_MAX_QUEUED_RECEIPTS_TOTAL) + ": must be at least "
+                    + "mqtt.maxQueuedReceipts (" + v.get(MQTT_MAX_QUEUED_RECEIPTS) + "), the bound of one device");
+        }
+        if (v.get(MQTT_MAX_QUEUED_RECEIPT_BYTES_TOTAL) < v.get(MQTT_MAX_QUEUED_RECEIPT_BYTES)) {
+            problems.add("mqtt.maxQueuedReceiptBytesTotal=" + ValueParsers.formatSize(v.get(MQTT_MAX_QUEUED_RECEIPT_BYTES_TOTAL))
+                    + ": must be at least mqtt.maxQueuedReceiptBytes (" + ValueParsers.formatSize(v.get(MQTT_MAX_QUEUED_RECEIPT_BYTES))
+                    + "), the bound of one device");
+        }
         int maxPacket = v.get(MQTT_MAX_PACKET_BYTES);
         int maxPayload = v.get(INTAKE_MAX_PAYLOAD_BYTES);
         if (maxPacket < maxPayload + 1024) {
@@ -266,7 +275,8 @@ public final class ConfigLoader {
                 maxWaitingPublishes(v.get(INTAKE_MAX_QUEUED_BYTES), v.get(MQTT_MAX_PACKET_BYTES)),
                 new BrokerSettings.Limits(v.get(MQTT_MAX_CONNECTIONS), v.get(MQTT_MAX_CONNECTIONS_PER_ADDRESS),
                         v.get(MQTT_MAX_CONNECT_BYTES), v.get(MQTT_CONNECT_TIMEOUT), v.get(MQTT_MAX_KNOWN_DEVICES),
-                        v.get(MQTT_MAX_TOPIC_BYTES), v.get(MQTT_MAX_QUEUED_RECEIPTS), v.get(MQTT_MAX_QUEUED_RECEIPT_BYTES)));
+                        v.get(MQTT_MAX_TOPIC_BYTES), v.get(MQTT_MAX_QUEUED_RECEIPTS), v.get(MQTT_MAX_QUEUED_RECEIPT_BYTES),
+                        v.get(MQTT_MAX_QUEUED_RECEIPTS_TOTAL), v.get(MQTT_MAX_QUEUED_RECEIPT_BYTES_TOTAL)));
         IntakeSettings intake = new IntakeSettings(
                 v.get(INTAKE_MAX_PAYLOAD_BYTES), v.get(INTAKE_MAX_BATCH), v.get(INTAKE_QUEUE_CAPACITY),
                 v.get(OUTBOX_MAX_PENDING), v.get(OUTBOX_MIN_FREE_DISK), v.get(OUTBOX_FULL_RETRY_AFTER),

@@ -16,7 +16,7 @@ import org.edgebridge.outbox.Settlement;
  * Sends claimed events to central and settles them: one request through the guards ({@link CentralCall}), its
  * outcome told to the {@link ForwarderPolicy}, and its settlements committed ({@link BatchSettler}). On 413/400/422
  * the batch is halved; the second half goes only where the first half left no open event of the same device ahead
- * of it. A 5xx, dropped connection or timeout of two or more events is bisected the same way
+ * of it. A 5xx (503 included), another 4xx, a dropped connection or a timeout of two or more events is bisected the same way
  * ({@link ServerErrorRounds}). Runs on the thread of the step; the counters are shared by the workers.
  */
 final class BatchSender implements ServerErrorRounds.Sender {
@@ -116,7 +116,7 @@ final class BatchSender implements ServerErrorRounds.Sender {
                 } else {
                     hunt.otherFailed(clock.instant());
                 }
-                policy.failed(failed.reason());
+                policy.failed(failed.reason(), failed.retryAfter());
                 if (failed.cause() == RequestOutcome.Cause.UNREACHABLE) {
                     settler.releaseUnsent(batchId, events, failed.reason());
                 } else {
@@ -217,10 +217,10 @@ final class BatchSender implements ServerErrorRounds.Sender {
     }
 
     @Override
-    public void centralFailed(String reason) {
+    public void centralFailed(RequestOutcome.Failed failed) {
         hunt.otherFailed(clock.instant());
-        policy.failed(reason);
-        call.recordFailure(reason);
+        policy.failed(failed.reason(), failed.retryAfter());
+        call.recordFailure(failed.reason());
     }
 
     long requests() {

@@ -17,10 +17,9 @@ import org.edgebridge.trace.CommandTrace;
 final class CentralCall {
     /** A reply and what it means; what the circuit breaker records. */
     record Sent(IngestReply reply, RequestOutcome outcome) {
-        /** 5xx, timeouts, refused connections, unreadable 200s and 503s count against central; 429s do not. */
+        /** 5xx (503 included), timeouts, refused connections and other failures count against central; 429s do not. */
         boolean isFailure() {
-            return outcome instanceof RequestOutcome.Failed
-                    || (outcome instanceof RequestOutcome.Throttled && reply.status() == 503);
+            return outcome instanceof RequestOutcome.Failed;
         }
     }
 

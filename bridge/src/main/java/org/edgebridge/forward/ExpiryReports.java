@@ -115,7 +115,7 @@ final class ExpiryReports {
         if (outcome instanceof RequestOutcome.Throttled throttled) {
             policy.throttled(throttled.retryAfter(), throttled.reason());
         } else if (outcome instanceof RequestOutcome.Failed failed) {
-            policy.failed(failed.reason());
+            policy.failed(failed.reason(), failed.retryAfter());
         } else if (outcome instanceof RequestOutcome.Refused r) {
             policy.refused(r.reason(), r.redirect());
         } else if (outcome instanceof RequestOutcome.NoToken noToken) {

@@ -170,7 +170,7 @@ final class ForwarderPolicy {
         lastSuccessAt = clock.instant();
     }
 
-    /** 429 or 503: wait central's Retry-After, or the backoff when it gave none (zero). */
+    /** 429: wait central's Retry-After, or the backoff when it gave none (zero). */
     void throttled(Duration retryAfter, String reason) {
         int failures = consecutiveFailures.incrementAndGet();
         backoffUntil = clock.instant().plus(retryAfter.isZero() ? backoff(failures) : retryAfter);
@@ -179,10 +179,19 @@ final class ForwarderPolicy {
 
     /** A failed request (5xx, timeout, no connection): back off (never less than a Retry-After of its round). */
     void failed(String reason) {
+        failed(reason, Duration.ZERO);
+    }
+
+    /** {@link #failed(String)}, waiting at least central's Retry-After (a 503's). */
+    void failed(String reason, Duration retryAfter) {
         // the round's requests were shown as they failed; for the backoff the round counts as one failed request
         int shown = roundFailures.getAndSet(0);
         int failures = consecutiveFailures.updateAndGet(n -> Math.max(0, n - shown) + 1);
         backOff(failures);
+        Instant asked = clock.instant().plus(retryAfter);
+        if (asked.isAfter(backoffUntil)) {
+            backoffUntil = asked;
+        }
         failure(reason);
     }
 

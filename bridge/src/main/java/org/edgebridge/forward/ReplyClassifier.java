@@ -54,8 +54,14 @@ final class ReplyClassifier {
                     + ": ingest.url is not central's ingest endpoint (redirects are not followed: a POST must not be "
                     + "sent somewhere else unchecked)", true);
         }
-        if (status == 429 || status == 503) {
+        if (status == 429) {
             return new RequestOutcome.Throttled(retryAfter(reply.retryAfter()).orElse(Duration.ZERO), reason);
+        }
+        if (status == 503) {
+            // mostly central as a whole (its Retry-After is waited), but it may follow one event (a gateway before a
+            // central that dies on it): hunted like any 5xx
+            return new RequestOutcome.Failed(reason, RequestOutcome.Cause.UNAVAILABLE,
+                    retryAfter(reply.retryAfter()).orElse(Duration.ZERO));
         }
         if (status == 413) {
             return new RequestOutcome.Split("ingest_payload_too_large", reason);

@@ -18,15 +18,21 @@ sealed interface RequestOutcome {
         }
     }
 
-    /** 429 or 503: nothing is final; wait before the next request. */
+    /** 429: central says the bridge sends too fast; nothing is final; wait before the next request. */
     record Throttled(Duration retryAfter, String reason) implements RequestOutcome {}
 
     /**
-     * Other 5xx, timeout, refused or reset connection, another 4xx: retry with backoff, or find the one event behind it.
+     * A 5xx (503 included), timeout, refused or reset connection, another 4xx: retry with backoff, or find the one event
+     * behind it.
      *
      * @param cause what failed; all but {@link Cause#UNREACHABLE} may be caused by one event of the batch
+     * @param retryAfter central's Retry-After (clamped), or zero: the backoff after it is never shorter
      */
-    record Failed(String reason, Cause cause) implements RequestOutcome {
+    record Failed(String reason, Cause cause, Duration retryAfter) implements RequestOutcome {
+        Failed(String reason, Cause cause) {
+            this(reason, cause, Duration.ZERO);
+        }
+
         /** An event of the batch may cause it (as opposed to central or the network being down). */
         boolean mayBeOneEvent() {
             return cause != Cause.UNREACHABLE;
@@ -34,7 +40,7 @@ sealed interface RequestOutcome {
 
         /** Central answered with an HTTP status (as opposed to a timeout or a broken connection). */
         boolean answeredWithStatus() {
-            return cause == Cause.SERVER_ERROR || cause == Cause.REFUSED;
+            return cause == Cause.SERVER_ERROR || cause == Cause.UNAVAILABLE || cause == Cause.REFUSED;
         }
 
         /** The code an event is parked with when this failure follows it alone (docs/protocol.md §2.3). */
@@ -49,6 +55,12 @@ sealed interface RequestOutcome {
         UNREACHABLE(null),
         /** An HTTP 5xx other than 503. */
         SERVER_ERROR("ingest_server_error"),
+        /**
+         * 503: central says it cannot serve now. Mostly all of central (its Retry-After is waited), but a gateway in
+         * front of a central that dies on one event answers 503 too: hunted like a 5xx, so that one event cannot hold a
+         * site (or open its circuit breaker) for ever.
+         */
+        UNAVAILABLE("ingest_unavailable"),
         /** No whole reply within ingest.timeout. */
         TIMED_OUT("ingest_timeout"),
         /** The connection was made, then reset or closed before a reply (a parser of central's that dies on one event). */

@@ -12,7 +12,7 @@ import org.edgebridge.outbox.ClaimedEvent;
 /**
  * Finding the one event that makes central fail (issues 14 and 23, "one poison event does not stop a site").
  *
- * <p>A batch of two or more events that fails in a way one event may cause (a 5xx other than 503, a dropped
+ * <p>A batch of two or more events that fails in a way one event may cause (a 5xx, 503 included, another 4xx, a dropped
  * connection, a timeout) is bisected at once, like a 400/413: the halves are sent one after the other, and the half
  * that fails while the other is answered is halved again, down to one event. That event is a <em>suspect</em>: it is
  * held back (its device sends nothing while it waits, every other device goes on) and later sent alone, after the

@@ -31,9 +31,10 @@ final class ServerErrorRounds {
 
         /**
          * Central itself failed (not one event): back off as after any other failed request, and record one
-         * failure for the circuit breaker (the requests of the round were not recorded).
+         * failure for the circuit breaker (the requests of the round were not recorded); never less than the
+         * failure's Retry-After.
          */
-        void centralFailed(String reason);
+        void centralFailed(RequestOutcome.Failed failed);
 
         /** The events of {@code rest} whose devices {@code first} does not hold back; the others are released. */
         List<ClaimedEvent> notHeldBack(String batchId, List<ClaimedEvent> first, Set<Long> finalIds, List<ClaimedEvent> rest);
@@ -181,7 +182,7 @@ final class ServerErrorRounds {
             out.add(s);
         }
         if (!anyCounted) {
-            sender.centralFailed(failed.reason());
+            sender.centralFailed(failed);
         }
         sender.settle(batchId, out);
     }

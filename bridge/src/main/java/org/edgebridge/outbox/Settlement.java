@@ -33,7 +33,7 @@ public sealed interface Settlement {
     record Park(long id, String code, String reason) implements Settlement {}
 
     /**
-     * Nothing is known about the event (transport failure, 429/503, pause): back to pending as it was.
+     * Nothing is known about the event (transport failure, 429, pause): back to pending as it was.
      *
      * @param sent false only when the event provably did not reach central with this claim (refused connection,
      *     circuit breaker open, no token, held back from its request): it then still counts as never seen by central

@@ -95,4 +95,43 @@ class ReceiptQueuesTest {
         queues.arrived("dev", 0);
         assertThat(queues.admit("dev", 300, 0)).isTrue();
     }
+
+    @Test
+    void many_devices_each_within_their_own_bound_stop_at_the_site_bound_in_entries() {
+        ReceiptQueues queues = new ReceiptQueues(ENTRIES, BYTES, 1_000, Long.MAX_VALUE);
+        int admitted = 0;
+        for (int d = 0; d < 10; d++) {
+            int queued = 0; // what the broker holds queued for this device
+            for (int i = 0; i < 200; i++) {
+                if (queues.admit("dev-" + d, 300, queued)) {
+                    admitted++;
+                    queued++;
+                    queues.arrived("dev-" + d, queued);
+                }
+            }
+        }
+        assertThat(admitted).isEqualTo(1_000);
+        assertThat(queues.totalEntries()).isEqualTo(1_000);
+        assertThat(queues.droppedSiteFull()).isEqualTo(1_000);
+        assertThat(queues.dropped()).as("no device reached its own bound").isZero();
+        // one device reads its receipts: room for others again
+        queues.arrived("dev-0", 0);
+        assertThat(queues.totalEntries()).isEqualTo(800);
+        assertThat(queues.admit("dev-9", 300, 0)).isTrue();
+    }
+
+    @Test
+    void many_devices_stop_at_the_site_bound_in_bytes_counting_receipts_from_before_start() {
+        ReceiptQueues queues = new ReceiptQueues(ENTRIES, BYTES, 1_000_000, 1024 * 1024);
+        // four devices with 250 receipts each queued in an earlier life: 250 KiB each at the average allowed size
+        for (int d = 0; d < 4; d++) {
+            assertThat(queues.admit("old-" + d, 1024, 250)).isTrue();
+            queues.arrived("old-" + d, 251);
+        }
+        assertThat(queues.totalBytes()).isEqualTo(4 * 251 * 1024L);
+        assertThat(queues.admit("new", 21 * 1024, 0)).as("past 1 MiB for all devices").isFalse();
+        assertThat(queues.admit("new", 1024, 0)).isTrue();
+        assertThat(queues.droppedSiteFull()).isEqualTo(1);
+        assertThat(queues.devices()).isEqualTo(5);
+    }
 }

@@ -49,7 +49,7 @@ class ForwarderPolicyTest {
 
     @Test
     void a_failure_after_a_retry_after_in_the_same_round_does_not_shorten_it_and_an_admin_ends_both_and_the_breaker() {
-        policy.throttled(Duration.ofMinutes(2), "HTTP 503");
+        policy.throttled(Duration.ofMinutes(2), "HTTP 429");
         policy.failed("HTTP 500 of the bisection's other half");
         assertThat(policy.nextAttemptAt()).hasValue(clock.instant().plus(Duration.ofMinutes(2)));
         for (int i = 0; i < 5; i++) {
@@ -60,6 +60,16 @@ class ForwarderPolicyTest {
         assertThat(policy.nextAttemptAt()).isEmpty();
         assertThat(guards.breaker.getState()).as("one probe at once").isEqualTo(CircuitBreaker.State.HALF_OPEN);
         assertThat(holdBack()).isEmpty();
+    }
+
+    @Test
+    void a_503_waits_at_least_its_retry_after_and_at_least_the_backoff() {
+        policy.failed("HTTP 503", Duration.ofSeconds(9));
+        assertThat(policy.nextAttemptAt()).hasValue(clock.instant().plusSeconds(9));
+        clock.advance(Duration.ofSeconds(9));
+        policy.failed("HTTP 503", Duration.ofMillis(1));
+        assertThat(holdBack().orElseThrow().waitFor()).as("second failure: the backoff is longer than the Retry-After")
+                .isBetween(Duration.ofMillis(99), Duration.ofMillis(200));
     }
 
     @Test
@@ -88,7 +98,7 @@ class ForwarderPolicyTest {
         policy.throttled(Duration.ofSeconds(7), "HTTP 429");
         assertThat(holdBack()).hasValue(new StepResult.Held(ForwarderState.BACKING_OFF, Duration.ofSeconds(7)));
         clock.advance(Duration.ofSeconds(7));
-        policy.throttled(Duration.ZERO, "HTTP 503");
+        policy.throttled(Duration.ZERO, "HTTP 429");
         assertThat(holdBack().orElseThrow().waitFor()).as("second failure: 200 ms drawn from its upper half")
                 .isBetween(Duration.ofMillis(99), Duration.ofMillis(200));
         assertThat(policy.consecutiveFailures()).isEqualTo(2);
@@ -162,7 +172,7 @@ class ForwarderPolicyTest {
         CentralCall.Sent throttled429 = new CentralCall.Sent(new IngestReply(429, new byte[0], Optional.empty(),
                 Optional.empty(), null), new RequestOutcome.Throttled(Duration.ZERO, "HTTP 429"));
         CentralCall.Sent throttled503 = new CentralCall.Sent(new IngestReply(503, new byte[0], Optional.empty(),
-                Optional.empty(), null), new RequestOutcome.Throttled(Duration.ZERO, "HTTP 503"));
+                Optional.empty(), null), new RequestOutcome.Failed("HTTP 503", RequestOutcome.Cause.UNAVAILABLE));
         assertThat(throttled429.isFailure()).isFalse();
         assertThat(throttled503.isFailure()).isTrue();
     }

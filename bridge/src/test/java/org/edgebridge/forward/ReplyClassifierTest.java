@@ -134,12 +134,26 @@ class ReplyClassifierTest {
     }
 
     @Test
-    void a_429_or_503_is_throttled_for_retry_after_as_seconds_or_an_http_date() {
+    void a_429_is_throttled_for_retry_after_as_seconds_or_an_http_date() {
         assertThat(classify(withRetryAfter(429, "3"))).isEqualTo(new RequestOutcome.Throttled(Duration.ofSeconds(3), "HTTP 429"));
         String date = DateTimeFormatter.RFC_1123_DATE_TIME.format(clock.instant().plusSeconds(7).atZone(ZoneOffset.UTC));
-        assertThat(classify(withRetryAfter(503, date))).isEqualTo(new RequestOutcome.Throttled(Duration.ofSeconds(7), "HTTP 503"));
+        assertThat(classify(withRetryAfter(429, date))).isEqualTo(new RequestOutcome.Throttled(Duration.ofSeconds(7), "HTTP 429"));
         String past = DateTimeFormatter.RFC_1123_DATE_TIME.format(clock.instant().minusSeconds(7).atZone(ZoneOffset.UTC));
         assertThat(((RequestOutcome.Throttled) classify(withRetryAfter(429, past))).retryAfter()).isZero();
+    }
+
+    /** A gateway before a central that dies on one event answers 503 too: hunted like a 5xx, its Retry-After kept. */
+    @Test
+    void a_503_is_a_failure_one_event_may_cause_that_keeps_its_retry_after() {
+        String date = DateTimeFormatter.RFC_1123_DATE_TIME.format(clock.instant().plusSeconds(7).atZone(ZoneOffset.UTC));
+        assertThat(classify(withRetryAfter(503, date))).isEqualTo(
+                new RequestOutcome.Failed("HTTP 503", RequestOutcome.Cause.UNAVAILABLE, Duration.ofSeconds(7)));
+        assertThat(classify(reply(503, "down"))).isEqualTo(
+                new RequestOutcome.Failed("HTTP 503: down", RequestOutcome.Cause.UNAVAILABLE, Duration.ZERO));
+        RequestOutcome.Failed failed = (RequestOutcome.Failed) classify(reply(503, ""));
+        assertThat(failed.mayBeOneEvent()).isTrue();
+        assertThat(failed.answeredWithStatus()).isTrue();
+        assertThat(failed.parkCode()).isEqualTo("ingest_unavailable");
     }
 
     @Test
@@ -150,7 +164,7 @@ class ReplyClassifierTest {
         assertThat(((RequestOutcome.Throttled) classify(withRetryAfter(429, "-5"))).retryAfter()).isZero();
         assertThat(((RequestOutcome.Throttled) classify(withRetryAfter(429, "100000000000000000000"))).retryAfter())
                 .isEqualTo(Duration.ofSeconds(30));
-        assertThat(((RequestOutcome.Throttled) classify(withRetryAfter(503, "3600"))).retryAfter()).isEqualTo(Duration.ofSeconds(30));
+        assertThat(((RequestOutcome.Failed) classify(withRetryAfter(503, "3600"))).retryAfter()).isEqualTo(Duration.ofSeconds(30));
     }
 
     @Test

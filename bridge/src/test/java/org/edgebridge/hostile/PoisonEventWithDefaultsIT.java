@@ -15,8 +15,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Issue 23, points 1 and 2: one event that makes central fail (a 500, or a connection reset, only when that event is
- * in the request), and 20 other devices with 3 commands each, with the SHIPPED DEFAULTS. The failure follows one event:
+ * Issue 23, points 1 and 2: one event that makes central fail (a 500, a 503, a 409, a connection reset, a 2xx
+ * without receipts or no reply, only when that event is in the request), and 20 other devices with 3 commands each, with the SHIPPED DEFAULTS. The failure follows one event:
  * the other devices' commands flow within seconds, the circuit breaker never opens, and the event is parked with its
  * own code. Prints the figures docs/forwarding.md gives.
  */
@@ -41,6 +41,15 @@ class PoisonEventWithDefaultsIT {
     @Test
     void a_409_that_follows_one_event_parks_it_and_every_other_device_flows_within_seconds() throws Exception {
         poisonScenario("409", HostileCentral.status(409, null), "ingest_refused");
+    }
+
+    /**
+     * A 503 whenever the poison is in the request (a gateway in front of a central that dies on that event), with a
+     * Retry-After: it must neither hold the site nor open its circuit breaker.
+     */
+    @Test
+    void a_503_that_follows_one_event_parks_it_and_every_other_device_flows_within_seconds() throws Exception {
+        poisonScenario("503", HostileCentral.status(503, "1"), "ingest_unavailable");
     }
 
     /** A 200 without a receipts array (an error page sent as 200) whenever the poison is in the request. */

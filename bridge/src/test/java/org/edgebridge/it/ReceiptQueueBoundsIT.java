@@ -86,10 +86,51 @@ class ReceiptQueueBoundsIT {
         assertThat(limits.path("receiptsDropped").asLong()).isGreaterThan(PUBLISHES - 1_600 - 10 - 500);
     }
 
+    /**
+     * Many devices that each stay within their own bound: the bound for all devices together stops them. The bounds are
+     * lowered (100 per device, 250 in all) so that five devices reach them; the shipped ones are 2,000 and 200,000.
+     */
+    @Test
+    void many_devices_that_never_read_stop_at_the_bound_for_all_devices_and_metrics_show_it() throws Exception {
+        int devices = 5;
+        int publishes = 150;
+        try (TestSite site = new TestSite(dir, "mqtt.maxQueuedReceipts=100", "mqtt.maxQueuedReceiptsTotal=250")) {
+            java.util.List<RawMqttClient> slow = new java.util.ArrayList<>();
+            try {
+                for (int d = 0; d < devices; d++) {
+                    slow.add(neverReading(site, SLOW + "-" + d));
+                }
+                for (int d = 0; d < devices; d++) {
+                    publish(slow.get(d), "devices/" + SLOW + "-" + d + "/commands/t", publishes);
+                }
+                await().atMost(Duration.ofSeconds(60)).until(() -> site.getJson("/api/status").path("intake")
+                        .path("received").asLong() >= (long) devices * publishes);
+                await().atMost(Duration.ofSeconds(30)).until(() -> status(site).path("receiptsDroppedSiteFull").asLong()
+                        + status(site).path("receiptsDropped").asLong() >= (long) devices * publishes - 250 - devices * 10);
+                JsonNode limits = status(site);
+                assertThat(limits.path("queuedReceipts").asLong()).as("queued for all devices").isBetween(150L, 250L);
+                assertThat(limits.path("receiptsDroppedSiteFull").asLong()).as("left out by the bound for all devices")
+                        .as("the last two devices get none queued: 300 receipts, less their 10 in flight each")
+                        .isGreaterThan(200L);
+                String metrics = site.get("/metrics").body();
+                assertThat(metrics).contains("edgebridge_broker_receipts_left_out_total{bound=\"site\"}")
+                        .contains("edgebridge_broker_queued_receipts ");
+            } finally {
+                for (RawMqttClient c : slow) {
+                    c.close();
+                }
+            }
+        }
+    }
+
     private static RawMqttClient neverReading(TestSite site) throws IOException {
+        return neverReading(site, SLOW);
+    }
+
+    private static RawMqttClient neverReading(TestSite site, String clientId) throws IOException {
         RawMqttClient slow = new RawMqttClient("127.0.0.1", site.mqttPort);
-        assertThat(slow.connect(RawMqttClient.Connect.of(SLOW).persistent())).isZero();
-        assertThat(slow.subscribe("devices/" + SLOW + "/receipts")).isEqualTo(1);
+        assertThat(slow.connect(RawMqttClient.Connect.of(clientId).persistent())).isZero();
+        assertThat(slow.subscribe("devices/" + clientId + "/receipts")).isEqualTo(1);
         return slow; // and never reads again
     }
 

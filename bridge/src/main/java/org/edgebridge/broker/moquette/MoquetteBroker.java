@@ -94,7 +94,8 @@ public final class MoquetteBroker implements BrokerEngine {
         this.certificates = parts.certificates();
         this.enforcer = Executors.newSingleThreadExecutor(r -> new Thread(r, "broker-enforcer"));
         this.receipts = new ReceiptsOut(topics, refusals,
-                new ReceiptQueues(settings.limits().maxQueuedReceipts(), settings.limits().maxQueuedReceiptBytes()));
+                new ReceiptQueues(settings.limits().maxQueuedReceipts(), settings.limits().maxQueuedReceiptBytes(),
+                        settings.limits().maxQueuedReceiptsTotal(), settings.limits().maxQueuedReceiptBytesTotal()));
         this.connections = new ConnectionLimits(settings.limits().maxConnections(), settings.limits().maxConnectionsPerAddress(),
                 limits, refusals);
     }
