@@ -197,19 +197,25 @@ final class OutboxWriter {
 
     private static final Work<Object> STOP = h -> null;
 
-    /** Runs the group in one transaction and completes its requests after the commit. */
+    /**
+     * Runs the group in one transaction and completes its requests after the commit; the figures count the transaction
+     * before any request is completed, so a caller that saw its request done sees it counted.
+     */
     private void commit(List<Request<?>> group) {
         long start = System.nanoTime();
+        List<Runnable> completions = List.of();
         try {
-            commitTimed(group);
+            completions = commitTimed(group);
         } finally {
             transactions.incrementAndGet();
             requestsRun.addAndGet(group.size());
             busyNanos.addAndGet(System.nanoTime() - start);
         }
+        completions.forEach(Runnable::run);
     }
 
-    private void commitTimed(List<Request<?>> group) {
+    /** The completions to run once the commit is counted; none if the group failed (its requests are failed here). */
+    private List<Runnable> commitTimed(List<Request<?>> group) {
         List<Long> marks = takeMarks();
         List<Runnable> completions = new ArrayList<>(group.size());
         try {
@@ -235,13 +241,13 @@ final class OutboxWriter {
                 publishedUnmarked.addAll(0, marks);
             }
             failAll(group, e);
-            return;
+            return List.of();
         } catch (Error e) {
             rollbackAndClose();
             failAll(group, e);
             throw e;
         }
-        completions.forEach(Runnable::run);
+        return completions;
     }
 
     /** One request of several: what it wrote is rolled back alone if it fails, and it fails alone. */
