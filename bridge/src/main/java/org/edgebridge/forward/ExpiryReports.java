@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.IntFunction;
 import org.edgebridge.outbox.CommandRecord;
 import org.edgebridge.outbox.Expiries;
 import org.slf4j.Logger;
@@ -17,7 +18,11 @@ import org.slf4j.LoggerFactory;
  * as any request. Until central answered it, the devices of those commands send nothing more, so that central never
  * sees a later sequence before it knows why the earlier one will not come. A central that refuses the report as a
  * bad request (400, 413, 422: it does not know the field) is not asked again: the devices go on and central sees the
- * gap. Runs on the step's thread; the counters are shared.
+ * gap. A report central fails on (a 5xx, a timeout, a dropped connection) is sent again after a backoff of its own
+ * while the other devices go on (the requests of those govern the forwarder's backoff and breaker); after
+ * {@code forwarder.maxServerErrors} such failures in a row, with proof that central answers other requests, it is
+ * given up like a refused one: a report central cannot take must not hold those devices for ever. Runs on the
+ * step's thread; the counters are shared.
  */
 final class ExpiryReports {
     private static final Logger LOG = LoggerFactory.getLogger(ExpiryReports.class);
@@ -39,10 +44,21 @@ final class ExpiryReports {
     private final AtomicLong refused = new AtomicLong();
     private volatile Instant lastSweep = Instant.EPOCH;
     private volatile boolean maybeUnreported = true; // rows of an earlier run may wait to be reported
+    private final int maxFailures;
+    private final IntFunction<Duration> backoff;
+    private int failuresInARow; // guarded by this
+    private Instant firstFailureAt; // guarded by this
+    private Instant notBefore = Instant.EPOCH; // guarded by this
 
-    /** @param maxBytes {@code forwarder.maxBytes}: the reports of one request take at most half of it */
+    /**
+     * @param maxBytes {@code forwarder.maxBytes}: the reports of one request take at most half of it
+     * @param maxFailures {@code forwarder.maxServerErrors}: failed reports in a row before they are given up
+     * @param backoff the wait after the n-th failed report in a row
+     */
     ExpiryReports(Expiries expiries, FinalReceipts finalReceipts, CentralCall call, ForwarderPolicy policy,
-            ForwarderLoop.Sleeper rateLimitWait, Clock clock, int maxBytes) {
+            ForwarderLoop.Sleeper rateLimitWait, Clock clock, int maxBytes, int maxFailures, IntFunction<Duration> backoff) {
+        this.maxFailures = maxFailures;
+        this.backoff = backoff;
         this.maxBytes = maxBytes / 2;
         this.expiries = expiries;
         this.finalReceipts = finalReceipts;
@@ -72,8 +88,8 @@ final class ExpiryReports {
     }
 
     /** The expired commands central has not been told of, at most {@link #PER_REQUEST}; none when there are none. */
-    List<Expiries.Expired> unreported() {
-        if (!maybeUnreported) {
+    synchronized List<Expiries.Expired> unreported() {
+        if (!maybeUnreported || clock.instant().isBefore(notBefore)) {
             return List.of();
         }
         List<Expiries.Expired> waiting = expiries.unreported(PER_REQUEST);
@@ -96,32 +112,67 @@ final class ExpiryReports {
      *
      * @return whether central took it (their devices may send again)
      */
-    boolean report(String batchId, List<Expiries.Expired> told) {
-        RequestOutcome outcome = call.send(batchId, List.of(), told, rateLimitWait, CentralCall.Failures.RECORDED);
+    synchronized boolean report(String batchId, List<Expiries.Expired> told) {
+        RequestOutcome outcome = call.send(batchId, List.of(), told, rateLimitWait,
+                CentralCall.Failures.ONE_EVENT_FAILURES_DEFERRED);
         if (outcome instanceof RequestOutcome.Answered) {
             policy.answered();
             expiries.reported(told);
             reported.addAndGet(told.size());
+            failuresInARow = 0;
             return true;
         }
         if (outcome instanceof RequestOutcome.Split split) {
             policy.answered();
-            LOG.warn("central refused a report of {} expired commands ({}): not sent again; their devices go on, and "
-                    + "central sees a gap in their sequences (docs/protocol.md §2.2)", told.size(), split.reason());
-            expiries.reported(told);
-            refused.addAndGet(told.size());
+            giveUp(told, split.reason());
             return true;
         }
         if (outcome instanceof RequestOutcome.Throttled throttled) {
             policy.throttled(throttled.retryAfter(), throttled.reason());
         } else if (outcome instanceof RequestOutcome.Failed failed) {
-            policy.failed(failed.reason(), failed.retryAfter());
+            return failed(told, failed);
         } else if (outcome instanceof RequestOutcome.Refused r) {
             policy.refused(r.reason(), r.redirect());
         } else if (outcome instanceof RequestOutcome.NoToken noToken) {
             policy.noToken(noToken.reason(), noToken.failuresInARow());
         }
         return false;
+    }
+
+    /**
+     * A failed report: sent again after its own backoff while the other devices go on; given up after
+     * {@code maxFailures} in a row if central answered another request since the first of them (it is up: the report
+     * is what it fails on). A failure no event can cause (no connection) is central's: the forwarder backs off.
+     */
+    private boolean failed(List<Expiries.Expired> told, RequestOutcome.Failed failed) {
+        Instant now = clock.instant();
+        if (!failed.mayBeOneEvent()) {
+            policy.failed(failed.reason(), failed.retryAfter());
+            return false;
+        }
+        if (failuresInARow == 0) {
+            firstFailureAt = now;
+        }
+        failuresInARow++;
+        boolean centralAnswersOthers = policy.lastSuccessAt().filter(at -> at.isAfter(firstFailureAt)).isPresent();
+        if (failuresInARow >= maxFailures && centralAnswersOthers) {
+            giveUp(told, failed.reason() + ", " + failuresInARow + " times while central answered other requests");
+            return true;
+        }
+        Duration wait = backoff.apply(failuresInARow);
+        notBefore = now.plus(wait.compareTo(failed.retryAfter()) >= 0 ? wait : failed.retryAfter());
+        LOG.warn("central failed on a report of {} expired commands ({}; {} in a row): sent again in {} ms, the other "
+                + "devices go on", told.size(), failed.reason(), failuresInARow, Duration.between(now, notBefore).toMillis());
+        return false;
+    }
+
+    /** Central cannot take this report: not sent again; the devices go on and central sees a gap. */
+    private void giveUp(List<Expiries.Expired> told, String why) {
+        LOG.warn("central refused a report of {} expired commands ({}): not sent again; their devices go on, and "
+                + "central sees a gap in their sequences (docs/protocol.md §2.2)", told.size(), why);
+        expiries.reported(told);
+        refused.addAndGet(told.size());
+        failuresInARow = 0;
     }
 
     /** What the status page and /metrics show. */

@@ -87,7 +87,7 @@ public final class Forwarder implements Component, ForwarderControl, AutoCloseab
         ForwarderLoop.Sleeper waits = rateLimitWait != null ? rateLimitWait : loop::sleep;
         this.sender = new BatchSender(settings, call, policy, settler, hunt, classifier, claimedAhead, waits, clock);
         this.expiryReports = new ExpiryReports(outbox.expiries(), finalReceipts, call, policy, waits, clock,
-                settings.maxBytes());
+                settings.maxBytes(), settings.maxServerErrors(), classifier::backoff);
         this.step = new ForwardStep(settings, outbox, storedUpTo, clock, policy, guards, settler, finalReceipts, sender,
                 claimedAhead, expiryReports);
         loop.addThreads(threads, settings.maxConcurrentRequests(), step::run);
