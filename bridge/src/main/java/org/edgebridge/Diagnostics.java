@@ -42,16 +42,16 @@ final class Diagnostics {
         }
         Outbox outbox = Outbox.open(config.outboxFile(), Clock.systemUTC());
         Map<String, Object> o = new LinkedHashMap<>();
-        o.put("schemaVersion", outbox.schemaVersion());
-        OutboxCounts counts = outbox.counts();
+        o.put("schemaVersion", outbox.reads().schemaVersion());
+        OutboxCounts counts = outbox.reads().counts();
         Map<String, Long> perState = new LinkedHashMap<>();
         for (CommandState s : CommandState.values()) {
             perState.put(s.dbName(), counts.count(s));
         }
         o.put("counts", perState);
         o.put("oldestOpenReceivedAt", counts.oldestPendingReceivedAt().map(Object::toString).orElse(null));
-        o.put("devices", outbox.devices().size());
-        o.put("recentProblems", outbox.recentProblems(20));
+        o.put("devices", outbox.reads().devices().size());
+        o.put("recentProblems", outbox.reads().recentProblems(20));
         out.put("outbox", o);
         return out;
     }

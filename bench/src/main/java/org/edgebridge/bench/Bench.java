@@ -20,6 +20,7 @@ import org.edgebridge.broker.moquette.RawBroker;
 import org.edgebridge.central.CentralSim;
 import org.edgebridge.config.BridgeConfig;
 import org.edgebridge.config.ConfigLoader;
+import org.edgebridge.outbox.BulkLoader;
 import org.edgebridge.outbox.CommandState;
 import org.edgebridge.outbox.NewCommand;
 import org.edgebridge.outbox.Outbox;
@@ -259,17 +260,16 @@ public final class Bench {
 
     /** Pending rows as a site would have them after a long outage, written straight into a fresh outbox. */
     static void seedBacklog(Path file, int rows, int devices) throws Exception {
-        Outbox outbox = Outbox.open(file, Clock.systemUTC());
+        Outbox.open(file, Clock.systemUTC()).close();
         java.time.Instant now = java.time.Instant.now();
         java.security.MessageDigest sha256 = java.security.MessageDigest.getInstance("SHA-256");
-        outbox.bulkLoad(java.util.stream.IntStream.range(0, rows).mapToObj(i -> {
+        BulkLoader.load(file, java.util.stream.IntStream.range(0, rows).mapToObj(i -> {
             String device = "b5-dev-" + (i % devices);
             String id = "b5-" + i;
             byte[] payload = LoadDevices.command(id).getBytes(java.nio.charset.StandardCharsets.UTF_8);
             return new NewCommand(device, id, "devices/" + device + "/commands/workorder/arrive", "workorder/arrive", payload,
                     java.util.HexFormat.of().formatHex(sha256.digest(payload)), now);
         }), CommandState.PENDING, null);
-        outbox.close();
     }
 
     private BridgeConfig config(String figure, Object port, List<String> more) throws IOException {

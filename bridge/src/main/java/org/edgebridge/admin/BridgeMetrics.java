@@ -73,7 +73,7 @@ final class BridgeMetrics implements AutoCloseable {
         TaggedRateLimiterMetrics.ofRateLimiterRegistry(forwarder.rateLimiters()).bindTo(registry);
         TaggedBulkheadMetrics.ofBulkheadRegistry(forwarder.bulkheads()).bindTo(registry);
 
-        Supplier<OutboxCounts> counts = memoize(outbox::counts, Duration.ofSeconds(1));
+        Supplier<OutboxCounts> counts = memoize(outbox.reads()::counts, Duration.ofSeconds(1));
         for (CommandState state : CommandState.values()) {
             Gauge.builder("edgebridge.outbox.commands", counts, c -> c.get().count(state))
                     .description("outbox rows per state").tag("state", state.dbName()).strongReference(true).register(registry);

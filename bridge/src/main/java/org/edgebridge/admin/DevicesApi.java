@@ -28,7 +28,7 @@ final class DevicesApi {
             long connects, long takeovers, long takeoversLastMinute, long deniedPublishes, long deniedSubscribes) {}
 
     List<Device> list() {
-        Map<String, DeviceRow> rows = outbox.devices().stream().collect(Collectors.toMap(DeviceRow::clientId, Function.identity()));
+        Map<String, DeviceRow> rows = outbox.reads().devices().stream().collect(Collectors.toMap(DeviceRow::clientId, Function.identity()));
         Map<String, DeviceView> views = broker.devices().list().stream()
                 .collect(Collectors.toMap(DeviceView::clientId, Function.identity()));
         java.util.Set<String> connected = new java.util.HashSet<>(broker.connectedClientIds());

@@ -12,6 +12,7 @@ import java.util.Optional;
 import org.edgebridge.outbox.CommandRecord;
 import org.edgebridge.outbox.CommandState;
 import org.edgebridge.outbox.Outbox;
+import org.edgebridge.outbox.ParkedDesk;
 import org.edgebridge.receipt.ReceiptSender;
 
 /** {@code /api/outbox…} (docs/protocol.md §3): rows with filters and cursor paging, one row with history, parked-row actions. */
@@ -60,7 +61,7 @@ final class OutboxApi {
         }
         boolean desc = order.equals("desc");
         long after = decodeCursor(ctx.queryParam("cursor"), desc);
-        List<CommandRecord> rows = outbox.list(state, device, after, limit + 1, desc);
+        List<CommandRecord> rows = outbox.reads().list(state, device, after, limit + 1, desc);
         boolean more = rows.size() > limit;
         List<CommandView> items = new ArrayList<>();
         for (CommandRecord r : rows.subList(0, Math.min(limit, rows.size()))) {
@@ -75,22 +76,28 @@ final class OutboxApi {
     /** {@code GET /api/outbox/{deviceId}/{commandId}}: the row with its history of attempts and receipts. */
     void one(Context ctx) {
         CommandRecord r = find(ctx);
-        AdminServer.json(ctx, 200, CommandView.of(r, outbox.history(r.id())));
+        AdminServer.json(ctx, 200, CommandView.of(r, outbox.reads().history(r.id())));
     }
 
     /** {@code POST …/requeue}: parked → pending. */
     void requeue(Context ctx) {
         CommandRecord r = find(ctx);
-        CommandRecord after = outbox.requeue(r.clientId(), r.commandId()).orElseThrow(() -> notParked(r));
-        AdminServer.json(ctx, 200, CommandView.of(after, outbox.history(after.id())));
+        CommandRecord after = decide(r, ParkedDesk.Decision.REQUEUE);
+        AdminServer.json(ctx, 200, CommandView.of(after, outbox.reads().history(after.id())));
     }
 
     /** {@code POST …/reject}: parked → rejected / {@code rejected_by_admin}; the final receipt goes to the device. */
     void reject(Context ctx) {
         CommandRecord r = find(ctx);
-        CommandRecord after = outbox.reject(r.clientId(), r.commandId()).orElseThrow(() -> notParked(r));
+        CommandRecord after = decide(r, ParkedDesk.Decision.REJECT);
         publishFinals(outbox, receipts, List.of(after));
-        AdminServer.json(ctx, 200, CommandView.of(after, outbox.history(after.id())));
+        AdminServer.json(ctx, 200, CommandView.of(after, outbox.reads().history(after.id())));
+    }
+
+    /** An admin's decision on one parked command, with an audit line in its history; 409 if it is not parked. */
+    private CommandRecord decide(CommandRecord r, ParkedDesk.Decision decision) {
+        return outbox.parked().decide(List.of(r.id()), decision, "by an admin").stream().findFirst()
+                .orElseThrow(() -> notParked(r));
     }
 
     /** {@code GET …/payload}: the device's bytes, as text (a stored payload is JSON; the page shows it as text). */

@@ -58,7 +58,7 @@ final class ParkedApi {
         Instant now = clock.instant();
         List<CommandRecord> rows = desk.list(code, device, limit + 1);
         Map<String, Object> body = new LinkedHashMap<>();
-        body.put("total", outbox.counts().count(CommandState.PARKED));
+        body.put("total", outbox.reads().counts().count(CommandState.PARKED));
         List<ParkedDesk.Group> groups = desk.groups(MAX_GROUPS + 1);
         body.put("groups", groups.subList(0, Math.min(MAX_GROUPS, groups.size())).stream().map(g -> Map.of("code", g.code(),
                 "deviceId", g.clientId(), "commands", g.commands(),

@@ -97,7 +97,7 @@ public final class StatusReport {
 
     public Map<String, Object> snapshot() {
         BrokerStatus b = broker.status();
-        OutboxCounts counts = outbox.counts();
+        OutboxCounts counts = outbox.reads().counts();
         ForwarderStatus f = forwarder.status();
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("edgeId", site.edgeId());
@@ -142,7 +142,7 @@ public final class StatusReport {
 
     /** The alarms raised now, read fresh (the metrics' {@code edgebridge_alarm_active} shows the same codes). */
     public List<Alarm> alarms() {
-        return alarms(broker.status(), outbox.counts(), forwarder.status(), broker.takeoverStorms());
+        return alarms(broker.status(), outbox.reads().counts(), forwarder.status(), broker.takeoverStorms());
     }
 
     private List<Alarm> alarms(BrokerStatus b, OutboxCounts counts, ForwarderStatus f, List<DeviceView> storms) {

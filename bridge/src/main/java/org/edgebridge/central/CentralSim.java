@@ -7,21 +7,12 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.javalin.Javalin;
 import io.javalin.http.Context;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
-import java.util.HexFormat;
-import java.util.List;
-import java.time.Instant;
-import java.time.format.DateTimeParseException;
-import java.time.ZoneOffset;
-import java.time.ZonedDateTime;
-import java.time.format.DateTimeFormatter;
-import java.util.concurrent.ThreadLocalRandom;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -45,14 +36,11 @@ public final class CentralSim implements AutoCloseable {
     private final java.util.function.Predicate<String> authorized;
     private final Javalin app;
     private final AtomicLong requests = new AtomicLong();
-    private final AtomicLong holding = new AtomicLong();
-    private long releases; // guarded by holding
-    private final List<Request> requestLog = new java.util.ArrayList<>();
+    private final HeldReplies held = new HeldReplies();
+    private final IngestLog log;
+    private final EventReceipts eventReceipts;
     private volatile Faults faults = Faults.NONE;
     private final long maxRequestBytes;
-    private final AtomicLong gzipRequests = new AtomicLong();
-    private final AtomicLong wireBytes = new AtomicLong();
-    private final AtomicLong inflatedBytes = new AtomicLong();
     private final ReplyDelay replyDelay = new ReplyDelay();
 
     /** @param maxRequestBytes the largest request body, as sent and (gzip) once inflated; a larger one is answered 413 */
@@ -67,6 +55,8 @@ public final class CentralSim implements AutoCloseable {
     public CentralSim(java.util.function.Predicate<String> authorized, long maxRequestBytes, Clock clock) {
         this.clock = clock;
         this.inbox = new Inbox(clock);
+        this.log = new IngestLog(clock);
+        this.eventReceipts = new EventReceipts(JSON, inbox);
         this.authorized = authorized;
         this.maxRequestBytes = maxRequestBytes;
         this.app = Javalin.create(config -> {
@@ -118,33 +108,12 @@ public final class CentralSim implements AutoCloseable {
 
     /** Ends every reply held by a {@code hold_reply} fault now, instead of at the end of its {@code holdMs}. */
     public void releaseHeldReplies() {
-        synchronized (holding) {
-            releases++;
-            holding.notifyAll();
-        }
-    }
-
-    private void holdReply(long holdMs) {
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(holdMs);
-        synchronized (holding) {
-            holding.incrementAndGet();
-            long releasesAtStart = releases;
-            try {
-                long left;
-                while (releases == releasesAtStart && (left = deadline - System.nanoTime()) > 0) {
-                    TimeUnit.NANOSECONDS.timedWait(holding, left);
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            } finally {
-                holding.decrementAndGet();
-            }
-        }
+        held.releaseAll();
     }
 
     /** Requests whose reply is being held by a {@code hold_reply} fault right now. */
     public long holdingReplies() {
-        return holding.get();
+        return held.holding();
     }
 
     public void faults(Faults faults) {
@@ -154,20 +123,14 @@ public final class CentralSim implements AutoCloseable {
     private void ingest(Context ctx) throws IOException {
         requests.incrementAndGet();
         if (!authorized.test(ctx.header("Authorization"))) {
-            log(0, 401);
+            log.request(0, 401);
             error(ctx, 401, "unauthorized", "a valid bearer token is required");
             return;
         }
         Faults f = takeFault();
         if (f.mode().equals("status")) {
-            if (f.retryAfterRaw() != null) {
-                ctx.header("Retry-After", f.retryAfterRaw());
-            } else if (f.retryAfterSeconds() != null) {
-                ctx.header("Retry-After", f.retryAfterAsDate()
-                        ? DateTimeFormatter.RFC_1123_DATE_TIME.format(ZonedDateTime.now(ZoneOffset.UTC).plusSeconds(f.retryAfterSeconds()))
-                        : String.valueOf(f.retryAfterSeconds()));
-            }
-            log(0, f.httpStatus());
+            f.retryAfterHeader(clock).ifPresent(value -> ctx.header("Retry-After", value));
+            log.request(0, f.httpStatus());
             error(ctx, f.httpStatus(), "fault", "injected fault: HTTP " + f.httpStatus());
             return;
         }
@@ -175,17 +138,17 @@ public final class CentralSim implements AutoCloseable {
         try {
             byte[] sent = ctx.bodyAsBytes();
             raw = RequestBodies.decode(sent, ctx.header("Content-Encoding"), maxRequestBytes);
-            count(sent.length, raw.length, raw != sent);
+            log.body(sent.length, raw.length, raw != sent);
         } catch (RequestBodies.TooLarge e) {
-            log(0, 413);
+            log.request(0, 413);
             error(ctx, 413, "payload_too_large", e.getMessage());
             return;
         } catch (RequestBodies.UnknownEncoding e) {
-            log(0, 415);
+            log.request(0, 415);
             error(ctx, 415, "unsupported_encoding", e.getMessage());
             return;
         } catch (IOException e) {
-            log(0, 400);
+            log.request(0, 400);
             error(ctx, 400, "invalid_gzip", "request body is not valid gzip: " + e.getMessage());
             return;
         }
@@ -195,13 +158,13 @@ public final class CentralSim implements AutoCloseable {
             body = JSON.readTree(raw);
             payloads = RawPayloads.of(raw);
         } catch (IOException e) {
-            log(0, 400);
+            log.request(0, 400);
             error(ctx, 400, "invalid_json", "request body is not JSON");
             return;
         }
         JsonNode events = body == null ? null : body.get("events");
         if (events == null || !events.isArray()) {
-            log(0, 400);
+            log.request(0, 400);
             error(ctx, 400, "invalid_request", "request must be an object with an events array");
             return;
         }
@@ -209,7 +172,7 @@ public final class CentralSim implements AutoCloseable {
             for (JsonNode e : events) {
                 if (e.path("eventId").asText().equals(f.poisonEventId())) {
                     int status = f.httpStatus() == 0 ? 500 : f.httpStatus();
-                    log(events.size(), status);
+                    log.request(events.size(), status);
                     error(ctx, status, "fault", "injected fault: event " + f.poisonEventId() + " breaks central");
                     return;
                 }
@@ -218,7 +181,7 @@ public final class CentralSim implements AutoCloseable {
         if (f.mode().equals("poison_400")) {
             for (JsonNode e : events) {
                 if (e.path("payload").path("poison").asBoolean()) {
-                    log(events.size(), 400);
+                    log.request(events.size(), 400);
                     error(ctx, 400, "invalid_event", "event " + e.path("eventId").asText() + " is poisoned");
                     return;
                 }
@@ -234,109 +197,42 @@ public final class CentralSim implements AutoCloseable {
         }
         ArrayNode receipts = JSON.createArrayNode();
         for (int i = 0; i < events.size(); i++) {
-            ObjectNode r = receipt(edgeId, events.get(i), i < payloads.size() ? payloads.get(i) : null, f);
+            ObjectNode r = eventReceipts.receipt(edgeId, events.get(i), i < payloads.size() ? payloads.get(i) : null, f);
             if (!f.mode().equals("omit_receipts")) {
                 receipts.add(r);
             }
         }
         if (f.mode().equals("lose_reply")) {
-            log(events.size(), 500);
+            log.request(events.size(), 500);
             error(ctx, 500, "fault", "injected fault: applied, but the reply was lost");
             return;
         }
         if (f.mode().equals("hold_reply")) {
-            holdReply(f.holdMs());
+            held.hold(f.holdMs());
         }
         ObjectNode reply = JSON.createObjectNode();
         reply.set("receipts", receipts);
         int status = f.mode().equals("answer_status") ? f.httpStatus() : 200;
-        log(events.size(), status);
+        log.request(events.size(), status);
         json(ctx, status, reply);
-    }
-
-    private void count(long sent, long inflated, boolean gzip) {
-        wireBytes.addAndGet(sent);
-        inflatedBytes.addAndGet(inflated);
-        if (gzip) {
-            gzipRequests.incrementAndGet();
-        }
     }
 
     /** Requests whose body came gzipped ({@code Content-Encoding: gzip}) and inflated within the bound. */
     public long gzipRequests() {
-        return gzipRequests.get();
+        return log.gzipRequests();
     }
 
     /** Request body bytes as they came over the wire, and as read once inflated: {@code [wire, inflated]}. */
     public long[] bodyBytes() {
-        return new long[] {wireBytes.get(), inflatedBytes.get()};
+        return log.bodyBytes();
     }
 
     /** One request as central saw it: when, how many events, what it answered. */
     public record Request(Instant at, int events, int status) {}
 
-    private void log(int events, int status) {
-        synchronized (requestLog) {
-            if (requestLog.size() < 1_000_000) {
-                requestLog.add(new Request(clock.instant(), events, status));
-            }
-        }
-    }
-
-    /** Every request so far, oldest first. */
+    /** Every request so far (at most a million), oldest first. */
     public List<Request> requestLog() {
-        synchronized (requestLog) {
-            return List.copyOf(requestLog);
-        }
-    }
-
-    private ObjectNode receipt(String edgeId, JsonNode event, byte[] rawPayload, Faults f) throws IOException {
-        ObjectNode r = JSON.createObjectNode();
-        String eventId = event.path("eventId").asText(null);
-        String deviceId = event.path("deviceId").asText(null);
-        r.put("eventId", eventId);
-        r.put("deviceId", deviceId);
-        JsonNode payload = event.get("payload");
-        String sha = event.path("payloadSha256").asText(null);
-        if (eventId == null || deviceId == null || payload == null || !payload.isObject() || sha == null
-                || !event.path("sequence").canConvertToLong()) {
-            return answer(r, new Inbox.Answer("rejected", "invalid_event",
-                    "event needs eventId, deviceId, sequence, payload (object) and payloadSha256", null), null);
-        }
-        if (rawPayload == null || !sha.equals(sha256(rawPayload))) {
-            return answer(r, new Inbox.Answer("rejected", "payload_sha256_mismatch",
-                    "payloadSha256 is not the SHA-256 of the payload bytes as sent", null), null);
-        }
-        if (f.mode().equals("retry_later")) {
-            return answer(r, new Inbox.Answer("retry_later", "sim_busy", "injected fault: retry later", null),
-                    f.retryAfterMs());
-        }
-        if (f.mode().equals("reject")) {
-            return answer(r, new Inbox.Answer("rejected", "sim_rejected", "injected fault: rejected", null), null);
-        }
-        Instant expiresAt;
-        try {
-            expiresAt = event.path("expiresAt").isTextual() ? Instant.parse(event.get("expiresAt").asText()) : null;
-        } catch (DateTimeParseException e) {
-            return answer(r, new Inbox.Answer("rejected", "invalid_event", "expiresAt is not an ISO 8601 instant", null),
-                    null);
-        }
-        Inbox.Answer a = inbox.apply(edgeId, deviceId, eventId, event.get("sequence").asLong(), sha,
-                new String(rawPayload, StandardCharsets.UTF_8), expiresAt);
-        return answer(r, a, null);
-    }
-
-    private static ObjectNode answer(ObjectNode r, Inbox.Answer a, Long retryAfterMs) throws IOException {
-        r.put("status", a.status());
-        r.put("code", a.code());
-        r.put("message", a.message());
-        r.set("result", a.resultJson() == null ? null : JSON.readTree(a.resultJson()));
-        if (retryAfterMs == null) {
-            r.putNull("retryAfterMs");
-        } else {
-            r.put("retryAfterMs", retryAfterMs);
-        }
-        return r;
+        return log.requests();
     }
 
     private synchronized Faults takeFault() {
@@ -374,14 +270,6 @@ public final class CentralSim implements AutoCloseable {
         s.put("delayedReplies", replyDelay.delayedReplies());
         s.set("answersByEdge", JSON.valueToTree(inbox.answersByEdge()));
         json(ctx, 200, s);
-    }
-
-    private static String sha256(byte[] bytes) {
-        try {
-            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("every Java runtime has SHA-256", e);
-        }
     }
 
     private static void error(Context ctx, int status, String error, String message) {

@@ -1,6 +1,11 @@
 package org.edgebridge.central;
 
+import java.time.Clock;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * A fault the reference central plays for the next {@code count} requests (-1: until changed).
@@ -63,5 +68,18 @@ public record Faults(String mode, int httpStatus, Integer retryAfterSeconds, boo
         return count == 1 ? NONE : count < 0 ? this
                 : new Faults(mode, httpStatus, retryAfterSeconds, retryAfterAsDate, retryAfterMs, holdMs, count - 1,
                         retryAfterRaw, poisonEventId);
+    }
+
+    /** The {@code Retry-After} header a {@code status} fault sends, if any: verbatim, in seconds or as an HTTP date. */
+    Optional<String> retryAfterHeader(Clock clock) {
+        if (retryAfterRaw != null) {
+            return Optional.of(retryAfterRaw);
+        }
+        if (retryAfterSeconds == null) {
+            return Optional.empty();
+        }
+        return Optional.of(retryAfterAsDate ? DateTimeFormatter.RFC_1123_DATE_TIME.format(
+                ZonedDateTime.now(clock.withZone(ZoneOffset.UTC)).plusSeconds(retryAfterSeconds))
+                : String.valueOf(retryAfterSeconds));
     }
 }

@@ -4,13 +4,10 @@ import java.nio.file.Path;
 import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Instant;
-import java.util.EnumMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
-import java.util.stream.Stream;
 import org.edgebridge.trace.CommandTrace;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.HandleCallback;
@@ -19,13 +16,9 @@ import org.jdbi.v3.core.Jdbi;
 /**
  * The SQLite outbox (docs/protocol.md §2.5): the bridge's only durable record of commands and their receipts.
  *
- * <p>One persistence style: Jdbi's fluent API on a {@link Handle}, with every statement a constant of
- * {@link OutboxSql} and every row mapped by column name into a record ({@link OutboxRows}). Fluent rather than
- * SqlObject interfaces because the claim and the settle are loops that decide statement by statement inside one
- * transaction, the query plan test reads the SQL text of each hot statement, and the intake's writer must run its
- * statements on one handle that keeps them prepared; one SQL class and one call style serve all three. The intake
- * writer and the claim bind the same SQL on plain JDBC (measured: Jdbi's own per-statement work cost more CPU than
- * SQLite's on the write path; {@link CommandWriter}, {@link NamedStatements}).
+ * <p>How it binds SQL, and why the hot statements are plain JDBC: {@code package-info}. Its callers each see a port of
+ * their own where one exists: {@link #reads()} for the admin API and status, {@link #parked()} for the desk,
+ * {@link #expiries()} for the forwarder's expiry.
  *
  * <p>Thread-safe. Every write method is a request to the outbox's one writer thread ({@link OutboxWriter}), which
  * owns the one write connection and commits whatever requests wait in one transaction begun IMMEDIATE (the intake's
@@ -40,26 +33,23 @@ public final class Outbox {
     private final Clock clock;
     private final Path file;
     private final AtomicLong openRows;
-    /**
-     * Every write of this process, on one thread and one kept connection ({@link OutboxWriter}): the intake's commands
-     * and the forwarder's settles meet in one transaction and one fsync. The data dir's lock makes this process the
-     * only writer.
-     */
+    /** Every write of this process (the data dir's lock makes it the only writer). */
     private final OutboxWriter writer;
     private final ParkedDesk desk;
     private final Expiries expiries;
-    /** The connection of {@link #checkpointPassive}, kept between checkpoints. */
-    private Handle checkpointHandle; // guarded by checkpointLock
-    private final Object checkpointLock = new Object();
+    private final CheckpointConnection checkpoints;
+    private final OutboxReads reads;
 
     private Outbox(Jdbi jdbi, Clock clock, Path file) {
         this.jdbi = jdbi;
         this.writer = new OutboxWriter(jdbi);
         this.clock = clock;
         this.file = file;
-        this.openRows = new AtomicLong(jdbi.withHandle(h -> h.createQuery(OutboxSql.COUNT_OPEN).mapTo(Long.class).one()));
+        this.openRows = new AtomicLong(jdbi.withHandle(h -> h.createQuery(AdminSql.COUNT_OPEN).mapTo(Long.class).one()));
         this.desk = new ParkedDesk(jdbi, this::write, clock, openRows);
         this.expiries = new Expiries(jdbi, this::write, clock, openRows);
+        this.checkpoints = new CheckpointConnection(jdbi);
+        this.reads = new OutboxReads(jdbi);
     }
 
     /** Opens (creating if needed) the outbox file and migrates its schema to the newest version. */
@@ -101,61 +91,19 @@ public final class Outbox {
         return store(commands, Long.MAX_VALUE);
     }
 
-    /**
-     * Writes many new commands at once in one state, as a long-running site holds them (a backlog after an outage,
-     * final rows due for retention): for the benchmark and test fixtures, not for intake. One transaction, in
-     * prepared batches; each device's sequence goes on from its last. There is no dedup check: a known
-     * (clientId, commandId) fails the whole load. Final rows count as published.
-     *
-     * @param finalAt when final rows became final; not used for open states
-     * @return how many rows were written
-     */
-    public long bulkLoad(Stream<NewCommand> commands, CommandState state, Instant finalAt) {
-        long written = write(handle -> BulkLoader.load(handle, commands, state, finalAt));
-        if (!state.isFinal()) {
-            openRows.addAndGet(written);
-        }
-        return written;
-    }
-
     /** A write, committed by the outbox's one writer ({@link OutboxWriter}) before this returns. */
     private <R> R write(HandleCallback<R, RuntimeException> transaction) {
         return writer.write(transaction::withHandle);
     }
 
-    /** What one checkpoint found: pages in the write-ahead log, and how many of them are in the database file now. */
-    record Checkpoint(long logPages, long pagesCopied) {}
-
-    /**
-     * Copies what it can of the write-ahead log into the database file without waiting for, or blocking, a writer
-     * (SQLite's PASSIVE checkpoint), on a connection of its own ({@link WalCheckpointer}'s thread).
-     */
-    Checkpoint checkpointPassive() {
-        synchronized (checkpointLock) {
-            if (checkpointHandle == null) {
-                checkpointHandle = jdbi.open();
-            }
-            try {
-                return checkpointHandle.createQuery(OutboxSql.CHECKPOINT_PASSIVE)
-                        .map((rs, ctx) -> new Checkpoint(rs.getLong("log"), rs.getLong("checkpointed"))).one();
-            } catch (RuntimeException e) {
-                closeCheckpointHandle();
-                throw e;
-            }
-        }
+    /** A passive checkpoint on a connection of its own ({@link WalCheckpointer}'s thread). */
+    CheckpointConnection.Checkpoint checkpointPassive() {
+        return checkpoints.checkpointPassive();
     }
 
-    private void closeCheckpointHandle() {
-        synchronized (checkpointLock) {
-            if (checkpointHandle != null) {
-                try {
-                    checkpointHandle.close();
-                } catch (RuntimeException e) {
-                    // gone either way; the next checkpoint opens a new one
-                }
-                checkpointHandle = null;
-            }
-        }
+    /** What the admin API, the status page and diagnostics read. */
+    public OutboxReads reads() {
+        return reads;
     }
 
     /** How busy the outbox's one writer is, and how many write requests share a transaction. */
@@ -169,45 +117,8 @@ public final class Outbox {
     }
 
     public Optional<CommandRecord> find(String clientId, String commandId) {
-        return jdbi.withHandle(handle -> find(handle, clientId, commandId));
-    }
-
-    private static Optional<CommandRecord> find(Handle handle, String clientId, String commandId) {
-        return handle.createQuery(OutboxSql.FIND).bind("c", clientId).bind("id", commandId)
-                .mapTo(CommandRecord.class).findOne();
-    }
-
-    /** What happened to a command, oldest first. */
-    public List<HistoryEntry> history(long id) {
-        return jdbi.withHandle(handle -> handle.createQuery(OutboxSql.HISTORY_OF).bind("id", id)
-                .mapTo(HistoryEntry.class).list());
-    }
-
-    /**
-     * Rows after the cursor row, optionally of one state and one device.
-     *
-     * @param state null for every state
-     * @param clientId null for every device
-     * @param afterId the cursor: ids above it, or below it when {@code newestFirst}
-     * @param newestFirst true: ids descending, starting below {@code afterId} (use {@link Long#MAX_VALUE} to start)
-     */
-    public List<CommandRecord> list(CommandState state, String clientId, long afterId, int limit, boolean newestFirst) {
-        return jdbi.withHandle(handle -> {
-            var q = handle.createQuery(OutboxSql.list(state != null, clientId != null, newestFirst))
-                    .bind("after", afterId).bind("limit", limit);
-            if (state != null) {
-                q.bind("state", state.dbName());
-            }
-            if (clientId != null) {
-                q.bind("c", clientId);
-            }
-            return q.mapTo(CommandRecord.class).list();
-        });
-    }
-
-    /** Every device that ever stored a command, with its open commands. */
-    public List<DeviceRow> devices() {
-        return jdbi.withHandle(handle -> handle.createQuery(OutboxSql.DEVICES).mapTo(DeviceRow.class).list());
+        return jdbi.withHandle(handle -> handle.createQuery(OutboxSql.FIND).bind("c", clientId).bind("id", commandId)
+                .mapTo(CommandRecord.class).findOne());
     }
 
     /**
@@ -263,7 +174,7 @@ public final class Outbox {
         long now = clock.millis();
         SettleResult result = write(handle -> {
             Settler.Applied applied = Settler.apply(handle, now, batchId, settlements, maxAttempts);
-            List<CommandRecord> finals = byIds(handle, applied.finals());
+            List<CommandRecord> finals = Settler.records(handle, applied.finals());
             return new SettleResult(finals, applied.parked(), next == null ? List.of() : claimIn(now, next));
         });
         openRows.addAndGet(-result.finals().size());
@@ -279,11 +190,6 @@ public final class Outbox {
      */
     public record SettleResult(List<CommandRecord> finals, int parked, List<ClaimedEvent> claimed) {}
 
-    /** An admin's decision on a parked command. Empty if there is no such command or it is not parked. */
-    public Optional<CommandRecord> requeue(String clientId, String commandId) {
-        return decideOne(clientId, commandId, ParkedDesk.Decision.REQUEUE);
-    }
-
     /**
      * Every pending row that waits for its own time (a receipt's retryAfterMs, the per-event backoff) is due now: an
      * admin ends every wait (POST /api/forwarder/retry-now). No history line: the wait was not the command's doing.
@@ -291,16 +197,7 @@ public final class Outbox {
      */
     public int makePendingDue() {
         long now = clock.millis();
-        return write(handle -> handle.createUpdate(OutboxSql.MAKE_PENDING_DUE).bind("now", now).execute());
-    }
-
-    /** Parked → rejected / {@code rejected_by_admin}. Empty if there is no such command or it is not parked. */
-    public Optional<CommandRecord> reject(String clientId, String commandId) {
-        return decideOne(clientId, commandId, ParkedDesk.Decision.REJECT);
-    }
-
-    private Optional<CommandRecord> decideOne(String clientId, String commandId, ParkedDesk.Decision decision) {
-        return find(clientId, commandId).flatMap(r -> desk.decide(List.of(r.id()), decision, "by an admin").stream().findFirst());
+        return write(handle -> handle.createUpdate(AdminSql.MAKE_PENDING_DUE).bind("now", now).execute());
     }
 
     /** The parked commands, for an admin to look at and decide on. */
@@ -311,13 +208,6 @@ public final class Outbox {
     /** Commands that expired before central saw them (docs/protocol.md §1.4), for the forwarder. */
     public Expiries expiries() {
         return expiries;
-    }
-
-    private static List<CommandRecord> byIds(Handle handle, List<Long> ids) {
-        if (ids.isEmpty()) {
-            return List.of();
-        }
-        return handle.createQuery(OutboxSql.BY_IDS).bind("ids", OutboxSql.idList(ids)).mapTo(CommandRecord.class).list();
     }
 
     /**
@@ -373,48 +263,12 @@ public final class Outbox {
      * @return how many rows were deleted
      */
     public int purgeFinalBefore(Instant cutoff, int batch) {
-        return write(handle -> {
-            List<Long> ids = handle.createQuery(OutboxSql.PURGE_CANDIDATES)
-                    .bind("cutoff", cutoff.toEpochMilli()).bind("limit", batch).mapTo(Long.class).list();
-            if (ids.isEmpty()) {
-                return 0;
-            }
-            handle.createUpdate(OutboxSql.PURGE_HISTORY).bind("ids", OutboxSql.idList(ids)).execute();
-            return handle.createUpdate(OutboxSql.PURGE_COMMANDS).bind("ids", OutboxSql.idList(ids)).execute();
-        });
-    }
-
-    /** One history line with the command it belongs to, for diagnostics. */
-    public record Event(String clientId, String commandId, HistoryEntry entry) {}
-
-    /** The latest history lines that are not plain successes (releases, retry laters, parking, admin actions). */
-    public List<Event> recentProblems(int limit) {
-        return jdbi.withHandle(handle -> handle.createQuery(OutboxSql.RECENT_PROBLEMS).bind("limit", limit)
-                .map((rs, ctx) -> new Event(rs.getString("client_id"), rs.getString("command_id"),
-                        ctx.findRowMapperFor(HistoryEntry.class).orElseThrow().map(rs, ctx)))
-                .list());
-    }
-
-    /** The schema version Flyway has applied. */
-    public String schemaVersion() {
-        return jdbi.withHandle(handle -> handle.createQuery(OutboxSql.SCHEMA_VERSION).mapTo(String.class).findOne()
-                .orElse("none"));
+        return write(handle -> RetentionPurger.purge(handle, cutoff, batch));
     }
 
     /** The highest row id stored so far (0 when empty). */
     public long maxRowId() {
         return jdbi.withHandle(handle -> handle.createQuery(OutboxSql.MAX_ROW_ID).mapTo(Long.class).one());
-    }
-
-    /** Rows per state and the oldest open command, read on one connection in two statements. */
-    public OutboxCounts counts() {
-        return jdbi.withHandle(handle -> {
-            Map<CommandState, Long> perState = new EnumMap<>(CommandState.class);
-            handle.createQuery(OutboxSql.COUNT_PER_STATE).mapTo(OutboxRows.StateCount.class)
-                    .forEach(c -> perState.put(c.state(), c.rowsInState()));
-            Optional<Instant> oldest = handle.createQuery(OutboxSql.OLDEST_OPEN).mapTo(Instant.class).findOne();
-            return new OutboxCounts(perState, oldest);
-        });
     }
 
     /** True when a write transaction can be committed now (for the readiness check). */
@@ -433,7 +287,7 @@ public final class Outbox {
      */
     public void close() {
         writer.close();
-        closeCheckpointHandle();
+        checkpoints.close();
         try {
             jdbi.useHandle(handle -> handle.execute(OutboxSql.CHECKPOINT));
         } catch (RuntimeException e) {

@@ -1,7 +1,7 @@
 package org.edgebridge.outbox;
 
 /**
- * Every SQL statement of the outbox, and the only place that holds any: {@link Outbox}, {@link Claimer} and
+ * Every SQL statement of the outbox but what admins read and decide ({@link AdminSql}): {@link Outbox}, {@link Claimer} and
  * {@link Settler} run these through Jdbi, {@link CommandWriter} and {@link Claimer} on prepared JDBC statements, and
  * {@code OutboxQueryPlanTest} checks the query plan of each hot one. Parameters are named ({@code :name}), but for
  * the writer's (positional); a list of row ids is one parameter, {@code :ids}, bound to {@link #idList} ({@link #IDS}).
@@ -67,20 +67,6 @@ final class OutboxSql {
                                   expires_at)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?)
             RETURNING id""";
-
-    // ---- bulk load (Outbox.bulkLoad: benchmark and test fixtures) ----
-
-    static final String DEVICE_SEQUENCES = "SELECT client_id, last_sequence FROM devices";
-
-    static final String BULK_DEVICE = """
-            INSERT INTO devices (client_id, last_sequence, first_seen_at, last_seen_at) VALUES (:c, :seq, :t, :t)
-            ON CONFLICT (client_id) DO UPDATE SET last_sequence = :seq, last_seen_at = MAX(last_seen_at, :t)""";
-
-    static final String BULK_INSERT = """
-            INSERT INTO commands (client_id, command_id, sequence, topic, type, payload, payload_sha256, received_at, state,
-                                  final_at, receipt_published)
-            VALUES (:clientId, :commandId, :sequence, :topic, :type, :payload, :sha, :receivedAt, :state,
-                    :finalAt, :published)""";
 
     // ---- claim (Claimer) ----
 
@@ -225,76 +211,6 @@ final class OutboxSql {
     static final String PURGE_HISTORY = "DELETE FROM command_history WHERE command IN " + IDS;
 
     static final String PURGE_COMMANDS = "DELETE FROM commands WHERE id IN " + IDS;
-
-    // ---- admin ----
-
-    static final String REQUEUE = """
-            UPDATE commands SET state = 'pending', retry_laters = 0, central_failures = 0, not_before = 0,
-                   last_error = NULL, code = NULL
-            WHERE id = :id AND state = 'parked'""";
-
-    /** Every pending row that waits (a receipt's retryAfterMs, the per-event backoff) due now: an admin ends the waits. */
-    static final String MAKE_PENDING_DUE = "UPDATE commands SET not_before = 0 WHERE state = 'pending' AND not_before > :now";
-
-    static final String REJECT = """
-            UPDATE commands SET state = 'rejected', code = 'rejected_by_admin',
-                   message = 'rejected by an admin after it was parked', final_at = :now, receipt_published = 0
-            WHERE id = :id AND state = 'parked'""";
-
-    /** The code a parked row is grouped by on the desk: its own, or {@code retry_later_limit} (see {@link ParkedDesk}). */
-    static final String PARKED_CODE = "COALESCE(code, '" + ParkedDesk.RETRY_LATER_LIMIT + "')";
-
-    /** Parked rows, oldest first, optionally of one desk code and one device; four fixed statements. */
-    static String parked(boolean byCode, boolean byDevice) {
-        return "SELECT " + RECORD_COLUMNS + " FROM commands INDEXED BY commands_state WHERE state = 'parked'"
-                + (byCode ? " AND " + PARKED_CODE + " = :code" : "")
-                + (byDevice ? " AND client_id = :c" : "")
-                + " ORDER BY id LIMIT :limit";
-    }
-
-    /** Parked rows per desk code and device: how many, and the oldest one's receipt time. */
-    static final String PARKED_GROUPS = "SELECT " + PARKED_CODE + " AS code, client_id, COUNT(*) AS commands, "
-            + "MIN(received_at) AS oldest_received_at FROM commands INDEXED BY commands_state WHERE state = 'parked' "
-            + "GROUP BY 1, 2 ORDER BY 1, 2 LIMIT :limit";
-
-    static final String PAYLOAD = "SELECT payload FROM commands WHERE client_id = :c AND command_id = :id";
-
-    // ---- reads for the admin API and status ----
-
-    static final String HISTORY_OF = """
-            SELECT at, kind, batch_id, status, code, detail, times, COALESCE(first_at, at) AS first_at
-            FROM command_history WHERE command = :id ORDER BY id""";
-
-    /**
-     * The admin listing: rows after (or, newest first, before) the cursor id, optionally of one state and one
-     * device. The four filter combinations are four fixed statements, so that each keeps its own query plan.
-     */
-    static String list(boolean byState, boolean byDevice, boolean newestFirst) {
-        return "SELECT " + RECORD_COLUMNS + " FROM commands WHERE id " + (newestFirst ? "<" : ">") + " :after"
-                + (byState ? " AND state = :state" : "")
-                + (byDevice ? " AND client_id = :c" : "")
-                + (newestFirst ? " ORDER BY id DESC LIMIT :limit" : " ORDER BY id LIMIT :limit");
-    }
-
-    static final String DEVICES = """
-            SELECT d.client_id, d.last_sequence, d.first_seen_at, d.last_seen_at,
-                   (SELECT COUNT(*) FROM commands c INDEXED BY commands_open
-                    WHERE c.client_id = d.client_id AND c.state IN """ + OPEN_STATES + """
-                   ) AS open_commands
-            FROM devices d ORDER BY d.client_id""";
-
-    static final String RECENT_PROBLEMS = """
-            SELECT c.client_id, c.command_id, h.at, h.kind, h.batch_id, h.status, h.code, h.detail, h.times,
-                   COALESCE(h.first_at, h.at) AS first_at
-            FROM command_history h JOIN commands c ON c.id = h.command
-            WHERE h.kind IN ('released', 'retry_later', 'failed_alone', 'parked', 'requeued', 'rejected_by_admin')
-            ORDER BY h.at DESC LIMIT :limit""";
-
-    static final String COUNT_OPEN = "SELECT COUNT(*) FROM commands WHERE state IN " + OPEN_STATES;
-
-    static final String COUNT_PER_STATE = "SELECT state, COUNT(*) AS rows_in_state FROM commands GROUP BY state";
-
-    static final String OLDEST_OPEN = "SELECT MIN(received_at) FROM commands WHERE state IN " + OPEN_STATES;
 
     static final String MAX_ROW_ID = "SELECT COALESCE(MAX(id), 0) FROM commands";
 

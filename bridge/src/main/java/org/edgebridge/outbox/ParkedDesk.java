@@ -29,9 +29,9 @@ public final class ParkedDesk {
     /** What an admin decides on a parked command. */
     public enum Decision {
         /** Parked → pending: sent again, with its counters of retry_later answers reset. */
-        REQUEUE("requeued", OutboxSql.REQUEUE),
+        REQUEUE("requeued", AdminSql.REQUEUE),
         /** Parked → rejected / {@code rejected_by_admin}: final; its receipt goes to the device. */
-        REJECT("rejected_by_admin", OutboxSql.REJECT);
+        REJECT("rejected_by_admin", AdminSql.REJECT);
 
         private final String historyKind;
         private final String update;
@@ -69,7 +69,7 @@ public final class ParkedDesk {
 
     /** At most {@code limit} groups, by code then device. */
     public List<Group> groups(int limit) {
-        return jdbi.withHandle(handle -> handle.createQuery(OutboxSql.PARKED_GROUPS).bind("limit", limit)
+        return jdbi.withHandle(handle -> handle.createQuery(AdminSql.PARKED_GROUPS).bind("limit", limit)
                 .map((rs, ctx) -> new Group(rs.getString("code"), rs.getString("client_id"), rs.getLong("commands"),
                         Instant.ofEpochMilli(rs.getLong("oldest_received_at"))))
                 .list());
@@ -83,7 +83,7 @@ public final class ParkedDesk {
      */
     public List<CommandRecord> list(String code, String clientId, int limit) {
         return jdbi.withHandle(handle -> {
-            var q = handle.createQuery(OutboxSql.parked(code != null, clientId != null)).bind("limit", limit);
+            var q = handle.createQuery(AdminSql.parked(code != null, clientId != null)).bind("limit", limit);
             if (code != null) {
                 q.bind("code", code);
             }
@@ -96,7 +96,7 @@ public final class ParkedDesk {
 
     /** The device's bytes of a stored command, as it sent them. */
     public Optional<byte[]> payload(String clientId, String commandId) {
-        return jdbi.withHandle(handle -> handle.createQuery(OutboxSql.PAYLOAD).bind("c", clientId).bind("id", commandId)
+        return jdbi.withHandle(handle -> handle.createQuery(AdminSql.PAYLOAD).bind("c", clientId).bind("id", commandId)
                 .mapTo(byte[].class).findOne());
     }
 

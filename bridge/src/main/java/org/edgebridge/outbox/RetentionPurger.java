@@ -3,11 +3,13 @@ package org.edgebridge.outbox;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import org.edgebridge.lifecycle.Component;
 import org.edgebridge.lifecycle.Once;
+import org.jdbi.v3.core.Handle;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Deletes final commands older than the retention (docs/protocol.md §2.5), in small transactions with a pause between
@@ -84,6 +86,20 @@ public final class RetentionPurger implements Component, AutoCloseable {
             LOG.info("retention: purged {} final commands older than {}", total, settings.retention());
         }
         return total;
+    }
+
+    /**
+     * Deletes up to {@code batch} final rows (and their history) that became final before {@code cutoff}, inside the
+     * write transaction under way ({@link Outbox#purgeFinalBefore}). Open rows are never purged.
+     */
+    static int purge(Handle handle, Instant cutoff, int batch) {
+        List<Long> ids = handle.createQuery(OutboxSql.PURGE_CANDIDATES)
+                .bind("cutoff", cutoff.toEpochMilli()).bind("limit", batch).mapTo(Long.class).list();
+        if (ids.isEmpty()) {
+            return 0;
+        }
+        handle.createUpdate(OutboxSql.PURGE_HISTORY).bind("ids", OutboxSql.idList(ids)).execute();
+        return handle.createUpdate(OutboxSql.PURGE_COMMANDS).bind("ids", OutboxSql.idList(ids)).execute();
     }
 
     /** @return false if stopped while waiting */

@@ -116,6 +116,14 @@ final class Settler {
         return ids.size();
     }
 
+    /** The rows with these ids, in id order (the finals of a settle, with their receipts). */
+    static List<CommandRecord> records(Handle handle, List<Long> ids) {
+        if (ids.isEmpty()) {
+            return List.of();
+        }
+        return handle.createQuery(OutboxSql.BY_IDS).bind("ids", OutboxSql.idList(ids)).mapTo(CommandRecord.class).list();
+    }
+
     /** Every row in flight back to pending ({@link Outbox#releaseAbandonedClaims}). @return how many */
     static int releaseAbandonedClaims(Handle handle, long now) {
         List<Long> ids = handle.createQuery(OutboxSql.INFLIGHT).mapTo(Long.class).list();

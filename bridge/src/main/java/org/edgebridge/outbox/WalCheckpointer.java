@@ -37,7 +37,7 @@ public final class WalCheckpointer implements Component, AutoCloseable {
     });
     private final Once once = new Once();
     private final AtomicLong checkpoints = new AtomicLong();
-    private volatile Outbox.Checkpoint last = new Outbox.Checkpoint(0, 0);
+    private volatile CheckpointConnection.Checkpoint last = new CheckpointConnection.Checkpoint(0, 0);
     private String lastFailure; // outbox-checkpoint thread only
 
     public WalCheckpointer(Outbox outbox) {
@@ -72,7 +72,7 @@ public final class WalCheckpointer implements Component, AutoCloseable {
     public record Status(long checkpoints, long logPages, long pagesInFile) {}
 
     public Status status() {
-        Outbox.Checkpoint c = last;
+        CheckpointConnection.Checkpoint c = last;
         return new Status(checkpoints.get(), c.logPages(), c.pagesCopied());
     }
 

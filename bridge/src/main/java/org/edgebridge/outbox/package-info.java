@@ -20,6 +20,7 @@
  * called by the intake's writer thread ({@code intake-writer}), claims and settles by the forwarder's workers, reads by
  * the admin API; all of them are safe to call at once.
  *
- * <p>Tests build outboxes in any state with {@code OutboxFixture} (test sources), through this package's own code.
+ * <p>Tests build outboxes in any state with {@code OutboxFixture} and many rows at once with {@code BulkLoader} (test
+ * sources: tools, not the product).
  */
 package org.edgebridge.outbox;

@@ -32,7 +32,7 @@ class ClaimedAheadTest {
             rig.clock.advance(Duration.ofSeconds(5));
             assertThat(rig.step()).isEqualTo(new StepResult.Sent(1, Duration.ZERO));
             assertThat(rig.finalsOf("A-2")).containsExactly("accepted");
-            List<HistoryEntry> history = rig.outbox.history(rig.record("a", "A-2").id());
+            List<HistoryEntry> history = rig.outbox.reads().history(rig.record("a", "A-2").id());
             assertThat(history).extracting(HistoryEntry::kind).containsExactly("attempt", "receipt");
             assertThat(history.get(0).at()).as("claimed at the first step, not at the second").isEqualTo(firstStep);
             assertThat(rig.central.inbox().entries()).extracting(Inbox.Entry::eventId).containsExactly("A-1", "A-2");
@@ -64,7 +64,7 @@ class ClaimedAheadTest {
             rig.forwarder.resume();
             rig.step();
             assertThat(rig.finalsOf("A-2")).containsExactly("accepted");
-            assertThat(rig.outbox.history(rig.record("a", "A-2").id())).extracting(HistoryEntry::kind, HistoryEntry::times)
+            assertThat(rig.outbox.reads().history(rig.record("a", "A-2").id())).extracting(HistoryEntry::kind, HistoryEntry::times)
                     .as("the second attempt folded into the first line").containsExactly(org.assertj.core.groups.Tuple.tuple(
                             "attempt", 2), org.assertj.core.groups.Tuple.tuple("released", 1),
                             org.assertj.core.groups.Tuple.tuple("receipt", 1));

@@ -14,6 +14,7 @@ import org.edgebridge.central.CentralSim;
 import org.edgebridge.central.Faults;
 import org.edgebridge.central.Inbox;
 import org.edgebridge.outbox.CommandState;
+import org.edgebridge.outbox.ParkedDesk;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -400,7 +401,7 @@ class ForwardStepTest {
             assertThat(rig.record("a", "A-1").state()).as("its second failure alone (the rig's maxServerErrors)")
                     .isEqualTo(CommandState.PARKED);
             rig.central.faults(Faults.NONE);
-            assertThat(rig.outbox.requeue("a", "A-1")).isPresent();
+            assertThat(rig.outbox.parked().decide(List.of(rig.record("a", "A-1").id()), ParkedDesk.Decision.REQUEUE, "by a test")).hasSize(1);
             rig.runUntil(() -> rig.central.inbox().entries().size() == 3, 60);
             assertThat(rig.central.inbox().entries()).extracting(Inbox.Entry::eventId).containsExactly("B-1", "A-1", "A-2");
         }
@@ -414,7 +415,7 @@ class ForwardStepTest {
     }
 
     private static long failedAlone(ForwarderRig rig, String device, String commandId) {
-        return rig.outbox.history(rig.record(device, commandId).id()).stream()
+        return rig.outbox.reads().history(rig.record(device, commandId).id()).stream()
                 .filter(h -> h.kind().equals("failed_alone")).mapToLong(h -> h.times()).sum();
     }
 

@@ -41,7 +41,7 @@ class CentralDownIT {
             await().atMost(Duration.ofSeconds(60)).until(() ->
                     site.status().path("forwarder").path("circuitBreaker").asText().equals("open"));
             assertThat(site.status().path("alarms").findValuesAsText("code")).contains("central_unreachable");
-            assertThat(site.bridge.outbox().counts().count(CommandState.PARKED)).isZero();
+            assertThat(site.bridge.outbox().reads().counts().count(CommandState.PARKED)).isZero();
             site.central.otherwise(HostileCentral.applying());
             assertThat(site.post("/api/forwarder/retry-now").statusCode()).isEqualTo(200);
             assertThat(b.awaitFinal("B-5").path("status").asText()).isEqualTo("accepted");

@@ -45,7 +45,7 @@ class HistoryInOutageIT {
             for (int d = 0; d < DEVICES; d++) {
                 for (int i = 1; i <= COMMANDS; i++) {
                     CommandRecord r = site.bridge.outbox().find("dev-" + (d + 1), "H" + d + "-" + i).orElseThrow();
-                    List<HistoryEntry> history = site.bridge.outbox().history(r.id());
+                    List<HistoryEntry> history = site.bridge.outbox().reads().history(r.id());
                     assertThat(history.stream().map(h -> h.kind() + "/" + h.code()).distinct().count())
                             .as("one line per kind").isEqualTo(history.size());
                     lines += history.size();

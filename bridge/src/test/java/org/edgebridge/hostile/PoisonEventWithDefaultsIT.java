@@ -138,7 +138,7 @@ class PoisonEventWithDefaultsIT {
 
     private static long failedAlone(HostileSite site) {
         long id = site.bridge.outbox().find("dev-poison", "P-1").orElseThrow().id();
-        return site.bridge.outbox().history(id).stream().filter(h -> h.kind().equals("failed_alone"))
+        return site.bridge.outbox().reads().history(id).stream().filter(h -> h.kind().equals("failed_alone"))
                 .mapToLong(h -> h.times()).sum();
     }
 

@@ -66,7 +66,7 @@ class ReceiptViolationsIT {
             awaitAccepted(device, "SENT-1");
             assertThat(site.central.requests()).hasSize(1);
             assertViolation(site, "not_sent", "a receipt for someone-else/NEVER-SENT, which was not in the request");
-            assertThat(site.bridge.outbox().devices()).extracting(d -> d.clientId()).containsExactly("dev-unsent");
+            assertThat(site.bridge.outbox().reads().devices()).extracting(d -> d.clientId()).containsExactly("dev-unsent");
             device.close();
         }
     }

@@ -64,7 +64,7 @@ class EndToEndIT {
             });
             Inbox.Entry first = site.central.inbox().entries().get(0);
             assertThat(first.payloadJson()).as("payload forwarded unchanged").contains("\"n\":1.50");
-            assertThat(site.bridge.outbox().counts().count(CommandState.ACCEPTED)).isEqualTo(5);
+            assertThat(site.bridge.outbox().reads().counts().count(CommandState.ACCEPTED)).isEqualTo(5);
         }
     }
 

@@ -65,7 +65,7 @@ class OutboxLimitsIT {
             device.publish("t", DeviceSimulator.command("D-1", ""));
             assertThat(device.awaitReceipt("D-1", "retry_later").path("code").asText()).isEqualTo("outbox_full");
             assertThat(site.bridge.intake().isLowOnDisk()).isTrue();
-            assertThat(site.bridge.outbox().counts().perState().values().stream().mapToLong(Long::longValue).sum()).isZero();
+            assertThat(site.bridge.outbox().reads().counts().perState().values().stream().mapToLong(Long::longValue).sum()).isZero();
         }
     }
 
@@ -97,7 +97,7 @@ class OutboxLimitsIT {
                     + "(the purge began before it was sent and deletes in batches)").isTrue();
             IntStream.rangeClosed(1, 20).forEach(i -> device.awaitReceipt("LIVE-" + i, "accepted"));
             await().atMost(Duration.ofMinutes(2)).until(() -> site.bridge.retention().status().purged() == oldRows);
-            assertThat(site.bridge.outbox().counts().count(CommandState.ACCEPTED)).isEqualTo(20);
+            assertThat(site.bridge.outbox().reads().counts().count(CommandState.ACCEPTED)).isEqualTo(20);
         }
     }
 }

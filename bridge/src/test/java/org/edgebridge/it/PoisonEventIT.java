@@ -72,7 +72,7 @@ class PoisonEventIT {
                 assertThat(site.central.inbox().stats().get("orderingViolations")).isZero();
                 assertThat(site.getJson("/api/status").path("alarms").findValuesAsText("code")).contains("parked_commands");
 
-                Instant parkedAt = site.bridge.outbox().history(parked.id()).stream()
+                Instant parkedAt = site.bridge.outbox().reads().history(parked.id()).stream()
                         .filter(h -> h.kind().equals("parked")).map(HistoryEntry::at).findFirst().orElseThrow();
                 List<CentralSim.Request> log = site.central.requestLog();
                 long failed = log.stream().filter(r -> r.status() == 500).count();

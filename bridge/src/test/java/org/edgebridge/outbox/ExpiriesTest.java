@@ -70,7 +70,7 @@ class ExpiriesTest {
             assertThat(r.code()).isEqualTo("expired");
             assertThat(r.finalAt()).contains(clock.instant());
         });
-        assertThat(outbox.history(expired.get(0).id())).extracting(HistoryEntry::kind).contains("expired");
+        assertThat(outbox.reads().history(expired.get(0).id())).extracting(HistoryEntry::kind).contains("expired");
         assertThat(outbox.openCount()).isEqualTo(2);
         assertThat(claim("b-1")).extracting(ClaimedEvent::commandId).as("a waits for the report").containsExactly("B-1");
         List<Expiries.Expired> unreported = outbox.expiries().unreported(100);

@@ -59,7 +59,7 @@ class HistoryBoundTest {
             assertThat(end[0]).as("history lines after %d rounds: the same as after one", ROUNDS).isEqualTo(afterFirst[0])
                     .isEqualTo(2L * COMMANDS);
             CommandRecord one = outbox.find("dev-1", "C-1").orElseThrow();
-            List<HistoryEntry> history = outbox.history(one.id());
+            List<HistoryEntry> history = outbox.reads().history(one.id());
             assertThat(history).extracting(HistoryEntry::kind).containsExactly("attempt", "released");
             assertThat(history).allSatisfy(h -> {
                 assertThat(h.times()).isEqualTo(ROUNDS);

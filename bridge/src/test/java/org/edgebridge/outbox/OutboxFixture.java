@@ -21,7 +21,7 @@ import org.sqlite.SQLiteDataSource;
 /**
  * Builds outbox files in any state for tests, through the real {@link Outbox} and its migrations: no test writes the
  * schema or its rows by hand. Few rows go the product's own way (store, claim, settle), so their history is what the
- * bridge would have written; many rows (a backlog, old final rows for retention) go through {@link Outbox#bulkLoad}.
+ * bridge would have written; many rows (a backlog, old final rows for retention) go through {@link BulkLoader}.
  * A bridge can open the file afterwards: {@link #close()} closes the outbox first.
  *
  * <p>The states that need a claim ({@link #inflight}, {@link #finalRow}, {@link #parked}) claim only the rows they have
@@ -30,7 +30,7 @@ import org.sqlite.SQLiteDataSource;
 public final class OutboxFixture implements AutoCloseable {
     /** A claim's event size for storage tests: the payload and 400 bytes (the forwarder measures the JSON it sends). */
     public static final WireSize ROUGH_SIZE = (clientId, commandId, type, topic, payloadBytes) -> payloadBytes + 400L;
-    private final Outbox outbox;
+    private Outbox outbox; // opened again after a bulk load, which writes past it
     private final Clock clock;
     private int claims;
     private String lastClaim;
@@ -71,8 +71,17 @@ public final class OutboxFixture implements AutoCloseable {
         }
     }
 
+    /** The outbox as it is now (a new instance after {@link #oldFinalRows} or {@link #backlog}). */
     public Outbox outbox() {
         return outbox;
+    }
+
+    /** Writes with {@link BulkLoader} and opens the outbox again, so that it counts the new rows as a bridge would. */
+    private long bulkLoad(java.util.stream.Stream<NewCommand> commands, CommandState state, Instant finalAt) {
+        long written = BulkLoader.load(outbox.file(), commands, state, finalAt);
+        outbox.close();
+        outbox = Outbox.open(outbox.file(), clock);
+        return written;
     }
 
     /** A command as a device sends it: {@code {"commandId":ID}}, padded with {@code padBytes} characters. */
@@ -146,7 +155,7 @@ public final class OutboxFixture implements AutoCloseable {
      */
     public long oldFinalRows(String device, int rows, Duration age) {
         Instant finalAt = clock.instant().minus(age);
-        return outbox.bulkLoad(IntStream.rangeClosed(1, rows)
+        return bulkLoad(IntStream.rangeClosed(1, rows)
                 .mapToObj(i -> command(device, "OLD-" + i, 0, finalAt.minusSeconds(1))), CommandState.ACCEPTED, finalAt);
     }
 
@@ -156,7 +165,7 @@ public final class OutboxFixture implements AutoCloseable {
      */
     public long backlog(String idPrefix, int devices, int rows, CommandState state) {
         Instant now = clock.instant();
-        return outbox.bulkLoad(IntStream.range(0, rows)
+        return bulkLoad(IntStream.range(0, rows)
                 .mapToObj(i -> command("dev-" + i % devices, idPrefix + i, 0, now)), state, now);
     }
 

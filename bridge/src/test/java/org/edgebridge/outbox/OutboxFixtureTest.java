@@ -27,16 +27,16 @@ class OutboxFixtureTest {
             CommandRecord rejected = f.finalRow("dev-r", "R-1", CommandState.REJECTED);
             f.pending("dev", "N-", 3);
             Outbox outbox = f.outbox();
-            assertThat(outbox.counts().count(CommandState.INFLIGHT)).isEqualTo(2);
-            assertThat(outbox.counts().count(CommandState.PENDING)).isEqualTo(3);
-            assertThat(outbox.counts().count(CommandState.PARKED)).isEqualTo(1);
-            assertThat(outbox.counts().count(CommandState.ACCEPTED)).isEqualTo(1);
-            assertThat(outbox.counts().count(CommandState.DUPLICATE)).isEqualTo(1);
-            assertThat(outbox.counts().count(CommandState.REJECTED)).isEqualTo(1);
+            assertThat(outbox.reads().counts().count(CommandState.INFLIGHT)).isEqualTo(2);
+            assertThat(outbox.reads().counts().count(CommandState.PENDING)).isEqualTo(3);
+            assertThat(outbox.reads().counts().count(CommandState.PARKED)).isEqualTo(1);
+            assertThat(outbox.reads().counts().count(CommandState.ACCEPTED)).isEqualTo(1);
+            assertThat(outbox.reads().counts().count(CommandState.DUPLICATE)).isEqualTo(1);
+            assertThat(outbox.reads().counts().count(CommandState.REJECTED)).isEqualTo(1);
             assertThat(outbox.openCount()).isEqualTo(6);
             assertThat(rejected.code()).isEqualTo("fixture_rejected");
             assertThat(outbox.find("dev-p", "P-1").orElseThrow().code()).isEqualTo("poison");
-            assertThat(outbox.history(rejected.id())).extracting(HistoryEntry::kind).containsExactly("attempt", "receipt");
+            assertThat(outbox.reads().history(rejected.id())).extracting(HistoryEntry::kind).containsExactly("attempt", "receipt");
             assertThat(outbox.unpublishedFinals(10)).extracting(CommandRecord::commandId).containsExactly("A-1", "D-1", "R-1");
             assertThat(outbox.find("dev", "N-3").orElseThrow().sequence()).isEqualTo(5);
         }
@@ -60,10 +60,10 @@ class OutboxFixtureTest {
             assertThat(outbox.openCount()).isEqualTo(1_020);
             assertThat(outbox.unpublishedFinals(10)).isEmpty();
             assertThat(outbox.find("dev-3", "c-13").orElseThrow().sequence()).isEqualTo(102);
-            assertThat(outbox.devices()).filteredOn(d -> d.clientId().equals("dev-3")).singleElement()
+            assertThat(outbox.reads().devices()).filteredOn(d -> d.clientId().equals("dev-3")).singleElement()
                     .satisfies(d -> assertThat(d.lastSequence()).isEqualTo(102));
             assertThat(outbox.purgeFinalBefore(clock.instant().minus(Duration.ofDays(7)), 5_000)).isEqualTo(1_000);
-            assertThat(outbox.counts().count(CommandState.PENDING)).isEqualTo(1_020);
+            assertThat(outbox.reads().counts().count(CommandState.PENDING)).isEqualTo(1_020);
         }
         try (OutboxFixture again = OutboxFixture.at(dir.resolve("outbox.db"), clock)) {
             assertThat(again.outbox().openCount()).as("what a bridge opening the file counts").isEqualTo(1_020);
@@ -74,7 +74,7 @@ class OutboxFixtureTest {
     void an_outbox_left_at_an_older_schema_migrates_to_the_newest() {
         Path file = OutboxFixture.atSchemaVersion(dir.resolve("outbox.db"), "2");
         try (OutboxFixture f = OutboxFixture.at(file, clock)) {
-            assertThat(f.outbox().schemaVersion()).isEqualTo("6");
+            assertThat(f.outbox().reads().schemaVersion()).isEqualTo("6");
             assertThat(f.pending("dev", "C-", 2)).extracting(CommandRecord::sequence).containsExactly(1L, 2L);
         }
     }

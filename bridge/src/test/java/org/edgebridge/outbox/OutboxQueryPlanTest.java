@@ -50,8 +50,8 @@ class OutboxQueryPlanTest {
         statements.put("find by (clientId, commandId)", new String[] {OutboxSql.FIND, "sqlite_autoindex_commands_1"});
         statements.put("claim: heads", new String[] {OutboxSql.CLAIM_HEADS, "commands_open"});
         statements.put("claim: run of one device", new String[] {OutboxSql.CLAIM_RUN, "commands_open"});
-        statements.put("count open", new String[] {OutboxSql.COUNT_OPEN, "INDEX"});
-        statements.put("oldest open", new String[] {OutboxSql.OLDEST_OPEN, "INDEX"});
+        statements.put("count open", new String[] {AdminSql.COUNT_OPEN, "INDEX"});
+        statements.put("oldest open", new String[] {AdminSql.OLDEST_OPEN, "INDEX"});
         statements.put("unpublished finals", new String[] {OutboxSql.UNPUBLISHED, "commands_unpublished"});
         statements.put("retention candidates", new String[] {OutboxSql.PURGE_CANDIDATES, "commands_final_at"});
         statements.put("expiry: due", new String[] {OutboxSql.EXPIRING, "commands_expiring"});

@@ -41,7 +41,7 @@ class OutboxTest {
         assertThat(results.get(3)).isInstanceOf(StoreResult.AlreadyStored.class);
         assertThat(results.get(4)).isInstanceOfSatisfying(StoreResult.IdReused.class,
                 r -> assertThat(r.original().sequence()).isEqualTo(2));
-        assertThat(outbox.counts().count(CommandState.PENDING)).isEqualTo(3);
+        assertThat(outbox.reads().counts().count(CommandState.PENDING)).isEqualTo(3);
     }
 
     @Test
@@ -78,12 +78,12 @@ class OutboxTest {
             ClaimedEvent e = outbox.claim(10, 1 << 20, OutboxFixture.ROUGH_SIZE, Long.MAX_VALUE, "t" + i).get(0);
             outbox.settle("t" + i, List.of(new Settlement.Release(e.id(), "HTTP 503")), 3);
         }
-        assertThat(outbox.counts().count(CommandState.PENDING)).isEqualTo(1);
+        assertThat(outbox.reads().counts().count(CommandState.PENDING)).isEqualTo(1);
         for (int i = 0; i < 3; i++) {
             ClaimedEvent e = outbox.claim(10, 1 << 20, OutboxFixture.ROUGH_SIZE, Long.MAX_VALUE, "r" + i).get(0);
             outbox.settle("r" + i, List.of(new Settlement.RetryLater(e.id(), clock.instant(), "central: retry_later", true)), 3);
         }
-        assertThat(outbox.counts().count(CommandState.PARKED)).isEqualTo(1);
+        assertThat(outbox.reads().counts().count(CommandState.PARKED)).isEqualTo(1);
         assertThat(outbox.claim(10, 1 << 20, OutboxFixture.ROUGH_SIZE, Long.MAX_VALUE, "x")).isEmpty();
     }
 
@@ -94,7 +94,7 @@ class OutboxTest {
         outbox.settle("b", List.of(new Settlement.Final(claimed.get(0).id(), CommandState.DUPLICATE, null, null, "{\"r\":1}")), 50);
         Outbox reopened = Outbox.open(dir.resolve("outbox.db"), clock);
         assertThat(reopened.releaseAbandonedClaims()).isEqualTo(1);
-        assertThat(reopened.counts().count(CommandState.PENDING)).isEqualTo(1);
+        assertThat(reopened.reads().counts().count(CommandState.PENDING)).isEqualTo(1);
         List<CommandRecord> unpublished = reopened.unpublishedFinals(10);
         assertThat(unpublished).extracting(CommandRecord::commandId).containsExactly("1");
         assertThat(unpublished.get(0).resultJson()).isEqualTo("{\"r\":1}");
@@ -145,7 +145,7 @@ class OutboxTest {
         Outbox afterCrash = Outbox.open(dir.resolve("outbox.db"), clock);
         assertThat(afterCrash.unpublishedFinals(10)).as("published again at start, flagged replayed")
                 .extracting(CommandRecord::commandId).containsExactly("1");
-        assertThat(afterCrash.counts().count(CommandState.ACCEPTED)).as("the final itself was committed").isEqualTo(1);
+        assertThat(afterCrash.reads().counts().count(CommandState.ACCEPTED)).as("the final itself was committed").isEqualTo(1);
         afterCrash.close();
     }
 

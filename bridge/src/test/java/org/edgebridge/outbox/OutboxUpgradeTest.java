@@ -23,17 +23,17 @@ class OutboxUpgradeTest {
     void an_outbox_from_the_first_schema_migrates_forward_with_every_row_intact(String fixture) throws Exception {
         Outbox outbox = Outbox.open(OutboxFixture.copyOfResource(fixture, dir.resolve("outbox.db")), Clock.systemUTC());
         for (CommandState state : CommandState.values()) {
-            assertThat(outbox.counts().count(state)).as(state.dbName()).isEqualTo(1);
+            assertThat(outbox.reads().counts().count(state)).as(state.dbName()).isEqualTo(1);
         }
         assertThat(outbox.releaseAbandonedClaims()).isEqualTo(1);
         assertThat(outbox.find("dev", "C-4").orElseThrow().resultJson()).isEqualTo("{\"r\":3}");
         assertThat(outbox.find("dev", "C-3").orElseThrow().retryLaters()).isEqualTo(50);
         assertThat(outbox.unpublishedFinals(10)).extracting(CommandRecord::commandId).containsExactly("C-6");
-        assertThat(outbox.history(outbox.find("dev", "C-1").orElseThrow().id())).hasSize(1);
+        assertThat(outbox.reads().history(outbox.find("dev", "C-1").orElseThrow().id())).hasSize(1);
         assertThat(outbox.claim(10, 1 << 20, OutboxFixture.ROUGH_SIZE, Long.MAX_VALUE, "b")).extracting(ClaimedEvent::commandId)
                 .as("C-1 and C-2 pending; C-3 parked holds the rest of the device back").containsExactly("C-1", "C-2");
         assertThat(outbox.openCount()).isEqualTo(3);
-        assertThat(outbox.schemaVersion()).isEqualTo("6");
+        assertThat(outbox.reads().schemaVersion()).isEqualTo("6");
         assertThat(indexes(outbox.file())).contains("commands_open", "commands_unpublished", "commands_state",
                 "commands_final_at", "command_history_command", "commands_expiring", "commands_expiry_unreported");
         assertThat(outbox.expiries().unreported(10)).as("rows from before expiry need no report").isEmpty();

@@ -43,7 +43,7 @@ class WalCheckpointerTest {
     void a_writer_does_not_checkpoint_inside_its_commit_below_the_fallback() {
         Outbox outbox = Outbox.open(dir.resolve("outbox.db"), Clock.systemUTC());
         fillLog(outbox, 3_000); // SQLite's own default checkpoints every 1,000 pages
-        Outbox.Checkpoint c = outbox.checkpointPassive();
+        CheckpointConnection.Checkpoint c = outbox.checkpointPassive();
         assertThat(c.logPages()).as("the log grew past 1,000 pages: no commit checkpointed it")
                 .isGreaterThan(2_000).isLessThan(OutboxDatabase.WRITER_CHECKPOINT_PAGES);
         assertThat(c.pagesCopied()).as("a passive checkpoint with no writer running copies it all").isEqualTo(c.logPages());
