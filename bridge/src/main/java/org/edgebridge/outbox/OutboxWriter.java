@@ -41,27 +41,17 @@ final class OutboxWriter {
         }
     }
 
-    private final Jdbi jdbi;
     private final LinkedBlockingQueue<Request<?>> requests = new LinkedBlockingQueue<>();
-    /**
-     * Rows whose final receipt was handed to the broker and not yet marked so: marked in the next transaction, not in
-     * one of their own (issue 16). A crash before it loses only the marks: those receipts are published again,
-     * flagged replayed.
-     */
-    private final List<Long> publishedUnmarked = new ArrayList<>(); // guarded by itself
+    private final PublishedMarks marks = new PublishedMarks();
     private final Object lifecycle = new Object();
     private final AtomicLong transactions = new AtomicLong();
     private final AtomicLong requestsRun = new AtomicLong();
     private final AtomicLong busyNanos = new AtomicLong();
     private Thread thread; // guarded by lifecycle
-    // the connection and its statements: used on the writer thread only
-    private Handle handle;
-    private NamedStatements statements;
-    private CommandStatements commands;
-    private TransactionStatements transaction;
+    private final WriterConnection connection; // used on the writer thread only
 
     OutboxWriter(Jdbi jdbi) {
-        this.jdbi = jdbi;
+        this.connection = new WriterConnection(jdbi);
     }
 
     /** Runs {@code work} in the writer's next transaction and returns its result once that is committed. */
@@ -98,35 +88,29 @@ final class OutboxWriter {
     /** The claim's plain JDBC statements on the writer's connection: inside a request only. */
     NamedStatements statements() {
         onWriterThread();
-        return statements;
+        return connection.statements();
     }
 
     /** The intake's plain JDBC statements on the writer's connection: inside a request only. */
     CommandStatements commands() {
         onWriterThread();
-        return commands;
+        return connection.commands();
     }
 
     private void onWriterThread() {
-        if (Thread.currentThread() != currentThread() || handle == null) {
+        if (Thread.currentThread() != currentThread() || !connection.isOpen()) {
             throw new IllegalStateException("the write connection's statements are used inside a write request only");
         }
     }
 
     /** Records that these rows' final receipts were handed to the broker: committed with the next transaction. */
     void markPublished(List<Long> ids) {
-        synchronized (publishedUnmarked) {
-            publishedUnmarked.addAll(ids);
-        }
+        marks.add(ids);
     }
 
     /** Commits the marks that wait for a transaction, in one of their own if none comes. */
     void flushMarks() {
-        boolean waiting;
-        synchronized (publishedUnmarked) {
-            waiting = !publishedUnmarked.isEmpty();
-        }
-        if (waiting) {
+        if (marks.waiting()) {
             write(h -> null);
         }
     }
@@ -168,7 +152,7 @@ final class OutboxWriter {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } finally {
-            closeConnection();
+            connection.close();
             failAll(group, new IllegalStateException("the outbox writer stopped"));
             synchronized (lifecycle) {
                 if (thread == Thread.currentThread()) {
@@ -216,13 +200,15 @@ final class OutboxWriter {
 
     /** The completions to run once the commit is counted; none if the group failed (its requests are failed here). */
     private List<Runnable> commitTimed(List<Request<?>> group) {
-        List<Long> marks = takeMarks();
+        List<Long> marked = marks.take();
         List<Runnable> completions = new ArrayList<>(group.size());
         try {
-            open();
+            connection.open();
+            Handle handle = connection.handle();
+            TransactionStatements transaction = connection.transaction();
             transaction.begin.execute();
-            if (!marks.isEmpty()) {
-                handle.createUpdate(OutboxSql.MARK_PUBLISHED).bind("ids", OutboxSql.idList(marks)).execute();
+            if (!marked.isEmpty()) {
+                handle.createUpdate(OutboxSql.MARK_PUBLISHED).bind("ids", OutboxSql.idList(marked)).execute();
             }
             boolean alone = group.size() == 1;
             for (Request<?> request : group) {
@@ -231,19 +217,17 @@ final class OutboxWriter {
                 } else if (alone) {
                     request.run(handle, completions);
                 } else {
-                    runInSavepoint(request, completions);
+                    runInSavepoint(request, handle, transaction, completions);
                 }
             }
             transaction.commit.execute();
         } catch (SQLException | RuntimeException e) {
-            rollbackAndClose();
-            synchronized (publishedUnmarked) {
-                publishedUnmarked.addAll(0, marks);
-            }
+            connection.rollbackAndClose();
+            marks.giveBack(marked);
             failAll(group, e);
             return List.of();
         } catch (Error e) {
-            rollbackAndClose();
+            connection.rollbackAndClose();
             failAll(group, e);
             throw e;
         }
@@ -251,7 +235,8 @@ final class OutboxWriter {
     }
 
     /** One request of several: what it wrote is rolled back alone if it fails, and it fails alone. */
-    private void runInSavepoint(Request<?> request, List<Runnable> completions) throws SQLException {
+    private static void runInSavepoint(Request<?> request, Handle handle, TransactionStatements transaction,
+            List<Runnable> completions) throws SQLException {
         transaction.savepoint.execute();
         try {
             request.run(handle, completions);
@@ -263,75 +248,10 @@ final class OutboxWriter {
         }
     }
 
-    private void open() throws SQLException {
-        if (handle == null) {
-            handle = OutboxDatabase.openWriter(jdbi);
-            KeptStatements.keepOn(handle);
-            statements = new NamedStatements(handle.getConnection());
-            commands = new CommandStatements(handle.getConnection());
-            transaction = new TransactionStatements(handle.getConnection());
-        }
-    }
-
-    /**
-     * The statements that begin, end and divide the writer's transactions, prepared once: through Jdbi each was parsed
-     * and bound again at every use, five or more per transaction (a profile of B3 showed Jdbi's SQL parsing on the
-     * writer thread).
-     */
-    private static final class TransactionStatements implements AutoCloseable {
-        final java.sql.PreparedStatement begin;
-        final java.sql.PreparedStatement commit;
-        final java.sql.PreparedStatement savepoint;
-        final java.sql.PreparedStatement release;
-        final java.sql.PreparedStatement rollbackToSavepoint;
-
-        TransactionStatements(java.sql.Connection c) throws SQLException {
-            begin = c.prepareStatement(OutboxSql.BEGIN_IMMEDIATE);
-            commit = c.prepareStatement(OutboxSql.COMMIT);
-            savepoint = c.prepareStatement(OutboxSql.SAVEPOINT);
-            release = c.prepareStatement(OutboxSql.RELEASE_SAVEPOINT);
-            rollbackToSavepoint = c.prepareStatement(OutboxSql.ROLLBACK_TO_SAVEPOINT);
-        }
-
-        @Override
-        public void close() {
-            for (java.sql.PreparedStatement s : new java.sql.PreparedStatement[] {begin, commit, savepoint, release,
-                    rollbackToSavepoint}) {
-                try {
-                    s.close();
-                } catch (SQLException ignored) {
-                    // closed with its connection either way
-                }
-            }
-        }
-    }
-
     private static void failAll(List<Request<?>> group, Throwable cause) {
         for (Request<?> request : group) {
             request.done().completeExceptionally(cause);
         }
-    }
-
-    private List<Long> takeMarks() {
-        synchronized (publishedUnmarked) {
-            if (publishedUnmarked.isEmpty()) {
-                return List.of();
-            }
-            List<Long> marks = List.copyOf(publishedUnmarked);
-            publishedUnmarked.clear();
-            return marks;
-        }
-    }
-
-    private void rollbackAndClose() {
-        if (handle != null) {
-            try {
-                handle.execute(OutboxSql.ROLLBACK);
-            } catch (RuntimeException ignored) {
-                // no transaction open, or the connection is broken: it is closed next
-            }
-        }
-        closeConnection();
     }
 
     /**
@@ -353,30 +273,6 @@ final class OutboxWriter {
             running.join();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-        }
-    }
-
-    private void closeConnection() {
-        if (transaction != null) {
-            transaction.close();
-            transaction = null;
-        }
-        if (commands != null) {
-            commands.close();
-            commands = null;
-        }
-        if (statements != null) {
-            statements.close();
-            statements = null;
-        }
-        Handle h = handle;
-        handle = null;
-        if (h != null) {
-            try {
-                h.close();
-            } catch (RuntimeException e) {
-                // the connection is gone either way; the next transaction opens a new one
-            }
         }
     }
 }
