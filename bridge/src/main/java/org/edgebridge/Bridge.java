@@ -13,6 +13,7 @@ import org.edgebridge.broker.moquette.MoquetteBroker;
 import org.edgebridge.config.BridgeConfig;
 import org.edgebridge.config.ConfigWarnings;
 import org.edgebridge.config.ConfigKeys;
+import org.edgebridge.config.IngestKeys;
 import org.edgebridge.config.TokenFiles;
 import org.edgebridge.forward.Forwarder;
 import org.edgebridge.intake.Intake;
@@ -84,7 +85,7 @@ public final class Bridge implements AutoCloseable {
 
     private static StatusReport.Site site(BridgeConfig config) {
         return new StatusReport.Site(config.edgeId(), config.behindBalancer(),
-                TokenFiles.source(config.effective(), ConfigKeys.INGEST_TOKEN.name()),
+                TokenFiles.source(config.effective(), IngestKeys.INGEST_TOKEN.name()),
                 TokenFiles.source(config.effective(), ConfigKeys.ADMIN_TOKEN.name()));
     }
 

@@ -274,7 +274,7 @@ public final class Main {
     static final class ConfigReference implements Callable<Integer> {
         @Override
         public Integer call() {
-            System.out.print(org.edgebridge.config.ConfigKeys.markdownReference());
+            System.out.print(org.edgebridge.config.ConfigReference.markdownReference());
             return ExitCodes.OK;
         }
     }

@@ -4,7 +4,6 @@ import org.edgebridge.intake.ExpiryRules;
 import static org.edgebridge.config.ConfigKey.boolKey;
 import static org.edgebridge.config.ConfigKey.durationKey;
 import static org.edgebridge.config.ConfigKey.enumKey;
-import static org.edgebridge.config.ConfigKey.httpUrlKey;
 import static org.edgebridge.config.ConfigKey.intKey;
 import static org.edgebridge.config.ConfigKey.intSizeKey;
 import static org.edgebridge.config.ConfigKey.matchingKey;
@@ -14,8 +13,8 @@ import static org.edgebridge.config.ConfigKey.pathKey;
 import static org.edgebridge.config.ConfigKey.portKey;
 import static org.edgebridge.config.ConfigKey.sizeKey;
 import static org.edgebridge.config.ConfigKey.textKey;
+import static org.edgebridge.config.IngestKeys.*;
 
-import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -25,12 +24,10 @@ import java.util.Optional;
 import java.util.regex.Pattern;
 import org.edgebridge.broker.BrokerSettings;
 import org.edgebridge.broker.TlsSettings.ClientAuth;
-import org.edgebridge.forward.Compression;
-import org.edgebridge.forward.auth.OAuth2Settings;
 
 /**
  * Every configuration key the bridge knows, each declared once with its type, default, allowed values and meaning.
- * {@link ConfigLoader} reads them, {@link #markdownReference()} documents them (docs/configuration.md), and a test
+ * {@link ConfigLoader} reads them, {@link ConfigReference} documents them (docs/configuration.md), and a test
  * keeps broker-config/bridge.yaml listing the same keys with the same defaults.
  */
 public final class ConfigKeys {
@@ -147,62 +144,6 @@ public final class ConfigKeys {
             "file holding admin.token (read at start, one trailing newline stripped), so that it is not in the YAML or "
             + "the environment; not together with admin.token; a file others may read is warned about");
 
-    public static final ConfigKey<URI> INGEST_URL = httpUrlKey("ingest.url", "http://127.0.0.1:8090/ingest",
-            "central's ingest endpoint");
-    public static final ConfigKey<Optional<String>> INGEST_TOKEN = optionalTextKey("ingest.token", "bearer token sent to central");
-    public static final ConfigKey<Optional<Path>> INGEST_TOKEN_FILE = optionalPathKey("ingest.tokenFile",
-            "file holding ingest.token (read at start, one trailing newline stripped), so that it is not in the YAML or "
-            + "the environment; not together with ingest.token; a file others may read is warned about");
-    public static final ConfigKey<Optional<Path>> INGEST_CA_FILE = optionalPathKey("ingest.caFile",
-            "CA certificates (PEM) to trust for an https:// ingest.url, instead of the JVM's trust store");
-    public static final ConfigKey<Optional<Path>> INGEST_CERT_FILE = optionalPathKey("ingest.certFile",
-            "client certificate chain (PEM, leaf first) presented to an https:// central that asks for one (mTLS); with "
-            + "ingest.keyFile; both files are looked at before each request and a changed pair is used from then on "
-            + "(no restart); a changed pair that cannot be used leaves the previous one in use (alarm ingest_certificate_unusable)");
-    public static final ConfigKey<Optional<Path>> INGEST_KEY_FILE = optionalPathKey("ingest.keyFile",
-            "private key of ingest.certFile, PEM PKCS#8 unencrypted (BEGIN PRIVATE KEY); readable by its owner only, "
-            + "or refused");
-    public static final ConfigKey<Duration> INGEST_CERT_EXPIRY_WARNING = durationKey("ingest.certExpiryWarning", "14d",
-            Duration.ofHours(1), Duration.ofDays(365), "how long before ingest.certFile's certificate expires the alarm "
-            + "ingest_certificate_expiring is raised (ingest_certificate_expired once it has)");
-    public static final ConfigKey<Optional<URI>> INGEST_OAUTH2_TOKEN_URL = ConfigKey.optionalHttpUrlKey("ingest.oauth2.tokenUrl",
-            "OAuth2 token endpoint: the bearer token for central comes from it (client credentials grant), cached until "
-            + "shortly before it expires and renewed once on central's 401; needs ingest.oauth2.clientId and "
-            + "ingest.oauth2.clientSecretFile, not together with ingest.token(File); reached as central is (ingest.proxy, "
-            + "ingest.caFile, ingest.certFile); its failures back off and raise ingest_token_endpoint_failing, central's "
-            + "circuit breaker and the commands' counts stay as they are");
-    public static final ConfigKey<Optional<String>> INGEST_OAUTH2_CLIENT_ID = optionalTextKey("ingest.oauth2.clientId",
-            "the bridge's client id at the token endpoint");
-    public static final ConfigKey<Optional<Path>> INGEST_OAUTH2_CLIENT_SECRET_FILE = optionalPathKey(
-            "ingest.oauth2.clientSecretFile", "file holding the client secret (one line; never in the YAML), read at each "
-            + "token request (a corrected file is used at the next one); readable by its owner only, or refused");
-    public static final ConfigKey<Optional<String>> INGEST_OAUTH2_SCOPE = optionalTextKey("ingest.oauth2.scope",
-            "scope asked for (space-separated), if central's token endpoint wants one");
-    public static final ConfigKey<Optional<String>> INGEST_OAUTH2_AUDIENCE = optionalTextKey("ingest.oauth2.audience",
-            "audience parameter sent with the token request (Auth0, Okta and others name central's API so), if set");
-    public static final ConfigKey<OAuth2Settings.ClientAuth> INGEST_OAUTH2_CLIENT_AUTH = enumKey("ingest.oauth2.clientAuth",
-            OAuth2Settings.ClientAuth.BASIC, OAuth2Settings.ClientAuth.class, "how the client id and secret go to the "
-            + "token endpoint: basic (HTTP Basic, which every endpoint takes) or post (in the form body)");
-    public static final ConfigKey<Optional<URI>> INGEST_PROXY = ConfigKey.optionalProxyKey("ingest.proxy",
-            "the site's HTTP proxy to central: every request goes through it (https:// central with CONNECT); "
-            + "HTTPS_PROXY/NO_PROXY are not read (set EDGE_BRIDGE_INGEST_PROXY instead); unset: direct");
-    public static final ConfigKey<Compression> INGEST_COMPRESSION = enumKey("ingest.compression", Compression.NONE,
-            Compression.class, "gzip sends each request body gzipped (Content-Encoding: gzip; central must accept it); "
-            + "forwarder.maxBytes still bounds the body before compression");
-    public static final ConfigKey<Duration> INGEST_TIMEOUT = durationKey("ingest.timeout", "30s",
-            Duration.ofMillis(100), Duration.ofMinutes(10), "deadline of one whole exchange with central (connect, send, "
-            + "headers and body); past it the request failed, as a transport failure");
-    public static final ConfigKey<Integer> INGEST_MAX_REPLY_BYTES = intSizeKey("ingest.maxReplyBytes", "4MiB", 64 * 1024,
-            1024 * 1024 * 1024, "longest reply body read from central; a longer one fails the request (a transport failure) "
-            + "and is not read past the cap");
-    public static final ConfigKey<Integer> INGEST_MAX_RECEIPT_RESULT_BYTES = intSizeKey("ingest.maxReceiptResultBytes", "4KiB",
-            256, 1024 * 1024, "largest result (as JSON) of a receipt from central that is believed; a receipt over it is "
-            + "treated as missing (the event is sent again) and counted as a contract violation");
-    public static final ConfigKey<Integer> INGEST_MAX_RECEIPT_MESSAGE_BYTES = intSizeKey("ingest.maxReceiptMessageBytes", "1KiB",
-            64, 64 * 1024, "largest message (UTF-8) of a receipt from central that is believed; over it, as for the result");
-    public static final ConfigKey<Integer> INGEST_MAX_RECEIPT_CODE_BYTES = intSizeKey("ingest.maxReceiptCodeBytes", "128",
-            16, 1024, "largest code (UTF-8) of a receipt from central that is believed; over it, as for the result");
-
     public static final ConfigKey<Integer> INTAKE_MAX_PAYLOAD_BYTES = intSizeKey("intake.maxPayloadBytes", "262144",
             64, 16 * 1024 * 1024, "largest command payload; larger ones are rejected payload_too_large");
     public static final ConfigKey<Integer> INTAKE_MAX_BATCH = intKey("intake.maxBatch", 256, 1, 10_000,
@@ -310,33 +251,6 @@ public final class ConfigKeys {
     private static final Map<String, ConfigKey<?>> BY_NAME = byName();
 
     private ConfigKeys() {}
-
-    /** The reference as a Markdown table: what docs/configuration.md holds (a test keeps them equal). */
-    public static String markdownReference() {
-        StringBuilder out = new StringBuilder();
-        out.append("# Configuration reference\n\n");
-        out.append("Generated from the code by `java -jar bridge/target/edge-bridge.jar config-reference`; a test fails when\n");
-        out.append("this file and the code disagree. The commented example is `broker-config/bridge.yaml`. Every key can be\n");
-        out.append("set in the YAML file (nested or dotted), by an environment variable (`EDGE_BRIDGE_` and the key with its\n");
-        out.append("dots as `_`, in capitals: `EDGE_BRIDGE_MQTT_PORT`, `EDGE_BRIDGE_TLS_CERTFILE`), which wins over the file,\n");
-        out.append("or with `--set key=value`, which wins over both. Durations: `500ms`, `30s`,\n");
-        out.append("`5m`, `2h`, `7d`. Sizes: bytes, or `256KiB`, `1MiB`, `1GiB`. A bad value stops start-up with exit code 2\n");
-        out.append("and one line per problem naming the key, the value and the rule. A text value (a token, a host, a path)\n");
-        out.append("that YAML would read as a number or a boolean (`0777` is 511, `1e3` is 1000.0, `yes` is true) is refused:\n");
-        out.append("quote it (`token: \"0777\"`). `check-config` and the log at start warn about an `admin.token` shorter than\n");
-        out.append("16 characters and an `ingest.token` sent over `http://` to a host other than loopback.\n\n");
-        out.append("Ports: `mqtt.port`, `tls.port` and `admin.port` take `any` for any free port (`admin.port=0` means the\n");
-        out.append("same; `mqtt.port=0` switches the plain listener off). The bridge then logs the ports it bound, in a line\n");
-        out.append("`bound ports: mqtt=… tls=… admin=…` (`off` for a listener that is off).\n\n");
-        out.append("| key | default | allowed | meaning |\n| --- | --- | --- | --- |\n");
-        for (ConfigKey<?> k : ALL) {
-            out.append("| `").append(k.name()).append("` | ")
-                    .append(k.defaultValue() == null ? "(unset)" : "`" + k.defaultValue() + "`").append(" | ")
-                    .append(k.allowed().replace("|", "\\|")).append(" | ")
-                    .append(k.doc().replace("|", "\\|")).append(" |\n");
-        }
-        return out.toString();
-    }
 
     public static ConfigKey<?> find(String name) {
         return BY_NAME.get(name);

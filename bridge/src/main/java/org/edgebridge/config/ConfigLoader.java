@@ -1,6 +1,7 @@
 package org.edgebridge.config;
 
 import static org.edgebridge.config.ConfigKeys.*;
+import static org.edgebridge.config.IngestKeys.*;
 
 import com.fasterxml.jackson.core.JacksonException;
 import com.fasterxml.jackson.databind.JsonNode;

@@ -1,16 +1,16 @@
 package org.edgebridge.config;
 
-import static org.edgebridge.config.ConfigKeys.INGEST_CERT_EXPIRY_WARNING;
-import static org.edgebridge.config.ConfigKeys.INGEST_CERT_FILE;
-import static org.edgebridge.config.ConfigKeys.INGEST_KEY_FILE;
-import static org.edgebridge.config.ConfigKeys.INGEST_OAUTH2_AUDIENCE;
-import static org.edgebridge.config.ConfigKeys.INGEST_OAUTH2_CLIENT_AUTH;
-import static org.edgebridge.config.ConfigKeys.INGEST_OAUTH2_CLIENT_ID;
-import static org.edgebridge.config.ConfigKeys.INGEST_OAUTH2_CLIENT_SECRET_FILE;
-import static org.edgebridge.config.ConfigKeys.INGEST_OAUTH2_SCOPE;
-import static org.edgebridge.config.ConfigKeys.INGEST_OAUTH2_TOKEN_URL;
-import static org.edgebridge.config.ConfigKeys.INGEST_TOKEN;
-import static org.edgebridge.config.ConfigKeys.INGEST_TOKEN_FILE;
+import static org.edgebridge.config.IngestKeys.INGEST_CERT_EXPIRY_WARNING;
+import static org.edgebridge.config.IngestKeys.INGEST_CERT_FILE;
+import static org.edgebridge.config.IngestKeys.INGEST_KEY_FILE;
+import static org.edgebridge.config.IngestKeys.INGEST_OAUTH2_AUDIENCE;
+import static org.edgebridge.config.IngestKeys.INGEST_OAUTH2_CLIENT_AUTH;
+import static org.edgebridge.config.IngestKeys.INGEST_OAUTH2_CLIENT_ID;
+import static org.edgebridge.config.IngestKeys.INGEST_OAUTH2_CLIENT_SECRET_FILE;
+import static org.edgebridge.config.IngestKeys.INGEST_OAUTH2_SCOPE;
+import static org.edgebridge.config.IngestKeys.INGEST_OAUTH2_TOKEN_URL;
+import static org.edgebridge.config.IngestKeys.INGEST_TOKEN;
+import static org.edgebridge.config.IngestKeys.INGEST_TOKEN_FILE;
 
 import java.nio.file.Path;
 import java.util.List;

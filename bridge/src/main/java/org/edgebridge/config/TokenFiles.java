@@ -42,7 +42,7 @@ public final class TokenFiles {
     /** Token files that others than their owner may read: warned about (check-config, and the log at start). */
     public static List<String> warnings(Map<String, String> effective) {
         List<String> out = new ArrayList<>();
-        for (String fileKey : List.of(ConfigKeys.INGEST_TOKEN_FILE.name(), ConfigKeys.ADMIN_TOKEN_FILE.name())) {
+        for (String fileKey : List.of(IngestKeys.INGEST_TOKEN_FILE.name(), ConfigKeys.ADMIN_TOKEN_FILE.name())) {
             Optional.ofNullable(effective.get(fileKey)).map(Path::of).flatMap(p -> looseness(fileKey, p)).ifPresent(out::add);
         }
         return out;

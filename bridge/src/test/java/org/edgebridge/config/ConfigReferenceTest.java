@@ -15,7 +15,7 @@ class ConfigReferenceTest {
         assertThat(Files.readString(doc))
                 .as("docs/configuration.md is stale: regenerate it with "
                         + "'java -jar bridge/target/edge-bridge.jar config-reference > docs/configuration.md'")
-                .isEqualTo(ConfigKeys.markdownReference());
+                .isEqualTo(ConfigReference.markdownReference());
     }
 
     @Test
