@@ -10,7 +10,6 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.edgebridge.broker.InboundPublish;
 import org.edgebridge.lifecycle.Component;
 import org.edgebridge.lifecycle.Once;
-import org.edgebridge.outbox.CommandRecord;
 import org.edgebridge.outbox.CrashWindow;
 import org.edgebridge.outbox.NewCommand;
 import org.edgebridge.outbox.Outbox;
@@ -26,9 +25,10 @@ import org.slf4j.LoggerFactory;
  * Turns device PUBLISHes into outbox rows and answers each with a receipt, after the commit.
  *
  * <p>Threads: {@link #accept} runs on the broker's single interceptor thread (after Moquette's PUBACK). It
- * validates and queues (a command it cannot queue is looked up in the outbox, so that a resend is answered); one writer thread, "intake-writer", owned by this class, drains the queue and stores
- * everything waiting in one transaction (group commit: a receipt waits for at most one commit of the
- * commands queued before it). Both are FIFO, so a device's sequence follows its publish order.
+ * validates and queues (a command it cannot queue is looked up in the outbox, so that a resend is answered:
+ * {@link ResendAnswers}); one writer thread, "intake-writer", owned by this class, drains the queue and stores
+ * everything waiting in one transaction (group commit: a receipt waits for at most one commit of the commands queued
+ * before it). Both are FIFO, so a device's sequence follows its publish order.
  */
 public final class Intake implements Component, IntakeView, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Intake.class);
@@ -47,14 +47,10 @@ public final class Intake implements Component, IntakeView, AutoCloseable {
     private final IntakeStats stats = new IntakeStats();
     private final OutboxRoom room;
     private final StoreReceipts storeReceipts;
+    private final ResendAnswers resends;
     private final Thread writer;
     private volatile boolean accepting = true;
-    /** How long a failed outbox write keeps the bridge "not ready" when no later write says otherwise. */
-    static final long WRITE_FAILURE_MEMORY_NANOS = TimeUnit.SECONDS.toNanos(30);
-    /** The last failed outbox write, while no write that stored a command has succeeded since. */
-    private record WriteFailure(String message, long atNanos) {}
-    private volatile WriteFailure writeFailure;
-    private int failedWritesInARow; // intake-writer thread only
+    private final WriteFailures writeFailures = new WriteFailures();
     private volatile boolean running = true;
 
     /**
@@ -70,6 +66,7 @@ public final class Intake implements Component, IntakeView, AutoCloseable {
         this.storedUpTo = new AtomicLong(outbox.maxRowId());
         this.room = new OutboxRoom(outbox, settings);
         this.storeReceipts = new StoreReceipts(settings, stats, room);
+        this.resends = new ResendAnswers(outbox, receipts, storeReceipts, stats);
         this.writer = threads.thread("intake-writer", this::writeLoop);
     }
 
@@ -111,11 +108,11 @@ public final class Intake implements Component, IntakeView, AutoCloseable {
         }
         NewCommand command = ((CommandParser.Valid) parsed).command();
         if (!accepting) {
-            if (!answeredFromOutbox(command)) {
+            if (!resends.answered(command)) {
                 refuse(command, "shutting_down", "the bridge is shutting down; send the command again later");
             }
         } else if (!offer(command)) {
-            if (!answeredFromOutbox(command)) {
+            if (!resends.answered(command)) {
                 refuse(command, "intake_busy", "the bridge's intake queue is full; send the command again later");
             }
         }
@@ -132,29 +129,6 @@ public final class Intake implements Component, IntakeView, AutoCloseable {
             queuedBytes.addAndGet(-size);
             return false;
         }
-        return true;
-    }
-
-    /**
-     * A command that cannot be queued now may be one the outbox already holds (a resend): then it is answered from
-     * the outbox, with its latest receipt (or command_id_reused), as the writer would have. @return true if answered
-     */
-    private boolean answeredFromOutbox(NewCommand c) {
-        Optional<CommandRecord> known;
-        try {
-            known = outbox.find(c.clientId(), c.commandId());
-        } catch (RuntimeException e) {
-            return false;
-        }
-        if (known.isEmpty()) {
-            return false;
-        }
-        if (!known.get().payloadSha256().equals(c.payloadSha256())) {
-            receipts.send(c.clientId(), storeReceipts.idReused(c, known.get()));
-            return true;
-        }
-        stats.replayed.incrementAndGet();
-        replay(known.get());
         return true;
     }
 
@@ -202,25 +176,15 @@ public final class Intake implements Component, IntakeView, AutoCloseable {
         try {
             results = outbox.store(() -> topUp(batch), room.forNextBatch());
         } catch (RuntimeException e) {
-            if (failedWritesInARow++ == 0) {
-                LOG.warn("outbox write failed for {} commands, answered retry_later / outbox_unavailable (further failures "
-                        + "are counted, not logged, until a write succeeds): {}", batch.size(), e.toString());
-            }
+            writeFailures.failed(batch.size(), e);
             stats.storeFailures.incrementAndGet();
-            writeFailure = new WriteFailure(String.valueOf(e.getMessage()), System.nanoTime());
             for (NewCommand c : batch) {
                 refuse(c, "outbox_unavailable", "the bridge could not write its outbox; send the command again later");
             }
             return;
         }
-        // only a commit that wrote a command proves the disk takes writes: SQLite commits a transaction that
-        // wrote nothing (a batch of resends) even on a full disk
         if (results.stream().anyMatch(r -> r instanceof StoreResult.Stored)) {
-            if (failedWritesInARow > 0) {
-                LOG.info("outbox writes succeed again after {} failed batches", failedWritesInARow);
-                failedWritesInARow = 0;
-            }
-            writeFailure = null;
+            writeFailures.storedAgain();
         }
         CrashWindow.AFTER_INTAKE_COMMIT.enter();
         long committedAt = CommandTrace.now();
@@ -228,7 +192,7 @@ public final class Intake implements Component, IntakeView, AutoCloseable {
         for (StoreResult result : results) {
             if (result instanceof StoreResult.AlreadyStored again) {
                 stats.replayed.incrementAndGet();
-                replay(again.record());
+                resends.replay(again.record());
                 continue;
             }
             if (result instanceof StoreResult.Stored) {
@@ -245,34 +209,10 @@ public final class Intake implements Component, IntakeView, AutoCloseable {
         onStored.run();
     }
 
-    /**
-     * Answers a resend with the latest receipt the outbox holds, read again under the device's receipt lock: the
-     * forwarder may have committed (and published) the final since the row was read, and a stale {@code stored}
-     * must not follow it.
-     */
-    private void replay(CommandRecord seen) {
-        receipts.sendInOrder(seen.clientId(), () -> seen.state().isFinal() ? seen : reread(seen), true);
-    }
-
-    private CommandRecord reread(CommandRecord seen) {
-        try {
-            return outbox.find(seen.clientId(), seen.commandId()).orElse(seen);
-        } catch (RuntimeException e) {
-            return seen; // the outbox cannot be read: what the commit saw is still true or older, never newer
-        }
-    }
-
-    /**
-     * The error of the last outbox write while writes fail (e.g. a full disk: SQLITE_FULL): set by a failed
-     * write, cleared by the next write that stores a new command, and forgotten after
-     * {@link #WRITE_FAILURE_MEMORY_NANOS} without a failed write (no new command came to try again).
-     */
+    /** The error of the last outbox write while writes fail ({@link WriteFailures#current()}). */
+    @Override
     public Optional<String> writeFailure() {
-        WriteFailure failure = writeFailure;
-        if (failure == null || System.nanoTime() - failure.atNanos() > WRITE_FAILURE_MEMORY_NANOS) {
-            return Optional.empty();
-        }
-        return Optional.of(failure.message());
+        return writeFailures.current();
     }
 
     @Override
