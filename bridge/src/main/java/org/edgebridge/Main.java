@@ -28,7 +28,7 @@ import picocli.CommandLine.Option;
 @Command(name = "edge-bridge", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
         description = "MQTT-to-HTTP bridge with an embedded broker, a SQLite outbox and per-event receipts.",
         subcommands = {CommandLine.HelpCommand.class, Main.Run.class, Main.Demo.class, Main.CentralSimCommand.class, Main.CheckConfig.class,
-            Main.Diagnose.class, Main.ConfigReference.class, DeviceCommand.class, Main.BenchMoved.class})
+            Main.Diagnose.class, Main.ConfigReference.class, DeviceCommand.class})
 public final class Main {
     public static void main(String[] args) {
         int code = commandLine().execute(args);
@@ -215,23 +215,6 @@ public final class Main {
             System.out.println("reference central listening on http://" + host + ":" + central.port() + "/ingest");
             runUntilStopped(central);
             return ExitCodes.OK;
-        }
-    }
-
-    /** The benchmark left the product jar (it carries a load generator): says where it is now. */
-    @Command(name = "bench", hidden = true, mixinStandardHelpOptions = true, description = "Moved: see docs/BENCHMARKS.md.")
-    static final class BenchMoved implements Callable<Integer> {
-        @picocli.CommandLine.Unmatched
-        List<String> ignored = new ArrayList<>();
-
-        @picocli.CommandLine.Spec
-        picocli.CommandLine.Model.CommandSpec spec;
-
-        @Override
-        public Integer call() {
-            spec.commandLine().getErr().println("the benchmark is its own jar now: java -jar bench/target/edge-bridge-bench.jar [--quick] [--only B1] "
-                    + "(docs/BENCHMARKS.md)");
-            return ExitCodes.CONFIG;
         }
     }
 

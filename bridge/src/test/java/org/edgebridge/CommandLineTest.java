@@ -88,14 +88,6 @@ class CommandLineTest {
     }
 
     @Test
-    void bench_is_no_longer_in_the_product_and_says_where_it_went() {
-        assertThat(Main.commandLine().getSubcommands().get("bench").getCommandSpec().usageMessage().hidden()).isTrue();
-        Result r = run("bench", "--only", "B1");
-        assertThat(r.code()).isEqualTo(2);
-        assertThat(r.err()).contains("java -jar bench/target/edge-bridge-bench.jar");
-    }
-
-    @Test
     void device_add_asks_for_the_password_twice_and_writes_nothing_when_they_differ() throws Exception {
         Path file = dir.resolve("devices.passwd");
         InputStream stdin = System.in;

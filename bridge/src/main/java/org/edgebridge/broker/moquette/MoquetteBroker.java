@@ -63,8 +63,7 @@ public final class MoquetteBroker implements BrokerEngine {
     private final BrokerStoreResets storeResets;
     private final CertificateDevices certificates;
     private final ExecutorService enforcer;
-    private final AtomicLong deniedPublishes = new AtomicLong();
-    private final AtomicLong deniedSubscribes = new AtomicLong();
+    private final AclRefusals acl;
     private final AtomicLong restarts = new AtomicLong();
     private final ProtocolViolations violations = new ProtocolViolations();
     private final AtomicLong wills = new AtomicLong();
@@ -93,6 +92,12 @@ public final class MoquetteBroker implements BrokerEngine {
         this.storeResets = parts.storeResets();
         this.certificates = parts.certificates();
         this.enforcer = Executors.newSingleThreadExecutor(r -> new Thread(r, "broker-enforcer"));
+        this.acl = new AclRefusals(topics, devices, refusals, clientId -> enforcer.execute(() -> {
+            Server s = server;
+            if (s != null) {
+                s.disconnectClient(clientId);
+            }
+        }));
         this.receipts = new ReceiptsOut(topics, refusals,
                 new ReceiptQueues(settings.limits().maxQueuedReceipts(), settings.limits().maxQueuedReceiptBytes(),
                         settings.limits().maxQueuedReceiptsTotal(), settings.limits().maxQueuedReceiptBytesTotal()));
@@ -104,7 +109,7 @@ public final class MoquetteBroker implements BrokerEngine {
     public synchronized void start() {
         Optional<SslContext> ssl = settings.tls().map(t -> new PemSslContextCreator(t).build());
         List<InterceptHandler> handlers = List.of(new CommandInterceptor(topics, clock, commands, devices, this::onLoopDeath));
-        DeviceAuthorizer authorizer = new DeviceAuthorizer(topics, this::deniedPublish, this::deniedSubscribe);
+        DeviceAuthorizer authorizer = new DeviceAuthorizer(topics, acl::publish, acl::subscribe);
         ConnectPolicy policy = new ConnectPolicy(settings, topics, devices, refusals, certificates, limits);
         DeviceAuthenticator authenticator = new DeviceAuthenticator(login, policy);
         listening = false;
@@ -211,8 +216,8 @@ public final class MoquetteBroker implements BrokerEngine {
 
     public BrokerStatus status() {
         InboundBackPressure p = backPressure;
-        return new BrokerStatus(isRunning(), listeners(), connectedClientIds().size(), deniedPublishes.get(),
-                deniedSubscribes.get(), violations.total(), restarts.get(), storeResets.count(), login.refusedCredentials(),
+        return new BrokerStatus(isRunning(), listeners(), connectedClientIds().size(), acl.publishes(),
+                acl.subscribes(), violations.total(), restarts.get(), storeResets.count(), login.refusedCredentials(),
                 login.refusedThrottled(), login.refusedBusy(), wills.get(), p.waiting(), p.mostWaiting(), p.pauses(),
                 limits.status(connections.open(), devices, refusals, receipts.queues()));
     }
@@ -226,27 +231,6 @@ public final class MoquetteBroker implements BrokerEngine {
         if (!MoquetteInternals.notifyPublishedInOrder(s, will.clientId(), null, will.topic(), will.payload())) {
             LOG.warn("the Last Will of {} was not taken (broker queues full); it is lost", RefusalLog.quote(will.clientId()));
         }
-    }
-
-    /** On a session-loop thread: must not block. The offender is disconnected from another thread. */
-    private void deniedPublish(String clientId, String topic) {
-        deniedPublishes.incrementAndGet();
-        devices.deniedPublish(clientId);
-        refusals.warn("publish", clientId, "refused PUBLISH of " + RefusalLog.quote(clientId) + " on " + RefusalLog.quote(topic)
-                + ": not its own command topic; closing the connection");
-        enforcer.execute(() -> {
-            Server s = server;
-            if (s != null) {
-                s.disconnectClient(clientId);
-            }
-        });
-    }
-
-    private void deniedSubscribe(String clientId, String filter) {
-        deniedSubscribes.incrementAndGet();
-        devices.deniedSubscribe(clientId);
-        refusals.warn("subscribe", clientId, "refused SUBSCRIBE of " + RefusalLog.quote(clientId) + " to " + RefusalLog.quote(filter)
-                + ": only " + RefusalLog.quote(topics.receiptTopic(clientId)) + " is allowed");
     }
 
     private void onLoopDeath(Throwable error) {

@@ -10,8 +10,8 @@ import java.util.Properties;
 import org.edgebridge.broker.BrokerSettings;
 
 /**
- * Not a workaround: the benchmark's bare broker. It runs segmented queues because of the 0.17 H2-queue bug that
- * {@link ReceiptMessage} answers. Exercised by {@code BenchQuickIT}.
+ * Not a workaround and not the product (test sources, for the benchmark): the bare broker. It runs segmented queues
+ * because of the 0.17 H2-queue bug that {@link ReceiptMessage} answers. Exercised by {@code BenchQuickIT}.
  *
  * <p>Moquette with the bridge's broker configuration but nothing of the bridge: no interceptor, no ACL, its own
  * listener, and segmented instead of H2 queues (below). Only for the benchmark's baseline (B0): what the bare
