@@ -13,18 +13,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import org.edgebridge.Bridge;
 import org.edgebridge.broker.moquette.RawBroker;
 import org.edgebridge.central.CentralSim;
 import org.edgebridge.config.BridgeConfig;
 import org.edgebridge.config.ConfigLoader;
-import org.edgebridge.outbox.BulkLoader;
-import org.edgebridge.outbox.CommandState;
-import org.edgebridge.outbox.NewCommand;
-import org.edgebridge.outbox.Outbox;
-import org.edgebridge.trace.CommandTrace;
 
 /**
  * The benchmark (issue 8): the bare broker against the bridge on the same machine in the same run, with the
@@ -105,7 +99,7 @@ public final class Bench {
             b4();
         }
         if (wanted(only, "B5")) {
-            b5();
+            new BacklogBench(work, sizes.b5Rows(), sizes.b5Limit(), sizes.b5HeldLimit(), sizes.b5WindowSeconds()).run(results);
         }
         if (wanted(only, "B6")) {
             new AuthFloodBench(work, sizes.b6Attackers(), sizes.b6Seconds()).run(results);
@@ -218,58 +212,6 @@ public final class Bench {
             }
         }
         results.put("b4_sessions", n);
-    }
-
-    /**
-     * B5: a bridge restarted on an outbox with a backlog: time to ready, then the drain rate under the events limit;
-     * then restarted on what is left with a lower limit, one this machine carries (a limit above what the bridge can
-     * send measures the bridge, not the limiter): how closely the drain holds to it.
-     */
-    private void b5() throws Exception {
-        Path dir = Files.createDirectories(work.resolve("b5"));
-        Path data = dir.resolve("data");
-        seedBacklog(data.resolve("outbox.db"), sizes.b5Rows(), 100);
-        try (CentralSim central = new CentralSim(Optional.empty(), 64L << 20, Clock.systemUTC()).start("127.0.0.1", 0)) {
-            double[] first = drain(dir.resolve("bridge.log"), data, central, sizes.b5Limit());
-            results.put("b5_ready_s", first[0]);
-            results.put("b5_drain_events_per_s", first[1]);
-            results.put("b5_held_drain_events_per_s", drain(dir.resolve("bridge-held.log"), data, central, sizes.b5HeldLimit())[1]);
-        }
-        results.put("b5_rows", sizes.b5Rows());
-        results.put("b5_limit_events_per_s", sizes.b5Limit());
-        results.put("b5_held_limit_events_per_s", sizes.b5HeldLimit());
-    }
-
-    /** Starts a bridge on {@code data} with an events limit; @return its seconds to ready and its drain rate */
-    private double[] drain(Path log, Path data, CentralSim central, int eventsPerSecond) throws Exception {
-        try (BridgeChild bridge = new BridgeChild(log, freePort(), List.of("data.dir=" + data,
-                "mqtt.host=127.0.0.1", "mqtt.port=" + freePort(), "auth.anonymous=true",
-                "ingest.url=http://127.0.0.1:" + central.port() + "/ingest",
-                "forwarder.eventsPerSecond=" + eventsPerSecond))) {
-            double ready = Math.round(bridge.awaitReady(Duration.ofMinutes(2)) * 100) / 100.0;
-            Thread.sleep(2_000);
-            int from = central.inbox().size();
-            long start = System.nanoTime();
-            Thread.sleep(sizes.b5WindowSeconds() * 1000L);
-            int to = central.inbox().size();
-            double rate = round((to - from) / ((System.nanoTime() - start) / 1e9));
-            bridge.stop();
-            return new double[] {ready, rate};
-        }
-    }
-
-    /** Pending rows as a site would have them after a long outage, written straight into a fresh outbox. */
-    static void seedBacklog(Path file, int rows, int devices) throws Exception {
-        Outbox.open(file, Clock.systemUTC()).close();
-        java.time.Instant now = java.time.Instant.now();
-        java.security.MessageDigest sha256 = java.security.MessageDigest.getInstance("SHA-256");
-        BulkLoader.load(file, java.util.stream.IntStream.range(0, rows).mapToObj(i -> {
-            String device = "b5-dev-" + (i % devices);
-            String id = "b5-" + i;
-            byte[] payload = LoadDevices.command(id).getBytes(java.nio.charset.StandardCharsets.UTF_8);
-            return new NewCommand(device, id, "devices/" + device + "/commands/workorder/arrive", "workorder/arrive", payload,
-                    java.util.HexFormat.of().formatHex(sha256.digest(payload)), now);
-        }), CommandState.PENDING, null);
     }
 
     private BridgeConfig config(String figure, Object port, List<String> more) throws IOException {
