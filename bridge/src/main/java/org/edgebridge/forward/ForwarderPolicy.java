@@ -1,7 +1,6 @@
 package org.edgebridge.forward;
 
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
-import io.github.resilience4j.core.IntervalFunction;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -25,10 +24,7 @@ final class ForwarderPolicy {
     private final ForwarderSettings settings;
     private final Clock clock;
     private final CircuitBreaker breaker;
-    /** The backoff below backoffMax, and at it: see {@link #backoff(int)}. */
-    private final IntervalFunction growingBackoff;
-    private final IntervalFunction cappedBackoff;
-    private final int firstCappedFailure;
+    private final RequestBackoff requestBackoff;
 
     private volatile ForwarderState state = ForwarderState.IDLE;
     private volatile boolean pausedByAdmin;
@@ -48,30 +44,13 @@ final class ForwarderPolicy {
         this.settings = settings;
         this.clock = clock;
         this.breaker = breaker;
-        // a wait of w drawn uniformly within [w/2, w]: Resilience4j randomizes 3/4 of w by a third either way
-        this.growingBackoff = IntervalFunction.ofExponentialRandomBackoff(threeQuarters(settings.backoffInitial()), 2.0,
-                1.0 / 3);
-        this.cappedBackoff = IntervalFunction.ofRandomized(threeQuarters(settings.backoffMax()), 1.0 / 3);
-        this.firstCappedFailure = firstFailureReaching(settings.backoffInitial(), settings.backoffMax());
+        this.requestBackoff = new RequestBackoff(settings.backoffInitial(), settings.backoffMax());
         breaker.getEventPublisher().onStateTransition(e -> {
             if (e.getStateTransition().getToState() == CircuitBreaker.State.OPEN) {
                 breakerOpenedAt = clock.instant();
             }
             LOG.warn("circuit breaker to central: {}", e.getStateTransition());
         });
-    }
-
-    private static long threeQuarters(Duration d) {
-        return Math.max(1, d.toMillis() * 3 / 4);
-    }
-
-    /** The first n at which backoffInitial x 2^(n-1) reaches backoffMax. */
-    private static int firstFailureReaching(Duration initial, Duration max) {
-        int n = 1;
-        for (Duration w = initial; w.compareTo(max) < 0 && n < 62; w = w.multipliedBy(2)) {
-            n++;
-        }
-        return n;
     }
 
     /**
@@ -237,15 +216,9 @@ final class ForwarderPolicy {
         return pausedUntil == null && !clock.instant().isBefore(backoffUntil);
     }
 
-    /**
-     * The wait after the n-th failed request in a row: w = backoffInitial x 2^(n-1), at most backoffMax, drawn
-     * uniformly from [w/2, w] (docs/forwarding.md). Resilience4j's exponential random backoff below backoffMax; at
-     * it, its randomized interval (its exponential one would clip the draws at the cap, and the waits of bridges that
-     * failed together would line up there).
-     */
+    /** The wait after the n-th failed request in a row ({@link RequestBackoff}). */
     Duration backoff(int failures) {
-        int n = Math.max(1, failures);
-        return Duration.ofMillis(n < firstCappedFailure ? growingBackoff.apply(n) : cappedBackoff.apply(1));
+        return requestBackoff.after(failures);
     }
 
     private void clearPause() {
