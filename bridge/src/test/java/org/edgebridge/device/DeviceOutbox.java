@@ -73,6 +73,8 @@ public final class DeviceOutbox {
     private final int toCreate;
     private final long firstCreateNanos;
     private final long createEveryNanos;
+    /** From when every command not made yet is due ({@link #createTheRestNow}); never until then. */
+    private long restDueAtNanos = Long.MAX_VALUE;
     /** Several boxes behind a balancer: each numbers the commands it stores, so a resent command may get a new sequence. */
     private final boolean severalBoxes;
     private final Map<String, Entry> commands = new LinkedHashMap<>();
@@ -89,9 +91,15 @@ public final class DeviceOutbox {
         this.createEveryNanos = createEveryNanos;
     }
 
+    /** The commands not made yet are all made at the next {@link #createDue}, instead of one every interval. */
+    public synchronized void createTheRestNow() {
+        restDueAtNanos = Long.MIN_VALUE;
+    }
+
     /** Puts the commands that are due by {@code now} into the outbox. */
     public synchronized void createDue(long now) {
-        while (commands.size() < toCreate && now >= firstCreateNanos + commands.size() * createEveryNanos) {
+        while (commands.size() < toCreate
+                && (now >= restDueAtNanos || now >= firstCreateNanos + commands.size() * createEveryNanos)) {
             int n = commands.size() + 1;
             String commandId = clientId + "-c" + n;
             String nonce = Long.toHexString(ThreadLocalRandom.current().nextLong());

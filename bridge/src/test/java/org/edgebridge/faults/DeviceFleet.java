@@ -97,6 +97,11 @@ final class DeviceFleet implements AutoCloseable {
         return counters;
     }
 
+    /** Every device makes the commands it has not made yet at its next tick (a burst), not over the rest of createOver. */
+    void createTheRestNow() {
+        devices.forEach(d -> d.outbox().createTheRestNow());
+    }
+
     boolean allFinal() {
         return devices.stream().allMatch(d -> d.outbox().allFinal());
     }
