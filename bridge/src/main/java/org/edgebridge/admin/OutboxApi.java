@@ -110,12 +110,7 @@ final class OutboxApi {
 
     /** Hands the final receipts of commands an admin rejected to the broker, in order per device, and marks them. */
     static void publishFinals(Outbox outbox, ReceiptSender receipts, List<CommandRecord> rejected) {
-        List<Long> published = new ArrayList<>();
-        for (CommandRecord after : rejected) {
-            if (receipts.sendInOrder(after.clientId(), () -> after, false)) {
-                published.add(after.id());
-            }
-        }
+        List<Long> published = receipts.sendFinals(rejected, false);
         if (!published.isEmpty()) {
             outbox.markPublished(published);
         }

@@ -15,7 +15,7 @@ import org.slf4j.LoggerFactory;
  * count is the event's {@code commands.central_failures}: it survives a restart. Pure apart from the log.
  */
 final class AloneFailures {
-    private static final Logger LOG = LoggerFactory.getLogger(Forwarder.class);
+    private static final Logger LOG = LoggerFactory.getLogger(AloneFailures.class);
 
     /** The code of an event parked because central answered it again and again without its receipt. */
     static final String NO_RECEIPT = "central_no_receipt";

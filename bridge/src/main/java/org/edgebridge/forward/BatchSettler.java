@@ -16,7 +16,7 @@ import org.slf4j.LoggerFactory;
  * Thread-safe: any forwarder worker settles.
  */
 final class BatchSettler {
-    private static final Logger LOG = LoggerFactory.getLogger(Forwarder.class);
+    private static final Logger LOG = LoggerFactory.getLogger(BatchSettler.class);
 
     private final ForwarderSettings settings;
     private final Outbox outbox;

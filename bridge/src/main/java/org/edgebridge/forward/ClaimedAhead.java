@@ -18,7 +18,7 @@ import org.slf4j.LoggerFactory;
  * it in flight, and the next start returns it to pending like any claim. Thread-safe: any worker adds and takes.
  */
 final class ClaimedAhead {
-    private static final Logger LOG = LoggerFactory.getLogger(Forwarder.class);
+    private static final Logger LOG = LoggerFactory.getLogger(ClaimedAhead.class);
 
     /** One claim: its id (the history's batch id of the claim) and its events. */
     record Batch(String claimId, List<ClaimedEvent> events) {}

@@ -2,7 +2,6 @@ package org.edgebridge.forward;
 
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import org.edgebridge.outbox.CommandRecord;
@@ -17,7 +16,7 @@ import org.slf4j.LoggerFactory;
  * were committed but never handed to the broker (a crash in between). Thread-safe.
  */
 final class FinalReceipts {
-    private static final Logger LOG = LoggerFactory.getLogger(Forwarder.class);
+    private static final Logger LOG = LoggerFactory.getLogger(FinalReceipts.class);
     private static final Duration REPUBLISH_EVERY = Duration.ofSeconds(10);
 
     private final Outbox outbox;
@@ -32,12 +31,7 @@ final class FinalReceipts {
 
     /** @param again true when these receipts may have been published before (a copy: replayed) */
     void publish(List<CommandRecord> records, boolean again) {
-        List<Long> ids = new ArrayList<>(records.size());
-        for (CommandRecord r : records) {
-            if (receipts.sendInOrder(r.clientId(), () -> r, again)) {
-                ids.add(r.id());
-            }
-        }
+        List<Long> ids = receipts.sendFinals(records, again);
         if (!again) {
             published.addAndGet(records.size());
             CommandTrace.mark(CommandTrace.Step.FINAL_SENT, records, CommandRecord::id);

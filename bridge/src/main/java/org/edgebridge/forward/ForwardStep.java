@@ -24,7 +24,7 @@ import org.slf4j.LoggerFactory;
  * caps the requests in flight, and a claim never takes a device whose lowest open event is in flight).
  */
 final class ForwardStep {
-    private static final Logger LOG = LoggerFactory.getLogger(Forwarder.class);
+    private static final Logger LOG = LoggerFactory.getLogger(ForwardStep.class);
 
     private final ForwarderSettings settings;
     private final Outbox outbox;

@@ -20,7 +20,7 @@ import org.slf4j.LoggerFactory;
  * <p>Thread-safe: {@link #wake()} and {@link #close} may be called from any thread.
  */
 final class ForwarderLoop {
-    private static final Logger LOG = LoggerFactory.getLogger(Forwarder.class);
+    private static final Logger LOG = LoggerFactory.getLogger(ForwarderLoop.class);
     /**
      * The longest wait between two steps: a forwarder held for minutes (backoff, Retry-After, an open breaker, a
      * pause) still steps once a second, so that what a step does besides sending goes on through an outage (commands

@@ -19,7 +19,7 @@ import org.slf4j.LoggerFactory;
  * <p>Thread-safe: the forwarder workers record outcomes, an admin pauses and resumes from any thread.
  */
 final class ForwarderPolicy {
-    private static final Logger LOG = LoggerFactory.getLogger(Forwarder.class);
+    private static final Logger LOG = LoggerFactory.getLogger(ForwarderPolicy.class);
 
     private final ForwarderSettings settings;
     private final Clock clock;

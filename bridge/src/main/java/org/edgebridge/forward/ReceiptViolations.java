@@ -20,7 +20,7 @@ import org.slf4j.LoggerFactory;
  * Thread-safe; a fixed set of counters whatever central sends.
  */
 public final class ReceiptViolations {
-    private static final Logger LOG = LoggerFactory.getLogger(Forwarder.class);
+    private static final Logger LOG = LoggerFactory.getLogger(ReceiptViolations.class);
     /** How long the alarm stays up after the latest violation. */
     static final Duration ALARM_FOR = Duration.ofMinutes(15);
     private static final Duration LOG_EVERY = Duration.ofMinutes(1);

@@ -6,7 +6,6 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.UUID;
 import org.edgebridge.outbox.ClaimedEvent;
 import org.edgebridge.outbox.Settlement;
 
@@ -63,7 +62,7 @@ final class ServerErrorRounds {
         List<ClaimedEvent> first = events.subList(0, half);
         Forwarded a = sender.send(first, round);
         Set<Long> finalIds = new HashSet<>(a.finals());
-        String batchId = UUID.randomUUID().toString();
+        String batchId = BatchSender.newBatchId();
         List<ClaimedEvent> next = sender.notHeldBack(batchId, first, finalIds, events.subList(half, events.size()));
         Forwarded b = null;
         if (!next.isEmpty() && sender.stillSending()) {
@@ -98,7 +97,7 @@ final class ServerErrorRounds {
      * round, not one per suspect); whether the failed one counts is {@link #finishRound}'s rule.
      */
     Forwarded quarantine(List<ClaimedEvent> events, List<ClaimedEvent> suspects) {
-        String batchId = UUID.randomUUID().toString();
+        String batchId = BatchSender.newBatchId();
         Set<Long> suspectIds = new HashSet<>();
         suspects.forEach(s -> suspectIds.add(s.id()));
         // per device in sequence order: the events ahead of its first suspect go with the others, the first suspect

@@ -10,7 +10,7 @@ import org.slf4j.LoggerFactory;
  * left again. {@link #forNextBatch} runs on the intake writer; the rest may be called from any thread.
  */
 final class OutboxRoom {
-    private static final Logger LOG = LoggerFactory.getLogger(Intake.class);
+    private static final Logger LOG = LoggerFactory.getLogger(OutboxRoom.class);
 
     private final Outbox outbox;
     private final DiskSpace disk;

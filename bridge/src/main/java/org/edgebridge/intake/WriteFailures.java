@@ -11,7 +11,7 @@ import org.slf4j.LoggerFactory;
  * are recorded by the intake's writer thread; {@link #current()} is read by any.
  */
 final class WriteFailures {
-    private static final Logger LOG = LoggerFactory.getLogger(Intake.class);
+    private static final Logger LOG = LoggerFactory.getLogger(WriteFailures.class);
     /** How long a failed outbox write keeps the bridge "not ready" when no later write says otherwise. */
     static final long MEMORY_NANOS = TimeUnit.SECONDS.toNanos(30);
 

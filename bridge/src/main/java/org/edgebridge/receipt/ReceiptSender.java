@@ -2,6 +2,8 @@ package org.edgebridge.receipt;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 import org.edgebridge.broker.DevicePublisher;
@@ -51,6 +53,22 @@ public final class ReceiptSender {
             }
             return sent;
         }
+    }
+
+    /**
+     * Publishes the final receipts of these commands, just committed (or, {@code again}, committed before and maybe
+     * published already), each in state order ({@link #sendInOrder}).
+     *
+     * @return the ids of those handed to the broker, for the caller to mark published in the outbox
+     */
+    public List<Long> sendFinals(List<CommandRecord> finals, boolean again) {
+        List<Long> sent = new ArrayList<>(finals.size());
+        for (CommandRecord r : finals) {
+            if (sendInOrder(r.clientId(), () -> r, again)) {
+                sent.add(r.id());
+            }
+        }
+        return sent;
     }
 
     /** Publishes a stored command's first receipt ({@code stored} from the intake), measured from its PUBLISH. */
