@@ -3,8 +3,8 @@ package org.edgebridge.forward;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
+import org.edgebridge.hook.TestHook;
 import org.edgebridge.outbox.ClaimedEvent;
-import org.edgebridge.outbox.CrashWindow;
 import org.edgebridge.outbox.Outbox;
 import org.edgebridge.outbox.Settlement;
 import org.slf4j.Logger;
@@ -100,7 +100,7 @@ final class BatchSettler {
             return;
         }
         result.finals().forEach(r -> hunt.forget(r.id()));
-        CrashWindow.AFTER_FINAL_COMMIT.enter();
+        TestHook.AFTER_FINAL_COMMIT.enter();
         finalReceipts.publish(result.finals(), false);
     }
 

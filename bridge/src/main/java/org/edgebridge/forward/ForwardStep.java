@@ -7,11 +7,10 @@ import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
+import org.edgebridge.hook.TestHook;
 import org.edgebridge.outbox.ClaimedEvent;
-import org.edgebridge.outbox.CrashWindow;
 import org.edgebridge.outbox.Expiries;
 import org.edgebridge.outbox.Outbox;
-import org.edgebridge.worker.TestFault;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -119,8 +118,7 @@ final class ForwardStep {
             }
             policy.enter(ForwarderState.SENDING);
             try {
-                CrashWindow.AFTER_CLAIM.enter();
-                TestFault.FORWARDER.enter();
+                TestHook.AFTER_CLAIM.enter();
                 sender.sendAndClaimNext(events);
             } catch (RuntimeException e) {
                 releaseClaim(claimId, e);

@@ -8,15 +8,14 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.edgebridge.broker.InboundPublish;
+import org.edgebridge.hook.TestHook;
 import org.edgebridge.lifecycle.Component;
 import org.edgebridge.lifecycle.Once;
-import org.edgebridge.outbox.CrashWindow;
 import org.edgebridge.outbox.NewCommand;
 import org.edgebridge.outbox.Outbox;
 import org.edgebridge.outbox.StoreResult;
 import org.edgebridge.receipt.ReceiptSender;
 import org.edgebridge.trace.CommandTrace;
-import org.edgebridge.worker.TestFault;
 import org.edgebridge.worker.Workers;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -171,8 +170,7 @@ public final class Intake implements Component, IntakeView, AutoCloseable {
 
     private void writeBatch(List<NewCommand> batch) {
         List<StoreResult> results;
-        CrashWindow.BEFORE_INTAKE_COMMIT.enter();
-        TestFault.INTAKE_WRITER.enter();
+        TestHook.BEFORE_INTAKE_COMMIT.enter();
         try {
             results = outbox.store(() -> topUp(batch), room.forNextBatch());
         } catch (RuntimeException e) {
@@ -186,7 +184,7 @@ public final class Intake implements Component, IntakeView, AutoCloseable {
         if (results.stream().anyMatch(r -> r instanceof StoreResult.Stored)) {
             writeFailures.storedAgain();
         }
-        CrashWindow.AFTER_INTAKE_COMMIT.enter();
+        TestHook.AFTER_INTAKE_COMMIT.enter();
         long committedAt = CommandTrace.now();
         long maxId = storedUpTo.get();
         for (StoreResult result : results) {

@@ -1,7 +1,7 @@
 /**
  * The bridge's long-running threads and what happens when one dies ({@link org.edgebridge.worker.Workers}), the
- * process's answer to an {@link Error} on any thread ({@link org.edgebridge.worker.FatalErrors}), and the test hook
- * that makes a worker die ({@link org.edgebridge.worker.TestFault}, inert unless a system property is set).
+ * process's answer to an {@link Error} on any thread ({@link org.edgebridge.worker.FatalErrors}). Tests make a worker
+ * die with the one test hook, {@code org.edgebridge.hook.TestHook} ({@code -Dedgebridge.test.hook=POINT:error}).
  *
  * <p>Threads: the workers it makes ({@code intake-writer}, {@code forwarder}); {@code worker-died}, which runs the
  * death action once.

@@ -23,7 +23,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * The bridge as a child JVM, killed with {@code kill -9} inside each crash window of docs/design.md. The
- * process is held in the window by its test hook ({@code -Dedgebridge.test.crashWindow}) or, for the window
+ * process is held in the window by its test hook ({@code -Dedgebridge.test.hook}) or, for the window
  * on central's side, by central holding its reply after it applied the batch. After a restart, every command
  * must be applied at central exactly once and get final receipts that all say the same thing.
  */
@@ -66,9 +66,9 @@ class CrashWindowIT {
             "auth.anonymous=true", "ingest.url=http://127.0.0.1:" + centralPort + "/ingest",
             "forwarder.backoffInitial=100ms", "forwarder.backoffMax=1s"};
         List<String> hook = window.heldByCentral() ? List.of() : new java.util.ArrayList<>(List.of(
-                "-Dedgebridge.test.crashWindow=" + window.hook(), "-Dedgebridge.test.crashWindowMarker=" + marker));
+                "-Dedgebridge.test.hook=" + window.hook(), "-Dedgebridge.test.hookMarker=" + marker));
         if (window == Window.AFTER_CLAIM_AHEAD) {
-            hook.add("-Dedgebridge.test.crashWindowSkip=1");
+            hook.add("-Dedgebridge.test.hookSkip=1");
             sets = java.util.stream.Stream.concat(java.util.Arrays.stream(sets), java.util.stream.Stream.of("forwarder.maxEvents=1"))
                     .toArray(String[]::new);
         }
@@ -110,7 +110,7 @@ class CrashWindowIT {
                     assertThat(device.awaitFinal(window.name() + "-1").path("status").asText())
                             .as("central had applied it before the crash").isEqualTo("duplicate");
                 }
-                assertThat(second.log()).contains(window.heldByCentral() ? "edge bridge" : "test hook: holding in crash window "
+                assertThat(second.log()).contains(window.heldByCentral() ? "edge bridge" : "test hook: holding at "
                         + window.hook());
             }
         }

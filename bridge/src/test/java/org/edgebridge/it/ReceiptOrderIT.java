@@ -30,8 +30,8 @@ class ReceiptOrderIT {
         Path marker = dir.resolve("in-window");
         try (CentralSim central = TestSite.central(Optional.empty(), 16L * 1024 * 1024);
                 BridgeProcess bridge = new BridgeProcess(BridgeProcess.logFile("receipt-order"),
-                        List.of("-Dedgebridge.test.crashWindow=AFTER_INTAKE_COMMIT", "-Dedgebridge.test.crashWindowSkip=1",
-                                "-Dedgebridge.test.crashWindowHoldMs=3000", "-Dedgebridge.test.crashWindowMarker=" + marker),
+                        List.of("-Dedgebridge.test.hook=AFTER_INTAKE_COMMIT", "-Dedgebridge.test.hookSkip=1",
+                                "-Dedgebridge.test.hookHoldMs=3000", "-Dedgebridge.test.hookMarker=" + marker),
                         "data.dir=" + dir.resolve("data"), "mqtt.host=127.0.0.1", "mqtt.port=any",
                         "auth.anonymous=true", "ingest.url=http://127.0.0.1:" + central.port() + "/ingest").start();
                 DeviceSimulator device = DeviceSimulator.of("dev-order", bridge.mqttPort())) {
@@ -52,7 +52,7 @@ class ReceiptOrderIT {
                     .doesNotContain("stored");
             JsonNode last = device.receiptsFor("ORD-1").get(statuses.size() - 1);
             assertThat(last.path("replayed").asBoolean()).isTrue();
-            assertThat(bridge.log()).contains("test hook: holding in crash window AFTER_INTAKE_COMMIT");
+            assertThat(bridge.log()).contains("test hook: holding at AFTER_INTAKE_COMMIT");
         }
     }
 }

@@ -16,7 +16,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Issue #14: a worker thread that dies of an {@link Error} must not leave a bridge that looks alive and does
- * nothing. The real jar in a child JVM; the Error is thrown by the test hook {@code edgebridge.test.workerError}
+ * nothing. The real jar in a child JVM; the Error is thrown by the test hook {@code edgebridge.test.hook}
  * at the point where an OutOfMemoryError would strike (after a claim, before an intake commit).
  */
 class WorkerDeathIT {
@@ -28,7 +28,7 @@ class WorkerDeathIT {
     void a_worker_that_dies_of_an_error_makes_the_process_exit_non_zero_for_its_supervisor(String worker) throws Exception {
         try (CentralSim central = TestSite.central(Optional.empty(), 16L * 1024 * 1024);
                 BridgeProcess bridge = new BridgeProcess(BridgeProcess.logFile("worker-death-" + worker),
-                        List.of("-Dedgebridge.test.workerError=" + worker),
+                        List.of("-Dedgebridge.test.hook=" + (worker.equals("FORWARDER") ? "AFTER_CLAIM" : "BEFORE_INTAKE_COMMIT") + ":error"),
                         "data.dir=" + dir, "mqtt.host=127.0.0.1", "mqtt.port=any", "auth.anonymous=true",
                         "ingest.url=http://127.0.0.1:" + central.port() + "/ingest").start();
                 DeviceSimulator device = DeviceSimulator.of("dev-wd", bridge.mqttPort())) {
@@ -45,7 +45,7 @@ class WorkerDeathIT {
     void an_unexpected_exception_between_claim_and_settle_puts_the_claim_back_at_once() throws Exception {
         try (CentralSim central = TestSite.central(Optional.empty(), 16L * 1024 * 1024);
                 BridgeProcess bridge = new BridgeProcess(BridgeProcess.logFile("claim-release"),
-                        List.of("-Dedgebridge.test.workerError=FORWARDER:runtime"),
+                        List.of("-Dedgebridge.test.hook=AFTER_CLAIM:runtime"),
                         "data.dir=" + dir, "mqtt.host=127.0.0.1", "mqtt.port=any", "auth.anonymous=true",
                         "ingest.url=http://127.0.0.1:" + central.port() + "/ingest").start();
                 DeviceSimulator device = DeviceSimulator.of("dev-rel", bridge.mqttPort())) {
@@ -54,7 +54,7 @@ class WorkerDeathIT {
             // the first claim throws after it marked the row in flight; without a release the row waited for a restart
             assertThat(device.awaitFinal("REL-1").path("status").asText()).isEqualTo("accepted");
             assertThat(bridge.isAlive()).isTrue();
-            assertThat(bridge.log()).contains("test hook: throwing a RuntimeException in FORWARDER")
+            assertThat(bridge.log()).contains("test hook: throwing a RuntimeException at AFTER_CLAIM")
                     .contains("events still in flight are pending again");
         }
     }
