@@ -101,6 +101,10 @@ final class BatchSender implements ServerErrorRounds.Sender {
             policy.throttled(throttled.retryAfter(), throttled.reason());
             settler.release(batchId, events, throttled.reason());
         } else if (outcome instanceof RequestOutcome.Failed failed) {
+            if (failed.cause() == RequestOutcome.Cause.NO_RECEIPTS) {
+                missingReceipts.addAndGet(events.size());
+                lastMissingReceiptAt = clock.instant();
+            }
             if (round != null) {
                 policy.failedInRound(failed.reason());
                 round.failed(events, failed);

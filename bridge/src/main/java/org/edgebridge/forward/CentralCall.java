@@ -108,6 +108,9 @@ final class CentralCall {
                 Sent sent = new Sent(reply, classifier.classify(reply, events));
                 if (sent.outcome() instanceof RequestOutcome.Answered answered) {
                     violations.record(answered.problems(), events.size());
+                } else if (sent.outcome() instanceof RequestOutcome.Failed f && f.cause() == RequestOutcome.Cause.NO_RECEIPTS) {
+                    violations.record(events.stream().map(e -> new ReceiptCheck.Problem(ReceiptCheck.Violation.MISSING,
+                            e.id(), f.reason())).toList(), events.size());
                 }
                 if (sent.isFailure() && (failures == Failures.IGNORED || failures == Failures.ONE_EVENT_FAILURES_DEFERRED
                         && sent.outcome() instanceof RequestOutcome.Failed f && f.mayBeOneEvent())) {

@@ -42,11 +42,6 @@ final class ReceiptCheck {
 
     private ReceiptCheck() {}
 
-    /** A reply that answered none of the events (a 2xx without a receipts array): each one's receipt is missing. */
-    static Checked noneAnswered(List<ClaimedEvent> events, String why) {
-        return new Checked(Map.of(), events.stream().map(e -> new Problem(Violation.MISSING, e.id(), why)).toList());
-    }
-
     static Checked check(JsonNode receipts, List<ClaimedEvent> events, ReceiptCaps caps) {
         Map<String, ClaimedEvent> sent = new HashMap<>();
         events.forEach(e -> sent.put(key(e.clientId(), e.commandId()), e));

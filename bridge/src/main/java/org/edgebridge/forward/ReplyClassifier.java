@@ -12,6 +12,7 @@ import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -87,13 +88,19 @@ final class ReplyClassifier {
         } catch (IOException | RuntimeException e) {
             list = null;
         }
-        // a 2xx without a receipts array answers no event: every event takes the one no-receipt path (sent alone,
-        // counted toward parking as central_no_receipt), so that one poison event whose batch central answers this way
-        // is isolated and parked instead of opening the circuit breaker for the whole site
-        String noArray = list == null || !list.isArray()
-                ? "central answered " + reply.status() + " without a receipts array" + bodyExcerpt(reply.body()) : null;
-        ReceiptCheck.Checked checked = noArray != null ? ReceiptCheck.noneAnswered(events, noArray)
-                : ReceiptCheck.check(list, events, settings.receiptCaps());
+        // a 2xx that answers no event at all (no receipts array, or none of the events in it) fails the request
+        // like a 5xx: hunted, so that a central that answers so for a while parks nothing (no proof that it answers
+        // other events) and one poison event answered so is isolated and parked as central_no_receipt; an event left
+        // out of a reply that answers others takes the no-receipt path below (that reply is the proof)
+        if (list == null || !list.isArray()) {
+            return new RequestOutcome.Failed("central answered " + reply.status() + " without a receipts array"
+                    + bodyExcerpt(reply.body()), RequestOutcome.Cause.NO_RECEIPTS);
+        }
+        ReceiptCheck.Checked checked = ReceiptCheck.check(list, events, settings.receiptCaps());
+        if (answersNone(checked, events)) {
+            return new RequestOutcome.Failed("central answered " + reply.status() + " without a receipt for any of the "
+                    + events.size() + " events" + bodyExcerpt(reply.body()), RequestOutcome.Cause.NO_RECEIPTS);
+        }
         Map<Long, String> why = new HashMap<>();
         checked.problems().forEach(p -> {
             if (p.eventRowId() != null) {
@@ -123,6 +130,20 @@ final class ReplyClassifier {
             }
         }
         return new RequestOutcome.Answered(settlements, checked.problems());
+    }
+
+    /** No event of the request has a receipt in the reply, believable or not (each one's problem is MISSING). */
+    private static boolean answersNone(ReceiptCheck.Checked checked, List<ClaimedEvent> events) {
+        if (!checked.believed().isEmpty()) {
+            return false;
+        }
+        Set<Long> missing = new HashSet<>();
+        checked.problems().forEach(p -> {
+            if (p.kind() == ReceiptCheck.Violation.MISSING && p.eventRowId() != null) {
+                missing.add(p.eventRowId());
+            }
+        });
+        return events.stream().allMatch(e -> missing.contains(e.id()));
     }
 
     /**

@@ -40,7 +40,8 @@ sealed interface RequestOutcome {
 
         /** Central answered with an HTTP status (as opposed to a timeout or a broken connection). */
         boolean answeredWithStatus() {
-            return cause == Cause.SERVER_ERROR || cause == Cause.UNAVAILABLE || cause == Cause.REFUSED;
+            return cause == Cause.SERVER_ERROR || cause == Cause.UNAVAILABLE || cause == Cause.REFUSED
+                    || cause == Cause.NO_RECEIPTS;
         }
 
         /** The code an event is parked with when this failure follows it alone (docs/protocol.md §2.3). */
@@ -69,7 +70,14 @@ sealed interface RequestOutcome {
          * A 4xx that is neither about the request's size or shape (400, 413, 422) nor about the bridge's credentials or
          * URL (401, 403, 404, 405, 407, 410), such as 409 or 415: it may follow one event like a 5xx.
          */
-        REFUSED("ingest_refused");
+        REFUSED("ingest_refused"),
+        /**
+         * A 2xx that answers no event of the request: no receipts array (an error or maintenance page served as 200,
+         * a 204, {@code {}}) or an array without a receipt for any of them. Central's or a gateway's fault as often as
+         * one event's: hunted like a 5xx, so that neither a central that answers so for a while parks the backlog
+         * nor one poison event answered so holds a site.
+         */
+        NO_RECEIPTS("central_no_receipt");
 
         private final String parkCode;
 

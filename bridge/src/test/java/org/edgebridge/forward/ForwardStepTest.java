@@ -142,13 +142,14 @@ class ForwardStepTest {
     }
 
     @Test
-    void a_200_without_receipts_is_sent_again_after_the_per_event_backoff_without_counting_toward_parking() {
+    void a_200_that_answers_no_event_is_a_failed_request_backed_off_and_counts_nothing_toward_parking() {
         try (ForwarderRig rig = new ForwarderRig(dir)) {
             rig.central.faults(Faults.of("omit_receipts", 1));
             rig.store("a", "MISS-1", "");
             rig.step();
-            assertThat(rig.record("a", "MISS-1").notBefore()).isEqualTo(rig.clock.instant().plusMillis(100));
-            rig.clock.advance(Duration.ofMillis(101));
+            assertThat(rig.record("a", "MISS-1").state()).isEqualTo(CommandState.PENDING);
+            assertThat(rig.status().consecutiveFailures()).isEqualTo(1);
+            rig.clock.advance(Duration.ofSeconds(1));
             rig.step();
             assertThat(rig.finalsOf("MISS-1")).containsExactly("duplicate");
             assertThat(rig.record("a", "MISS-1").retryLaters()).isZero();

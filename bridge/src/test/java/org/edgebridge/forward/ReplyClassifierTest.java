@@ -63,7 +63,8 @@ class ReplyClassifierTest {
     @Test
     void any_2xx_with_receipts_is_an_answer() {
         for (int status : List.of(201, 202, 299)) {
-            assertThat(classify(reply(status, "{\"receipts\":[]}"))).isInstanceOf(RequestOutcome.Answered.class);
+            assertThat(classify(reply(status, "{\"receipts\":[" + receipt("a", "A-1", "accepted", "") + "]}")))
+                    .isInstanceOf(RequestOutcome.Answered.class);
         }
     }
 
@@ -93,20 +94,20 @@ class ReplyClassifierTest {
         });
         ClaimedEvent fifthTime = new ClaimedEvent(2, "b", "B-1", 2, "devices/b/commands/t", "t",
                 "{}".getBytes(StandardCharsets.UTF_8), "sha", Instant.EPOCH, 9, 4);
-        RequestOutcome last = classifier.classify(reply(200, "{\"receipts\":[]}"), List.of(fifthTime));
-        assertThat(((RequestOutcome.Answered) last).settlements()).singleElement()
-                .isInstanceOfSatisfying(Settlement.Park.class, p -> assertThat(p.code()).isEqualTo("central_no_receipt"));
+        assertThat(classifier.noReceipt(fifthTime, "left out", clock.instant()))
+                .as("the fifth time in a reply that answers other events").isInstanceOfSatisfying(Settlement.Park.class,
+                        p -> assertThat(p.code()).isEqualTo("central_no_receipt"));
     }
 
     @Test
-    void a_2xx_without_a_receipts_array_answers_no_event_each_takes_the_no_receipt_path_and_never_the_breakers() {
-        for (IngestReply r : List.of(reply(204, ""), reply(200, "not json"), reply(200, "{\"receipts\":{}}"))) {
-            assertThat(classify(r)).isInstanceOfSatisfying(RequestOutcome.Answered.class, a -> {
-                assertThat(a.settlements()).isNotEmpty().allSatisfy(s -> assertThat(s).isNotInstanceOf(Settlement.Final.class));
-                assertThat(a.problems()).isNotEmpty().allSatisfy(p -> {
-                    assertThat(p.kind()).isEqualTo(ReceiptCheck.Violation.MISSING);
-                    assertThat(p.detail()).contains("without a receipts array");
-                });
+    void a_2xx_that_answers_no_event_fails_the_request_like_a_5xx_to_be_hunted_not_counted_against_every_event() {
+        for (IngestReply r : List.of(reply(204, ""), reply(200, "not json"), reply(200, "{\"receipts\":{}}"),
+                reply(200, "<html>maintenance</html>"), reply(200, "{\"receipts\":[]}"))) {
+            assertThat(classify(r)).as(r.toString()).isInstanceOfSatisfying(RequestOutcome.Failed.class, f -> {
+                assertThat(f.cause()).isEqualTo(RequestOutcome.Cause.NO_RECEIPTS);
+                assertThat(f.mayBeOneEvent()).isTrue();
+                assertThat(f.parkCode()).isEqualTo("central_no_receipt");
+                assertThat(f.reason()).containsAnyOf("without a receipts array", "without a receipt for any");
             });
         }
     }
