@@ -117,10 +117,15 @@ final class ReplyClassifier {
             }
             String receiptStatus = r.path("status").asText("");
             if (receiptStatus.equals("retry_later")) {
+                // central's retryAfterMs, clamped, but never shorter than the per-event backoff of the event's
+                // attempts: a central that sheds load with "retry_later in 0 ms" would otherwise burn the event's
+                // forwarder.maxAttempts in a fraction of a second and park the whole backlog
                 JsonNode after = r.get("retryAfterMs");
-                Duration wait = after != null && after.isNumber() && after.asDouble() >= 0
+                Duration floor = backoff(e.attempt());
+                Duration asked = after != null && after.isNumber() && after.asDouble() >= 0
                         ? clamp(after.canConvertToLong() ? Duration.ofMillis(after.asLong()) : settings.maxRetryAfter())
-                        : backoff(e.attempt());
+                        : floor;
+                Duration wait = asked.compareTo(floor) >= 0 ? asked : floor;
                 String code = text(r, "code");
                 settlements.add(new Settlement.RetryLater(e.id(), now.plus(wait),
                         "central: retry_later" + (code == null ? "" : " / " + code), true));

@@ -83,6 +83,16 @@ class ReplyClassifierTest {
     }
 
     @Test
+    void a_retry_later_in_0_ms_waits_at_least_the_per_event_backoff_so_that_it_cannot_burn_max_attempts_at_once() {
+        ClaimedEvent often = event(1, "a", "A-1", 4);
+        RequestOutcome outcome = classifier.classify(reply(200, "{\"receipts\":[" + receipt("a", "A-1", "retry_later",
+                ",\"retryAfterMs\":0") + "]}"), List.of(often));
+        assertThat(((RequestOutcome.Answered) outcome).settlements()).singleElement()
+                .isInstanceOfSatisfying(Settlement.RetryLater.class, r -> assertThat(r.notBefore())
+                        .as("attempt 4: 100 ms x 8").isEqualTo(clock.instant().plusMillis(800)));
+    }
+
+    @Test
     void a_missing_or_unreadable_receipt_counts_toward_parking_and_is_sent_again_after_the_per_event_backoff() {
         RequestOutcome outcome = classify(reply(200, "{\"receipts\":[" + receipt("a", "A-1", "lost", "") + "]}"));
         assertThat(outcome).isInstanceOfSatisfying(RequestOutcome.Answered.class, a -> {
