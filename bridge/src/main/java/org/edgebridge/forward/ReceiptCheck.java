@@ -39,6 +39,10 @@ final class ReceiptCheck {
 
     private static final Set<String> STATUSES = Set.of("accepted", "duplicate", "rejected", "retry_later");
     private static final int MAX_ID_IN_DETAIL = 64;
+    /** Receipts for events not sent that get a detail of their own; the others share {@link #MORE_NOT_SENT}. */
+    static final int MAX_NOT_SENT_DETAILS = 20;
+    private static final Problem MORE_NOT_SENT = new Problem(Violation.NOT_SENT, null,
+            "one of many receipts for events that were not in the request");
 
     private ReceiptCheck() {}
 
@@ -48,13 +52,16 @@ final class ReceiptCheck {
         Map<Long, JsonNode> first = new HashMap<>();
         Map<Long, Problem> problemOf = new HashMap<>();
         List<Problem> problems = new ArrayList<>();
+        int notSent = 0;
         for (JsonNode r : receipts) {
             String device = r.path("deviceId").asText();
             String eventId = r.path("eventId").asText();
             ClaimedEvent e = sent.get(key(device, eventId));
             if (e == null) {
-                problems.add(new Problem(Violation.NOT_SENT, null, "a receipt for " + excerpt(device) + "/" + excerpt(eventId)
-                        + ", which was not in the request"));
+                // each counted; past the first few one shared problem, so that a reply of millions of tiny elements
+                // ({"receipts":[0,0,…]}, within ingest.maxReplyBytes) costs a reference each, not a string each
+                problems.add(++notSent <= MAX_NOT_SENT_DETAILS ? new Problem(Violation.NOT_SENT, null, "a receipt for "
+                        + excerpt(device) + "/" + excerpt(eventId) + ", which was not in the request") : MORE_NOT_SENT);
                 continue;
             }
             JsonNode before = first.putIfAbsent(e.id(), r);

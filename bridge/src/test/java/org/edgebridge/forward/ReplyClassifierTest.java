@@ -93,6 +93,21 @@ class ReplyClassifierTest {
     }
 
     @Test
+    void a_reply_of_many_tiny_receipts_for_events_not_sent_is_counted_each_without_a_string_each() {
+        String zeros = ",0".repeat(200_000);
+        RequestOutcome outcome = classify(reply(200, "{\"receipts\":[" + receipt("a", "A-1", "accepted", "") + ","
+                + receipt("b", "B-1", "accepted", "") + zeros + "]}"));
+        assertThat(outcome).isInstanceOfSatisfying(RequestOutcome.Answered.class, a -> {
+            assertThat(a.settlements()).allSatisfy(st -> assertThat(st).isInstanceOf(Settlement.Final.class));
+            assertThat(a.count(ReceiptCheck.Violation.NOT_SENT)).isEqualTo(200_000);
+            java.util.Set<ReceiptCheck.Problem> instances = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+            instances.addAll(a.problems());
+            assertThat(instances).as("problem objects, not one per receipt").hasSizeLessThanOrEqualTo(
+                    ReceiptCheck.MAX_NOT_SENT_DETAILS + 1);
+        });
+    }
+
+    @Test
     void a_missing_or_unreadable_receipt_counts_toward_parking_and_is_sent_again_after_the_per_event_backoff() {
         RequestOutcome outcome = classify(reply(200, "{\"receipts\":[" + receipt("a", "A-1", "lost", "") + "]}"));
         assertThat(outcome).isInstanceOfSatisfying(RequestOutcome.Answered.class, a -> {
