@@ -51,7 +51,7 @@ final class ReplyClassifier {
         }
         String reason = "HTTP " + status + bodyExcerpt(reply.body());
         if (status >= 300 && status < 400) {
-            return new RequestOutcome.Refused("HTTP " + status + reply.location().map(l -> " to " + l).orElse(" (no Location)")
+            return new RequestOutcome.Refused("HTTP " + status + reply.location().map(l -> " to " + ReceiptCheck.excerpt(l)).orElse(" (no Location)")
                     + ": ingest.url is not central's ingest endpoint (redirects are not followed: a POST must not be "
                     + "sent somewhere else unchecked)", true);
         }

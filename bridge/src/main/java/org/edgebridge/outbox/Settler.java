@@ -66,7 +66,7 @@ final class Settler {
     private static boolean applyRetryLater(Handle handle, Settlement.RetryLater r, long now, String batchId, int maxAttempts) {
         CommandState state = handle.createQuery(OutboxSql.SETTLE_RETRY_LATER)
                 .bind("add", r.countsTowardParking() ? 1 : 0).bind("max", maxAttempts).bind("nb", r.notBefore().toEpochMilli())
-                .bind("reason", r.reason()).bind("id", r.id())
+                .bind("reason", bounded(r.reason())).bind("id", r.id())
                 .mapTo(CommandState.class).findOne().orElse(null);
         if (state == null) {
             return false;
@@ -82,7 +82,7 @@ final class Settler {
 
     private static boolean applyPark(Handle handle, Settlement.Park p, long now, String batchId) {
         int n = handle.createUpdate(OutboxSql.SETTLE_PARK)
-                .bind("code", p.code()).bind("reason", p.reason()).bind("id", p.id()).execute();
+                .bind("code", p.code()).bind("reason", bounded(p.reason())).bind("id", p.id()).execute();
         if (n == 1) {
             history(handle, p.id(), now, "parked", batchId, null, p.code(), p.reason());
         }
@@ -91,7 +91,7 @@ final class Settler {
 
     private static void applyFailedAlone(Handle handle, Settlement.FailedAlone f, long now, String batchId) {
         int n = handle.createUpdate(OutboxSql.SETTLE_FAILED_ALONE)
-                .bind("nb", f.notBefore().toEpochMilli()).bind("reason", f.reason()).bind("id", f.id()).execute();
+                .bind("nb", f.notBefore().toEpochMilli()).bind("reason", bounded(f.reason())).bind("id", f.id()).execute();
         if (n == 1) {
             history(handle, f.id(), now, "failed_alone", batchId, null, null, f.reason());
         }
@@ -99,7 +99,7 @@ final class Settler {
 
     private static void applyRelease(Handle handle, Settlement.Release r, long now, String batchId) {
         int n = handle.createUpdate(OutboxSql.SETTLE_RELEASE)
-                .bind("reason", r.reason()).bind("id", r.id()).bind("unsent", r.sent() ? 0 : 1).execute();
+                .bind("reason", bounded(r.reason())).bind("id", r.id()).bind("unsent", r.sent() ? 0 : 1).execute();
         if (n == 1) {
             history(handle, r.id(), now, "released", batchId, null, null, r.reason());
         }
@@ -111,7 +111,7 @@ final class Settler {
         for (long id : ids) {
             history(handle, id, now, "released", claimId, null, null, reason);
         }
-        handle.createUpdate(OutboxSql.RELEASE_CLAIM).bind("b", claimId).bind("reason", reason).bind("unsent", sent ? 0 : 1)
+        handle.createUpdate(OutboxSql.RELEASE_CLAIM).bind("b", claimId).bind("reason", bounded(reason)).bind("unsent", sent ? 0 : 1)
                 .execute();
         return ids.size();
     }
@@ -134,12 +134,20 @@ final class Settler {
         return ids.size();
     }
 
+    /** Most characters of a reason or detail kept in a row or a history line: central's text is untrusted. */
+    static final int MAX_REASON_CHARS = 1000;
+
+    /** {@code text} cut to {@link #MAX_REASON_CHARS} (a 300 KiB Location header must not go into 500 rows). */
+    static String bounded(String text) {
+        return text == null || text.length() <= MAX_REASON_CHARS ? text : text.substring(0, MAX_REASON_CHARS) + "…";
+    }
+
     /** One history line, folded into the command's line of the same kind, status and code if it has one. */
     static void history(Handle handle, long id, long at, String kind, String batchId, String status, String code, String detail) {
         for (String sql : List.of(OutboxSql.HISTORY_FOLD, OutboxSql.HISTORY_IF_NEW)) {
             handle.createUpdate(sql)
                     .bind("id", id).bind("at", at).bind("kind", kind).bind("b", batchId).bind("status", status)
-                    .bind("code", code).bind("detail", detail)
+                    .bind("code", code).bind("detail", bounded(detail))
                     .execute();
         }
     }

@@ -108,6 +108,14 @@ class ReplyClassifierTest {
     }
 
     @Test
+    void a_redirect_with_a_huge_location_is_told_in_a_short_reason() {
+        RequestOutcome outcome = classify(new IngestReply(302, new byte[0], Optional.empty(),
+                Optional.of("https://elsewhere/" + "x".repeat(300_000)), null));
+        assertThat(outcome).isInstanceOfSatisfying(RequestOutcome.Refused.class,
+                r -> assertThat(r.reason()).contains("https://elsewhere/").hasSizeLessThan(1_000));
+    }
+
+    @Test
     void a_missing_or_unreadable_receipt_counts_toward_parking_and_is_sent_again_after_the_per_event_backoff() {
         RequestOutcome outcome = classify(reply(200, "{\"receipts\":[" + receipt("a", "A-1", "lost", "") + "]}"));
         assertThat(outcome).isInstanceOfSatisfying(RequestOutcome.Answered.class, a -> {

@@ -18,6 +18,19 @@ class OutboxFixtureTest {
     TestClock clock = new TestClock(Instant.parse("2026-11-29T06:00:00Z"));
 
     @Test
+    void a_reason_of_any_length_from_central_is_kept_cut_in_the_row_and_its_history() {
+        try (OutboxFixture f = OutboxFixture.at(dir.resolve("outbox.db"), clock)) {
+            f.inflight("dev-1", "R-", 2);
+            String huge = "HTTP 302 to https://x/" + "y".repeat(300_000);
+            assertThat(f.outbox().releaseClaim("fixture-claim-1", huge)).isEqualTo(2);
+            CommandRecord r = f.outbox().find("dev-1", "R-1").orElseThrow();
+            assertThat(r.lastError()).hasSizeLessThanOrEqualTo(Settler.MAX_REASON_CHARS + 1).startsWith("HTTP 302");
+            assertThat(f.outbox().reads().history(r.id())).allSatisfy(h ->
+                    assertThat(h.detail() == null ? "" : h.detail()).hasSizeLessThanOrEqualTo(Settler.MAX_REASON_CHARS + 1));
+        }
+    }
+
+    @Test
     void builds_one_row_in_every_state_with_the_history_the_bridge_would_have_written() {
         try (OutboxFixture f = OutboxFixture.at(dir.resolve("outbox.db"), clock)) {
             f.inflight("dev", "I-", 2);
