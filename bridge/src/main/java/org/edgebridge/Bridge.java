@@ -65,10 +65,11 @@ public final class Bridge implements AutoCloseable {
         this.config = config;
         this.lock = lock;
         this.outbox = outbox;
-        this.broker = new Broker(config.broker(), clock, this::acceptCommand, MoquetteBroker::new);
+        this.workers = new Workers(onWorkerDeath);
+        this.broker = new Broker(config.broker(), clock, this::acceptCommand, MoquetteBroker::new,
+                cause -> workers.lost("broker", cause));
         this.meters = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         ReceiptSender receipts = new ReceiptSender(broker, new ReceiptFigures(meters, clock));
-        this.workers = new Workers(onWorkerDeath);
         this.forwarder = new Forwarder(config.forwarder(), outbox, receipts, this::storedUpTo, clock, workers, meters);
         this.intake = new Intake(outbox, receipts, config.intake(), forwarder::wake, workers);
         this.retention = new RetentionPurger(outbox, config.retention(), clock);

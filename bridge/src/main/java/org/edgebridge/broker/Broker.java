@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.edgebridge.lifecycle.Component;
@@ -36,7 +37,14 @@ public final class Broker implements Component, BrokerView, DevicePublisher, Aut
      * @param commands receives each PUBLISH on a device's own command topic, on the broker's one intake thread
      * @param engine builds the MQTT server itself ({@code MoquetteBroker::new})
      */
+    /** A broker whose loss (see {@link #Broker(BrokerSettings, Clock, InboundCommands, BrokerEngine.Factory, Consumer)}) is only logged: for tests. */
     public Broker(BrokerSettings settings, Clock clock, InboundCommands commands, BrokerEngine.Factory engine) {
+        this(settings, clock, commands, engine, cause -> { });
+    }
+
+    /** @param lost told when the broker cannot serve any more (it could not be started again): the process should end */
+    public Broker(BrokerSettings settings, Clock clock, InboundCommands commands, BrokerEngine.Factory engine,
+            Consumer<Throwable> lost) {
         this.settings = settings;
         this.devices = new DeviceRegistry(clock, settings.takeoverAlarmPerMinute(), settings.limits().maxKnownDevices());
         Optional<PasswordFile> passwords = settings.passwordFile().map(Broker::loadPasswords);
@@ -48,7 +56,7 @@ public final class Broker implements Component, BrokerView, DevicePublisher, Aut
         this.certificates = CertificateDevices.load(ls.certificateDevicesFile(), ls.maxCertificateDevices(),
                 ls.certificateClientIds());
         this.moquette = engine.create(new BrokerEngine.Parts(settings, clock, commands, devices, login, refusals, storeResets,
-                certificates));
+                certificates, lost));
         if (!settings.anonymous() && passwords.map(PasswordFile::size).orElse(0) == 0) {
             LOG.warn("auth.anonymous=false and no registered devices (auth.passwordFile): no device can connect");
         }

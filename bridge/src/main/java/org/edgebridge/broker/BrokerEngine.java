@@ -1,6 +1,7 @@
 package org.edgebridge.broker;
 
 import java.time.Clock;
+import java.util.function.Consumer;
 import java.util.Collection;
 
 /**
@@ -32,8 +33,10 @@ public interface BrokerEngine extends DevicePublisher, AutoCloseable {
     void close();
 
     /** What {@link Broker} built for the server: the settings and the bridge's device policy. */
+    /** @param lost told when the engine cannot serve any more and only a restart of the process helps */
     record Parts(BrokerSettings settings, Clock clock, InboundCommands commands, DeviceRegistry devices,
-            DeviceLogin login, RefusalLog refusals, BrokerStoreResets storeResets, CertificateDevices certificates) {
+            DeviceLogin login, RefusalLog refusals, BrokerStoreResets storeResets, CertificateDevices certificates,
+            Consumer<Throwable> lost) {
     }
 
     /** Builds the server from the parts {@link Broker} built; e.g. {@code MoquetteBroker::new}. */

@@ -42,6 +42,14 @@ public final class Workers {
         }, name);
     }
 
+    /**
+     * A part that is no thread of this class is lost for good (the broker that could not be started again after a
+     * session-loop death): acted on as a dead worker, so that the supervisor starts the bridge again.
+     */
+    public void lost(String part, Throwable cause) {
+        died(part, cause);
+    }
+
     private void died(String name, Throwable t) {
         String what = name + ": " + t;
         if (!death.compareAndSet(null, what)) {

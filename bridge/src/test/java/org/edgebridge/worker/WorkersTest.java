@@ -27,6 +27,15 @@ class WorkersTest {
     }
 
     @Test
+    void a_part_lost_for_good_is_acted_on_as_a_dead_worker() {
+        AtomicInteger deaths = new AtomicInteger();
+        Workers workers = new Workers(deaths::incrementAndGet);
+        workers.lost("broker", new IllegalStateException("the MQTT broker started but is not listening"));
+        await().atMost(Duration.ofSeconds(5)).until(() -> deaths.get() == 1);
+        assertThat(workers.death()).hasValueSatisfying(d -> assertThat(d).startsWith("broker: java.lang.IllegalStateException"));
+    }
+
+    @Test
     void a_worker_that_returns_is_not_a_death() throws Exception {
         AtomicInteger deaths = new AtomicInteger();
         Workers workers = new Workers(deaths::incrementAndGet);

@@ -6,9 +6,6 @@ import io.moquette.broker.Server;
 import io.moquette.interception.InterceptHandler;
 import io.netty.channel.ChannelHandler;
 import io.netty.handler.ssl.SslContext;
-import java.io.IOException;
-import java.net.InetSocketAddress;
-import java.net.Socket;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -18,6 +15,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.edgebridge.broker.BrokerEngine;
 import org.edgebridge.broker.BrokerLimits;
@@ -64,6 +62,7 @@ public final class MoquetteBroker implements BrokerEngine {
     private final CertificateDevices certificates;
     private final ExecutorService enforcer;
     private final AclRefusals acl;
+    private final Consumer<Throwable> lost;
     private final AtomicLong restarts = new AtomicLong();
     private final ProtocolViolations violations = new ProtocolViolations();
     private final AtomicLong wills = new AtomicLong();
@@ -91,6 +90,7 @@ public final class MoquetteBroker implements BrokerEngine {
         this.refusals = parts.refusals();
         this.storeResets = parts.storeResets();
         this.certificates = parts.certificates();
+        this.lost = parts.lost();
         this.enforcer = Executors.newSingleThreadExecutor(r -> new Thread(r, "broker-enforcer"));
         this.acl = new AclRefusals(topics, devices, refusals, clientId -> enforcer.execute(() -> {
             Server s = server;
@@ -143,10 +143,10 @@ public final class MoquetteBroker implements BrokerEngine {
             settings.tls().ifPresent(t -> tlsPort = l.bind(settings.host(), tlsPort != 0 ? tlsPort : t.port(), ssl.orElseThrow(),
                     pipeline, "tls.port"));
             List<String> dead = new ArrayList<>();
-            if (mqttPort != 0 && !listening(mqttPort)) {
+            if (mqttPort != 0 && !MqttListeners.accepts(settings.host(), mqttPort)) {
                 dead.add("mqtt.port=" + mqttPort);
             }
-            if (tlsPort != 0 && !listening(tlsPort)) {
+            if (tlsPort != 0 && !MqttListeners.accepts(settings.host(), tlsPort)) {
                 dead.add("tls.port=" + tlsPort);
             }
             if (!dead.isEmpty()) {
@@ -159,16 +159,6 @@ public final class MoquetteBroker implements BrokerEngine {
         }
         listening = true;
         LOG.info("MQTT broker listening on {}", listeners());
-    }
-
-    private boolean listening(int port) {
-        String host = settings.host().equals("0.0.0.0") || settings.host().equals("::") ? "127.0.0.1" : settings.host();
-        try (Socket socket = new Socket()) {
-            socket.connect(new InetSocketAddress(host, port), 2_000);
-            return true;
-        } catch (IOException e) {
-            return false;
-        }
     }
 
     /** The port the plain MQTT listener bound (also with {@code mqtt.port=any}); 0 when it is off or before the first start. */
@@ -254,7 +244,8 @@ public final class MoquetteBroker implements BrokerEngine {
         try {
             start();
         } catch (RuntimeException e) {
-            LOG.error("the broker could not be started again: devices cannot connect until the bridge is restarted", e);
+            LOG.error("the broker could not be started again: the bridge stops so that its supervisor starts it again", e);
+            lost.accept(e);
             return;
         }
         LOG.warn("broker restarted after a session-loop death; devices reconnect");

@@ -114,4 +114,15 @@ final class MqttListeners implements AutoCloseable {
         workers.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
         acceptors.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
     }
+
+    /** Whether a listener on {@code host}:{@code port} accepts a connection now (a wildcard host: on loopback). */
+    static boolean accepts(String host, int port) {
+        String to = host.equals("0.0.0.0") || host.equals("::") ? "127.0.0.1" : host;
+        try (java.net.Socket socket = new java.net.Socket()) {
+            socket.connect(new java.net.InetSocketAddress(to, port), 2_000);
+            return true;
+        } catch (java.io.IOException e) {
+            return false;
+        }
+    }
 }
