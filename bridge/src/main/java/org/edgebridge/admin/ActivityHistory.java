@@ -84,6 +84,11 @@ final class ActivityHistory implements AutoCloseable {
             sample();
         } catch (RuntimeException e) {
             LOG.warn("activity sample failed (the status page's chart misses one point): {}", e.toString());
+        } catch (Error e) {
+            // a scheduled task's Error would only end the schedule, silently: the process's handler halts it
+            Thread t = Thread.currentThread();
+            t.getUncaughtExceptionHandler().uncaughtException(t, e);
+            throw e;
         }
     }
 

@@ -62,6 +62,11 @@ public final class WalCheckpointer implements Component, AutoCloseable {
                         e.getMessage(), EVERY.toMillis(), OutboxDatabase.WRITER_CHECKPOINT_PAGES);
             }
             lastFailure = String.valueOf(e.getMessage());
+        } catch (Error e) {
+            // a scheduled task's Error would only end the schedule, silently: the process's handler halts it
+            Thread t = Thread.currentThread();
+            t.getUncaughtExceptionHandler().uncaughtException(t, e);
+            throw e;
         }
     }
 
