@@ -216,10 +216,10 @@ public final class ConfigKeys {
             Duration.ofSeconds(1), Duration.ofDays(1),
             "longest wait central can ask for (Retry-After, retryAfterMs); longer ones are clamped to it");
     public static final ConfigKey<Integer> FORWARDER_MAX_SERVER_ERRORS = intKey("forwarder.maxServerErrors", 5, 1, 1_000_000,
-            "times central fails on one event alone (a 5xx, 503 included, a dropped connection, a timeout or a 4xx such as 409, with "
-            + "proof that it answers other events) or answers without its receipt, before the event is parked (code "
-            + "ingest_server_error, ingest_unavailable, ingest_connection_dropped, ingest_timeout, ingest_refused or central_no_receipt); "
-            + "other events go on");
+            "times central fails on one event alone (a 5xx, 503 included, a dropped connection, a timeout, a 403 or a 4xx such as "
+            + "409, with proof that it answers other events) or answers without its receipt, before the event is parked (code "
+            + "ingest_server_error, ingest_unavailable, ingest_connection_dropped, ingest_timeout, ingest_forbidden, ingest_refused "
+            + "or central_no_receipt); other events go on");
 
     /** Every key, in the order of the reference. */
     public static final List<ConfigKey<?>> ALL = List.of(

@@ -120,6 +120,8 @@ final class BatchSender implements ServerErrorRounds.Sender {
                 } else {
                     hunt.otherFailed(clock.instant());
                 }
+                // a 403 of one event alone, unproven, backs off like a 5xx: the next step sends the other devices'
+                // events first, and only if central refuses those too is it refusing the bridge (centralFailed)
                 policy.failed(failed.reason(), failed.retryAfter());
                 if (failed.cause() == RequestOutcome.Cause.UNREACHABLE) {
                     settler.releaseUnsent(batchId, events, failed.reason());
@@ -223,8 +225,19 @@ final class BatchSender implements ServerErrorRounds.Sender {
     @Override
     public void centralFailed(RequestOutcome.Failed failed) {
         hunt.otherFailed(clock.instant());
-        policy.failed(failed.reason(), failed.retryAfter());
-        call.recordFailure(failed.reason());
+        holdBack(failed);
+        if (failed.cause() != RequestOutcome.Cause.FORBIDDEN) {
+            call.recordFailure(failed.reason());
+        }
+    }
+
+    /** Central failed, not one event: back off; a 403 is central refusing the bridge: paused (docs/forwarding.md). */
+    private void holdBack(RequestOutcome.Failed failed) {
+        if (failed.cause() == RequestOutcome.Cause.FORBIDDEN) {
+            policy.refused(failed.reason(), false);
+        } else {
+            policy.failed(failed.reason(), failed.retryAfter());
+        }
     }
 
     long requests() {

@@ -17,9 +17,12 @@ import org.edgebridge.trace.CommandTrace;
 final class CentralCall {
     /** A reply and what it means; what the circuit breaker records. */
     record Sent(IngestReply reply, RequestOutcome outcome) {
-        /** 5xx (503 included), timeouts, refused connections and other failures count against central; 429s do not. */
+        /**
+         * 5xx (503 included), timeouts, refused connections and other failures count against central; 429s do not, and
+         * neither does a 403 (central refusing the bridge pauses it; it is not central failing).
+         */
         boolean isFailure() {
-            return outcome instanceof RequestOutcome.Failed;
+            return outcome instanceof RequestOutcome.Failed f && f.cause() != RequestOutcome.Cause.FORBIDDEN;
         }
     }
 

@@ -213,7 +213,9 @@ final class ForwarderPolicy {
 
     /** Not paused and not backing off: the rest of a split batch may still be sent. */
     boolean stillSending() {
-        return pausedUntil == null && !clock.instant().isBefore(backoffUntil);
+        Instant now = clock.instant();
+        Instant paused = pausedUntil;
+        return (paused == null || !now.isBefore(paused)) && !now.isBefore(backoffUntil);
     }
 
     /** The wait after the n-th failed request in a row ({@link RequestBackoff}). */

@@ -25,8 +25,11 @@ import org.edgebridge.outbox.Settlement;
 final class ReplyClassifier {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final int MAX_BODY_IN_REASON = 200;
-    /** 4xx that say ingest.url, ingest.token or the proxy is wrong: they pause forwarding for every device. */
-    private static final Set<Integer> CONFIGURATION_FAULTS = Set.of(401, 403, 404, 405, 407, 410);
+    /**
+     * 4xx that say ingest.url, ingest.token or the proxy is wrong: they pause forwarding for every device. 403 is
+     * hunted first ({@link RequestOutcome.Cause#FORBIDDEN}): a firewall before central answers it to one event too.
+     */
+    private static final Set<Integer> CONFIGURATION_FAULTS = Set.of(401, 404, 405, 407, 410);
 
     private final ForwarderSettings settings;
     private final Clock clock;
@@ -72,6 +75,9 @@ final class ReplyClassifier {
         }
         if (status >= 500) {
             return new RequestOutcome.Failed(reason, RequestOutcome.Cause.SERVER_ERROR);
+        }
+        if (status == 403) {
+            return new RequestOutcome.Failed(reason, RequestOutcome.Cause.FORBIDDEN);
         }
         if (CONFIGURATION_FAULTS.contains(status) || status < 200) {
             return new RequestOutcome.Refused(reason, false);

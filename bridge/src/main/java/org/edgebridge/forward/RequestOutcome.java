@@ -41,7 +41,7 @@ sealed interface RequestOutcome {
         /** Central answered with an HTTP status (as opposed to a timeout or a broken connection). */
         boolean answeredWithStatus() {
             return cause == Cause.SERVER_ERROR || cause == Cause.UNAVAILABLE || cause == Cause.REFUSED
-                    || cause == Cause.NO_RECEIPTS;
+                    || cause == Cause.NO_RECEIPTS || cause == Cause.FORBIDDEN;
         }
 
         /** The code an event is parked with when this failure follows it alone (docs/protocol.md §2.3). */
@@ -77,7 +77,13 @@ sealed interface RequestOutcome {
          * one event's: hunted like a 5xx, so that neither a central that answers so for a while parks the backlog
          * nor one poison event answered so holds a site.
          */
-        NO_RECEIPTS("central_no_receipt");
+        NO_RECEIPTS("central_no_receipt"),
+        /**
+         * 403: mostly the bridge's credentials (the forwarder pauses, as for a 401), but a web application firewall
+         * in front of central answers 403 to one event whose payload it dislikes: hunted like a 5xx first, and only
+         * when no other event gets through is it central refusing the bridge (paused, alarm central_refused).
+         */
+        FORBIDDEN("ingest_forbidden");
 
         private final String parkCode;
 

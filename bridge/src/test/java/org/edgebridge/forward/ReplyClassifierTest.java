@@ -209,10 +209,19 @@ class ReplyClassifierTest {
     }
 
     @Test
-    void a_401_403_404_405_407_or_410_refuses_and_pauses() {
-        for (int status : List.of(401, 403, 404, 405, 407, 410)) {
+    void a_401_404_405_407_or_410_refuses_and_pauses() {
+        for (int status : List.of(401, 404, 405, 407, 410)) {
             assertThat(classify(reply(status, ""))).isEqualTo(new RequestOutcome.Refused("HTTP " + status, false));
         }
+    }
+
+    @Test
+    void a_403_is_hunted_first_a_firewall_answers_it_to_one_event_too() {
+        assertThat(classify(reply(403, ""))).isInstanceOfSatisfying(RequestOutcome.Failed.class, f -> {
+            assertThat(f.cause()).isEqualTo(RequestOutcome.Cause.FORBIDDEN);
+            assertThat(f.mayBeOneEvent()).isTrue();
+            assertThat(f.parkCode()).isEqualTo("ingest_forbidden");
+        });
     }
 
     @Test

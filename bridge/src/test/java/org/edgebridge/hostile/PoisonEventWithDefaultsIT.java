@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Issue 23, points 1 and 2: one event that makes central fail (a 500, a 503, a 409, a connection reset, a 2xx
+ * Issue 23, points 1 and 2: one event that makes central fail (a 500, a 503, a 403, a 409, a connection reset, a 2xx
  * without receipts or no reply, only when that event is in the request), and 20 other devices with 3 commands each, with the SHIPPED DEFAULTS. The failure follows one event:
  * the other devices' commands flow within seconds, the circuit breaker never opens, and the event is parked with its
  * own code. Prints the figures docs/forwarding.md gives.
@@ -43,6 +43,15 @@ class PoisonEventWithDefaultsIT {
     @Test
     void a_409_that_follows_one_event_parks_it_and_every_other_device_flows_within_seconds() throws Exception {
         poisonScenario("409", HostileCentral.status(409, null), "ingest_refused");
+    }
+
+    /**
+     * A 403 whenever the poison is in the request (a web application firewall before central that dislikes its
+     * payload): it must not pause the site as a wrong token would.
+     */
+    @Test
+    void a_403_that_follows_one_event_parks_it_and_every_other_device_flows_within_seconds() throws Exception {
+        poisonScenario("403", HostileCentral.status(403, null), "ingest_forbidden");
     }
 
     /**
