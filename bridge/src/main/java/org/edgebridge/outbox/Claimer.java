@@ -50,23 +50,26 @@ final class Claimer {
                 heads.add(new Head(rs.getLong("id"), rs.getString("client_id"), rs.getLong("sequence")));
             }
         }
-        List<Chosen> chosen = new ArrayList<>();
-        long bytes = 0;
+        Taking taking = new Taking(sql, now, maxEvents, maxBytes, size, maxRowId);
+        // a fair share of the request for each device that has a due head first, then what is left to those with more:
+        // one device with a backlog of 100,000 must not fill every request while the others' commands wait behind it
+        int share = Math.max(1, maxEvents / Math.max(1, heads.size()));
+        List<Head> more = new ArrayList<>();
         for (Head head : heads) {
-            for (Candidate c : run(sql, head, maxEvents - chosen.size())) {
-                boolean due = c.state() == CommandState.PENDING && c.notBefore().toEpochMilli() <= now && c.id() <= maxRowId
-                        && !c.expiredUnsent(now);
-                long eventBytes = size.bytes(head.clientId(), c.commandId(), c.type(), c.topic(), c.payloadBytes());
-                if (!due || (!chosen.isEmpty() && bytes + eventBytes > maxBytes) || chosen.size() >= maxEvents) {
-                    break;
-                }
-                bytes += eventBytes;
-                chosen.add(new Chosen(c, head.clientId()));
-            }
-            if (chosen.size() >= maxEvents || bytes >= maxBytes) {
+            if (taking.full()) {
                 break;
             }
+            if (taking.take(head, head.sequence(), share)) {
+                more.add(head);
+            }
         }
+        for (Head head : more) {
+            if (taking.full()) {
+                break;
+            }
+            taking.take(head, taking.lastSequence(head) + 1, maxEvents);
+        }
+        List<Chosen> chosen = taking.chosenByDevice(heads);
         List<ClaimedEvent> claimed = withPayloads(sql, chosen);
         if (!claimed.isEmpty()) {
             NamedStatements.Named mark = sql.get(OutboxSql.CLAIM_MARK);
@@ -87,11 +90,78 @@ final class Claimer {
         return claimed;
     }
 
-    /** One device's open rows from its head on ({@link OutboxSql#CLAIM_RUN}). */
-    private static List<Candidate> run(NamedStatements sql, Head head, int limit) throws SQLException {
+    /** The events a claim takes, device by device, within the request's event and byte budgets. */
+    private static final class Taking {
+        private final NamedStatements sql;
+        private final long now;
+        private final int maxEvents;
+        private final int maxBytes;
+        private final WireSize size;
+        private final long maxRowId;
+        private final Map<String, List<Chosen>> byDevice = new HashMap<>();
+        private int count;
+        private long bytes;
+
+        Taking(NamedStatements sql, long now, int maxEvents, int maxBytes, WireSize size, long maxRowId) {
+            this.sql = sql;
+            this.now = now;
+            this.maxEvents = maxEvents;
+            this.maxBytes = maxBytes;
+            this.size = size;
+            this.maxRowId = maxRowId;
+        }
+
+        boolean full() {
+            return count >= maxEvents || bytes >= maxBytes;
+        }
+
+        /**
+         * Takes up to {@code limit} of the device's due rows in sequence order from {@code fromSequence}, stopping at
+         * the first that is not due or does not fit. @return true when it stopped at the limit: the device may have more
+         */
+        boolean take(Head head, long fromSequence, int limit) throws SQLException {
+            int wanted = Math.min(limit, maxEvents - count);
+            if (wanted <= 0) {
+                return false;
+            }
+            List<Chosen> mine = byDevice.computeIfAbsent(head.clientId(), k -> new ArrayList<>());
+            int taken = 0;
+            for (Candidate c : run(sql, head.clientId(), fromSequence, wanted)) {
+                boolean due = c.state() == CommandState.PENDING && c.notBefore().toEpochMilli() <= now && c.id() <= maxRowId
+                        && !c.expiredUnsent(now);
+                long eventBytes = size.bytes(head.clientId(), c.commandId(), c.type(), c.topic(), c.payloadBytes());
+                if (!due || (count > 0 && bytes + eventBytes > maxBytes)) {
+                    return false;
+                }
+                bytes += eventBytes;
+                count++;
+                taken++;
+                mine.add(new Chosen(c, head.clientId()));
+            }
+            return taken == wanted;
+        }
+
+        long lastSequence(Head head) {
+            List<Chosen> mine = byDevice.get(head.clientId());
+            return mine.get(mine.size() - 1).c().sequence();
+        }
+
+        /** Each device's events together, in sequence order, the devices in the order of their heads. */
+        List<Chosen> chosenByDevice(List<Head> heads) {
+            List<Chosen> out = new ArrayList<>(count);
+            for (Head head : heads) {
+                out.addAll(byDevice.getOrDefault(head.clientId(), List.of()));
+            }
+            return out;
+        }
+    }
+
+    /** One device's open rows from {@code fromSequence} on ({@link OutboxSql#CLAIM_RUN}). */
+    private static List<Candidate> run(NamedStatements sql, String clientId, long fromSequence, int limit)
+            throws SQLException {
         List<Candidate> run = new ArrayList<>();
         PreparedStatement q = sql.get(OutboxSql.CLAIM_RUN)
-                .set("c", head.clientId()).set("head", head.sequence()).set("limit", limit).statement();
+                .set("c", clientId).set("head", fromSequence).set("limit", limit).statement();
         try (ResultSet rs = q.executeQuery()) {
             while (rs.next()) {
                 run.add(new Candidate(rs.getLong("id"), rs.getString("command_id"), rs.getLong("sequence"),
