@@ -116,6 +116,13 @@ class ReplyClassifierTest {
     }
 
     @Test
+    void any_2xx_to_a_request_without_events_a_report_of_expired_commands_is_an_answer() {
+        for (IngestReply r : List.of(reply(200, "{\"receipts\":[]}"), reply(204, ""), reply(200, "<html/>"))) {
+            assertThat(classifier.classify(r, List.of())).isEqualTo(new RequestOutcome.Answered(List.of(), List.of()));
+        }
+    }
+
+    @Test
     void a_missing_or_unreadable_receipt_counts_toward_parking_and_is_sent_again_after_the_per_event_backoff() {
         RequestOutcome outcome = classify(reply(200, "{\"receipts\":[" + receipt("a", "A-1", "lost", "") + "]}"));
         assertThat(outcome).isInstanceOfSatisfying(RequestOutcome.Answered.class, a -> {
