@@ -125,6 +125,12 @@ final class BridgeMetrics implements AutoCloseable {
         tagged("edgebridge.forwarder.replies.cut", "reason", forwarder, ForwarderStatus::cutReplies,
                 "replies of central cut off: deadline = the exchange took longer than ingest.timeout, too_large = "
                 + "the body was longer than ingest.maxReplyBytes");
+        Gauge.builder("edgebridge.forwarder.failures.to.park", forwarder, f -> f.status().serverErrors().failuresToPark())
+                .description("failures alone in a row that park an event now: forwarder.maxServerErrors, more while "
+                        + "central fails other requests too").register(registry);
+        Gauge.builder("edgebridge.forwarder.central.failed.share", forwarder, f -> f.status().serverErrors().failedShare())
+                .description("share of the last requests without a suspect that central failed (5xx, timeouts, dropped "
+                        + "connections), smoothed").register(registry);
         Gauge.builder("edgebridge.forwarder.consecutive.failures", forwarder, f -> f.status().consecutiveFailures())
                 .description("requests to central that failed in a row (transport errors and 5xx); 0 after a success")
                 .register(registry);

@@ -213,6 +213,13 @@ public final class StatusReport {
                 alarms.add(new Alarm("central_missing_receipts", "central answered requests without a receipt for "
                         + f.missingReceipts() + " events since start (last at " + at + "): it breaks the protocol. Each "
                         + "is sent again and counts toward parking it (code central_no_receipt, forwarder.maxServerErrors)")));
+        if (f.serverErrors().raised()) {
+            alarms.add(new Alarm("central_failing_at_random", String.format(java.util.Locale.ROOT, "central failed %.0f %% "
+                    + "of the last requests, whatever their events: an event that fails alone is parked only after %d "
+                    + "failures in a row (forwarder.maxServerErrors=%d is proof only while central fails at most one "
+                    + "request in twenty)", f.serverErrors().failedShare() * 100, f.serverErrors().failuresToPark(),
+                    f.serverErrors().maxServerErrors())));
+        }
         if (f.pausedByAdmin()) {
             alarms.add(new Alarm("forwarder_paused", "forwarding is paused by an admin"));
         }

@@ -219,7 +219,9 @@ public final class ConfigKeys {
             "times central fails on one event alone (a 5xx, 503 included, a dropped connection, a timeout, a 403 or a 4xx such as "
             + "409, with proof that it answers other events) or answers without its receipt, before the event is parked (code "
             + "ingest_server_error, ingest_unavailable, ingest_connection_dropped, ingest_timeout, ingest_forbidden, ingest_refused "
-            + "or central_no_receipt); other events go on");
+            + "or central_no_receipt); other events go on. While central fails more than one in twenty requests without a "
+            + "suspect, more failures in a row are needed (7 at one in ten, 22 at one in two), so that chance does not park "
+            + "an innocent event");
 
     /** Every key, in the order of the reference. */
     public static final List<ConfigKey<?>> ALL = List.of(

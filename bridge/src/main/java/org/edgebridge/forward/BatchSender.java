@@ -24,6 +24,7 @@ final class BatchSender implements ServerErrorRounds.Sender {
     private final ForwarderPolicy policy;
     private final BatchSettler settler;
     private final ServerErrorHunt hunt;
+    private final CentralFailureRate failureRate;
     private final ServerErrorRounds rounds;
     private final ClaimedAhead claimedAhead;
     private final ForwarderLoop.Sleeper rateLimitWait;
@@ -35,8 +36,9 @@ final class BatchSender implements ServerErrorRounds.Sender {
 
     /** @param rateLimitWait how the rate limiters' waits are waited (the loop's, or a test's clock) */
     BatchSender(ForwarderSettings settings, CentralCall call, ForwarderPolicy policy, BatchSettler settler,
-            ServerErrorHunt hunt, ReplyClassifier classifier, ClaimedAhead claimedAhead, ForwarderLoop.Sleeper rateLimitWait,
-            Clock clock) {
+            ServerErrorHunt hunt, CentralFailureRate failureRate, ReplyClassifier classifier, ClaimedAhead claimedAhead,
+            ForwarderLoop.Sleeper rateLimitWait, Clock clock) {
+        this.failureRate = failureRate;
         this.call = call;
         this.claimedAhead = claimedAhead;
         this.policy = policy;
@@ -44,7 +46,8 @@ final class BatchSender implements ServerErrorRounds.Sender {
         this.hunt = hunt;
         this.rateLimitWait = rateLimitWait;
         this.clock = clock;
-        this.rounds = new ServerErrorRounds(hunt, this, new AloneFailures(settings.maxServerErrors(), classifier::backoff),
+        this.rounds = new ServerErrorRounds(hunt, this, new AloneFailures(settings.maxServerErrors(),
+                failureRate::failuresToPark, classifier::backoff),
                 clock);
     }
 
@@ -85,6 +88,9 @@ final class BatchSender implements ServerErrorRounds.Sender {
             eventsSent.addAndGet(events.size());
         }
         Set<Long> finalIds = new HashSet<>();
+        if (round == null && (outcome instanceof RequestOutcome.Answered || outcome instanceof RequestOutcome.Split)) {
+            failureRate.answered(); // a request without a suspect: evidence of how often central fails at random
+        }
         if (outcome instanceof RequestOutcome.Answered answered) {
             answered(round);
             if (answered.count(ReceiptCheck.Violation.MISSING) > 0) {
@@ -113,7 +119,7 @@ final class BatchSender implements ServerErrorRounds.Sender {
                 ServerErrorHunt.Round r = new ServerErrorHunt.Round();
                 r.failed(events, failed);
                 finalIds.addAll(rounds.bisect(events, r));
-                rounds.finishRound(batchId, r, failed);
+                rounds.finishRound(batchId, r, failed, true);
             } else {
                 if (events.size() == 1 && failed.mayBeOneEvent()) {
                     hunt.failedAloneUnproven(events.get(0).id()); // sent alone, after the others, from now on
@@ -223,17 +229,21 @@ final class BatchSender implements ServerErrorRounds.Sender {
     }
 
     @Override
-    public void centralFailed(RequestOutcome.Failed failed) {
+    public void centralFailed(RequestOutcome.Failed failed, boolean refusesAll) {
         hunt.otherFailed(clock.instant());
-        holdBack(failed);
+        failureRate.failed();
+        holdBack(failed, refusesAll);
         if (failed.cause() != RequestOutcome.Cause.FORBIDDEN) {
             call.recordFailure(failed.reason());
         }
     }
 
-    /** Central failed, not one event: back off; a 403 is central refusing the bridge: paused (docs/forwarding.md). */
-    private void holdBack(RequestOutcome.Failed failed) {
-        if (failed.cause() == RequestOutcome.Cause.FORBIDDEN) {
+    /**
+     * Central failed, not one event: back off; a 403 that central gave to more than one event, or to a suspect again,
+     * is central refusing the bridge: paused (docs/forwarding.md).
+     */
+    private void holdBack(RequestOutcome.Failed failed, boolean refusesAll) {
+        if (failed.cause() == RequestOutcome.Cause.FORBIDDEN && refusesAll) {
             policy.refused(failed.reason(), false);
         } else {
             policy.failed(failed.reason(), failed.retryAfter());

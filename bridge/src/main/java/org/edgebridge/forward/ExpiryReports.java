@@ -6,6 +6,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.IntFunction;
+import java.util.function.IntSupplier;
 import org.edgebridge.outbox.CommandRecord;
 import org.edgebridge.outbox.Expiries;
 import org.slf4j.Logger;
@@ -20,7 +21,7 @@ import org.slf4j.LoggerFactory;
  * bad request (400, 413, 422: it does not know the field) is not asked again: the devices go on and central sees the
  * gap. A report central fails on (a 5xx, a timeout, a dropped connection) is sent again after a backoff of its own
  * while the other devices go on (the requests of those govern the forwarder's backoff and breaker); after
- * {@code forwarder.maxServerErrors} such failures in a row, with proof that central answers other requests, it is
+ * {@code forwarder.maxServerErrors} such failures in a row (more while central fails other requests too), with proof that central answers other requests, it is
  * given up like a refused one: a report central cannot take must not hold those devices for ever. Runs on the
  * step's thread; the counters are shared.
  */
@@ -44,7 +45,7 @@ final class ExpiryReports {
     private final AtomicLong refused = new AtomicLong();
     private volatile Instant lastSweep = Instant.EPOCH;
     private volatile boolean maybeUnreported = true; // rows of an earlier run may wait to be reported
-    private final int maxFailures;
+    private final IntSupplier maxFailures;
     private final IntFunction<Duration> backoff;
     private int failuresInARow; // guarded by this
     private Instant firstFailureAt; // guarded by this
@@ -52,11 +53,12 @@ final class ExpiryReports {
 
     /**
      * @param maxBytes {@code forwarder.maxBytes}: the reports of one request take at most half of it
-     * @param maxFailures {@code forwarder.maxServerErrors}: failed reports in a row before they are given up
+     * @param maxFailures failed reports in a row before they are given up: {@code forwarder.maxServerErrors}, more
+     *     while central fails other requests too ({@link CentralFailureRate#failuresToPark()})
      * @param backoff the wait after the n-th failed report in a row
      */
     ExpiryReports(Expiries expiries, FinalReceipts finalReceipts, CentralCall call, ForwarderPolicy policy,
-            ForwarderLoop.Sleeper rateLimitWait, Clock clock, int maxBytes, int maxFailures, IntFunction<Duration> backoff) {
+            ForwarderLoop.Sleeper rateLimitWait, Clock clock, int maxBytes, IntSupplier maxFailures, IntFunction<Duration> backoff) {
         this.maxFailures = maxFailures;
         this.backoff = backoff;
         this.maxBytes = maxBytes / 2;
@@ -155,7 +157,7 @@ final class ExpiryReports {
         }
         failuresInARow++;
         boolean centralAnswersOthers = policy.lastSuccessAt().filter(at -> at.isAfter(firstFailureAt)).isPresent();
-        if (failuresInARow >= maxFailures && centralAnswersOthers) {
+        if (failuresInARow >= maxFailures.getAsInt() && centralAnswersOthers) {
             giveUp(told, failed.reason() + ", " + failuresInARow + " times while central answered other requests");
             return true;
         }

@@ -51,6 +51,7 @@ public final class Forwarder implements Component, ForwarderControl, AutoCloseab
     private final Outbox outbox;
     private final ClaimedAhead claimedAhead;
     private final ExpiryReports expiryReports;
+    private final CentralFailureRate failureRate;
     private final ReceiptViolations receiptViolations;
     private final IngestClient client;
     private final java.util.Optional<ClientCertificateFiles> certificates;
@@ -73,6 +74,7 @@ public final class Forwarder implements Component, ForwarderControl, AutoCloseab
         this.policy = new ForwarderPolicy(settings, clock, guards.breaker);
         ReplyClassifier classifier = new ReplyClassifier(settings, clock);
         ServerErrorHunt hunt = new ServerErrorHunt();
+        this.failureRate = new CentralFailureRate(settings.maxServerErrors(), clock);
         this.finalReceipts = new FinalReceipts(outbox, receipts);
         this.settler = new BatchSettler(settings, outbox, finalReceipts, hunt);
         this.receiptViolations = new ReceiptViolations(clock);
@@ -85,9 +87,9 @@ public final class Forwarder implements Component, ForwarderControl, AutoCloseab
                 new RequestFigures(meters), authorization);
         this.claimedAhead = new ClaimedAhead(settings, storedUpTo, guards);
         ForwarderLoop.Sleeper waits = rateLimitWait != null ? rateLimitWait : loop::sleep;
-        this.sender = new BatchSender(settings, call, policy, settler, hunt, classifier, claimedAhead, waits, clock);
+        this.sender = new BatchSender(settings, call, policy, settler, hunt, failureRate, classifier, claimedAhead, waits, clock);
         this.expiryReports = new ExpiryReports(outbox.expiries(), finalReceipts, call, policy, waits, clock,
-                settings.maxBytes(), settings.maxServerErrors(), classifier::backoff);
+                settings.maxBytes(), failureRate::failuresToPark, classifier::backoff);
         this.step = new ForwardStep(settings, outbox, storedUpTo, clock, policy, guards, settler, finalReceipts, sender,
                 claimedAhead, expiryReports);
         loop.addThreads(threads, settings.maxConcurrentRequests(), step::run);
@@ -164,7 +166,8 @@ public final class Forwarder implements Component, ForwarderControl, AutoCloseab
                 settler.parked(), settings.requestsPerSecond(), settings.eventsPerSecond(), settler.unsettledEvents(),
                 step.failedSteps(), receiptViolations.view(), client.cutReplies(), sender.missingReceipts(),
                 sender.lastMissingReceiptAt(), certificates.map(ClientCertificateFiles::status),
-                authorization.status(), expiryReports.figures());
+                authorization.status(), expiryReports.figures(),
+                new ForwarderStatus.ServerErrors(settings.maxServerErrors(), failureRate.share(), failureRate.failuresToPark()));
     }
 
     /** {@link #close(Duration)} with the request timeout and 5 s, for try-with-resources. */

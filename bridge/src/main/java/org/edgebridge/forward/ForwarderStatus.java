@@ -22,6 +22,7 @@ import java.util.Optional;
  * @param lastMissingReceiptAt when central last left out a receipt
  * @param clientCertificate the client certificate presented to central ({@code ingest.certFile}), if one is set
  * @param oauth2 the token for central from the OAuth2 token endpoint ({@code ingest.oauth2.tokenUrl}), if one is set
+ * @param serverErrors how often central fails requests that hold no suspect, and what that asks of a suspect
  */
 public record ForwarderStatus(
         String state,
@@ -47,11 +48,28 @@ public record ForwarderStatus(
         Optional<Instant> lastMissingReceiptAt,
         Optional<org.edgebridge.forward.auth.ClientCertificateStatus> clientCertificate,
         Optional<org.edgebridge.forward.auth.TokenStatus> oauth2,
-        Expiry expiry) {
+        Expiry expiry,
+        ServerErrors serverErrors) {
 
     /**
      * Commands that expired before they were sent (docs/protocol.md §1.4): made final here since start, told to
      * central, and refused by central as a report (it does not know the field: it sees a gap).
      */
     public record Expiry(long expired, long reportedToCentral, long reportsRefused) {}
+
+    /**
+     * The evidence against one event that makes central fail ({@code forwarder.maxServerErrors}).
+     *
+     * @param maxServerErrors {@code forwarder.maxServerErrors}
+     * @param failedShare the share of the last requests without a suspect that central failed (smoothed: 0.05 with
+     *     none), whatever their events
+     * @param failuresToPark the failures alone in a row that park a suspect (or give up a report of expired commands)
+     *     now: {@code maxServerErrors} while central fails at most one request in twenty, more while it fails more
+     */
+    public record ServerErrors(int maxServerErrors, double failedShare, int failuresToPark) {
+        /** Central fails so often at random that it takes more than {@code maxServerErrors} to park an event. */
+        public boolean raised() {
+            return failuresToPark > maxServerErrors;
+        }
+    }
 }

@@ -32,8 +32,12 @@ final class ServerErrorRounds {
          * Central itself failed (not one event): back off as after any other failed request, and record one
          * failure for the circuit breaker (the requests of the round were not recorded); never less than the
          * failure's Retry-After.
+         *
+         * @param refusesAll false when the failure followed only one event, new as a suspect, and nothing proves
+         *     central well: a 403 then backs off like a 5xx instead of pausing (the next step sends the other devices'
+         *     events first, and only if central refuses those too is it refusing the bridge)
          */
-        void centralFailed(RequestOutcome.Failed failed);
+        void centralFailed(RequestOutcome.Failed failed, boolean refusesAll);
 
         /** The events of {@code rest} whose devices {@code first} does not hold back; the others are released. */
         List<ClaimedEvent> notHeldBack(String batchId, List<ClaimedEvent> first, Set<Long> finalIds, List<ClaimedEvent> rest);
@@ -150,7 +154,7 @@ final class ServerErrorRounds {
             }
         }
         if (lastFailure != null) {
-            finishRound(batchId, round, lastFailure);
+            finishRound(batchId, round, lastFailure, false);
         }
         return new Forwarded(finalIds, false);
     }
@@ -158,8 +162,10 @@ final class ServerErrorRounds {
     /**
      * Settles what a bisection kept in flight: suspects held back or parked, the rest released. A round that
      * counted no suspect (both halves failed, or nothing proved central well) was central failing: one failed request.
+     *
+     * @param newSuspects the round bisected a batch without known suspects (as opposed to sending known ones alone)
      */
-    void finishRound(String batchId, ServerErrorHunt.Round round, RequestOutcome.Failed failed) {
+    void finishRound(String batchId, ServerErrorHunt.Round round, RequestOutcome.Failed failed, boolean newSuspects) {
         Instant now = clock.instant();
         List<Settlement> out = new ArrayList<>();
         String notAnswered = "not answered: central failed while the event that makes it fail was looked for";
@@ -181,7 +187,8 @@ final class ServerErrorRounds {
             out.add(s);
         }
         if (!anyCounted) {
-            sender.centralFailed(failed);
+            // a bisection that ended on one new suspect, with no other half refused, has not shown central refusing all
+            sender.centralFailed(failed, !(newSuspects && !round.stopped() && !round.suspects().isEmpty()));
         }
         sender.settle(batchId, out);
     }

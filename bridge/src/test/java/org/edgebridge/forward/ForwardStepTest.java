@@ -228,6 +228,24 @@ class ForwardStepTest {
     }
 
     @Test
+    void a_403_to_the_first_event_of_a_batch_of_one_device_backs_off_and_parks_it_once_other_devices_are_answered() {
+        try (ForwarderRig rig = new ForwarderRig(dir)) {
+            // the first batch holds only the poisoned device's two commands: its bisection refuses the first alone and
+            // holds the second back; nothing has shown central refusing more than that one event
+            rig.central.faults(Faults.poison("P-1", 403));
+            rig.store("p", "P-1", "");
+            rig.store("p", "P-2", "");
+            rig.step();
+            assertThat(rig.status().pauseReason()).as("not paused by one event's 403").isEmpty();
+            rig.store("q", "Q-1", "");
+            rig.runUntil(() -> rig.record("p", "P-1").state() == CommandState.PARKED, 60);
+            assertThat(rig.record("p", "P-1").code()).isEqualTo("ingest_forbidden");
+            assertThat(rig.finalsOf("Q-1")).containsExactly("accepted");
+            assertThat(rig.status().pauseReason()).isEmpty();
+        }
+    }
+
+    @Test
     void a_404_405_or_410_pauses_and_an_admin_resume_sends_at_once() {
         for (int status : List.of(404, 405, 410)) {
             try (ForwarderRig rig = new ForwarderRig(dir.resolve("s" + status))) {
@@ -366,6 +384,29 @@ class ForwardStepTest {
             }
             assertThat(rig.record("p", "P-3").state()).as("waits behind the parked one").isEqualTo(CommandState.PENDING);
             assertThat(rig.status().parked()).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void an_event_that_fails_alone_while_central_fails_other_requests_too_takes_more_failures_to_be_parked() {
+        try (ForwarderRig rig = new ForwarderRig(dir)) {
+            // central fails whole requests first (both halves of each bisection): no event to blame, central is flaky
+            rig.central.faults(Faults.status(500, null, 12));
+            for (int d = 1; d <= 4; d++) {
+                rig.store("w" + d, "W-" + d, "");
+            }
+            rig.runUntil(() -> rig.central.inbox().entries().size() == 4, 200);
+            ForwarderStatus.ServerErrors evidence = rig.status().serverErrors();
+            assertThat(evidence.raised()).as("%s", evidence).isTrue();
+            int limit = evidence.failuresToPark();
+            rig.central.faults(Faults.poison("P-1", 500));
+            rig.store("p", "P-1", "");
+            rig.store("q", "Q-1", "");
+            rig.runUntil(() -> rig.record("p", "P-1").state() == CommandState.PARKED, 400);
+            // the failures before the one that parks it: more than the rig's maxServerErrors=2 asks for
+            assertThat(failedAlone(rig, "p", "P-1")).isGreaterThan(1).isLessThan(limit);
+            assertThat(rig.record("p", "P-1").lastError()).contains("more while central fails other requests too");
+            assertThat(rig.finalsOf("Q-1")).containsExactly("accepted");
         }
     }
 
