@@ -29,18 +29,20 @@ public final class Bench {
     static final String DURABILITY = "sqlite WAL synchronous=FULL";
 
     /** Sizes of one run. */
-    record Sizes(int publishers, int perPublisher, int inFlight, int b3Rate, int b3WarmupSeconds, int b3Seconds, int b4Sessions,
+    record Sizes(int publishers, int perPublisher, int inFlight, LatencyBench.Shape b3, int b4Sessions,
             int b5Rows, int b5Limit, int b5HeldLimit, int b5WindowSeconds, int b6Attackers, int b6Seconds, int b7Devices, int b7InFlight,
             int b7PerDevice) {
-        /** B3 at another offered rate, warm-up and measured length (commands per second, seconds, seconds). */
-        Sizes withB3(int rate, int warmupSeconds, int seconds) {
-            return new Sizes(publishers, perPublisher, inFlight, rate, warmupSeconds, seconds, b4Sessions, b5Rows, b5Limit,
+        /** B3 of another shape. */
+        Sizes withB3(LatencyBench.Shape b3) {
+            return new Sizes(publishers, perPublisher, inFlight, b3, b4Sessions, b5Rows, b5Limit,
                     b5HeldLimit, b5WindowSeconds, b6Attackers, b6Seconds, b7Devices, b7InFlight, b7PerDevice);
         }
 
         static Sizes of(boolean quick) {
-            return quick ? new Sizes(4, 1_000, 32, 500, 1, 3, 200, 50_000, 500, 200, 5, 8, 2, 8, 64, 250)
-                    : new Sizes(4, 25_000, 32, 1_000, 90, 30, 10_000, 1_000_000, 5_000, 2_000, 20, 32, 15, 8, 64, 5_000);
+            return quick ? new Sizes(4, 1_000, 32, new LatencyBench.Shape(500, 1, 3, 20, 0, false), 200, 50_000, 500, 200, 5,
+                    8, 2, 8, 64, 250)
+                    : new Sizes(4, 25_000, 32, new LatencyBench.Shape(1_000, 90, 30, 20, 0, false), 10_000, 1_000_000, 5_000,
+                            2_000, 20, 32, 15, 8, 64, 5_000);
         }
     }
 
@@ -68,7 +70,8 @@ public final class Bench {
     /** Runs the figures named in {@code only} (all when empty) and returns the JSON-ready results. */
     Map<String, Object> run(Set<String> only) throws Exception {
         for (String key : List.of("b0_msgs_per_s", "b1_msgs_per_s", "b2_msgs_per_s", "ratio_b1_b0", "ratio_b2_b0",
-                "b3_p50_stored_ms", "b3_p99_stored_ms", "b3_p50_final_ms", "b3_p99_final_ms", "b3_max_final_ms", "b4_sessions",
+                "b3_p50_stored_ms", "b3_p99_stored_ms", "b3_p50_final_ms", "b3_p99_final_ms", "b3_max_final_ms",
+                "b3_bridge_cpu_us_per_final", "b4_sessions",
                 "b4_heap_mib", "b4_rss_mib", "b4_reconnect_s", "b5_rows", "b5_ready_s", "b5_drain_events_per_s",
                 "b5_limit_events_per_s", "b5_held_drain_events_per_s", "b5_held_limit_events_per_s", "b7_raw_msgs_per_s", "b7_finals_per_s", "ratio_b7")) {
             results.put(key, null);
@@ -92,8 +95,8 @@ public final class Bench {
             }
         }
         if (wanted(only, "B3")) {
-            new LatencyBench(work, sizes.b3Rate(), sizes.b3WarmupSeconds(), sizes.b3Seconds(), sizes.publishers())
-                    .run(results, ingestUrl -> config("b3", "any", List.of("ingest.url=" + ingestUrl)));
+            new LatencyBench(work, sizes.b3()).run(results, (ingestUrl, mqttPort) -> configSets("b3", mqttPort,
+                    List.of("ingest.url=" + ingestUrl)));
         }
         if (wanted(only, "B4")) {
             b4();
@@ -215,11 +218,16 @@ public final class Bench {
     }
 
     private BridgeConfig config(String figure, Object port, List<String> more) throws IOException {
+        return ConfigLoader.load(null, configSets(figure, port, more));
+    }
+
+    /** The config keys of a figure's bridge: its data dir and port, anonymous devices, {@code more}, then --set's. */
+    private List<String> configSets(String figure, Object port, List<String> more) throws IOException {
         List<String> sets = new ArrayList<>(List.of("data.dir=" + Files.createDirectories(work.resolve(figure)).resolve("data"),
                 "mqtt.host=127.0.0.1", "mqtt.port=" + port, "auth.anonymous=true", "admin.port=0"));
         sets.addAll(more);
         sets.addAll(this.sets);
-        return ConfigLoader.load(null, sets);
+        return sets;
     }
 
     private static void awaitCount(AtomicLong counter, long target, Duration atMost) throws InterruptedException {

@@ -47,14 +47,27 @@ public final class BenchCommand implements Callable<Integer> {
             + "reported as b3_cold_* (default: 90, --quick 1)")
     Integer b3Warmup;
 
+    @Option(names = "--b3-devices", paramLabel = "N", description = "how many devices B3 offers its rate from (default: 20)")
+    Integer b3Devices;
+
+    @Option(names = "--central-delay-ms", paramLabel = "MS", description = "B3's central answers this long after it applied "
+            + "a request: a central across a WAN (default: 0)")
+    int centralDelayMs;
+
+    @Option(names = "--b3-in-process", description = "run B3's bridge in the bench's JVM instead of its own process: for the "
+            + "trace (-Dedgebridge.trace=true), which only that JVM can read; no CPU figure")
+    boolean b3InProcess;
+
     @Option(names = "--set", paramLabel = "KEY=VALUE", description = "a config key for the bridges of B1, B2, B3 "
             + "(e.g. forwarder.linger=0ms); repeatable; the defaults otherwise")
     java.util.List<String> sets = new java.util.ArrayList<>();
 
     private Bench.Sizes sizes() {
         Bench.Sizes s = Bench.Sizes.of(quick);
-        return s.withB3(b3Rate != null ? b3Rate : s.b3Rate(), b3Warmup != null ? b3Warmup : s.b3WarmupSeconds(),
-                b3Seconds != null ? b3Seconds : s.b3Seconds());
+        LatencyBench.Shape b3 = s.b3();
+        return s.withB3(new LatencyBench.Shape(b3Rate != null ? b3Rate : b3.rate(),
+                b3Warmup != null ? b3Warmup : b3.warmupSeconds(), b3Seconds != null ? b3Seconds : b3.seconds(),
+                b3Devices != null ? b3Devices : b3.devices(), centralDelayMs, b3InProcess));
     }
 
     @Override

@@ -12,9 +12,16 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
-/** The bridge as a separate JVM (so that its heap and RSS are its own), started from the running jar. */
+/**
+ * The bridge as a separate JVM (so that its heap, RSS and CPU are its own), started from the running jar with the JVM
+ * flags of the shipped service unit ({@code broker-config/edge-bridge.service}), as a site runs it.
+ */
 final class BridgeChild implements AutoCloseable {
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    /** {@code JAVA_OPTS} of broker-config/edge-bridge.service, but for the logback file of an installed site. */
+    static final List<String> SITE_JVM_FLAGS = List.of("-Xms128m", "-Xmx512m", "-XX:+UseG1GC", "-XX:+ExitOnOutOfMemoryError");
+    /** Linux's USER_HZ, the unit of /proc/PID/stat's CPU times (100 on every architecture the bridge ships for). */
+    private static final double TICKS_PER_SECOND = 100;
 
     private final Process process;
     final int adminPort;
@@ -22,8 +29,9 @@ final class BridgeChild implements AutoCloseable {
 
     BridgeChild(Path log, int adminPort, List<String> sets) throws IOException {
         this.adminPort = adminPort;
-        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx512m", "-jar", jar().toString(), "run", "--set", "admin.port=" + adminPort));
+        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
+        cmd.addAll(SITE_JVM_FLAGS);
+        cmd.addAll(List.of("-jar", jar().toString(), "run", "--set", "admin.port=" + adminPort));
         for (String s : sets) {
             cmd.add("--set");
             cmd.add(s);
@@ -88,6 +96,14 @@ final class BridgeChild implements AutoCloseable {
             }
         }
         return bytes / (1024 * 1024);
+    }
+
+    /** CPU time the process used so far, user and system, in seconds (Linux: /proc/PID/stat). */
+    double cpuSeconds() throws IOException {
+        String stat = Files.readString(Path.of("/proc", String.valueOf(pid()), "stat"));
+        // the fields after the command name in parentheses (which may hold spaces): state is the 3rd, utime the 14th
+        String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+        return (Long.parseLong(f[11]) + Long.parseLong(f[12])) / TICKS_PER_SECOND;
     }
 
     /** Resident set size of the process, in MiB (Linux). */

@@ -23,9 +23,15 @@ final class CentralChild implements AutoCloseable {
     final int port;
 
     CentralChild(Path log, int port) throws IOException {
+        this(log, port, 0);
+    }
+
+    /** @param delayMs each answer leaves this long after its request was applied: a central across a WAN */
+    CentralChild(Path log, int port, long delayMs) throws IOException {
         this.port = port;
         process = new ProcessBuilder(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx512m",
-                "-jar", BridgeChild.jar().toString(), "central-sim", "--host", "127.0.0.1", "--port", String.valueOf(port)))
+                "-jar", BridgeChild.jar().toString(), "central-sim", "--host", "127.0.0.1", "--port", String.valueOf(port),
+                "--delay-ms", String.valueOf(delayMs)))
                 .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
         Process child = process;
         // a bench stopped by a signal does not reach close(): the child goes with it, not on, holding a port and CPU

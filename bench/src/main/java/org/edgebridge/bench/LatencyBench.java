@@ -9,13 +9,18 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.OptionalDouble;
 import org.edgebridge.Bridge;
-import org.edgebridge.config.BridgeConfig;
+import org.edgebridge.config.ConfigLoader;
 import org.edgebridge.trace.CommandTrace;
 
 /**
- * B3: a fixed offered rate against the default config, central in its own JVM; latency from publish to
- * {@code stored} and to the final receipt, at each device (4 devices subscribed to their receipts).
+ * B3: a fixed offered rate against the default config, measured the way a site runs: the bridge as its own process
+ * ({@code java -jar} with the service unit's JVM flags, {@link BridgeChild}), 20 devices, central in its own process
+ * (optionally {@code centralDelayMs} away); latency from publish to {@code stored} and to the final receipt, at each
+ * device, and the bridge process's CPU per final receipt over the measured window. {@code inProcess} runs the bridge
+ * in the bench's JVM instead, for the trace ({@code -Dedgebridge.trace=true}: {@link LatencyBreakdown}), which only
+ * that JVM can read.
  *
  * <p>Two phases in one bridge: a warm-up at the same rate, whose figures are reported as {@code b3_cold_*}, then,
  * once every warm-up command has its final, the measured window ({@code b3_p50_final_ms} …). On this 2-core machine
@@ -26,18 +31,29 @@ import org.edgebridge.trace.CommandTrace;
  * ({@link LatencyBreakdown}).
  */
 final class LatencyBench {
+    /**
+     * What B3 offers.
+     *
+     * @param rate commands per second, round robin over the devices
+     * @param centralDelayMs how long central's answers take beyond its own work (a WAN's round trip)
+     * @param inProcess the bridge in the bench's JVM (for the trace) instead of its own process
+     */
+    record Shape(int rate, int warmupSeconds, int seconds, int devices, int centralDelayMs, boolean inProcess) {}
+
     private final Path work;
     private final int rate;
     private final int warmupSeconds;
     private final int seconds;
     private final int devices;
+    private final Shape shape;
 
-    LatencyBench(Path work, int rate, int warmupSeconds, int seconds, int devices) {
+    LatencyBench(Path work, Shape shape) {
         this.work = work;
-        this.rate = rate;
-        this.warmupSeconds = warmupSeconds;
-        this.seconds = seconds;
-        this.devices = devices;
+        this.shape = shape;
+        this.rate = shape.rate();
+        this.warmupSeconds = shape.warmupSeconds();
+        this.seconds = shape.seconds();
+        this.devices = shape.devices();
     }
 
     /** What one phase offered and what came back, by command id. */
@@ -63,18 +79,59 @@ final class LatencyBench {
         }
     }
 
-    /** The bridge's config for a central: the defaults, pointed at its ingest URL. */
+    /** The bridge's config keys for a central on a port: the defaults, pointed at its ingest URL, over {@code sets}. */
     interface ConfigFor {
-        BridgeConfig central(String ingestUrl) throws Exception;
+        List<String> sets(String ingestUrl, int mqttPort) throws Exception;
+    }
+
+    /** The bridge under test: in this JVM or its own process; CPU seconds only for its own process. */
+    private interface BridgeUnderTest extends AutoCloseable {
+        OptionalDouble cpuSeconds() throws Exception;
+    }
+
+    private BridgeUnderTest start(Path dir, List<String> sets) throws Exception {
+        if (shape.inProcess()) {
+            Bridge bridge = Bridge.start(ConfigLoader.load(null, sets), Clock.systemUTC());
+            return new BridgeUnderTest() {
+                @Override
+                public OptionalDouble cpuSeconds() {
+                    return OptionalDouble.empty();
+                }
+
+                @Override
+                public void close() {
+                    bridge.close();
+                }
+            };
+        }
+        // the child's admin port is the one it is started with (its readiness is asked there)
+        BridgeChild child = new BridgeChild(dir.resolve("bridge.log"), Bench.freePort(),
+                sets.stream().filter(s -> !s.startsWith("admin.port=")).toList());
+        child.awaitReady(Duration.ofMinutes(1));
+        return new BridgeUnderTest() {
+            @Override
+            public OptionalDouble cpuSeconds() throws Exception {
+                return OptionalDouble.of(child.cpuSeconds());
+            }
+
+            @Override
+            public void close() throws InterruptedException {
+                child.stop();
+            }
+        };
     }
 
     void run(Map<String, Object> results, ConfigFor config) throws Exception {
         Path dir = Files.createDirectories(work.resolve("b3"));
         Phase warmup = new Phase("b3w-", rate * warmupSeconds);
         Phase measured = new Phase("b3-", rate * seconds);
-        try (CentralChild central = new CentralChild(dir.resolve("central.log"), Bench.freePort()).awaitReady(Duration.ofMinutes(1));
-                Bridge bridge = Bridge.start(config.central(central.ingestUrl()), Clock.systemUTC());
-                LoadDevices fleet = new LoadDevices(bridge.broker().mqttPort(), "b3-dev-", devices, 100, true, (i, p) -> {
+        int mqttPort = Bench.freePort();
+        OptionalDouble cpuBefore;
+        OptionalDouble cpuAfter;
+        try (CentralChild central = new CentralChild(dir.resolve("central.log"), Bench.freePort(), shape.centralDelayMs())
+                .awaitReady(Duration.ofMinutes(1));
+                BridgeUnderTest bridge = start(dir, config.sets(central.ingestUrl(), mqttPort));
+                LoadDevices fleet = new LoadDevices(mqttPort, "b3-dev-", devices, 100, true, (i, p) -> {
                     long now = System.nanoTime();
                     String commandId = LoadDevices.field(p, "commandId");
                     if (commandId == null) {
@@ -89,7 +146,9 @@ final class LatencyBench {
             fleet.connect(id -> "devices/" + id + "/receipts");
             offer(fleet, warmup);
             CommandTrace.clear();
+            cpuBefore = bridge.cpuSeconds();
             offer(fleet, measured);
+            cpuAfter = bridge.cpuSeconds();
             results.put("b3_stored_receipts", (long) measured.stored.size());
             results.put("b3_final_receipts", (long) measured.fin.size());
             results.put("b3_warmup_finals", (long) warmup.fin.size());
@@ -98,7 +157,16 @@ final class LatencyBench {
         }
         results.put("b3_sent", measured.count);
         results.put("b3_warmup_sent", warmup.count);
-        results.put("b3_central", "separate process");
+        results.put("b3_central", "separate process" + (shape.centralDelayMs() > 0 ? ", answers " + shape.centralDelayMs()
+                + " ms late" : ""));
+        results.put("b3_bridge", shape.inProcess() ? "in the bench's JVM" : "own process, " + String.join(" ",
+                BridgeChild.SITE_JVM_FLAGS));
+        results.put("b3_devices", devices);
+        if (cpuBefore.isPresent() && cpuAfter.isPresent() && !measured.fin.isEmpty()) {
+            // the window runs from the first publish to the last final (offer waits for them): CPU of those commands
+            results.put("b3_bridge_cpu_us_per_final", Math.round((cpuAfter.getAsDouble() - cpuBefore.getAsDouble()) * 1e6
+                    / measured.fin.size()));
+        }
         results.put("b3_offered_per_s", rate);
         results.put("b3_warmup_s", warmupSeconds);
         results.put("b3_cold_p50_final_ms", Bench.percentile(warmup.fin, 50));

@@ -219,6 +219,25 @@ public final class MoquetteInternals {
         }
     }
 
+    /**
+     * Stops Moquette's scheduler (the H2 store's commit every {@code autosaveInterval}) without interrupting a commit
+     * under way, and waits for it. 0.17's {@code stopServer()} calls {@code shutdownNow()} on it and then closes the
+     * store: the interrupt closes the store's file channel in the middle of a commit (NIO closes a channel whose
+     * thread is interrupted), the store enters its panic state, and {@code MVStore.close} then spins at full CPU in
+     * {@code closeStore} with the committer: the stop never ends and the sessions of the last seconds are lost
+     * (measured: 2 of 4 clean stops with 200 persistent sessions, docs/moquette.md). Called just before
+     * {@code stopServer()}, whose {@code shutdownNow()} then finds it terminated.
+     *
+     * @return whether it ended within the time (false: a commit is still running; the stop goes on regardless)
+     */
+    public static boolean stopStoreCommitter(Server server, long timeoutMillis) throws InterruptedException {
+        if (!(read(server, "scheduler") instanceof java.util.concurrent.ScheduledExecutorService scheduler)) {
+            return true;
+        }
+        scheduler.shutdown(); // cancels the periodic commit (ScheduledThreadPoolExecutor's default), lets one run out
+        return scheduler.awaitTermination(timeoutMillis, java.util.concurrent.TimeUnit.MILLISECONDS);
+    }
+
     private static Field field(Class<?> type, String name) throws NoSuchFieldException {
         Field f = type.getDeclaredField(name);
         f.setAccessible(true);

@@ -284,6 +284,15 @@ public final class MoquetteBroker implements BrokerEngine {
             } catch (RuntimeException e) {
                 LOG.warn("Moquette's idle acceptor did not stop at once: {}", e.toString());
             }
+            try {
+                if (!MoquetteInternals.stopStoreCommitter(s, 5_000)) {
+                    LOG.warn("the broker store's commit did not end within 5 s; the broker stops regardless");
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (RuntimeException e) {
+                LOG.warn("Moquette's store committer did not stop on its own: {}", e.toString());
+            }
             BoundedStop.run(s::stopServer, STOP_LIMIT, "broker-stop");
         }
     }
