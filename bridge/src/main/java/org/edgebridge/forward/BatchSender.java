@@ -46,7 +46,7 @@ final class BatchSender implements ServerErrorRounds.Sender {
         this.hunt = hunt;
         this.rateLimitWait = rateLimitWait;
         this.clock = clock;
-        this.rounds = new ServerErrorRounds(hunt, this, new AloneFailures(settings.maxServerErrors(),
+        this.rounds = new ServerErrorRounds(hunt, failureRate, this, new AloneFailures(settings.maxServerErrors(),
                 failureRate::failuresToPark, classifier::backoff),
                 clock);
     }
@@ -231,7 +231,6 @@ final class BatchSender implements ServerErrorRounds.Sender {
     @Override
     public void centralFailed(RequestOutcome.Failed failed, boolean refusesAll) {
         hunt.otherFailed(clock.instant());
-        failureRate.failed();
         holdBack(failed, refusesAll);
         if (failed.cause() != RequestOutcome.Cause.FORBIDDEN) {
             call.recordFailure(failed.reason());

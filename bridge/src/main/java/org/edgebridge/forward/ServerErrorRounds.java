@@ -44,12 +44,14 @@ final class ServerErrorRounds {
     }
 
     private final ServerErrorHunt hunt;
+    private final CentralFailureRate failureRate;
     private final Sender sender;
     private final AloneFailures alone;
     private final Clock clock;
 
-    ServerErrorRounds(ServerErrorHunt hunt, Sender sender, AloneFailures alone, Clock clock) {
+    ServerErrorRounds(ServerErrorHunt hunt, CentralFailureRate failureRate, Sender sender, AloneFailures alone, Clock clock) {
         this.hunt = hunt;
+        this.failureRate = failureRate;
         this.sender = sender;
         this.alone = alone;
         this.clock = clock;
@@ -185,6 +187,9 @@ final class ServerErrorRounds {
                 hunt.forget(e.id());
             }
             out.add(s);
+        }
+        if (!anyCounted && (round.stopped() || round.suspects().isEmpty())) {
+            failureRate.failed(); // central failed requests whatever their events; a suspect's own failure is not that
         }
         if (!anyCounted) {
             // a bisection that ended on one new suspect, with no other half refused, has not shown central refusing all
