@@ -102,7 +102,11 @@ final class BatchSender implements ServerErrorRounds.Sender {
                     finalIds.add(s.id());
                 }
             }
-            settler.settle(batchId, answered.settlements(), claimNext && policy.stillSending() ? claimedAhead : null);
+            if (claimNext && policy.stillSending()) {
+                settler.settleAndClaimNext(batchId, answered.settlements(), claimedAhead);
+            } else {
+                settler.settle(batchId, answered.settlements());
+            }
         } else if (outcome instanceof RequestOutcome.Throttled throttled) {
             policy.throttled(throttled.retryAfter(), throttled.reason());
             settler.release(batchId, events, throttled.reason());

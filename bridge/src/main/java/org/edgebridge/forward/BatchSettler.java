@@ -2,7 +2,9 @@ package org.edgebridge.forward;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 import org.edgebridge.hook.TestHook;
 import org.edgebridge.outbox.ClaimedEvent;
 import org.edgebridge.outbox.Outbox;
@@ -32,31 +34,39 @@ final class BatchSettler {
         this.hunt = hunt;
     }
 
+    /** Commits central's answer. */
     void settle(String batchId, List<Settlement> settlements) {
-        settle(batchId, settlements, null);
+        commit(batchId, settlements, () -> outbox.settle(batchId, settlements, settings.maxAttempts()));
     }
 
     /**
      * Commits central's answer and, in the same transaction, claims the next request's batch into {@code ahead}
      * (when it holds none yet).
-     *
-     * @param ahead where the next claim goes; null for no claim
      */
-    void settle(String batchId, List<Settlement> settlements, ClaimedAhead ahead) {
-        Outbox.NextClaim next = ahead == null ? null : ahead.nextClaim();
+    void settleAndClaimNext(String batchId, List<Settlement> settlements, ClaimedAhead ahead) {
+        Optional<Outbox.NextClaim> next = ahead.nextClaim();
+        if (next.isEmpty()) {
+            settle(batchId, settlements);
+            return;
+        }
+        commit(batchId, settlements, () -> outbox.settleAndClaim(batchId, settlements, settings.maxAttempts(), next.get()))
+                .ifPresent(result -> ahead.add(next.get(), result.claimed()));
+    }
+
+    /** @return what the settle did, or empty when it could not be committed and the answer is kept */
+    private Optional<Outbox.SettleResult> commit(String batchId, List<Settlement> settlements,
+            Supplier<Outbox.SettleResult> settle) {
         Outbox.SettleResult result;
         try {
-            result = outbox.settle(batchId, settlements, settings.maxAttempts(), next);
+            result = settle.get();
         } catch (RuntimeException e) {
             LOG.warn("could not commit central's answer for {} events ({}); kept, committed before anything new is sent",
                     settlements.size(), e.getMessage());
             unsettled.keep(batchId, settlements);
-            return;
-        }
-        if (ahead != null) {
-            ahead.add(next, result.claimed());
+            return Optional.empty();
         }
         applied(result);
+        return Optional.of(result);
     }
 
     /** Puts events back to pending as they were: nothing is known of them (they may have reached central). */

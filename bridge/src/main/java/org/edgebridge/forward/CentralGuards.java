@@ -22,7 +22,7 @@ final class CentralGuards {
     final RateLimiterRegistry limiters = RateLimiterRegistry.ofDefaults();
     final BulkheadRegistry bulkheads = BulkheadRegistry.ofDefaults();
     final CircuitBreaker breaker;
-    final RateLimiter requests;
+    final AtomicRateLimiter requests;
     final RateLimiter events;
     final Bulkhead bulkhead;
 
@@ -59,8 +59,8 @@ final class CentralGuards {
      * second, as before, made the third request of a tenth wait for the next tenth: up to 100 ms at 20 per second,
      * docs/BENCHMARKS.md "Where publish → final goes".)
      */
-    private RateLimiter evenlySpaced(String name, int perSecond) {
-        return limiters.rateLimiter(name, RateLimiterConfig.custom()
+    private AtomicRateLimiter evenlySpaced(String name, int perSecond) {
+        return (AtomicRateLimiter) limiters.rateLimiter(name, RateLimiterConfig.custom()
                 .limitForPeriod(1)
                 .limitRefreshPeriod(Duration.ofNanos(1_000_000_000L / perSecond))
                 .timeoutDuration(Duration.ofDays(1))
@@ -69,14 +69,15 @@ final class CentralGuards {
 
     /**
      * How long until the requests limiter has a permit (zero: now). The forwarder waits this long <em>before</em> it
-     * claims, so that the batch takes every row that came meanwhile instead of leaving them to the next request.
-     * Resilience4j's default limiter ({@link AtomicRateLimiter}) tells the wait; another implementation would be
-     * waited for in {@link #reserve} instead.
+     * claims, so that the batch takes every row that came meanwhile instead of leaving them to the next request, and
+     * a settle claims the next batch ahead only when this is short ({@link ClaimedAhead}).
+     *
+     * <p>The public {@link RateLimiter.Metrics} tell how many permits are left, not when the next one comes; only
+     * Resilience4j's {@link AtomicRateLimiter} does. The registry builds that one, and {@link #evenlySpaced} keeps it
+     * by that type (a start fails, rather than this quietly answering "now", if it ever built another).
      */
     Duration untilRequestPermit() {
-        return requests instanceof AtomicRateLimiter limiter
-                ? Duration.ofNanos(Math.max(0, limiter.getDetailedMetrics().getNanosToWait()))
-                : Duration.ZERO;
+        return Duration.ofNanos(Math.max(0, requests.getDetailedMetrics().getNanosToWait()));
     }
 
     /**

@@ -2,6 +2,7 @@ package org.edgebridge.forward;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.function.LongSupplier;
 import org.edgebridge.outbox.ClaimedEvent;
@@ -45,27 +46,27 @@ final class ClaimedAhead {
     static final Duration MAX_PERMIT_WAIT = Duration.ofMillis(10);
 
     /**
-     * The claim for a settle to make, or null for none: when a batch waits already (one at most), or when the next
+     * The claim for a settle to make, or none: when a batch waits already (one at most), or when the next
      * request's permit is further away than {@link #MAX_PERMIT_WAIT}.
      */
-    Outbox.NextClaim nextClaim() {
+    Optional<Outbox.NextClaim> nextClaim() {
         if (!batches.isEmpty() || guards.untilRequestPermit().compareTo(MAX_PERMIT_WAIT) > 0) {
-            return null;
+            return Optional.empty();
         }
-        return new Outbox.NextClaim(settings.batchLimit(), IngestRequest.eventBudget(settings), IngestRequest::eventBytes,
-                storedUpTo.getAsLong(), BatchSender.newBatchId());
+        return Optional.of(new Outbox.NextClaim(settings.batchLimit(), IngestRequest.eventBudget(settings),
+                IngestRequest::eventBytes, storedUpTo.getAsLong(), BatchSender.newBatchId()));
     }
 
     /** Keeps what a settle claimed for the next step (nothing when it found nothing). */
     void add(Outbox.NextClaim claim, List<ClaimedEvent> events) {
-        if (claim != null && !events.isEmpty()) {
+        if (!events.isEmpty()) {
             batches.add(new Batch(claim.batchId(), events));
         }
     }
 
-    /** The oldest batch claimed ahead, or null. */
-    Batch take() {
-        return batches.poll();
+    /** The oldest batch claimed ahead, if any. */
+    Optional<Batch> take() {
+        return Optional.ofNullable(batches.poll());
     }
 
     /** Events claimed ahead, not sent yet. */

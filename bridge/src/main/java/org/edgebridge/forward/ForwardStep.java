@@ -107,9 +107,9 @@ final class ForwardStep {
                 expiryReports.report(BatchSender.newBatchId(), expired);
                 return new StepResult.Sent(0, policy.afterRequest());
             }
-            ClaimedAhead.Batch ahead = claimedAhead.take();
-            String claimId = ahead != null ? ahead.claimId() : BatchSender.newBatchId();
-            List<ClaimedEvent> events = ahead != null ? ahead.events()
+            Optional<ClaimedAhead.Batch> ahead = claimedAhead.take();
+            String claimId = ahead.map(ClaimedAhead.Batch::claimId).orElseGet(BatchSender::newBatchId);
+            List<ClaimedEvent> events = ahead.isPresent() ? ahead.get().events()
                     : outbox.claim(settings.batchLimit(), IngestRequest.eventBudget(settings), IngestRequest::eventBytes,
                             storedUpTo.getAsLong(), claimId);
             if (events.isEmpty()) {

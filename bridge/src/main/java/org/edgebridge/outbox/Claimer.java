@@ -40,8 +40,12 @@ final class Claimer {
      * @param maxBytes the budget of the events' serialized bytes, each measured by {@code size}; the first event is
      *     taken whatever its size (it then goes alone)
      */
-    static List<ClaimedEvent> claim(NamedStatements sql, long now, int maxEvents, int maxBytes, WireSize size, long maxRowId,
-            String batchId) throws SQLException {
+    static List<ClaimedEvent> claim(NamedStatements sql, long now, Outbox.NextClaim next) throws SQLException {
+        return claim(sql, now, next.maxEvents(), next.maxBytes(), next.size(), next.maxRowId(), next.batchId());
+    }
+
+    private static List<ClaimedEvent> claim(NamedStatements sql, long now, int maxEvents, int maxBytes, WireSize size,
+            long maxRowId, String batchId) throws SQLException {
         List<Head> heads = new ArrayList<>();
         PreparedStatement headQuery = sql.get(OutboxSql.CLAIM_HEADS)
                 .set("now", now).set("maxId", maxRowId).set("limit", maxEvents).statement();
@@ -73,19 +77,32 @@ final class Claimer {
         List<ClaimedEvent> claimed = withPayloads(sql, chosen);
         if (!claimed.isEmpty()) {
             NamedStatements.Named mark = sql.get(OutboxSql.CLAIM_MARK);
+            // a first attempt has no attempt line to fold into (attempts only grow, and only a claim writes that
+            // line): one plain insert instead of the fold's update and the insert-if-new, for nearly every event
+            NamedStatements.Named first = sql.get(OutboxSql.HISTORY);
             NamedStatements.Named fold = sql.get(OutboxSql.HISTORY_FOLD);
             NamedStatements.Named insert = sql.get(OutboxSql.HISTORY_IF_NEW);
+            boolean anyFirst = false;
+            boolean anyAgain = false;
             for (ClaimedEvent e : claimed) {
                 mark.set("now", now).set("b", batchId).set("id", e.id()).statement().addBatch();
-                for (NamedStatements.Named history : List.of(fold, insert)) {
+                boolean isFirst = e.attempt() == 1;
+                anyFirst |= isFirst;
+                anyAgain |= !isFirst;
+                for (NamedStatements.Named history : isFirst ? List.of(first) : List.of(fold, insert)) {
                     history.set("id", e.id()).set("at", now).set("kind", "attempt").set("b", batchId)
                             .set("status", null).set("code", null).set("detail", "attempt " + e.attempt())
                             .statement().addBatch();
                 }
             }
             mark.statement().executeBatch();
-            fold.statement().executeBatch();
-            insert.statement().executeBatch();
+            if (anyFirst) {
+                first.statement().executeBatch();
+            }
+            if (anyAgain) {
+                fold.statement().executeBatch();
+                insert.statement().executeBatch();
+            }
         }
         return claimed;
     }

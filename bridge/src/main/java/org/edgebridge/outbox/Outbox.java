@@ -1,7 +1,6 @@
 package org.edgebridge.outbox;
 
 import java.nio.file.Path;
-import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.List;
@@ -135,22 +134,12 @@ public final class Outbox {
     public List<ClaimedEvent> claim(int maxEvents, int maxBytes, WireSize size, long maxRowId, String batchId) {
         long now = clock.millis();
         NextClaim next = new NextClaim(maxEvents, maxBytes, size, maxRowId, batchId);
-        List<ClaimedEvent> claimed = write(handle -> claimIn(now, next));
+        List<ClaimedEvent> claimed = writer.write(handle -> Claimer.claim(writer.statements(), now, next));
         CommandTrace.mark(CommandTrace.Step.CLAIMED, claimed, ClaimedEvent::id);
         return claimed;
     }
 
-    /** The claim of {@link #claim}, inside the write transaction under way. */
-    private List<ClaimedEvent> claimIn(long now, NextClaim next) {
-        try {
-            return Claimer.claim(writer.statements(), now, next.maxEvents(), next.maxBytes(), next.size(),
-                    next.maxRowId(), next.batchId());
-        } catch (SQLException e) {
-            throw new IllegalStateException("claim failed: " + e.getMessage(), e);
-        }
-    }
-
-    /** A claim as {@link #claim} makes it, made by a settle in the same transaction ({@link #settle(String, List, int, NextClaim)}). */
+    /** A claim as {@link #claim} makes it, made by a settle in the same transaction ({@link #settleAndClaim}). */
     public record NextClaim(int maxEvents, int maxBytes, WireSize size, long maxRowId, String batchId) {}
 
     /**
@@ -160,22 +149,24 @@ public final class Outbox {
      * @return the commands that became final, to publish their receipts
      */
     public SettleResult settle(String batchId, List<Settlement> settlements, int maxAttempts) {
-        return settle(batchId, settlements, maxAttempts, null);
+        return settleIn(batchId, settlements, maxAttempts, Optional.empty());
     }
 
     /**
      * {@link #settle(String, List, int)}, then, in the same transaction, the claim of the next request ({@link #claim}):
      * one request to the outbox writer per request instead of two (issue 16). The claim sees this settle:
      * a device whose event became final here has its next one claimed.
-     *
-     * @param next the claim to make after the settle; null for none
      */
-    public SettleResult settle(String batchId, List<Settlement> settlements, int maxAttempts, NextClaim next) {
+    public SettleResult settleAndClaim(String batchId, List<Settlement> settlements, int maxAttempts, NextClaim next) {
+        return settleIn(batchId, settlements, maxAttempts, Optional.of(next));
+    }
+
+    private SettleResult settleIn(String batchId, List<Settlement> settlements, int maxAttempts, Optional<NextClaim> next) {
         long now = clock.millis();
-        SettleResult result = write(handle -> {
-            Settler.Applied applied = Settler.apply(handle, now, batchId, settlements, maxAttempts);
-            List<CommandRecord> finals = Settler.records(handle, applied.finals());
-            return new SettleResult(finals, applied.parked(), next == null ? List.of() : claimIn(now, next));
+        SettleResult result = writer.write(handle -> {
+            Settler.Applied applied = Settler.apply(handle, writer.statements(), now, batchId, settlements, maxAttempts);
+            return new SettleResult(Settler.records(writer.statements(), applied.finals()), applied.parked(),
+                    next.isPresent() ? Claimer.claim(writer.statements(), now, next.get()) : List.of());
         });
         openRows.addAndGet(-result.finals().size());
         CommandTrace.mark(CommandTrace.Step.SETTLED, result.finals(), CommandRecord::id);

@@ -162,8 +162,9 @@ final class OutboxSql {
     static final String BY_IDS = "SELECT " + RECORD_COLUMNS + " FROM commands WHERE id IN " + IDS + " ORDER BY id";
 
     /**
-     * One line of a command's history that happens once per command (its final receipt): a plain insert. Every
-     * other line is written by {@link #HISTORY_FOLD} then {@link #HISTORY_IF_NEW} (see V5__history_folded.sql).
+     * One line of a command's history that happens once per command (its final receipt, and its first attempt: only a
+     * claim writes an attempt line, and {@code attempts} only grows): a plain insert. Every other line is written by
+     * {@link #HISTORY_FOLD} then {@link #HISTORY_IF_NEW} (see V5__history_folded.sql).
      */
     static final String HISTORY = """
             INSERT INTO command_history (command, at, kind, batch_id, status, code, detail)

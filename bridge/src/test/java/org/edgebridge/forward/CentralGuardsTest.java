@@ -77,4 +77,18 @@ class CentralGuardsTest {
         guards.bulkhead.onComplete();
         assertThat(guards.bulkhead.tryAcquirePermission()).isTrue();
     }
+
+    @Test
+    void the_wait_for_a_request_permit_counts_the_permits_reserved_ahead() {
+        // 1 request/s: one permit a second, so that no spacing ends while the test looks
+        CentralGuards guards = guards("forwarder.requestsPerSecond=1");
+        assertThat(guards.untilRequestPermit()).as("an idle limiter has its permit now").isZero();
+        guards.reserve(0);
+        assertThat(guards.untilRequestPermit()).as("the spacing's permit is taken: the next comes with the next second")
+                .isPositive().isLessThanOrEqualTo(java.time.Duration.ofSeconds(1));
+        guards.reserve(0);
+        guards.reserve(0);
+        assertThat(guards.untilRequestPermit()).as("two reserved ahead: two whole spacings, and the rest of this one")
+                .isGreaterThan(java.time.Duration.ofSeconds(2)).isLessThanOrEqualTo(java.time.Duration.ofSeconds(3));
+    }
 }
