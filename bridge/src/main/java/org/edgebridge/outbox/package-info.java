@@ -7,12 +7,16 @@
  * claims and settles, admin decisions, purges, the marks of published receipts) in one transaction, each request in a
  * savepoint of its own, one fsync for all; callers block until their request is committed.
  *
- * <p>Persistence style: Jdbi's fluent API; every statement is a constant of {@link org.edgebridge.outbox.OutboxSql};
- * each row is read by column name into a record ({@link org.edgebridge.outbox.OutboxRows}); parameters are bound by
- * name. Two measured exceptions run on plain JDBC statements prepared once on the writer's connection, because they
- * run for every command: the intake's ({@link org.edgebridge.outbox.CommandWriter}) and the claim ({@link
- * org.edgebridge.outbox.Claimer}, on the statements of {@code NamedStatements}). The writer's Jdbi statements are
- * kept ({@code KeptStatements}); reads open a connection of their own.
+ * <p>Persistence style, two ways and one rule: <b>what runs for every command is plain JDBC</b> on statements
+ * prepared once on the writer's connection, parameters bound by name ({@code NamedStatements}) or by position
+ * ({@link org.edgebridge.outbox.CommandWriter}): the intake's insert, the claim ({@link
+ * org.edgebridge.outbox.Claimer}) and the settle of finals with its history and the records it reads back ({@link
+ * org.edgebridge.outbox.Settler}). A profile of the writer thread at 1,000 commands/s put Jdbi's per-statement
+ * parsing, binding and mapping at about a third of its Java samples on those paths (docs/BENCHMARKS.md,
+ * 2026-12-04). <b>Everything else is Jdbi's fluent API</b> (admin reads and requeues, parking, purges, migrations'
+ * repairs): rows read by column name into records ({@link org.edgebridge.outbox.OutboxRows}), parameters bound by
+ * name, the writer's statements kept ({@code KeptStatements}); reads open a connection of their own. Every
+ * statement, of either kind, is a constant of {@link org.edgebridge.outbox.OutboxSql}.
  *
  * <p>Threads: {@code outbox-writer} ({@link org.edgebridge.outbox.OutboxWriter}), {@link
  * org.edgebridge.outbox.RetentionPurger}'s {@code outbox-retention} and {@link
