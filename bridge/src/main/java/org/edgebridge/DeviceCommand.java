@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.concurrent.Callable;
 import org.edgebridge.broker.PasswordFile;
 import org.edgebridge.lifecycle.ExitCodes;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -15,6 +16,7 @@ import picocli.CommandLine.Option;
         subcommands = {CommandLine.HelpCommand.class, DeviceCommand.Add.class, DeviceCommand.ListDevices.class, DeviceCommand.Remove.class})
 final class DeviceCommand {
     @Command(name = "list", mixinStandardHelpOptions = true, description = "List the registered devices of a password file: client id and username.")
+    @SuppressWarnings("NullAway.Init") // picocli sets every field (a required option) before call()
     static final class ListDevices implements Callable<Integer> {
         @Option(names = "--file", required = true, paramLabel = "FILE", description = "the password file (auth.passwordFile)")
         Path file;
@@ -32,6 +34,7 @@ final class DeviceCommand {
 
     @Command(name = "remove", mixinStandardHelpOptions = true, description = "Remove a device from a password file. A running bridge reads the file "
             + "at start: restart it for the change to take effect.")
+    @SuppressWarnings("NullAway.Init") // picocli sets every field (required options) before call()
     static final class Remove implements Callable<Integer> {
         @Option(names = "--file", required = true, paramLabel = "FILE", description = "the password file (auth.passwordFile)")
         Path file;
@@ -51,6 +54,7 @@ final class DeviceCommand {
     }
 
     @Command(name = "add", mixinStandardHelpOptions = true, description = "Add or replace a device in the password file (PBKDF2-SHA256).")
+    @SuppressWarnings("NullAway.Init") // picocli sets every field (required options, @Spec) before call()
     static final class Add implements Callable<Integer> {
         @Option(names = "--file", required = true, paramLabel = "FILE", description = "the password file (auth.passwordFile)")
         Path file;
@@ -77,10 +81,11 @@ final class DeviceCommand {
         @Override
         public Integer call() throws Exception {
             if (PROMPT.equals(password)) {
-                password = promptTwice();
-                if (password == null) {
+                String typed = promptTwice();
+                if (typed == null) {
                     return ExitCodes.FAILED;
                 }
+                password = typed;
             }
             PasswordFile.addDevice(file, clientId, username, password);
             System.out.println("device " + clientId + " (user " + username + ") written to " + file);
@@ -88,7 +93,7 @@ final class DeviceCommand {
         }
 
         /** The password typed twice, or null (and a message) when the two differ or it is empty. */
-        private String promptTwice() throws java.io.IOException {
+        private @Nullable String promptTwice() throws java.io.IOException {
             PrintWriter err = spec.commandLine().getErr();
             String first;
             String second;

@@ -20,6 +20,7 @@ import org.edgebridge.config.ConfigWarnings;
 import org.edgebridge.lifecycle.ExitCodes;
 import org.edgebridge.tls.DevCertificates;
 import org.edgebridge.worker.FatalErrors;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -70,7 +71,7 @@ public final class Main {
     static final class ConfigOptions {
         @Option(names = "--config", paramLabel = "FILE", description = "YAML config file (see broker-config/bridge.yaml); "
                 + "without it, the documented defaults")
-        Path file;
+        @Nullable Path file;
 
         @Option(names = "--set", paramLabel = "KEY=VALUE", description = "override one key; repeatable; wins over the file and "
                 + "EDGE_BRIDGE_* environment variables (docs/configuration.md)")
@@ -193,10 +194,11 @@ public final class Main {
         int port;
 
         @Option(names = "--host", defaultValue = "127.0.0.1", paramLabel = "HOST", description = "bind address (default: ${DEFAULT-VALUE})")
+        @SuppressWarnings("NullAway.Init") // picocli sets it: the option has a default value
         String host;
 
         @Option(names = "--token", paramLabel = "TOKEN", description = "bearer token required from the bridge (default: none required)")
-        String token;
+        @Nullable String token;
 
         @Option(names = "--max-request-bytes", defaultValue = "16777216", paramLabel = "BYTES", description = "larger requests get 413 (default: ${DEFAULT-VALUE})")
         long maxRequestBytes;

@@ -4,10 +4,14 @@ import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAPac
 import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideOutsideOfPackage;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
+import static org.assertj.core.api.Assertions.assertThat;
 
+import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
+import java.util.List;
+import org.jspecify.annotations.NullMarked;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -95,4 +99,18 @@ class ArchitectureTest {
                 .because("the reference central stands for a real central: it shares nothing with the bridge")
                 .check(product);
     }
+
+    @Test
+    void everyPackageOfTheBridgeIsNullMarked() {
+        // NullAway checks only @NullMarked packages (the parent pom): a package without it would be unchecked
+        List<String> unmarked = product.stream()
+                .map(JavaClass::getPackageName)
+                .filter(name -> name.startsWith("org.edgebridge"))
+                .distinct()
+                .filter(name -> !product.getPackage(name).isAnnotatedWith(NullMarked.class))
+                .sorted()
+                .toList();
+        assertThat(unmarked).as("packages without @NullMarked in their package-info.java").isEmpty();
+    }
 }
+

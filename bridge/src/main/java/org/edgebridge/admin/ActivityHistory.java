@@ -16,6 +16,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -36,7 +37,7 @@ final class ActivityHistory implements AutoCloseable {
     private static final String FINALS = "edgebridge.receipt.finals";
 
     /** One sample; the rates are null in the first one (nothing to compare with). */
-    record Sample(Instant at, long open, Double inPerSecond, Double finalsPerSecond, boolean breakerOpen) {}
+    record Sample(Instant at, long open, @Nullable Double inPerSecond, @Nullable Double finalsPerSecond, boolean breakerOpen) {}
 
     private final Clock clock;
     private final LongSupplier open;
@@ -50,7 +51,7 @@ final class ActivityHistory implements AutoCloseable {
         t.setDaemon(true);
         return t;
     });
-    private Instant lastAt; // only on the sampler's thread
+    private @Nullable Instant lastAt; // only on the sampler's thread
     private long lastStored;
     private double lastFinals;
 

@@ -28,6 +28,7 @@ import org.edgebridge.outbox.Outbox;
 import org.edgebridge.outbox.RetentionPurger;
 import org.edgebridge.receipt.ReceiptSender;
 import org.edgebridge.worker.Workers;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -204,7 +205,7 @@ public final class AdminServer implements Component, AutoCloseable {
         return type != null && type.startsWith("application/json");
     }
 
-    static void error(Context ctx, int status, String error, String message) {
+    static void error(Context ctx, int status, String error, @Nullable String message) {
         Map<String, String> body = new LinkedHashMap<>();
         body.put("error", error);
         body.put("message", message);

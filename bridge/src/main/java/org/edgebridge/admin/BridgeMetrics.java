@@ -34,6 +34,7 @@ import org.edgebridge.outbox.Outbox;
 import org.edgebridge.outbox.OutboxCounts;
 import org.edgebridge.outbox.RetentionPurger;
 import org.edgebridge.receipt.ReceiptSender;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The bridge's metrics in Prometheus form ({@code GET /metrics}): outbox, intake, forwarder (with Resilience4j's
@@ -236,7 +237,7 @@ final class BridgeMetrics implements AutoCloseable {
 
     private static <T> Supplier<T> memoize(Supplier<T> source, Duration ttl) {
         return new Supplier<>() {
-            private T value;
+            private @Nullable T value;
             private long readAt;
 
             @Override

@@ -6,6 +6,7 @@ import java.time.Instant;
 import java.util.List;
 import org.edgebridge.outbox.CommandRecord;
 import org.edgebridge.outbox.HistoryEntry;
+import org.jspecify.annotations.Nullable;
 
 /** One outbox row as the admin API shows it; {@code history} only on the single-row endpoint. */
 @JsonInclude(JsonInclude.Include.NON_NULL)
@@ -19,16 +20,16 @@ record CommandView(
         int attempts,
         int retryLaters,
         Instant receivedAt,
-        Instant notBefore,
-        String lastError,
-        String code,
-        String message,
-        @JsonRawValue String result,
-        Instant finalAt,
+        @Nullable Instant notBefore,
+        @Nullable String lastError,
+        @Nullable String code,
+        @Nullable String message,
+        @JsonRawValue @Nullable String result,
+        @Nullable Instant finalAt,
         String payloadSha256,
-        List<HistoryEntry> history) {
+        @Nullable List<HistoryEntry> history) {
 
-    static CommandView of(CommandRecord r, List<HistoryEntry> history) {
+    static CommandView of(CommandRecord r, @Nullable List<HistoryEntry> history) {
         return new CommandView(r.clientId(), r.commandId(), r.sequence(), r.type(), r.topic(), r.state().dbName(),
                 r.attempts(), r.retryLaters(), r.receivedAt(), r.notBefore().toEpochMilli() == 0 ? null : r.notBefore(),
                 r.lastError(), r.code(), r.message(), r.resultJson(), r.finalAt().orElse(null), r.payloadSha256(), history);

@@ -12,6 +12,7 @@ import org.edgebridge.broker.BrokerView;
 import org.edgebridge.broker.DeviceView;
 import org.edgebridge.outbox.DeviceRow;
 import org.edgebridge.outbox.Outbox;
+import org.jspecify.annotations.Nullable;
 
 /** {@code GET /api/devices}: client ids seen by the broker since start or by the outbox ever. */
 final class DevicesApi {
@@ -24,7 +25,7 @@ final class DevicesApi {
     }
 
     /** One device in the API. */
-    record Device(String clientId, boolean connected, Instant lastSeenAt, long pending, long lastSequence,
+    record Device(String clientId, boolean connected, @Nullable Instant lastSeenAt, long pending, long lastSequence,
             long connects, long takeovers, long takeoversLastMinute, long deniedPublishes, long deniedSubscribes) {}
 
     List<Device> list() {
@@ -49,7 +50,7 @@ final class DevicesApi {
         return list;
     }
 
-    private static Instant latest(Instant a, Instant b) {
+    private static @Nullable Instant latest(@Nullable Instant a, @Nullable Instant b) {
         if (a == null) {
             return b;
         }

@@ -15,6 +15,7 @@ import org.edgebridge.outbox.CommandState;
 import org.edgebridge.outbox.Outbox;
 import org.edgebridge.outbox.ParkedDesk;
 import org.edgebridge.receipt.ReceiptSender;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The desk for parked commands (docs/desk.md): {@code GET /api/parked} groups and lists them, {@code POST
@@ -40,7 +41,7 @@ final class ParkedApi {
     }
 
     /** One parked command on the desk; {@code reason} is why it was parked. */
-    record ParkedView(String deviceId, String commandId, long sequence, String type, String topic, String code, String reason,
+    record ParkedView(String deviceId, String commandId, long sequence, String type, String topic, String code, @Nullable String reason,
             int attempts, int retryLaters, Instant receivedAt, long ageMs) {}
 
     /** A command named in a bulk request. */

@@ -13,4 +13,7 @@
  * <p>Guarantees: binds {@code admin.host} (loopback by default); every POST needs {@code admin.token}, and so does
  * every read but the page's HTML and {@code /health/*} on a host that is not loopback; every error is JSON.
  */
+@NullMarked
 package org.edgebridge.admin;
+
+import org.jspecify.annotations.NullMarked;

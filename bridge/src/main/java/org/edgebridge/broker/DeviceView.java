@@ -2,6 +2,7 @@ package org.edgebridge.broker;
 
 import java.time.Instant;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One client id as the broker has seen it since start.
@@ -31,8 +32,8 @@ public record DeviceView(
         private final String clientId;
         private int openConnections;
         private boolean cleanSession;
-        private Instant lastConnectedAt;
-        private Instant lastSeenAt;
+        private @Nullable Instant lastConnectedAt;
+        private @Nullable Instant lastSeenAt;
         private long connects;
         private long takeovers;
         private long deniedPublishes;

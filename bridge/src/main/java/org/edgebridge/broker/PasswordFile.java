@@ -15,10 +15,12 @@ import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import javax.crypto.SecretKeyFactory;
 import javax.crypto.spec.PBEKeySpec;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Registered devices, one per line: {@code clientId:username:pbkdf2-sha256$iterations$salt$hash} (salt and hash in
@@ -72,7 +74,7 @@ public final class PasswordFile {
     }
 
     /** The entry of one line, or null if the line is not one. */
-    static Entry parse(String line) {
+    static @Nullable Entry parse(String line) {
         String l = line.endsWith("\r") ? line.substring(0, line.length() - 1) : line;
         int hashAt = l.lastIndexOf(':');
         int userAt = hashAt <= 0 ? -1 : l.lastIndexOf(':', hashAt - 1);
@@ -120,7 +122,7 @@ public final class PasswordFile {
         }
         Entry entry = byClientId.get(clientId);
         boolean known = entry != null && username != null && entry.username().equals(username);
-        boolean ok = matches(known ? entry.hash() : DECOY, password) && known;
+        boolean ok = matches(known ? Objects.requireNonNull(entry).hash() : DECOY, password) && known;
         if (ok) {
             if (verified.size() >= MAX_CACHED) {
                 verified.clear();

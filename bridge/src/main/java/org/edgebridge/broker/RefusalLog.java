@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.atomic.AtomicLong;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 
 /**
@@ -60,7 +61,7 @@ public final class RefusalLog {
         return leftOut.get();
     }
 
-    private String admit(String kind, String clientId, String message) {
+    private @Nullable String admit(String kind, String clientId, String message) {
         long now = clock.millis();
         if (windows.size() > MAX_TRACKED) {
             windows.values().removeIf(w -> now - w.startMillis() >= intervalMillis);

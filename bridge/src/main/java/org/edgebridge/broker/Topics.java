@@ -1,5 +1,7 @@
 package org.edgebridge.broker;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The device topic scheme (docs/protocol.md §1.3): {@code {prefix}/{clientId}/commands/{type}} in,
  * {@code {prefix}/{clientId}/receipts} out.
@@ -25,7 +27,7 @@ public record Topics(String prefix) {
      * The command type of a topic if it is one of {@code clientId}'s own command topics, else null.
      * The type is the rest of the topic after {@code commands/}: one or more non-empty levels.
      */
-    public String commandType(String clientId, String topic) {
+    public @Nullable String commandType(String clientId, @Nullable String topic) {
         if (!isUsableClientId(clientId) || topic == null) {
             return null;
         }

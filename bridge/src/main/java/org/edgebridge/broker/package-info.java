@@ -15,4 +15,7 @@
  * <p>Guarantees: a device acts only as itself (its own command topic, its own receipt topic); start-up fails loudly
  * if a configured listener does not accept connections.
  */
+@NullMarked
 package org.edgebridge.broker;
+
+import org.jspecify.annotations.NullMarked;

@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -153,7 +154,7 @@ public final class CentralSim implements AutoCloseable {
             return;
         }
         JsonNode body;
-        List<byte[]> payloads;
+        List<byte @Nullable []> payloads;
         try {
             body = JSON.readTree(raw);
             payloads = RawPayloads.of(raw);
@@ -272,7 +273,7 @@ public final class CentralSim implements AutoCloseable {
         json(ctx, 200, s);
     }
 
-    private static void error(Context ctx, int status, String error, String message) {
+    private static void error(Context ctx, int status, String error, @Nullable String message) {
         ObjectNode e = JSON.createObjectNode();
         e.put("error", error);
         e.put("message", message);

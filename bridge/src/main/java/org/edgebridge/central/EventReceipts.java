@@ -10,6 +10,7 @@ import java.security.NoSuchAlgorithmException;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.HexFormat;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The receipt of one event of a request (docs/protocol.md §2.1): checks the event's fields and its payload's SHA-256
@@ -29,7 +30,7 @@ final class EventReceipts {
      * @param edgeId the bridge that sent it: order is kept per (edgeId, deviceId)
      * @param rawPayload the event's payload bytes as sent, or null if they could not be found
      */
-    ObjectNode receipt(String edgeId, JsonNode event, byte[] rawPayload, Faults f) throws IOException {
+    ObjectNode receipt(String edgeId, JsonNode event, byte @Nullable [] rawPayload, Faults f) throws IOException {
         ObjectNode r = json.createObjectNode();
         String eventId = event.path("eventId").asText(null);
         String deviceId = event.path("deviceId").asText(null);
@@ -65,7 +66,7 @@ final class EventReceipts {
         return answer(r, a, null);
     }
 
-    private ObjectNode answer(ObjectNode r, Inbox.Answer a, Long retryAfterMs) throws IOException {
+    private ObjectNode answer(ObjectNode r, Inbox.Answer a, @Nullable Long retryAfterMs) throws IOException {
         r.put("status", a.status());
         r.put("code", a.code());
         r.put("message", a.message());

@@ -6,6 +6,7 @@ import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.List;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A fault the reference central plays for the next {@code count} requests (-1: until changed).
@@ -28,8 +29,8 @@ import java.util.Optional;
  * @param retryAfterRaw with {@code status}: the {@code Retry-After} header sent verbatim (wins over
  *     {@code retryAfterSeconds}), e.g. a number too large for any clock
  */
-public record Faults(String mode, int httpStatus, Integer retryAfterSeconds, boolean retryAfterAsDate, long retryAfterMs,
-        long holdMs, int count, String retryAfterRaw, String poisonEventId) {
+public record Faults(String mode, int httpStatus, @Nullable Integer retryAfterSeconds, boolean retryAfterAsDate,
+        long retryAfterMs, long holdMs, int count, @Nullable String retryAfterRaw, @Nullable String poisonEventId) {
     static final List<String> MODES = List.of("none", "status", "lose_reply", "hold_reply", "retry_later", "reject",
             "omit_receipts", "poison_400", "chaos", "answer_status", "poison_500");
     public static final Faults NONE = new Faults("none", 0, null, false, 0, 0, -1);
@@ -40,8 +41,8 @@ public record Faults(String mode, int httpStatus, Integer retryAfterSeconds, boo
         }
     }
 
-    public Faults(String mode, int httpStatus, Integer retryAfterSeconds, boolean retryAfterAsDate, long retryAfterMs,
-            long holdMs, int count) {
+    public Faults(String mode, int httpStatus, @Nullable Integer retryAfterSeconds, boolean retryAfterAsDate,
+            long retryAfterMs, long holdMs, int count) {
         this(mode, httpStatus, retryAfterSeconds, retryAfterAsDate, retryAfterMs, holdMs, count, null, null);
     }
 
@@ -55,7 +56,7 @@ public record Faults(String mode, int httpStatus, Integer retryAfterSeconds, boo
         return new Faults("poison_500", httpStatus, null, false, 0, 0, -1, null, eventId);
     }
 
-    public static Faults status(int httpStatus, Integer retryAfterSeconds, int count) {
+    public static Faults status(int httpStatus, @Nullable Integer retryAfterSeconds, int count) {
         return new Faults("status", httpStatus, retryAfterSeconds, false, 0, 0, count);
     }
 

@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The reference central's inbox: unique on (deviceId, eventId), with the receipt stored with the event, as
@@ -23,7 +24,7 @@ public final class Inbox {
             String payloadJson, long inboxId, Instant appliedAt, int deliveries) {}
 
     /** Central's answer for one event. */
-    public record Answer(String status, String code, String message, String resultJson) {}
+    public record Answer(String status, @Nullable String code, @Nullable String message, @Nullable String resultJson) {}
 
     private final Clock clock;
     private final Map<String, Entry> entries = new LinkedHashMap<>();
@@ -58,7 +59,7 @@ public final class Inbox {
      * and its sequence counts as settled (docs/protocol.md §1.4).
      */
     public synchronized Answer apply(String edgeId, String deviceId, String eventId, long sequence, String payloadSha256,
-            String payloadJson, Instant expiresAt) {
+            String payloadJson, @Nullable Instant expiresAt) {
         String key = deviceId + "\u0000" + eventId;
         if (!entries.containsKey(key) && (expiredHere.contains(key)
                 || (expiresAt != null && clock.instant().isAfter(expiresAt)))) {

@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The exact bytes of each event's {@code payload} in a request body, in event order. The reference central
@@ -18,8 +19,8 @@ final class RawPayloads {
     private RawPayloads() {}
 
     /** @return one entry per element of {@code events}: the raw payload value, or null if it has none */
-    static List<byte[]> of(byte[] body) throws IOException {
-        List<byte[]> payloads = new ArrayList<>();
+    static List<byte @Nullable []> of(byte[] body) throws IOException {
+        List<byte @Nullable []> payloads = new ArrayList<>();
         try (JsonParser p = JSON.createParser(body)) {
             if (p.nextToken() != JsonToken.START_OBJECT) {
                 return payloads;
@@ -39,8 +40,8 @@ final class RawPayloads {
         return payloads;
     }
 
-    private static byte[] payloadOf(JsonParser p, byte[] body) throws IOException {
-        byte[] payload = null;
+    private static byte @Nullable [] payloadOf(JsonParser p, byte[] body) throws IOException {
+        byte @Nullable [] payload = null;
         while (p.nextToken() == JsonToken.FIELD_NAME) {
             String field = p.currentName();
             p.nextToken();

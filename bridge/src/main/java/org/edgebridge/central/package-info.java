@@ -11,4 +11,7 @@
  * result; each payload is checked against its {@code payloadSha256}; a request body over {@code maxRequestBytes}, as
  * sent or inflated, is answered 413. In memory only.
  */
+@NullMarked
 package org.edgebridge.central;
+
+import org.jspecify.annotations.NullMarked;

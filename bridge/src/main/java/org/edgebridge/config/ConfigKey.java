@@ -8,6 +8,7 @@ import java.util.Locale;
 import java.util.Optional;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One configuration key, declared once in {@link ConfigKeys} with one of the typed factories below: its dotted
@@ -19,7 +20,8 @@ import java.util.stream.Collectors;
  * @param parser throws {@link IllegalArgumentException} with the rule ("must be …") for a text it does not take
  * @param unset the value of a key without a default that nobody set ({@code Optional.empty()}); null otherwise
  */
-public record ConfigKey<T>(String name, String defaultValue, String allowed, String doc, Parser<T> parser, T unset) {
+public record ConfigKey<T>(String name, @Nullable String defaultValue, String allowed, String doc, Parser<T> parser,
+        @Nullable T unset) {
     /** Turns a key's text into its value. */
     @FunctionalInterface
     public interface Parser<T> {
@@ -27,7 +29,7 @@ public record ConfigKey<T>(String name, String defaultValue, String allowed, Str
     }
 
     /** The value for this text (null: the key is unset). @throws IllegalArgumentException with the rule */
-    public T value(String text) {
+    public @Nullable T value(@Nullable String text) {
         return text == null ? unset : parser.parse(text);
     }
 

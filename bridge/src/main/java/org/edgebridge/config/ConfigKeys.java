@@ -24,6 +24,7 @@ import java.util.Optional;
 import java.util.regex.Pattern;
 import org.edgebridge.broker.BrokerSettings;
 import org.edgebridge.broker.TlsSettings.ClientAuth;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Every configuration key the bridge knows, each declared once with its type, default, allowed values and meaning.
@@ -254,7 +255,7 @@ public final class ConfigKeys {
 
     private ConfigKeys() {}
 
-    public static ConfigKey<?> find(String name) {
+    public static @Nullable ConfigKey<?> find(String name) {
         return BY_NAME.get(name);
     }
 

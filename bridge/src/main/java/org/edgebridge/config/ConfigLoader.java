@@ -16,6 +16,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import org.edgebridge.broker.BrokerSettings;
 import org.edgebridge.broker.TlsSettings;
@@ -24,6 +25,7 @@ import org.edgebridge.forward.ReceiptCaps;
 import org.edgebridge.intake.IntakeSettings;
 import org.edgebridge.intake.JsonLimits;
 import org.edgebridge.outbox.RetentionSettings;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Reads a YAML file (nested maps, or dotted keys), {@code EDGE_BRIDGE_*} environment variables and
@@ -41,7 +43,7 @@ public final class ConfigLoader {
     private final List<String> problems = new ArrayList<>();
     /** Keys the file set, with how it spelled them: a key set twice (dotted and nested) is a problem. */
     private final Map<String, String> fromFile = new LinkedHashMap<>();
-    private Path file;
+    private @Nullable Path file;
 
     private ConfigLoader() {}
 
@@ -50,12 +52,13 @@ public final class ConfigLoader {
      * @param sets {@code key=value} overrides, applied after the file in order
      * @param presets values that replace the defaults but yield to the file and the overrides (used by demo)
      */
-    public static BridgeConfig load(Path file, List<String> sets, Map<String, String> presets) {
+    public static BridgeConfig load(@Nullable Path file, List<String> sets, Map<String, String> presets) {
         return load(file, sets, presets, System.getenv());
     }
 
     /** As {@link #load(Path, List, Map)}, with {@code env} in place of the process's environment. */
-    static BridgeConfig load(Path file, List<String> sets, Map<String, String> presets, Map<String, String> env) {
+    static BridgeConfig load(@Nullable Path file, List<String> sets, Map<String, String> presets,
+            Map<String, String> env) {
         ConfigLoader loader = new ConfigLoader();
         loader.raw.putAll(presets);
         if (file != null) {
@@ -68,7 +71,7 @@ public final class ConfigLoader {
         return loader.build();
     }
 
-    public static BridgeConfig load(Path file, List<String> sets) {
+    public static BridgeConfig load(@Nullable Path file, List<String> sets) {
         return load(file, sets, Map.of());
     }
 
@@ -256,10 +259,11 @@ public final class ConfigLoader {
      */
     record Values(Map<String, String> texts) {
         <T> T get(ConfigKey<T> key) {
-            return key.value(texts.get(key.name()));
+            // every key has a text here (its default or a set one) or is an optional key, whose unset value is empty
+            return Objects.requireNonNull(key.value(texts.get(key.name())));
         }
 
-        String text(ConfigKey<?> key) {
+        @Nullable String text(ConfigKey<?> key) {
             return texts.get(key.name());
         }
     }

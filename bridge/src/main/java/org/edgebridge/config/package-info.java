@@ -10,4 +10,7 @@
  * <p>Guarantees: a configuration with any problem is refused whole, every problem named at once (key, value, what is
  * allowed): exit code 2.
  */
+@NullMarked
 package org.edgebridge.config;
+
+import org.jspecify.annotations.NullMarked;

@@ -6,6 +6,7 @@ import java.util.function.IntFunction;
 import java.util.function.IntSupplier;
 import org.edgebridge.outbox.ClaimedEvent;
 import org.edgebridge.outbox.Settlement;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -41,8 +42,8 @@ final class AloneFailures {
         this(maxServerErrors, () -> maxServerErrors, backoff);
     }
 
-    /** @param parkCode the code it is parked with at the limit; {@code why} says what central did */
-    Settlement settle(ClaimedEvent e, String parkCode, String why, Instant now) {
+    /** @param parkCode the code it is parked with at the limit (null: none); {@code why} says what central did */
+    Settlement settle(ClaimedEvent e, @Nullable String parkCode, String why, Instant now) {
         int n = e.centralFailures() + 1;
         int limit = Math.max(maxServerErrors, failuresToPark.getAsInt());
         String of = limit == maxServerErrors ? "forwarder.maxServerErrors=" + limit

@@ -11,6 +11,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.edgebridge.outbox.ClaimedEvent;
 import org.edgebridge.outbox.CommandState;
 import org.edgebridge.outbox.Settlement;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Sends claimed events to central and settles them: one request through the guards ({@link CentralCall}), its
@@ -32,7 +33,7 @@ final class BatchSender implements ServerErrorRounds.Sender {
     private final AtomicLong requests = new AtomicLong();
     private final AtomicLong eventsSent = new AtomicLong();
     private final AtomicLong missingReceipts = new AtomicLong();
-    private volatile Instant lastMissingReceiptAt;
+    private volatile @Nullable Instant lastMissingReceiptAt;
 
     /** @param rateLimitWait how the rate limiters' waits are waited (the loop's, or a test's clock) */
     BatchSender(ForwarderSettings settings, CentralCall call, ForwarderPolicy policy, BatchSettler settler,
@@ -58,7 +59,7 @@ final class BatchSender implements ServerErrorRounds.Sender {
      *     here but kept in flight for the round
      */
     @Override
-    public Forwarded send(List<ClaimedEvent> events, ServerErrorHunt.Round round) {
+    public Forwarded send(List<ClaimedEvent> events, ServerErrorHunt.@Nullable Round round) {
         return send(events, round, false);
     }
 
@@ -71,7 +72,7 @@ final class BatchSender implements ServerErrorRounds.Sender {
         return send(events, null, true);
     }
 
-    private Forwarded send(List<ClaimedEvent> events, ServerErrorHunt.Round round, boolean claimNext) {
+    private Forwarded send(List<ClaimedEvent> events, ServerErrorHunt.@Nullable Round round, boolean claimNext) {
         if (round == null) {
             List<ClaimedEvent> suspects = hunt.suspectsIn(events);
             if (!suspects.isEmpty()) {
@@ -156,7 +157,7 @@ final class BatchSender implements ServerErrorRounds.Sender {
     }
 
     /** Central answered a request (2xx, 400/413/422): it is up, whatever a suspect does. */
-    private void answered(ServerErrorHunt.Round round) {
+    private void answered(ServerErrorHunt.@Nullable Round round) {
         policy.answered();
         hunt.otherAnswered(clock.instant());
         if (round != null) {
@@ -172,7 +173,7 @@ final class BatchSender implements ServerErrorRounds.Sender {
     }
 
     private Set<Long> split(String batchId, List<ClaimedEvent> events, RequestOutcome.Split split,
-            ServerErrorHunt.Round round) {
+            ServerErrorHunt.@Nullable Round round) {
         if (events.size() == 1) {
             ClaimedEvent e = events.get(0);
             settler.settle(batchId, List.of(new Settlement.Final(e.id(), CommandState.REJECTED, split.code(), split.reason(),

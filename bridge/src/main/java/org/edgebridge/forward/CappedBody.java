@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Flow;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Reads a reply body into memory, at most {@code maxBytes} of it: a longer body (declared by {@code Content-Length}
@@ -26,7 +27,7 @@ final class CappedBody implements HttpResponse.BodySubscriber<byte[]> {
     private final long declaredBytes;
     private final CompletableFuture<byte[]> body = new CompletableFuture<>();
     private final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-    private Flow.Subscription subscription;
+    private Flow.@Nullable Subscription subscription; // set by onSubscribe, before any other call (Flow's contract)
 
     /** @param declaredBytes the reply's {@code Content-Length}, or -1 */
     CappedBody(int maxBytes, long declaredBytes) {
@@ -71,14 +72,21 @@ final class CappedBody implements HttpResponse.BodySubscriber<byte[]> {
                 bytes.write(chunk, 0, chunk.length);
             }
         } catch (Throwable t) { // an OutOfMemoryError here must reach the forwarder's thread, which dies of it
-            subscription.cancel();
+            cancel();
             body.completeExceptionally(t);
         }
     }
 
     private void fail(String why) {
-        subscription.cancel();
+        cancel();
         body.completeExceptionally(new TooLarge(why));
+    }
+
+    private void cancel() {
+        Flow.Subscription s = subscription;
+        if (s != null) {
+            s.cancel();
+        }
     }
 
     @Override

@@ -3,6 +3,7 @@ package org.edgebridge.forward;
 import io.github.resilience4j.circuitbreaker.CallNotPermittedException;
 import java.util.List;
 import java.time.Duration;
+import java.util.Objects;
 import java.util.Optional;
 import org.edgebridge.forward.auth.TokenUnavailable;
 import org.edgebridge.outbox.ClaimedEvent;
@@ -96,7 +97,7 @@ final class CentralCall {
         try {
             bearer = authorization.bearer();
         } catch (TokenUnavailable e) {
-            return new RequestOutcome.NoToken(e.getMessage(), e.failuresInARow());
+            return new RequestOutcome.NoToken(Objects.requireNonNull(e.getMessage()), e.failuresInARow());
         }
         try {
             return guards.breaker.executeSupplier(() -> {
@@ -136,8 +137,9 @@ final class CentralCall {
         try {
             return authorization.bearer();
         } catch (TokenUnavailable e) {
-            throw new IgnoredFailure(new Sent(IngestReply.transportFailure(e.getMessage()),
-                    new RequestOutcome.NoToken(e.getMessage(), e.failuresInARow())));
+            String reason = Objects.requireNonNull(e.getMessage()); // TokenUnavailable always has its reason
+            throw new IgnoredFailure(new Sent(IngestReply.transportFailure(reason),
+                    new RequestOutcome.NoToken(reason, e.failuresInARow())));
         }
     }
 

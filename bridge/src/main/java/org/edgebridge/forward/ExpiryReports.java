@@ -9,6 +9,7 @@ import java.util.function.IntFunction;
 import java.util.function.IntSupplier;
 import org.edgebridge.outbox.CommandRecord;
 import org.edgebridge.outbox.Expiries;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -48,7 +49,7 @@ final class ExpiryReports {
     private final IntSupplier maxFailures;
     private final IntFunction<Duration> backoff;
     private int failuresInARow; // guarded by this
-    private Instant firstFailureAt; // guarded by this
+    private @Nullable Instant firstFailureAt; // guarded by this
     private Instant notBefore = Instant.EPOCH; // guarded by this
 
     /**

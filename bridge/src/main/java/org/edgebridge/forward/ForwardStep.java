@@ -11,6 +11,7 @@ import org.edgebridge.hook.TestHook;
 import org.edgebridge.outbox.ClaimedEvent;
 import org.edgebridge.outbox.Expiries;
 import org.edgebridge.outbox.Outbox;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -36,7 +37,7 @@ final class ForwardStep {
     private final BatchSender sender;
     private final ClaimedAhead claimedAhead;
     private final ExpiryReports expiryReports;
-    private volatile String lastFailure;
+    private volatile @Nullable String lastFailure;
     private final AtomicInteger failedInARow = new AtomicInteger();
     private final AtomicLong failedSteps = new AtomicLong();
 

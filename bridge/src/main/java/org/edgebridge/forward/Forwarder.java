@@ -15,6 +15,7 @@ import org.edgebridge.lifecycle.Once;
 import org.edgebridge.outbox.Outbox;
 import org.edgebridge.receipt.ReceiptSender;
 import org.edgebridge.worker.Workers;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -66,7 +67,7 @@ public final class Forwarder implements Component, ForwarderControl, AutoCloseab
 
     /** For tests: {@code rateLimitWait} waits the rate limiters' waits instead of the loop (null: the loop). */
     Forwarder(ForwarderSettings settings, Outbox outbox, ReceiptSender receipts, LongSupplier storedUpTo, Clock clock,
-            Workers threads, MeterRegistry meters, ForwarderLoop.Sleeper rateLimitWait) {
+            Workers threads, MeterRegistry meters, ForwarderLoop.@Nullable Sleeper rateLimitWait) {
         this.settings = settings;
         this.outbox = outbox;
         this.loop = new ForwarderLoop(settings.linger());

@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -28,14 +29,14 @@ final class ForwarderPolicy {
 
     private volatile ForwarderState state = ForwarderState.IDLE;
     private volatile boolean pausedByAdmin;
-    private volatile Instant pausedUntil;
-    private volatile String pauseReason;
+    private volatile @Nullable Instant pausedUntil;
+    private volatile @Nullable String pauseReason;
     private volatile boolean pausedByRedirect;
     private volatile Instant backoffUntil = Instant.EPOCH;
     private volatile Instant breakerOpenedAt = Instant.EPOCH;
-    private volatile Instant lastSuccessAt;
-    private volatile String lastError;
-    private volatile Instant lastErrorAt;
+    private volatile @Nullable Instant lastSuccessAt;
+    private volatile @Nullable String lastError;
+    private volatile @Nullable Instant lastErrorAt;
     private final AtomicInteger consecutiveFailures = new AtomicInteger();
     /** Failed requests of the bisection round under way, already counted in consecutiveFailures (for the status). */
     private final AtomicInteger roundFailures = new AtomicInteger();

@@ -12,10 +12,12 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.Objects;
 import java.util.Optional;
 import org.edgebridge.forward.auth.ClientCertificate;
 import org.edgebridge.forward.auth.ClientCertificateFiles;
 import org.edgebridge.forward.auth.TlsContexts;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Sends request bodies to central with the JDK's HTTP client. With a client certificate ({@code ingest.certFile}),
@@ -31,7 +33,7 @@ final class IngestClient {
     private final java.util.concurrent.atomic.AtomicLong overCap = new java.util.concurrent.atomic.AtomicLong();
 
     /** An HTTP client and the client certificate its TLS context presents (null: none). */
-    private record Connection(HttpClient http, ClientCertificate presented) {}
+    private record Connection(HttpClient http, @Nullable ClientCertificate presented) {}
 
     IngestClient(ForwarderSettings settings, Optional<ClientCertificateFiles> certificates) {
         this.settings = settings;
@@ -39,7 +41,7 @@ final class IngestClient {
         this.connection = connect(certificates.map(ClientCertificateFiles::current).orElse(null));
     }
 
-    private Connection connect(ClientCertificate certificate) {
+    private Connection connect(@Nullable ClientCertificate certificate) {
         Duration connectTimeout = settings.timeout().compareTo(Duration.ofSeconds(10)) < 0
                 ? settings.timeout() : Duration.ofSeconds(10);
         HttpClient.Builder builder = HttpClient.newBuilder();
@@ -99,7 +101,7 @@ final class IngestClient {
             exchange.cancel(true);
             return pastDeadline();
         } catch (ExecutionException e) {
-            return failed(e.getCause());
+            return failed(Objects.requireNonNull(e.getCause())); // CompletableFuture's ExecutionException has one
         } catch (InterruptedException e) {
             exchange.cancel(true);
             Thread.currentThread().interrupt();
@@ -114,7 +116,7 @@ final class IngestClient {
             }
             if (t instanceof CappedBody.TooLarge tooLarge) {
                 overCap.incrementAndGet();
-                return IngestReply.transportFailure(tooLarge.getMessage());
+                return IngestReply.transportFailure(Objects.requireNonNull(tooLarge.getMessage())); // made with one
             }
         }
         if (cause instanceof java.net.http.HttpConnectTimeoutException) {

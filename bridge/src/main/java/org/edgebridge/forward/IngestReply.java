@@ -1,6 +1,7 @@
 package org.edgebridge.forward;
 
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What came back from one request: an HTTP status with its body, or a transport failure.
@@ -9,7 +10,7 @@ import java.util.Optional;
  * @param retryAfter the raw {@code Retry-After} header, if any
  * @param location the raw {@code Location} header, if any (a 3xx)
  */
-record IngestReply(int status, byte[] body, Optional<String> retryAfter, Optional<String> location, String transportError) {
+record IngestReply(int status, byte[] body, Optional<String> retryAfter, Optional<String> location, @Nullable String transportError) {
     static IngestReply transportFailure(String error) {
         return new IngestReply(0, new byte[0], Optional.empty(), Optional.empty(), error);
     }

@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.ArrayList;
 import java.util.Set;
 import org.edgebridge.outbox.ClaimedEvent;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Checks central's receipts before the bridge believes them (docs/protocol.md §2.3). A sent event gets its receipt
@@ -32,7 +33,7 @@ final class ReceiptCheck {
     }
 
     /** One broken rule; {@code eventRowId} is the outbox row of the sent event, null for {@link Violation#NOT_SENT}. */
-    record Problem(Violation kind, Long eventRowId, String detail) {}
+    record Problem(Violation kind, @Nullable Long eventRowId, String detail) {}
 
     /** The receipts believed, by outbox row id, and the problems found. */
     record Checked(Map<Long, JsonNode> believed, List<Problem> problems) {}
@@ -86,7 +87,7 @@ final class ReceiptCheck {
         return new Checked(believed, problems);
     }
 
-    private static Problem broken(long id, JsonNode r, ReceiptCaps caps) {
+    private static @Nullable Problem broken(long id, JsonNode r, ReceiptCaps caps) {
         String status = r.path("status").asText("");
         if (!STATUSES.contains(status)) {
             return new Problem(Violation.UNKNOWN_STATUS, id, "an unknown status '" + excerpt(status) + "'");
@@ -101,7 +102,7 @@ final class ReceiptCheck {
         return over == null ? null : new Problem(Violation.OVERSIZED, id, over);
     }
 
-    private static String over(String field, String value, int cap, String key) {
+    private static @Nullable String over(String field, @Nullable String value, int cap, String key) {
         if (value == null) {
             return null;
         }
@@ -109,12 +110,12 @@ final class ReceiptCheck {
         return bytes <= cap ? null : "a " + field + " of " + bytes + " bytes, over " + key + " (" + cap + ")";
     }
 
-    private static String json(JsonNode n) {
+    private static @Nullable String json(@Nullable JsonNode n) {
         return n == null || n.isNull() ? null : n.toString();
     }
 
     /** A text field as it would be stored; a field that is no string is measured as its JSON. */
-    private static String text(JsonNode n) {
+    private static @Nullable String text(@Nullable JsonNode n) {
         return n == null || n.isNull() ? null : n.isTextual() ? n.asText() : n.toString();
     }
 

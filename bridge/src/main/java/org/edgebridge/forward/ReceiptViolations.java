@@ -6,10 +6,12 @@ import java.time.Instant;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 import org.edgebridge.forward.ReceiptCheck.Problem;
 import org.edgebridge.forward.ReceiptCheck.Violation;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -30,8 +32,8 @@ public final class ReceiptViolations {
 
     private final Clock clock;
     private final Map<Violation, AtomicLong> counts = new EnumMap<>(Violation.class);
-    private volatile String last;
-    private volatile Instant lastAt;
+    private volatile @Nullable String last;
+    private volatile @Nullable Instant lastAt;
     private Instant loggedAt = Instant.EPOCH; // guarded by this
     private long notLogged; // guarded by this
 
@@ -49,7 +51,7 @@ public final class ReceiptViolations {
         }
         Map<Violation, Integer> here = new EnumMap<>(Violation.class);
         problems.forEach(p -> {
-            counts.get(p.kind()).incrementAndGet();
+            Objects.requireNonNull(counts.get(p.kind())).incrementAndGet(); // every kind has a counter
             here.merge(p.kind(), 1, Integer::sum);
         });
         Instant now = clock.instant();
@@ -71,7 +73,7 @@ public final class ReceiptViolations {
     }
 
     long count(Violation v) {
-        return counts.get(v).get();
+        return Objects.requireNonNull(counts.get(v)).get();
     }
 
     View view() {

@@ -15,11 +15,13 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import org.edgebridge.outbox.ClaimedEvent;
 import org.edgebridge.outbox.CommandState;
 import org.edgebridge.outbox.Settlement;
+import org.jspecify.annotations.Nullable;
 
 /** Turns central's reply into a {@link RequestOutcome}. Pure apart from the clock; thread-safe. */
 final class ReplyClassifier {
@@ -121,7 +123,7 @@ final class ReplyClassifier {
         for (ClaimedEvent e : events) {
             JsonNode r = checked.believed().get(e.id());
             if (r == null) {
-                settlements.add(noReceipt(e, why.get(e.id()), now));
+                settlements.add(noReceipt(e, Objects.requireNonNull(why.get(e.id())), now)); // not believed: it has a problem
                 continue;
             }
             String receiptStatus = r.path("status").asText("");
@@ -203,12 +205,12 @@ final class ReplyClassifier {
         }
     }
 
-    private static String text(JsonNode r, String field) {
+    private static @Nullable String text(JsonNode r, String field) {
         JsonNode n = r.get(field);
         return n == null || n.isNull() ? null : n.asText();
     }
 
-    private static String result(JsonNode r) {
+    private static @Nullable String result(JsonNode r) {
         JsonNode n = r.get("result");
         return n == null || n.isNull() ? null : n.toString();
     }

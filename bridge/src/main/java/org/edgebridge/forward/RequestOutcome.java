@@ -3,6 +3,7 @@ package org.edgebridge.forward;
 import java.time.Duration;
 import java.util.List;
 import org.edgebridge.outbox.Settlement;
+import org.jspecify.annotations.Nullable;
 
 /** What one request to central means for its events and for the forwarder (docs/protocol.md §2.3). */
 sealed interface RequestOutcome {
@@ -44,8 +45,11 @@ sealed interface RequestOutcome {
                     || cause == Cause.NO_RECEIPTS || cause == Cause.FORBIDDEN;
         }
 
-        /** The code an event is parked with when this failure follows it alone (docs/protocol.md §2.3). */
-        String parkCode() {
+        /**
+         * The code an event is parked with when this failure follows it alone (docs/protocol.md §2.3); null for
+         * {@link Cause#UNREACHABLE}.
+         */
+        @Nullable String parkCode() {
             return cause.parkCode;
         }
     }
@@ -85,9 +89,9 @@ sealed interface RequestOutcome {
          */
         FORBIDDEN("ingest_forbidden");
 
-        private final String parkCode;
+        private final @Nullable String parkCode;
 
-        Cause(String parkCode) {
+        Cause(@Nullable String parkCode) {
             this.parkCode = parkCode;
         }
     }

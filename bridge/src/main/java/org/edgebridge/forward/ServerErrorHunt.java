@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import org.edgebridge.outbox.ClaimedEvent;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Finding the one event that makes central fail (issues 14 and 23, "one poison event does not stop a site").
@@ -31,8 +32,8 @@ final class ServerErrorHunt {
     private final Set<Long> isolated = ConcurrentHashMap.newKeySet();
     /** Events that failed alone, in a request of their own, without proof: sent alone again, counted only with it. */
     private final Set<Long> failedAloneUnproven = ConcurrentHashMap.newKeySet();
-    private volatile Instant lastOtherFailure;
-    private volatile Instant lastOtherAnswer;
+    private volatile @Nullable Instant lastOtherFailure;
+    private volatile @Nullable Instant lastOtherAnswer;
 
     /** Whether a batch that just failed with {@code failed} is worth bisecting: it may be one event's doing. */
     static boolean worthHunting(List<ClaimedEvent> events, RequestOutcome.Failed failed) {
@@ -136,8 +137,8 @@ final class ServerErrorHunt {
             return suspects;
         }
 
-        /** Why a suspect's last request failed. */
-        RequestOutcome.Failed why(long id) {
+        /** Why a suspect's last request failed; null for an event whose request did not fail in this round. */
+        RequestOutcome.@Nullable Failed why(long id) {
             return why.get(id);
         }
 

@@ -5,9 +5,11 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Objects;
 import java.util.Set;
 import org.edgebridge.outbox.ClaimedEvent;
 import org.edgebridge.outbox.Settlement;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The rounds of {@link ServerErrorHunt}: bisecting a batch that failed again, sending known suspects alone, and
@@ -18,7 +20,7 @@ final class ServerErrorRounds {
     /** What the rounds need of the forwarder. */
     interface Sender {
         /** Sends (and settles) one request; with a round, a failure is kept in flight for the round. */
-        Forwarded send(List<ClaimedEvent> events, ServerErrorHunt.Round round);
+        Forwarded send(List<ClaimedEvent> events, ServerErrorHunt.@Nullable Round round);
 
         /** Puts events this step did not send back to pending (they still count as unseen by central). */
         void release(String batchId, List<ClaimedEvent> events, String reason);
@@ -174,7 +176,7 @@ final class ServerErrorRounds {
         round.leftover().forEach(e -> out.add(new Settlement.Release(e.id(), notAnswered)));
         boolean anyCounted = false;
         for (ClaimedEvent e : round.suspects()) {
-            RequestOutcome.Failed why = round.why(e.id());
+            RequestOutcome.Failed why = Objects.requireNonNull(round.why(e.id())); // every suspect failed in the round
             if (!round.answeredAny() && !hunt.centralAnswersOthers()) {
                 hunt.failedAloneUnproven(e.id());
                 out.add(new Settlement.Release(e.id(), notAnswered)); // central answers nothing: not this event's doing

@@ -8,6 +8,7 @@ import java.net.UnknownHostException;
 import java.net.http.HttpConnectTimeoutException;
 import java.nio.channels.UnresolvedAddressException;
 import javax.net.ssl.SSLException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Says in words what went wrong when a request to central got no HTTP answer: which host and port, and whether the
@@ -26,7 +27,7 @@ final class TransportFailures {
      * whose parser dies on one event does that to every request that holds it (issue 23), so it may be one event's
      * doing, like a 5xx; a refused connection, DNS, TLS or a connect timeout are not.
      */
-    static boolean droppedAfterConnect(String described) {
+    static boolean droppedAfterConnect(@Nullable String described) {
         return described != null && BEFORE_CONNECT.stream().noneMatch(described::contains);
     }
 

@@ -22,4 +22,7 @@
  * lost (it stays open, or is parked for an admin) and none is final twice. Depends on the outbox's ports and on
  * {@code receipt} for the hand-over, never on the broker.
  */
+@NullMarked
 package org.edgebridge.forward;
+
+import org.jspecify.annotations.NullMarked;

@@ -25,6 +25,7 @@ import java.util.Optional;
 import java.util.regex.Pattern;
 import org.edgebridge.broker.InboundPublish;
 import org.edgebridge.outbox.NewCommand;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Validates a command payload (docs/protocol.md §1.4). Pure and thread-safe.
@@ -77,7 +78,7 @@ public final class CommandParser {
     }
 
     /** @param commandId the commandId if one valid id could be read, else null */
-    public record Invalid(String commandId, String code, String message, String payloadSha256) implements Parsed {}
+    public record Invalid(@Nullable String commandId, String code, String message, String payloadSha256) implements Parsed {}
 
     public Parsed parse(InboundPublish publish) {
         byte[] payload = publish.payload();
@@ -142,7 +143,7 @@ public final class CommandParser {
      * The commandId of a payload too large to take, for its receipt: read by streaming the top level only (nothing
      * else is kept), null when the payload is not a JSON object within the limits or has no valid id.
      */
-    private String topLevelCommandId(byte[] payload) {
+    private @Nullable String topLevelCommandId(byte[] payload) {
         try (JsonParser parser = json.getFactory().createParser(payload)) {
             if (parser.nextToken() != JsonToken.START_OBJECT) {
                 return null;
@@ -174,7 +175,7 @@ public final class CommandParser {
         }
     }
 
-    private static String validCommandId(JsonNode node) {
+    private static @Nullable String validCommandId(JsonNode node) {
         if (node == null || !node.isTextual()) {
             return null;
         }

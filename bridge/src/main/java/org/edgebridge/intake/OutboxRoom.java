@@ -1,5 +1,6 @@
 package org.edgebridge.intake;
 
+import java.util.Objects;
 import org.edgebridge.outbox.Outbox;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -21,7 +22,8 @@ final class OutboxRoom {
     OutboxRoom(Outbox outbox, IntakeSettings settings) {
         this.outbox = outbox;
         this.settings = settings;
-        this.disk = new DiskSpace(outbox.file().toAbsolutePath().getParent());
+        // an absolute path of a file always has a parent
+        this.disk = new DiskSpace(Objects.requireNonNull(outbox.file().toAbsolutePath().getParent()));
     }
 
     /** The room for the batch about to be written (0 below the disk floor or at maxPending). */

@@ -2,6 +2,7 @@ package org.edgebridge.intake;
 
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -18,7 +19,7 @@ final class WriteFailures {
     /** The last failed outbox write, while no write that stored a command has succeeded since. */
     private record Failure(String message, long atNanos) {}
 
-    private volatile Failure last;
+    private volatile @Nullable Failure last;
     private int inARow; // intake-writer thread only
 
     /** A write of {@code commands} commands failed; they are answered retry_later / outbox_unavailable. */

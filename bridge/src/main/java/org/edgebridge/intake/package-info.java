@@ -10,4 +10,7 @@
  * answered from the outbox; past the queue's bounds, the outbox's or the disk's, a new command is answered {@code
  * retry_later} ({@code intake_busy}, {@code outbox_full}) and not taken.
  */
+@NullMarked
 package org.edgebridge.intake;
+
+import org.jspecify.annotations.NullMarked;

@@ -5,4 +5,7 @@
  *
  * <p>Threads: {@code stop-watchdog}, a daemon, while a stop is watched.
  */
+@NullMarked
 package org.edgebridge.lifecycle;
+
+import org.jspecify.annotations.NullMarked;

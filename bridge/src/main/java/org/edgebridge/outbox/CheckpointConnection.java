@@ -2,6 +2,7 @@ package org.edgebridge.outbox;
 
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.Jdbi;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The connection {@link WalCheckpointer}'s passive checkpoints run on, kept between checkpoints and opened again
@@ -12,7 +13,7 @@ final class CheckpointConnection implements AutoCloseable {
     record Checkpoint(long logPages, long pagesCopied) {}
 
     private final Jdbi jdbi;
-    private Handle handle; // guarded by this
+    private @Nullable Handle handle; // guarded by this
 
     CheckpointConnection(Jdbi jdbi) {
         this.jdbi = jdbi;

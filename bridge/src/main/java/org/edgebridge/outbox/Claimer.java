@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 
 /**
@@ -159,7 +160,8 @@ final class Claimer {
         }
 
         long lastSequence(Head head) {
-            List<Chosen> mine = byDevice.get(head.clientId());
+            // only after a take that returned true, which chose at least one of the device's events
+            List<Chosen> mine = Objects.requireNonNull(byDevice.get(head.clientId()));
             return mine.get(mine.size() - 1).c().sequence();
         }
 
@@ -208,8 +210,9 @@ final class Claimer {
         List<ClaimedEvent> claimed = new ArrayList<>(chosen.size());
         for (Chosen x : chosen) {
             Candidate c = x.c();
+            // payload is NOT NULL, and each chosen row was just read on this connection, in this transaction
             claimed.add(new ClaimedEvent(c.id(), x.clientId(), c.commandId(), c.sequence(), c.topic(), c.type(),
-                    payloads.get(c.id()), c.payloadSha256(), c.receivedAt(), c.attempts() + 1,
+                    Objects.requireNonNull(payloads.get(c.id())), c.payloadSha256(), c.receivedAt(), c.attempts() + 1,
                     c.centralFailures(), c.expiresAt()));
         }
         return claimed;

@@ -2,6 +2,7 @@ package org.edgebridge.outbox;
 
 import java.time.Instant;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A stored command as the outbox holds it, without its payload bytes.
@@ -22,8 +23,8 @@ public record CommandRecord(
         int attempts,
         int retryLaters,
         Instant notBefore,
-        String lastError,
-        String code,
-        String message,
-        String resultJson,
+        @Nullable String lastError,
+        @Nullable String code,
+        @Nullable String message,
+        @Nullable String resultJson,
         Optional<Instant> finalAt) {}

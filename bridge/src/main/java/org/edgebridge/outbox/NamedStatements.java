@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Plain JDBC statements of one connection, prepared once and kept, for the statements that run for every event of
@@ -31,7 +32,7 @@ final class NamedStatements implements AutoCloseable {
             this.positions = positions;
         }
 
-        Named set(String name, Object value) throws SQLException {
+        Named set(String name, @Nullable Object value) throws SQLException {
             List<Integer> at = positions.get(name);
             if (at == null) {
                 throw new IllegalArgumentException("no parameter :" + name);

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.jdbi.v3.core.Jdbi;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What the admin API, the status page and diagnostics read of the outbox: listings, a command's history, devices,
@@ -33,7 +34,8 @@ public final class OutboxReads {
      * @param afterId the cursor: ids above it, or below it when {@code newestFirst}
      * @param newestFirst true: ids descending, starting below {@code afterId} (use {@link Long#MAX_VALUE} to start)
      */
-    public List<CommandRecord> list(CommandState state, String clientId, long afterId, int limit, boolean newestFirst) {
+    public List<CommandRecord> list(@Nullable CommandState state, @Nullable String clientId, long afterId, int limit,
+            boolean newestFirst) {
         return jdbi.withHandle(handle -> {
             var q = handle.createQuery(AdminSql.list(state != null, clientId != null, newestFirst))
                     .bind("after", afterId).bind("limit", limit);

@@ -7,6 +7,7 @@ import java.util.Optional;
 import org.jdbi.v3.core.Jdbi;
 import org.jdbi.v3.core.mapper.reflect.ConstructorMapper;
 import org.jdbi.v3.core.statement.StatementContext;
+import org.jspecify.annotations.Nullable;
 
 /**
  * How the outbox's rows become records, always by column name, never by position. Most records are filled by Jdbi's
@@ -42,7 +43,7 @@ final class OutboxRows {
     }
 
     /** The columns of {@link OutboxSql#RECORD_COLUMNS}, by name. */
-    static CommandRecord commandRecord(ResultSet rs, StatementContext ctx) throws SQLException {
+    static CommandRecord commandRecord(ResultSet rs, @Nullable StatementContext ctx) throws SQLException {
         return new CommandRecord(
                 rs.getLong("id"),
                 rs.getString("client_id"),

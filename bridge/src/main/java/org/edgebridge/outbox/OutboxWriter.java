@@ -9,6 +9,7 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.atomic.AtomicLong;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.Jdbi;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The outbox's one writer: a thread, {@code outbox-writer}, that owns the write connection and runs every write of the
@@ -47,7 +48,7 @@ final class OutboxWriter {
     private final AtomicLong transactions = new AtomicLong();
     private final AtomicLong requestsRun = new AtomicLong();
     private final AtomicLong busyNanos = new AtomicLong();
-    private Thread thread; // guarded by lifecycle
+    private @Nullable Thread thread; // guarded by lifecycle
     private final WriterConnection connection; // used on the writer thread only
 
     OutboxWriter(Jdbi jdbi) {
@@ -66,6 +67,9 @@ final class OutboxWriter {
             return done.join();
         } catch (CompletionException e) {
             Throwable cause = e.getCause();
+            if (cause == null) {
+                throw e; // nothing to unwrap: rethrown as join threw it
+            }
             if (cause instanceof RuntimeException re) {
                 throw re;
             }
@@ -111,11 +115,11 @@ final class OutboxWriter {
     /** Commits the marks that wait for a transaction, in one of their own if none comes. */
     void flushMarks() {
         if (marks.waiting()) {
-            write(h -> null);
+            write(h -> Boolean.TRUE); // a transaction for the marks alone: its result is not used
         }
     }
 
-    private Thread currentThread() {
+    private @Nullable Thread currentThread() {
         synchronized (lifecycle) {
             return thread;
         }
@@ -179,7 +183,8 @@ final class OutboxWriter {
         }
     }
 
-    private static final Work<Object> STOP = h -> null;
+    /** Never run: the writer completes a stop request without running its work. */
+    private static final Work<Object> STOP = h -> Boolean.TRUE;
 
     /**
      * Runs the group in one transaction and completes its requests after the commit; the figures count the transaction

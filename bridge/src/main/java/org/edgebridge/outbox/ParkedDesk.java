@@ -9,6 +9,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.HandleCallback;
 import org.jdbi.v3.core.Jdbi;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The parked commands as an admin sees and decides on them (the status page's desk, {@code /api/parked}): grouped by
@@ -81,7 +82,7 @@ public final class ParkedDesk {
      * @param code a desk code ({@link #codeOf}), or null for any
      * @param clientId a device, or null for any
      */
-    public List<CommandRecord> list(String code, String clientId, int limit) {
+    public List<CommandRecord> list(@Nullable String code, @Nullable String clientId, int limit) {
         return jdbi.withHandle(handle -> {
             var q = handle.createQuery(AdminSql.parked(code != null, clientId != null)).bind("limit", limit);
             if (code != null) {

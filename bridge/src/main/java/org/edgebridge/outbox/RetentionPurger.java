@@ -8,6 +8,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.edgebridge.lifecycle.Component;
 import org.edgebridge.lifecycle.Once;
 import org.jdbi.v3.core.Handle;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -31,7 +32,7 @@ public final class RetentionPurger implements Component, AutoCloseable {
     private final AtomicLong purged = new AtomicLong();
     private volatile boolean running = true;
     private volatile boolean purging;
-    private volatile Instant lastRunAt;
+    private volatile @Nullable Instant lastRunAt;
 
     public RetentionPurger(Outbox outbox, RetentionSettings settings, Clock clock) {
         this.outbox = outbox;
@@ -119,7 +120,7 @@ public final class RetentionPurger implements Component, AutoCloseable {
     }
 
     /** Rows purged since start, whether a purge is running now, and when the last one ended. */
-    public record Status(long purged, boolean purging, Instant lastRunAt) {}
+    public record Status(long purged, boolean purging, @Nullable Instant lastRunAt) {}
 
     public Status status() {
         return new Status(purged.get(), purging, lastRunAt);

@@ -1,13 +1,15 @@
 package org.edgebridge.outbox;
 
 import java.time.Instant;
+import org.jspecify.annotations.Nullable;
 
 /** How one claimed event ends after a request to central. Applied by {@link Outbox#settle}. */
 public sealed interface Settlement {
     long id();
 
     /** Central's final answer: accepted, duplicate or rejected. */
-    record Final(long id, CommandState status, String code, String message, String resultJson) implements Settlement {
+    record Final(long id, CommandState status, @Nullable String code, @Nullable String message,
+            @Nullable String resultJson) implements Settlement {
         public Final {
             if (!status.isFinal()) {
                 throw new IllegalArgumentException("not a final state: " + status);
@@ -30,7 +32,7 @@ public sealed interface Settlement {
     record FailedAlone(long id, Instant notBefore, String reason) implements Settlement {}
 
     /** Parked with a code of its own (e.g. an event that alone makes central fail): only an admin moves it on. */
-    record Park(long id, String code, String reason) implements Settlement {}
+    record Park(long id, @Nullable String code, String reason) implements Settlement {}
 
     /**
      * Nothing is known about the event (transport failure, 429, pause): back to pending as it was.

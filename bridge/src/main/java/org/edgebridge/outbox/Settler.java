@@ -6,6 +6,7 @@ import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
 import org.jdbi.v3.core.Handle;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Applies settlements inside one transaction (see {@link Outbox#settle}), and releases claims. Only rows still in flight
@@ -159,7 +160,8 @@ final class Settler {
     }
 
     /** One history line, folded into the command's line of the same kind, status and code if it has one. */
-    static void history(Handle handle, long id, long at, String kind, String batchId, String status, String code, String detail) {
+    static void history(Handle handle, long id, long at, String kind, @Nullable String batchId, @Nullable String status,
+            @Nullable String code, String detail) {
         for (String sql : List.of(OutboxSql.HISTORY_FOLD, OutboxSql.HISTORY_IF_NEW)) {
             handle.createUpdate(sql)
                     .bind("id", id).bind("at", at).bind("kind", kind).bind("b", batchId).bind("status", status)

@@ -7,6 +7,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.edgebridge.lifecycle.Component;
 import org.edgebridge.lifecycle.Once;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -38,7 +39,7 @@ public final class WalCheckpointer implements Component, AutoCloseable {
     private final Once once = new Once();
     private final AtomicLong checkpoints = new AtomicLong();
     private volatile CheckpointConnection.Checkpoint last = new CheckpointConnection.Checkpoint(0, 0);
-    private String lastFailure; // outbox-checkpoint thread only
+    private @Nullable String lastFailure; // outbox-checkpoint thread only
 
     public WalCheckpointer(Outbox outbox) {
         this.outbox = outbox;

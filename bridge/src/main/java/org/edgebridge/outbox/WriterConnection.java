@@ -1,8 +1,10 @@
 package org.edgebridge.outbox;
 
 import java.sql.SQLException;
+import java.util.Objects;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.Jdbi;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The write connection of {@link OutboxWriter} and the statements kept on it: Jdbi's ({@link KeptStatements}), the
@@ -12,10 +14,10 @@ import org.jdbi.v3.core.Jdbi;
  */
 final class WriterConnection {
     private final Jdbi jdbi;
-    private Handle handle;
-    private NamedStatements statements;
-    private CommandStatements commands;
-    private TransactionStatements transaction;
+    private @Nullable Handle handle;
+    private @Nullable NamedStatements statements;
+    private @Nullable CommandStatements commands;
+    private @Nullable TransactionStatements transaction;
 
     WriterConnection(Jdbi jdbi) {
         this.jdbi = jdbi;
@@ -36,20 +38,21 @@ final class WriterConnection {
         return handle != null;
     }
 
+    /** The connection, and below its statements: only while open ({@link #isOpen()}, after {@link #open()}). */
     Handle handle() {
-        return handle;
+        return Objects.requireNonNull(handle);
     }
 
     NamedStatements statements() {
-        return statements;
+        return Objects.requireNonNull(statements);
     }
 
     CommandStatements commands() {
-        return commands;
+        return Objects.requireNonNull(commands);
     }
 
     TransactionStatements transaction() {
-        return transaction;
+        return Objects.requireNonNull(transaction);
     }
 
     /** Rolls back whatever transaction is open and closes the connection. */

@@ -27,4 +27,7 @@
  * <p>Tests build outboxes in any state with {@code OutboxFixture} and many rows at once with {@code BulkLoader} (test
  * sources: tools, not the product).
  */
+@NullMarked
 package org.edgebridge.outbox;
+
+import org.jspecify.annotations.NullMarked;

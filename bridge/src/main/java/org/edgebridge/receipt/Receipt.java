@@ -4,6 +4,7 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import com.fasterxml.jackson.annotation.JsonRawValue;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A business receipt as the device sees it on {@code devices/{clientId}/receipts} (docs/protocol.md §1.5).
@@ -18,14 +19,14 @@ import com.fasterxml.jackson.annotation.JsonRawValue;
     "replayed", "topic", "retryAfterMs"})
 @JsonInclude(JsonInclude.Include.ALWAYS)
 public record Receipt(
-        String commandId,
+        @Nullable String commandId,
         String status,
         @JsonProperty("final") boolean isFinal,
-        String code,
-        String message,
-        @JsonRawValue String result,
-        Long sequence,
+        @Nullable String code,
+        @Nullable String message,
+        @JsonRawValue @Nullable String result,
+        @Nullable Long sequence,
         String payloadSha256,
         boolean replayed,
         String topic,
-        Long retryAfterMs) {}
+        @Nullable Long retryAfterMs) {}

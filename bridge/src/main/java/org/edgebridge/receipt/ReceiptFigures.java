@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What a site measures of its receipts (the figures the offline-first design asks for): how long a command took
@@ -55,7 +56,7 @@ public final class ReceiptFigures {
     }
 
     /** A command's first final receipt went to the broker. */
-    void finalSent(Instant receivedAt, String status, String code) {
+    void finalSent(Instant receivedAt, String status, @Nullable String code) {
         finals.record(since(receivedAt));
         String tag = code == null ? "none" : codes.size() < MAX_CODES || codes.containsKey(code) ? code : "other";
         if (code != null && !tag.equals("other")) {

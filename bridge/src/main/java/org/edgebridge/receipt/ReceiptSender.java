@@ -8,6 +8,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 import org.edgebridge.broker.DevicePublisher;
 import org.edgebridge.outbox.CommandRecord;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -99,7 +100,7 @@ public final class ReceiptSender {
     }
 
     /** A bridge-side rejection of a command that was not stored. */
-    public static Receipt rejected(String commandId, String code, String message, String sha, String topic) {
+    public static Receipt rejected(@Nullable String commandId, String code, String message, String sha, String topic) {
         return new Receipt(commandId, "rejected", true, code, message, null, null, sha, false, topic, null);
     }
 

@@ -8,4 +8,7 @@
  * <p>Guarantees: a receipt is sent only after the outbox transaction it reports has committed; every receipt carries
  * {@code payloadSha256}; codes from central cannot grow the metrics without bound.
  */
+@NullMarked
 package org.edgebridge.receipt;
+
+import org.jspecify.annotations.NullMarked;

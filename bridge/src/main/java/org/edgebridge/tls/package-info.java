@@ -7,4 +7,7 @@
  *
  * <p>Guarantees: each problem is an {@link IllegalArgumentException} that says what is wrong with the file.
  */
+@NullMarked
 package org.edgebridge.tls;
+
+import org.jspecify.annotations.NullMarked;

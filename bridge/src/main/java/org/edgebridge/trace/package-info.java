@@ -5,4 +5,7 @@
  *
  * <p>Threads: none of its own; thread-safe.
  */
+@NullMarked
 package org.edgebridge.trace;
+
+import org.jspecify.annotations.NullMarked;

@@ -9,4 +9,7 @@
  * <p>Guarantees: a dead worker makes the bridge not ready and, in {@code run}, exit with {@code
  * ExitCodes.WORKER_DIED}; an Error halts the process at once with the same code.
  */
+@NullMarked
 package org.edgebridge.worker;
+
+import org.jspecify.annotations.NullMarked;

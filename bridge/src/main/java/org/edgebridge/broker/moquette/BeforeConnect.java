@@ -9,6 +9,7 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import org.edgebridge.broker.BrokerLimits;
 import org.edgebridge.broker.ProtocolViolations;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Netty's {@code MqttDecoder} (as Moquette 0.17 sets it up) buffers a whole packet of up to {@code mqtt.maxPacketBytes}
@@ -33,7 +34,7 @@ final class BeforeConnect extends ChannelInboundHandlerAdapter {
     private final Duration timeout;
     private final ProtocolViolations violations;
     private final BrokerLimits limits;
-    private ScheduledFuture<?> deadline;
+    private @Nullable ScheduledFuture<?> deadline;
     private int headerBytes;
     private int length;
     private int multiplier = 1;

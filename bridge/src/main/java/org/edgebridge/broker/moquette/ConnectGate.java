@@ -22,6 +22,7 @@ import java.util.function.Consumer;
 import org.edgebridge.broker.BrokerLimits;
 import org.edgebridge.broker.DeviceLogin;
 import org.edgebridge.broker.ProtocolViolations;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Moquette 0.17 bugs answered: a SUBSCRIBE that arrives between the CONNACK and Moquette's own "connected" flag
@@ -67,7 +68,7 @@ final class ConnectGate extends ChannelDuplexHandler {
     private final ArrayDeque<Object> held = new ArrayDeque<>();
     private long connectAt;
     private boolean polling;
-    private ConnectPolicy.LastWill will;
+    private ConnectPolicy.@Nullable LastWill will;
     private boolean disconnected;
 
     /**

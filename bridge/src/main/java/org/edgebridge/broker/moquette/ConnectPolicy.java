@@ -28,6 +28,7 @@ import org.edgebridge.broker.DeviceLogin;
 import org.edgebridge.broker.DeviceRegistry;
 import org.edgebridge.broker.RefusalLog;
 import org.edgebridge.broker.Topics;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.LoggerFactory;
 
 /**
@@ -82,7 +83,8 @@ final class ConnectPolicy {
      * @param will the device's Last Will, or null
      * @param certified a client certificate names this client id
      */
-    record Verdict(MqttConnectReturnCode refuse, MqttConnectMessage connect, LastWill will, boolean certified) {}
+    record Verdict(@Nullable MqttConnectReturnCode refuse, @Nullable MqttConnectMessage connect, @Nullable LastWill will,
+            boolean certified) {}
 
     /** A Last Will accepted at CONNECT: a command of its device, sent when the connection breaks. */
     record LastWill(String clientId, String topic, byte[] payload) {}
@@ -158,7 +160,7 @@ final class ConnectPolicy {
         return new Verdict(code, null, null, false);
     }
 
-    private static X509Certificate peerCertificate(Channel channel) {
+    private static @Nullable X509Certificate peerCertificate(Channel channel) {
         SslHandler ssl = channel.pipeline().get(SslHandler.class);
         if (ssl == null) {
             return null;
@@ -203,7 +205,7 @@ final class ConnectPolicy {
      * The CONNECT without its will and, when {@code username} is not null, with these credentials instead of its
      * own.
      */
-    private static MqttConnectMessage rewrite(MqttConnectMessage m, String username, byte[] password) {
+    private static MqttConnectMessage rewrite(MqttConnectMessage m, @Nullable String username, byte @Nullable [] password) {
         MqttConnectVariableHeader h = m.variableHeader();
         MqttConnectPayload p = m.payload();
         boolean replace = username != null;

@@ -31,6 +31,7 @@ import org.edgebridge.broker.ReceiptQueues;
 import org.edgebridge.broker.RefusalLog;
 import org.edgebridge.broker.TlsSettings;
 import org.edgebridge.broker.Topics;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -70,8 +71,8 @@ public final class MoquetteBroker implements BrokerEngine {
     private final ConnectionLimits connections;
     private final ReceiptsOut receipts;
     private volatile InboundBackPressure backPressure = new InboundBackPressure(() -> 0, Integer.MAX_VALUE);
-    private volatile Server server;
-    private volatile MqttListeners listeners;
+    private volatile @Nullable Server server;
+    private volatile @Nullable MqttListeners listeners;
     /** The ports the listeners bound (0: off), kept so that a restart binds the same ones. */
     private volatile int mqttPort;
     private volatile int tlsPort;

@@ -21,6 +21,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.edgebridge.broker.BrokerSettings;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Moquette 0.17 limit answered: its Netty pipeline is built in a package-private class with no extension point,
@@ -61,7 +62,7 @@ final class MqttListeners implements AutoCloseable {
      * @param key the config key of the port, for the error message
      * @return the port it bound
      */
-    int bind(String host, int port, SslContext ssl, Pipeline p, String key) {
+    int bind(String host, int port, @Nullable SslContext ssl, Pipeline p, String key) {
         ServerBootstrap b = new ServerBootstrap()
                 .group(acceptors, workers)
                 .channel(NioServerSocketChannel.class)

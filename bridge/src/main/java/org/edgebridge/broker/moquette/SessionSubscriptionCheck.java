@@ -9,6 +9,7 @@ import io.netty.handler.codec.mqtt.MqttConnectReturnCode;
 import io.netty.handler.codec.mqtt.MqttMessageBuilders;
 import java.util.function.BiPredicate;
 import org.edgebridge.broker.Topics;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -34,7 +35,7 @@ final class SessionSubscriptionCheck extends ChannelDuplexHandler {
 
     private final BiPredicate<String, String> routesTo;
     private final Topics topics;
-    private String clientId;
+    private @Nullable String clientId;
 
     /** @param routesTo (clientId, topic) → whether the broker routes that topic to that client */
     SessionSubscriptionCheck(BiPredicate<String, String> routesTo, Topics topics) {

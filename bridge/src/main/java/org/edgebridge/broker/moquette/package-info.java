@@ -12,4 +12,7 @@
  * set aside and the broker starts on an empty one; receipts go out in buffers that cannot be released under the H2
  * queue.
  */
+@NullMarked
 package org.edgebridge.broker.moquette;
+
+import org.jspecify.annotations.NullMarked;

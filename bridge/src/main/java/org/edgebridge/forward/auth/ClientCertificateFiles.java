@@ -4,6 +4,7 @@ import java.time.Clock;
 import java.time.Instant;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -24,8 +25,8 @@ public final class ClientCertificateFiles {
     private volatile Instant loadedAt;
     /** The stamp of the files last tried, used or not: they are read again only when it changes. */
     private volatile FileStamp tried;
-    private volatile String problem;
-    private volatile Instant problemAt;
+    private volatile @Nullable String problem;
+    private volatile @Nullable Instant problemAt;
 
     /** Reads the pair. @throws IllegalArgumentException when it cannot be used (check-config says why first) */
     public ClientCertificateFiles(ClientCertificateSettings settings, Clock clock) {
@@ -61,11 +62,12 @@ public final class ClientCertificateFiles {
             LOG.info("client certificate for central reloaded from {}: {} serial {} valid until {} (was serial {}, until {})",
                     settings.certFile(), next.subject(), next.serial(), next.notAfter(), before.serial(), before.notAfter());
         } catch (IllegalArgumentException e) {
-            if (!e.getMessage().equals(problem)) {
+            String message = String.valueOf(e.getMessage()); // load names the problem in each it throws
+            if (!message.equals(problem)) {
                 LOG.warn("client certificate files changed but cannot be used, the previous certificate (serial {}) is "
-                        + "still presented: {}", current.serial(), e.getMessage());
+                        + "still presented: {}", current.serial(), message);
             }
-            problem = e.getMessage();
+            problem = message;
             problemAt = clock.instant();
         }
     }

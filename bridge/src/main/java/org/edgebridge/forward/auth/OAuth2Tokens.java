@@ -5,9 +5,11 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Locale;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Function;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -24,12 +26,12 @@ public final class OAuth2Tokens {
     private final OAuth2Settings settings;
     private final TokenEndpoint endpoint;
     private final Clock clock;
-    private AccessToken token;
+    private @Nullable AccessToken token;
     private long requests;
     private long failures;
     private int failuresInARow;
-    private String lastFailure;
-    private Instant lastFailureAt;
+    private @Nullable String lastFailure;
+    private @Nullable Instant lastFailureAt;
     private long refreshedAfter401;
     /** While a token not yet expired is used after a failed request for a new one, the next is asked for then. */
     private Instant retryAt = Instant.EPOCH;
@@ -57,7 +59,7 @@ public final class OAuth2Tokens {
         try {
             token = endpoint.request();
         } catch (TokenEndpoint.Failed e) {
-            return failed(e.getMessage(), now);
+            return failed(Objects.requireNonNull(e.getMessage()), now); // Failed always has its reason
         }
         if (failuresInARow > 0) {
             LOG.info("got a token from ingest.oauth2.tokenUrl again after {} failed requests", failuresInARow);
@@ -83,7 +85,8 @@ public final class OAuth2Tokens {
     }
 
     private boolean unexpired(Instant now) {
-        return token.expiresAt().map(now::isBefore).orElse(false);
+        AccessToken t = token;
+        return t != null && t.expiresAt().map(now::isBefore).orElse(false);
     }
 
     /**

@@ -123,7 +123,7 @@ final class TokenEndpoint {
                     + (description.isEmpty() ? "" : " (" + description + ")") + hint(status, error));
         }
         String value = json == null ? "" : json.path("access_token").asText("");
-        if (value.isEmpty()) {
+        if (json == null || value.isEmpty()) {
             throw new Failed(where() + " answered 200 without an access_token");
         }
         String type = json.path("token_type").asText("");

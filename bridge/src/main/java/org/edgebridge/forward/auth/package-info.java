@@ -12,4 +12,7 @@
  * shows as such ({@link org.edgebridge.forward.auth.TokenStatus}, {@link
  * org.edgebridge.forward.auth.ClientCertificateStatus}) and the forwarder waits instead of sending without it.
  */
+@NullMarked
 package org.edgebridge.forward.auth;
+
+import org.jspecify.annotations.NullMarked;
