@@ -14,6 +14,7 @@ import org.edgebridge.outbox.CommandState;
 import org.edgebridge.outbox.Outbox;
 import org.edgebridge.outbox.ParkedDesk;
 import org.edgebridge.receipt.ReceiptSender;
+import org.jspecify.annotations.Nullable;
 
 /** {@code /api/outbox…} (docs/protocol.md §3): rows with filters and cursor paging, one row with history, parked-row actions. */
 final class OutboxApi {
@@ -135,7 +136,7 @@ final class OutboxApi {
         return Base64.getUrlEncoder().withoutPadding().encodeToString(("id:" + id).getBytes(StandardCharsets.UTF_8));
     }
 
-    private static long decodeCursor(String cursor, boolean desc) {
+    private static long decodeCursor(@Nullable String cursor, boolean desc) {
         if (cursor == null || cursor.isEmpty()) {
             return desc ? Long.MAX_VALUE : 0;
         }

@@ -151,7 +151,7 @@ final class ParkedApi {
                 Duration.between(r.receivedAt(), now).toMillis());
     }
 
-    private static String idParam(String value, String name) {
+    private static @Nullable String idParam(@Nullable String value, String name) {
         if (value != null && (value.isEmpty() || value.length() > OutboxApi.MAX_ID_LENGTH)) {
             throw new OutboxApi.BadRequest(name + ": must be 1-" + OutboxApi.MAX_ID_LENGTH + " characters");
         }

@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.util.Locale;
 import java.util.zip.GZIPInputStream;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The request body as the bridge meant it: as sent, or inflated when it came with {@code Content-Encoding: gzip}.
@@ -29,8 +30,11 @@ final class RequestBodies {
 
     private RequestBodies() {}
 
-    static byte[] decode(byte[] raw, String contentEncoding, long maxBytes) throws IOException {
-        String encoding = contentEncoding == null ? "identity" : contentEncoding.trim().toLowerCase(Locale.ROOT);
+    static byte[] decode(byte[] raw, @Nullable String contentEncoding, long maxBytes) throws IOException {
+        if (contentEncoding == null) {
+            return raw;
+        }
+        String encoding = contentEncoding.trim().toLowerCase(Locale.ROOT);
         if (encoding.equals("identity")) {
             return raw;
         }

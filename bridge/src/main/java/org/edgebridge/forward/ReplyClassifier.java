@@ -15,7 +15,6 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import org.edgebridge.outbox.ClaimedEvent;
@@ -123,7 +122,7 @@ final class ReplyClassifier {
         for (ClaimedEvent e : events) {
             JsonNode r = checked.believed().get(e.id());
             if (r == null) {
-                settlements.add(noReceipt(e, Objects.requireNonNull(why.get(e.id())), now)); // not believed: it has a problem
+                settlements.add(noReceipt(e, why.getOrDefault(e.id(), "no receipt central can be believed on"), now));
                 continue;
             }
             String receiptStatus = r.path("status").asText("");

@@ -176,12 +176,12 @@ final class ServerErrorRounds {
         round.leftover().forEach(e -> out.add(new Settlement.Release(e.id(), notAnswered)));
         boolean anyCounted = false;
         for (ClaimedEvent e : round.suspects()) {
-            RequestOutcome.Failed why = Objects.requireNonNull(round.why(e.id())); // every suspect failed in the round
             if (!round.answeredAny() && !hunt.centralAnswersOthers()) {
                 hunt.failedAloneUnproven(e.id());
                 out.add(new Settlement.Release(e.id(), notAnswered)); // central answers nothing: not this event's doing
                 continue;
             }
+            RequestOutcome.Failed why = Objects.requireNonNull(round.why(e.id())); // every suspect failed in the round
             anyCounted = true;
             hunt.isolated(e.id());
             Settlement s = alone.settle(e, why.parkCode(), "central failed on this event alone (" + why.reason() + ")", now);

@@ -2,6 +2,7 @@ package org.edgebridge.forward.auth;
 
 import java.time.Clock;
 import java.time.Instant;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 import org.jspecify.annotations.Nullable;
@@ -62,7 +63,7 @@ public final class ClientCertificateFiles {
             LOG.info("client certificate for central reloaded from {}: {} serial {} valid until {} (was serial {}, until {})",
                     settings.certFile(), next.subject(), next.serial(), next.notAfter(), before.serial(), before.notAfter());
         } catch (IllegalArgumentException e) {
-            String message = String.valueOf(e.getMessage()); // load names the problem in each it throws
+            String message = Objects.requireNonNullElse(e.getMessage(), e.toString()); // load names each problem
             if (!message.equals(problem)) {
                 LOG.warn("client certificate files changed but cannot be used, the previous certificate (serial {}) is "
                         + "still presented: {}", current.serial(), message);
