@@ -1,5 +1,6 @@
 package org.edgebridge.worker;
 
+import java.util.Optional;
 import org.edgebridge.lifecycle.ExitCodes;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -12,26 +13,56 @@ import org.slf4j.LoggerFactory;
  * be exhausted and a stop may hang, leaving a process that holds the data dir's lock, answers nothing and ignores
  * SIGTERM. The outbox is safe against a halt (it is tested with kill -9); the supervisor starts the bridge again.
  *
+ * An Error wrapped in an exception is as fatal ({@link #errorIn}).
+ *
  * <p>An exception that is not an Error and ends a thread that is not a worker is logged; the thread's owner decides.
  */
 public final class FatalErrors {
     private static final Logger LOG = LoggerFactory.getLogger(FatalErrors.class);
+    /** How deep a cause chain is searched for an Error (a chain may be long, or, built badly, a loop). */
+    private static final int MAX_CAUSES = 32;
+    private static volatile boolean halting;
 
     private FatalErrors() {}
 
     /** Installs the default uncaught-exception handler that halts on an Error. For {@code run} and {@code demo}. */
     public static void haltOnAnyError() {
+        halting = true;
         Thread.setDefaultUncaughtExceptionHandler(FatalErrors::uncaught);
     }
 
+    /**
+     * For code that catches every Throwable itself, so that no thread ends (Netty's pipeline hands a handler's Error
+     * to {@code exceptionCaught}): halts as for an uncaught Error when {@code t} is or wraps one, once
+     * {@link #haltOnAnyError} is installed (a test's JVM is not halted); otherwise returns.
+     */
+    public static void haltIfFatal(Thread thread, Throwable t) {
+        if (halting && errorIn(t).isPresent()) {
+            uncaught(thread, t);
+        }
+    }
+
+    /** The Error that {@code t} is or wraps (Moquette and Netty wrap what they catch in exceptions of their own). */
+    static Optional<Error> errorIn(Throwable t) {
+        Throwable at = t;
+        for (int i = 0; at != null && i < MAX_CAUSES; i++) {
+            if (at instanceof Error e) {
+                return Optional.of(e);
+            }
+            at = at.getCause();
+        }
+        return Optional.empty();
+    }
+
     private static void uncaught(Thread thread, Throwable t) {
-        if (!(t instanceof Error)) {
+        Optional<Error> error = errorIn(t);
+        if (error.isEmpty()) {
             LOG.error("thread {} ended with an exception", thread.getName(), t);
             return;
         }
         try {
             LOG.error("fatal: thread {} died of {}; the bridge halts now with exit code {} so that its supervisor starts "
-                    + "it again", thread.getName(), t, ExitCodes.WORKER_DIED, t);
+                    + "it again", thread.getName(), error.get(), ExitCodes.WORKER_DIED, t);
         } catch (Throwable ignored) {
             // logging may fail under OutOfMemoryError: halt all the same
         }

@@ -22,6 +22,7 @@ import java.util.function.Consumer;
 import org.edgebridge.broker.BrokerLimits;
 import org.edgebridge.broker.DeviceLogin;
 import org.edgebridge.broker.ProtocolViolations;
+import org.edgebridge.worker.FatalErrors;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -217,6 +218,7 @@ final class ConnectGate extends ChannelDuplexHandler {
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        FatalErrors.haltIfFatal(Thread.currentThread(), cause); // an OutOfMemoryError in a handler ends the process
         violations.record("a connection error (" + cause.getClass().getSimpleName() + ")", ctx.channel().remoteAddress());
         ctx.close();
     }
