@@ -195,7 +195,7 @@ public final class ConfigKeys {
     public static final ConfigKey<Duration> FORWARDER_LINGER = durationKey("forwarder.linger", "0ms",
             Duration.ZERO, Duration.ofSeconds(10), "how long the first command after a quiet spell waits for more before "
             + "its request goes (adds that much latency; batches form anyway while a request is in flight or waits for its permit)");
-    public static final ConfigKey<Integer> FORWARDER_REQUESTS_PER_SECOND = intKey("forwarder.requestsPerSecond", 200, 1, 100_000,
+    public static final ConfigKey<Integer> FORWARDER_REQUESTS_PER_SECOND = intKey("forwarder.requestsPerSecond", 400, 1, 100_000,
             "requests to central per second at most, evenly spaced (a busy forwarder's batch waits at most 1/rate for its request)");
     public static final ConfigKey<Integer> FORWARDER_EVENTS_PER_SECOND = intKey("forwarder.eventsPerSecond", 5000, 1, 1_000_000,
             "events to central per second at most");
