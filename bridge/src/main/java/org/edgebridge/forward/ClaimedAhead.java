@@ -38,8 +38,8 @@ final class ClaimedAhead {
 
     /**
      * The longest wait for the next request's permit with which a settle still claims ahead. A batch claimed ahead
-     * leaves out what comes while its request waits for the permit; at the default 200 requests per second (one
-     * every 5 ms) that is a few milliseconds' worth, which goes in the next request. A longer wait is a site's low
+     * leaves out what comes while its request waits for the permit; at the default 400 requests per second (one
+     * every 2.5 ms) that is a few milliseconds' worth, which goes in the next request. A longer wait is a site's low
      * {@code forwarder.requestsPerSecond}: then the step waits first and claims after, so that its batch takes what
      * came meanwhile ({@link CentralGuards#untilRequestPermit}).
      */
