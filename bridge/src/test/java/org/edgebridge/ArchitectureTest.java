@@ -101,6 +101,15 @@ class ArchitectureTest {
     }
 
     @Test
+    void eachCallerReachesTheOutboxThroughItsPort() {
+        noClasses().that().resideOutsideOfPackages("org.edgebridge", "org.edgebridge.outbox..")
+                .should().dependOnClassesThat().haveFullyQualifiedName("org.edgebridge.outbox.Outbox")
+                .because("the intake, the forwarder and admin each see their port (IntakeOutbox, ForwarderOutbox, "
+                        + "AdminOutbox); only the composition root holds the Outbox")
+                .check(product);
+    }
+
+    @Test
     void everyPackageOfTheBridgeIsNullMarked() {
         // NullAway checks only @NullMarked packages (the parent pom): a package without it would be unchecked
         List<String> unmarked = product.stream()

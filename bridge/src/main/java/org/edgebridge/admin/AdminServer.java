@@ -24,7 +24,7 @@ import org.edgebridge.forward.ForwarderControl;
 import org.edgebridge.intake.IntakeView;
 import org.edgebridge.lifecycle.Component;
 import org.edgebridge.lifecycle.Once;
-import org.edgebridge.outbox.Outbox;
+import org.edgebridge.outbox.AdminOutbox;
 import org.edgebridge.outbox.RetentionPurger;
 import org.edgebridge.receipt.ReceiptSender;
 import org.edgebridge.worker.Workers;
@@ -59,7 +59,7 @@ public final class AdminServer implements Component, AutoCloseable {
     private final ActivityHistory activity;
 
     /** The parts the admin side reads and acts on. */
-    public record Parts(StatusReport.Site site, Outbox outbox, BrokerView broker, IntakeView intake,
+    public record Parts(StatusReport.Site site, AdminOutbox outbox, BrokerView broker, IntakeView intake,
             ForwarderControl forwarder, RetentionPurger retention, ReceiptSender receipts, Workers workers,
             PrometheusMeterRegistry meters, Clock clock, StatusReport.Central central) {}
 

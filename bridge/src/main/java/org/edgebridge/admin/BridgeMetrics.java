@@ -30,7 +30,7 @@ import org.edgebridge.forward.ForwarderStatus;
 import org.edgebridge.intake.IntakeView;
 import org.edgebridge.intake.IntakeStats;
 import org.edgebridge.outbox.CommandState;
-import org.edgebridge.outbox.Outbox;
+import org.edgebridge.outbox.AdminOutbox;
 import org.edgebridge.outbox.OutboxCounts;
 import org.edgebridge.outbox.RetentionPurger;
 import org.edgebridge.receipt.ReceiptSender;
@@ -55,7 +55,7 @@ final class BridgeMetrics implements AutoCloseable {
      * @param registry where every part's meters are (the receipts' latency histograms among them); its owner closes it
      * @param alarms the alarms raised now, read at each scrape for {@code edgebridge_alarm_active}
      */
-    BridgeMetrics(PrometheusMeterRegistry registry, Outbox outbox, IntakeView intake, ForwarderControl forwarder, BrokerView broker, RetentionPurger retention,
+    BridgeMetrics(PrometheusMeterRegistry registry, AdminOutbox outbox, IntakeView intake, ForwarderControl forwarder, BrokerView broker, RetentionPurger retention,
             ReceiptSender receipts, Supplier<List<StatusReport.Alarm>> alarms, Clock clock) {
         this.registry = registry;
         this.alarms = alarms;
@@ -82,7 +82,7 @@ final class BridgeMetrics implements AutoCloseable {
         Gauge.builder("edgebridge.outbox.oldest.open.age.seconds", counts, c -> c.get().oldestPendingReceivedAt()
                         .map(t -> Duration.between(t, clock.instant()).toMillis() / 1000.0).orElse(0.0))
                 .description("age of the oldest command that is not final").strongReference(true).register(registry);
-        Gauge.builder("edgebridge.outbox.open", outbox, Outbox::openCount)
+        Gauge.builder("edgebridge.outbox.open", outbox, AdminOutbox::openCount)
                 .description("commands not final yet (back-pressure counts these)").register(registry);
         Gauge.builder("edgebridge.outbox.max.pending", intake, IntakeView::maxPending)
                 .description("outbox.maxPending: open commands at which new ones get retry_later / outbox_full").register(registry);

@@ -11,15 +11,15 @@ import java.util.stream.Collectors;
 import org.edgebridge.broker.BrokerView;
 import org.edgebridge.broker.DeviceView;
 import org.edgebridge.outbox.DeviceRow;
-import org.edgebridge.outbox.Outbox;
+import org.edgebridge.outbox.AdminOutbox;
 import org.jspecify.annotations.Nullable;
 
 /** {@code GET /api/devices}: client ids seen by the broker since start or by the outbox ever. */
 final class DevicesApi {
-    private final Outbox outbox;
+    private final AdminOutbox outbox;
     private final BrokerView broker;
 
-    DevicesApi(Outbox outbox, BrokerView broker) {
+    DevicesApi(AdminOutbox outbox, BrokerView broker) {
         this.outbox = outbox;
         this.broker = broker;
     }

@@ -11,7 +11,7 @@ import java.util.Map;
 import java.util.Optional;
 import org.edgebridge.outbox.CommandRecord;
 import org.edgebridge.outbox.CommandState;
-import org.edgebridge.outbox.Outbox;
+import org.edgebridge.outbox.AdminOutbox;
 import org.edgebridge.outbox.ParkedDesk;
 import org.edgebridge.receipt.ReceiptSender;
 import org.jspecify.annotations.Nullable;
@@ -21,10 +21,10 @@ final class OutboxApi {
     static final int MAX_LIMIT = 1000;
     static final int MAX_ID_LENGTH = 128;
 
-    private final Outbox outbox;
+    private final AdminOutbox outbox;
     private final ReceiptSender receipts;
 
-    OutboxApi(Outbox outbox, ReceiptSender receipts) {
+    OutboxApi(AdminOutbox outbox, ReceiptSender receipts) {
         this.outbox = outbox;
         this.receipts = receipts;
     }
@@ -110,7 +110,7 @@ final class OutboxApi {
     }
 
     /** Hands the final receipts of commands an admin rejected to the broker, in order per device, and marks them. */
-    static void publishFinals(Outbox outbox, ReceiptSender receipts, List<CommandRecord> rejected) {
+    static void publishFinals(AdminOutbox outbox, ReceiptSender receipts, List<CommandRecord> rejected) {
         List<Long> published = receipts.sendFinals(rejected, false);
         if (!published.isEmpty()) {
             outbox.markPublished(published);

@@ -12,7 +12,7 @@ import java.util.Map;
 import java.util.Optional;
 import org.edgebridge.outbox.CommandRecord;
 import org.edgebridge.outbox.CommandState;
-import org.edgebridge.outbox.Outbox;
+import org.edgebridge.outbox.AdminOutbox;
 import org.edgebridge.outbox.ParkedDesk;
 import org.edgebridge.receipt.ReceiptSender;
 import org.jspecify.annotations.Nullable;
@@ -30,11 +30,11 @@ final class ParkedApi {
     static final int MAX_GROUPS = 1000;
     private static final int DEFAULT_LIMIT = 200;
 
-    private final Outbox outbox;
+    private final AdminOutbox outbox;
     private final ReceiptSender receipts;
     private final Clock clock;
 
-    ParkedApi(Outbox outbox, ReceiptSender receipts, Clock clock) {
+    ParkedApi(AdminOutbox outbox, ReceiptSender receipts, Clock clock) {
         this.outbox = outbox;
         this.receipts = receipts;
         this.clock = clock;

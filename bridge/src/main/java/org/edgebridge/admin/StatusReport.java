@@ -17,7 +17,7 @@ import org.edgebridge.forward.ForwarderStatus;
 import org.edgebridge.intake.IntakeView;
 import org.edgebridge.lifecycle.ExitCodes;
 import org.edgebridge.outbox.CommandState;
-import org.edgebridge.outbox.Outbox;
+import org.edgebridge.outbox.AdminOutbox;
 import org.edgebridge.outbox.OutboxCounts;
 import org.edgebridge.outbox.RetentionPurger;
 import org.edgebridge.worker.Workers;
@@ -46,7 +46,7 @@ public final class StatusReport {
     public record Site(String edgeId, boolean behindBalancer, String ingestToken, String adminToken) {}
 
     private final Site site;
-    private final Outbox outbox;
+    private final AdminOutbox outbox;
     private final BrokerView broker;
     private final IntakeView intake;
     private final ForwarderControl forwarder;
@@ -56,7 +56,7 @@ public final class StatusReport {
 
     private final Workers workers;
 
-    StatusReport(Site site, Outbox outbox, BrokerView broker, IntakeView intake, ForwarderControl forwarder, RetentionPurger retention,
+    StatusReport(Site site, AdminOutbox outbox, BrokerView broker, IntakeView intake, ForwarderControl forwarder, RetentionPurger retention,
             Workers workers, Clock clock, Central central) {
         this.workers = workers;
         this.central = central;

@@ -7,7 +7,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 import org.edgebridge.hook.TestHook;
 import org.edgebridge.outbox.ClaimedEvent;
-import org.edgebridge.outbox.Outbox;
+import org.edgebridge.outbox.ForwarderOutbox;
 import org.edgebridge.outbox.Settlement;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -21,13 +21,13 @@ final class BatchSettler {
     private static final Logger LOG = LoggerFactory.getLogger(BatchSettler.class);
 
     private final ForwarderSettings settings;
-    private final Outbox outbox;
+    private final ForwarderOutbox outbox;
     private final FinalReceipts finalReceipts;
     private final ServerErrorHunt hunt;
     private final UnsettledAnswers unsettled = new UnsettledAnswers();
     private final AtomicLong parked = new AtomicLong();
 
-    BatchSettler(ForwarderSettings settings, Outbox outbox, FinalReceipts finalReceipts, ServerErrorHunt hunt) {
+    BatchSettler(ForwarderSettings settings, ForwarderOutbox outbox, FinalReceipts finalReceipts, ServerErrorHunt hunt) {
         this.settings = settings;
         this.outbox = outbox;
         this.finalReceipts = finalReceipts;
@@ -44,7 +44,7 @@ final class BatchSettler {
      * (when it holds none yet).
      */
     void settleAndClaimNext(String batchId, List<Settlement> settlements, ClaimedAhead ahead) {
-        Optional<Outbox.NextClaim> next = ahead.nextClaim();
+        Optional<ForwarderOutbox.NextClaim> next = ahead.nextClaim();
         if (next.isEmpty()) {
             settle(batchId, settlements);
             return;
@@ -54,9 +54,9 @@ final class BatchSettler {
     }
 
     /** @return what the settle did, or empty when it could not be committed and the answer is kept */
-    private Optional<Outbox.SettleResult> commit(String batchId, List<Settlement> settlements,
-            Supplier<Outbox.SettleResult> settle) {
-        Outbox.SettleResult result;
+    private Optional<ForwarderOutbox.SettleResult> commit(String batchId, List<Settlement> settlements,
+            Supplier<ForwarderOutbox.SettleResult> settle) {
+        ForwarderOutbox.SettleResult result;
         try {
             result = settle.get();
         } catch (RuntimeException e) {
@@ -93,13 +93,13 @@ final class BatchSettler {
     /** Commits the answers kept by {@link #settle}. @return true when none is left */
     boolean settleKept() {
         return unsettled.commitAll(answer -> {
-            Outbox.SettleResult result = outbox.settle(answer.batchId(), answer.settlements(), settings.maxAttempts());
+            ForwarderOutbox.SettleResult result = outbox.settle(answer.batchId(), answer.settlements(), settings.maxAttempts());
             LOG.info("committed a kept answer of central for {} events", answer.settlements().size());
             return result;
         }, this::applied);
     }
 
-    private void applied(Outbox.SettleResult result) {
+    private void applied(ForwarderOutbox.SettleResult result) {
         if (result.parked() > 0) {
             parked.addAndGet(result.parked());
             LOG.warn("{} commands parked (after {} retry_later answers from central, or {} rounds in which central failed on "

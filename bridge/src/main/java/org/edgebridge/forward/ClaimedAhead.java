@@ -6,13 +6,12 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.function.LongSupplier;
 import org.edgebridge.outbox.ClaimedEvent;
-import org.edgebridge.outbox.Outbox;
+import org.edgebridge.outbox.ForwarderOutbox;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Batches claimed in the transaction that settled the previous request ({@link Outbox#settle(String, List, int,
- * Outbox.NextClaim)}), waiting for the next step, which sends one instead of claiming. Why: a claim of its own was a
+ * Batches claimed in the transaction that settled the previous request ({@link ForwarderOutbox#settleAndClaim}), waiting for the next step, which sends one instead of claiming. Why: a claim of its own was a
  * second commit and a second wait for the write lock per request, about 3 ms of a 7 ms step at 1,000 commands/s
  * (issue 16, docs/BENCHMARKS.md). A batch claimed ahead is sent by the next step that may send; a step that is held
  * back (paused, backing off, breaker open) puts it back to pending, as does {@link Forwarder#close}. A crash leaves
@@ -49,16 +48,16 @@ final class ClaimedAhead {
      * The claim for a settle to make, or none: when a batch waits already (one at most), or when the next
      * request's permit is further away than {@link #MAX_PERMIT_WAIT}.
      */
-    Optional<Outbox.NextClaim> nextClaim() {
+    Optional<ForwarderOutbox.NextClaim> nextClaim() {
         if (!batches.isEmpty() || guards.untilRequestPermit().compareTo(MAX_PERMIT_WAIT) > 0) {
             return Optional.empty();
         }
-        return Optional.of(new Outbox.NextClaim(settings.batchLimit(), IngestRequest.eventBudget(settings),
+        return Optional.of(new ForwarderOutbox.NextClaim(settings.batchLimit(), IngestRequest.eventBudget(settings),
                 IngestRequest::eventBytes, storedUpTo.getAsLong(), BatchSender.newBatchId()));
     }
 
     /** Keeps what a settle claimed for the next step (nothing when it found nothing). */
-    void add(Outbox.NextClaim claim, List<ClaimedEvent> events) {
+    void add(ForwarderOutbox.NextClaim claim, List<ClaimedEvent> events) {
         if (!events.isEmpty()) {
             batches.add(new Batch(claim.batchId(), events));
         }
@@ -75,7 +74,7 @@ final class ClaimedAhead {
     }
 
     /** Puts every batch claimed ahead back to pending, as it was: nothing of it was sent. */
-    void releaseAll(Outbox outbox, String reason) {
+    void releaseAll(ForwarderOutbox outbox, String reason) {
         for (Batch b = batches.poll(); b != null; b = batches.poll()) {
             try {
                 outbox.releaseUnsentClaim(b.claimId(), reason);

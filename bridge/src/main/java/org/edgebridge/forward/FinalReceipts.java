@@ -5,7 +5,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import org.edgebridge.outbox.CommandRecord;
-import org.edgebridge.outbox.Outbox;
+import org.edgebridge.outbox.ForwarderOutbox;
 import org.edgebridge.receipt.ReceiptSender;
 import org.edgebridge.trace.CommandTrace;
 import org.slf4j.Logger;
@@ -19,12 +19,12 @@ final class FinalReceipts {
     private static final Logger LOG = LoggerFactory.getLogger(FinalReceipts.class);
     private static final Duration REPUBLISH_EVERY = Duration.ofSeconds(10);
 
-    private final Outbox outbox;
+    private final ForwarderOutbox outbox;
     private final ReceiptSender receipts;
     private final AtomicLong published = new AtomicLong();
     private Instant lastRepublish = Instant.EPOCH; // guarded by this
 
-    FinalReceipts(Outbox outbox, ReceiptSender receipts) {
+    FinalReceipts(ForwarderOutbox outbox, ReceiptSender receipts) {
         this.outbox = outbox;
         this.receipts = receipts;
     }

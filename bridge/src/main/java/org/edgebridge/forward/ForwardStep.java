@@ -10,7 +10,7 @@ import java.util.function.LongSupplier;
 import org.edgebridge.hook.TestHook;
 import org.edgebridge.outbox.ClaimedEvent;
 import org.edgebridge.outbox.Expiries;
-import org.edgebridge.outbox.Outbox;
+import org.edgebridge.outbox.ForwarderOutbox;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -27,7 +27,7 @@ final class ForwardStep {
     private static final Logger LOG = LoggerFactory.getLogger(ForwardStep.class);
 
     private final ForwarderSettings settings;
-    private final Outbox outbox;
+    private final ForwarderOutbox outbox;
     private final LongSupplier storedUpTo;
     private final Clock clock;
     private final ForwarderPolicy policy;
@@ -42,7 +42,7 @@ final class ForwardStep {
     private final AtomicLong failedSteps = new AtomicLong();
 
     /** @param storedUpTo the highest outbox row whose {@code stored} receipt has been handed out */
-    ForwardStep(ForwarderSettings settings, Outbox outbox, LongSupplier storedUpTo, Clock clock, ForwarderPolicy policy,
+    ForwardStep(ForwarderSettings settings, ForwarderOutbox outbox, LongSupplier storedUpTo, Clock clock, ForwarderPolicy policy,
             CentralGuards guards, BatchSettler settler, FinalReceipts finalReceipts, BatchSender sender,
             ClaimedAhead claimedAhead, ExpiryReports expiryReports) {
         this.expiryReports = expiryReports;

@@ -12,7 +12,7 @@ import org.edgebridge.forward.auth.ClientCertificateFiles;
 import org.edgebridge.forward.auth.OAuth2Tokens;
 import org.edgebridge.lifecycle.Component;
 import org.edgebridge.lifecycle.Once;
-import org.edgebridge.outbox.Outbox;
+import org.edgebridge.outbox.ForwarderOutbox;
 import org.edgebridge.receipt.ReceiptSender;
 import org.edgebridge.worker.Workers;
 import org.jspecify.annotations.Nullable;
@@ -49,7 +49,7 @@ public final class Forwarder implements Component, ForwarderControl, AutoCloseab
     private final BatchSender sender;
     private final ForwardStep step;
     private final ForwarderLoop loop;
-    private final Outbox outbox;
+    private final ForwarderOutbox outbox;
     private final ClaimedAhead claimedAhead;
     private final ExpiryReports expiryReports;
     private final CentralFailureRate failureRate;
@@ -60,13 +60,13 @@ public final class Forwarder implements Component, ForwarderControl, AutoCloseab
 
     /** @param storedUpTo the highest outbox row whose {@code stored} receipt has been handed out */
     /** @param meters where the requests' figures go ({@code edgebridge_forwarder_request_duration_seconds}, batch sizes) */
-    public Forwarder(ForwarderSettings settings, Outbox outbox, ReceiptSender receipts, LongSupplier storedUpTo, Clock clock,
+    public Forwarder(ForwarderSettings settings, ForwarderOutbox outbox, ReceiptSender receipts, LongSupplier storedUpTo, Clock clock,
             Workers threads, MeterRegistry meters) {
         this(settings, outbox, receipts, storedUpTo, clock, threads, meters, null);
     }
 
     /** For tests: {@code rateLimitWait} waits the rate limiters' waits instead of the loop (null: the loop). */
-    Forwarder(ForwarderSettings settings, Outbox outbox, ReceiptSender receipts, LongSupplier storedUpTo, Clock clock,
+    Forwarder(ForwarderSettings settings, ForwarderOutbox outbox, ReceiptSender receipts, LongSupplier storedUpTo, Clock clock,
             Workers threads, MeterRegistry meters, ForwarderLoop.@Nullable Sleeper rateLimitWait) {
         this.settings = settings;
         this.outbox = outbox;

@@ -4,7 +4,7 @@ import java.util.ArrayDeque;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
-import org.edgebridge.outbox.Outbox;
+import org.edgebridge.outbox.ForwarderOutbox;
 import org.edgebridge.outbox.Settlement;
 
 /**
@@ -21,7 +21,7 @@ final class UnsettledAnswers {
 
     /** Commits one answer: throws if the outbox still cannot. */
     interface Commit {
-        Outbox.SettleResult commit(Answer answer);
+        ForwarderOutbox.SettleResult commit(Answer answer);
     }
 
     private final ArrayDeque<Answer> answers = new ArrayDeque<>();
@@ -37,10 +37,10 @@ final class UnsettledAnswers {
      *
      * @return true when none is left
      */
-    synchronized boolean commitAll(Commit commit, Consumer<Outbox.SettleResult> then) {
+    synchronized boolean commitAll(Commit commit, Consumer<ForwarderOutbox.SettleResult> then) {
         while (!answers.isEmpty()) {
             Answer next = answers.peek();
-            Outbox.SettleResult result;
+            ForwarderOutbox.SettleResult result;
             try {
                 result = commit.commit(next);
             } catch (RuntimeException e) {

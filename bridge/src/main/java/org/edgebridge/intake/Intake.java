@@ -12,7 +12,7 @@ import org.edgebridge.hook.TestHook;
 import org.edgebridge.lifecycle.Component;
 import org.edgebridge.lifecycle.Once;
 import org.edgebridge.outbox.NewCommand;
-import org.edgebridge.outbox.Outbox;
+import org.edgebridge.outbox.IntakeOutbox;
 import org.edgebridge.outbox.StoreResult;
 import org.edgebridge.receipt.ReceiptSender;
 import org.edgebridge.trace.CommandTrace;
@@ -34,7 +34,7 @@ public final class Intake implements Component, IntakeView, AutoCloseable {
     /** What a device is told to wait when the bridge cannot take custody now. */
     static final long RETRY_AFTER_MS = 5_000;
 
-    private final Outbox outbox;
+    private final IntakeOutbox outbox;
     private final ReceiptSender receipts;
     private final CommandParser parser;
     private final IntakeSettings settings;
@@ -55,7 +55,7 @@ public final class Intake implements Component, IntakeView, AutoCloseable {
     /**
      * @param onStored called after new rows were committed and their {@code stored} receipts handed out
      */
-    public Intake(Outbox outbox, ReceiptSender receipts, IntakeSettings settings, Runnable onStored, Workers threads) {
+    public Intake(IntakeOutbox outbox, ReceiptSender receipts, IntakeSettings settings, Runnable onStored, Workers threads) {
         this.outbox = outbox;
         this.receipts = receipts;
         this.parser = new CommandParser(settings.maxPayloadBytes(), settings.jsonLimits(), settings.expiry());

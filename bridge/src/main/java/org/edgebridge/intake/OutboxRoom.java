@@ -1,7 +1,7 @@
 package org.edgebridge.intake;
 
 import java.util.Objects;
-import org.edgebridge.outbox.Outbox;
+import org.edgebridge.outbox.IntakeOutbox;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -13,13 +13,13 @@ import org.slf4j.LoggerFactory;
 final class OutboxRoom {
     private static final Logger LOG = LoggerFactory.getLogger(OutboxRoom.class);
 
-    private final Outbox outbox;
+    private final IntakeOutbox outbox;
     private final DiskSpace disk;
     private final IntakeSettings settings;
     private volatile boolean full;
     private volatile boolean lowDisk;
 
-    OutboxRoom(Outbox outbox, IntakeSettings settings) {
+    OutboxRoom(IntakeOutbox outbox, IntakeSettings settings) {
         this.outbox = outbox;
         this.settings = settings;
         // an absolute path of a file always has a parent

@@ -3,7 +3,7 @@ package org.edgebridge.intake;
 import java.util.Optional;
 import org.edgebridge.outbox.CommandRecord;
 import org.edgebridge.outbox.NewCommand;
-import org.edgebridge.outbox.Outbox;
+import org.edgebridge.outbox.IntakeOutbox;
 import org.edgebridge.receipt.ReceiptSender;
 
 /**
@@ -12,12 +12,12 @@ import org.edgebridge.receipt.ReceiptSender;
  * interceptor thread (a resend that cannot be queued now) and on the intake's writer thread (a resend in a batch).
  */
 final class ResendAnswers {
-    private final Outbox outbox;
+    private final IntakeOutbox outbox;
     private final ReceiptSender receipts;
     private final StoreReceipts storeReceipts;
     private final IntakeStats stats;
 
-    ResendAnswers(Outbox outbox, ReceiptSender receipts, StoreReceipts storeReceipts, IntakeStats stats) {
+    ResendAnswers(IntakeOutbox outbox, ReceiptSender receipts, StoreReceipts storeReceipts, IntakeStats stats) {
         this.outbox = outbox;
         this.receipts = receipts;
         this.storeReceipts = storeReceipts;

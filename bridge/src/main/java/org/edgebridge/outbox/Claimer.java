@@ -41,7 +41,7 @@ final class Claimer {
      * @param maxBytes the budget of the events' serialized bytes, each measured by {@code size}; the first event is
      *     taken whatever its size (it then goes alone)
      */
-    static List<ClaimedEvent> claim(NamedStatements sql, long now, Outbox.NextClaim next) throws SQLException {
+    static List<ClaimedEvent> claim(NamedStatements sql, long now, ForwarderOutbox.NextClaim next) throws SQLException {
         return claim(sql, now, next.maxEvents(), next.maxBytes(), next.size(), next.maxRowId(), next.batchId());
     }
 

@@ -15,8 +15,10 @@ import org.jdbi.v3.core.Jdbi;
 /**
  * The SQLite outbox (docs/protocol.md §2.5): the bridge's only durable record of commands and their receipts.
  *
- * <p>How it binds SQL, and why the hot statements are plain JDBC: {@code package-info}. Its callers each see a port of
- * their own where one exists: {@link #reads()} for the admin API and status, {@link #parked()} for the desk,
+ * <p>How it binds SQL, and why the hot statements are plain JDBC: {@code package-info}. Each caller sees a port of its
+ * own: {@link IntakeOutbox} (store, resends), {@link ForwarderOutbox} (claim, settle, release, finals),
+ * {@link AdminOutbox} (reads, the parked desk, marks); only the composition root holds the {@code Outbox} itself
+ * (ArchitectureTest). Inside them, {@link #reads()} for the admin API and status, {@link #parked()} for the desk,
  * {@link #expiries()} for the forwarder's expiry.
  *
  * <p>Thread-safe. Every write method is a request to the outbox's one writer thread ({@link OutboxWriter}), which
@@ -27,7 +29,7 @@ import org.jdbi.v3.core.Jdbi;
  * is kept for a writer outside this process, such as an admin's sqlite3. The database runs in WAL mode with
  * {@code synchronous=FULL}: a committed transaction survives a power cut.
  */
-public final class Outbox {
+public final class Outbox implements IntakeOutbox, ForwarderOutbox, AdminOutbox {
     private final Jdbi jdbi;
     private final Clock clock;
     private final Path file;
@@ -139,9 +141,6 @@ public final class Outbox {
         return claimed;
     }
 
-    /** A claim as {@link #claim} makes it, made by a settle in the same transaction ({@link #settleAndClaim}). */
-    public record NextClaim(int maxEvents, int maxBytes, WireSize size, long maxRowId, String batchId) {}
-
     /**
      * Applies the outcome of a request, in one transaction. Only rows still in flight are changed.
      *
@@ -173,13 +172,6 @@ public final class Outbox {
         CommandTrace.mark(CommandTrace.Step.CLAIMED, result.claimed(), ClaimedEvent::id);
         return result;
     }
-
-    /**
-     * @param finals commands that became final, with their receipts
-     * @param parked how many were parked
-     * @param claimed the events of the next claim made in the same transaction (empty when none was asked for)
-     */
-    public record SettleResult(List<CommandRecord> finals, int parked, List<ClaimedEvent> claimed) {}
 
     /**
      * Every pending row that waits for its own time (a receipt's retryAfterMs, the per-event backoff) is due now: an

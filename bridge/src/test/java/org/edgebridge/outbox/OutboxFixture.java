@@ -137,7 +137,7 @@ public final class OutboxFixture implements AutoCloseable {
     public CommandRecord finalRow(String device, String commandId, CommandState status) {
         ClaimedEvent e = claimed(List.of(command(device, commandId, 0, clock.instant()))).get(0);
         String code = status == CommandState.REJECTED ? "fixture_rejected" : null;
-        Outbox.SettleResult r = outbox.settle(lastClaim, List.of(new Settlement.Final(e.id(), status, code,
+        ForwarderOutbox.SettleResult r = outbox.settle(lastClaim, List.of(new Settlement.Final(e.id(), status, code,
                 status == CommandState.REJECTED ? "rejected by the fixture" : null, "{\"fixture\":true}")), 50);
         return r.finals().get(0);
     }

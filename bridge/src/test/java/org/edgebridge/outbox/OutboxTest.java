@@ -106,7 +106,7 @@ class OutboxTest {
     void published_marks_ride_the_next_write_and_a_close_commits_those_left() throws Exception {
         outbox.store(List.of(command("a", "1", ""), command("a", "2", ""), command("b", "1", "")));
         List<ClaimedEvent> claimed = outbox.claim(10, 1 << 20, OutboxFixture.ROUGH_SIZE, Long.MAX_VALUE, "batch-1");
-        Outbox.SettleResult settled = outbox.settle("batch-1", List.of(
+        ForwarderOutbox.SettleResult settled = outbox.settle("batch-1", List.of(
                 new Settlement.Final(claimed.get(0).id(), CommandState.ACCEPTED, null, null, null),
                 new Settlement.Final(claimed.get(2).id(), CommandState.ACCEPTED, null, null, null),
                 new Settlement.Release(claimed.get(1).id(), "not answered")), 50);
@@ -138,7 +138,7 @@ class OutboxTest {
     void a_crash_before_the_next_write_loses_only_the_marks_and_those_receipts_are_found_again() {
         outbox.store(List.of(command("a", "1", "")));
         List<ClaimedEvent> claimed = outbox.claim(10, 1 << 20, OutboxFixture.ROUGH_SIZE, Long.MAX_VALUE, "batch-1");
-        Outbox.SettleResult settled = outbox.settle("batch-1",
+        ForwarderOutbox.SettleResult settled = outbox.settle("batch-1",
                 List.of(new Settlement.Final(claimed.get(0).id(), CommandState.ACCEPTED, null, null, "{\"r\":1}")), 50);
         outbox.markPublished(List.of(settled.finals().get(0).id()));
         // the process dies here: no close, no further write; a new process opens the same file

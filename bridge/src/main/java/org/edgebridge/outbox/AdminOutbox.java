@@ -1,0 +1,28 @@
+package org.edgebridge.outbox;
+
+import java.util.List;
+import java.util.Optional;
+
+/** What the admin side (REST API, status page, metrics) sees of the {@link Outbox}: reads, the parked desk, marks. */
+public interface AdminOutbox {
+    /** {@link Outbox#reads}. */
+    OutboxReads reads();
+
+    /** {@link Outbox#parked}. */
+    ParkedDesk parked();
+
+    /** {@link Outbox#find(String, String)}. */
+    Optional<CommandRecord> find(String clientId, String commandId);
+
+    /** {@link Outbox#openCount()}. */
+    long openCount();
+
+    /** {@link Outbox#markPublished}. */
+    void markPublished(List<Long> ids);
+
+    /** {@link Outbox#isWritable}. */
+    boolean isWritable();
+
+    /** {@link Outbox#writerFigures}. */
+    WriterFigures writerFigures();
+}
