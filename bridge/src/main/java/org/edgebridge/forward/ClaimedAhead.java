@@ -12,10 +12,11 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Batches claimed in the transaction that settled the previous request ({@link ForwarderOutbox#settleAndClaim}),
- * waiting for the next step, which sends one instead of claiming. Why: a claim of its own was a second commit and a second wait for the write lock per request, about 3 ms of a 7 ms step at 1,000 commands/s
- * (issue 16, docs/BENCHMARKS.md). A batch claimed ahead is sent by the next step that may send; a step that is held
- * back (paused, backing off, breaker open) puts it back to pending, as does {@link Forwarder#close}. A crash leaves
- * it in flight, and the next start returns it to pending like any claim. Thread-safe: any worker adds and takes.
+ * waiting for the next step, which sends one instead of claiming. Why: a claim of its own was a second commit and a
+ * second wait for the write lock per request, about 3 ms of a 7 ms step at 1,000 commands/s (issue 16,
+ * docs/BENCHMARKS.md). A batch claimed ahead is sent by the next step that may send; a step that is held back
+ * (paused, backing off, breaker open) puts it back to pending, as does {@link Forwarder#close}. A crash leaves it in
+ * flight, and the next start returns it to pending like any claim. Thread-safe: any worker adds and takes.
  */
 final class ClaimedAhead {
     private static final Logger LOG = LoggerFactory.getLogger(ClaimedAhead.class);
