@@ -1,6 +1,5 @@
 package org.edgebridge.forward;
 
-import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.ProxySelector;
 import java.net.http.HttpClient;

@@ -1,7 +1,7 @@
 package org.edgebridge.worker;
 
-import java.util.Optional;
 import org.edgebridge.lifecycle.ExitCodes;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -37,32 +37,40 @@ public final class FatalErrors {
      * {@link #haltOnAnyError} is installed (a test's JVM is not halted); otherwise returns.
      */
     public static void haltIfFatal(Thread thread, Throwable t) {
-        if (halting && errorIn(t).isPresent()) {
-            uncaught(thread, t);
+        Error error = halting ? errorIn(t) : null;
+        if (error != null) {
+            halt(thread, error, t);
         }
     }
 
-    /** The Error that {@code t} is or wraps (Moquette and Netty wrap what they catch in exceptions of their own). */
-    static Optional<Error> errorIn(Throwable t) {
+    /**
+     * The Error that {@code t} is or wraps (Moquette and Netty wrap what they catch in exceptions of their own), or
+     * null. Allocates nothing: it runs when the heap may be exhausted.
+     */
+    static @Nullable Error errorIn(Throwable t) {
         Throwable at = t;
         for (int i = 0; at != null && i < MAX_CAUSES; i++) {
             if (at instanceof Error e) {
-                return Optional.of(e);
+                return e;
             }
             at = at.getCause();
         }
-        return Optional.empty();
+        return null;
     }
 
     private static void uncaught(Thread thread, Throwable t) {
-        Optional<Error> error = errorIn(t);
-        if (error.isEmpty()) {
+        Error error = errorIn(t);
+        if (error == null) {
             LOG.error("thread {} ended with an exception", thread.getName(), t);
             return;
         }
+        halt(thread, error, t);
+    }
+
+    private static void halt(Thread thread, Error error, Throwable t) {
         try {
             LOG.error("fatal: thread {} died of {}; the bridge halts now with exit code {} so that its supervisor starts "
-                    + "it again", thread.getName(), error.get(), ExitCodes.WORKER_DIED, t);
+                    + "it again", thread.getName(), error, ExitCodes.WORKER_DIED, t);
         } catch (Throwable ignored) {
             // logging may fail under OutOfMemoryError: halt all the same
         }

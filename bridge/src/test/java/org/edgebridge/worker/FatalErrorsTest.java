@@ -9,16 +9,16 @@ class FatalErrorsTest {
     @Test
     void an_error_is_fatal_bare_or_wrapped_in_the_exceptions_moquette_and_netty_make_of_it() {
         OutOfMemoryError oom = new OutOfMemoryError("Java heap space");
-        assertThat(FatalErrors.errorIn(oom)).containsSame(oom);
-        assertThat(FatalErrors.errorIn(new RuntimeException("session loop", oom))).containsSame(oom);
-        assertThat(FatalErrors.errorIn(new CompletionException(new IllegalStateException("deep", oom)))).containsSame(oom);
+        assertThat(FatalErrors.errorIn(oom)).isSameAs(oom);
+        assertThat(FatalErrors.errorIn(new RuntimeException("session loop", oom))).isSameAs(oom);
+        assertThat(FatalErrors.errorIn(new CompletionException(new IllegalStateException("deep", oom)))).isSameAs(oom);
     }
 
     @Test
     void an_exception_without_an_error_in_its_causes_is_not_fatal() {
         assertThat(FatalErrors.errorIn(new IllegalStateException("bad packet", new java.io.IOException("reset"))))
-                .isEmpty();
-        assertThat(FatalErrors.errorIn(new RuntimeException())).isEmpty();
+                .isNull();
+        assertThat(FatalErrors.errorIn(new RuntimeException())).isNull();
     }
 
     @Test
@@ -26,7 +26,7 @@ class FatalErrorsTest {
         RuntimeException a = new RuntimeException("a");
         RuntimeException b = new RuntimeException("b", a);
         a.initCause(b);
-        assertThat(FatalErrors.errorIn(a)).isEmpty();
+        assertThat(FatalErrors.errorIn(a)).isNull();
     }
 
     @Test
