@@ -44,6 +44,7 @@ class OutboxWriterTest {
     void requests_that_wait_together_are_committed_in_one_transaction() throws Exception {
         CompletableFuture<Object> holding = holdTheWriter();
         CompletableFuture<Integer> a = async(h -> insertDevice(h, "a"));
+        awaitQueued(1); // a before c: async() enqueues from the common pool, where the two would race
         CompletableFuture<String> c = async(h -> {
             boolean ownSees = h.createQuery("SELECT count(*) FROM devices WHERE client_id = 'a'").mapTo(Integer.class).one() == 1;
             boolean othersSee = deviceCount("a") == 1;
