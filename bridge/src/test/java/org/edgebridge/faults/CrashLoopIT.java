@@ -19,7 +19,7 @@ import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicReference;
 import org.awaitility.core.ConditionTimeoutException;
-import org.edgebridge.RunsAlone;
+import org.edgebridge.LoadsTheMachine;
 import org.edgebridge.central.CentralSim;
 import org.edgebridge.central.Faults;
 import org.edgebridge.device.DeviceSimulator;
@@ -41,7 +41,7 @@ import org.junit.jupiter.api.io.TempDir;
  * <p>Sizes ({@code -Dcrashloop.size}): {@code ci} (default: 25 kills, a fresh data directory every 9, about
  * 3 minutes) and {@code full} (200 kills, every 10). {@code -Dcrashloop.seed} replays a run's kill plan.
  */
-@RunsAlone
+@LoadsTheMachine
 class CrashLoopIT {
     /** How big a run is. */
     record Size(String name, int kills, int killsPerDataDir) {

@@ -19,7 +19,7 @@ import java.util.TreeMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.Collectors;
 import org.awaitility.core.ConditionTimeoutException;
-import org.edgebridge.RunsAlone;
+import org.edgebridge.LoadsTheMachine;
 import org.edgebridge.central.CentralSim;
 import org.edgebridge.device.FleetCounters;
 import org.edgebridge.faults.SiteFaults.Fault;
@@ -41,7 +41,7 @@ import org.junit.jupiter.api.io.TempDir;
  * unprivileged mount namespace ({@code unshare -rm}); where there is none the run fails and says so, unless
  * {@code -Dfaults.disk=off} leaves the disk fault out knowingly.
  */
-@RunsAlone
+@LoadsTheMachine
 class FaultSuiteIT {
     /** How big a run is. */
     record Size(String name, int devices, int commands, int kills, Duration faultPhase, Duration drainLimit,

@@ -13,7 +13,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import org.edgebridge.RunsAlone;
+import org.edgebridge.LoadsTheMachine;
 import org.edgebridge.central.CentralSim;
 import org.edgebridge.it.BridgeProcess;
 import org.edgebridge.it.Ports;
@@ -41,7 +41,7 @@ import org.junit.jupiter.api.io.TempDir;
  * <p>Needs Debian's {@code haproxy} ({@code .ci/run} installs it): without it the tests are skipped with a line
  * that says so, except under {@code CI=true}, where they fail.
  */
-@RunsAlone
+@LoadsTheMachine
 class ScaleOutIT {
     private static final Path HAPROXY_CFG = Path.of("../broker-config/haproxy.cfg");
     /** Devices on plain MQTT (HAProxy keeps each on a box by its client id) and over TLS (by its address). */

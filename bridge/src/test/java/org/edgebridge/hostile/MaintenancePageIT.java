@@ -8,7 +8,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import org.edgebridge.RunsAlone;
 import org.edgebridge.device.DeviceSimulator;
 import org.edgebridge.outbox.CommandState;
 import org.junit.jupiter.api.Test;
@@ -21,7 +20,6 @@ import org.junit.jupiter.api.io.TempDir;
  * within seconds); the forwarder backs off, the missing receipts show in /metrics, and once central answers again
  * every command is applied.
  */
-@RunsAlone
 class MaintenancePageIT {
     private static final int DEVICES = 10;
     private static final int COMMANDS = 3;

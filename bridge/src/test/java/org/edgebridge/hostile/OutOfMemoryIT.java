@@ -10,7 +10,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import org.edgebridge.RunsAlone;
 import org.edgebridge.device.DeviceSimulator;
 import org.edgebridge.it.BridgeProcess;
 import org.edgebridge.lifecycle.ExitCodes;
@@ -24,7 +23,6 @@ import org.junit.jupiter.params.provider.ValueSource;
  * first life raises {@code ingest.maxReplyBytes} to 1 GiB, above its heap, and central answers 700 MB; the second
  * life runs with the shipped cap (4 MiB) against the same central and the same outbox row.
  */
-@RunsAlone
 class OutOfMemoryIT {
     private static final long SEVEN_HUNDRED_MB = 700L * 1000 * 1000;
 

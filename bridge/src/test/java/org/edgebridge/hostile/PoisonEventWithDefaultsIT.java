@@ -9,7 +9,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
-import org.edgebridge.RunsAlone;
 import org.edgebridge.device.DeviceSimulator;
 import org.edgebridge.outbox.CommandState;
 import org.junit.jupiter.api.Test;
@@ -21,7 +20,6 @@ import org.junit.jupiter.api.io.TempDir;
  * the other devices' commands flow within seconds, the circuit breaker never opens, and the event is parked with its
  * own code. Prints the figures docs/forwarding.md gives.
  */
-@RunsAlone
 class PoisonEventWithDefaultsIT {
     private static final int DEVICES = 20;
     private static final int COMMANDS = 3;

@@ -5,7 +5,6 @@ import static org.awaitility.Awaitility.await;
 
 import java.nio.file.Path;
 import java.time.Duration;
-import org.edgebridge.RunsAlone;
 import org.edgebridge.device.DeviceSimulator;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -14,7 +13,6 @@ import org.junit.jupiter.api.io.TempDir;
  * Issue 23 point 3: central sends the headers, then its body one byte every 5 s. JDK 17's request timeout stops at
  * the headers; the bridge's {@code ingest.timeout} (30 s, the shipped default) bounds the whole exchange.
  */
-@RunsAlone
 class SlowReplyIT {
     @TempDir
     Path dir;

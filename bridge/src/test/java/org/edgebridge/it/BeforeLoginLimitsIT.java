@@ -10,7 +10,7 @@ import java.net.Socket;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import org.edgebridge.RunsAlone;
+import org.edgebridge.LoadsTheMachine;
 import org.edgebridge.bench.RawMqttClient;
 import org.edgebridge.device.DeviceSimulator;
 import org.junit.jupiter.api.AfterEach;
@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
  * once, a CONNECT must be whole within {@code mqtt.connectTimeout}, and connections are capped in total and per
  * address. Every flood here is 700 raw sockets that keep trickling bytes, so that only the bridge can end them.
  */
-@RunsAlone
+@LoadsTheMachine
 class BeforeLoginLimitsIT extends OneDeviceSite {
     private static final int FLOOD_CONNECTIONS = 700;
     /** The PUBLISH (or CONNECT) each flood connection declares: 520 KB, just under mqtt.maxPacketBytes (512 KiB). */

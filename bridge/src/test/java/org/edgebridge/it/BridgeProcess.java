@@ -40,14 +40,8 @@ public final class BridgeProcess implements AutoCloseable {
 
     public BridgeProcess(Path log, List<String> jvmArgs, String... sets) {
         this.log = log;
-        Path jar = Path.of(System.getProperty("bridge.jar", "target/edge-bridge.jar"));
-        if (!Files.isRegularFile(jar)) {
-            throw new IllegalStateException(jar + " is missing: run the tests with 'mvn verify', which builds it first");
-        }
-        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        command.add("-Xmx256m");
-        command.addAll(jvmArgs);
-        command.addAll(List.of("-jar", jar.toString(), "run", "--set", "admin.port=any", "--set", "mqtt.port=any"));
+        command.addAll(BridgeJar.command("256m", jvmArgs));
+        command.addAll(List.of("run", "--set", "admin.port=any", "--set", "mqtt.port=any"));
         for (String set : sets) {
             command.add("--set");
             command.add(set);

@@ -22,9 +22,8 @@ class BusyPortIT {
     void a_busy_port_names_its_key_and_port(String key) throws Exception {
         try (ServerSocket taken = new ServerSocket(0, 50, InetAddress.getByName("127.0.0.1"))) {
             int port = taken.getLocalPort();
-            List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                    "-Xmx128m", "-jar", Path.of(System.getProperty("bridge.jar", "target/edge-bridge.jar")).toString(), "run",
-                    "--set", "data.dir=" + dir.resolve("data"), "--set", "mqtt.host=127.0.0.1", "--set", "admin.host=127.0.0.1",
+            List<String> command = new ArrayList<>(BridgeJar.command("128m", List.of()));
+            command.addAll(List.of("run", "--set", "data.dir=" + dir.resolve("data"), "--set", "mqtt.host=127.0.0.1", "--set", "admin.host=127.0.0.1",
                     "--set", "auth.anonymous=true", "--set", "mqtt.port=" + (key.equals("mqtt.port") ? port : "any"),
                     "--set", "admin.port=" + (key.equals("admin.port") ? port : "any")));
             Path log = BridgeProcess.logFile("busy-" + key);

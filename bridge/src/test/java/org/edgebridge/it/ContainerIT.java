@@ -27,7 +27,7 @@ import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
-import org.edgebridge.RunsAlone;
+import org.edgebridge.LoadsTheMachine;
 import org.edgebridge.central.CentralSim;
 import org.edgebridge.central.Faults;
 import org.edgebridge.central.Inbox;
@@ -54,7 +54,7 @@ import org.testcontainers.utility.DockerImageName;
  * <p>Without a Docker engine the tests are skipped with a printed reason, except under {@code CI=true},
  * where they fail: {@code .ci/run} starts dockerd, and a CI run must not pass without these tests.
  */
-@RunsAlone
+@LoadsTheMachine
 class ContainerIT {
     static final String BASE_IMAGE = "edge-bridge-base:bookworm";
     static final String IMAGE = "edge-bridge:it";

@@ -12,7 +12,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import org.edgebridge.RunsAlone;
 import org.edgebridge.central.CentralSim;
 import org.edgebridge.central.Faults;
 import org.edgebridge.central.Inbox;
@@ -27,7 +26,6 @@ import org.junit.jupiter.params.provider.EnumSource;
  * on central's side, by central holding its reply after it applied the batch. After a restart, every command
  * must be applied at central exactly once and get final receipts that all say the same thing.
  */
-@RunsAlone
 class CrashWindowIT {
     private static final int COMMANDS = 3;
 

@@ -277,8 +277,7 @@ class DeviceLoginIT {
     private record Cli(int exit, String out) {}
 
     private static Cli cli(String... args) throws Exception {
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-jar", System.getProperty("bridge.jar", "target/edge-bridge.jar")));
+        List<String> command = new ArrayList<>(BridgeJar.command("256m", List.of()));
         command.addAll(List.of(args));
         Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);

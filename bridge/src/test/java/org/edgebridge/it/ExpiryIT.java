@@ -15,7 +15,6 @@ import java.time.Instant;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
-import org.edgebridge.RunsAlone;
 import org.edgebridge.central.CentralSim;
 import org.edgebridge.central.Inbox;
 import org.edgebridge.device.DeviceSimulator;
@@ -29,7 +28,6 @@ import org.junit.jupiter.api.io.TempDir;
  * behind them and, once central is back, goes after central was told of them: central applies it in order, sees no
  * unexplained gap in the device's sequence, and never the expired ones. Shipped defaults but for the expiry rule.
  */
-@RunsAlone
 class ExpiryIT {
     private static final HttpClient HTTP = HttpClient.newHttpClient();
     private static final String ADMIN_TOKEN = "expiry-it-token";

@@ -17,7 +17,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.stream.Collectors;
-import org.edgebridge.RunsAlone;
 import org.edgebridge.central.CentralSim;
 import org.edgebridge.central.Faults;
 import org.edgebridge.central.Inbox;
@@ -26,7 +25,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The forwarder under a flaky central, under a rate limit with a backlog, and across a token fix. */
-@RunsAlone
 class ForwarderLoadIT {
     @TempDir
     Path dir;

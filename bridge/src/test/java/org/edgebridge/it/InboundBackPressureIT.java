@@ -17,7 +17,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.edgebridge.RunsAlone;
 import org.edgebridge.central.CentralSim;
 import org.edgebridge.device.DeviceSimulator;
 import org.junit.jupiter.api.Test;
@@ -29,7 +28,6 @@ import org.junit.jupiter.api.io.TempDir;
  * limit. Here 12 devices send 200 KB commands that cost the intake a JSON parse each, as fast as the broker
  * acknowledges them, into a bridge with a 256 MiB heap: the queue stays near its bound, nothing is lost.
  */
-@RunsAlone
 class InboundBackPressureIT {
     private static final int DEVICES = 12;
     private static final int EACH = 30;

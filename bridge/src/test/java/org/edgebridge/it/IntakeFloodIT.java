@@ -17,7 +17,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.edgebridge.RunsAlone;
+import org.edgebridge.LoadsTheMachine;
 import org.edgebridge.central.CentralSim;
 import org.edgebridge.device.DeviceSimulator;
 import org.junit.jupiter.api.Test;
@@ -30,7 +30,7 @@ import org.junit.jupiter.api.io.TempDir;
  * intake_busy past intake.maxQueuedBytes, and loses nothing: every command, resent by its careful device, reaches
  * central once. Prints the figures that docs/forwarding.md reports (heap peak from the child's GC log).
  */
-@RunsAlone
+@LoadsTheMachine
 class IntakeFloodIT {
     private static final int DEVICES = 8;
     private static final int COMMANDS = 100;

@@ -11,6 +11,7 @@ import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import org.awaitility.core.ConditionTimeoutException;
 import org.edgebridge.central.Faults;
 import org.edgebridge.device.DeviceSimulator;
 import org.edgebridge.outbox.CommandState;
@@ -55,8 +56,20 @@ class ParkedDeskApiIT {
             b.awaitReceipt(id, "stored");
         }
         assertThat(site.post("/api/forwarder/resume", "test-token").statusCode()).isEqualTo(200);
-        await().atMost(PARKING).until(() -> ofA.stream().allMatch(id -> parked(site, a.clientId(), id))
-                && ofB.stream().allMatch(id -> parked(site, b.clientId(), id)));
+        try {
+            await().atMost(PARKING).until(() -> ofA.stream().allMatch(id -> parked(site, a.clientId(), id))
+                    && ofB.stream().allMatch(id -> parked(site, b.clientId(), id)));
+        } catch (ConditionTimeoutException e) {
+            // which command did not park, and what its history says happened to it
+            StringBuilder open = new StringBuilder();
+            for (String id : ofA) {
+                open.append(notParked(site, a.clientId(), id));
+            }
+            for (String id : ofB) {
+                open.append(notParked(site, b.clientId(), id));
+            }
+            throw new AssertionError("not parked within " + PARKING + ":" + open, e);
+        }
         site.central.faults(Faults.NONE);
     }
 
@@ -175,6 +188,11 @@ class ParkedDeskApiIT {
                 .POST(HttpRequest.BodyPublishers.ofString("{\"code\":\"retry_later_limit\"}")).build(),
                 HttpResponse.BodyHandlers.ofString());
         assertThat(noToken.statusCode()).isEqualTo(401);
+    }
+
+    private static String notParked(TestSite site, String device, String command) throws Exception {
+        return parked(site, device, command) ? ""
+                : "\n  " + device + "/" + command + ": " + site.getJson("/api/outbox/" + device + "/" + command);
     }
 
     private static boolean parked(TestSite site, String device, String command) {

@@ -59,9 +59,8 @@ class ReadmeEndpointsIT {
 
         // every listener on any free port; the demo logs which ones it bound
         Path log = BridgeProcess.logFile("readme-demo");
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx256m", "-jar", Path.of(System.getProperty("bridge.jar", "target/edge-bridge.jar")).toString(), "demo",
-                "--central-port", "0", "--set", "admin.port=any", "--set", "mqtt.port=any", "--set", "tls.port=any",
+        List<String> command = new ArrayList<>(BridgeJar.command("256m", List.of()));
+        command.addAll(List.of("demo", "--central-port", "0", "--set", "admin.port=any", "--set", "mqtt.port=any", "--set", "tls.port=any",
                 "--set", "data.dir=" + dir.resolve("demo-data")));
         Process demo = new ProcessBuilder(command).redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();

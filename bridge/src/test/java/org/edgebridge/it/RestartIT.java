@@ -14,7 +14,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import org.edgebridge.RunsAlone;
 import org.edgebridge.central.CentralSim;
 import org.edgebridge.central.Inbox;
 import org.edgebridge.device.DeviceSimulator;
@@ -26,7 +25,6 @@ import org.junit.jupiter.api.io.TempDir;
  * (SIGTERM), once after {@code kill -9}. The bridge must start again both times, and the device must end
  * with a final receipt for every command, applied at central exactly once.
  */
-@RunsAlone
 class RestartIT {
     private static final int COMMANDS = 5;
 

@@ -14,7 +14,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
-import org.edgebridge.RunsAlone;
 import org.edgebridge.central.CentralSim;
 import org.edgebridge.central.Inbox;
 import org.edgebridge.device.DeviceSimulator;
@@ -25,7 +24,6 @@ import org.junit.jupiter.api.io.TempDir;
  * SIGTERM under load: a clean stop (the shutdown hook runs to its end, within {@link BridgeProcess#stop}'s generous
  * wait) that loses nothing and leaves no claim in flight. How long the stop took is printed, not asserted.
  */
-@RunsAlone
 class ShutdownIT {
     @TempDir
     Path dir;
