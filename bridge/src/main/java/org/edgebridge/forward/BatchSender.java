@@ -2,7 +2,6 @@ package org.edgebridge.forward;
 
 import java.time.Clock;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -20,7 +19,7 @@ import org.jspecify.annotations.Nullable;
  * of it. A 5xx (503 included), another 4xx, a dropped connection or a timeout of two or more events is bisected the same way
  * ({@link ServerErrorRounds}). Runs on the thread of the step; the counters are shared by the workers.
  */
-final class BatchSender implements ServerErrorRounds.Sender {
+final class BatchSender {
     private final CentralCall call;
     private final ForwarderPolicy policy;
     private final BatchSettler settler;
@@ -47,9 +46,9 @@ final class BatchSender implements ServerErrorRounds.Sender {
         this.hunt = hunt;
         this.rateLimitWait = rateLimitWait;
         this.clock = clock;
-        this.rounds = new ServerErrorRounds(hunt, failureRate, this, new AloneFailures(settings.maxServerErrors(),
-                failureRate::failuresToPark, classifier::backoff),
-                clock);
+        this.rounds = new ServerErrorRounds(hunt, failureRate, this::send, settler, policy,
+                new CentralFailed(hunt, policy, call, clock),
+                new AloneFailures(settings.maxServerErrors(), failureRate::failuresToPark, classifier::backoff), clock);
     }
 
     /**
@@ -58,8 +57,7 @@ final class BatchSender implements ServerErrorRounds.Sender {
      * @param round the bisection this request belongs to, or null: a failed request of a round is not settled
      *     here but kept in flight for the round
      */
-    @Override
-    public Forwarded send(List<ClaimedEvent> events, ServerErrorHunt.@Nullable Round round) {
+    Forwarded send(List<ClaimedEvent> events, ServerErrorHunt.@Nullable Round round) {
         return send(events, round, false);
     }
 
@@ -132,7 +130,7 @@ final class BatchSender implements ServerErrorRounds.Sender {
                     hunt.otherFailed(clock.instant());
                 }
                 // a 403 of one event alone, unproven, backs off like a 5xx: the next step sends the other devices'
-                // events first, and only if central refuses those too is it refusing the bridge (centralFailed)
+                // events first, and only if central refuses those too is it refusing the bridge (CentralFailed)
                 policy.failed(failed.reason(), failed.retryAfter());
                 if (failed.cause() == RequestOutcome.Cause.UNREACHABLE) {
                     settler.releaseUnsent(batchId, events, failed.reason());
@@ -183,7 +181,7 @@ final class BatchSender implements ServerErrorRounds.Sender {
         int half = events.size() / 2;
         List<ClaimedEvent> first = events.subList(0, half);
         Set<Long> finalIds = new HashSet<>(send(first, round).finals());
-        List<ClaimedEvent> next = notHeldBack(batchId, first, finalIds, events.subList(half, events.size()));
+        List<ClaimedEvent> next = settler.notHeldBack(batchId, first, finalIds, events.subList(half, events.size()));
         if (next.isEmpty()) {
             return finalIds;
         }
@@ -193,65 +191,6 @@ final class BatchSender implements ServerErrorRounds.Sender {
         }
         finalIds.addAll(send(next, round).finals());
         return finalIds;
-    }
-
-    /**
-     * The events of {@code rest} whose devices {@code first} does not hold back (an event of the device in
-     * {@code first} that is not final); the others are released.
-     */
-    @Override
-    public List<ClaimedEvent> notHeldBack(String batchId, List<ClaimedEvent> first, Set<Long> finalIds,
-            List<ClaimedEvent> rest) {
-        Set<String> blocked = new HashSet<>();
-        for (ClaimedEvent e : first) {
-            if (!finalIds.contains(e.id())) {
-                blocked.add(e.clientId());
-            }
-        }
-        List<ClaimedEvent> next = new ArrayList<>();
-        List<ClaimedEvent> held = new ArrayList<>();
-        for (ClaimedEvent e : rest) {
-            (blocked.contains(e.clientId()) ? held : next).add(e);
-        }
-        settler.releaseUnsent(batchId, held, "an earlier event of the same device in this batch is not final yet");
-        return next;
-    }
-
-    /** The rounds release only events they did not send. */
-    @Override
-    public void release(String batchId, List<ClaimedEvent> events, String reason) {
-        settler.releaseUnsent(batchId, events, reason);
-    }
-
-    @Override
-    public void settle(String batchId, List<Settlement> settlements) {
-        settler.settle(batchId, settlements);
-    }
-
-    @Override
-    public boolean stillSending() {
-        return policy.stillSending();
-    }
-
-    @Override
-    public void centralFailed(RequestOutcome.Failed failed, boolean refusesAll) {
-        hunt.otherFailed(clock.instant());
-        holdBack(failed, refusesAll);
-        if (failed.cause() != RequestOutcome.Cause.FORBIDDEN) {
-            call.recordFailure(failed.reason());
-        }
-    }
-
-    /**
-     * Central failed, not one event: back off; a 403 that central gave to more than one event, or to a suspect again,
-     * is central refusing the bridge: paused (docs/forwarding.md).
-     */
-    private void holdBack(RequestOutcome.Failed failed, boolean refusesAll) {
-        if (failed.cause() == RequestOutcome.Cause.FORBIDDEN && refusesAll) {
-            policy.refused(failed.reason(), false);
-        } else {
-            policy.failed(failed.reason(), failed.retryAfter());
-        }
     }
 
     long requests() {

@@ -1,8 +1,10 @@
 package org.edgebridge.forward;
 
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 import org.edgebridge.hook.TestHook;
@@ -88,6 +90,26 @@ final class BatchSettler {
             releases.add(new Settlement.Release(e.id(), reason, sent));
         }
         settle(batchId, releases);
+    }
+
+    /**
+     * The events of {@code rest} whose devices {@code first} does not hold back (an event of the device in {@code first}
+     * that is not final: docs/protocol.md §2.2); the others are released, unsent.
+     */
+    List<ClaimedEvent> notHeldBack(String batchId, List<ClaimedEvent> first, Set<Long> finalIds, List<ClaimedEvent> rest) {
+        Set<String> blocked = new HashSet<>();
+        for (ClaimedEvent e : first) {
+            if (!finalIds.contains(e.id())) {
+                blocked.add(e.clientId());
+            }
+        }
+        List<ClaimedEvent> next = new ArrayList<>();
+        List<ClaimedEvent> held = new ArrayList<>();
+        for (ClaimedEvent e : rest) {
+            (blocked.contains(e.clientId()) ? held : next).add(e);
+        }
+        releaseUnsent(batchId, held, "an earlier event of the same device in this batch is not final yet");
+        return next;
     }
 
     /** Commits the answers kept by {@link #settle}. @return true when none is left */

@@ -13,48 +13,35 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The rounds of {@link ServerErrorHunt}: bisecting a batch that failed again, sending known suspects alone, and
- * settling what a round kept in flight. Runs on the forwarder thread of the step; sends and settles through the
- * forwarder ({@link Sender}).
+ * settling what a round kept in flight. Runs on the forwarder thread of the step. It sends through the forwarder
+ * ({@link Sender}, the one way back: a request of a round is split or answered like any other), settles and releases
+ * with the {@link BatchSettler}, and tells central's own failures to {@link CentralFailed}.
  */
 final class ServerErrorRounds {
-    /** What the rounds need of the forwarder. */
+    /** Sends (and settles) one request: a batch of the step ({@code round} null) or one of a round's requests. */
+    @FunctionalInterface
     interface Sender {
-        /** Sends (and settles) one request; with a round, a failure is kept in flight for the round. */
+        /** With a round, a failure is kept in flight for the round instead of settled. */
         Forwarded send(List<ClaimedEvent> events, ServerErrorHunt.@Nullable Round round);
-
-        /** Puts events this step did not send back to pending (they still count as unseen by central). */
-        void release(String batchId, List<ClaimedEvent> events, String reason);
-
-        void settle(String batchId, List<Settlement> settlements);
-
-        /** Not paused and not backing off. */
-        boolean stillSending();
-
-        /**
-         * Central itself failed (not one event): back off as after any other failed request, and record one
-         * failure for the circuit breaker (the requests of the round were not recorded); never less than the
-         * failure's Retry-After.
-         *
-         * @param refusesAll false when the failure followed only one event, new as a suspect, and nothing proves
-         *     central well: a 403 then backs off like a 5xx instead of pausing (the next step sends the other devices'
-         *     events first, and only if central refuses those too is it refusing the bridge)
-         */
-        void centralFailed(RequestOutcome.Failed failed, boolean refusesAll);
-
-        /** The events of {@code rest} whose devices {@code first} does not hold back; the others are released. */
-        List<ClaimedEvent> notHeldBack(String batchId, List<ClaimedEvent> first, Set<Long> finalIds, List<ClaimedEvent> rest);
     }
 
     private final ServerErrorHunt hunt;
     private final CentralFailureRate failureRate;
     private final Sender sender;
+    private final BatchSettler settler;
+    private final ForwarderPolicy policy;
+    private final CentralFailed centralFailed;
     private final AloneFailures alone;
     private final Clock clock;
 
-    ServerErrorRounds(ServerErrorHunt hunt, CentralFailureRate failureRate, Sender sender, AloneFailures alone, Clock clock) {
+    ServerErrorRounds(ServerErrorHunt hunt, CentralFailureRate failureRate, Sender sender, BatchSettler settler,
+            ForwarderPolicy policy, CentralFailed centralFailed, AloneFailures alone, Clock clock) {
         this.hunt = hunt;
         this.failureRate = failureRate;
         this.sender = sender;
+        this.settler = settler;
+        this.policy = policy;
+        this.centralFailed = centralFailed;
         this.alone = alone;
         this.clock = clock;
     }
@@ -71,13 +58,13 @@ final class ServerErrorRounds {
         Forwarded a = sender.send(first, round);
         Set<Long> finalIds = new HashSet<>(a.finals());
         String batchId = BatchSender.newBatchId();
-        List<ClaimedEvent> next = sender.notHeldBack(batchId, first, finalIds, events.subList(half, events.size()));
+        List<ClaimedEvent> next = settler.notHeldBack(batchId, first, finalIds, events.subList(half, events.size()));
         Forwarded b = null;
-        if (!next.isEmpty() && sender.stillSending()) {
+        if (!next.isEmpty() && policy.stillSending()) {
             b = sender.send(next, round);
             finalIds.addAll(b.finals());
         } else {
-            sender.release(batchId, next, "not sent: central is failing or paused");
+            settler.releaseUnsent(batchId, next, "not sent: central is failing or paused");
         }
         boolean secondFailed = b != null && b.failed();
         if (a.failed() && secondFailed) {
@@ -85,7 +72,7 @@ final class ServerErrorRounds {
             return finalIds;
         }
         List<ClaimedEvent> failedHalf = a.failed() ? first : secondFailed ? next : null;
-        if (failedHalf == null || round.stopped() || !sender.stillSending()) {
+        if (failedHalf == null || round.stopped() || !policy.stillSending()) {
             return finalIds;
         }
         if (failedHalf.size() == 1) {
@@ -124,7 +111,7 @@ final class ServerErrorRounds {
                 others.add(e);
             }
         }
-        sender.release(batchId, held, "an earlier event of the same device makes central fail; it is sent alone first");
+        settler.releaseUnsent(batchId, held, "an earlier event of the same device makes central fail; it is sent alone first");
         ServerErrorHunt.Round round = new ServerErrorHunt.Round();
         Set<Long> finalIds = new HashSet<>();
         Set<String> notFinal = new HashSet<>();
@@ -139,12 +126,12 @@ final class ServerErrorRounds {
         RequestOutcome.Failed lastFailure = null;
         boolean centralAnswersNothing = false;
         for (ClaimedEvent s : alone) {
-            if (centralAnswersNothing || !sender.stillSending()) {
-                sender.release(batchId, List.of(s), "not sent: central is failing or paused");
+            if (centralAnswersNothing || !policy.stillSending()) {
+                settler.releaseUnsent(batchId, List.of(s), "not sent: central is failing or paused");
                 continue;
             }
             if (notFinal.contains(s.clientId())) {
-                sender.release(batchId, List.of(s), "not sent: an earlier event of the same device is not final yet");
+                settler.releaseUnsent(batchId, List.of(s), "not sent: an earlier event of the same device is not final yet");
                 continue;
             }
             Forwarded sent = sender.send(List.of(s), round);
@@ -195,8 +182,8 @@ final class ServerErrorRounds {
         }
         if (!anyCounted) {
             // a bisection that ended on one new suspect, with no other half refused, has not shown central refusing all
-            sender.centralFailed(failed, !(newSuspects && !round.stopped() && !round.suspects().isEmpty()));
+            centralFailed.record(failed, !(newSuspects && !round.stopped() && !round.suspects().isEmpty()));
         }
-        sender.settle(batchId, out);
+        settler.settle(batchId, out);
     }
 }
