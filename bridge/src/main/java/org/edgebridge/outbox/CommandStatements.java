@@ -5,7 +5,7 @@ import java.sql.PreparedStatement;
 import java.sql.SQLException;
 
 /**
- * The intake's three statements ({@link OutboxSql#WRITER_FIND}, {@link OutboxSql#NEXT_SEQUENCE},
+ * The intake's three statements ({@link OutboxSql#FIND}, {@link OutboxSql#NEXT_SEQUENCE},
  * {@link OutboxSql#INSERT}), prepared once on the writer's connection and run again for every command
  * ({@link CommandWriter} says why plain JDBC). Closed with the connection. Not thread-safe: the writer thread's.
  */
@@ -15,7 +15,7 @@ final class CommandStatements implements AutoCloseable {
     final PreparedStatement insert;
 
     CommandStatements(Connection connection) throws SQLException {
-        this.find = connection.prepareStatement(OutboxSql.WRITER_FIND);
+        this.find = connection.prepareStatement(OutboxSql.FIND);
         this.nextSequence = connection.prepareStatement(OutboxSql.NEXT_SEQUENCE);
         this.insert = connection.prepareStatement(OutboxSql.INSERT);
     }

@@ -47,10 +47,11 @@ final class OutboxSql {
     // The writer's three statements run on plain JDBC prepared statements (CommandWriter says why), so their
     // parameters are positional: each statement's comment names them in order.
 
+    /**
+     * One command by its key. Jdbi binds {@code :c} and {@code :id} by name; on plain JDBC (the writer's kept statement)
+     * SQLite numbers named parameters in the order they appear, so they are 1 client id, 2 command id.
+     */
     static final String FIND = "SELECT " + RECORD_COLUMNS + " FROM commands WHERE client_id = :c AND command_id = :id";
-
-    /** {@link #FIND} for the writer: 1 client id, 2 command id. */
-    static final String WRITER_FIND = "SELECT " + RECORD_COLUMNS + " FROM commands WHERE client_id = ? AND command_id = ?";
 
     /** ?1 client id, ?2 received at. */
     static final String NEXT_SEQUENCE = """

@@ -105,8 +105,12 @@ class ReceiptQueueBoundsIT {
                 }
                 await().atMost(Duration.ofSeconds(60)).until(() -> site.getJson("/api/status").path("intake")
                         .path("received").asLong() >= (long) devices * publishes);
-                await().atMost(Duration.ofSeconds(30)).until(() -> status(site).path("receiptsDroppedSiteFull").asLong()
-                        + status(site).path("receiptsDropped").asLong() >= (long) devices * publishes - 250 - devices * 10);
+                // until the bounds are full and the site's bound has left receipts out (the exact count left out depends
+                // on how many receipts each device had in flight when its queue filled)
+                await().atMost(Duration.ofSeconds(60)).until(() -> {
+                    JsonNode now = status(site);
+                    return now.path("queuedReceipts").asLong() >= 150 && now.path("receiptsDroppedSiteFull").asLong() > 200;
+                });
                 JsonNode limits = status(site);
                 assertThat(limits.path("queuedReceipts").asLong()).as("queued for all devices").isBetween(150L, 250L);
                 assertThat(limits.path("receiptsDroppedSiteFull").asLong()).as("left out by the bound for all devices")

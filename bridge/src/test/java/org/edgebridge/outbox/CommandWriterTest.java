@@ -46,7 +46,7 @@ class CommandWriterTest {
             writer.close();
         }
         assertThat(prepared).as("find, next sequence and insert: each prepared once for 21 commands")
-                .containsEntry(OutboxSql.WRITER_FIND, 1)
+                .containsEntry(OutboxSql.FIND, 1)
                 .containsEntry(OutboxSql.NEXT_SEQUENCE, 1)
                 .containsEntry(OutboxSql.INSERT, 1);
     }
