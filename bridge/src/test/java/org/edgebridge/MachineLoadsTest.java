@@ -41,4 +41,16 @@ class MachineLoadsTest {
         assertThat(annotated).as("@LoadsTheMachine tests").isNotEmpty();
         assertThat(excluded).as("failsafe's excludes in bridge/pom.xml").isEqualTo(annotated);
     }
+
+    /** runOrder=alphabetical hands out MachineLoadsIT first only while no integration test's full name sorts before it. */
+    @Test
+    void the_chain_is_the_first_integration_test_by_name() throws IOException {
+        Path root = Path.of("src", "test", "java");
+        try (Stream<Path> files = Files.walk(root)) {
+            String first = files.filter(p -> p.toString().endsWith("IT.java"))
+                    .map(p -> root.relativize(p).toString().replace('\\', '/').replace('/', '.').replaceAll("\\.java$", ""))
+                    .sorted().findFirst().orElseThrow();
+            assertThat(first).isEqualTo(MachineLoadsIT.class.getName());
+        }
+    }
 }

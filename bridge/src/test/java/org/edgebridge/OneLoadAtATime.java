@@ -22,7 +22,13 @@ final class OneLoadAtATime implements BeforeAllCallback, AfterAllCallback {
         Path file = Files.createDirectories(Path.of("target")).resolve("loads-the-machine.lock");
         FileChannel channel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
         long from = System.nanoTime();
-        FileLock lock = channel.lock(); // blocks while a test of another JVM holds it
+        FileLock lock;
+        try {
+            lock = channel.lock(); // blocks while a test of another JVM holds it
+        } catch (IOException | RuntimeException e) {
+            channel.close();
+            throw e;
+        }
         long waitedMillis = (System.nanoTime() - from) / 1_000_000;
         if (waitedMillis >= 1_000) {
             System.out.println(context.getDisplayName() + " waited " + waitedMillis / 1_000

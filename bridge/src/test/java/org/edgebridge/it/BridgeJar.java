@@ -123,6 +123,15 @@ public final class BridgeJar {
         }
         Files.move(partial, archive, StandardCopyOption.ATOMIC_MOVE);
         System.out.println("BridgeJar: class-data archive " + archive + " (" + Files.size(archive) / 1024 + " KiB)");
+        deleteTree(scratch);
+    }
+
+    private static void deleteTree(Path dir) throws IOException {
+        try (java.util.stream.Stream<Path> paths = Files.walk(dir)) {
+            for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
+        }
     }
 
     private static String java() {

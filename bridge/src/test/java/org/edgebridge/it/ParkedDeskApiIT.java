@@ -55,6 +55,12 @@ class ParkedDeskApiIT {
             b.publish("t", DeviceSimulator.command(id, ""));
             b.awaitReceipt(id, "stored");
         }
+        // every command claimable before the forwarder resumes: a device holds its stored receipt a moment before the
+        // intake lets the forwarder claim the row (storedUpTo); a command left out of the first request would stay one
+        // retry_later behind its device's earlier one, and wait behind it for good once that one is parked (§2.2)
+        long last = ofB.isEmpty() ? site.bridge.outbox().find(a.clientId(), ofA.get(ofA.size() - 1)).orElseThrow().id()
+                : site.bridge.outbox().find(b.clientId(), ofB.get(ofB.size() - 1)).orElseThrow().id();
+        await().atMost(DeviceSimulator.WAIT).until(() -> site.bridge.intake().storedUpTo() >= last);
         assertThat(site.post("/api/forwarder/resume", "test-token").statusCode()).isEqualTo(200);
         try {
             await().atMost(PARKING).until(() -> ofA.stream().allMatch(id -> parked(site, a.clientId(), id))

@@ -113,8 +113,8 @@ class ReceiptQueueBoundsIT {
                 });
                 JsonNode limits = status(site);
                 assertThat(limits.path("queuedReceipts").asLong()).as("queued for all devices").isBetween(150L, 250L);
-                assertThat(limits.path("receiptsDroppedSiteFull").asLong()).as("left out by the bound for all devices")
-                        .as("the last two devices get none queued: 300 receipts, less their 10 in flight each")
+                assertThat(limits.path("receiptsDroppedSiteFull").asLong())
+                        .as("left out by the bound for all devices: the last devices get few or none queued")
                         .isGreaterThan(200L);
                 String metrics = site.get("/metrics").body();
                 assertThat(metrics).contains("edgebridge_broker_receipts_left_out_total{bound=\"site\"}")
