@@ -66,25 +66,30 @@ class StatusPageIT extends PageTest {
                     && browser.findElements(By.cssSelector("tr[data-rejected='PAGE-R']")).size() == 1
                     && browser.findElement(By.id("rejected-bridge")).getText().equals("invalid_json 1"));
             assertThat(((JavascriptExecutor) browser).executeScript("return window.sameDocument")).as("not reloaded").isEqualTo("yes");
-            WebElement none = browser.findElement(By.cssSelector("#alarms li.none"));
-            assertThat(none.getText()).isEqualTo("none");
-            assertThat(none.getCssValue("color")).as("'none' is not drawn as an alarm").isEqualTo("rgba(26, 127, 55, 1)");
-            assertThat(browser.findElement(By.cssSelector("tr[data-rejected='PAGE-R']")).getText()).contains("sim_rejected");
-            List<WebElement> listeners = browser.findElements(By.cssSelector("#broker .url"));
-            assertThat(listeners).isNotEmpty().allSatisfy(l -> assertThat(l.getText()).startsWith("mqtt"));
-            assertThat(browser.findElements(By.cssSelector("#site dd"))).extracting(WebElement::getText)
-                    .as("the site: edge.id, behind a load balancer, where the tokens come from (never the token), ready for devices")
-                    .containsExactly("edge-01", "no", "none", "inline", "yes");
-            assertThat(browser.findElement(By.id("updated")).getText()).matches("updated \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d");
-            assertThat(browser.findElement(By.cssSelector("tr[data-command='PAGE-1']")).getText())
-                    .containsPattern("\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d");
             String url = "http://127.0.0.1:" + site.centralPort + "/ingest";
-            assertThat(browser.findElement(By.id("central")).getText()).contains(url);
-            assertThat(browser.findElements(By.cssSelector("#central .url span"))).extracting(WebElement::getText)
-                    .containsExactly("http://127.0.0.1:" + site.centralPort, "/ingest");
-            assertThat(browser.findElements(By.cssSelector("#central .url span, #broker .url span")))
-                    .allSatisfy(part -> assertThat(part.getCssValue("white-space")).as("no break inside a URL's origin or path")
-                            .isEqualTo("nowrap"));
+            // the page redraws every poll: a redraw between finding an element and reading it makes it stale, and the
+            // reads start over
+            await().ignoreException(org.openqa.selenium.StaleElementReferenceException.class).atMost(Duration.ofSeconds(20))
+                    .untilAsserted(() -> {
+                WebElement none = browser.findElement(By.cssSelector("#alarms li.none"));
+                assertThat(none.getText()).isEqualTo("none");
+                assertThat(none.getCssValue("color")).as("'none' is not drawn as an alarm").isEqualTo("rgba(26, 127, 55, 1)");
+                assertThat(browser.findElement(By.cssSelector("tr[data-rejected='PAGE-R']")).getText()).contains("sim_rejected");
+                List<WebElement> listeners = browser.findElements(By.cssSelector("#broker .url"));
+                assertThat(listeners).isNotEmpty().allSatisfy(l -> assertThat(l.getText()).startsWith("mqtt"));
+                assertThat(browser.findElements(By.cssSelector("#site dd"))).extracting(WebElement::getText)
+                        .as("the site: edge.id, behind a load balancer, where the tokens come from (never the token), ready for devices")
+                        .containsExactly("edge-01", "no", "none", "inline", "yes");
+                assertThat(browser.findElement(By.id("updated")).getText()).matches("updated \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d");
+                assertThat(browser.findElement(By.cssSelector("tr[data-command='PAGE-1']")).getText())
+                        .containsPattern("\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d");
+                assertThat(browser.findElement(By.id("central")).getText()).contains(url);
+                assertThat(browser.findElements(By.cssSelector("#central .url span"))).extracting(WebElement::getText)
+                        .containsExactly("http://127.0.0.1:" + site.centralPort, "/ingest");
+                assertThat(browser.findElements(By.cssSelector("#central .url span, #broker .url span")))
+                        .allSatisfy(part -> assertThat(part.getCssValue("white-space")).as("no break inside a URL's origin or path")
+                                .isEqualTo("nowrap"));
+                    });
             assertThat(headerColour(screenshot("status-healthy.png"))).as("green header when healthy").isEqualTo(0x1a7f37);
 
             site.central.close();
