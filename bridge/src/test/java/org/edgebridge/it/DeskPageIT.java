@@ -46,27 +46,27 @@ class DeskPageIT extends PageTest {
                     && page.findElements(By.cssSelector("[data-group='ingest_server_error/desk-p'] tr[data-parked]")).size() == 1);
             String a1 = text("tr[data-parked='A-1']");
             assertThat(a1).contains("50 retry later").containsPattern("\\d+ s");
-            page.findElement(By.cssSelector("button[data-payload='A-1']")).click();
+            click(page, "button[data-payload='A-1']");
             await().ignoreException(StaleElementReferenceException.class).atMost(PAGE)
                     .until(() -> text("pre[data-payload-of='A-1']").contains("\"commandId\":\"A-1\""));
             desk("desk-parked.png");
 
-            page.findElement(By.cssSelector("input[data-select='A-1']")).click();
-            page.findElement(By.cssSelector("input[data-select='B-1']")).click();
-            page.findElement(By.id("desk-requeue")).click();
+            click(page, "input[data-select='A-1']");
+            click(page, "input[data-select='B-1']");
+            click(page, "#desk-requeue");
             assertThat(page.findElement(By.id("desk-token-form")).isDisplayed()).as("the page asks for the token").isTrue();
             assertThat(a.receiptsFor("A-1")).as("nothing is done before the token")
                     .extracting(r -> r.path("status").asText()).containsOnly("stored");
             page.findElement(By.id("desk-token")).sendKeys("test-token");
             desk("desk-token.png");
-            page.findElement(By.id("desk-token-use")).click();
+            click(page, "#desk-token-use");
             assertThat(a.awaitFinal("A-1").path("status").asText()).isEqualTo("accepted");
             assertThat(b.awaitFinal("B-1").path("status").asText()).isEqualTo("accepted");
             await().ignoreException(StaleElementReferenceException.class).atMost(PAGE).until(() ->
                     text("#desk-result").equals("requeued 2") && text("#desk-total").equals("4 parked"));
             desk("desk-requeued.png");
 
-            page.findElement(By.cssSelector("button[data-reject-code='retry_later_limit']")).click();
+            click(page, "button[data-reject-code='retry_later_limit']");
             page.switchTo().alert().accept();
             for (String id : List.of("A-2", "A-3")) {
                 assertThat(a.awaitFinal(id).path("code").asText()).isEqualTo("rejected_by_admin");
@@ -88,6 +88,17 @@ class DeskPageIT extends PageTest {
     }
 
     /** A screenshot with the desk at the top of the window. */
+    /**
+     * Clicks the element, found again if the page redrew it between finding and clicking (a stale element takes no
+     * click, so the click is not doubled).
+     */
+    private static void click(WebDriver page, String css) {
+        await().ignoreException(StaleElementReferenceException.class).atMost(PAGE).until(() -> {
+            page.findElement(By.cssSelector(css)).click();
+            return true;
+        });
+    }
+
     private void desk(String name) throws Exception {
         chromium.script("document.getElementById('desk-section').scrollIntoView()");
         chromium.screenshot(name);
