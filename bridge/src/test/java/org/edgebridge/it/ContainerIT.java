@@ -224,14 +224,16 @@ class ContainerIT {
         GenericContainer<?> first = bridge("stop", volume, mqttPort, adminPort, ingest);
         first.start();
         DeviceSimulator device = device("container-stop", mqttPort);
-        device.connectAndSubscribe();
-        // the broker's store commits once a second: a commit after this mark holds the subscription made before it
+        // the broker's store commits its changes once a second; the subscription is a change. Once a commit period has
+        // passed after it, the store was written after this mark, by the commit that holds it (or a later one). A mark
+        // made after the subscription could miss a commit that came between the two, and no later write would follow.
         first.execInContainer("touch", "/tmp/subscribed");
+        device.connectAndSubscribe();
         List<String> ids = List.of("S-1", "S-2", "S-3");
         ids.forEach(id -> device.publish("op", DeviceSimulator.command(id, "")));
         ids.forEach(id -> device.awaitReceipt(id, "stored"));
         await("the broker store written after the subscription").atMost(Duration.ofSeconds(10))
-                .pollInterval(Duration.ofMillis(200)).until(() -> first.execInContainer("find", "/data/broker/moquette_store.h2",
+                .pollDelay(Duration.ofMillis(2_500)).pollInterval(Duration.ofMillis(200)).until(() -> first.execInContainer("find", "/data/broker/moquette_store.h2",
                         "-newer", "/tmp/subscribed").getStdout().contains("moquette_store.h2"));
 
         DockerClient docker = DockerClientFactory.instance().client();
