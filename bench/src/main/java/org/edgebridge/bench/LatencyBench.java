@@ -9,6 +9,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.Optional;
 import java.util.OptionalDouble;
 import org.edgebridge.Bridge;
 import org.edgebridge.config.ConfigLoader;
@@ -87,6 +88,9 @@ final class LatencyBench {
     /** The bridge under test: in this JVM or its own process; CPU seconds only for its own process. */
     private interface BridgeUnderTest extends AutoCloseable {
         OptionalDouble cpuSeconds() throws Exception;
+
+        /** Its CPU by thread, for its own process only. */
+        Optional<ThreadCpu> threads();
     }
 
     private BridgeUnderTest start(Path dir, List<String> sets) throws Exception {
@@ -96,6 +100,11 @@ final class LatencyBench {
                 @Override
                 public OptionalDouble cpuSeconds() {
                     return OptionalDouble.empty();
+                }
+
+                @Override
+                public Optional<ThreadCpu> threads() {
+                    return Optional.empty();
                 }
 
                 @Override
@@ -115,6 +124,11 @@ final class LatencyBench {
             }
 
             @Override
+            public Optional<ThreadCpu> threads() {
+                return Optional.of(ThreadCpu.of(child.pid()));
+            }
+
+            @Override
             public void close() throws InterruptedException {
                 child.stop();
             }
@@ -128,6 +142,8 @@ final class LatencyBench {
         int mqttPort = Bench.freePort();
         OptionalDouble cpuBefore;
         OptionalDouble cpuAfter;
+        Optional<ThreadCpu> threadsBefore;
+        Optional<ThreadCpu> threadsAfter;
         try (CentralChild central = new CentralChild(dir.resolve("central.log"), Bench.freePort(), shape.centralDelayMs())
                 .awaitReady(Duration.ofMinutes(1));
                 BridgeUnderTest bridge = start(dir, config.sets(central.ingestUrl(), mqttPort));
@@ -147,8 +163,10 @@ final class LatencyBench {
             offer(fleet, warmup);
             CommandTrace.clear();
             cpuBefore = bridge.cpuSeconds();
+            threadsBefore = bridge.threads();
             offer(fleet, measured);
             cpuAfter = bridge.cpuSeconds();
+            threadsAfter = bridge.threads();
             results.put("b3_stored_receipts", (long) measured.stored.size());
             results.put("b3_final_receipts", (long) measured.fin.size());
             results.put("b3_warmup_finals", (long) warmup.fin.size());
@@ -166,6 +184,10 @@ final class LatencyBench {
             // the window runs from the first publish to the last final (offer waits for them): CPU of those commands
             results.put("b3_bridge_cpu_us_per_final", Math.round((cpuAfter.getAsDouble() - cpuBefore.getAsDouble()) * 1e6
                     / measured.fin.size()));
+        }
+        if (threadsBefore.isPresent() && threadsAfter.isPresent() && !measured.fin.isEmpty()) {
+            results.put("b3_cpu_us_per_final_by_thread", threadsAfter.get().microsPerUnitSince(threadsBefore.get(),
+                    measured.fin.size()));
         }
         results.put("b3_offered_per_s", rate);
         results.put("b3_warmup_s", warmupSeconds);

@@ -1,0 +1,62 @@
+package org.edgebridge.bench;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.stream.Stream;
+
+/**
+ * A process's CPU time by thread, from Linux's {@code /proc/PID/task/TID/stat} (user + system), grouped by thread name
+ * without its numbers ({@code nioEventLoopGroup-3-2} and {@code -3-1} are one group): where a bridge process's CPU goes
+ * over a measured window, for the profile of issue 25. A thread that ends inside the window loses its share; the
+ * bridge's path runs on long-lived threads.
+ */
+record ThreadCpu(Map<String, Double> secondsByGroup) {
+    private static final double TICKS_PER_SECOND = 100; // USER_HZ
+
+    static ThreadCpu of(long pid) {
+        Map<String, Double> groups = new HashMap<>();
+        try (Stream<Path> tasks = Files.list(Path.of("/proc", String.valueOf(pid), "task"))) {
+            tasks.forEach(task -> {
+                try {
+                    String stat = Files.readString(task.resolve("stat"));
+                    // the name is in parentheses and may hold spaces: the fields after it start with the state
+                    String name = stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+                    String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+                    double seconds = (Long.parseLong(f[11]) + Long.parseLong(f[12])) / TICKS_PER_SECOND;
+                    groups.merge(group(name), seconds, Double::sum);
+                } catch (NoSuchFileException ended) {
+                    // the thread ended between the listing and the read
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+            });
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return new ThreadCpu(Map.copyOf(groups));
+    }
+
+    /** A thread's name without its numbers: {@code pool-3-thread-12} → {@code pool-thread}. */
+    static String group(String name) {
+        String g = name.replaceAll("[-_#]?\\d+", "");
+        return g.isEmpty() ? name : g;
+    }
+
+    /** µs of CPU per {@code units} since {@code before}, by group, largest first; groups under 1 µs left out. */
+    Map<String, Long> microsPerUnitSince(ThreadCpu before, long units) {
+        Map<String, Long> per = new LinkedHashMap<>();
+        secondsByGroup.entrySet().stream()
+                .map(e -> Map.entry(e.getKey(), Math.round((e.getValue() - before.secondsByGroup.getOrDefault(e.getKey(), 0.0))
+                        * 1e6 / units)))
+                .filter(e -> e.getValue() >= 1)
+                .sorted(Map.Entry.<String, Long>comparingByValue().reversed())
+                .forEach(e -> per.put(e.getKey(), e.getValue()));
+        return per;
+    }
+}
