@@ -20,8 +20,6 @@ final class BridgeChild implements AutoCloseable {
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
     /** {@code JAVA_OPTS} of broker-config/edge-bridge.service, but for the logback file of an installed site. */
     static final List<String> SITE_JVM_FLAGS = List.of("-Xms128m", "-Xmx512m", "-XX:+UseG1GC", "-XX:+ExitOnOutOfMemoryError");
-    /** Linux's USER_HZ, the unit of /proc/PID/stat's CPU times (100 on every architecture the bridge ships for). */
-    private static final double TICKS_PER_SECOND = 100;
 
     private final Process process;
     final int adminPort;
@@ -100,10 +98,7 @@ final class BridgeChild implements AutoCloseable {
 
     /** CPU time the process used so far, user and system, in seconds (Linux: /proc/PID/stat). */
     double cpuSeconds() throws IOException {
-        String stat = Files.readString(Path.of("/proc", String.valueOf(pid()), "stat"));
-        // the fields after the command name in parentheses (which may hold spaces): state is the 3rd, utime the 14th
-        String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-        return (Long.parseLong(f[11]) + Long.parseLong(f[12])) / TICKS_PER_SECOND;
+        return ThreadCpu.cpuSeconds(Files.readString(Path.of("/proc", String.valueOf(pid()), "stat")));
     }
 
     /** Resident set size of the process, in MiB (Linux). */

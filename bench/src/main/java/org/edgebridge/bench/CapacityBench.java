@@ -106,15 +106,13 @@ final class CapacityBench {
             }
             finals.set(0);
             retryLaters.set(0);
-            double cpuBefore = bridge.cpuSeconds();
-            ThreadCpu threadsBefore = ThreadCpu.of(bridge.pid());
+            BridgeSnapshot before = BridgeSnapshot.of(bridge);
             long start = System.nanoTime();
             publishAll(fleet, id -> "devices/" + id + "/commands/workorder/arrive", "b7-", sentAt);
             await(finals, total() - retryLaters.get());
             double rate = finals.get() / ((System.nanoTime() - start) / 1e9);
             results.put("b7_bridge", "own process, " + String.join(" ", BridgeChild.SITE_JVM_FLAGS));
-            results.put("b7_bridge_cpu_us_per_final", Math.round((bridge.cpuSeconds() - cpuBefore) * 1e6 / finals.get()));
-            results.put("b7_cpu_us_per_final_by_thread", ThreadCpu.of(bridge.pid()).microsPerUnitSince(threadsBefore, finals.get()));
+            BridgeSnapshot.of(bridge).putSince(before, finals.get(), "b7", results);
             results.put("b7_finals", finals.get());
             results.put("b7_retry_laters", retryLaters.get());
             results.put("b7_central_applied", central.stats().path("applied").asLong());

@@ -10,7 +10,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.Optional;
-import java.util.OptionalDouble;
 import org.edgebridge.Bridge;
 import org.edgebridge.config.ConfigLoader;
 import org.edgebridge.trace.CommandTrace;
@@ -85,12 +84,9 @@ final class LatencyBench {
         List<String> sets(String ingestUrl, int mqttPort) throws Exception;
     }
 
-    /** The bridge under test: in this JVM or its own process; CPU seconds only for its own process. */
+    /** The bridge under test: in this JVM or its own process; what it spent only for its own process. */
     private interface BridgeUnderTest extends AutoCloseable {
-        OptionalDouble cpuSeconds() throws Exception;
-
-        /** Its CPU by thread, for its own process only. */
-        Optional<ThreadCpu> threads();
+        Optional<BridgeSnapshot> snapshot() throws Exception;
     }
 
     private BridgeUnderTest start(Path dir, List<String> sets) throws Exception {
@@ -98,12 +94,7 @@ final class LatencyBench {
             Bridge bridge = Bridge.start(ConfigLoader.load(null, sets), Clock.systemUTC());
             return new BridgeUnderTest() {
                 @Override
-                public OptionalDouble cpuSeconds() {
-                    return OptionalDouble.empty();
-                }
-
-                @Override
-                public Optional<ThreadCpu> threads() {
+                public Optional<BridgeSnapshot> snapshot() {
                     return Optional.empty();
                 }
 
@@ -119,13 +110,8 @@ final class LatencyBench {
         child.awaitReady(Duration.ofMinutes(1));
         return new BridgeUnderTest() {
             @Override
-            public OptionalDouble cpuSeconds() throws Exception {
-                return OptionalDouble.of(child.cpuSeconds());
-            }
-
-            @Override
-            public Optional<ThreadCpu> threads() {
-                return Optional.of(ThreadCpu.of(child.pid()));
+            public Optional<BridgeSnapshot> snapshot() throws Exception {
+                return Optional.of(BridgeSnapshot.of(child));
             }
 
             @Override
@@ -140,10 +126,8 @@ final class LatencyBench {
         Phase warmup = new Phase("b3w-", rate * warmupSeconds);
         Phase measured = new Phase("b3-", rate * seconds);
         int mqttPort = Bench.freePort();
-        OptionalDouble cpuBefore;
-        OptionalDouble cpuAfter;
-        Optional<ThreadCpu> threadsBefore;
-        Optional<ThreadCpu> threadsAfter;
+        Optional<BridgeSnapshot> before;
+        Optional<BridgeSnapshot> after;
         try (CentralChild central = new CentralChild(dir.resolve("central.log"), Bench.freePort(), shape.centralDelayMs())
                 .awaitReady(Duration.ofMinutes(1));
                 BridgeUnderTest bridge = start(dir, config.sets(central.ingestUrl(), mqttPort));
@@ -162,11 +146,9 @@ final class LatencyBench {
             fleet.connect(id -> "devices/" + id + "/receipts");
             offer(fleet, warmup);
             CommandTrace.clear();
-            cpuBefore = bridge.cpuSeconds();
-            threadsBefore = bridge.threads();
+            before = bridge.snapshot();
             offer(fleet, measured);
-            cpuAfter = bridge.cpuSeconds();
-            threadsAfter = bridge.threads();
+            after = bridge.snapshot();
             results.put("b3_stored_receipts", (long) measured.stored.size());
             results.put("b3_final_receipts", (long) measured.fin.size());
             results.put("b3_warmup_finals", (long) warmup.fin.size());
@@ -180,14 +162,9 @@ final class LatencyBench {
         results.put("b3_bridge", shape.inProcess() ? "in the bench's JVM" : "own process, " + String.join(" ",
                 BridgeChild.SITE_JVM_FLAGS));
         results.put("b3_devices", devices);
-        if (cpuBefore.isPresent() && cpuAfter.isPresent() && !measured.fin.isEmpty()) {
-            // the window runs from the first publish to the last final (offer waits for them): CPU of those commands
-            results.put("b3_bridge_cpu_us_per_final", Math.round((cpuAfter.getAsDouble() - cpuBefore.getAsDouble()) * 1e6
-                    / measured.fin.size()));
-        }
-        if (threadsBefore.isPresent() && threadsAfter.isPresent() && !measured.fin.isEmpty()) {
-            results.put("b3_cpu_us_per_final_by_thread", threadsAfter.get().microsPerUnitSince(threadsBefore.get(),
-                    measured.fin.size()));
+        if (before.isPresent() && after.isPresent()) {
+            // the window runs from the first publish to the last final (offer waits for them): what those commands cost
+            after.get().putSince(before.get(), measured.fin.size(), "b3", results);
         }
         results.put("b3_offered_per_s", rate);
         results.put("b3_warmup_s", warmupSeconds);

@@ -8,28 +8,34 @@ import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
 
 /**
  * A process's CPU time by thread, from Linux's {@code /proc/PID/task/TID/stat} (user + system), grouped by thread name
  * without its numbers ({@code nioEventLoopGroup-3-2} and {@code -3-1} are one group): where a bridge process's CPU goes
- * over a measured window, for the profile of issue 25. A thread that ends inside the window loses its share; the
+ * over a measured window, for the profile of issue 25; and its threads' context switches (voluntary: a thread that
+ * waits for another, each a wake-up; {@code /proc/PID/task/TID/status}). A thread that ends inside the window loses its share; the
  * bridge's path runs on long-lived threads.
  */
-record ThreadCpu(Map<String, Double> secondsByGroup) {
-    private static final double TICKS_PER_SECOND = 100; // USER_HZ
+record ThreadCpu(Map<String, Double> secondsByGroup, long contextSwitches) {
+    /** Linux's USER_HZ, the unit of /proc's CPU times (100 on every architecture the bridge ships for). */
+    private static final double TICKS_PER_SECOND = 100;
 
     static ThreadCpu of(long pid) {
         Map<String, Double> groups = new HashMap<>();
+        AtomicLong switches = new AtomicLong();
         try (Stream<Path> tasks = Files.list(Path.of("/proc", String.valueOf(pid), "task"))) {
             tasks.forEach(task -> {
                 try {
                     String stat = Files.readString(task.resolve("stat"));
-                    // the name is in parentheses and may hold spaces: the fields after it start with the state
                     String name = stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-                    String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-                    double seconds = (Long.parseLong(f[11]) + Long.parseLong(f[12])) / TICKS_PER_SECOND;
-                    groups.merge(group(name), seconds, Double::sum);
+                    groups.merge(group(name), cpuSeconds(stat), Double::sum);
+                    for (String line : Files.readAllLines(task.resolve("status"))) {
+                        if (line.startsWith("voluntary_ctxt_switches:") || line.startsWith("nonvoluntary_ctxt_switches:")) {
+                            switches.addAndGet(Long.parseLong(line.substring(line.indexOf(':') + 1).trim()));
+                        }
+                    }
                 } catch (NoSuchFileException ended) {
                     // the thread ended between the listing and the read
                 } catch (IOException e) {
@@ -39,7 +45,14 @@ record ThreadCpu(Map<String, Double> secondsByGroup) {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        return new ThreadCpu(Map.copyOf(groups));
+        return new ThreadCpu(Map.copyOf(groups), switches.get());
+    }
+
+    /** User + system CPU seconds of a {@code /proc/PID/stat} or {@code /proc/PID/task/TID/stat} line. */
+    static double cpuSeconds(String stat) {
+        // the name is in parentheses and may hold spaces: the fields after it start with the state; utime is the 14th
+        String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+        return (Long.parseLong(f[11]) + Long.parseLong(f[12])) / TICKS_PER_SECOND;
     }
 
     /** A thread's name without its numbers: {@code pool-3-thread-12} → {@code pool-thread}. */

@@ -1,0 +1,27 @@
+package org.edgebridge.bench;
+
+import java.io.IOException;
+import java.util.Map;
+
+/**
+ * What a bridge process has spent so far: its CPU time, by thread too, and its counts of the path's work. Two of them
+ * around a measured window give the bridge's cost per final receipt, as B3 and B7 report it.
+ */
+record BridgeSnapshot(double cpuSeconds, ThreadCpu threads, PathCounters counters) {
+    static BridgeSnapshot of(BridgeChild bridge) throws IOException, InterruptedException {
+        return new BridgeSnapshot(bridge.cpuSeconds(), ThreadCpu.of(bridge.pid()), PathCounters.of(bridge));
+    }
+
+    /** Puts {@code PREFIX_bridge_cpu_us_per_final} and the rest, for the window since {@code before}. */
+    void putSince(BridgeSnapshot before, long finals, String prefix, Map<String, Object> results) {
+        if (finals == 0) {
+            return;
+        }
+        results.put(prefix + "_bridge_cpu_us_per_final", Math.round((cpuSeconds - before.cpuSeconds) * 1e6 / finals));
+        results.put(prefix + "_cpu_us_per_final_by_thread", threads.microsPerUnitSince(before.threads, finals));
+        Map<String, Double> per1000 = new java.util.LinkedHashMap<>(counters.per1000FinalsSince(before.counters, finals));
+        per1000.put("context_switches", Math.round((threads.contextSwitches() - before.threads.contextSwitches()) * 1000.0
+                / finals * 10) / 10.0);
+        results.put(prefix + "_per_1000_finals", per1000);
+    }
+}
