@@ -20,8 +20,8 @@ record BridgeSnapshot(double cpuSeconds, ThreadCpu threads, PathCounters counter
         results.put(prefix + "_bridge_cpu_us_per_final", Math.round((cpuSeconds - before.cpuSeconds) * 1e6 / finals));
         results.put(prefix + "_cpu_us_per_final_by_thread", threads.microsPerUnitSince(before.threads, finals));
         Map<String, Double> per1000 = new java.util.LinkedHashMap<>(counters.per1000FinalsSince(before.counters, finals));
-        per1000.put("context_switches", Math.round((threads.contextSwitches() - before.threads.contextSwitches()) * 1000.0
-                / finals * 10) / 10.0);
+        per1000.put("context_switches", threads.allSwitchesPer1000Since(before.threads, finals));
         results.put(prefix + "_per_1000_finals", per1000);
+        results.put(prefix + "_context_switches_per_1000_finals_by_thread", threads.switchesPer1000Since(before.threads, finals));
     }
 }

@@ -8,7 +8,6 @@ import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
 
 /**
@@ -18,13 +17,13 @@ import java.util.stream.Stream;
  * waits for another, each a wake-up; {@code /proc/PID/task/TID/status}). A thread that ends inside the window loses its share; the
  * bridge's path runs on long-lived threads.
  */
-record ThreadCpu(Map<String, Double> secondsByGroup, long contextSwitches) {
+record ThreadCpu(Map<String, Double> secondsByGroup, Map<String, Double> switchesByGroup) {
     /** Linux's USER_HZ, the unit of /proc's CPU times (100 on every architecture the bridge ships for). */
     private static final double TICKS_PER_SECOND = 100;
 
     static ThreadCpu of(long pid) {
         Map<String, Double> groups = new HashMap<>();
-        AtomicLong switches = new AtomicLong();
+        Map<String, Double> switches = new HashMap<>();
         try (Stream<Path> tasks = Files.list(Path.of("/proc", String.valueOf(pid), "task"))) {
             tasks.forEach(task -> {
                 try {
@@ -33,7 +32,8 @@ record ThreadCpu(Map<String, Double> secondsByGroup, long contextSwitches) {
                     groups.merge(group(name), cpuSeconds(stat), Double::sum);
                     for (String line : Files.readAllLines(task.resolve("status"))) {
                         if (line.startsWith("voluntary_ctxt_switches:") || line.startsWith("nonvoluntary_ctxt_switches:")) {
-                            switches.addAndGet(Long.parseLong(line.substring(line.indexOf(':') + 1).trim()));
+                            switches.merge(group(name), Double.parseDouble(line.substring(line.indexOf(':') + 1).trim()),
+                                    Double::sum);
                         }
                     }
                 } catch (NoSuchFileException ended) {
@@ -45,7 +45,7 @@ record ThreadCpu(Map<String, Double> secondsByGroup, long contextSwitches) {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        return new ThreadCpu(Map.copyOf(groups), switches.get());
+        return new ThreadCpu(Map.copyOf(groups), Map.copyOf(switches));
     }
 
     /** User + system CPU seconds of a {@code /proc/PID/stat} or {@code /proc/PID/task/TID/stat} line. */
@@ -63,11 +63,28 @@ record ThreadCpu(Map<String, Double> secondsByGroup, long contextSwitches) {
 
     /** µs of CPU per {@code units} since {@code before}, by group, largest first; groups under 1 µs left out. */
     Map<String, Long> microsPerUnitSince(ThreadCpu before, long units) {
+        return perUnit(secondsByGroup, before.secondsByGroup, 1e6 / units, 1);
+    }
+
+    /** Context switches per 1,000 {@code units} since {@code before}, by group, largest first; under 10 left out. */
+    Map<String, Long> switchesPer1000Since(ThreadCpu before, long units) {
+        return perUnit(switchesByGroup, before.switchesByGroup, 1000.0 / units, 10);
+    }
+
+    /** All groups' switches per 1,000 {@code units} since {@code before}. */
+    double allSwitchesPer1000Since(ThreadCpu before, long units) {
+        double sum = 0;
+        for (Map.Entry<String, Double> e : switchesByGroup.entrySet()) {
+            sum += e.getValue() - before.switchesByGroup.getOrDefault(e.getKey(), 0.0);
+        }
+        return Math.round(sum * 1000.0 / units * 10) / 10.0;
+    }
+
+    private static Map<String, Long> perUnit(Map<String, Double> now, Map<String, Double> before, double scale, long least) {
         Map<String, Long> per = new LinkedHashMap<>();
-        secondsByGroup.entrySet().stream()
-                .map(e -> Map.entry(e.getKey(), Math.round((e.getValue() - before.secondsByGroup.getOrDefault(e.getKey(), 0.0))
-                        * 1e6 / units)))
-                .filter(e -> e.getValue() >= 1)
+        now.entrySet().stream()
+                .map(e -> Map.entry(e.getKey(), Math.round((e.getValue() - before.getOrDefault(e.getKey(), 0.0)) * scale)))
+                .filter(e -> e.getValue() >= least)
                 .sorted(Map.Entry.<String, Long>comparingByValue().reversed())
                 .forEach(e -> per.put(e.getKey(), e.getValue()));
         return per;
