@@ -23,7 +23,7 @@ class BenchQuickIT {
             "b3_p50_stored_ms", "b3_p99_stored_ms", "b3_p50_final_ms", "b3_p99_final_ms", "b4_heap_mib", "b4_rss_mib",
             "b4_reconnect_s", "b5_ready_s", "b5_drain_events_per_s", "b5_held_drain_events_per_s", "b6_wrong_username_connack_ms",
             "b6_wrong_password_connack_ms", "b7_raw_msgs_per_s", "b7_finals_per_s", "ratio_b7", "b7_p50_final_ms",
-            "b7_p99_final_ms"}) {
+            "b7_p99_final_ms", "b3_bridge_cpu_us_per_final", "b7_bridge_cpu_us_per_final"}) {
             assertThat(r.get(key)).as(key).isInstanceOf(Number.class);
             assertThat(((Number) r.get(key)).doubleValue()).as(key).isPositive();
         }
@@ -48,7 +48,20 @@ class BenchQuickIT {
 
         assertThat(r.get("b7_retry_laters")).as("512 in flight never fill the intake queue").isEqualTo(0L);
         assertThat(r.get("b7_finals")).as("a final for every B7 command").isEqualTo(2_000L);
-        assertThat(r.get("b7_central_applied")).as("central applied each B7 command, warm-up round and measured").isEqualTo(4_000L);
+        assertThat(r.get("b7_central_applied")).as("central applied each B7 command, warm-up rounds and measured")
+                .isEqualTo((CapacityBench.WARMUP_ROUNDS + 1) * 2_000L);
+        for (String figure : new String[] {"b3", "b7"}) {
+            // the bridge's own process: its CPU by thread, its counts of the path's work and its context switches
+            assertThat(r.get(figure + "_bridge")).as(figure).asString().startsWith("own process");
+            assertThat(((Map<?, ?>) r.get(figure + "_cpu_us_per_final_by_thread")).containsKey("outbox-writer")).as(figure)
+                    .isTrue();
+            assertThat(((Map<?, ?>) r.get(figure + "_context_switches_per_1000_finals_by_thread")).containsKey("outbox-writer"))
+                    .as(figure).isTrue();
+            Map<?, ?> per1000 = (Map<?, ?>) r.get(figure + "_per_1000_finals");
+            for (String count : new String[] {"writer_transactions", "writer_requests", "central_requests", "context_switches"}) {
+                assertThat(((Number) per1000.get(count)).doubleValue()).as(figure + " " + count).isPositive();
+            }
+        }
         assertThat(r.get("durability")).isEqualTo("sqlite WAL synchronous=FULL");
     }
 }
