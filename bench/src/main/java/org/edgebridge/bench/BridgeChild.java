@@ -77,8 +77,12 @@ final class BridgeChild implements AutoCloseable {
     }
 
     String metrics() throws IOException, InterruptedException {
-        return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + adminPort + "/metrics")).build(),
-                HttpResponse.BodyHandlers.ofString()).body();
+        HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + adminPort + "/metrics"))
+                .timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString());
+        if (r.statusCode() != 200) {
+            throw new IllegalStateException("the bridge's /metrics answered " + r.statusCode());
+        }
+        return r.body();
     }
 
     /** Heap in use after a full GC (jcmd GC.run, then the bridge's own JVM metrics), in MiB. */
@@ -87,13 +91,7 @@ final class BridgeChild implements AutoCloseable {
                 String.valueOf(pid()), "GC.run").redirectErrorStream(true).start();
         gc.getInputStream().readAllBytes();
         gc.waitFor(60, TimeUnit.SECONDS);
-        double bytes = 0;
-        for (String line : metrics().split("\n")) {
-            if (line.startsWith("jvm_memory_used_bytes{area=\"heap\"")) {
-                bytes += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
-            }
-        }
-        return bytes / (1024 * 1024);
+        return PathCounters.value(metrics(), "jvm_memory_used_bytes{area=\"heap\"") / (1024 * 1024);
     }
 
     /** CPU time the process used so far, user and system, in seconds (Linux: /proc/PID/stat). */

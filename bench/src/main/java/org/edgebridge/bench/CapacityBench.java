@@ -99,6 +99,7 @@ final class CapacityBench {
                             }
                         })) {
             bridge.awaitReady(Duration.ofMinutes(1));
+            BridgeSnapshot.warm(bridge);
             fleet.connect(id -> "devices/" + id + "/receipts");
             for (int round = 0; round < WARMUP_ROUNDS; round++) {
                 publishAll(fleet, id -> "devices/" + id + "/commands/workorder/arrive", "b7w" + round + "-", null);

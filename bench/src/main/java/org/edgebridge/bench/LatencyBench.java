@@ -108,6 +108,7 @@ final class LatencyBench {
         BridgeChild child = new BridgeChild(dir.resolve("bridge.log"), Bench.freePort(),
                 sets.stream().filter(s -> !s.startsWith("admin.port=")).toList());
         child.awaitReady(Duration.ofMinutes(1));
+        BridgeSnapshot.warm(child);
         return new BridgeUnderTest() {
             @Override
             public Optional<BridgeSnapshot> snapshot() throws Exception {

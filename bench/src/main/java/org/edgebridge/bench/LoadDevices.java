@@ -86,6 +86,8 @@ final class LoadDevices implements AutoCloseable {
     }
 
     static final Duration HANDSHAKE_WAIT = Duration.ofSeconds(15);
+    /** Longest wait for a free in-flight slot: as long as the figures' own wait for their last receipts. */
+    static final Duration SLOT_WAIT = Duration.ofMinutes(5);
     static final int HANDSHAKE_TRIES = 5;
 
     private static CompletableFuture<Boolean> handshake(Mqtt3AsyncClient c, String filter, int attempt) {
@@ -117,7 +119,11 @@ final class LoadDevices implements AutoCloseable {
      */
     long publish(int device, String topic, String payload) throws InterruptedException {
         Semaphore s = inFlight.get(device);
-        s.acquire();
+        if (!s.tryAcquire(SLOT_WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
+            // a bridge that died, or receipts that stopped coming: a bench that fails, not one that waits for ever
+            throw new IllegalStateException(ids.get(device) + ": no PUBACK or receipt freed a slot of its in-flight "
+                    + "commands within " + SLOT_WAIT + " (is the broker or bridge still running?)");
+        }
         long sentAt = System.nanoTime();
         clients.get(device).publishWith().topic(topic).qos(MqttQos.AT_LEAST_ONCE)
                 .payload(payload.getBytes(StandardCharsets.UTF_8)).send()

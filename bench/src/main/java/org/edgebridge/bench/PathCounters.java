@@ -28,15 +28,18 @@ record PathCounters(Map<String, Double> totals) {
     /** Each count since {@code before}, per 1,000 finals. */
     Map<String, Double> per1000FinalsSince(PathCounters before, long finals) {
         Map<String, Double> per = new LinkedHashMap<>();
-        totals.forEach((k, v) -> per.put(k, Math.round((v - before.totals.get(k)) * 1000.0 / finals * 10) / 10.0));
+        totals.forEach((k, v) -> per.put(k, ThreadCpu.per1000(v - before.totals.get(k), finals)));
         return per;
     }
 
-    /** The sum of a counter's series (every tag), 0 if it has none. */
-    private static double value(String metrics, String name) {
+    /**
+     * The sum of the series whose line starts with {@code name} followed by a space or a tag ({@code name{}), or with
+     * {@code name} itself when it ends in its tags' opening; 0 if there is none.
+     */
+    static double value(String metrics, String name) {
         double sum = 0;
         for (String line : metrics.split("\n")) {
-            if (line.startsWith(name + " ") || line.startsWith(name + "{")) {
+            if (line.startsWith(name + " ") || line.startsWith(name + "{") || (name.contains("{") && line.startsWith(name))) {
                 sum += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
             }
         }
