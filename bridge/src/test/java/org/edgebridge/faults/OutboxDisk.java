@@ -73,9 +73,23 @@ final class OutboxDisk implements AutoCloseable {
      * fail with ENOSPC.
      */
     void fill(int headroomKiB) throws IOException, InterruptedException {
-        long usedKiB = Long.parseLong(inside("df -k --output=used '" + dataDir + "' | tail -1").trim());
-        inside("mount -o remount,size=" + (usedKiB + headroomKiB) + "k '" + dataDir + "'");
+        // the bridge may write between df and the remount, and a tmpfs refuses a size below what it holds (EINVAL,
+        // "bad option"): then measure again. The remount's own check is what makes the size right, not the df.
+        for (int attempt = 1; ; attempt++) {
+            long usedKiB = Long.parseLong(inside("df -k --output=used '" + dataDir + "' | tail -1").trim());
+            try {
+                inside("mount -o remount,size=" + (usedKiB + headroomKiB) + "k '" + dataDir + "'");
+                return;
+            } catch (IOException refused) {
+                if (attempt == FILL_ATTEMPTS) {
+                    throw refused;
+                }
+            }
+        }
     }
+
+    /** Tries of {@link #fill}: each a df and a remount, a few ms apart. */
+    private static final int FILL_ATTEMPTS = 20;
 
     /** Gives the outbox its room back. */
     void restore() throws IOException, InterruptedException {
