@@ -91,7 +91,7 @@ final class BridgeChild implements AutoCloseable {
                 String.valueOf(pid()), "GC.run").redirectErrorStream(true).start();
         gc.getInputStream().readAllBytes();
         gc.waitFor(60, TimeUnit.SECONDS);
-        return PathCounters.value(metrics(), "jvm_memory_used_bytes{area=\"heap\"") / (1024 * 1024);
+        return PathCounters.sum(metrics(), "jvm_memory_used_bytes{area=\"heap\"") / (1024 * 1024);
     }
 
     /** CPU time the process used so far, user and system, in seconds (Linux: /proc/PID/stat). */

@@ -21,7 +21,8 @@ record PathCounters(Map<String, Double> totals) {
     static PathCounters of(BridgeChild bridge) throws IOException, InterruptedException {
         Map<String, Double> totals = new LinkedHashMap<>();
         String metrics = bridge.metrics();
-        COUNTERS.forEach((shortName, name) -> totals.put(shortName, value(metrics, name)));
+        // a counter's line is its name, then a space (no tags) or its tags
+        COUNTERS.forEach((shortName, name) -> totals.put(shortName, sum(metrics, name + " ") + sum(metrics, name + "{")));
         return new PathCounters(totals);
     }
 
@@ -32,14 +33,11 @@ record PathCounters(Map<String, Double> totals) {
         return per;
     }
 
-    /**
-     * The sum of the series whose line starts with {@code name} followed by a space or a tag ({@code name{}), or with
-     * {@code name} itself when it ends in its tags' opening; 0 if there is none.
-     */
-    static double value(String metrics, String name) {
+    /** The sum of the values of the lines that start with {@code linePrefix}; 0 if there is none. */
+    static double sum(String metrics, String linePrefix) {
         double sum = 0;
         for (String line : metrics.split("\n")) {
-            if (line.startsWith(name + " ") || line.startsWith(name + "{") || (name.contains("{") && line.startsWith(name))) {
+            if (line.startsWith(linePrefix)) {
                 sum += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
             }
         }
