@@ -11,11 +11,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * How an event ends when central failed on it alone (a 5xx, a dropped connection or a timeout of a request that held
- * only it, with proof that central answers other events) or answered without its receipt: pending again after the
- * per-event backoff of its count, or, at {@code forwarder.maxServerErrors} (more while central fails other requests
- * too: {@link CentralFailureRate}), parked with the failure's own code. The count is the event's
- * {@code commands.central_failures}: it survives a restart. Pure apart from the log.
+ * How an event ends once a failure is proven its own (docs/forwarding.md, "Blame"): central failed a request that held
+ * only it, or answered it without a believable receipt, while answering other events at the same time. Pending again
+ * after the per-event backoff of its count, or, at {@code forwarder.maxServerErrors} (more while central fails other
+ * requests too: {@link CentralFailureRate}), parked with the failure's own code (rejected for a 400, 413 or 422). The
+ * count is the event's {@code commands.central_failures}: it survives a restart. Pure apart from the log.
  */
 final class AloneFailures {
     private static final Logger LOG = LoggerFactory.getLogger(AloneFailures.class);
@@ -37,17 +37,27 @@ final class AloneFailures {
         this.backoff = backoff;
     }
 
-    /** Parked at exactly {@code maxServerErrors} failures. */
-    AloneFailures(int maxServerErrors, IntFunction<Duration> backoff) {
-        this(maxServerErrors, () -> maxServerErrors, backoff);
+
+    /** A proven failure of {@code e} alone: pending again after its backoff, or at the limit parked (or rejected). */
+    Settlement settle(ClaimedEvent e, RequestOutcome.Failed failed, Instant now) {
+        return settle(e, failed.parkCode(), failed.cause().rejectsAtLimit(),
+                "central failed on this event while it answered others (" + failed.reason() + ")", now);
     }
 
-    /** @param parkCode the code it is parked with at the limit (null: none); {@code why} says what central did */
-    Settlement settle(ClaimedEvent e, @Nullable String parkCode, String why, Instant now) {
+    /**
+     * @param parkCode the code it is parked with at the limit (null: none); {@code why} says what central did
+     * @param rejectAtLimit at the limit the event is finally rejected with {@code parkCode} instead of parked
+     */
+    Settlement settle(ClaimedEvent e, @Nullable String parkCode, boolean rejectAtLimit, String why, Instant now) {
         int n = e.centralFailures() + 1;
         int limit = Math.max(maxServerErrors, failuresToPark.getAsInt());
         String of = limit == maxServerErrors ? "forwarder.maxServerErrors=" + limit
                 : limit + " (forwarder.maxServerErrors=" + maxServerErrors + ", more while central fails other requests too)";
+        if (n >= limit && rejectAtLimit) {
+            LOG.warn("event {} of {} rejected ({}): {} {} times ({})", e.commandId(), e.clientId(), parkCode, why, n, of);
+            return new Settlement.Final(e.id(), org.edgebridge.outbox.CommandState.REJECTED, parkCode,
+                    why + " " + n + " times (" + of + ")", null);
+        }
         if (n >= limit) {
             LOG.warn("event {} of {} parked ({}): {} {} times ({}); every other event goes on",
                     e.commandId(), e.clientId(), parkCode, why, n, of);

@@ -1,10 +1,8 @@
 package org.edgebridge.forward;
 
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 import org.edgebridge.hook.TestHook;
@@ -25,15 +23,15 @@ final class BatchSettler {
     private final ForwarderSettings settings;
     private final ForwarderOutbox outbox;
     private final FinalReceipts finalReceipts;
-    private final ServerErrorHunt hunt;
+    private final Suspicions suspicions;
     private final UnsettledAnswers unsettled = new UnsettledAnswers();
     private final AtomicLong parked = new AtomicLong();
 
-    BatchSettler(ForwarderSettings settings, ForwarderOutbox outbox, FinalReceipts finalReceipts, ServerErrorHunt hunt) {
+    BatchSettler(ForwarderSettings settings, ForwarderOutbox outbox, FinalReceipts finalReceipts, Suspicions suspicions) {
         this.settings = settings;
         this.outbox = outbox;
         this.finalReceipts = finalReceipts;
-        this.hunt = hunt;
+        this.suspicions = suspicions;
     }
 
     /** Commits central's answer. */
@@ -92,26 +90,6 @@ final class BatchSettler {
         settle(batchId, releases);
     }
 
-    /**
-     * The events of {@code rest} whose devices {@code first} does not hold back (an event of the device in {@code first}
-     * that is not final: docs/protocol.md §2.2); the others are released, unsent.
-     */
-    List<ClaimedEvent> notHeldBack(String batchId, List<ClaimedEvent> first, Set<Long> finalIds, List<ClaimedEvent> rest) {
-        Set<String> blocked = new HashSet<>();
-        for (ClaimedEvent e : first) {
-            if (!finalIds.contains(e.id())) {
-                blocked.add(e.clientId());
-            }
-        }
-        List<ClaimedEvent> next = new ArrayList<>();
-        List<ClaimedEvent> held = new ArrayList<>();
-        for (ClaimedEvent e : rest) {
-            (blocked.contains(e.clientId()) ? held : next).add(e);
-        }
-        releaseUnsent(batchId, held, "an earlier event of the same device in this batch is not final yet");
-        return next;
-    }
-
     /** Commits the answers kept by {@link #settle}. @return true when none is left */
     boolean settleKept() {
         return unsettled.commitAll(answer -> {
@@ -131,7 +109,7 @@ final class BatchSettler {
         if (result.finals().isEmpty()) {
             return;
         }
-        result.finals().forEach(r -> hunt.forget(r.id()));
+        result.finals().forEach(r -> suspicions.forget(r.id()));
         TestHook.AFTER_FINAL_COMMIT.enter();
         finalReceipts.publish(result.finals(), false);
     }

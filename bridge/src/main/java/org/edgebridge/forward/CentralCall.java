@@ -29,13 +29,13 @@ final class CentralCall {
 
     private final ForwarderSettings settings;
     private final CentralGuards guards;
-    private final IngestClient client;
+    private final IngestPort client;
     private final ReplyClassifier classifier;
     private final ReceiptViolations violations;
     private final RequestFigures figures;
     private final CentralAuthorization authorization;
 
-    CentralCall(ForwarderSettings settings, CentralGuards guards, IngestClient client, ReplyClassifier classifier,
+    CentralCall(ForwarderSettings settings, CentralGuards guards, IngestPort client, ReplyClassifier classifier,
             ReceiptViolations violations, RequestFigures figures, CentralAuthorization authorization) {
         this.settings = settings;
         this.authorization = authorization;
@@ -50,27 +50,24 @@ final class CentralCall {
     enum Failures {
         /** Every failure: a request of one event that is no suspect. */
         RECORDED,
-        /**
-         * Not a failure one event may cause (5xx, dropped connection, timeout): the first request of a batch of two
-         * or more, which is bisected at once; the round records one failure if it was central's ({@link #recordFailure}).
-         */
+        /** Not a failure one event may cause (a report of expired commands): only central's own failures. */
         ONE_EVENT_FAILURES_DEFERRED,
-        /** None: the requests of a bisection, and suspects sent alone; the round records what was central's. */
+        /** None: a probe, or a group's other half; the step records one failure if it showed central failing. */
         IGNORED
     }
 
     /**
      * A failed request the circuit breaker ignores (Resilience4j {@code ignoreExceptions}: the permit is released,
      * nothing is recorded), see {@link Failures}. The requests that look for the event behind a failure would
-     * otherwise open the breaker for every device, the opposite of what the bisection is for; and a failure that
-     * follows one event while central answers the others is no sign that central is down (issue 23). A round stops
-     * as soon as both halves fail and then records one failure, so a central that is really down still opens it.
+     * otherwise open the breaker for every device, the opposite of what the probes are for; and a failure that
+     * follows one event while central answers the others is no sign that central is down. A step that showed central
+     * failing records one failure ({@link #recordFailure}), so a central that is really down still opens it.
      */
     static final class IgnoredFailure extends RuntimeException {
         final transient Sent sent;
 
         IgnoredFailure(Sent sent) {
-            super("a request of a bisection failed", null, false, false);
+            super("a probe failed", null, false, false);
             this.sent = sent;
         }
     }

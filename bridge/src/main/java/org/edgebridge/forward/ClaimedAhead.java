@@ -54,7 +54,7 @@ final class ClaimedAhead {
             return Optional.empty();
         }
         return Optional.of(new ForwarderOutbox.NextClaim(settings.batchLimit(), IngestRequest.eventBudget(settings),
-                IngestRequest::eventBytes, storedUpTo.getAsLong(), BatchSender.newBatchId()));
+                IngestRequest::eventBytes, storedUpTo.getAsLong(), BatchIds.next()));
     }
 
     /** Keeps what a settle claimed for the next step (nothing when it found nothing). */

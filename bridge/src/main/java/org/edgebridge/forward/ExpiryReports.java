@@ -125,11 +125,6 @@ final class ExpiryReports {
             failuresInARow = 0;
             return true;
         }
-        if (outcome instanceof RequestOutcome.Split split) {
-            policy.answered();
-            giveUp(told, split.reason());
-            return true;
-        }
         if (outcome instanceof RequestOutcome.Throttled throttled) {
             policy.throttled(throttled.retryAfter(), throttled.reason());
         } else if (outcome instanceof RequestOutcome.Failed failed) {

@@ -16,10 +16,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One forwarder step, synchronous: commit kept answers, republish finals that were never handed to the broker, make
- * final the commands that expired unsent ({@link ExpiryReports}), ask the policy whether a request may go, tell central
- * of expired commands in a request of their own if any wait, take the batch the last settle claimed ({@link ClaimedAhead}) or claim one,
- * send it, settle it (claiming the next in the same transaction); returns what it did. Runs on a forwarder
+ * One forwarder step, synchronous, a one-way chain: commit kept answers, republish finals that were never handed to the
+ * broker, make final the commands that expired unsent ({@link ExpiryReports}), ask the policy whether a request may
+ * go, tell central of expired commands in a request of their own if any wait, take the batch the last settle claimed
+ * ({@link ClaimedAhead}) or claim one, split it into a probe and a comparison ({@link Suspicions}), send and settle
+ * them ({@link Exchange}, the main request's settle claiming the next batch in the same transaction); returns what it
+ * did. Runs on a forwarder
  * thread ({@link ForwarderLoop}) or a test's; any number of workers may run steps at once (a Resilience4j bulkhead
  * caps the requests in flight, and a claim never takes a device whose lowest open event is in flight).
  */
@@ -34,7 +36,8 @@ final class ForwardStep {
     private final CentralGuards guards;
     private final BatchSettler settler;
     private final FinalReceipts finalReceipts;
-    private final BatchSender sender;
+    private final Suspicions suspicions;
+    private final Exchange exchange;
     private final ClaimedAhead claimedAhead;
     private final ExpiryReports expiryReports;
     private volatile @Nullable String lastFailure;
@@ -43,7 +46,7 @@ final class ForwardStep {
 
     /** @param storedUpTo the highest outbox row whose {@code stored} receipt has been handed out */
     ForwardStep(ForwarderSettings settings, ForwarderOutbox outbox, LongSupplier storedUpTo, Clock clock, ForwarderPolicy policy,
-            CentralGuards guards, BatchSettler settler, FinalReceipts finalReceipts, BatchSender sender,
+            CentralGuards guards, BatchSettler settler, FinalReceipts finalReceipts, Suspicions suspicions, Exchange exchange,
             ClaimedAhead claimedAhead, ExpiryReports expiryReports) {
         this.expiryReports = expiryReports;
         this.settings = settings;
@@ -54,7 +57,8 @@ final class ForwardStep {
         this.guards = guards;
         this.settler = settler;
         this.finalReceipts = finalReceipts;
-        this.sender = sender;
+        this.suspicions = suspicions;
+        this.exchange = exchange;
         this.claimedAhead = claimedAhead;
     }
 
@@ -105,11 +109,11 @@ final class ForwardStep {
             List<Expiries.Expired> expired = expiryReports.unreported();
             if (!expired.isEmpty()) {
                 policy.enter(ForwarderState.SENDING);
-                expiryReports.report(BatchSender.newBatchId(), expired);
+                expiryReports.report(BatchIds.next(), expired);
                 return new StepResult.Sent(0, policy.afterRequest());
             }
             Optional<ClaimedAhead.Batch> ahead = claimedAhead.take();
-            String claimId = ahead.map(ClaimedAhead.Batch::claimId).orElseGet(BatchSender::newBatchId);
+            String claimId = ahead.map(ClaimedAhead.Batch::claimId).orElseGet(BatchIds::next);
             List<ClaimedEvent> events = ahead.isPresent() ? ahead.get().events()
                     : outbox.claim(settings.batchLimit(), IngestRequest.eventBudget(settings), IngestRequest::eventBytes,
                             storedUpTo.getAsLong(), claimId);
@@ -117,15 +121,25 @@ final class ForwardStep {
                 policy.enter(ForwarderState.IDLE);
                 return new StepResult.Idle(ForwarderState.IDLE, ForwarderWaits.IDLE_POLL);
             }
-            policy.enter(ForwarderState.SENDING);
+            int sent;
             try {
+                Suspicions.Plan plan = suspicions.plan(events, clock.instant(),
+                        guards.breaker.getState() == io.github.resilience4j.circuitbreaker.CircuitBreaker.State.CLOSED);
+                settler.releaseUnsent(claimId, plan.held(), plan.waitingForCompany()
+                        ? "held back: a suspected event waits for other events to be compared with (docs/forwarding.md, Blame)"
+                        : "held back: an earlier event of the same device, or of its group, is suspected of making central fail");
+                if (plan.sendsNothing()) {
+                    policy.enter(ForwarderState.IDLE);
+                    return new StepResult.Idle(ForwarderState.IDLE, ForwarderWaits.IDLE_POLL);
+                }
+                policy.enter(ForwarderState.SENDING);
                 TestHook.AFTER_CLAIM.enter();
-                sender.sendAndClaimNext(events);
+                sent = exchange.run(claimId, plan);
             } catch (RuntimeException e) {
                 releaseClaim(claimId, e);
                 throw e;
             }
-            return new StepResult.Sent(events.size(), policy.afterRequest());
+            return new StepResult.Sent(sent, policy.afterRequest());
         } finally {
             guards.bulkhead.onComplete();
         }

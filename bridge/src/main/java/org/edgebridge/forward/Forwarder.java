@@ -27,8 +27,10 @@ import org.slf4j.LoggerFactory;
  *   <li>{@link ForwardStep}: one synchronous step (claim, send, classify, settle) returning what it did
  *       ({@link StepResult});
  *   <li>{@link ForwarderPolicy}: paused, backing off or held by the circuit breaker, decided on the injected clock;
- *   <li>{@link BatchSender} (splits, bisection), {@link CentralCall} (the guards: rate limiters, circuit breaker),
- *       {@link ReplyClassifier}, {@link BatchSettler} and {@link FinalReceipts} (publishes the finals).
+ *   <li>{@link Suspicions} (which events are suspected of making central fail: the probe and the comparison of a
+ *       step), {@link Exchange} (a step's requests, settled), {@link BatchSender} and {@link CentralCall} (the guards:
+ *       rate limiters, circuit breaker), {@link ReplyClassifier}, {@link BatchSettler} and {@link FinalReceipts}
+ *       (publishes the finals).
  * </ul>
  *
  * <p>Threads: {@code forwarder.maxConcurrentRequests} threads ("forwarder", or "forwarder-N"), owned by the loop.
@@ -68,31 +70,40 @@ public final class Forwarder implements Component, ForwarderControl, AutoCloseab
     /** For tests: {@code rateLimitWait} waits the rate limiters' waits instead of the loop (null: the loop). */
     Forwarder(ForwarderSettings settings, ForwarderOutbox outbox, ReceiptSender receipts, LongSupplier storedUpTo, Clock clock,
             Workers threads, MeterRegistry meters, ForwarderLoop.@Nullable Sleeper rateLimitWait) {
+        this(settings, outbox, receipts, storedUpTo, clock, threads, meters, rateLimitWait, null);
+    }
+
+    /** For the blame simulation: {@code central} answers instead of {@link IngestClient} (null: HTTP to ingest.url). */
+    Forwarder(ForwarderSettings settings, ForwarderOutbox outbox, ReceiptSender receipts, LongSupplier storedUpTo, Clock clock,
+            Workers threads, MeterRegistry meters, ForwarderLoop.@Nullable Sleeper rateLimitWait, @Nullable IngestPort central) {
         this.settings = settings;
         this.outbox = outbox;
         this.loop = new ForwarderLoop(settings.linger());
         this.guards = new CentralGuards(settings, clock);
         this.policy = new ForwarderPolicy(settings, clock, guards.breaker);
-        ReplyClassifier classifier = new ReplyClassifier(settings, clock);
-        ServerErrorHunt hunt = new ServerErrorHunt();
         this.failureRate = new CentralFailureRate(settings.maxServerErrors(), clock);
+        AloneFailures alone = new AloneFailures(settings.maxServerErrors(), failureRate::failuresToPark,
+                n -> ReplyClassifier.backoff(settings, n));
+        ReplyClassifier classifier = new ReplyClassifier(settings, clock, alone);
+        Suspicions suspicions = new Suspicions(n -> ReplyClassifier.backoff(settings, n), alone);
         this.finalReceipts = new FinalReceipts(outbox, receipts);
-        this.settler = new BatchSettler(settings, outbox, finalReceipts, hunt);
+        this.settler = new BatchSettler(settings, outbox, finalReceipts, suspicions);
         this.receiptViolations = new ReceiptViolations(clock);
         this.certificates = settings.clientCertificate().map(c -> new ClientCertificateFiles(c, clock));
         this.client = new IngestClient(settings, certificates);
         this.authorization = new CentralAuthorization(settings.token(), settings.oauth2().map(o -> new OAuth2Tokens(o,
                 client::http, settings.timeout(), e -> TransportFailures.describe(o.tokenUrl(), settings.proxy(), e)
                         .replace("ingest.url", "ingest.oauth2.tokenUrl"), clock)));
-        CentralCall call = new CentralCall(settings, guards, client, classifier, receiptViolations,
+        CentralCall call = new CentralCall(settings, guards, central != null ? central : client, classifier, receiptViolations,
                 new RequestFigures(meters), authorization);
         this.claimedAhead = new ClaimedAhead(settings, storedUpTo, guards);
         ForwarderLoop.Sleeper waits = rateLimitWait != null ? rateLimitWait : loop::sleep;
-        this.sender = new BatchSender(settings, call, policy, settler, hunt, failureRate, classifier, claimedAhead, waits, clock);
+        this.sender = new BatchSender(call, waits, clock);
+        Exchange exchange = new Exchange(sender, settler, suspicions, policy, call, failureRate, claimedAhead, clock);
         this.expiryReports = new ExpiryReports(outbox.expiries(), finalReceipts, call, policy, waits, clock,
                 settings.maxBytes(), failureRate::failuresToPark, classifier::backoff);
-        this.step = new ForwardStep(settings, outbox, storedUpTo, clock, policy, guards, settler, finalReceipts, sender,
-                claimedAhead, expiryReports);
+        this.step = new ForwardStep(settings, outbox, storedUpTo, clock, policy, guards, settler, finalReceipts, suspicions,
+                exchange, claimedAhead, expiryReports);
         loop.addThreads(threads, settings.maxConcurrentRequests(), step::run);
     }
 

@@ -38,8 +38,6 @@ final class ForwarderPolicy {
     private volatile @Nullable String lastError;
     private volatile @Nullable Instant lastErrorAt;
     private final AtomicInteger consecutiveFailures = new AtomicInteger();
-    /** Failed requests of the bisection round under way, already counted in consecutiveFailures (for the status). */
-    private final AtomicInteger roundFailures = new AtomicInteger();
 
     ForwarderPolicy(ForwarderSettings settings, Clock clock, CircuitBreaker breaker) {
         this.settings = settings;
@@ -141,7 +139,6 @@ final class ForwarderPolicy {
 
     /** Central answered (2xx, or a 400/413/422 that splits the batch). */
     void answered() {
-        roundFailures.set(0);
         int failures = consecutiveFailures.getAndSet(0);
         if (failures > 0 || pausedUntil != null) {
             LOG.info("central answers again after {} failed requests", failures);
@@ -157,16 +154,14 @@ final class ForwarderPolicy {
         failure(reason);
     }
 
-    /** A failed request (5xx, timeout, no connection): back off (never less than a Retry-After of its round). */
+    /** A step whose requests all failed (5xx, timeout, no connection, ...): back off. */
     void failed(String reason) {
         failed(reason, Duration.ZERO);
     }
 
     /** {@link #failed(String)}, waiting at least central's Retry-After (a 503's). */
     void failed(String reason, Duration retryAfter) {
-        // the round's requests were shown as they failed; for the backoff the round counts as one failed request
-        int shown = roundFailures.getAndSet(0);
-        int failures = consecutiveFailures.updateAndGet(n -> Math.max(0, n - shown) + 1);
+        int failures = consecutiveFailures.incrementAndGet();
         backOff(failures);
         Instant asked = clock.instant().plus(retryAfter);
         if (asked.isAfter(backoffUntil)) {
@@ -187,17 +182,6 @@ final class ForwarderPolicy {
         if (until.isAfter(backoffUntil)) {
             backoffUntil = until;
         }
-    }
-
-    /**
-     * A failed request of a bisection round: shown at once ({@code lastError}, {@code consecutiveFailures}), so that a
-     * central that hangs or fails on everything is visible within one request's time, not only when the round ends
-     * (each level of a round can wait {@code ingest.timeout}); the wait is set when the round ends ({@link #failed}).
-     */
-    void failedInRound(String reason) {
-        roundFailures.incrementAndGet();
-        consecutiveFailures.incrementAndGet();
-        failure(reason);
     }
 
     /** 401, 403, 404, another 4xx or a 3xx: paused, tried again every {@code forwarder.authRetryInterval}. */

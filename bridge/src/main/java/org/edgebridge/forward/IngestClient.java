@@ -24,7 +24,7 @@ import org.jspecify.annotations.Nullable;
  * gets a new HTTP client: a new TLS context, no pooled connection or resumable session of the old certificate.
  * Thread-safe.
  */
-final class IngestClient {
+final class IngestClient implements IngestPort {
     private final ForwarderSettings settings;
     private final Optional<ClientCertificateFiles> certificates;
     private volatile Connection connection;
@@ -82,7 +82,8 @@ final class IngestClient {
      * @param bearer the token for {@code Authorization: Bearer}, if any ({@link CentralAuthorization})
      * @throws Error an Error (OutOfMemoryError) met while the reply was read: the calling worker dies of it
      */
-    IngestReply post(String batchId, byte[] body, Optional<String> bearer) {
+    @Override
+    public IngestReply post(String batchId, byte[] body, Optional<String> bearer) {
         HttpRequest.Builder request = HttpRequest.newBuilder(settings.url())
                 .timeout(settings.timeout())
                 .header("Content-Type", "application/json")

@@ -12,7 +12,6 @@ import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -36,10 +35,11 @@ final class ReplyClassifier {
     private final Clock clock;
     private final AloneFailures alone;
 
-    ReplyClassifier(ForwarderSettings settings, Clock clock) {
+    /** @param alone how an event central left out of a reply that answers others is counted */
+    ReplyClassifier(ForwarderSettings settings, Clock clock, AloneFailures alone) {
         this.settings = settings;
         this.clock = clock;
-        this.alone = new AloneFailures(settings.maxServerErrors(), this::backoff);
+        this.alone = alone;
     }
 
     RequestOutcome classify(IngestReply reply, List<ClaimedEvent> events) {
@@ -69,10 +69,10 @@ final class ReplyClassifier {
                     retryAfter(reply.retryAfter()).orElse(Duration.ZERO));
         }
         if (status == 413) {
-            return new RequestOutcome.Split("ingest_payload_too_large", reason);
+            return new RequestOutcome.Failed(reason, RequestOutcome.Cause.TOO_LARGE);
         }
         if (status == 400 || status == 422) {
-            return new RequestOutcome.Split("ingest_bad_request", reason);
+            return new RequestOutcome.Failed(reason, RequestOutcome.Cause.BAD_REQUEST);
         }
         if (status >= 500) {
             return new RequestOutcome.Failed(reason, RequestOutcome.Cause.SERVER_ERROR);
@@ -107,9 +107,11 @@ final class ReplyClassifier {
                     + bodyExcerpt(reply.body()), RequestOutcome.Cause.NO_RECEIPTS);
         }
         ReceiptCheck.Checked checked = ReceiptCheck.check(list, events, settings.receiptCaps());
-        if (answersNone(checked, events)) {
-            return new RequestOutcome.Failed("central answered " + reply.status() + " without a receipt for any of the "
-                    + events.size() + " events" + bodyExcerpt(reply.body()), RequestOutcome.Cause.NO_RECEIPTS);
+        if (checked.believed().isEmpty()) {
+            // no receipt central can be believed on (none, or only unknown statuses or oversized fields): the request
+            // failed as a whole, like a 5xx; blaming every event of it would park a backlog for central's fault
+            return new RequestOutcome.Failed("central answered " + reply.status() + " without a believable receipt for any"
+                    + " of the " + events.size() + " events" + bodyExcerpt(reply.body()), RequestOutcome.Cause.NO_RECEIPTS);
         }
         Map<Long, String> why = new HashMap<>();
         checked.problems().forEach(p -> {
@@ -117,12 +119,17 @@ final class ReplyClassifier {
                 why.put(p.eventRowId(), p.detail());
             }
         });
+        boolean answersOthers = events.stream().map(e -> checked.believed().get(e.id())).anyMatch(r -> r != null
+                && !r.path("status").asText("").equals("retry_later"));
         Instant now = clock.instant();
         List<Settlement> settlements = new ArrayList<>(events.size());
         for (ClaimedEvent e : events) {
             JsonNode r = checked.believed().get(e.id());
             if (r == null) {
-                settlements.add(noReceipt(e, why.getOrDefault(e.id(), "no receipt central can be believed on"), now));
+                String problem = why.getOrDefault(e.id(), "no receipt central can be believed on");
+                // counted only when the same reply gave other events a final receipt: central processes events now
+                settlements.add(answersOthers ? noReceipt(e, problem, now)
+                        : new Settlement.RetryLater(e.id(), now.plus(backoff(e.attempt())), problem, false));
                 continue;
             }
             String receiptStatus = r.path("status").asText("");
@@ -137,8 +144,10 @@ final class ReplyClassifier {
                         : floor;
                 Duration wait = asked.compareTo(floor) >= 0 ? asked : floor;
                 String code = text(r, "code");
+                // toward forwarder.maxAttempts only while central gives other events of the reply a final receipt: a
+                // retry_later to everything is central shedding load, and parks nothing however long it lasts
                 settlements.add(new Settlement.RetryLater(e.id(), now.plus(wait),
-                        "central: retry_later" + (code == null ? "" : " / " + code), true));
+                        "central: retry_later" + (code == null ? "" : " / " + code), answersOthers));
             } else {
                 settlements.add(new Settlement.Final(e.id(), CommandState.fromDb(receiptStatus), text(r, "code"),
                         text(r, "message"), result(r)));
@@ -147,30 +156,21 @@ final class ReplyClassifier {
         return new RequestOutcome.Answered(settlements, checked.problems());
     }
 
-    /** No event of the request has a receipt in the reply, believable or not (each one's problem is MISSING). */
-    private static boolean answersNone(ReceiptCheck.Checked checked, List<ClaimedEvent> events) {
-        if (!checked.believed().isEmpty()) {
-            return false;
-        }
-        Set<Long> missing = new HashSet<>();
-        checked.problems().forEach(p -> {
-            if (p.kind() == ReceiptCheck.Violation.MISSING && p.eventRowId() != null) {
-                missing.add(p.eventRowId());
-            }
-        });
-        return events.stream().allMatch(e -> missing.contains(e.id()));
-    }
-
     /**
      * An event central answered without a (believable) receipt: a contract violation that counts toward parking
      * (code {@code central_no_receipt}), so that a central that leaves one event out cannot hold its device for ever.
      */
     Settlement noReceipt(ClaimedEvent e, String why, Instant now) {
-        return alone.settle(e, AloneFailures.NO_RECEIPT, why, now);
+        return alone.settle(e, AloneFailures.NO_RECEIPT, false, why, now);
     }
 
     /** A per-event wait when central gives none: backoffInitial doubled per attempt, capped at backoffMax. */
     Duration backoff(int attempt) {
+        return backoff(settings, attempt);
+    }
+
+    /** {@link #backoff(int)} of these settings. */
+    static Duration backoff(ForwarderSettings settings, int attempt) {
         int doublings = Math.min(Math.max(attempt - 1, 0), 30);
         Duration d = settings.backoffInitial().multipliedBy(1L << doublings);
         return d.compareTo(settings.backoffMax()) > 0 ? settings.backoffMax() : d;

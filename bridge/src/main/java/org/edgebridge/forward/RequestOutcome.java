@@ -13,6 +13,14 @@ sealed interface RequestOutcome {
      * ({@link ReceiptCheck}): their events are settled as if they had no receipt.
      */
     record Answered(List<Settlement> settlements, List<ReceiptCheck.Problem> problems) implements RequestOutcome {
+        /**
+         * Whether central gave at least one event a final receipt: it processes events now. A reply of nothing but
+         * {@code retry_later} is central shedding load: no proof that it answers others (docs/forwarding.md, "Blame").
+         */
+        boolean answersEvents() {
+            return settlements.stream().anyMatch(s -> s instanceof Settlement.Final);
+        }
+
         /** Problems of this kind. */
         long count(ReceiptCheck.Violation kind) {
             return problems.stream().filter(p -> p.kind() == kind).count();
@@ -41,8 +49,7 @@ sealed interface RequestOutcome {
 
         /** Central answered with an HTTP status (as opposed to a timeout or a broken connection). */
         boolean answeredWithStatus() {
-            return cause == Cause.SERVER_ERROR || cause == Cause.UNAVAILABLE || cause == Cause.REFUSED
-                    || cause == Cause.NO_RECEIPTS || cause == Cause.FORBIDDEN;
+            return cause != Cause.UNREACHABLE && cause != Cause.TIMED_OUT && cause != Cause.DROPPED;
         }
 
         /**
@@ -54,7 +61,7 @@ sealed interface RequestOutcome {
         }
     }
 
-    /** Why a request failed. */
+    /** Why a request failed (docs/forwarding.md, "Replies"). */
     enum Cause {
         /** No connection: refused, DNS, TLS, connect timeout. Central's or the network's, never one event's. */
         UNREACHABLE(null),
@@ -87,17 +94,26 @@ sealed interface RequestOutcome {
          * in front of central answers 403 to one event whose payload it dislikes: hunted like a 5xx first, and only
          * when no other event gets through is it central refusing the bridge (paused, alarm central_refused).
          */
-        FORBIDDEN("ingest_forbidden");
+        FORBIDDEN("ingest_forbidden"),
+        /**
+         * 400 or 422: central (or a gateway, or a TLS port spoken to in plain HTTP) calls the request malformed. One
+         * event's doing only with proof; then, at the limit, that event is finally rejected with this code.
+         */
+        BAD_REQUEST("ingest_bad_request"),
+        /** 413: the request is too large for central or a proxy; with proof, one event is finally rejected at the limit. */
+        TOO_LARGE("ingest_payload_too_large");
 
         private final @Nullable String parkCode;
 
         Cause(@Nullable String parkCode) {
             this.parkCode = parkCode;
         }
-    }
 
-    /** 413, 400 or 422: split the batch; a single event that still gets it is rejected with {@code code}. */
-    record Split(String code, String reason) implements RequestOutcome {}
+        /** At the limit of proven failures the event is finally rejected (the request's shape), not parked. */
+        boolean rejectsAtLimit() {
+            return this == BAD_REQUEST || this == TOO_LARGE;
+        }
+    }
 
     /**
      * 401, 403, 404, 405, 407 or 410, or a 3xx: a configuration or credential fault; pause forwarding.

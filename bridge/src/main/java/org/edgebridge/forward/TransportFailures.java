@@ -20,7 +20,7 @@ final class TransportFailures {
 
     /** What {@link #describe} says of a failure before a connection was made: central or the network is down. */
     private static final java.util.List<String> BEFORE_CONNECT = java.util.List.of("does not resolve", "no connection to ",
-            "TLS with ", "no route to ", " refused", "cannot connect to ", "interrupted", "did not open the CONNECT tunnel");
+            "TLS with ", "no route to ", " refused", "cannot connect to ", "did not open the CONNECT tunnel");
 
     /**
      * Whether a described failure happened after the connection was made: reset, or closed before a reply. A central

@@ -7,14 +7,16 @@
  * {@code forwarder.maxReplyBytes} and its whole exchange bounded by {@code forwarder.timeout}), the Resilience4j
  * guards ({@link org.edgebridge.forward.CentralGuards}: a requests and an events rate limiter, a bulkhead, a circuit
  * breaker), the policy that decides when a request may go ({@link org.edgebridge.forward.ForwarderPolicy}, on the
- * injected clock), the hunt for an event that alone makes central fail ({@link
- * org.edgebridge.forward.ServerErrorHunt}), and the answers it could not commit yet ({@code UnsettledAnswers}).
+ * injected clock), the isolation of an event that alone makes central fail ({@link
+ * org.edgebridge.forward.Suspicions}: blame only with proof, docs/forwarding.md "Blame"), and the answers it could not
+ * commit yet ({@code UnsettledAnswers}).
  * Central's replies are untrusted: every receipt is checked against its request ({@link
  * org.edgebridge.forward.ReceiptCheck}) and its texts capped ({@link org.edgebridge.forward.ReceiptCaps}).
  *
  * <p>Threads: {@code forwarder.maxConcurrentRequests} workers ({@code forwarder}, or {@code forwarder-N}), owned by
  * {@link org.edgebridge.forward.ForwarderLoop}, each running one synchronous {@link
- * org.edgebridge.forward.ForwardStep} after another; the HTTP client's own threads. Nothing else here blocks.
+ * org.edgebridge.forward.ForwardStep} after another (at most two requests each: at most 2 x {@code ingest.timeout});
+ * the HTTP client's own threads. Nothing else here blocks.
  *
  * <p>Guarantees: an event of a device goes into a request only when every earlier one of that device is final or in
  * the same request (§2.2); an event is final here only after central's final receipt for it is committed, and that

@@ -40,7 +40,7 @@ class IngestRequestTest {
         ClaimedEvent e5 = event(5, "d", "t", "{}");
         events.add(new ClaimedEvent(5, "d", "CMD-5", 5, e5.topic(), "t", e5.payload(), e5.payloadSha256(), e5.receivedAt(),
                 1, 0, Optional.of(Instant.parse("2026-11-29T06:33:00.123456789Z"))));
-        byte[] body = IngestRequest.body("site-01", BatchSender.newBatchId(), events);
+        byte[] body = IngestRequest.body("site-01", BatchIds.next(), events);
         assertThat((long) body.length).isLessThanOrEqualTo(envelope() + sizes(events));
         assertThat(new String(body, StandardCharsets.UTF_8)).contains("\"expiresAt\":\"2026-11-29T06:33:00.123456789Z\"");
     }
@@ -53,7 +53,7 @@ class IngestRequestTest {
                     "{\"n\":1}".getBytes(StandardCharsets.UTF_8), "b".repeat(64), Instant.EPOCH, 1, 0,
                     Optional.of(Instant.parse("2026-11-29T06:33:00.123Z")))); // counted whether an event has one or not: the bound is tight with it
         }
-        byte[] body = IngestRequest.body("site-01", BatchSender.newBatchId(), events);
+        byte[] body = IngestRequest.body("site-01", BatchIds.next(), events);
         assertThat(envelope() + sizes(events) - body.length).isBetween(0L, 48L * events.size());
     }
 }

@@ -19,9 +19,11 @@ import org.junit.jupiter.api.Test;
 /** Every kind of reply central can give (docs/protocol.md §2.3, docs/forwarding.md), classified without a network. */
 class ReplyClassifierTest {
     private final TestClock clock = new TestClock();
-    private final ReplyClassifier classifier = new ReplyClassifier(ConfigLoader.load(null, List.of(
+    private static final ForwarderSettings SETTINGS = ConfigLoader.load(null, List.of(
             "ingest.url=http://127.0.0.1:1/ingest", "forwarder.backoffInitial=100ms", "forwarder.backoffMax=1s",
-            "forwarder.maxRetryAfter=30s")).forwarder(), clock);
+            "forwarder.maxRetryAfter=30s")).forwarder();
+    private final ReplyClassifier classifier = new ReplyClassifier(SETTINGS, clock, new AloneFailures(
+            SETTINGS.maxServerErrors(), SETTINGS::maxServerErrors, n -> ReplyClassifier.backoff(SETTINGS, n)));
 
     private static ClaimedEvent event(long id, String device, String eventId, int attempt) {
         return new ClaimedEvent(id, device, eventId, id, "devices/" + device + "/commands/t", "t",
@@ -69,13 +71,16 @@ class ReplyClassifierTest {
     }
 
     @Test
-    void retry_later_waits_retry_after_ms_clamped_or_the_per_event_backoff_and_counts_toward_parking() {
+    void retry_later_waits_retry_after_ms_clamped_or_the_per_event_backoff_and_to_everything_counts_nothing() {
         RequestOutcome outcome = classify(reply(200, "{\"receipts\":[" + receipt("a", "A-1", "retry_later",
                 ",\"retryAfterMs\":250,\"code\":\"busy\"") + "," + receipt("b", "B-1", "retry_later", ",\"retryAfterMs\":null") + "]}"));
         Instant now = clock.instant();
         assertThat(((RequestOutcome.Answered) outcome).settlements()).containsExactly(
-                new Settlement.RetryLater(1, now.plusMillis(250), "central: retry_later / busy", true),
-                new Settlement.RetryLater(2, now.plusMillis(400), "central: retry_later", true)); // attempt 3: 100 ms x 4
+                new Settlement.RetryLater(1, now.plusMillis(250), "central: retry_later / busy", false),
+                new Settlement.RetryLater(2, now.plusMillis(400), "central: retry_later", false)); // attempt 3: 100 ms x 4
+        RequestOutcome.Answered mixed = answered(receipt("a", "A-1", "retry_later", ""), receipt("b", "B-1", "accepted", ""));
+        assertThat(((Settlement.RetryLater) mixed.settlements().get(0)).countsTowardParking())
+                .as("central gave another event of the reply a final receipt").isTrue();
         RequestOutcome huge = classify(reply(200, "{\"receipts\":[" + receipt("a", "A-1", "retry_later",
                 ",\"retryAfterMs\":9223372036854775806") + "," + receipt("b", "B-1", "retry_later", ",\"retryAfterMs\":1e300") + "]}"));
         assertThat(((RequestOutcome.Answered) huge).settlements()).extracting(s -> ((Settlement.RetryLater) s).notBefore())
@@ -123,15 +128,25 @@ class ReplyClassifierTest {
     }
 
     @Test
-    void a_missing_or_unreadable_receipt_counts_toward_parking_and_is_sent_again_after_the_per_event_backoff() {
+    void a_reply_without_one_believable_receipt_fails_the_request_and_blames_no_event() {
         RequestOutcome outcome = classify(reply(200, "{\"receipts\":[" + receipt("a", "A-1", "lost", "") + "]}"));
-        assertThat(outcome).isInstanceOfSatisfying(RequestOutcome.Answered.class, a -> {
-            assertThat(a.count(ReceiptCheck.Violation.MISSING)).isEqualTo(1);
-            assertThat(a.count(ReceiptCheck.Violation.UNKNOWN_STATUS)).isEqualTo(1);
-            assertThat(a.settlements()).as("A-1's receipt is unreadable, B-1 has none: central failed on each alone")
-                    .allSatisfy(s -> assertThat(s).isInstanceOfSatisfying(Settlement.FailedAlone.class,
-                            f -> assertThat(f.notBefore()).isEqualTo(clock.instant().plusMillis(100))));
-        });
+        assertThat(outcome).as("A-1's receipt is unreadable, B-1 has none: central answered neither")
+                .isInstanceOfSatisfying(RequestOutcome.Failed.class, f -> assertThat(f.cause())
+                        .isEqualTo(RequestOutcome.Cause.NO_RECEIPTS));
+    }
+
+    @Test
+    void a_missing_receipt_counts_toward_parking_only_in_a_reply_that_gives_another_event_a_final_receipt() {
+        RequestOutcome.Answered withProof = answered(receipt("a", "A-1", "accepted", ""));
+        assertThat(withProof.count(ReceiptCheck.Violation.MISSING)).isEqualTo(1);
+        assertThat(withProof.settlements().get(1)).as("B-1 left out while A-1 was answered: counted")
+                .isInstanceOfSatisfying(Settlement.FailedAlone.class,
+                        f -> assertThat(f.notBefore()).isEqualTo(clock.instant().plusMillis(100)));
+        RequestOutcome.Answered shedding = answered(receipt("a", "A-1", "retry_later", ""));
+        assertThat(shedding.answersEvents()).isFalse();
+        assertThat(shedding.settlements()).as("central gave no event a final receipt: nothing is counted")
+                .allSatisfy(s -> assertThat(s).isInstanceOfSatisfying(Settlement.RetryLater.class,
+                        r -> assertThat(r.countsTowardParking()).isFalse()));
         ClaimedEvent fifthTime = new ClaimedEvent(2, "b", "B-1", 2, "devices/b/commands/t", "t",
                 "{}".getBytes(StandardCharsets.UTF_8), "sha", Instant.EPOCH, 9, 4);
         assertThat(classifier.noReceipt(fifthTime, "left out", clock.instant()))
@@ -147,7 +162,7 @@ class ReplyClassifierTest {
                 assertThat(f.cause()).isEqualTo(RequestOutcome.Cause.NO_RECEIPTS);
                 assertThat(f.mayBeOneEvent()).isTrue();
                 assertThat(f.parkCode()).isEqualTo("central_no_receipt");
-                assertThat(f.reason()).containsAnyOf("without a receipts array", "without a receipt for any");
+                assertThat(f.reason()).containsAnyOf("without a receipts array", "without a believable receipt for any");
             });
         }
     }
@@ -209,10 +224,13 @@ class ReplyClassifierTest {
     }
 
     @Test
-    void a_413_400_or_422_splits_the_batch_with_the_code_a_single_event_gets() {
-        assertThat(classify(reply(413, ""))).isEqualTo(new RequestOutcome.Split("ingest_payload_too_large", "HTTP 413"));
-        assertThat(classify(reply(400, "bad"))).isEqualTo(new RequestOutcome.Split("ingest_bad_request", "HTTP 400: bad"));
-        assertThat(classify(reply(422, ""))).isEqualTo(new RequestOutcome.Split("ingest_bad_request", "HTTP 422"));
+    void a_413_400_or_422_is_a_failure_one_event_may_cause_rejected_at_the_limit_only_with_proof() {
+        assertThat(classify(reply(413, ""))).isEqualTo(new RequestOutcome.Failed("HTTP 413", RequestOutcome.Cause.TOO_LARGE));
+        assertThat(classify(reply(400, "bad"))).isEqualTo(new RequestOutcome.Failed("HTTP 400: bad", RequestOutcome.Cause.BAD_REQUEST));
+        assertThat(classify(reply(422, ""))).isEqualTo(new RequestOutcome.Failed("HTTP 422", RequestOutcome.Cause.BAD_REQUEST));
+        assertThat(RequestOutcome.Cause.BAD_REQUEST.rejectsAtLimit()).isTrue();
+        assertThat(new RequestOutcome.Failed("HTTP 413", RequestOutcome.Cause.TOO_LARGE).mayBeOneEvent()).isTrue();
+        assertThat(new RequestOutcome.Failed("HTTP 413", RequestOutcome.Cause.TOO_LARGE).parkCode()).isEqualTo("ingest_payload_too_large");
     }
 
     @Test
@@ -289,7 +307,7 @@ class ReplyClassifierTest {
         RequestOutcome.Answered a = answered(receipt("a", "A-1", "accepted", ""), receipt("a", "A-1", "rejected", ",\"code\":\"no\""),
                 receipt("b", "B-1", "accepted", ""), receipt("b", "B-1", "accepted", ""));
         assertThat(a.problems()).extracting(ReceiptCheck.Problem::kind).containsExactly(ReceiptCheck.Violation.CONFLICTING);
-        assertThat(a.settlements().get(0)).as("counts toward parking, as a missing receipt does")
+        assertThat(a.settlements().get(0)).as("counts toward parking, as a missing receipt does (B-1 was answered)")
                 .isInstanceOf(Settlement.FailedAlone.class);
         assertThat(a.settlements().get(1)).as("the same receipt twice is one receipt")
                 .isEqualTo(new Settlement.Final(2, CommandState.ACCEPTED, null, null, null));

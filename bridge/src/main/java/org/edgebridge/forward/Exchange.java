@@ -1,0 +1,156 @@
+package org.edgebridge.forward;
+
+import java.time.Clock;
+import java.util.List;
+import org.edgebridge.outbox.ClaimedEvent;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The requests of one step (docs/forwarding.md, "Blame"): the probe, then the comparison, each settled by its outcome;
+ * the probe's failure proven or not by the comparison ({@link Suspicions}); and what the step says of central to the
+ * policy and the circuit breaker: answered if any request was, else failed. At most two requests, so a step holds the
+ * forwarder for at most two {@code ingest.timeout}. Runs on the step's thread.
+ */
+final class Exchange {
+    private final BatchSender sender;
+    private final BatchSettler settler;
+    private final Suspicions suspicions;
+    private final ForwarderPolicy policy;
+    private final CentralCall call;
+    private final CentralFailureRate failureRate;
+    private final ClaimedAhead claimedAhead;
+    private final Clock clock;
+
+    Exchange(BatchSender sender, BatchSettler settler, Suspicions suspicions, ForwarderPolicy policy, CentralCall call,
+            CentralFailureRate failureRate, ClaimedAhead claimedAhead, Clock clock) {
+        this.sender = sender;
+        this.settler = settler;
+        this.suspicions = suspicions;
+        this.policy = policy;
+        this.call = call;
+        this.failureRate = failureRate;
+        this.claimedAhead = claimedAhead;
+        this.clock = clock;
+    }
+
+    /** What the step concludes of central. */
+    private static final class Verdict {
+        boolean answered;
+        RequestOutcome.@Nullable Failed failure;
+        boolean recorded;
+        @Nullable String stopped;
+
+        void failed(RequestOutcome.Failed f, boolean recordedByBreaker) {
+            failure = f;
+            recorded |= recordedByBreaker;
+        }
+    }
+
+    /** Sends the plan's requests and settles them. @return the events sent */
+    int run(String claimId, Suspicions.Plan plan) {
+        Verdict verdict = new Verdict();
+        RequestOutcome.@Nullable Failed probeFailed = null;
+        String probeBatch = BatchIds.next();
+        if (!plan.probe().isEmpty()) {
+            RequestOutcome o = sender.send(probeBatch, plan.probe(), CentralCall.Failures.IGNORED);
+            if (o instanceof RequestOutcome.Failed f && f.mayBeOneEvent()) {
+                probeFailed = f; // kept in flight until the comparison says whose failure it was
+            } else if (!settled(probeBatch, plan.probe(), o, false, CentralCall.Failures.IGNORED, verdict)) {
+                settler.releaseUnsent(claimId, plan.comparison(), "not sent: " + verdict.stopped);
+                conclude(verdict);
+                return plan.probe().size();
+            }
+        }
+        boolean proof = false;
+        boolean comparisonSent = false;
+        if (!plan.comparison().isEmpty()) {
+            CentralCall.Failures failures = plan.comparisonIsMain() ? CentralCall.Failures.RECORDED : CentralCall.Failures.IGNORED;
+            String batchId = BatchIds.next();
+            RequestOutcome o = sender.send(batchId, plan.comparison(), failures);
+            comparisonSent = true;
+            if (o instanceof RequestOutcome.Answered a) {
+                proof = a.answersEvents();
+            }
+            if (o instanceof RequestOutcome.Failed f && f.mayBeOneEvent()) {
+                settler.release(batchId, plan.comparison(), f.reason());
+                if (plan.comparisonIsMain()) {
+                    suspicions.failedTogether(plan.comparison(), clock.instant());
+                    failureRate.failed();
+                } else if (probeFailed != null) {
+                    suspicions.bothHalvesFailed(plan.probe(), plan.comparison(), clock.instant());
+                }
+                verdict.failed(f, plan.comparisonIsMain());
+            } else {
+                settled(batchId, plan.comparison(), o, plan.comparisonIsMain(), failures, verdict);
+            }
+        }
+        if (probeFailed != null) {
+            if (proof) {
+                settler.settle(probeBatch, suspicions.proven(plan.probe(), probeFailed, clock.instant()));
+            } else {
+                settler.settle(probeBatch, suspicions.unproven(plan.probe(), probeFailed, clock.instant()));
+                // an event already proven to make central fail, sent alone again, says nothing of central
+                if (comparisonSent || !Suspicions.provenSuspect(plan.probe())) {
+                    verdict.failed(probeFailed, false);
+                }
+            }
+        }
+        conclude(verdict);
+        return plan.probe().size() + (comparisonSent ? plan.comparison().size() : 0);
+    }
+
+    /**
+     * Settles an outcome other than a failure one event may cause. @return false when no further request may go in this
+     * step (429, central refusing the bridge, no connection, no token, breaker open)
+     */
+    private boolean settled(String batchId, List<ClaimedEvent> events, RequestOutcome o, boolean main,
+            CentralCall.Failures failures, Verdict verdict) {
+        if (o instanceof RequestOutcome.Answered a) {
+            if (main && policy.stillSending()) {
+                settler.settleAndClaimNext(batchId, a.settlements(), claimedAhead);
+            } else {
+                settler.settle(batchId, a.settlements());
+            }
+            suspicions.answered(events);
+            verdict.answered = true;
+            if (main) {
+                failureRate.answered();
+            }
+            return true;
+        }
+        if (o instanceof RequestOutcome.Throttled t) {
+            policy.throttled(t.retryAfter(), t.reason());
+            settler.release(batchId, events, t.reason());
+            verdict.stopped = t.reason();
+        } else if (o instanceof RequestOutcome.Failed f) { // no connection: central's or the network's, never one event's
+            settler.releaseUnsent(batchId, events, f.reason());
+            verdict.failed(f, failures == CentralCall.Failures.RECORDED);
+            verdict.stopped = f.reason();
+        } else if (o instanceof RequestOutcome.Refused r) {
+            policy.refused(r.reason(), r.redirect());
+            settler.release(batchId, events, r.reason());
+            verdict.stopped = r.reason();
+        } else if (o instanceof RequestOutcome.NoToken n) {
+            policy.noToken(n.reason(), n.failuresInARow());
+            settler.releaseUnsent(batchId, events, n.reason());
+            verdict.stopped = n.reason();
+        } else if (o instanceof RequestOutcome.NotPermitted n) {
+            settler.releaseUnsent(batchId, events, "not sent: " + n.reason());
+            verdict.stopped = n.reason();
+        }
+        return false;
+    }
+
+    /** Tells the policy (and, where no request recorded it, the breaker) what the step showed of central. */
+    private void conclude(Verdict verdict) {
+        RequestOutcome.Failed failure = verdict.failure;
+        if (verdict.answered) {
+            policy.answered();
+        } else if (failure != null) {
+            policy.failed(failure.reason(), failure.retryAfter());
+            if (!verdict.recorded && failure.cause() != RequestOutcome.Cause.FORBIDDEN) {
+                call.recordFailure(failure.reason());
+            }
+        }
+    }
+}

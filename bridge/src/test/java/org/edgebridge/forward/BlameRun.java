@@ -1,0 +1,256 @@
+package org.edgebridge.forward;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.edgebridge.TestClock;
+import org.edgebridge.config.ConfigLoader;
+import org.edgebridge.intake.TestHashes;
+import org.edgebridge.outbox.CommandRecord;
+import org.edgebridge.outbox.CommandState;
+import org.edgebridge.outbox.NewCommand;
+import org.edgebridge.outbox.Outbox;
+import org.edgebridge.receipt.ReceiptFigures;
+import org.edgebridge.receipt.ReceiptSender;
+import org.edgebridge.worker.Workers;
+
+/**
+ * Runs one {@link BlameScenario} through the real forwarder (its steps, classifier, policy, guards and settler, a real
+ * SQLite outbox in a temp dir) against a {@link ScriptedCentral} on a moved clock, with the shipped defaults (only the
+ * rate limits are raised: the simulation moves its clock, their permits run on the wall clock), and checks the blame
+ * invariants of docs/forwarding.md against the scenario's ground truth. Returns what it found, empty when nothing.
+ */
+final class BlameRun {
+    private static final ObjectMapper JSON = new ObjectMapper();
+    /** I3: no step holds the forwarder longer than this many ingest.timeout. */
+    static final int STEP_TIMEOUTS = 2;
+    /** I2: a poison is parked within this long of central turning healthy (with a neighbour sending now and then). */
+    static final Duration POISON_BOUND = Duration.ofMinutes(25);
+
+    /** Of all cases run, the longest from central turning healthy to a poison parked (ms), for the docs. */
+    static final java.util.concurrent.atomic.AtomicLong LONGEST_PARK = new java.util.concurrent.atomic.AtomicLong();
+    /** Of all cases run, the longest step (ms). */
+    static final java.util.concurrent.atomic.AtomicLong LONGEST_STEP = new java.util.concurrent.atomic.AtomicLong();
+
+    /** The longest the simulation lets an idle forwarder wait before its next step. */
+    private static final Duration IDLE_STEP = Duration.ofSeconds(5);
+
+    private final BlameScenario scenario;
+    private final Path dir;
+    private final TestClock clock = new TestClock(BlameScenario.START);
+    private final Map<String, List<String>> finals = new HashMap<>();
+    private final List<String> found = new ArrayList<>();
+    private final Map<String, Instant> parkedAt = new HashMap<>();
+    /** Each poison's device. */
+    private final Map<String, String> poisonDevices = new HashMap<>();
+    private Duration longestStep = Duration.ZERO;
+    /** Commands whose expiresAt had passed when they arrived: never stored, by design. */
+    private final java.util.Set<String> expiredOnArrival = new java.util.HashSet<>();
+    private Outbox outbox;
+    private Forwarder forwarder;
+    private final ScriptedCentral central;
+    private final org.edgebridge.config.BridgeConfig config;
+
+    BlameRun(BlameScenario scenario, Path dir) {
+        this.scenario = scenario;
+        scenario.arrivals().stream().filter(a -> scenario.poisons().containsKey(a.commandId()))
+                .forEach(a -> poisonDevices.put(a.commandId(), a.device()));
+        this.dir = dir;
+        this.config = ConfigLoader.load(null, List.of("ingest.url=http://127.0.0.1:9/ingest",
+                "forwarder.requestsPerSecond=100000", "forwarder.eventsPerSecond=1000000"));
+        this.central = new ScriptedCentral(scenario, clock, config.forwarder().timeout());
+    }
+
+    List<String> run() {
+        outbox = Outbox.open(dir.resolve("outbox.db"), clock);
+        forwarder = newForwarder();
+        try {
+            int next = 0;
+            int restart = 0;
+            List<BlameScenario.Arrival> arrivals = scenario.arrivals();
+            long steps = 0;
+            while (clock.instant().isBefore(scenario.end())) {
+                List<NewCommand> due = new ArrayList<>();
+                while (next < arrivals.size() && !arrivals.get(next).at().isAfter(clock.instant())) {
+                    due.add(command(arrivals.get(next++)));
+                }
+                if (!due.isEmpty()) {
+                    outbox.store(due).stream().filter(x -> x instanceof org.edgebridge.outbox.StoreResult.Expired)
+                            .forEach(x -> expiredOnArrival.add(x.command().commandId()));
+                }
+                if (restart < scenario.restarts().size() && !scenario.restarts().get(restart).at().isAfter(clock.instant())) {
+                    restart(scenario.restarts().get(restart++).graceful());
+                }
+                Instant before = clock.instant();
+                StepResult r = forwarder.forwardOnce();
+                steps++;
+                Duration took = Duration.between(before, clock.instant());
+                if (took.compareTo(longestStep) > 0) {
+                    longestStep = took;
+                }
+                if (r instanceof StepResult.Sent) {
+                    noteParked();
+                }
+                Duration wait = r.waitFor().compareTo(ForwarderLoop.LONGEST_WAIT) > 0 ? ForwarderLoop.LONGEST_WAIT : r.waitFor();
+                if (r.endsOnWake()) {
+                    // idle: the loop would poll every 0.5 s and wake at a new command; the simulation steps at the next
+                    // arrival or after IDLE_STEP (a pending event's own wait may then end up to that much later)
+                    wait = IDLE_STEP;
+                    if (next < arrivals.size()) {
+                        Duration untilArrival = Duration.between(clock.instant(), arrivals.get(next).at());
+                        wait = untilArrival.compareTo(wait) < 0 ? untilArrival : wait;
+                    }
+                }
+                clock.advance(wait.isNegative() || wait.isZero() ? Duration.ofMillis(1) : wait);
+                if (steps > 2_000_000) {
+                    found.add("the run did not end: over 2,000,000 steps");
+                    break;
+                }
+            }
+            check();
+        } finally {
+            forwarder.close(Duration.ofSeconds(1));
+            outbox.close();
+        }
+        return found;
+    }
+
+    private Forwarder newForwarder() {
+        ReceiptSender receipts = new ReceiptSender((clientId, json) -> {
+            JsonNode r = read(json);
+            if (r.path("final").asBoolean()) {
+                finals.computeIfAbsent(r.path("commandId").asText(), k -> new ArrayList<>())
+                        .add(r.path("status").asText() + "/" + r.path("code").asText(""));
+            }
+            return true;
+        }, new ReceiptFigures(new SimpleMeterRegistry(), clock));
+        return new Forwarder(config.forwarder(), outbox, receipts, () -> Long.MAX_VALUE, clock, new Workers(() -> {}),
+                new SimpleMeterRegistry(), clock::advance, central);
+    }
+
+    /** kill -9: the forwarder and the outbox are dropped as they are; SIGTERM: closed. Then started again. */
+    private void restart(boolean graceful) {
+        if (graceful) {
+            forwarder.close(Duration.ofSeconds(1));
+        }
+        outbox.close();
+        outbox = Outbox.open(dir.resolve("outbox.db"), clock);
+        outbox.releaseAbandonedClaims();
+        forwarder = newForwarder();
+    }
+
+    private NewCommand command(BlameScenario.Arrival a) {
+        byte[] payload = ("{\"commandId\":\"" + a.commandId() + "\"}").getBytes(StandardCharsets.UTF_8);
+        return new NewCommand(a.device(), a.commandId(), "devices/" + a.device() + "/commands/t", "t", payload,
+                TestHashes.sha256(payload), clock.instant(), a.expiresAt());
+    }
+
+    /** When each poison was parked or became final: looked at after every step that sent something. */
+    private void noteParked() {
+        for (Map.Entry<String, String> p : poisonDevices.entrySet()) {
+            if (!parkedAt.containsKey(p.getKey())) {
+                outbox.find(p.getValue(), p.getKey())
+                        .filter(c -> c.state() == CommandState.PARKED || c.state().isFinal())
+                        .ifPresent(c -> parkedAt.put(p.getKey(), clock.instant()));
+            }
+        }
+    }
+
+    private void check() {
+        LONGEST_STEP.accumulateAndGet(longestStep.toMillis(), Math::max);
+        Duration stepBound = config.forwarder().timeout().multipliedBy(STEP_TIMEOUTS).plusSeconds(1);
+        if (longestStep.compareTo(stepBound) > 0) {
+            found.add("I3: a step held the forwarder " + longestStep.toMillis() + " ms (bound " + stepBound.toMillis() + ")");
+        }
+        Map<String, Long> firstPoison = new HashMap<>(); // per device, the sequence of its first poison
+        for (BlameScenario.Arrival a : scenario.arrivals()) {
+            if (scenario.poisons().containsKey(a.commandId())) {
+                outbox.find(a.device(), a.commandId()).ifPresent(c -> firstPoison.merge(a.device(), c.sequence(), Math::min));
+            }
+        }
+        for (BlameScenario.Arrival a : scenario.arrivals()) {
+            if (expiredOnArrival.contains(a.commandId())) {
+                continue;
+            }
+            Optional<CommandRecord> row = outbox.find(a.device(), a.commandId());
+            if (row.isEmpty()) {
+                found.add("I4: " + a.commandId() + " was never stored");
+                continue;
+            }
+            CommandRecord c = row.get();
+            boolean poison = scenario.poisons().containsKey(a.commandId());
+            boolean blamed = c.state() == CommandState.PARKED
+                    || c.state() == CommandState.REJECTED && c.code() != null && c.code().startsWith("ingest_");
+            if (blamed && !poison) {
+                found.add("I1: " + a.commandId() + " was " + c.state().dbName() + " (" + c.code() + ": " + c.lastError()
+                        + ") though it is no poison");
+            }
+            boolean expired = c.state() == CommandState.REJECTED && "expired".equals(c.code());
+            if (expired && central.received.contains(a.device() + "/" + a.commandId())) {
+                found.add("I5: " + a.commandId() + " expired here though central had received it");
+            }
+            boolean behindPoison = firstPoison.containsKey(a.device()) && c.sequence() > firstPoison.get(a.device());
+            if (!poison && !c.state().isFinal() && !behindPoison) {
+                found.add("I4: " + a.commandId() + " of " + a.device() + " is still " + c.state().dbName() + " at the end ("
+                        + c.lastError() + ")");
+            }
+            if (poison && !blamed && !c.state().isFinal() && !behindPoison) {
+                found.add("I2: poison " + a.commandId() + " (" + scenario.poisons().get(a.commandId()) + ") is still "
+                        + c.state().dbName() + " at the end (" + c.lastError() + ")");
+            }
+            if (poison && parkedAt.containsKey(a.commandId())) {
+                LONGEST_PARK.accumulateAndGet(Math.max(0, Duration.between(scenario.healthyFrom(), parkedAt.get(a.commandId()))
+                        .toMillis()), Math::max);
+            }
+            if (poison && parkedAt.containsKey(a.commandId())
+                    && Duration.between(scenario.healthyFrom(), parkedAt.get(a.commandId())).compareTo(POISON_BOUND) > 0) {
+                found.add("I2: poison " + a.commandId() + " was parked " + Duration.between(scenario.healthyFrom(),
+                        parkedAt.get(a.commandId())).toSeconds() + " s after central turned healthy (bound "
+                        + POISON_BOUND.toSeconds() + " s)");
+            }
+            List<String> told = finals.getOrDefault(a.commandId(), List.of());
+            if (told.stream().distinct().count() > 1) {
+                found.add("I4: " + a.commandId() + " got final receipts that differ: " + told);
+            }
+            if (c.state() == CommandState.ACCEPTED && !central.applied.containsKey(a.device() + "/" + a.commandId())) {
+                found.add("I4: " + a.commandId() + " is accepted here but central never applied it");
+            }
+        }
+        found.addAll(central.orderViolations.stream().map(v -> "I4: order: " + v).toList());
+        ForwarderStatus status = forwarder.status();
+        if (status.consecutiveFailures() >= 3 || status.circuitBreaker().equals("open")) {
+            found.add("status: central healthy for " + BlameScenario.TAIL.toMinutes() + " min, yet the status says it fails ("
+                    + status.consecutiveFailures() + " failed requests in a row, breaker " + status.circuitBreaker() + ", "
+                    + status.lastError().orElse("") + ")");
+        }
+    }
+
+    private static JsonNode read(byte[] json) {
+        try {
+            return JSON.readTree(json);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** A fresh directory for a run. */
+    static Path newDir(Path parent, long seed) {
+        try {
+            return Files.createDirectories(parent.resolve("seed-" + seed));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}

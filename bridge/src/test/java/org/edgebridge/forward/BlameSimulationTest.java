@@ -1,0 +1,98 @@
+package org.edgebridge.forward;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The blame simulation (docs/forwarding.md, "Blame"): generated cases, each from a printed seed, run through the real
+ * forwarder against a scripted central on a moved clock ({@link BlameRun}), checked against the ground truth of
+ * {@link BlameScenario}. CI runs a few hundred; {@code -Dblame.scenarios=10000} runs more, {@code -Dblame.seed=N}
+ * starts at a given seed (a case that failed runs again alone with its seed and {@code -Dblame.scenarios=1}).
+ */
+class BlameSimulationTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    void generated_cases_keep_the_blame_invariants() {
+        long first = Long.getLong("blame.seed", ThreadLocalRandom.current().nextLong(1, 1L << 40));
+        int count = Integer.getInteger("blame.scenarios", 200);
+        System.out.println("blame simulation: " + count + " cases from seed " + first
+                + " (again: -Dblame.seed=" + first + " -Dblame.scenarios=" + count + ")");
+        List<String> failures = new ArrayList<>();
+        long started = System.nanoTime();
+        ch.qos.logback.classic.Logger forwarding = (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger("org.edgebridge");
+        ch.qos.logback.classic.Level level = forwarding.getLevel();
+        if (!Boolean.getBoolean("blame.log")) {
+            forwarding.setLevel(ch.qos.logback.classic.Level.ERROR); // thousands of cases: their warnings are the point
+        }
+        try {
+            runCases(first, count, failures);
+        } finally {
+            forwarding.setLevel(level);
+        }
+        System.out.printf("blame simulation: %d cases in %.1f s, %d failed; longest step %d ms, longest from central "
+                + "healthy to a poison parked %d s%n", count, (System.nanoTime() - started) / 1e9, failures.size(),
+                BlameRun.LONGEST_STEP.get(), BlameRun.LONGEST_PARK.get() / 1000);
+        assertThat(failures).as("cases that break an invariant (rerun one with -Dblame.seed=SEED -Dblame.scenarios=1)")
+                .isEmpty();
+    }
+
+    private static void deleteQuietly(Path d) {
+        try (java.util.stream.Stream<Path> files = java.nio.file.Files.walk(d)) {
+            files.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+        } catch (java.io.IOException | java.io.UncheckedIOException e) {
+            // a temp dir left behind is no failure
+        }
+    }
+
+    /** The cases' outboxes on a tmpfs where there is one: the simulation checks blame, not the disk's fsync. */
+    private Path fastDiskCache;
+
+    private Path fastDisk() {
+        if (fastDiskCache != null) {
+            return fastDiskCache;
+        }
+        fastDiskCache = makeFastDisk();
+        return fastDiskCache;
+    }
+
+    private Path makeFastDisk() {
+        Path shm = Path.of("/dev/shm");
+        if (java.nio.file.Files.isDirectory(shm) && java.nio.file.Files.isWritable(shm)) {
+            try {
+                Path d = java.nio.file.Files.createTempDirectory(shm, "blame-");
+                d.toFile().deleteOnExit();
+                return d;
+            } catch (java.io.IOException e) {
+                return dir;
+            }
+        }
+        return dir;
+    }
+
+    private void runCases(long first, int count, List<String> failures) {
+        for (long seed = first; seed < first + count; seed++) {
+            BlameScenario scenario = BlameScenario.generate(seed);
+            Path caseDir = BlameRun.newDir(fastDisk(), seed);
+            List<String> found;
+            try {
+                found = new BlameRun(scenario, caseDir).run();
+            } finally {
+                deleteQuietly(caseDir);
+            }
+            if (!found.isEmpty()) {
+                failures.add(scenario.describe() + "\n    " + String.join("\n    ", found.subList(0, Math.min(8, found.size()))));
+                if (failures.size() >= 20) {
+                    return;
+                }
+            }
+        }
+    }
+}
