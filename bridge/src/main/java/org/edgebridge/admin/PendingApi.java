@@ -4,12 +4,9 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonUnwrapped;
 import io.javalin.http.Context;
 import java.util.List;
-import java.util.Optional;
 import org.edgebridge.broker.RefusalLog;
 import org.edgebridge.outbox.AdminOutbox;
 import org.edgebridge.outbox.CommandRecord;
-import org.edgebridge.outbox.CommandState;
-import org.edgebridge.outbox.ParkedDesk;
 import org.edgebridge.outbox.PendingDesk;
 import org.edgebridge.receipt.ReceiptSender;
 import org.jspecify.annotations.Nullable;
@@ -54,19 +51,9 @@ final class PendingApi {
     /** {@code POST …/reject}: pending or parked → rejected / {@code rejected_by_admin}; the final receipt goes to the device. */
     void reject(Context ctx) {
         CommandRecord r = OutboxApi.find(outbox, ctx);
-        CommandRecord after;
-        boolean maybeSent;
-        if (r.state() == CommandState.PARKED) {
-            Optional<CommandRecord> changed = outbox.parked().decide(List.of(r.id()), ParkedDesk.Decision.REJECT, by(ctx))
-                    .stream().findFirst();
-            after = changed.orElseThrow(() -> refused(outbox.find(r.clientId(), r.commandId()).orElseThrow(() -> gone(r)),
-                    "rejected"));
-            maybeSent = outbox.pendingDesk().maybeSent(r.id());
-        } else {
-            PendingDesk.Action done = outbox.pendingDesk().reject(r.clientId(), r.commandId(), by(ctx)).orElseThrow(() -> gone(r));
-            after = done.after().orElseThrow(() -> refused(done.before(), "rejected"));
-            maybeSent = done.maybeSent();
-        }
+        PendingDesk.Action done = outbox.pendingDesk().reject(r.clientId(), r.commandId(), by(ctx)).orElseThrow(() -> gone(r));
+        CommandRecord after = done.after().orElseThrow(() -> refused(done.before(), "rejected"));
+        boolean maybeSent = done.maybeSent();
         OutboxApi.publishFinals(outbox, receipts, List.of(after));
         String warning = null;
         if (maybeSent) {
@@ -75,10 +62,10 @@ final class PendingApi {
                     + "'rejected' receipt; check central's record of this command";
             LOG.warn("admin action reject: {} rejected command {} of device {} (was {}); it may have reached central, "
                     + "which may have applied it", ctx.ip(), RefusalLog.quote(after.commandId()),
-                    RefusalLog.quote(after.clientId()), r.state().dbName());
+                    RefusalLog.quote(after.clientId()), done.before().state().dbName());
         } else {
             LOG.info("admin action reject: {} rejected command {} of device {} (was {}, never sent to central)", ctx.ip(),
-                    RefusalLog.quote(after.commandId()), RefusalLog.quote(after.clientId()), r.state().dbName());
+                    RefusalLog.quote(after.commandId()), RefusalLog.quote(after.clientId()), done.before().state().dbName());
         }
         answer(ctx, "reject", after, maybeSent, warning);
     }
@@ -97,17 +84,18 @@ final class PendingApi {
                 + " is no longer in the outbox");
     }
 
-    /** 409: the command was not pending (nor parked, for a rejection) when the action looked at it. */
-    private static OutboxApi.ApiError refused(CommandRecord now, String would) {
+    /** 409 when the command was in flight, parked (for a park) or final when the action looked at it. */
+    private static RuntimeException refused(CommandRecord now, String would) {
         String what = "command " + now.commandId() + " of device " + now.clientId();
         return switch (now.state()) {
             case INFLIGHT -> new OutboxApi.ApiError(409, "in_flight", what + " is in flight with central right now; it is "
                     + "not " + would + " while its request may still be applied. Ask again in a few seconds: the request "
                     + "settles within ingest.timeout");
             case PARKED -> new OutboxApi.ApiError(409, "already_parked", what + " is parked already: requeue or reject it");
-            case PENDING -> new OutboxApi.ApiError(409, "changed", what + " changed while the action ran; ask again");
-            default -> new OutboxApi.ApiError(409, "already_final", what + " is final (" + now.state().dbName()
-                    + (now.code() != null ? " / " + now.code() : "") + "); it cannot be " + would);
+            case ACCEPTED, DUPLICATE, REJECTED -> new OutboxApi.ApiError(409, "already_final", what + " is final ("
+                    + now.state().dbName() + (now.code() != null ? " / " + now.code() : "") + "); it cannot be " + would);
+            // the check and the change are one transaction: a pending command is always changed
+            case PENDING -> new IllegalStateException(what + " is pending but was not " + would);
         };
     }
 }

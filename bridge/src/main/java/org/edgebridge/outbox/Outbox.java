@@ -48,7 +48,7 @@ public final class Outbox implements IntakeOutbox, ForwarderOutbox, AdminOutbox 
         this.file = file;
         this.openRows = new AtomicLong(jdbi.withHandle(h -> h.createQuery(AdminSql.COUNT_OPEN).mapTo(Long.class).one()));
         this.desk = new ParkedDesk(jdbi, this::write, clock, openRows);
-        this.pendingDesk = new PendingDesk(jdbi, this::write, clock, openRows);
+        this.pendingDesk = new PendingDesk(this::write, clock, openRows);
         this.expiries = new Expiries(jdbi, this::write, clock, openRows);
         this.checkpoints = new CheckpointConnection(jdbi);
         this.reads = new OutboxReads(jdbi);

@@ -5,16 +5,14 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 import org.jdbi.v3.core.Handle;
-import org.jdbi.v3.core.Jdbi;
 
 /**
- * An admin's remedy for a command that is still <em>pending</em> (docs/desk.md, "Pending commands"): a poison event the
- * forwarder has not isolated yet, or any command an admin wants out of the way. {@link #park} sets it aside (parked
- * with the code {@link #PARKED_BY_ADMIN}: its device's later commands wait behind it, and the desk's requeue and reject
- * work on it as on any parked command); {@link #reject} makes it final at once ({@code rejected} /
- * {@code rejected_by_admin}). Only a pending command is changed: one in flight with central right now is refused (its
- * request settles within {@code ingest.timeout}; the admin asks again), a parked one goes to the desk, a final one
- * stays as it is. The check and the change are one write transaction on the outbox's one writer, so a claim cannot
+ * An admin's remedy for one command that is not final, also while it is still <em>pending</em> (docs/desk.md, "Pending
+ * commands"): a poison event the forwarder has not isolated yet, or any command an admin wants out of the way.
+ * {@link #park} sets a pending one aside (parked with the code {@link #PARKED_BY_ADMIN}: its device's later commands
+ * wait behind it, and the desk's requeue and reject work on it as on any parked command); {@link #reject} makes a
+ * pending or parked one final at once ({@code rejected} / {@code rejected_by_admin}). One in flight with central right
+ * now is left alone (its request settles within {@code ingest.timeout}; the admin asks again), a final one too. The check and the change are one write transaction on the outbox's one writer, so a claim cannot
  * slip in between. Each change writes one history line ({@code parked_by_admin} or {@code rejected_by_admin}).
  * Thread-safe.
  */
@@ -28,18 +26,16 @@ public final class PendingDesk {
      * What an admin's action on one command found and did.
      *
      * @param before the command as it was when the action looked at it
-     * @param after the command as the action left it; empty when it was not pending (then {@code before} says why)
+     * @param after the command as the action left it; empty when it was left alone (then {@code before} says why)
      * @param maybeSent whether an earlier claim of the command may have reached central (central may have applied it)
      */
     public record Action(CommandRecord before, Optional<CommandRecord> after, boolean maybeSent) {}
 
-    private final Jdbi jdbi;
     private final ParkedDesk.Writes writes;
     private final Clock clock;
     private final AtomicLong openRows;
 
-    PendingDesk(Jdbi jdbi, ParkedDesk.Writes writes, Clock clock, AtomicLong openRows) {
-        this.jdbi = jdbi;
+    PendingDesk(ParkedDesk.Writes writes, Clock clock, AtomicLong openRows) {
         this.writes = writes;
         this.clock = clock;
         this.openRows = openRows;
@@ -60,9 +56,9 @@ public final class PendingDesk {
     }
 
     /**
-     * Rejects the command if it is pending: final {@code rejected} / {@link #REJECTED_BY_ADMIN}, with a history line
-     * saying {@code detail}; the caller publishes its receipt. Its message (in the device's receipt) says whether
-     * central may have seen it.
+     * Rejects the command if it is pending or parked: final {@code rejected} / {@link #REJECTED_BY_ADMIN}, with a
+     * history line saying {@code detail}; the caller publishes its receipt. The message of a pending one (in the
+     * device's receipt) says whether central may have seen it.
      *
      * @return empty when the outbox has no such command
      */
@@ -72,19 +68,16 @@ public final class PendingDesk {
             boolean maybeSent = maybeSent(handle, before.id());
             String message = "rejected by an admin while pending"
                     + (maybeSent ? "; it was sent to central before, which may have applied it" : "; central never saw it");
-            int changed = handle.createUpdate(AdminSql.REJECT_PENDING).bind("id", before.id()).bind("message", message)
-                    .bind("now", now).execute();
+            int changed = before.state() == CommandState.PARKED
+                    ? handle.createUpdate(AdminSql.REJECT).bind("id", before.id()).bind("now", now).execute()
+                    : handle.createUpdate(AdminSql.REJECT_PENDING).bind("id", before.id()).bind("message", message)
+                            .bind("now", now).execute();
             return done(handle, before, changed, maybeSent, REJECTED_BY_ADMIN, detail, now);
         }));
         if (action.isPresent() && action.get().after().isPresent()) {
             openRows.decrementAndGet();
         }
         return action;
-    }
-
-    /** Whether an earlier claim of this command may have reached central (see {@link Action#maybeSent}). */
-    public boolean maybeSent(long id) {
-        return jdbi.withHandle(handle -> maybeSent(handle, id));
     }
 
     private static Optional<CommandRecord> find(Handle handle, String clientId, String commandId) {
@@ -103,7 +96,7 @@ public final class PendingDesk {
         }
         String sent = maybeSent ? " (it may have reached central: " + before.attempts() + " attempts so far)"
                 : " (never sent to central)";
-        Settler.history(handle, before.id(), now, kind, null, null, null, detail + ", while pending" + sent);
+        Settler.history(handle, before.id(), now, kind, null, null, null, detail + ", while " + before.state().dbName() + sent);
         CommandRecord after = handle.createQuery(OutboxSql.BY_IDS).bind("ids", OutboxSql.idList(List.of(before.id())))
                 .mapTo(CommandRecord.class).one();
         return new Action(before, Optional.of(after), maybeSent);

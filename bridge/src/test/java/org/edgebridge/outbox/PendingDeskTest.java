@@ -2,33 +2,16 @@ package org.edgebridge.outbox;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.nio.file.Path;
 import java.time.Instant;
 import java.util.List;
-import org.edgebridge.TestClock;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** An admin's park and reject of a pending command ({@link PendingDesk}) against a real SQLite file. */
-class PendingDeskTest {
+class PendingDeskTest extends OutboxOnFile {
     private static final Instant T0 = Instant.parse("2026-12-06T01:00:00Z");
 
-    @TempDir
-    Path dir;
-
-    TestClock clock = new TestClock(T0);
-    Outbox outbox;
-
-    @BeforeEach
-    void open() {
-        outbox = Outbox.open(dir.resolve("outbox.db"), clock);
-    }
-
-    @AfterEach
-    void close() {
-        outbox.close();
+    PendingDeskTest() {
+        super(T0);
     }
 
     private void store(String device, String... ids) {
@@ -142,13 +125,19 @@ class PendingDeskTest {
         assertThat(outbox.pendingDesk().park("a", "a1", "by an admin").orElseThrow().after()).as("final").isEmpty();
         assertThat(outbox.pendingDesk().reject("a", "a1", "by an admin").orElseThrow().after()).as("final").isEmpty();
         assertThat(outbox.pendingDesk().park("a", "a2", "by an admin").orElseThrow().after()).as("parked").isEmpty();
-        assertThat(outbox.pendingDesk().reject("a", "a2", "by an admin").orElseThrow().after())
-                .as("a parked one is rejected on the desk's path, not this one").isEmpty();
         assertThat(row("a", "a1").state()).isEqualTo(CommandState.ACCEPTED);
         assertThat(row("a", "a2").code()).isEqualTo("ingest_server_error");
         assertThat(historyKinds("a", "a2")).doesNotContain("parked_by_admin", "rejected_by_admin");
         assertThat(outbox.pendingDesk().park("a", "nope", "by an admin")).isEmpty();
         assertThat(outbox.pendingDesk().reject("nobody", "a1", "by an admin")).isEmpty();
         assertThat(outbox.openCount()).isEqualTo(2);
+
+        PendingDesk.Action parked = outbox.pendingDesk().reject("a", "a2", "by an admin").orElseThrow();
+        assertThat(parked.after()).as("a parked one is rejected too").isPresent();
+        assertThat(parked.after().get().code()).isEqualTo("rejected_by_admin");
+        assertThat(parked.maybeSent()).isTrue();
+        assertThat(outbox.reads().history(parked.before().id())).last()
+                .satisfies(h -> assertThat(h.detail()).startsWith("by an admin, while parked (it may have reached central"));
+        assertThat(outbox.openCount()).isEqualTo(1);
     }
 }
