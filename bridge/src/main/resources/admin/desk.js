@@ -2,11 +2,13 @@
 /*
  * The desk for parked commands (docs/desk.md), in the status page's section #desk: groups by code and device, each
  * command with its reason, attempts, age and, on request, its payload; requeue or reject a selection or all of one code.
+ * Below, the oldest pending commands, each of which can be parked (set aside: parked_by_admin) to be decided on above.
  * The admin token is asked for once, on the first action, and kept in this tab's sessionStorage (never in a URL).
  */
 (function () {
   const TOKEN_KEY = "edgeBridgeAdminToken";
   const MAX_PER_REQUEST = 500;
+  const PENDING_SHOWN = 20;
   const el = (tag, props, ...children) => {
     const e = Object.assign(document.createElement(tag), props || {});
     children.forEach(c => e.append(c));
@@ -63,33 +65,40 @@
     return answer;
   }
 
-  /** Runs one action: the bodies to post, one after another; "more" repeats a selection by code. */
+  /** Runs one action once the token is known: its perform() posts and returns what to say. */
   async function run(action) {
     if (busy) return;
     if (token() === null) { askToken(action); return; }
-    if (action.decision === "reject" && !window.confirm("Reject " + action.what + "? The devices get a final "
-        + "'rejected' receipt; central never sees these commands.")) return;
+    if (action.confirm && !window.confirm(action.confirm)) return;
     busy = true;
-    let changed = 0, notParked = 0;
     try {
-      for (const body of action.bodies) {
+      say(await action.perform());
+    } catch (e) {
+      if (e.unauthorized) askToken(action);
+      say(action.name + " failed: " + e.message, true);
+    } finally {
+      busy = false;
+      refreshDesk();
+    }
+  }
+
+  /** A decision on parked commands: the bodies to post, one after another; "more" repeats a selection by code. */
+  function decide(decision, bodies, what) {
+    run({name: decision, what, confirm: decision === "reject" ? "Reject " + what + "? The devices get a final "
+        + "'rejected' receipt; central never sees these commands." : null, perform: async () => {
+      let changed = 0, notParked = 0;
+      for (const body of bodies) {
         let rounds = 0, answer;
         do {
-          answer = await post("/api/parked/" + action.decision, body);
+          answer = await post("/api/parked/" + decision, body);
           changed += answer.changed;
           notParked += (answer.notParked || []).length;
           (answer.commands || []).forEach(c => selected.delete(keyOf(c)));
         } while (answer.more && body.code && ++rounds < 100);
       }
-      say((action.decision === "requeue" ? "requeued " : "rejected ") + changed
-          + (notParked > 0 ? " (" + notParked + " no longer parked)" : ""));
-    } catch (e) {
-      if (e.unauthorized) askToken(action);
-      say(action.decision + " failed: " + e.message, true);
-    } finally {
-      busy = false;
-      refreshDesk();
-    }
+      return (decision === "requeue" ? "requeued " : "rejected ") + changed
+          + (notParked > 0 ? " (" + notParked + " no longer parked)" : "");
+    }});
   }
 
   function bySelection(decision) {
@@ -97,13 +106,23 @@
     if (keys.length === 0) { say("select commands first", true); return; }
     const bodies = [];
     for (let i = 0; i < keys.length; i += MAX_PER_REQUEST) bodies.push({commands: keys.slice(i, i + MAX_PER_REQUEST)});
-    run({decision, bodies, what: keys.length + " selected command" + (keys.length > 1 ? "s" : "")});
+    decide(decision, bodies, keys.length + " selected command" + (keys.length > 1 ? "s" : ""));
+  }
+
+  const commandPath = c => "/api/outbox/" + encodeURIComponent(c.deviceId) + "/" + encodeURIComponent(c.commandId);
+
+  /** Sets a pending command aside: parked as parked_by_admin, then on the desk above (docs/desk.md). */
+  function park(c) {
+    run({name: "park", what: "park " + c.commandId + " of " + c.deviceId, perform: async () => {
+      const answer = await post(commandPath(c) + "/park", {});
+      return "parked " + c.commandId + " of " + c.deviceId + " (" + answer.code + "): requeue or reject it above";
+    }});
   }
 
   async function showPayload(c) {
     const k = keyOf(c);
     if (payloads.has(k)) { payloads.delete(k); refreshDesk(); return; }
-    const r = await fetch("/api/outbox/" + encodeURIComponent(c.deviceId) + "/" + encodeURIComponent(c.commandId) + "/payload");
+    const r = await fetch(commandPath(c) + "/payload");
     payloads.set(k, r.ok ? await r.text() : "payload unavailable (HTTP " + r.status + ")");
     refreshDesk();
   }
@@ -146,10 +165,10 @@
       const n = groups.reduce((a, g) => a + g.commands, 0);
       const requeueAll = el("button", {type: "button", textContent: "Requeue all " + n});
       requeueAll.dataset.requeueCode = code;
-      requeueAll.addEventListener("click", () => run({decision: "requeue", bodies: [{code}], what: "all " + n + " of " + code}));
+      requeueAll.addEventListener("click", () => decide("requeue", [{code}], "all " + n + " of " + code));
       const rejectAll = el("button", {type: "button", textContent: "Reject all " + n});
       rejectAll.dataset.rejectCode = code;
-      rejectAll.addEventListener("click", () => run({decision: "reject", bodies: [{code}], what: "all " + n + " of " + code}));
+      rejectAll.addEventListener("click", () => decide("reject", [{code}], "all " + n + " of " + code));
       const block = el("div", {className: "desk-code"}, el("h3", {}, el("span", {textContent: code}), " ", requeueAll, " ", rejectAll));
       block.dataset.code = code;
       groups.forEach(g => {
@@ -166,7 +185,39 @@
     }));
   }
 
+  /** The oldest pending commands (of one device, if one is typed), each with a button to park it. */
+  function renderPending(items) {
+    const since = iso => ageText(Date.now() - new Date(iso).getTime());
+    document.getElementById("desk-pending").replaceChildren(...items.map(c => {
+      const button = el("button", {type: "button", textContent: "Park"});
+      button.dataset.park = c.commandId;
+      button.addEventListener("click", () => park(c));
+      const tr = el("tr", {}, el("td", {textContent: c.deviceId}), el("td", {textContent: c.commandId}),
+          el("td", {textContent: c.sequence}), el("td", {textContent: c.attempts}),
+          el("td", {textContent: c.lastError || "–", className: "desk-reason"}), el("td", {textContent: since(c.receivedAt)}),
+          el("td", {}, button));
+      tr.dataset.pending = c.commandId;
+      tr.dataset.device = c.deviceId;
+      return tr;
+    }));
+    document.getElementById("desk-pending-none").hidden = items.length > 0;
+  }
+
+  async function refreshPending() {
+    const device = document.getElementById("desk-pending-device").value.trim();
+    try {
+      const r = await fetch("/api/outbox?state=pending&limit=" + PENDING_SHOWN
+          + (device ? "&device=" + encodeURIComponent(device) : ""));
+      if (!r.ok) throw new Error("HTTP " + r.status);
+      renderPending((await r.json()).items);
+    } catch (e) {
+      document.getElementById("desk-pending-none").hidden = false;
+      document.getElementById("desk-pending-none").textContent = "cannot read the pending commands (" + e.message + ")";
+    }
+  }
+
   async function refreshDesk() {
+    refreshPending();
     try {
       const r = await fetch("/api/parked?limit=1000");
       if (!r.ok) throw new Error("HTTP " + r.status);
@@ -179,6 +230,7 @@
   function init() {
     document.getElementById("desk-requeue").addEventListener("click", () => bySelection("requeue"));
     document.getElementById("desk-reject").addEventListener("click", () => bySelection("reject"));
+    document.getElementById("desk-pending-device").addEventListener("change", refreshPending);
     document.getElementById("desk-forget").addEventListener("click", () => {
       sessionStorage.removeItem(TOKEN_KEY); showTokenState(); say("token forgotten");
     });

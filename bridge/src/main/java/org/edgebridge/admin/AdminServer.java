@@ -69,9 +69,10 @@ public final class AdminServer implements Component, AutoCloseable {
                 p.clock(), p.central());
         this.metrics = new BridgeMetrics(p.meters(), p.outbox(), p.intake(), p.forwarder(), p.broker(), p.retention(),
                 p.receipts(), status::alarms, p.clock());
-        OutboxApi outbox = new OutboxApi(p.outbox(), p.receipts());
+        OutboxApi outbox = new OutboxApi(p.outbox());
         DevicesApi devices = new DevicesApi(p.outbox(), p.broker());
         ParkedApi parked = new ParkedApi(p.outbox(), p.receipts(), p.clock());
+        PendingApi pending = new PendingApi(p.outbox(), p.receipts());
         this.activity = new ActivityHistory(p.clock(), p.outbox()::openCount, () -> p.intake().stats().stored(), p.meters(),
                 p.forwarder().circuitBreakers());
         ForwarderControl forwarder = p.forwarder();
@@ -88,7 +89,8 @@ public final class AdminServer implements Component, AutoCloseable {
             config.routes.get("/api/outbox", outbox::list);
             config.routes.get("/api/outbox/{deviceId}/{commandId}", outbox::one);
             config.routes.post("/api/outbox/{deviceId}/{commandId}/requeue", outbox::requeue);
-            config.routes.post("/api/outbox/{deviceId}/{commandId}/reject", outbox::reject);
+            config.routes.post("/api/outbox/{deviceId}/{commandId}/reject", pending::reject);
+            config.routes.post("/api/outbox/{deviceId}/{commandId}/park", pending::park);
             config.routes.get("/api/outbox/{deviceId}/{commandId}/payload", outbox::payload);
             config.routes.get("/api/parked", parked::list);
             config.routes.post("/api/parked/requeue", parked::requeue);

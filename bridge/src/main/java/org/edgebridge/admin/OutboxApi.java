@@ -16,17 +16,15 @@ import org.edgebridge.outbox.ParkedDesk;
 import org.edgebridge.receipt.ReceiptSender;
 import org.jspecify.annotations.Nullable;
 
-/** {@code /api/outbox…} (docs/protocol.md §3): rows with filters and cursor paging, one row with history, parked-row actions. */
+/** {@code /api/outbox…} (docs/protocol.md §3): rows with filters and cursor paging, one row with history, requeue of a parked row (park and reject: PendingApi). */
 final class OutboxApi {
     static final int MAX_LIMIT = 1000;
     static final int MAX_ID_LENGTH = 128;
 
     private final AdminOutbox outbox;
-    private final ReceiptSender receipts;
 
-    OutboxApi(AdminOutbox outbox, ReceiptSender receipts) {
+    OutboxApi(AdminOutbox outbox) {
         this.outbox = outbox;
-        this.receipts = receipts;
     }
 
     /** {@code GET /api/outbox?state=&device=&limit=&cursor=&order=asc|desc}. */
@@ -87,15 +85,7 @@ final class OutboxApi {
         AdminServer.json(ctx, 200, CommandView.of(after, outbox.reads().history(after.id())));
     }
 
-    /** {@code POST …/reject}: parked → rejected / {@code rejected_by_admin}; the final receipt goes to the device. */
-    void reject(Context ctx) {
-        CommandRecord r = find(ctx);
-        CommandRecord after = decide(r, ParkedDesk.Decision.REJECT);
-        publishFinals(outbox, receipts, List.of(after));
-        AdminServer.json(ctx, 200, CommandView.of(after, outbox.reads().history(after.id())));
-    }
-
-    /** An admin's decision on one parked command, with an audit line in its history; 409 if it is not parked. */
+    /** An admin's requeue of one parked command, with an audit line in its history; 409 if it is not parked. */
     private CommandRecord decide(CommandRecord r, ParkedDesk.Decision decision) {
         return outbox.parked().decide(List.of(r.id()), decision, "by an admin").stream().findFirst()
                 .orElseThrow(() -> notParked(r));
@@ -118,6 +108,11 @@ final class OutboxApi {
     }
 
     private CommandRecord find(Context ctx) {
+        return find(outbox, ctx);
+    }
+
+    /** The command the path names ({@code {deviceId}/{commandId}}): 400 for an id too long, 404 for an unknown one. */
+    static CommandRecord find(AdminOutbox outbox, Context ctx) {
         String device = ctx.pathParam("deviceId");
         String command = ctx.pathParam("commandId");
         if (device.length() > MAX_ID_LENGTH || command.length() > MAX_ID_LENGTH) {
@@ -129,7 +124,7 @@ final class OutboxApi {
 
     private static ApiError notParked(CommandRecord r) {
         return new ApiError(409, "not_parked", "command " + r.commandId() + " is " + r.state().dbName()
-                + "; only parked commands can be requeued or rejected");
+                + "; only parked commands can be requeued");
     }
 
     static String encodeCursor(long id) {

@@ -3,13 +3,16 @@ package org.edgebridge.outbox;
 import java.util.List;
 import java.util.Optional;
 
-/** What the admin side (REST API, status page, metrics) sees of the {@link Outbox}: reads, the parked desk, marks. */
+/** What the admin side (REST API, status page, metrics) sees of the {@link Outbox}: reads, the desks for parked and pending commands, marks. */
 public interface AdminOutbox {
     /** {@link Outbox#reads}. */
     OutboxReads reads();
 
     /** {@link Outbox#parked}. */
     ParkedDesk parked();
+
+    /** {@link Outbox#pendingDesk}. */
+    PendingDesk pendingDesk();
 
     /** {@link Outbox#find(String, String)}. */
     Optional<CommandRecord> find(String clientId, String commandId);

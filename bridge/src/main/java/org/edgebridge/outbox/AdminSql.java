@@ -21,6 +21,23 @@ final class AdminSql {
                    message = 'rejected by an admin after it was parked', final_at = :now, receipt_published = 0
             WHERE id = :id AND state = 'parked'""";
 
+    /** A pending row set aside by an admin ({@link PendingDesk}): parked with its own code; its reason keeps the last error. */
+    static final String PARK_PENDING = """
+            UPDATE commands SET state = 'parked', code = 'parked_by_admin', last_error = :reason
+            WHERE id = :id AND state = 'pending'""";
+
+    /** A pending row rejected by an admin ({@link PendingDesk}): final here, its receipt to the device. */
+    static final String REJECT_PENDING = """
+            UPDATE commands SET state = 'rejected', code = 'rejected_by_admin', message = :message, final_at = :now,
+                   claimed_at = NULL, receipt_published = 0
+            WHERE id = :id AND state = 'pending'""";
+
+    /**
+     * 1 when a claim of the row may have reached central (an attempt that did not provably stay here, see
+     * V6__expiry.sql), else 0.
+     */
+    static final String MAYBE_SENT = "SELECT attempts > unsent_attempts FROM commands WHERE id = :id";
+
     /** The code a parked row is grouped by on the desk: its own, or {@code retry_later_limit} (see {@link ParkedDesk}). */
     static final String PARKED_CODE = "COALESCE(code, '" + ParkedDesk.RETRY_LATER_LIMIT + "')";
 
@@ -67,7 +84,8 @@ final class AdminSql {
             SELECT c.client_id, c.command_id, h.at, h.kind, h.batch_id, h.status, h.code, h.detail, h.times,
                    COALESCE(h.first_at, h.at) AS first_at
             FROM command_history h JOIN commands c ON c.id = h.command
-            WHERE h.kind IN ('released', 'retry_later', 'failed_alone', 'parked', 'requeued', 'rejected_by_admin')
+            WHERE h.kind IN ('released', 'retry_later', 'failed_alone', 'parked', 'requeued', 'rejected_by_admin',
+                             'parked_by_admin')
             ORDER BY h.at DESC LIMIT :limit""";
 
     static final String COUNT_OPEN = "SELECT COUNT(*) FROM commands WHERE state IN " + OutboxSql.OPEN_STATES;

@@ -7,7 +7,7 @@ import java.time.Instant;
  *
  * @param at the last time it happened
  * @param kind {@code attempt}, {@code receipt}, {@code retry_later}, {@code released}, {@code failed_alone},
- *     {@code parked}, {@code requeued} or {@code rejected_by_admin}
+ *     {@code parked}, {@code parked_by_admin}, {@code requeued} or {@code rejected_by_admin}
  * @param batchId, detail those of the last time
  * @param times how many times it happened (same kind, status and code)
  * @param firstAt the first time

@@ -36,6 +36,7 @@ public final class Outbox implements IntakeOutbox, ForwarderOutbox, AdminOutbox 
     /** Every write of this process (the data dir's lock makes it the only writer). */
     private final OutboxWriter writer;
     private final ParkedDesk desk;
+    private final PendingDesk pendingDesk;
     private final Expiries expiries;
     private final CheckpointConnection checkpoints;
     private final OutboxReads reads;
@@ -47,6 +48,7 @@ public final class Outbox implements IntakeOutbox, ForwarderOutbox, AdminOutbox 
         this.file = file;
         this.openRows = new AtomicLong(jdbi.withHandle(h -> h.createQuery(AdminSql.COUNT_OPEN).mapTo(Long.class).one()));
         this.desk = new ParkedDesk(jdbi, this::write, clock, openRows);
+        this.pendingDesk = new PendingDesk(this::write, clock, openRows);
         this.expiries = new Expiries(jdbi, this::write, clock, openRows);
         this.checkpoints = new CheckpointConnection(jdbi);
         this.reads = new OutboxReads(jdbi);
@@ -185,6 +187,11 @@ public final class Outbox implements IntakeOutbox, ForwarderOutbox, AdminOutbox 
     /** The parked commands, for an admin to look at and decide on. */
     public ParkedDesk parked() {
         return desk;
+    }
+
+    /** An admin's remedy for a pending command: park it, or reject it (docs/desk.md). */
+    public PendingDesk pendingDesk() {
+        return pendingDesk;
     }
 
     /** Commands that expired before central saw them (docs/protocol.md §1.4), for the forwarder. */

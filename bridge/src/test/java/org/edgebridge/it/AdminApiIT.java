@@ -138,7 +138,7 @@ class AdminApiIT extends OneDeviceSite {
         device.publish("t", DeviceSimulator.command("PARK-2", ""));
         device.awaitReceipt("PARK-2", "stored");
         assertThat(json(get("/api/status")).path("alarms").toString()).contains("parked_commands");
-        assertThat(post("/api/outbox/dev-admin/PARK-2/reject", "test-token").statusCode()).as("PARK-2 is pending, not parked")
+        assertThat(post("/api/outbox/dev-admin/PARK-2/requeue", "test-token").statusCode()).as("PARK-2 is pending, not parked")
                 .isEqualTo(409);
         assertThat(post("/api/outbox/dev-admin/NOPE/reject", "test-token").statusCode()).isEqualTo(404);
 

@@ -49,7 +49,7 @@ class DeskPageIT extends PageTest {
             click(page, "button[data-payload='A-1']");
             await().ignoreException(StaleElementReferenceException.class).atMost(PAGE)
                     .until(() -> text("pre[data-payload-of='A-1']").contains("\"commandId\":\"A-1\""));
-            desk("desk-parked.png");
+            deskScreenshot("desk-parked.png");
 
             click(page, "input[data-select='A-1']");
             click(page, "input[data-select='B-1']");
@@ -58,13 +58,13 @@ class DeskPageIT extends PageTest {
             assertThat(a.receiptsFor("A-1")).as("nothing is done before the token")
                     .extracting(r -> r.path("status").asText()).containsOnly("stored");
             page.findElement(By.id("desk-token")).sendKeys("test-token");
-            desk("desk-token.png");
+            deskScreenshot("desk-token.png");
             click(page, "#desk-token-use");
             assertThat(a.awaitFinal("A-1").path("status").asText()).isEqualTo("accepted");
             assertThat(b.awaitFinal("B-1").path("status").asText()).isEqualTo("accepted");
             await().ignoreException(StaleElementReferenceException.class).atMost(PAGE).until(() ->
                     text("#desk-result").equals("requeued 2") && text("#desk-total").equals("4 parked"));
-            desk("desk-requeued.png");
+            deskScreenshot("desk-requeued.png");
 
             click(page, "button[data-reject-code='retry_later_limit']");
             page.switchTo().alert().accept();
@@ -79,28 +79,11 @@ class DeskPageIT extends PageTest {
             assertThat(page.findElement(By.id("desk-token-form")).isDisplayed()).as("asked once").isFalse();
             assertThat(page.getCurrentUrl()).doesNotContain("test-token");
             assertThat(chromium.script("return sessionStorage.getItem('edgeBridgeAdminToken')")).isEqualTo("test-token");
-            desk("desk-rejected.png");
+            deskScreenshot("desk-rejected.png");
 
             JsonNode history = site.getJson("/api/outbox/desk-a/A-3").path("history");
             assertThat(history.get(history.size() - 1).path("detail").asText()).contains("bulk: code=retry_later_limit");
             assertThat(site.getJson("/api/outbox/desk-b/B-1").path("history").toString()).contains("bulk: a list of 2");
         }
-    }
-
-    /** A screenshot with the desk at the top of the window. */
-    /**
-     * Clicks the element, found again if the page redrew it between finding and clicking (a stale element takes no
-     * click, so the click is not doubled).
-     */
-    private static void click(WebDriver page, String css) {
-        await().ignoreException(StaleElementReferenceException.class).atMost(PAGE).until(() -> {
-            page.findElement(By.cssSelector(css)).click();
-            return true;
-        });
-    }
-
-    private void desk(String name) throws Exception {
-        chromium.script("document.getElementById('desk-section').scrollIntoView()");
-        chromium.screenshot(name);
     }
 }

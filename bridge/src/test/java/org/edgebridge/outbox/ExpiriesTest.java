@@ -3,36 +3,19 @@ package org.edgebridge.outbox;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
-import org.edgebridge.TestClock;
 import org.edgebridge.intake.TestHashes;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** Commands that must not run late (docs/protocol.md §1.4), against a real SQLite file. */
-class ExpiriesTest {
+class ExpiriesTest extends OutboxOnFile {
     private static final Instant T0 = Instant.parse("2026-12-02T06:00:00Z");
 
-    @TempDir
-    Path dir;
-
-    TestClock clock = new TestClock(T0);
-    Outbox outbox;
-
-    @BeforeEach
-    void open() {
-        outbox = Outbox.open(dir.resolve("outbox.db"), clock);
-    }
-
-    @AfterEach
-    void close() {
-        outbox.close();
+    ExpiriesTest() {
+        super(T0);
     }
 
     private static NewCommand command(String device, String id, Instant receivedAt, Instant expiresAt) {

@@ -1,0 +1,104 @@
+package org.edgebridge.outbox;
+
+import java.time.Clock;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicLong;
+import org.jdbi.v3.core.Handle;
+
+/**
+ * An admin's remedy for one command that is not final, also while it is still <em>pending</em> (docs/desk.md, "Pending
+ * commands"): a poison event the forwarder has not isolated yet, or any command an admin wants out of the way.
+ * {@link #park} sets a pending one aside (parked with the code {@link #PARKED_BY_ADMIN}: its device's later commands
+ * wait behind it, and the desk's requeue and reject work on it as on any parked command); {@link #reject} makes a
+ * pending or parked one final at once ({@code rejected} / {@code rejected_by_admin}). One in flight with central right
+ * now is left alone (its request settles within {@code ingest.timeout}; the admin asks again), a final one too. The check and the change are one write transaction on the outbox's one writer, so a claim cannot
+ * slip in between. Each change writes one history line ({@code parked_by_admin} or {@code rejected_by_admin}).
+ * Thread-safe.
+ */
+public final class PendingDesk {
+    /** The code of a command an admin parked while it was pending. */
+    public static final String PARKED_BY_ADMIN = "parked_by_admin";
+    /** The code of a command an admin rejected (pending or parked). */
+    public static final String REJECTED_BY_ADMIN = "rejected_by_admin";
+
+    /**
+     * What an admin's action on one command found and did.
+     *
+     * @param before the command as it was when the action looked at it
+     * @param after the command as the action left it; empty when it was left alone (then {@code before} says why)
+     * @param maybeSent whether an earlier claim of the command may have reached central (central may have applied it)
+     */
+    public record Action(CommandRecord before, Optional<CommandRecord> after, boolean maybeSent) {}
+
+    private final ParkedDesk.Writes writes;
+    private final Clock clock;
+    private final AtomicLong openRows;
+
+    PendingDesk(ParkedDesk.Writes writes, Clock clock, AtomicLong openRows) {
+        this.writes = writes;
+        this.clock = clock;
+        this.openRows = openRows;
+    }
+
+    /**
+     * Parks the command if it is pending, with a history line saying {@code detail}.
+     *
+     * @return empty when the outbox has no such command
+     */
+    public Optional<Action> park(String clientId, String commandId, String detail) {
+        long now = clock.millis();
+        return writes.write(handle -> find(handle, clientId, commandId).map(before -> {
+            String reason = "parked by an admin" + (before.lastError() != null ? "; before: " + before.lastError() : "");
+            int changed = handle.createUpdate(AdminSql.PARK_PENDING).bind("id", before.id()).bind("reason", reason).execute();
+            return done(handle, before, changed, maybeSent(handle, before.id()), PARKED_BY_ADMIN, detail, now);
+        }));
+    }
+
+    /**
+     * Rejects the command if it is pending or parked: final {@code rejected} / {@link #REJECTED_BY_ADMIN}, with a
+     * history line saying {@code detail}; the caller publishes its receipt. The message of a pending one (in the
+     * device's receipt) says whether central may have seen it.
+     *
+     * @return empty when the outbox has no such command
+     */
+    public Optional<Action> reject(String clientId, String commandId, String detail) {
+        long now = clock.millis();
+        Optional<Action> action = writes.write(handle -> find(handle, clientId, commandId).map(before -> {
+            boolean maybeSent = maybeSent(handle, before.id());
+            String message = "rejected by an admin while pending"
+                    + (maybeSent ? "; it was sent to central before, which may have applied it" : "; central never saw it");
+            int changed = before.state() == CommandState.PARKED
+                    ? handle.createUpdate(AdminSql.REJECT).bind("id", before.id()).bind("now", now).execute()
+                    : handle.createUpdate(AdminSql.REJECT_PENDING).bind("id", before.id()).bind("message", message)
+                            .bind("now", now).execute();
+            return done(handle, before, changed, maybeSent, REJECTED_BY_ADMIN, detail, now);
+        }));
+        if (action.isPresent() && action.get().after().isPresent()) {
+            openRows.decrementAndGet();
+        }
+        return action;
+    }
+
+    private static Optional<CommandRecord> find(Handle handle, String clientId, String commandId) {
+        return handle.createQuery(OutboxSql.FIND).bind("c", clientId).bind("id", commandId).mapTo(CommandRecord.class).findOne();
+    }
+
+    private static boolean maybeSent(Handle handle, long id) {
+        return handle.createQuery(AdminSql.MAYBE_SENT).bind("id", id).mapTo(Boolean.class).findOne().orElse(false);
+    }
+
+    /** The action's outcome; when the row changed, its history line and the row as it is now. */
+    private static Action done(Handle handle, CommandRecord before, int changed, boolean maybeSent, String kind, String detail,
+            long now) {
+        if (changed == 0) {
+            return new Action(before, Optional.empty(), maybeSent);
+        }
+        String sent = maybeSent ? " (it may have reached central: " + before.attempts() + " attempts so far)"
+                : " (never sent to central)";
+        Settler.history(handle, before.id(), now, kind, null, null, null, detail + ", while " + before.state().dbName() + sent);
+        CommandRecord after = handle.createQuery(OutboxSql.BY_IDS).bind("ids", OutboxSql.idList(List.of(before.id())))
+                .mapTo(CommandRecord.class).one();
+        return new Action(before, Optional.of(after), maybeSent);
+    }
+}

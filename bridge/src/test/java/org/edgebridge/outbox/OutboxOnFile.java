@@ -1,0 +1,31 @@
+package org.edgebridge.outbox;
+
+import java.nio.file.Path;
+import java.time.Instant;
+import org.edgebridge.TestClock;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.io.TempDir;
+
+/** A test of the outbox on a real SQLite file in a temp dir, opened before each test and closed after, on a clock the test moves. */
+abstract class OutboxOnFile {
+    @TempDir
+    Path dir;
+
+    final TestClock clock;
+    Outbox outbox;
+
+    OutboxOnFile(Instant start) {
+        this.clock = new TestClock(start);
+    }
+
+    @BeforeEach
+    void open() {
+        outbox = Outbox.open(dir.resolve("outbox.db"), clock);
+    }
+
+    @AfterEach
+    void close() {
+        outbox.close();
+    }
+}
