@@ -33,6 +33,9 @@ final class CheckCentralCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         BridgeConfig config = ConfigLoader.load(options.file, options.sets);
+        // the report says all there is to say; a log line on stdout would break --json for scripts
+        ((ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME))
+                .setLevel(ch.qos.logback.classic.Level.OFF);
         CheckReport report = new CentralCheck(config.forwarder(), Clock.systemUTC()).run();
         spec.commandLine().getOut().print(json ? report.json() + "\n" : report.text());
         spec.commandLine().getOut().flush();

@@ -20,13 +20,11 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeoutException;
 import java.util.stream.Collectors;
-import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLException;
 import javax.net.ssl.SSLParameters;
 import javax.net.ssl.SSLSocket;
 import org.edgebridge.forward.ForwarderSettings;
 import org.edgebridge.forward.auth.ClientCertificate;
-import org.edgebridge.forward.auth.TlsContexts;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -84,8 +82,8 @@ final class ConnectionSteps {
                     + "may leave the site", since(start)));
         }
         steps.add(CheckStep.pass("dns", host + " resolves to " + Arrays.stream(addresses).map(InetAddress::getHostAddress)
-                .collect(Collectors.joining(", ")) + (settings.proxy().isPresent() ? "; the proxy resolves central's name "
-                + url.getHost() : ""), since(start)));
+                .collect(Collectors.joining(", ")) + (settings.proxy().isPresent() ? "; central (" + url.getHost()
+                + ") is resolved and reached by the proxy" : ""), since(start)));
 
         start = System.nanoTime();
         Socket socket;
@@ -213,14 +211,14 @@ final class ConnectionSteps {
     private Optional<String> handshake(Socket socket, List<CheckStep> steps, Optional<ClientCertificate> certificate) {
         long start = System.nanoTime();
         String trust = settings.caFile().map(f -> "ingest.caFile=" + f).orElse("the JVM's trust store (no ingest.caFile)");
-        SSLContext context;
+        WatchedTls watched;
         try {
-            context = TlsContexts.of(settings.caFile(), certificate);
+            watched = new WatchedTls(settings.caFile(), certificate);
         } catch (IllegalStateException e) {
             return failed(steps, CheckStep.fail("tls", String.valueOf(e.getMessage()), "put the PEM file of the CA that signed "
                     + "central's certificate at ingest.caFile (ask central's team for it)", since(start)));
         }
-        try (SSLSocket tls = (SSLSocket) context.getSocketFactory().createSocket(socket, url.getHost(), port(url), false)) {
+        try (SSLSocket tls = (SSLSocket) watched.context().getSocketFactory().createSocket(socket, url.getHost(), port(url), false)) {
             SSLParameters p = tls.getSSLParameters();
             p.setEndpointIdentificationAlgorithm("HTTPS");
             tls.setSSLParameters(p);
@@ -228,13 +226,15 @@ final class ConnectionSteps {
             try {
                 tls.startHandshake();
             } catch (IOException e) {
-                String alert = refusedCertificate(e);
-                if (alert == null) {
+                @Nullable String alert = refusedCertificate(e);
+                // trusted, then refused: central ended the handshake on seeing this box's certificate (or none)
+                if (!watched.serverTrusted() || alert == null && !watched.certificateAsked()) {
                     return failed(steps, tlsFailure(e, trust, since(start)));
                 }
-                steps.add(CheckStep.pass("tls", "central's certificate is trusted by " + trust + " (the handshake then ended "
-                        + "on central's refusal of the client certificate)", since(start)));
-                steps.add(clientCertificateRefused(certificate, alert, since(start)));
+                steps.add(CheckStep.pass("tls", "central's certificate is trusted by " + trust + " and its name matches "
+                        + url.getHost() + " (the handshake then ended on central's refusal of the client certificate)",
+                        since(start)));
+                steps.add(clientCertificateRefused(certificate, alert != null ? alert : rootMessage(e), since(start)));
                 return Optional.of("client-certificate");
             }
             java.security.cert.X509Certificate server = (java.security.cert.X509Certificate) tls.getSession()
@@ -246,7 +246,7 @@ final class ConnectionSteps {
                     + "; trusted by " + trust + ", its name matches " + url.getHost(), since(start)));
             long probeStart = System.nanoTime();
             @Nullable String refusal = probe(tls);
-            boolean presented = tls.getSession().getLocalCertificates() != null;
+            boolean presented = watched.certificateAsked() && certificate.isPresent();
             CheckStep step = refusal != null ? clientCertificateRefused(certificate, refusal, since(probeStart))
                     : clientCertificateTaken(certificate, presented, since(probeStart));
             steps.add(step);

@@ -71,9 +71,13 @@ final class RequestSteps {
             bearer = tokens.bearer();
         } catch (TokenUnavailable e) {
             String reason = String.valueOf(e.getMessage());
-            return CheckStep.fail("oauth2-token", reason, reason.contains(": check ") ? "as the reason says; the secret is read "
-                    + "from ingest.oauth2.clientSecretFile" : "check ingest.oauth2.tokenUrl (host, port, path) and that this "
-                    + "box reaches it (through ingest.proxy when set)", ConnectionSteps.since(start));
+            int hint = reason.indexOf(": check ");
+            if (hint > 0) { // the token endpoint's answer names the key to check
+                return CheckStep.fail("oauth2-token", reason.substring(0, hint), reason.substring(hint + 2),
+                        ConnectionSteps.since(start));
+            }
+            return CheckStep.fail("oauth2-token", reason, "check ingest.oauth2.tokenUrl (host, port, path) and that this box "
+                    + "reaches it (through ingest.proxy when set)", ConnectionSteps.since(start));
         }
         var status = tokens.status();
         return CheckStep.pass("oauth2-token", "a Bearer token from " + status.tokenUrl() + " for " + status.clientId()
