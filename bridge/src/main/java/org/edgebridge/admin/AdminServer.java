@@ -55,13 +55,14 @@ public final class AdminServer implements Component, AutoCloseable {
     private final byte[] statusPage = resource("/admin/status.html");
     /** The status page's scripts, served from the jar (sites are often offline: no CDN). */
     private final Map<String, byte[]> scripts = Map.of("desk.js", resource("/admin/desk.js"),
-            "activity.js", resource("/admin/activity.js"));
+            "activity.js", resource("/admin/activity.js"), "check.js", resource("/admin/check.js"));
     private final ActivityHistory activity;
 
     /** The parts the admin side reads and acts on. */
     public record Parts(StatusReport.Site site, AdminOutbox outbox, BrokerView broker, IntakeView intake,
             ForwarderControl forwarder, RetentionPurger retention, ReceiptSender receipts, Workers workers,
-            PrometheusMeterRegistry meters, Clock clock, StatusReport.Central central) {}
+            PrometheusMeterRegistry meters, Clock clock, StatusReport.Central central,
+            java.util.function.Supplier<org.edgebridge.commission.CheckReport> checkCentral) {}
 
     public AdminServer(AdminSettings settings, Parts p) {
         this.settings = settings;
@@ -111,6 +112,7 @@ public final class AdminServer implements Component, AutoCloseable {
                 json(ctx, 200, body);
             });
             config.routes.post("/api/alarms/{code}/ack", ctx -> acknowledge(ctx, p.broker()));
+            config.routes.post("/api/check-central", new CentralCheckApi(p.checkCentral())::run);
             config.routes.get("/api/devices", ctx -> json(ctx, 200, Map.of("devices", devices.list())));
             config.routes.get("/metrics", ctx -> ctx.contentType("text/plain; version=0.0.4; charset=utf-8")
                     .result(metrics.scrape()));
