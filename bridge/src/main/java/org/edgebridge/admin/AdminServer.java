@@ -20,6 +20,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import org.edgebridge.broker.BrokerView;
 import org.edgebridge.config.AdminSettings;
+import org.edgebridge.forecast.DiskForecast;
 import org.edgebridge.forward.ForwarderControl;
 import org.edgebridge.intake.IntakeView;
 import org.edgebridge.lifecycle.Component;
@@ -57,12 +58,14 @@ public final class AdminServer implements Component, AutoCloseable {
     private final Map<String, byte[]> scripts = Map.of("desk.js", resource("/admin/desk.js"),
             "activity.js", resource("/admin/activity.js"), "check.js", resource("/admin/check.js"));
     private final ActivityHistory activity;
+    private final DiskForecast forecast;
 
     /** The parts the admin side reads and acts on. */
     public record Parts(StatusReport.Site site, AdminOutbox outbox, BrokerView broker, IntakeView intake,
             ForwarderControl forwarder, RetentionPurger retention, ReceiptSender receipts, Workers workers,
             PrometheusMeterRegistry meters, Clock clock, StatusReport.Central central,
-            java.util.function.Supplier<org.edgebridge.commission.CheckReport> checkCentral) {}
+            java.util.function.Supplier<org.edgebridge.commission.CheckReport> checkCentral,
+            org.edgebridge.forecast.ForecastSettings forecast) {}
 
     public AdminServer(AdminSettings settings, Parts p) {
         this.settings = settings;
@@ -76,6 +79,10 @@ public final class AdminServer implements Component, AutoCloseable {
         this.activity = new ActivityHistory(p.clock(), p.outbox()::openCount, () -> p.intake().stats().stored(), p.meters(),
                 p.forwarder().circuitBreakers());
         ForwarderControl forwarder = p.forwarder();
+        this.forecast = new DiskForecast(p.forecast(), new DiskForecast.Sources(() -> p.intake().stats().stored(),
+                () -> forwarder.status().finals(), p.outbox()::openCount,
+                () -> p.outbox().reads().counts().perState().values().stream().mapToLong(Long::longValue).sum()), p.clock());
+        ForecastMetrics.register(p.meters(), forecast);
         this.app = Javalin.create(config -> {
             config.startup.showJavalinBanner = false;
             config.startup.showOldJavalinVersionWarning = false;
@@ -85,7 +92,11 @@ public final class AdminServer implements Component, AutoCloseable {
             config.routes.get("/api/activity", ctx -> json(ctx, 200, activity.snapshot()));
             config.routes.get("/health/live", ctx -> json(ctx, 200, Map.of("status", "live")));
             config.routes.get("/health/ready", this::ready);
-            config.routes.get("/api/status", ctx -> json(ctx, 200, status.snapshot()));
+            config.routes.get("/api/status", ctx -> {
+                Map<String, Object> body = new LinkedHashMap<>(status.snapshot());
+                body.put("forecast", forecast.forecast());
+                json(ctx, 200, body);
+            });
             config.routes.get("/api/outbox", outbox::list);
             config.routes.get("/api/outbox/{deviceId}/{commandId}", outbox::one);
             config.routes.post("/api/outbox/{deviceId}/{commandId}/requeue", outbox::requeue);
@@ -145,6 +156,7 @@ public final class AdminServer implements Component, AutoCloseable {
         try {
             app.start(settings.host(), settings.port());
             activity.start();
+            forecast.start();
         } catch (RuntimeException e) {
             throw new IllegalStateException("admin.port=" + settings.port() + ": cannot listen on " + settings.host() + ":"
                     + settings.port() + " (" + e.getMessage() + "); is another bridge running? set admin.port", e);
@@ -249,6 +261,7 @@ public final class AdminServer implements Component, AutoCloseable {
             app.stop();
         }
         activity.close();
+        forecast.close();
         metrics.close();
     }
 }

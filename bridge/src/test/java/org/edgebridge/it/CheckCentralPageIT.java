@@ -40,6 +40,7 @@ class CheckCentralPageIT extends PageTest {
         assertThat(text("#check-steps tr[data-step=request] td")).isEqualTo("FAIL");
         assertThat(text("#check-steps tr[data-step=request] td:nth-child(3)")).contains("central answered 503",
                 "fix: central itself fails");
+        chromium.script("document.getElementById('check-section').scrollIntoView()");
         chromium.screenshot("check-central-page.png");
 
         JsonNode report = DeviceSimulator.JSON.readTree(site.post("/api/check-central", "test-token").body());

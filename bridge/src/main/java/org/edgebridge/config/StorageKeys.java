@@ -1,0 +1,29 @@
+package org.edgebridge.config;
+
+import java.math.BigDecimal;
+import java.util.Optional;
+
+/** The keys of the disk the bridge writes to ({@code storage.*}). Part of {@link ConfigKeys#ALL}. */
+public final class StorageKeys {
+    private static final BigDecimal TERABYTE = BigDecimal.TEN.pow(12);
+
+    public static final ConfigKey<Optional<Long>> STORAGE_RATED_TBW = new ConfigKey<>("storage.ratedTbw", null,
+            "terabytes, 0.001-100000", "the data dir's disk's rated endurance in terabytes written (TBW, from its data "
+            + "sheet; 1 TB = 10^12 bytes): turns the forecast's writes per day into days of life left "
+            + "(edgebridge_storage_life_left_days); unset: no life forecast", StorageKeys::terabytes, Optional.empty());
+
+    private StorageKeys() {}
+
+    static Optional<Long> terabytes(String text) {
+        BigDecimal tb;
+        try {
+            tb = new BigDecimal(text.trim());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("must be a number of terabytes such as 150 or 0.6");
+        }
+        if (tb.compareTo(new BigDecimal("0.001")) < 0 || tb.compareTo(new BigDecimal(100_000)) > 0) {
+            throw new IllegalArgumentException("must be from 0.001 to 100000 terabytes");
+        }
+        return Optional.of(tb.multiply(TERABYTE).longValue());
+    }
+}
