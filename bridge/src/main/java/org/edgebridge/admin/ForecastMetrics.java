@@ -30,12 +30,13 @@ final class ForecastMetrics {
                 + "is gone at the current intake; NaN while nothing comes in", Forecast::secondsUntilFull);
         gauge(registry, forecast, "edgebridge.forecast.drain.in", "seconds", "time until the backlog is sent at the "
                 + "current egress over intake; 0 without a backlog, NaN while it does not shrink", Forecast::secondsToDrain);
-        gauge(registry, forecast, "edgebridge.forecast.write.bytes.per.command", "bytes", "bytes the process wrote to "
+        gauge(registry, forecast, "edgebridge.forecast.write.bytes.per.command", null, "bytes the process wrote to "
                 + "storage per command stored, over the window (/proc/self/io write_bytes)", Forecast::writeBytesPerCommand);
-        gauge(registry, forecast, "edgebridge.forecast.write.bytes.per.day", "bytes", "bytes the process writes to storage "
+        gauge(registry, forecast, "edgebridge.forecast.write.bytes.per.day", null, "bytes the process writes to storage "
                 + "per day at the window's rate", Forecast::writeBytesPerDay);
-        gauge(registry, forecast, "edgebridge.storage.life.left", "days", "days the disk's rated endurance "
-                + "(storage.ratedTbw) lasts at the current writes per day; NaN when unset", Forecast::lifeDaysLeft);
+        gauge(registry, forecast, "edgebridge.storage.life.left", "seconds", "how long the disk's rated endurance "
+                + "(storage.ratedTbw) lasts at the current writes per day; NaN when unset",
+                f -> f.lifeDaysLeft() == null ? null : f.lifeDaysLeft() * 86_400);
         FunctionCounter.builder("edgebridge.process.disk.write", forecast, d -> value(d, f -> f.writeBytesTotal() == null
                 ? null : f.writeBytesTotal().doubleValue())).baseUnit("bytes")
                 .description("bytes the process wrote to storage since it started (/proc/self/io write_bytes), as of the "

@@ -51,7 +51,7 @@ class DiskForecastIT {
                     "edgebridge_outbox_room_bytes ", "edgebridge_forecast_intake_per_second ",
                     "edgebridge_forecast_egress_per_second ", "edgebridge_forecast_full_in_seconds ",
                     "edgebridge_forecast_drain_in_seconds NaN", "edgebridge_forecast_write_bytes_per_command ",
-                    "edgebridge_forecast_write_bytes_per_day ", "edgebridge_storage_life_left_days ",
+                    "edgebridge_forecast_write_bytes_per_day ", "edgebridge_storage_life_left_seconds ",
                     "edgebridge_process_disk_write_bytes_total ");
 
             assertThat(site.post("/api/forwarder/resume", "test-token").statusCode()).isEqualTo(200);
