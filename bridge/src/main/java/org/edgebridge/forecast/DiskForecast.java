@@ -11,6 +11,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
+import org.edgebridge.worker.GuardedRuns;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -50,19 +51,8 @@ public final class DiskForecast implements AutoCloseable {
 
     /** Takes the first sample now and one every {@link #INTERVAL}. */
     public void start() {
-        timer.scheduleAtFixedRate(this::sampleSafely, 0, INTERVAL.toMillis(), TimeUnit.MILLISECONDS);
-    }
-
-    private void sampleSafely() {
-        try {
-            sample();
-        } catch (RuntimeException e) {
-            LOG.warn("disk forecast sample failed (the forecast skips one): {}", e.toString());
-        } catch (Error e) {
-            Thread t = Thread.currentThread();
-            t.getUncaughtExceptionHandler().uncaughtException(t, e);
-            throw e;
-        }
+        timer.scheduleAtFixedRate(GuardedRuns.of(this::sample, LOG, "disk forecast sample failed (the forecast skips one)"),
+                0, INTERVAL.toMillis(), TimeUnit.MILLISECONDS);
     }
 
     /** One sample now (the sampler calls it every {@link #INTERVAL}; tests call it by hand). */
