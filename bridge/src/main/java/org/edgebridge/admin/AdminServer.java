@@ -20,6 +20,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import org.edgebridge.broker.BrokerView;
 import org.edgebridge.config.AdminSettings;
+import org.edgebridge.budget.DataBudget;
 import org.edgebridge.forecast.DiskForecast;
 import org.edgebridge.forward.ForwarderControl;
 import org.edgebridge.intake.IntakeView;
@@ -59,20 +60,21 @@ public final class AdminServer implements Component, AutoCloseable {
             "activity.js", resource("/admin/activity.js"), "check.js", resource("/admin/check.js"));
     private final ActivityHistory activity;
     private final DiskForecast forecast;
+    private final DataBudget budget;
 
     /** The parts the admin side reads and acts on. */
     public record Parts(StatusReport.Site site, AdminOutbox outbox, BrokerView broker, IntakeView intake,
             ForwarderControl forwarder, RetentionPurger retention, ReceiptSender receipts, Workers workers,
             PrometheusMeterRegistry meters, Clock clock, StatusReport.Central central,
             java.util.function.Supplier<org.edgebridge.commission.CheckReport> checkCentral,
-            org.edgebridge.forecast.ForecastSettings forecast) {}
+            org.edgebridge.forecast.ForecastSettings forecast, org.edgebridge.budget.BudgetSettings budget) {}
 
     public AdminServer(AdminSettings settings, Parts p) {
         this.settings = settings;
         this.status = new StatusReport(p.site(), p.outbox(), p.broker(), p.intake(), p.forwarder(), p.retention(), p.workers(),
                 p.clock(), p.central());
         this.metrics = new BridgeMetrics(p.meters(), p.outbox(), p.intake(), p.forwarder(), p.broker(), p.retention(),
-                p.receipts(), status::alarms, p.clock());
+                p.receipts(), this::alarms, p.clock());
         OutboxApi outbox = new OutboxApi(p.outbox(), p.receipts());
         DevicesApi devices = new DevicesApi(p.outbox(), p.broker());
         ParkedApi parked = new ParkedApi(p.outbox(), p.receipts(), p.clock());
@@ -83,6 +85,8 @@ public final class AdminServer implements Component, AutoCloseable {
                 () -> forwarder.status().finals(), p.outbox()::openCount,
                 () -> p.outbox().reads().counts().perState().values().stream().mapToLong(Long::longValue).sum()), p.clock());
         ForecastMetrics.register(p.meters(), forecast);
+        this.budget = new DataBudget(p.budget(), forwarder.wireBytes(), p.clock());
+        BudgetMetrics.register(p.meters(), budget, forwarder.wireBytes());
         this.app = Javalin.create(config -> {
             config.startup.showJavalinBanner = false;
             config.startup.showOldJavalinVersionWarning = false;
@@ -95,6 +99,8 @@ public final class AdminServer implements Component, AutoCloseable {
             config.routes.get("/api/status", ctx -> {
                 Map<String, Object> body = new LinkedHashMap<>(status.snapshot());
                 body.put("forecast", forecast.forecast());
+                body.put("dataBudget", budget.snapshot());
+                body.put("alarms", alarms());
                 json(ctx, 200, body);
             });
             config.routes.get("/api/outbox", outbox::list);
@@ -145,6 +151,13 @@ public final class AdminServer implements Component, AutoCloseable {
         });
     }
 
+    /** The status report's alarms and the data budget's ({@code data_budget_warning}, {@code data_budget_exceeded}). */
+    private java.util.List<StatusReport.Alarm> alarms() {
+        java.util.List<StatusReport.Alarm> all = new java.util.ArrayList<>(status.alarms());
+        budget.alarms().forEach(a -> all.add(new StatusReport.Alarm(a.code(), a.message())));
+        return all;
+    }
+
     private final Once once = new Once();
 
     /** Binds {@code admin.host}:{@code admin.port}; once. */
@@ -157,6 +170,7 @@ public final class AdminServer implements Component, AutoCloseable {
             app.start(settings.host(), settings.port());
             activity.start();
             forecast.start();
+            budget.start();
         } catch (RuntimeException e) {
             throw new IllegalStateException("admin.port=" + settings.port() + ": cannot listen on " + settings.host() + ":"
                     + settings.port() + " (" + e.getMessage() + "); is another bridge running? set admin.port", e);
@@ -262,6 +276,7 @@ public final class AdminServer implements Component, AutoCloseable {
         }
         activity.close();
         forecast.close();
+        budget.close();
         metrics.close();
     }
 }

@@ -104,6 +104,7 @@ final class CentralCall {
                 CommandTrace.mark(CommandTrace.Step.REQUEST_SENT, events, ClaimedEvent::id);
                 long sentAt = System.nanoTime();
                 IngestReply reply = client.post(batchId, body, bearer);
+                client.wire().events(events);
                 if (reply.status() == 401 && authorization.renewAfter401(bearer)) {
                     reply = client.post(batchId, body, renewed());
                 }

@@ -159,6 +159,12 @@ public final class Forwarder implements Component, ForwarderControl, AutoCloseab
         return policy;
     }
 
+    @Override
+    public WireBytes wireBytes() {
+        return client.wire();
+    }
+
+    @Override
     public ForwarderStatus status() {
         return new ForwarderStatus(loop.running() ? policy.state().statusName() : ForwarderState.STOPPED.statusName(),
                 guards.breaker.getState().name().toLowerCase(), policy.pausedByAdmin(), policy.pauseReason(),
