@@ -8,7 +8,8 @@ import java.util.Map;
  *
  * @param period {@code 2026-12-06} or {@code 2026-12}
  * @param bodyBytes request bodies before compression; {@code wireBodyBytes} as sent
- * @param devices payload bytes sent per device (month only; at most MAX_DEVICES + 1 entries)
+ * @param devices payload bytes sent per device (month only): at most {@code maxDevices} devices by name, the rest
+ *     together under one more entry
  */
 public record Usage(String period, long sentBytes, long receivedBytes, long bodyBytes, long wireBodyBytes,
         Map<String, Long> devices) {
@@ -24,7 +25,8 @@ public record Usage(String period, long sentBytes, long receivedBytes, long body
             String other) {
         Map<String, Long> d = new HashMap<>(devices);
         deviceBytes.forEach((device, n) -> {
-            String key = d.containsKey(device) || d.size() < maxDevices ? device : other;
+            int named = d.size() - (d.containsKey(other) ? 1 : 0);
+            String key = d.containsKey(device) || device.equals(other) || named < maxDevices ? device : other;
             d.merge(key, n, Long::sum);
         });
         return new Usage(period, sentBytes + sent, receivedBytes + received, bodyBytes + body, wireBodyBytes + wireBody,

@@ -12,7 +12,7 @@ import org.openqa.selenium.Dimension;
 
 /**
  * The status page uses its width (issue 43), in a real Chromium at 1280 px (a laptop) and 420 px (a phone): every
- * value of the panels (site, outbox, central, broker, disk) reads on one or two lines, no word is cut in the middle
+ * value of the panels (site, outbox, central, broker, disk, data to central) reads on one or two lines, no word is cut in the middle
  * ("CONNEC-T", "forgotte-n"), the page never scrolls sideways, and at 1280 px the panels fill the width (no empty
  * right third). Screenshots: target/screenshots/status-1280.png, status-420.png.
  */
@@ -26,7 +26,7 @@ class PageLayoutIT extends PageTest {
             const probe = document.createElement('span');
             probe.style.whiteSpace = 'nowrap'; probe.style.position = 'absolute'; probe.style.visibility = 'hidden';
             document.body.appendChild(probe);
-            for (const dd of document.querySelectorAll('#site dd, #oldest, #intake, #central dd, #broker dd, #disk dd')) {
+            for (const dd of document.querySelectorAll('#site dd, #oldest, #intake, #central dd, #broker dd, #disk dd, #budget dd')) {
               const style = getComputedStyle(dd);
               probe.style.font = style.font;
               const lineHeight = parseFloat(style.lineHeight);
@@ -52,7 +52,7 @@ class PageLayoutIT extends PageTest {
                 chromium.driver().manage().window().setSize(new Dimension(width, width == 1280 ? 1400 : 2600));
                 chromium.driver().get(site.adminUrl("/"));
                 await().atMost(Duration.ofSeconds(30)).until(() -> text("#headline").contains("healthy")
-                        && !text("#disk dd").contains("loading") && text("#disk").contains("writes"));
+                        && !text("#disk dd").contains("loading") && text("#disk").contains("writes") && text("#budget").contains("most by"));
                 assertThat(((Number) chromium.script("return window.innerWidth")).intValue()).isEqualTo(width);
                 assertThat(((Number) chromium.script("return document.documentElement.scrollWidth")).intValue())
                         .as("the page does not scroll sideways at " + width + " px").isLessThanOrEqualTo(width);
