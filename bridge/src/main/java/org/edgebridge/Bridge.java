@@ -80,7 +80,8 @@ public final class Bridge implements AutoCloseable {
                         config.forwarder().compression().name().toLowerCase(java.util.Locale.ROOT),
                         config.forwarder().proxy().map(Object::toString).orElse("direct"),
                         config.forwarder().clientCertificate().map(c -> "file " + c.certFile()).orElse("none"),
-                        config.forwarder().oauth2().map(o -> "oauth2 " + o.tokenUrl() + " as " + o.clientId()).orElse("none"))));
+                        config.forwarder().oauth2().map(o -> "oauth2 " + o.tokenUrl() + " as " + o.clientId()).orElse("none")),
+                () -> new org.edgebridge.commission.CentralCheck(config.forwarder(), clock).run(), config.forecast(), config.budget()));
         this.parts = List.of(checkpointer, admin, broker, intake, forwarder, retention);
     }
 

@@ -25,11 +25,11 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
-/** The command line: {@code run}, {@code demo}, {@code central-sim}, {@code check-config}, {@code device add}. */
+/** The command line: {@code run}, {@code demo}, {@code central-sim}, {@code check-config}, {@code check-central}, {@code device add}. */
 @Command(name = "edge-bridge", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
         description = "MQTT-to-HTTP bridge with an embedded broker, a SQLite outbox and per-event receipts.",
         subcommands = {CommandLine.HelpCommand.class, Main.Run.class, Main.Demo.class, Main.CentralSimCommand.class, Main.CheckConfig.class,
-            Main.Diagnose.class, Main.ConfigReference.class, DeviceCommand.class})
+            Main.Diagnose.class, Main.ConfigReference.class, DeviceCommand.class, CheckCentralCommand.class})
 public final class Main {
     public static void main(String[] args) {
         int code = commandLine().execute(args);

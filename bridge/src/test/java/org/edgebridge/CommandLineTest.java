@@ -50,7 +50,7 @@ class CommandLineTest {
     void every_command_answers_help_and_h_and_the_help_subcommand() {
         List<List<String>> all = commands(Main.commandLine(), List.of(), new ArrayList<>());
         assertThat(all).extracting(c -> String.join(" ", c))
-                .contains("run", "demo", "central-sim", "check-config", "diagnose", "config-reference",
+                .contains("run", "demo", "central-sim", "check-config", "check-central", "diagnose", "config-reference",
                         "device", "device add", "device list", "device remove");
         for (List<String> command : all) {
             for (String flag : List.of("--help", "-h")) {
@@ -64,6 +64,14 @@ class CommandLineTest {
         }
         assertThat(run("help", "run").out()).startsWith("Usage: edge-bridge run");
         assertThat(run("device", "help", "add").out()).startsWith("Usage: edge-bridge device add");
+    }
+
+    @Test
+    void check_central_with_a_bad_configuration_exits_2_naming_the_key_and_checks_nothing() {
+        Result r = run("check-central", "--set", "ingest.url=ftp://127.0.0.1/ingest");
+        assertThat(r.code()).isEqualTo(2);
+        assertThat(r.err()).contains("ingest.url");
+        assertThat(r.out()).doesNotContain("PASS", "FAIL");
     }
 
     @Test

@@ -20,6 +20,8 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import org.edgebridge.broker.BrokerView;
 import org.edgebridge.config.AdminSettings;
+import org.edgebridge.budget.DataBudget;
+import org.edgebridge.forecast.DiskForecast;
 import org.edgebridge.forward.ForwarderControl;
 import org.edgebridge.intake.IntakeView;
 import org.edgebridge.lifecycle.Component;
@@ -55,20 +57,24 @@ public final class AdminServer implements Component, AutoCloseable {
     private final byte[] statusPage = resource("/admin/status.html");
     /** The status page's scripts, served from the jar (sites are often offline: no CDN). */
     private final Map<String, byte[]> scripts = Map.of("desk.js", resource("/admin/desk.js"),
-            "activity.js", resource("/admin/activity.js"));
+            "activity.js", resource("/admin/activity.js"), "check.js", resource("/admin/check.js"));
     private final ActivityHistory activity;
+    private final DiskForecast forecast;
+    private final DataBudget budget;
 
     /** The parts the admin side reads and acts on. */
     public record Parts(StatusReport.Site site, AdminOutbox outbox, BrokerView broker, IntakeView intake,
             ForwarderControl forwarder, RetentionPurger retention, ReceiptSender receipts, Workers workers,
-            PrometheusMeterRegistry meters, Clock clock, StatusReport.Central central) {}
+            PrometheusMeterRegistry meters, Clock clock, StatusReport.Central central,
+            java.util.function.Supplier<org.edgebridge.commission.CheckReport> checkCentral,
+            org.edgebridge.forecast.ForecastSettings forecast, org.edgebridge.budget.BudgetSettings budget) {}
 
     public AdminServer(AdminSettings settings, Parts p) {
         this.settings = settings;
         this.status = new StatusReport(p.site(), p.outbox(), p.broker(), p.intake(), p.forwarder(), p.retention(), p.workers(),
                 p.clock(), p.central());
         this.metrics = new BridgeMetrics(p.meters(), p.outbox(), p.intake(), p.forwarder(), p.broker(), p.retention(),
-                p.receipts(), status::alarms, p.clock());
+                p.receipts(), this::alarms, p.clock());
         OutboxApi outbox = new OutboxApi(p.outbox());
         DevicesApi devices = new DevicesApi(p.outbox(), p.broker());
         ParkedApi parked = new ParkedApi(p.outbox(), p.receipts(), p.clock());
@@ -76,6 +82,12 @@ public final class AdminServer implements Component, AutoCloseable {
         this.activity = new ActivityHistory(p.clock(), p.outbox()::openCount, () -> p.intake().stats().stored(), p.meters(),
                 p.forwarder().circuitBreakers());
         ForwarderControl forwarder = p.forwarder();
+        this.forecast = new DiskForecast(p.forecast(), new DiskForecast.Sources(() -> p.intake().stats().stored(),
+                () -> forwarder.status().finals(), p.outbox()::openCount,
+                () -> p.outbox().reads().counts().perState().values().stream().mapToLong(Long::longValue).sum()), p.clock());
+        ForecastMetrics.register(p.meters(), forecast);
+        this.budget = new DataBudget(p.budget(), forwarder.wireBytes(), p.clock());
+        BudgetMetrics.register(p.meters(), budget, forwarder.wireBytes());
         this.app = Javalin.create(config -> {
             config.startup.showJavalinBanner = false;
             config.startup.showOldJavalinVersionWarning = false;
@@ -85,7 +97,13 @@ public final class AdminServer implements Component, AutoCloseable {
             config.routes.get("/api/activity", ctx -> json(ctx, 200, activity.snapshot()));
             config.routes.get("/health/live", ctx -> json(ctx, 200, Map.of("status", "live")));
             config.routes.get("/health/ready", this::ready);
-            config.routes.get("/api/status", ctx -> json(ctx, 200, status.snapshot()));
+            config.routes.get("/api/status", ctx -> {
+                Map<String, Object> body = new LinkedHashMap<>(status.snapshot());
+                body.put("forecast", forecast.forecast());
+                body.put("dataBudget", budget.snapshot());
+                body.put("alarms", alarms());
+                json(ctx, 200, body);
+            });
             config.routes.get("/api/outbox", outbox::list);
             config.routes.get("/api/outbox/{deviceId}/{commandId}", outbox::one);
             config.routes.post("/api/outbox/{deviceId}/{commandId}/requeue", outbox::requeue);
@@ -113,6 +131,7 @@ public final class AdminServer implements Component, AutoCloseable {
                 json(ctx, 200, body);
             });
             config.routes.post("/api/alarms/{code}/ack", ctx -> acknowledge(ctx, p.broker()));
+            config.routes.post("/api/check-central", new CentralCheckApi(p.checkCentral())::run);
             config.routes.get("/api/devices", ctx -> json(ctx, 200, Map.of("devices", devices.list())));
             config.routes.get("/metrics", ctx -> ctx.contentType("text/plain; version=0.0.4; charset=utf-8")
                     .result(metrics.scrape()));
@@ -134,6 +153,13 @@ public final class AdminServer implements Component, AutoCloseable {
         });
     }
 
+    /** The status report's alarms and the data budget's ({@code data_budget_warning}, {@code data_budget_exceeded}). */
+    private java.util.List<StatusReport.Alarm> alarms() {
+        java.util.List<StatusReport.Alarm> all = new java.util.ArrayList<>(status.alarms());
+        budget.alarms().forEach(a -> all.add(new StatusReport.Alarm(a.code(), a.message())));
+        return all;
+    }
+
     private final Once once = new Once();
 
     /** Binds {@code admin.host}:{@code admin.port}; once. */
@@ -145,6 +171,8 @@ public final class AdminServer implements Component, AutoCloseable {
         try {
             app.start(settings.host(), settings.port());
             activity.start();
+            forecast.start();
+            budget.start();
         } catch (RuntimeException e) {
             throw new IllegalStateException("admin.port=" + settings.port() + ": cannot listen on " + settings.host() + ":"
                     + settings.port() + " (" + e.getMessage() + "); is another bridge running? set admin.port", e);
@@ -249,6 +277,8 @@ public final class AdminServer implements Component, AutoCloseable {
             app.stop();
         }
         activity.close();
+        forecast.close();
+        budget.close();
         metrics.close();
     }
 }

@@ -37,6 +37,7 @@ public final class CentralSim implements AutoCloseable {
     private final java.util.function.Predicate<String> authorized;
     private final Javalin app;
     private final AtomicLong requests = new AtomicLong();
+    private final AtomicLong checks = new AtomicLong();
     private final HeldReplies held = new HeldReplies();
     private final IngestLog log;
     private final EventReceipts eventReceipts;
@@ -123,6 +124,9 @@ public final class CentralSim implements AutoCloseable {
 
     private void ingest(Context ctx) throws IOException {
         requests.incrementAndGet();
+        // central's own clock, not the server library's: a test can set the sim's clock off to check the skew
+        ctx.header("Date", java.time.format.DateTimeFormatter.RFC_1123_DATE_TIME.format(
+                java.time.ZonedDateTime.ofInstant(clock.instant(), java.time.ZoneOffset.UTC)));
         if (!authorized.test(ctx.header("Authorization"))) {
             log.request(0, 401);
             error(ctx, 401, "unauthorized", "a valid bearer token is required");
@@ -190,6 +194,13 @@ public final class CentralSim implements AutoCloseable {
         }
         // order is kept per (edgeId, deviceId): each bridge numbers its own commands (docs/protocol.md §2.2)
         String edgeId = body.path("edgeId").asText("");
+        if (events.isEmpty() && !body.has("expired")) {
+            // the check request (docs/protocol.md §2.1, edge-bridge check-central): authenticated, nothing applied
+            checks.incrementAndGet();
+            log.request(0, 200);
+            json(ctx, 200, JSON.createObjectNode().set("receipts", JSON.createArrayNode()));
+            return;
+        }
         // commands that expired at the edge before it sent them: told before the events that follow them
         for (JsonNode x : body.path("expired")) {
             if (x.path("eventId").isTextual() && x.path("deviceId").isTextual() && x.path("sequence").canConvertToLong()) {
@@ -216,6 +227,11 @@ public final class CentralSim implements AutoCloseable {
         int status = f.mode().equals("answer_status") ? f.httpStatus() : 200;
         log.request(events.size(), status);
         json(ctx, status, reply);
+    }
+
+    /** Check requests answered (docs/protocol.md §2.1: no events, no expired list; nothing applied). */
+    public long checks() {
+        return checks.get();
     }
 
     /** Requests whose body came gzipped ({@code Content-Encoding: gzip}) and inflated within the bound. */
@@ -267,6 +283,7 @@ public final class CentralSim implements AutoCloseable {
     private void stats(Context ctx) {
         ObjectNode s = JSON.valueToTree(inbox.stats());
         s.put("requests", requests.get());
+        s.put("checks", checks.get());
         s.put("replyDelayMs", replyDelay.millis());
         s.put("delayedReplies", replyDelay.delayedReplies());
         s.set("answersByEdge", JSON.valueToTree(inbox.answersByEdge()));

@@ -12,6 +12,8 @@ import org.edgebridge.outbox.RetentionSettings;
  *
  * @param behindBalancer {@code edge.behindBalancer}: devices reach this box through a load balancer (shown on the status page)
  * @param effective every key with the text of its effective value (secrets included: mask before showing)
+ * @param forecast what the disk and flash forecast needs ({@code data.dir}, {@code outbox.minFreeDisk}, {@code storage.ratedTbw})
+ * @param budget what the data budget needs ({@code data.dir}, {@code ingest.dataBudget})
  */
 public record BridgeConfig(
         String edgeId,
@@ -23,7 +25,9 @@ public record BridgeConfig(
         ForwarderSettings forwarder,
         AdminSettings admin,
         java.time.Duration shutdownTimeout,
-        Map<String, String> effective) {
+        Map<String, String> effective,
+        org.edgebridge.forecast.ForecastSettings forecast,
+        org.edgebridge.budget.BudgetSettings budget) {
 
     /** The effective configuration with secrets masked, for logs and support tickets. */
     public Map<String, String> masked() {

@@ -250,7 +250,9 @@ public final class ConfigLoader {
         AdminSettings admin = new AdminSettings(v.get(ADMIN_HOST), v.get(ADMIN_PORT), adminToken,
                 AdminSettings.readsNeedToken(v.get(ADMIN_HOST), v.get(ADMIN_TOKEN_FOR_READS)));
         return new BridgeConfig(v.get(EDGE_ID), v.get(EDGE_BEHIND_BALANCER), dataDir, broker, intake, retention, forwarder, admin,
-                v.get(SHUTDOWN_TIMEOUT), Map.copyOf(v.texts()));
+                v.get(SHUTDOWN_TIMEOUT), Map.copyOf(v.texts()), new org.edgebridge.forecast.ForecastSettings(dataDir,
+                        v.get(OUTBOX_MIN_FREE_DISK), v.get(StorageKeys.STORAGE_RATED_TBW)),
+                new org.edgebridge.budget.BudgetSettings(dataDir, v.get(StorageKeys.INGEST_DATA_BUDGET)));
     }
 
     /**

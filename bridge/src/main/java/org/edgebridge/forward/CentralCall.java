@@ -30,13 +30,16 @@ final class CentralCall {
     private final ForwarderSettings settings;
     private final CentralGuards guards;
     private final IngestPort client;
+    private final WireBytes wire;
     private final ReplyClassifier classifier;
     private final ReceiptViolations violations;
     private final RequestFigures figures;
     private final CentralAuthorization authorization;
 
+    /** @param wire the bytes on the wire to central, counted per device as well (the data budget) */
     CentralCall(ForwarderSettings settings, CentralGuards guards, IngestPort client, ReplyClassifier classifier,
-            ReceiptViolations violations, RequestFigures figures, CentralAuthorization authorization) {
+            ReceiptViolations violations, RequestFigures figures, CentralAuthorization authorization, WireBytes wire) {
+        this.wire = wire;
         this.settings = settings;
         this.authorization = authorization;
         this.figures = figures;
@@ -101,6 +104,7 @@ final class CentralCall {
                 CommandTrace.mark(CommandTrace.Step.REQUEST_SENT, events, ClaimedEvent::id);
                 long sentAt = System.nanoTime();
                 IngestReply reply = client.post(batchId, body, bearer);
+                wire.events(events);
                 if (reply.status() == 401 && authorization.renewAfter401(bearer)) {
                     reply = client.post(batchId, body, renewed());
                 }

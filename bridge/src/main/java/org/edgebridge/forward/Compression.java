@@ -15,12 +15,12 @@ public enum Compression {
     GZIP;
 
     /** The {@code Content-Encoding} header to send, if any. */
-    Optional<String> contentEncoding() {
+    public Optional<String> contentEncoding() {
         return this == GZIP ? Optional.of("gzip") : Optional.empty();
     }
 
     /** The bytes to send for {@code body}. */
-    byte[] encode(byte[] body) {
+    public byte[] encode(byte[] body) {
         if (this == NONE) {
             return body;
         }

@@ -95,7 +95,7 @@ public final class Forwarder implements Component, ForwarderControl, AutoCloseab
                 client::http, settings.timeout(), e -> TransportFailures.describe(o.tokenUrl(), settings.proxy(), e)
                         .replace("ingest.url", "ingest.oauth2.tokenUrl"), clock)));
         CentralCall call = new CentralCall(settings, guards, central != null ? central : client, classifier, receiptViolations,
-                new RequestFigures(meters), authorization);
+                new RequestFigures(meters), authorization, client.wire());
         this.claimedAhead = new ClaimedAhead(settings, storedUpTo, guards);
         ForwarderLoop.Sleeper waits = rateLimitWait != null ? rateLimitWait : loop::sleep;
         this.sender = new BatchSender(call, waits, clock);
@@ -170,6 +170,12 @@ public final class Forwarder implements Component, ForwarderControl, AutoCloseab
         return policy;
     }
 
+    @Override
+    public WireBytes wireBytes() {
+        return client.wire();
+    }
+
+    @Override
     public ForwarderStatus status() {
         return new ForwarderStatus(loop.running() ? policy.state().statusName() : ForwarderState.STOPPED.statusName(),
                 guards.breaker.getState().name().toLowerCase(), policy.pausedByAdmin(), policy.pauseReason(),

@@ -8,6 +8,9 @@ import io.github.resilience4j.ratelimiter.RateLimiterRegistry;
 public interface ForwarderControl {
     ForwarderStatus status();
 
+    /** The bytes exchanged with central since start (for the data budget). */
+    WireBytes wireBytes();
+
     /** Stops sending until {@link #resume()}; a request under way finishes. */
     void pause();
 

@@ -30,6 +30,7 @@ final class IngestClient implements IngestPort {
     private volatile Connection connection;
     private final java.util.concurrent.atomic.AtomicLong pastDeadline = new java.util.concurrent.atomic.AtomicLong();
     private final java.util.concurrent.atomic.AtomicLong overCap = new java.util.concurrent.atomic.AtomicLong();
+    private final WireBytes wire;
 
     /** An HTTP client and the client certificate its TLS context presents (null: none). */
     private record Connection(HttpClient http, @Nullable ClientCertificate presented) {}
@@ -37,6 +38,7 @@ final class IngestClient implements IngestPort {
     IngestClient(ForwarderSettings settings, Optional<ClientCertificateFiles> certificates) {
         this.settings = settings;
         this.certificates = certificates;
+        this.wire = new WireBytes("https".equalsIgnoreCase(settings.url().getScheme()));
         this.connection = connect(certificates.map(ClientCertificateFiles::current).orElse(null));
     }
 
@@ -84,17 +86,22 @@ final class IngestClient implements IngestPort {
      */
     @Override
     public IngestReply post(String batchId, byte[] body, Optional<String> bearer) {
+        byte[] onTheWire = settings.compression().encode(body);
         HttpRequest.Builder request = HttpRequest.newBuilder(settings.url())
                 .timeout(settings.timeout())
                 .header("Content-Type", "application/json")
                 .header("Idempotency-Key", batchId)
-                .POST(HttpRequest.BodyPublishers.ofByteArray(settings.compression().encode(body)));
+                .POST(HttpRequest.BodyPublishers.ofByteArray(onTheWire));
         settings.compression().contentEncoding().ifPresent(encoding -> request.header("Content-Encoding", encoding));
         bearer.ifPresent(token -> request.header("Authorization", "Bearer " + token));
+        HttpRequest built = request.build();
+        wire.sent(("POST " + settings.url().getRawPath() + " HTTP/1.1\r\n").length() + WireBytes.headBytes(built.headers()),
+                body.length, onTheWire.length);
         CompletableFuture<HttpResponse<byte[]>> exchange =
-                http().sendAsync(request.build(), CappedBody.handler(settings.maxReplyBytes()));
+                http().sendAsync(built, CappedBody.handler(settings.maxReplyBytes()));
         try {
             HttpResponse<byte[]> response = exchange.get(settings.timeout().toNanos(), TimeUnit.NANOSECONDS);
+            wire.received(response.headers(), response.body().length);
             return new IngestReply(response.statusCode(), response.body(), response.headers().firstValue("Retry-After"),
                     response.headers().firstValue("Location"), null);
         } catch (TimeoutException e) {
@@ -143,6 +150,11 @@ final class IngestClient implements IngestPort {
     private IngestReply pastDeadline() {
         pastDeadline.incrementAndGet();
         return IngestReply.timeout(settings.timeout().toMillis());
+    }
+
+    /** The bytes exchanged with central since start (the data budget's source). */
+    WireBytes wire() {
+        return wire;
     }
 
     /** Replies cut off since start: {@code deadline} (past ingest.timeout), {@code too_large} (over ingest.maxReplyBytes). */

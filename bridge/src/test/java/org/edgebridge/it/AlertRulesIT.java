@@ -52,7 +52,7 @@ class AlertRulesIT {
         try (var test = AlertRulesIT.class.getResourceAsStream("/prometheus/rules-test.yml")) {
             Files.copy(test, dir.resolve("rules-test.yml"));
         }
-        assertThat(promtool(null, "check", "rules", "prometheus-rules.yml")).contains("SUCCESS: 8 rules found");
+        assertThat(promtool(null, "check", "rules", "prometheus-rules.yml")).contains("SUCCESS: 10 rules found");
         assertThat(promtool(null, "test", "rules", "rules-test.yml")).contains("SUCCESS");
     }
 

@@ -36,7 +36,8 @@ public final class TlsContexts {
         }
     }
 
-    private static KeyManager[] keyManagers(ClientCertificate certificate) {
+    /** Key managers that present {@code certificate} (for a check that watches the handshake: commission). */
+    public static KeyManager[] keyManagers(ClientCertificate certificate) {
         try {
             KeyStore keys = KeyStore.getInstance("PKCS12");
             keys.load(null, null);
@@ -50,7 +51,7 @@ public final class TlsContexts {
     }
 
     /** Trust managers that trust exactly the CA certificates in a PEM file. */
-    private static TrustManager[] trustManagers(Path caFile) {
+    public static TrustManager[] trustManagers(Path caFile) {
         try (InputStream in = Files.newInputStream(caFile)) {
             KeyStore trust = KeyStore.getInstance(KeyStore.getDefaultType());
             trust.load(null, null);

@@ -1,0 +1,38 @@
+package org.edgebridge.config;
+
+import java.math.BigDecimal;
+import java.util.Optional;
+
+/**
+ * The keys of what a site pays for: the disk the bridge writes to ({@code storage.*}) and the data to central
+ * ({@code ingest.dataBudget}). Part of {@link ConfigKeys#ALL}.
+ */
+public final class StorageKeys {
+    private static final BigDecimal TERABYTE = BigDecimal.TEN.pow(12);
+
+    public static final ConfigKey<Optional<Long>> STORAGE_RATED_TBW = new ConfigKey<>("storage.ratedTbw", null,
+            "terabytes, 0.001-100000", "the data dir's disk's rated endurance in terabytes written (TBW, from its data "
+            + "sheet; 1 TB = 10^12 bytes): turns the forecast's writes per day into days of life left "
+            + "(edgebridge_storage_life_left_seconds); unset: no life forecast", StorageKeys::terabytes, Optional.empty());
+
+    public static final ConfigKey<Optional<Long>> INGEST_DATA_BUDGET = new ConfigKey<>("ingest.dataBudget", null,
+            "1MiB or more", "bytes to and from central a calendar month (UTC), for a metered link: the alarm "
+            + "data_budget_warning from 80 %, data_budget_exceeded from 100 %; past it nothing is dropped or held back "
+            + "(docs/install.md, 'The data budget'); unset: no budget (the figures are shown all the same)",
+            t -> Optional.of(ValueParsers.size(t, 1024 * 1024, ValueParsers.NO_LIMIT)), Optional.empty());
+
+    private StorageKeys() {}
+
+    static Optional<Long> terabytes(String text) {
+        BigDecimal tb;
+        try {
+            tb = new BigDecimal(text.trim());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("must be a number of terabytes such as 150 or 0.6");
+        }
+        if (tb.compareTo(new BigDecimal("0.001")) < 0 || tb.compareTo(new BigDecimal(100_000)) > 0) {
+            throw new IllegalArgumentException("must be from 0.001 to 100000 terabytes");
+        }
+        return Optional.of(tb.multiply(TERABYTE).longValue());
+    }
+}
