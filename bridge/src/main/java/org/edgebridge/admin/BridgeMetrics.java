@@ -43,7 +43,8 @@ import org.jspecify.annotations.Nullable;
  */
 final class BridgeMetrics implements AutoCloseable {
     static final List<String> REJECTION_CODES = List.of("invalid_json", "missing_command_id", "invalid_command_id",
-            "payload_too_large", "command_id_reused", "json_limit_exceeded", "invalid_type", "invalid_expires_at", "expired");
+            "payload_too_large", "command_id_reused", "json_limit_exceeded", "invalid_type", "invalid_expires_at", "expired",
+            "unstorable");
 
     private final PrometheusMeterRegistry registry;
     private final JvmGcMetrics gc = new JvmGcMetrics();

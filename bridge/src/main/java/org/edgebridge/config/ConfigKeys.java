@@ -167,6 +167,9 @@ public final class ConfigKeys {
             + "by commas (gate/open=10m,batch/#=2h; + one level, a last # any levels), the first that matches the type "
             + "wins; a command still unsent then becomes final rejected / expired (docs/protocol.md §1.4); a payload's "
             + "expiresAt that is earlier wins", ValueParsers::expiryRules, null);
+    public static final ConfigKey<Duration> INTAKE_MAX_EXPIRES_IN = durationKey("intake.maxExpiresIn", "366d",
+            Duration.ofMinutes(1), Duration.ofDays(36_525), "latest expiresAt a command may carry, counted from its arrival; "
+            + "one later (or with a year not of four digits) is rejected invalid_expires_at");
 
     public static final ConfigKey<Duration> SHUTDOWN_TIMEOUT = durationKey("shutdown.timeout", "20s",
             Duration.ofSeconds(1), Duration.ofMinutes(10),
@@ -243,6 +246,7 @@ public final class ConfigKeys {
             INGEST_MAX_RECEIPT_RESULT_BYTES, INGEST_MAX_RECEIPT_MESSAGE_BYTES, INGEST_MAX_RECEIPT_CODE_BYTES,
             INTAKE_MAX_PAYLOAD_BYTES, INTAKE_MAX_BATCH, INTAKE_QUEUE_CAPACITY, INTAKE_MAX_QUEUED_BYTES,
             INTAKE_MAX_JSON_DEPTH, INTAKE_MAX_JSON_STRING_LENGTH, INTAKE_MAX_JSON_NUMBER_LENGTH, INTAKE_EXPIRY_BY_TYPE,
+            INTAKE_MAX_EXPIRES_IN,
             SHUTDOWN_TIMEOUT,
             OUTBOX_MAX_PENDING, OUTBOX_MIN_FREE_DISK, OUTBOX_FULL_RETRY_AFTER, OUTBOX_RETENTION, OUTBOX_PURGE_BATCH,
             OUTBOX_PURGE_INTERVAL,

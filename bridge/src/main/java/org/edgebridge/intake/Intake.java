@@ -58,7 +58,8 @@ public final class Intake implements Component, IntakeView, AutoCloseable {
     public Intake(IntakeOutbox outbox, ReceiptSender receipts, IntakeSettings settings, Runnable onStored, Workers threads) {
         this.outbox = outbox;
         this.receipts = receipts;
-        this.parser = new CommandParser(settings.maxPayloadBytes(), settings.jsonLimits(), settings.expiry());
+        this.parser = new CommandParser(settings.maxPayloadBytes(), settings.jsonLimits(), settings.expiry(),
+                settings.maxExpiresIn());
         this.settings = settings;
         this.queue = new ArrayBlockingQueue<>(settings.queueCapacity());
         this.onStored = onStored;

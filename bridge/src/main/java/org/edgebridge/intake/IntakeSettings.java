@@ -12,6 +12,8 @@ import java.time.Duration;
  * @param maxQueuedBytes payload bytes waiting for the writer before intake answers retry_later / intake_busy
  * @param jsonLimits how deep and long a payload's JSON may be before it is rejected json_limit_exceeded
  * @param expiry how long commands of each type stay worth applying ({@code intake.expiryByType})
+ * @param maxExpiresIn latest {@code expiresAt} a command may carry, after its arrival ({@code intake.maxExpiresIn})
  */
 public record IntakeSettings(int maxPayloadBytes, int maxBatch, int queueCapacity, long maxPending, long minFreeDiskBytes,
-        Duration fullRetryAfter, long maxQueuedBytes, JsonLimits jsonLimits, ExpiryRules expiry) {}
+        Duration fullRetryAfter, long maxQueuedBytes, JsonLimits jsonLimits, ExpiryRules expiry,
+        Duration maxExpiresIn) {}

@@ -19,8 +19,8 @@ final class StoreReceipts {
     }
 
     /**
-     * {@code stored}, {@code retry_later}/{@code outbox_full}, or {@code rejected}/{@code command_id_reused} or
-     * {@code expired}.
+     * {@code stored}, {@code retry_later}/{@code outbox_full}, or {@code rejected}/{@code command_id_reused},
+     * {@code expired} or {@code unstorable}.
      */
     Receipt receiptFor(StoreResult result) {
         if (result instanceof StoreResult.Stored stored) {
@@ -41,6 +41,13 @@ final class StoreReceipts {
             return ReceiptSender.rejected(c.commandId(), "expired", "the command's expiry ("
                     + c.expiresAt().map(Object::toString).orElse("?") + ") had passed when it arrived; it was not stored",
                     c.payloadSha256(), c.topic());
+        }
+        if (result instanceof StoreResult.Unstorable unstorable) {
+            NewCommand c = result.command();
+            stats.countRejected("unstorable");
+            return ReceiptSender.rejected(c.commandId(), "unstorable", "the outbox could not store this command ("
+                    + unstorable.error() + "); it was not stored, and the same bytes will fail again", c.payloadSha256(),
+                    c.topic());
         }
         StoreResult.IdReused reused = (StoreResult.IdReused) result;
         return idReused(reused.command(), reused.original());

@@ -18,7 +18,10 @@ import java.util.Optional;
  * difference. Everywhere else in the outbox Jdbi's fluent API is used.
  *
  * <p>Runs inside a request of the outbox's writer ({@link OutboxWriter}): the commands of one call are one
- * savepoint of the writer's transaction, committed with whatever else met them there.
+ * savepoint of the writer's transaction, committed with whatever else met them there, and each command is a savepoint
+ * of its own inside it: a command whose write fails on something in it ({@link #isTheCommands}) is rolled back alone
+ * and answered {@link StoreResult.Unstorable}, and the others are stored (issue 40). A failure of the disk or the
+ * database (SQLITE_FULL, SQLITE_IOERR ...) fails the whole call, as it would fail every command.
  */
 final class CommandWriter {
     private CommandWriter() {}
@@ -28,13 +31,50 @@ final class CommandWriter {
         List<StoreResult> out = new ArrayList<>(commands.size());
         long left = capacity;
         for (NewCommand command : commands) {
-            StoreResult r = storeOne(sql, command, left > 0);
+            StoreResult r = storeAlone(sql, command, left > 0);
             if (r instanceof StoreResult.Stored) {
                 left--;
             }
             out.add(r);
         }
         return out;
+    }
+
+    /** {@link #storeOne} in a savepoint of its own: rolled back alone when something in the command fails it. */
+    private static StoreResult storeAlone(CommandStatements sql, NewCommand command, boolean room) throws SQLException {
+        sql.savepoint.execute();
+        StoreResult result;
+        try {
+            result = storeOne(sql, command, room);
+        } catch (SQLException e) {
+            if (!isTheCommands(e)) {
+                throw e;
+            }
+            result = new StoreResult.Unstorable(command, shortly(e));
+        } catch (RuntimeException e) {
+            result = new StoreResult.Unstorable(command, shortly(e));
+        }
+        if (result instanceof StoreResult.Unstorable) {
+            sql.rollbackToSavepoint.execute();
+        }
+        sql.release.execute();
+        return result;
+    }
+
+    /** The error for a device's receipt: at most 200 characters. */
+    private static String shortly(Exception e) {
+        String text = e.toString();
+        return text.length() <= 200 ? text : text.substring(0, 200) + "…";
+    }
+
+    /**
+     * Whether an error is the command's own, one that writing it again would meet again: a value too big for SQLite
+     * (SQLITE_TOOBIG), a constraint, a type mismatch or a parameter out of range. Anything else (the disk, I/O, a
+     * lock, a corrupt file) is the outbox's and fails every command alike.
+     */
+    static boolean isTheCommands(SQLException e) {
+        int primary = e.getErrorCode() & 0xff;
+        return primary == 18 || primary == 19 || primary == 20 || primary == 25;
     }
 
     private static StoreResult storeOne(CommandStatements sql, NewCommand command, boolean room) throws SQLException {

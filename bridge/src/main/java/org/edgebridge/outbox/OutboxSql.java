@@ -43,6 +43,10 @@ final class OutboxSql {
     static final String SAVEPOINT = "SAVEPOINT request";
     static final String RELEASE_SAVEPOINT = "RELEASE request";
     static final String ROLLBACK_TO_SAVEPOINT = "ROLLBACK TO request";
+    /** One command of the intake's request ({@link CommandWriter}), inside the request's savepoint. */
+    static final String SAVEPOINT_COMMAND = "SAVEPOINT command";
+    static final String RELEASE_COMMAND = "RELEASE command";
+    static final String ROLLBACK_TO_COMMAND = "ROLLBACK TO command";
 
     // The writer's three statements run on plain JDBC prepared statements (CommandWriter says why), so their
     // parameters are positional: each statement's comment names them in order.
