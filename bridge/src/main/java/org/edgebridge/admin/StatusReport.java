@@ -118,6 +118,10 @@ public final class StatusReport {
         o.put("open", outbox.openCount());
         o.put("full", intake.isFull());
         o.put("lowDisk", intake.isLowOnDisk());
+        o.put("maxPendingPerDevice", intake.deviceShare().maxCommands());
+        o.put("maxPendingBytesPerDevice", intake.deviceShare().maxBytes());
+        o.put("devicesAtShare", intake.devicesAtShare());
+        o.put("deviceShareRefusals", intake.deviceShareRefusals());
         o.put("retention", retention.status());
         o.put("oldestPendingAgeMs", counts.oldestPendingReceivedAt()
                 .map(t -> Duration.between(t, clock.instant()).toMillis()).orElse(null));
@@ -188,6 +192,15 @@ public final class StatusReport {
         } else if (intake.isFull()) {
             alarms.add(new Alarm("outbox_full", "the outbox holds outbox.maxPending open commands: new commands get "
                     + "retry_later / outbox_full until central takes some"));
+        }
+        List<IntakeView.DeviceAtShare> atShare = intake.devicesAtShare();
+        if (!atShare.isEmpty()) {
+            alarms.add(new Alarm("device_outbox_full", "devices at their share of the outbox (outbox.maxPendingPerDevice "
+                    + intake.deviceShare().maxCommands() + " commands / outbox.maxPendingBytesPerDevice "
+                    + intake.deviceShare().maxBytes() + " bytes): their new commands get retry_later / device_outbox_full "
+                    + "until central takes their earlier ones; others are not touched: " + atShare.stream()
+                            .map(d -> d.clientId() + " (" + d.openCommands() + " commands, " + d.openBytes() + " bytes)")
+                            .collect(java.util.stream.Collectors.joining(", "))));
         }
         if (!b.running()) {
             alarms.add(new Alarm("broker_down", "the MQTT broker is not running"));

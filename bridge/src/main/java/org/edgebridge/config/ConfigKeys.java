@@ -178,8 +178,14 @@ public final class ConfigKeys {
 
     public static final ConfigKey<Integer> OUTBOX_MAX_PENDING = intKey("outbox.maxPending", 1000000, 1, 1_000_000_000,
             "commands not final yet that the outbox holds; past it intake answers retry_later / outbox_full");
+    public static final ConfigKey<Integer> OUTBOX_MAX_PENDING_PER_DEVICE = intKey("outbox.maxPendingPerDevice", 10000, 1,
+            1_000_000_000, "commands not final yet that one device may have in the outbox; past it that device's new "
+            + "commands get retry_later / device_outbox_full (other devices are not touched)");
+    public static final ConfigKey<Long> OUTBOX_MAX_PENDING_BYTES_PER_DEVICE = sizeKey("outbox.maxPendingBytesPerDevice",
+            "64MiB", MiB, ValueParsers.NO_LIMIT, "payload bytes of the commands not final yet of one device; past it that "
+            + "device's new commands get retry_later / device_outbox_full (a device with none open may always store one)");
     public static final ConfigKey<Long> OUTBOX_MIN_FREE_DISK = sizeKey("outbox.minFreeDisk", "256MiB", 0, ValueParsers.NO_LIMIT,
-            "free disk below which intake answers retry_later / outbox_full");
+            "free disk (the outbox file's free pages counted as free) below which intake answers retry_later / outbox_full");
     public static final ConfigKey<Duration> OUTBOX_FULL_RETRY_AFTER = durationKey("outbox.fullRetryAfter", "30s",
             Duration.ofSeconds(1), Duration.ofHours(1), "retryAfterMs told to devices when the outbox is full");
     public static final ConfigKey<Duration> OUTBOX_RETENTION = durationKey("outbox.retention", "7d",
@@ -248,7 +254,7 @@ public final class ConfigKeys {
             INTAKE_MAX_JSON_DEPTH, INTAKE_MAX_JSON_STRING_LENGTH, INTAKE_MAX_JSON_NUMBER_LENGTH, INTAKE_EXPIRY_BY_TYPE,
             INTAKE_MAX_EXPIRES_IN,
             SHUTDOWN_TIMEOUT,
-            OUTBOX_MAX_PENDING, OUTBOX_MIN_FREE_DISK, OUTBOX_FULL_RETRY_AFTER, OUTBOX_RETENTION, OUTBOX_PURGE_BATCH,
+            OUTBOX_MAX_PENDING, OUTBOX_MAX_PENDING_PER_DEVICE, OUTBOX_MAX_PENDING_BYTES_PER_DEVICE, OUTBOX_MIN_FREE_DISK, OUTBOX_FULL_RETRY_AFTER, OUTBOX_RETENTION, OUTBOX_PURGE_BATCH,
             OUTBOX_PURGE_INTERVAL,
             FORWARDER_MAX_EVENTS, FORWARDER_MAX_BYTES, FORWARDER_LINGER, FORWARDER_REQUESTS_PER_SECOND,
             FORWARDER_EVENTS_PER_SECOND, FORWARDER_MAX_CONCURRENT_REQUESTS, FORWARDER_MAX_ATTEMPTS,

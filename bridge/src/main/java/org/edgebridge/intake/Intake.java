@@ -47,6 +47,7 @@ public final class Intake implements Component, IntakeView, AutoCloseable {
     private final OutboxRoom room;
     private final StoreReceipts storeReceipts;
     private final ResendAnswers resends;
+    private final FullDevices fullDevices = new FullDevices();
     private final Thread writer;
     private volatile boolean accepting = true;
     private final WriteFailures writeFailures = new WriteFailures();
@@ -173,7 +174,7 @@ public final class Intake implements Component, IntakeView, AutoCloseable {
         List<StoreResult> results;
         TestHook.BEFORE_INTAKE_COMMIT.enter();
         try {
-            results = outbox.store(() -> topUp(batch), room.forNextBatch());
+            results = outbox.store(() -> topUp(batch), room.forNextBatch(), settings.deviceShare());
         } catch (RuntimeException e) {
             writeFailures.failed(batch.size(), e);
             stats.storeFailures.incrementAndGet();
@@ -194,7 +195,11 @@ public final class Intake implements Component, IntakeView, AutoCloseable {
                 resends.replay(again.record());
                 continue;
             }
+            if (result instanceof StoreResult.DeviceFull full) {
+                fullDevices.refused(full.command().clientId(), full.openCommands(), full.openBytes());
+            }
             if (result instanceof StoreResult.Stored) {
+                fullDevices.stored(result.command().clientId());
                 receipts.sendFirst(result.command().clientId(), storeReceipts.receiptFor(result), result.command().receivedAt());
             } else {
                 receipts.send(result.command().clientId(), storeReceipts.receiptFor(result));
@@ -212,6 +217,22 @@ public final class Intake implements Component, IntakeView, AutoCloseable {
     @Override
     public Optional<String> writeFailure() {
         return writeFailures.current();
+    }
+
+    @Override
+    public List<DeviceAtShare> devicesAtShare() {
+        return fullDevices.now().stream()
+                .map(d -> new DeviceAtShare(d.clientId(), d.openCommands(), d.openBytes())).toList();
+    }
+
+    @Override
+    public long deviceShareRefusals() {
+        return fullDevices.refusals();
+    }
+
+    @Override
+    public org.edgebridge.outbox.DeviceShare deviceShare() {
+        return settings.deviceShare();
     }
 
     @Override

@@ -19,7 +19,7 @@ final class StoreReceipts {
     }
 
     /**
-     * {@code stored}, {@code retry_later}/{@code outbox_full}, or {@code rejected}/{@code command_id_reused},
+     * {@code stored}, {@code retry_later}/{@code outbox_full} or {@code device_outbox_full}, or {@code rejected}/{@code command_id_reused},
      * {@code expired} or {@code unstorable}.
      */
     Receipt receiptFor(StoreResult result) {
@@ -34,6 +34,15 @@ final class StoreReceipts {
                     room.lastBatchWasLowOnDisk() ? "the bridge is low on disk space; send the command again later"
                             : "the bridge's outbox is full; send the command again later",
                     c.payloadSha256(), c.topic(), settings.fullRetryAfter().toMillis());
+        }
+        if (result instanceof StoreResult.DeviceFull full) {
+            stats.retryLater.incrementAndGet();
+            NewCommand c = result.command();
+            return ReceiptSender.retryLater(c.commandId(), "device_outbox_full", "this device holds its share of the "
+                    + "bridge's outbox (" + full.openCommands() + " open commands, " + full.openBytes() + " bytes; at most "
+                    + settings.deviceShare().maxCommands() + " and " + settings.deviceShare().maxBytes() + "); send the "
+                    + "command again once earlier ones are final", c.payloadSha256(), c.topic(),
+                    settings.fullRetryAfter().toMillis());
         }
         if (result instanceof StoreResult.Expired) {
             NewCommand c = result.command();

@@ -13,6 +13,8 @@ final class CommandStatements implements AutoCloseable {
     final PreparedStatement find;
     final PreparedStatement nextSequence;
     final PreparedStatement insert;
+    /** The device's open commands and their bytes ({@link OutboxSql#DEVICE_SHARE}). */
+    final PreparedStatement deviceShare;
     /** Each command's own savepoint ({@link CommandWriter}): one that fails is rolled back alone. */
     final PreparedStatement savepoint;
     final PreparedStatement release;
@@ -22,6 +24,7 @@ final class CommandStatements implements AutoCloseable {
         this.find = connection.prepareStatement(OutboxSql.FIND);
         this.nextSequence = connection.prepareStatement(OutboxSql.NEXT_SEQUENCE);
         this.insert = connection.prepareStatement(OutboxSql.INSERT);
+        this.deviceShare = connection.prepareStatement(OutboxSql.DEVICE_SHARE);
         this.savepoint = connection.prepareStatement(OutboxSql.SAVEPOINT_COMMAND);
         this.release = connection.prepareStatement(OutboxSql.RELEASE_COMMAND);
         this.rollbackToSavepoint = connection.prepareStatement(OutboxSql.ROLLBACK_TO_COMMAND);
@@ -29,7 +32,7 @@ final class CommandStatements implements AutoCloseable {
 
     @Override
     public void close() {
-        for (PreparedStatement s : new PreparedStatement[] {find, nextSequence, insert, savepoint, release,
+        for (PreparedStatement s : new PreparedStatement[] {find, nextSequence, insert, deviceShare, savepoint, release,
                 rollbackToSavepoint}) {
             try {
                 s.close();

@@ -28,10 +28,19 @@ final class CommandWriter {
 
     /** Stores the commands in list order; new ones beyond {@code capacity} are not stored. */
     static List<StoreResult> store(CommandStatements sql, List<NewCommand> commands, long capacity) throws SQLException {
+        return store(sql, commands, capacity, DeviceShare.UNBOUNDED);
+    }
+
+    /**
+     * Stores the commands in list order; new ones beyond {@code capacity}, or beyond their device's {@code share},
+     * are not stored.
+     */
+    static List<StoreResult> store(CommandStatements sql, List<NewCommand> commands, long capacity, DeviceShare share)
+            throws SQLException {
         List<StoreResult> out = new ArrayList<>(commands.size());
         long left = capacity;
         for (NewCommand command : commands) {
-            StoreResult r = storeAlone(sql, command, left > 0);
+            StoreResult r = storeAlone(sql, command, left > 0, share);
             if (r instanceof StoreResult.Stored) {
                 left--;
             }
@@ -41,11 +50,12 @@ final class CommandWriter {
     }
 
     /** {@link #storeOne} in a savepoint of its own: rolled back alone when something in the command fails it. */
-    private static StoreResult storeAlone(CommandStatements sql, NewCommand command, boolean room) throws SQLException {
+    private static StoreResult storeAlone(CommandStatements sql, NewCommand command, boolean room, DeviceShare share)
+            throws SQLException {
         sql.savepoint.execute();
         StoreResult result;
         try {
-            result = storeOne(sql, command, room);
+            result = storeOne(sql, command, room, share);
         } catch (SQLException e) {
             if (!isTheCommands(e)) {
                 throw e;
@@ -77,7 +87,8 @@ final class CommandWriter {
         return primary == 18 || primary == 19 || primary == 20 || primary == 25;
     }
 
-    private static StoreResult storeOne(CommandStatements sql, NewCommand command, boolean room) throws SQLException {
+    private static StoreResult storeOne(CommandStatements sql, NewCommand command, boolean room, DeviceShare share)
+            throws SQLException {
         Optional<CommandRecord> existing = find(sql, command);
         if (existing.isPresent()) {
             CommandRecord record = existing.get();
@@ -90,6 +101,12 @@ final class CommandWriter {
         }
         if (!room) {
             return new StoreResult.Full(command);
+        }
+        sql.deviceShare.setString(1, command.clientId());
+        try (ResultSet rs = sql.deviceShare.executeQuery()) {
+            if (rs.next() && !share.hasRoom(rs.getLong(1), rs.getLong(2), command.payload().length)) {
+                return new StoreResult.DeviceFull(command, rs.getLong(1), rs.getLong(2));
+            }
         }
         long receivedAt = command.receivedAt().toEpochMilli();
         sql.nextSequence.setString(1, command.clientId());

@@ -76,9 +76,17 @@ public final class Outbox implements IntakeOutbox, ForwarderOutbox, AdminOutbox 
      * that under load the same commands take fewer, larger transactions, and none waits longer for it.
      */
     public List<StoreResult> store(Supplier<List<NewCommand>> batch, long capacity) {
+        return store(batch, capacity, DeviceShare.UNBOUNDED);
+    }
+
+    /**
+     * {@link #store(Supplier, long)}, and a device's new commands past its {@code share} of the outbox are not stored
+     * ({@link StoreResult.DeviceFull}).
+     */
+    public List<StoreResult> store(Supplier<List<NewCommand>> batch, long capacity, DeviceShare share) {
         List<StoreResult> results;
         try {
-            results = writer.write(h -> CommandWriter.store(writer.commands(), batch.get(), capacity));
+            results = writer.write(h -> CommandWriter.store(writer.commands(), batch.get(), capacity, share));
         } catch (RuntimeException e) {
             throw new IllegalStateException("outbox write failed: " + e.getMessage(), e);
         }
@@ -246,6 +254,35 @@ public final class Outbox implements IntakeOutbox, ForwarderOutbox, AdminOutbox 
      */
     public int purgeFinalBefore(Instant cutoff, int batch) {
         return write(handle -> RetentionPurger.purge(handle, cutoff, batch));
+    }
+
+    /** Bytes of the outbox file's free pages: room SQLite reuses before the file grows, counted as free disk. */
+    public long freeBytes() {
+        return jdbi.withHandle(handle -> handle.createQuery(OutboxSql.FREE_BYTES).mapTo(Long.class).one());
+    }
+
+    /**
+     * Gives up to {@code pages} of the file's free pages back to the file system (auto_vacuum=INCREMENTAL, set by
+     * {@link OutboxDatabase}), in one short write transaction.
+     *
+     * @return the pages given back
+     */
+    public long giveBackFreePages(int pages) {
+        return write(handle -> {
+            try (java.sql.Statement s = handle.getConnection().createStatement()) {
+                long before = freePages(s);
+                s.executeUpdate(OutboxSql.incrementalVacuum(pages));
+                return before - freePages(s);
+            } catch (java.sql.SQLException e) {
+                throw new IllegalStateException("incremental vacuum failed: " + e.getMessage(), e);
+            }
+        });
+    }
+
+    private static long freePages(java.sql.Statement s) throws java.sql.SQLException {
+        try (java.sql.ResultSet rs = s.executeQuery(OutboxSql.FREE_PAGES)) {
+            return rs.next() ? rs.getLong(1) : 0;
+        }
     }
 
     /** The highest row id stored so far (0 when empty). */

@@ -20,6 +20,14 @@ public sealed interface StoreResult {
     record Full(NewCommand command) implements StoreResult {}
 
     /**
+     * Not stored: the device holds its share of the outbox ({@link DeviceShare}): only its own new commands wait.
+     *
+     * @param openCommands the device's open commands when this one came
+     * @param openBytes their payload bytes
+     */
+    record DeviceFull(NewCommand command, long openCommands, long openBytes) implements StoreResult {}
+
+    /**
      * Not stored, for good: writing this command failed on something in it (a number SQLite or Java cannot hold, a
      * value SQLite refuses), not on the disk. Rolled back alone; the other commands of the batch are stored.
      *
