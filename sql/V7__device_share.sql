@@ -2,8 +2,8 @@
 -- payload bytes, kept in its devices row by the triggers below whatever writes the commands (the intake, the
 -- forwarder's settle, the expiry, the admin's desk, the purge): the intake reads them with one lookup by key and
 -- answers retry_later / device_outbox_full past outbox.maxPendingPerDevice or outbox.maxPendingBytesPerDevice.
--- The partial index lets the forwarder's claim visit only the devices that have open commands, not every device
--- ever seen (point 9).
+-- The partial index devices_with_open lets the forwarder's claim visit only the devices that have open commands, not
+-- every device ever seen (point 9).
 --
 -- auto_vacuum=INCREMENTAL is not set here: it takes effect only on an empty file or with a VACUUM, and VACUUM cannot
 -- run inside Flyway's transaction. OutboxDatabase switches the mode (one VACUUM, once) before Flyway runs.
@@ -17,6 +17,11 @@ UPDATE devices SET
                   WHERE c.client_id = devices.client_id AND c.state IN ('pending', 'inflight', 'parked'));
 
 CREATE INDEX devices_with_open ON devices (client_id) WHERE open_count > 0;
+
+-- Point 9: final receipts committed but not handed to the broker, per device, so that they are published again device
+-- by device (a few each), not oldest first: a device that never reads held every other device's behind its own.
+CREATE INDEX commands_unpublished_device ON commands (client_id, id)
+    WHERE receipt_published = 0 AND state IN ('accepted', 'duplicate', 'rejected');
 
 CREATE TRIGGER commands_open_inserted AFTER INSERT ON commands
 WHEN NEW.state IN ('pending', 'inflight', 'parked')

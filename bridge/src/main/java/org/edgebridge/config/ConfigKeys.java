@@ -195,6 +195,10 @@ public final class ConfigKeys {
             "final commands deleted per transaction by the retention purge");
     public static final ConfigKey<Duration> OUTBOX_PURGE_INTERVAL = durationKey("outbox.purgeInterval", "1m",
             Duration.ofSeconds(1), Duration.ofDays(1), "time between retention purges");
+    public static final ConfigKey<Duration> OUTBOX_DEVICE_RETENTION = durationKey("outbox.deviceRetention", "365d",
+            Duration.ofDays(1), MAX_DURATION, "how long a device the outbox holds no command of (all purged) is remembered "
+            + "after it was last heard of; then its row, with its sequence counter, is deleted, and if it comes back its "
+            + "sequence starts again at 1 (docs/protocol.md section 2.2)");
 
     public static final ConfigKey<Integer> FORWARDER_MAX_EVENTS = intKey("forwarder.maxEvents", 500, 1, 10_000,
             "most events in one request to central");
@@ -255,7 +259,7 @@ public final class ConfigKeys {
             INTAKE_MAX_EXPIRES_IN,
             SHUTDOWN_TIMEOUT,
             OUTBOX_MAX_PENDING, OUTBOX_MAX_PENDING_PER_DEVICE, OUTBOX_MAX_PENDING_BYTES_PER_DEVICE, OUTBOX_MIN_FREE_DISK, OUTBOX_FULL_RETRY_AFTER, OUTBOX_RETENTION, OUTBOX_PURGE_BATCH,
-            OUTBOX_PURGE_INTERVAL,
+            OUTBOX_PURGE_INTERVAL, OUTBOX_DEVICE_RETENTION,
             FORWARDER_MAX_EVENTS, FORWARDER_MAX_BYTES, FORWARDER_LINGER, FORWARDER_REQUESTS_PER_SECOND,
             FORWARDER_EVENTS_PER_SECOND, FORWARDER_MAX_CONCURRENT_REQUESTS, FORWARDER_MAX_ATTEMPTS,
             FORWARDER_BACKOFF_INITIAL, FORWARDER_BACKOFF_MAX, FORWARDER_AUTH_RETRY_INTERVAL, FORWARDER_BREAKER_FAILURE_RATE,

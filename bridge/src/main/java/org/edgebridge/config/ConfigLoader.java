@@ -237,7 +237,8 @@ public final class ConfigLoader {
                 v.get(INTAKE_EXPIRY_BY_TYPE), v.get(INTAKE_MAX_EXPIRES_IN),
                 new DeviceShare(v.get(OUTBOX_MAX_PENDING_PER_DEVICE), v.get(OUTBOX_MAX_PENDING_BYTES_PER_DEVICE)));
         RetentionSettings retention = new RetentionSettings(
-                v.get(OUTBOX_RETENTION), v.get(OUTBOX_PURGE_BATCH), v.get(OUTBOX_PURGE_INTERVAL));
+                v.get(OUTBOX_RETENTION), v.get(OUTBOX_PURGE_BATCH), v.get(OUTBOX_PURGE_INTERVAL),
+                v.get(OUTBOX_DEVICE_RETENTION));
         ForwarderSettings forwarder = new ForwarderSettings(
                 v.get(EDGE_ID), v.get(INGEST_URL), ingestToken, v.get(INGEST_CA_FILE), v.get(INGEST_TIMEOUT),
                 v.get(FORWARDER_MAX_EVENTS), v.get(FORWARDER_MAX_BYTES), v.get(FORWARDER_LINGER),

@@ -39,6 +39,8 @@ public final class Outbox implements IntakeOutbox, ForwarderOutbox, AdminOutbox 
     private final Expiries expiries;
     private final CheckpointConnection checkpoints;
     private final OutboxReads reads;
+    /** The device after which {@link #unpublishedFinals} takes its next turn ("" from the first). */
+    private volatile String republishAfter = "";
 
     private Outbox(Jdbi jdbi, Clock clock, Path file) {
         this.jdbi = jdbi;
@@ -209,14 +211,30 @@ public final class Outbox implements IntakeOutbox, ForwarderOutbox, AdminOutbox 
     }
 
     /**
-     * Final commands whose receipt was committed but never handed to the broker (a crash in between). Commits the
-     * marks that wait first: a receipt handed out a moment ago is not one of them.
+     * Final commands whose receipt was committed but never handed to the broker (a crash in between, or a device whose
+     * queue was full), at most {@code limit}: device by device, at most {@link #UNPUBLISHED_PER_DEVICE} each, the
+     * devices taken in turn from where the last call stopped (issue 40). A device that never reads takes
+     * {@link #UNPUBLISHED_PER_DEVICE} of them, not all: oldest first, its million held every other device's behind.
+     * Commits the marks that wait first: a receipt handed out a moment ago is not one of them.
      */
     public List<CommandRecord> unpublishedFinals(int limit) {
         writer.flushMarks();
-        return jdbi.withHandle(handle -> handle.createQuery(OutboxSql.UNPUBLISHED).bind("limit", limit)
-                .mapTo(CommandRecord.class).list());
+        int devices = Math.max(1, limit / UNPUBLISHED_PER_DEVICE);
+        return jdbi.withHandle(handle -> {
+            List<String> turn = handle.createQuery(OutboxSql.UNPUBLISHED_DEVICES).bind("after", republishAfter)
+                    .bind("limit", devices).mapTo(String.class).list();
+            republishAfter = turn.size() < devices ? "" : turn.get(turn.size() - 1); // wraps round at the end
+            List<CommandRecord> out = new java.util.ArrayList<>();
+            for (String clientId : turn) {
+                out.addAll(handle.createQuery(OutboxSql.UNPUBLISHED).bind("c", clientId)
+                        .bind("limit", Math.min(UNPUBLISHED_PER_DEVICE, limit)).mapTo(CommandRecord.class).list());
+            }
+            return out;
+        });
     }
+
+    /** Most unpublished final receipts of one device in one {@link #unpublishedFinals} call: a broker's in-flight window. */
+    static final int UNPUBLISHED_PER_DEVICE = 10;
 
     /**
      * Returns the rows of one claim that are still in flight to pending (an unexpected failure between claim and
@@ -254,6 +272,15 @@ public final class Outbox implements IntakeOutbox, ForwarderOutbox, AdminOutbox 
      */
     public int purgeFinalBefore(Instant cutoff, int batch) {
         return write(handle -> RetentionPurger.purge(handle, cutoff, batch));
+    }
+
+    /**
+     * Deletes up to {@code batch} rows of devices last heard of before {@code cutoff} that the outbox holds no command
+     * of, in one short transaction. @return how many were deleted
+     */
+    public int forgetDevicesBefore(Instant cutoff, int batch) {
+        return write(handle -> handle.createUpdate(OutboxSql.FORGET_DEVICES).bind("cutoff", cutoff.toEpochMilli())
+                .bind("limit", batch).execute());
     }
 
     /** Bytes of the outbox file's free pages: room SQLite reuses before the file grows, counted as free disk. */

@@ -202,8 +202,20 @@ final class OutboxSql {
     static final String MARK_PUBLISHED = "UPDATE commands SET receipt_published = 1, payload = CASE WHEN state IN "
             + FINAL_STATES + " THEN X'' ELSE payload END WHERE id IN " + IDS;
 
-    static final String UNPUBLISHED = "SELECT " + RECORD_COLUMNS + " FROM commands INDEXED BY commands_unpublished"
-            + " WHERE receipt_published = 0 AND state IN " + FINAL_STATES + " ORDER BY id LIMIT :limit";
+    /**
+     * Devices after {@code :after} (by client id) with final receipts committed but never handed to the broker: one
+     * seek per device with a row, not a scan of the rows (a device that never reads may have a million).
+     */
+    static final String UNPUBLISHED_DEVICES = """
+            SELECT d.client_id FROM devices d
+            WHERE d.client_id > :after AND EXISTS (SELECT 1 FROM commands c INDEXED BY commands_unpublished_device
+                         WHERE c.client_id = d.client_id AND c.receipt_published = 0 AND c.state IN """ + FINAL_STATES + """
+            )
+            ORDER BY d.client_id LIMIT :limit""";
+
+    /** One device's oldest final receipts committed but never handed to the broker. */
+    static final String UNPUBLISHED = "SELECT " + RECORD_COLUMNS + " FROM commands INDEXED BY commands_unpublished_device"
+            + " WHERE client_id = :c AND receipt_published = 0 AND state IN " + FINAL_STATES + " ORDER BY id LIMIT :limit";
 
     static final String INFLIGHT_OF_CLAIM = "SELECT id FROM commands WHERE batch_id = :b AND state = 'inflight'";
 
@@ -243,6 +255,17 @@ final class OutboxSql {
     static final String AUTO_VACUUM = "PRAGMA auto_vacuum";
     static final String AUTO_VACUUM_INCREMENTAL = "PRAGMA auto_vacuum = INCREMENTAL";
     static final String VACUUM = "VACUUM";
+
+    /**
+     * Up to :limit devices last heard of before :cutoff that the outbox holds no command of (every one purged): their
+     * rows go, so that the table does not keep every device ever seen (issue 40). One scan of devices per purge run.
+     */
+    static final String FORGET_DEVICES = """
+            DELETE FROM devices WHERE client_id IN (
+                SELECT d.client_id FROM devices d
+                WHERE d.last_seen_at < :cutoff AND d.open_count = 0
+                  AND NOT EXISTS (SELECT 1 FROM commands c WHERE c.client_id = d.client_id)
+                LIMIT :limit)""";
 
     static final String MAX_ROW_ID = "SELECT COALESCE(MAX(id), 0) FROM commands";
 

@@ -34,6 +34,7 @@ public final class RetentionPurger implements Component, AutoCloseable {
     private final Object signal = new Object();
     private final AtomicLong purged = new AtomicLong();
     private final AtomicLong pagesGivenBack = new AtomicLong();
+    private final AtomicLong devicesForgotten = new AtomicLong();
     private volatile boolean running = true;
     private volatile boolean purging;
     private volatile @Nullable Instant lastRunAt;
@@ -62,6 +63,7 @@ public final class RetentionPurger implements Component, AutoCloseable {
         while (running) {
             try {
                 runOnce();
+                forgetDevices();
                 giveBackFreePages();
             } catch (RuntimeException e) {
                 LOG.warn("retention purge failed; trying again in {}", settings.interval(), e);
@@ -90,6 +92,26 @@ public final class RetentionPurger implements Component, AutoCloseable {
         }
         if (total > 0) {
             LOG.info("retention: purged {} final commands older than {}", total, settings.retention());
+        }
+        return total;
+    }
+
+    /**
+     * Deletes the rows of devices not heard of for {@code outbox.deviceRetention} that the outbox holds no command of,
+     * batch by batch. @return rows deleted
+     */
+    long forgetDevices() {
+        Instant cutoff = clock.instant().minus(settings.deviceRetention());
+        long total = 0;
+        int n;
+        do {
+            n = outbox.forgetDevicesBefore(cutoff, settings.batch());
+            total += n;
+            devicesForgotten.addAndGet(n);
+        } while (n == settings.batch() && running && pause(PAUSE_BETWEEN_BATCHES));
+        if (total > 0) {
+            LOG.info("retention: forgot {} devices not heard of for {} with no command left", total,
+                    settings.deviceRetention());
         }
         return total;
     }
@@ -141,12 +163,13 @@ public final class RetentionPurger implements Component, AutoCloseable {
 
     /**
      * Rows purged since start, whether a purge is running now, when the last one ended, and the outbox file's free
-     * pages given back to the file system since start.
+     * pages given back to the file system and the devices forgotten since start.
      */
-    public record Status(long purged, boolean purging, @Nullable Instant lastRunAt, long pagesGivenBack) {}
+    public record Status(long purged, boolean purging, @Nullable Instant lastRunAt, long pagesGivenBack,
+            long devicesForgotten) {}
 
     public Status status() {
-        return new Status(purged.get(), purging, lastRunAt, pagesGivenBack.get());
+        return new Status(purged.get(), purging, lastRunAt, pagesGivenBack.get(), devicesForgotten.get());
     }
 
     /** {@link #close(Duration)} with 10 s, for try-with-resources. */

@@ -52,7 +52,9 @@ class OutboxQueryPlanTest {
         statements.put("claim: run of one device", new String[] {OutboxSql.CLAIM_RUN, "commands_open"});
         statements.put("count open", new String[] {AdminSql.COUNT_OPEN, "INDEX"});
         statements.put("oldest open", new String[] {AdminSql.OLDEST_OPEN, "INDEX"});
-        statements.put("unpublished finals", new String[] {OutboxSql.UNPUBLISHED, "commands_unpublished"});
+        statements.put("unpublished finals: devices", new String[] {OutboxSql.UNPUBLISHED_DEVICES,
+                "commands_unpublished_device"});
+        statements.put("unpublished finals of a device", new String[] {OutboxSql.UNPUBLISHED, "commands_unpublished_device"});
         statements.put("retention candidates", new String[] {OutboxSql.PURGE_CANDIDATES, "commands_final_at"});
         statements.put("expiry: due", new String[] {OutboxSql.EXPIRING, "commands_expiring"});
         statements.put("expiry: unreported", new String[] {OutboxSql.UNREPORTED_EXPIRIES, "commands_expiry_unreported"});
