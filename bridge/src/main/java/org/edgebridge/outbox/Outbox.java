@@ -212,10 +212,12 @@ public final class Outbox implements IntakeOutbox, ForwarderOutbox, AdminOutbox 
 
     /**
      * Final commands whose receipt was committed but never handed to the broker (a crash in between, or a device whose
-     * queue was full), at most {@code limit}: device by device, at most {@link #UNPUBLISHED_PER_DEVICE} each, the
-     * devices taken in turn from where the last call stopped (issue 40). A device that never reads takes
-     * {@link #UNPUBLISHED_PER_DEVICE} of them, not all: oldest first, its million held every other device's behind.
-     * Commits the marks that wait first: a receipt handed out a moment ago is not one of them.
+     * queue was full), at most {@code limit}, device by device (issue 40): up to {@code limit / 10} devices, taken in
+     * turn from where the last call stopped, each with an equal share of {@code limit} (at least
+     * {@link #UNPUBLISHED_PER_DEVICE}), its oldest first. Before, the oldest {@code limit} went first, so a device that
+     * never reads and had that many held every other device's receipts behind its own for good; now it takes its
+     * share, and the publisher skips the rest of it once the broker refuses one. Commits the marks that wait first: a
+     * receipt handed out a moment ago is not one of them.
      */
     public List<CommandRecord> unpublishedFinals(int limit) {
         writer.flushMarks();
@@ -224,16 +226,17 @@ public final class Outbox implements IntakeOutbox, ForwarderOutbox, AdminOutbox 
             List<String> turn = handle.createQuery(OutboxSql.UNPUBLISHED_DEVICES).bind("after", republishAfter)
                     .bind("limit", devices).mapTo(String.class).list();
             republishAfter = turn.size() < devices ? "" : turn.get(turn.size() - 1); // wraps round at the end
+            int each = Math.min(limit, Math.max(UNPUBLISHED_PER_DEVICE, limit / Math.max(1, turn.size())));
             List<CommandRecord> out = new java.util.ArrayList<>();
             for (String clientId : turn) {
                 out.addAll(handle.createQuery(OutboxSql.UNPUBLISHED).bind("c", clientId)
-                        .bind("limit", Math.min(UNPUBLISHED_PER_DEVICE, limit)).mapTo(CommandRecord.class).list());
+                        .bind("limit", Math.min(each, limit - out.size())).mapTo(CommandRecord.class).list());
             }
             return out;
         });
     }
 
-    /** Most unpublished final receipts of one device in one {@link #unpublishedFinals} call: a broker's in-flight window. */
+    /** Fewest unpublished final receipts of one device in one {@link #unpublishedFinals} call. */
     static final int UNPUBLISHED_PER_DEVICE = 10;
 
     /**
