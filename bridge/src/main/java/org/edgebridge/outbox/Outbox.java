@@ -212,23 +212,24 @@ public final class Outbox implements IntakeOutbox, ForwarderOutbox, AdminOutbox 
 
     /**
      * Final commands whose receipt was committed but never handed to the broker (a crash in between, or a device whose
-     * queue was full), at most {@code limit}, device by device (issue 40): up to {@code limit / 10} devices, taken in
-     * turn from where the last call stopped, each with an equal share of {@code limit} (at least
-     * {@link #UNPUBLISHED_PER_DEVICE}), its oldest first. Before, the oldest {@code limit} went first, so a device that
+     * queue was full), at most {@code limit}, device by device (issue 40): up to {@code limit} devices, taken in turn
+     * from where the last call stopped, each with an equal share of {@code limit} (at least one), its oldest first. Before, the oldest {@code limit} went first, so a device that
      * never reads and had that many held every other device's receipts behind its own for good; now it takes its
      * share, and the publisher skips the rest of it once the broker refuses one. Commits the marks that wait first: a
      * receipt handed out a moment ago is not one of them.
      */
     public List<CommandRecord> unpublishedFinals(int limit) {
         writer.flushMarks();
-        int devices = Math.max(1, limit / UNPUBLISHED_PER_DEVICE);
         return jdbi.withHandle(handle -> {
             List<String> turn = handle.createQuery(OutboxSql.UNPUBLISHED_DEVICES).bind("after", republishAfter)
-                    .bind("limit", devices).mapTo(String.class).list();
-            republishAfter = turn.size() < devices ? "" : turn.get(turn.size() - 1); // wraps round at the end
-            int each = Math.min(limit, Math.max(UNPUBLISHED_PER_DEVICE, limit / Math.max(1, turn.size())));
+                    .bind("limit", limit).mapTo(String.class).list();
+            republishAfter = turn.size() < limit ? "" : turn.get(turn.size() - 1); // wraps round at the end
+            int each = Math.max(1, limit / Math.max(1, turn.size()));
             List<CommandRecord> out = new java.util.ArrayList<>();
             for (String clientId : turn) {
+                if (out.size() >= limit) {
+                    break;
+                }
                 out.addAll(handle.createQuery(OutboxSql.UNPUBLISHED).bind("c", clientId)
                         .bind("limit", Math.min(each, limit - out.size())).mapTo(CommandRecord.class).list());
             }
@@ -236,8 +237,6 @@ public final class Outbox implements IntakeOutbox, ForwarderOutbox, AdminOutbox 
         });
     }
 
-    /** Fewest unpublished final receipts of one device in one {@link #unpublishedFinals} call. */
-    static final int UNPUBLISHED_PER_DEVICE = 10;
 
     /**
      * Returns the rows of one claim that are still in flight to pending (an unexpected failure between claim and
