@@ -104,6 +104,9 @@ final class BridgeMetrics implements AutoCloseable {
                 .baseUnit("seconds").description("time the outbox writer spent in transactions (rate: its busy share)")
                 .register(registry);
         counter("edgebridge.outbox.purged", retention, r -> r.status().purged(), "final rows deleted by retention");
+        Gauge.builder("edgebridge.outbox.free.page.bytes", outbox, BridgeMetrics::freeBytes).baseUnit("bytes")
+                .description("free pages in the outbox file: reused before the file grows, counted as free disk "
+                        + "for outbox.minFreeDisk; given back to the file system after each retention run").register(registry);
         counter("edgebridge.outbox.pages.given.back", retention, r -> r.status().pagesGivenBack(),
                 "free pages of the outbox file given back to the file system (incremental vacuum)");
 
@@ -266,6 +269,14 @@ final class BridgeMetrics implements AutoCloseable {
                 return value;
             }
         };
+    }
+
+    private static double freeBytes(AdminOutbox outbox) {
+        try {
+            return outbox.freeBytes();
+        } catch (RuntimeException e) {
+            return Double.NaN;
+        }
     }
 
     String scrape() {

@@ -21,6 +21,7 @@ import org.edgebridge.outbox.AdminOutbox;
 import org.edgebridge.outbox.OutboxCounts;
 import org.edgebridge.outbox.RetentionPurger;
 import org.edgebridge.worker.Workers;
+import org.jspecify.annotations.Nullable;
 
 /** Gathers the status records of every part into the shape of {@code GET /api/status}. Thread-safe. */
 public final class StatusReport {
@@ -118,6 +119,7 @@ public final class StatusReport {
         o.put("open", outbox.openCount());
         o.put("full", intake.isFull());
         o.put("lowDisk", intake.isLowOnDisk());
+        o.put("freePageBytes", freePageBytes());
         o.put("maxPendingPerDevice", intake.deviceShare().maxCommands());
         o.put("maxPendingBytesPerDevice", intake.deviceShare().maxBytes());
         o.put("devicesAtShare", intake.devicesAtShare());
@@ -147,6 +149,15 @@ public final class StatusReport {
     /** The alarms raised now, read fresh (the metrics' {@code edgebridge_alarm_active} shows the same codes). */
     public List<Alarm> alarms() {
         return alarms(broker.status(), outbox.reads().counts(), forwarder.status(), broker.takeoverStorms());
+    }
+
+    /** The outbox file's free pages (counted as free disk), or null when the file cannot be read now. */
+    private @Nullable Long freePageBytes() {
+        try {
+            return outbox.freeBytes();
+        } catch (RuntimeException e) {
+            return null;
+        }
     }
 
     private List<Alarm> alarms(BrokerStatus b, OutboxCounts counts, ForwarderStatus f, List<DeviceView> storms) {
