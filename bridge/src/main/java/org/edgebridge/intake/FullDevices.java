@@ -40,12 +40,12 @@ final class FullDevices {
     }
 
     /** The devices named now, the most open commands first. */
-    synchronized List<FullDevice> now() {
+    synchronized List<IntakeView.DeviceAtShare> now() {
         long now = System.nanoTime();
         named.values().removeIf(d -> now - d.lastRefusedNanos() > FORGET_AFTER.toNanos());
         List<FullDevice> list = new ArrayList<>(named.values());
         list.sort(Comparator.comparingLong(FullDevice::openCommands).reversed());
-        return list;
+        return list.stream().map(d -> new IntakeView.DeviceAtShare(d.clientId(), d.openCommands(), d.openBytes())).toList();
     }
 
     long refusals() {

@@ -11,6 +11,7 @@ import org.edgebridge.broker.InboundPublish;
 import org.edgebridge.hook.TestHook;
 import org.edgebridge.lifecycle.Component;
 import org.edgebridge.lifecycle.Once;
+import org.edgebridge.outbox.DeviceShare;
 import org.edgebridge.outbox.NewCommand;
 import org.edgebridge.outbox.IntakeOutbox;
 import org.edgebridge.outbox.StoreResult;
@@ -221,8 +222,7 @@ public final class Intake implements Component, IntakeView, AutoCloseable {
 
     @Override
     public List<DeviceAtShare> devicesAtShare() {
-        return fullDevices.now().stream()
-                .map(d -> new DeviceAtShare(d.clientId(), d.openCommands(), d.openBytes())).toList();
+        return fullDevices.now();
     }
 
     @Override
@@ -231,7 +231,7 @@ public final class Intake implements Component, IntakeView, AutoCloseable {
     }
 
     @Override
-    public org.edgebridge.outbox.DeviceShare deviceShare() {
+    public DeviceShare deviceShare() {
         return settings.deviceShare();
     }
 
