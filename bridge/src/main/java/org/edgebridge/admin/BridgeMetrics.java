@@ -43,13 +43,16 @@ import org.jspecify.annotations.Nullable;
  */
 final class BridgeMetrics implements AutoCloseable {
     static final List<String> REJECTION_CODES = List.of("invalid_json", "missing_command_id", "invalid_command_id",
-            "payload_too_large", "command_id_reused", "json_limit_exceeded", "invalid_type", "invalid_expires_at", "expired");
+            "payload_too_large", "command_id_reused", "json_limit_exceeded", "invalid_type", "invalid_expires_at", "expired",
+            "unstorable");
 
     private final PrometheusMeterRegistry registry;
     private final JvmGcMetrics gc = new JvmGcMetrics();
 
     private final Supplier<List<StatusReport.Alarm>> alarms;
     private final MultiGauge activeAlarms;
+    private final MultiGauge devicesAtShare;
+    private final IntakeView intake;
 
     /**
      * @param registry where every part's meters are (the receipts' latency histograms among them); its owner closes it
@@ -59,6 +62,11 @@ final class BridgeMetrics implements AutoCloseable {
             ReceiptSender receipts, Supplier<List<StatusReport.Alarm>> alarms, Clock clock) {
         this.registry = registry;
         this.alarms = alarms;
+        this.intake = intake;
+        this.devicesAtShare = MultiGauge.builder("edgebridge.outbox.device.full")
+                .description("open commands of a device refused retry_later / device_outbox_full lately (at most "
+                        + "10 devices are named, the most open commands first); no series while none is")
+                .register(registry);
         this.activeAlarms = MultiGauge.builder("edgebridge.alarm.active")
                 .description("alarms raised now, per code (as on /api/status; how many, for an alarm that can repeat such as "
                         + "takeover_storm); a code has no series while its alarm is not raised")
@@ -96,6 +104,17 @@ final class BridgeMetrics implements AutoCloseable {
                 .baseUnit("seconds").description("time the outbox writer spent in transactions (rate: its busy share)")
                 .register(registry);
         counter("edgebridge.outbox.purged", retention, r -> r.status().purged(), "final rows deleted by retention");
+        Gauge.builder("edgebridge.outbox.free.page.bytes", outbox, BridgeMetrics::freeBytes).baseUnit("bytes")
+                .description("free pages in the outbox file: reused before the file grows, counted as free disk "
+                        + "for outbox.minFreeDisk; given back to the file system after each retention run").register(registry);
+        counter("edgebridge.outbox.pages.given.back", retention, r -> r.status().pagesGivenBack(),
+                "free pages of the outbox file given back to the file system (incremental vacuum)");
+
+        counter("edgebridge.intake.device.outbox.full", intake, IntakeView::deviceShareRefusals,
+                "commands refused retry_later / device_outbox_full: their device held its share of the outbox");
+        Gauge.builder("edgebridge.outbox.max.pending.per.device", intake, i -> i.deviceShare().maxCommands())
+                .description("outbox.maxPendingPerDevice: one device's open commands at which its new ones get "
+                        + "retry_later / device_outbox_full").register(registry);
 
         IntakeStats stats = intake.stats();
         counter("edgebridge.intake.received", stats, IntakeStats::received, "command PUBLISHes seen");
@@ -252,11 +271,21 @@ final class BridgeMetrics implements AutoCloseable {
         };
     }
 
+    private static double freeBytes(AdminOutbox outbox) {
+        try {
+            return outbox.freeBytes();
+        } catch (RuntimeException e) {
+            return Double.NaN;
+        }
+    }
+
     String scrape() {
         Map<String, Long> raised = alarms.get().stream()
                 .collect(Collectors.groupingBy(StatusReport.Alarm::code, TreeMap::new, Collectors.counting()));
         activeAlarms.register(raised.entrySet().stream()
                 .map(a -> MultiGauge.Row.of(Tags.of("code", a.getKey()), a.getValue())).toList(), true);
+        devicesAtShare.register(intake.devicesAtShare().stream()
+                .map(d -> MultiGauge.Row.of(Tags.of("client_id", d.clientId()), d.openCommands())).toList(), true);
         return registry.scrape();
     }
 

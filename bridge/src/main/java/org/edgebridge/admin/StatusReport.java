@@ -21,6 +21,7 @@ import org.edgebridge.outbox.AdminOutbox;
 import org.edgebridge.outbox.OutboxCounts;
 import org.edgebridge.outbox.RetentionPurger;
 import org.edgebridge.worker.Workers;
+import org.jspecify.annotations.Nullable;
 
 /** Gathers the status records of every part into the shape of {@code GET /api/status}. Thread-safe. */
 public final class StatusReport {
@@ -118,6 +119,11 @@ public final class StatusReport {
         o.put("open", outbox.openCount());
         o.put("full", intake.isFull());
         o.put("lowDisk", intake.isLowOnDisk());
+        o.put("freePageBytes", freePageBytes());
+        o.put("maxPendingPerDevice", intake.deviceShare().maxCommands());
+        o.put("maxPendingBytesPerDevice", intake.deviceShare().maxBytes());
+        o.put("devicesAtShare", intake.devicesAtShare());
+        o.put("deviceShareRefusals", intake.deviceShareRefusals());
         o.put("retention", retention.status());
         o.put("oldestPendingAgeMs", counts.oldestPendingReceivedAt()
                 .map(t -> Duration.between(t, clock.instant()).toMillis()).orElse(null));
@@ -143,6 +149,15 @@ public final class StatusReport {
     /** The alarms raised now, read fresh (the metrics' {@code edgebridge_alarm_active} shows the same codes). */
     public List<Alarm> alarms() {
         return alarms(broker.status(), outbox.reads().counts(), forwarder.status(), broker.takeoverStorms());
+    }
+
+    /** The outbox file's free pages (counted as free disk), or null when the file cannot be read now. */
+    private @Nullable Long freePageBytes() {
+        try {
+            return outbox.freeBytes();
+        } catch (RuntimeException e) {
+            return null;
+        }
     }
 
     private List<Alarm> alarms(BrokerStatus b, OutboxCounts counts, ForwarderStatus f, List<DeviceView> storms) {
@@ -188,6 +203,15 @@ public final class StatusReport {
         } else if (intake.isFull()) {
             alarms.add(new Alarm("outbox_full", "the outbox holds outbox.maxPending open commands: new commands get "
                     + "retry_later / outbox_full until central takes some"));
+        }
+        List<IntakeView.DeviceAtShare> atShare = intake.devicesAtShare();
+        if (!atShare.isEmpty()) {
+            alarms.add(new Alarm("device_outbox_full", "devices at their share of the outbox (outbox.maxPendingPerDevice "
+                    + intake.deviceShare().maxCommands() + " commands / outbox.maxPendingBytesPerDevice "
+                    + intake.deviceShare().maxBytes() + " bytes): their new commands get retry_later / device_outbox_full "
+                    + "until central takes their earlier ones; others are not touched: " + atShare.stream()
+                            .map(d -> d.clientId() + " (" + d.openCommands() + " commands, " + d.openBytes() + " bytes)")
+                            .collect(java.util.stream.Collectors.joining(", "))));
         }
         if (!b.running()) {
             alarms.add(new Alarm("broker_down", "the MQTT broker is not running"));

@@ -2,8 +2,10 @@ package org.edgebridge.broker;
 
 import java.util.ArrayDeque;
 import java.util.HashMap;
+import java.util.Iterator;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.ToIntFunction;
 
 /**
  * The bound on each device's receipts waiting in the broker's queue for it ({@code mqtt.maxQueuedReceipts} entries,
@@ -30,6 +32,10 @@ public final class ReceiptQueues {
     private long totalBytes; // guarded by this: the sum of every ledger's heldBytes()
     private final AtomicLong dropped = new AtomicLong();
     private final AtomicLong droppedSiteFull = new AtomicLong();
+    /** When the ledgers were last read again from the broker ({@link #refreshIfDue}); guarded by this. */
+    private long refreshedAt = System.nanoTime() - REFRESH_NANOS;
+    /** At most one {@link #refreshIfDue} a second: it reads every ledger's queue from the broker. */
+    static final long REFRESH_NANOS = 1_000_000_000L;
 
     /** One device's receipts in the broker's hands: their sizes, newest last, and how many are still on their way. */
     private static final class Ledger {
@@ -106,6 +112,35 @@ public final class ReceiptQueues {
             ledgers.remove(clientId);
         } else {
             deposit(l);
+        }
+    }
+
+    /**
+     * Reads the queue of every device that has a ledger again from the broker, at most once a second: a ledger is
+     * otherwise brought up to date only by a receipt for its own device, so a device that read its queue (or whose
+     * session went away: 0 queued) and got no receipt since kept counting toward the site's totals, which drifted up
+     * until the site bound refused every device's receipts (issue 40). Called before each receipt is admitted and
+     * when the status is read.
+     *
+     * @param queuedNow receipts the broker holds queued for a device now (0 when it has no session)
+     */
+    public synchronized void refreshIfDue(ToIntFunction<String> queuedNow) {
+        long now = System.nanoTime();
+        if (now - refreshedAt < REFRESH_NANOS) {
+            return;
+        }
+        refreshedAt = now;
+        for (Iterator<Map.Entry<String, Ledger>> it = ledgers.entrySet().iterator(); it.hasNext(); ) {
+            Map.Entry<String, Ledger> e = it.next();
+            Ledger l = e.getValue();
+            withdraw(l);
+            l.queued = Math.max(0, queuedNow.applyAsInt(e.getKey()));
+            trim(l);
+            if (held(l) == 0) {
+                it.remove();
+            } else {
+                deposit(l);
+            }
         }
     }
 

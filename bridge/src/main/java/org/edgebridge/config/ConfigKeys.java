@@ -167,6 +167,9 @@ public final class ConfigKeys {
             + "by commas (gate/open=10m,batch/#=2h; + one level, a last # any levels), the first that matches the type "
             + "wins; a command still unsent then becomes final rejected / expired (docs/protocol.md §1.4); a payload's "
             + "expiresAt that is earlier wins", ValueParsers::expiryRules, null);
+    public static final ConfigKey<Duration> INTAKE_MAX_EXPIRES_IN = durationKey("intake.maxExpiresIn", "366d",
+            Duration.ofMinutes(1), Duration.ofDays(36_525), "latest expiresAt a command may carry, counted from its arrival; "
+            + "one later (or with a year not of four digits) is rejected invalid_expires_at");
 
     public static final ConfigKey<Duration> SHUTDOWN_TIMEOUT = durationKey("shutdown.timeout", "20s",
             Duration.ofSeconds(1), Duration.ofMinutes(10),
@@ -175,8 +178,14 @@ public final class ConfigKeys {
 
     public static final ConfigKey<Integer> OUTBOX_MAX_PENDING = intKey("outbox.maxPending", 1000000, 1, 1_000_000_000,
             "commands not final yet that the outbox holds; past it intake answers retry_later / outbox_full");
+    public static final ConfigKey<Integer> OUTBOX_MAX_PENDING_PER_DEVICE = intKey("outbox.maxPendingPerDevice", 10000, 1,
+            1_000_000_000, "commands not final yet that one device may have in the outbox; past it that device's new "
+            + "commands get retry_later / device_outbox_full (other devices are not touched)");
+    public static final ConfigKey<Long> OUTBOX_MAX_PENDING_BYTES_PER_DEVICE = sizeKey("outbox.maxPendingBytesPerDevice",
+            "64MiB", MiB, ValueParsers.NO_LIMIT, "payload bytes of the commands not final yet of one device; past it that "
+            + "device's new commands get retry_later / device_outbox_full (a device with none open may always store one)");
     public static final ConfigKey<Long> OUTBOX_MIN_FREE_DISK = sizeKey("outbox.minFreeDisk", "256MiB", 0, ValueParsers.NO_LIMIT,
-            "free disk below which intake answers retry_later / outbox_full");
+            "free disk (the outbox file's free pages counted as free) below which intake answers retry_later / outbox_full");
     public static final ConfigKey<Duration> OUTBOX_FULL_RETRY_AFTER = durationKey("outbox.fullRetryAfter", "30s",
             Duration.ofSeconds(1), Duration.ofHours(1), "retryAfterMs told to devices when the outbox is full");
     public static final ConfigKey<Duration> OUTBOX_RETENTION = durationKey("outbox.retention", "7d",
@@ -186,6 +195,10 @@ public final class ConfigKeys {
             "final commands deleted per transaction by the retention purge");
     public static final ConfigKey<Duration> OUTBOX_PURGE_INTERVAL = durationKey("outbox.purgeInterval", "1m",
             Duration.ofSeconds(1), Duration.ofDays(1), "time between retention purges");
+    public static final ConfigKey<Duration> OUTBOX_DEVICE_RETENTION = durationKey("outbox.deviceRetention", "365d",
+            Duration.ofDays(1), MAX_DURATION, "how long a device the outbox holds no command of (all purged) is remembered "
+            + "after it was last heard of; then its row, with its sequence counter, is deleted, and if it comes back its "
+            + "sequence starts again at 1 (docs/protocol.md section 2.2)");
 
     public static final ConfigKey<Integer> FORWARDER_MAX_EVENTS = intKey("forwarder.maxEvents", 500, 1, 10_000,
             "most events in one request to central");
@@ -243,9 +256,10 @@ public final class ConfigKeys {
             INGEST_MAX_RECEIPT_RESULT_BYTES, INGEST_MAX_RECEIPT_MESSAGE_BYTES, INGEST_MAX_RECEIPT_CODE_BYTES,
             INTAKE_MAX_PAYLOAD_BYTES, INTAKE_MAX_BATCH, INTAKE_QUEUE_CAPACITY, INTAKE_MAX_QUEUED_BYTES,
             INTAKE_MAX_JSON_DEPTH, INTAKE_MAX_JSON_STRING_LENGTH, INTAKE_MAX_JSON_NUMBER_LENGTH, INTAKE_EXPIRY_BY_TYPE,
+            INTAKE_MAX_EXPIRES_IN,
             SHUTDOWN_TIMEOUT,
-            OUTBOX_MAX_PENDING, OUTBOX_MIN_FREE_DISK, OUTBOX_FULL_RETRY_AFTER, OUTBOX_RETENTION, OUTBOX_PURGE_BATCH,
-            OUTBOX_PURGE_INTERVAL,
+            OUTBOX_MAX_PENDING, OUTBOX_MAX_PENDING_PER_DEVICE, OUTBOX_MAX_PENDING_BYTES_PER_DEVICE, OUTBOX_MIN_FREE_DISK, OUTBOX_FULL_RETRY_AFTER, OUTBOX_RETENTION, OUTBOX_PURGE_BATCH,
+            OUTBOX_PURGE_INTERVAL, OUTBOX_DEVICE_RETENTION,
             FORWARDER_MAX_EVENTS, FORWARDER_MAX_BYTES, FORWARDER_LINGER, FORWARDER_REQUESTS_PER_SECOND,
             FORWARDER_EVENTS_PER_SECOND, FORWARDER_MAX_CONCURRENT_REQUESTS, FORWARDER_MAX_ATTEMPTS,
             FORWARDER_BACKOFF_INITIAL, FORWARDER_BACKOFF_MAX, FORWARDER_AUTH_RETRY_INTERVAL, FORWARDER_BREAKER_FAILURE_RATE,

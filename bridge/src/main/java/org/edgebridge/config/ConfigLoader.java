@@ -24,6 +24,7 @@ import org.edgebridge.forward.ForwarderSettings;
 import org.edgebridge.forward.ReceiptCaps;
 import org.edgebridge.intake.IntakeSettings;
 import org.edgebridge.intake.JsonLimits;
+import org.edgebridge.outbox.DeviceShare;
 import org.edgebridge.outbox.RetentionSettings;
 import org.jspecify.annotations.Nullable;
 
@@ -233,9 +234,11 @@ public final class ConfigLoader {
                 v.get(OUTBOX_MAX_PENDING), v.get(OUTBOX_MIN_FREE_DISK), v.get(OUTBOX_FULL_RETRY_AFTER),
                 v.get(INTAKE_MAX_QUEUED_BYTES), new JsonLimits(v.get(INTAKE_MAX_JSON_DEPTH),
                         v.get(INTAKE_MAX_JSON_STRING_LENGTH), v.get(INTAKE_MAX_JSON_NUMBER_LENGTH)),
-                v.get(INTAKE_EXPIRY_BY_TYPE));
+                v.get(INTAKE_EXPIRY_BY_TYPE), v.get(INTAKE_MAX_EXPIRES_IN),
+                new DeviceShare(v.get(OUTBOX_MAX_PENDING_PER_DEVICE), v.get(OUTBOX_MAX_PENDING_BYTES_PER_DEVICE)));
         RetentionSettings retention = new RetentionSettings(
-                v.get(OUTBOX_RETENTION), v.get(OUTBOX_PURGE_BATCH), v.get(OUTBOX_PURGE_INTERVAL));
+                v.get(OUTBOX_RETENTION), v.get(OUTBOX_PURGE_BATCH), v.get(OUTBOX_PURGE_INTERVAL),
+                v.get(OUTBOX_DEVICE_RETENTION));
         ForwarderSettings forwarder = new ForwarderSettings(
                 v.get(EDGE_ID), v.get(INGEST_URL), ingestToken, v.get(INGEST_CA_FILE), v.get(INGEST_TIMEOUT),
                 v.get(FORWARDER_MAX_EVENTS), v.get(FORWARDER_MAX_BYTES), v.get(FORWARDER_LINGER),

@@ -16,6 +16,7 @@ import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.format.DateTimeFormatter;
@@ -39,7 +40,13 @@ public final class CommandParser {
 
     private final int maxPayloadBytes;
     private final JsonLimits limits;
+    /** An {@code expiresAt}: a four-digit year (0000-9999), so that it is a small number of milliseconds everywhere. */
+    private static final Pattern FOUR_DIGIT_YEAR = Pattern.compile("[0-9]{4}-.*");
+    /** {@code intake.maxExpiresIn}'s default. */
+    static final Duration DEFAULT_MAX_EXPIRES_IN = Duration.ofDays(366);
+
     private final ExpiryRules expiry;
+    private final Duration maxExpiresIn;
     private final ObjectMapper json;
 
     public CommandParser(int maxPayloadBytes, JsonLimits limits) {
@@ -47,9 +54,15 @@ public final class CommandParser {
     }
 
     public CommandParser(int maxPayloadBytes, JsonLimits limits, ExpiryRules expiry) {
+        this(maxPayloadBytes, limits, expiry, DEFAULT_MAX_EXPIRES_IN);
+    }
+
+    /** @param maxExpiresIn latest {@code expiresAt} accepted, after the command's arrival ({@code intake.maxExpiresIn}) */
+    public CommandParser(int maxPayloadBytes, JsonLimits limits, ExpiryRules expiry, Duration maxExpiresIn) {
         this.maxPayloadBytes = maxPayloadBytes;
         this.limits = limits;
         this.expiry = expiry;
+        this.maxExpiresIn = maxExpiresIn;
         JsonFactory factory = JsonFactory.builder()
                 .streamReadConstraints(StreamReadConstraints.builder()
                         .maxNestingDepth(limits.maxDepth())
@@ -131,7 +144,11 @@ public final class CommandParser {
             Optional<Instant> own = timestamp(expiresNode);
             if (own.isEmpty()) {
                 return new Invalid(commandId, "invalid_expires_at", "expiresAt must be an RFC 3339 date and time with an "
-                        + "offset, such as 2026-12-02T18:30:00Z", sha);
+                        + "offset and a four-digit year, such as 2026-12-02T18:30:00Z", sha);
+            }
+            if (own.get().isAfter(publish.receivedAt().plus(maxExpiresIn))) {
+                return new Invalid(commandId, "invalid_expires_at", "expiresAt is more than " + maxExpiresIn.toDays()
+                        + " days (intake.maxExpiresIn) after the command's arrival; send a nearer one or none", sha);
             }
             expiresAt = expiresAt.isPresent() && expiresAt.get().isBefore(own.get()) ? expiresAt : own;
         }
@@ -163,9 +180,12 @@ public final class CommandParser {
         }
     }
 
-    /** An RFC 3339 date and time with an offset ({@code Z} or {@code ±hh:mm}); empty for anything else. */
+    /**
+     * An RFC 3339 date and time with an offset ({@code Z} or {@code ±hh:mm}) and a four-digit year; empty for anything
+     * else (Java reads {@code +999999999-12-31T23:59:59Z} too, whose milliseconds overflow a long).
+     */
     private static Optional<Instant> timestamp(JsonNode node) {
-        if (!node.isTextual() || node.asText().length() > 64) {
+        if (!node.isTextual() || node.asText().length() > 64 || !FOUR_DIGIT_YEAR.matcher(node.asText()).matches()) {
             return Optional.empty();
         }
         try {

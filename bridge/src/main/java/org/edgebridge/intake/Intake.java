@@ -11,6 +11,7 @@ import org.edgebridge.broker.InboundPublish;
 import org.edgebridge.hook.TestHook;
 import org.edgebridge.lifecycle.Component;
 import org.edgebridge.lifecycle.Once;
+import org.edgebridge.outbox.DeviceShare;
 import org.edgebridge.outbox.NewCommand;
 import org.edgebridge.outbox.IntakeOutbox;
 import org.edgebridge.outbox.StoreResult;
@@ -47,6 +48,7 @@ public final class Intake implements Component, IntakeView, AutoCloseable {
     private final OutboxRoom room;
     private final StoreReceipts storeReceipts;
     private final ResendAnswers resends;
+    private final FullDevices fullDevices = new FullDevices();
     private final Thread writer;
     private volatile boolean accepting = true;
     private final WriteFailures writeFailures = new WriteFailures();
@@ -58,7 +60,8 @@ public final class Intake implements Component, IntakeView, AutoCloseable {
     public Intake(IntakeOutbox outbox, ReceiptSender receipts, IntakeSettings settings, Runnable onStored, Workers threads) {
         this.outbox = outbox;
         this.receipts = receipts;
-        this.parser = new CommandParser(settings.maxPayloadBytes(), settings.jsonLimits(), settings.expiry());
+        this.parser = new CommandParser(settings.maxPayloadBytes(), settings.jsonLimits(), settings.expiry(),
+                settings.maxExpiresIn());
         this.settings = settings;
         this.queue = new ArrayBlockingQueue<>(settings.queueCapacity());
         this.onStored = onStored;
@@ -172,7 +175,7 @@ public final class Intake implements Component, IntakeView, AutoCloseable {
         List<StoreResult> results;
         TestHook.BEFORE_INTAKE_COMMIT.enter();
         try {
-            results = outbox.store(() -> topUp(batch), room.forNextBatch());
+            results = outbox.store(() -> topUp(batch), room.forNextBatch(), settings.deviceShare());
         } catch (RuntimeException e) {
             writeFailures.failed(batch.size(), e);
             stats.storeFailures.incrementAndGet();
@@ -193,7 +196,11 @@ public final class Intake implements Component, IntakeView, AutoCloseable {
                 resends.replay(again.record());
                 continue;
             }
+            if (result instanceof StoreResult.DeviceFull full) {
+                fullDevices.refused(full.command().clientId(), full.openCommands(), full.openBytes());
+            }
             if (result instanceof StoreResult.Stored) {
+                fullDevices.stored(result.command().clientId());
                 receipts.sendFirst(result.command().clientId(), storeReceipts.receiptFor(result), result.command().receivedAt());
             } else {
                 receipts.send(result.command().clientId(), storeReceipts.receiptFor(result));
@@ -211,6 +218,21 @@ public final class Intake implements Component, IntakeView, AutoCloseable {
     @Override
     public Optional<String> writeFailure() {
         return writeFailures.current();
+    }
+
+    @Override
+    public List<DeviceAtShare> devicesAtShare() {
+        return fullDevices.now();
+    }
+
+    @Override
+    public long deviceShareRefusals() {
+        return fullDevices.refusals();
+    }
+
+    @Override
+    public DeviceShare deviceShare() {
+        return settings.deviceShare();
     }
 
     @Override

@@ -1,6 +1,7 @@
 package org.edgebridge.intake;
 
 import java.time.Duration;
+import org.edgebridge.outbox.DeviceShare;
 
 /**
  * @param maxPayloadBytes largest command payload accepted
@@ -12,6 +13,10 @@ import java.time.Duration;
  * @param maxQueuedBytes payload bytes waiting for the writer before intake answers retry_later / intake_busy
  * @param jsonLimits how deep and long a payload's JSON may be before it is rejected json_limit_exceeded
  * @param expiry how long commands of each type stay worth applying ({@code intake.expiryByType})
+ * @param deviceShare how much of the outbox one device may hold ({@code outbox.maxPendingPerDevice},
+ *     {@code outbox.maxPendingBytesPerDevice}); past it that device's new commands get retry_later / device_outbox_full
+ * @param maxExpiresIn latest {@code expiresAt} a command may carry, after its arrival ({@code intake.maxExpiresIn})
  */
 public record IntakeSettings(int maxPayloadBytes, int maxBatch, int queueCapacity, long maxPending, long minFreeDiskBytes,
-        Duration fullRetryAfter, long maxQueuedBytes, JsonLimits jsonLimits, ExpiryRules expiry) {}
+        Duration fullRetryAfter, long maxQueuedBytes, JsonLimits jsonLimits, ExpiryRules expiry,
+        Duration maxExpiresIn, DeviceShare deviceShare) {}

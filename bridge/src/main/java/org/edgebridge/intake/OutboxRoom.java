@@ -23,7 +23,7 @@ final class OutboxRoom {
         this.outbox = outbox;
         this.settings = settings;
         // an absolute path of a file always has a parent
-        this.disk = new DiskSpace(Objects.requireNonNull(outbox.file().toAbsolutePath().getParent()));
+        this.disk = new DiskSpace(Objects.requireNonNull(outbox.file().toAbsolutePath().getParent()), outbox::freeBytes);
     }
 
     /** The room for the batch about to be written (0 below the disk floor or at maxPending). */

@@ -19,8 +19,8 @@ final class StoreReceipts {
     }
 
     /**
-     * {@code stored}, {@code retry_later}/{@code outbox_full}, or {@code rejected}/{@code command_id_reused} or
-     * {@code expired}.
+     * {@code stored}, {@code retry_later}/{@code outbox_full} or {@code device_outbox_full}, or {@code rejected}/{@code command_id_reused},
+     * {@code expired} or {@code unstorable}.
      */
     Receipt receiptFor(StoreResult result) {
         if (result instanceof StoreResult.Stored stored) {
@@ -35,12 +35,28 @@ final class StoreReceipts {
                             : "the bridge's outbox is full; send the command again later",
                     c.payloadSha256(), c.topic(), settings.fullRetryAfter().toMillis());
         }
+        if (result instanceof StoreResult.DeviceFull full) {
+            stats.retryLater.incrementAndGet();
+            NewCommand c = result.command();
+            return ReceiptSender.retryLater(c.commandId(), "device_outbox_full", "this device holds its share of the "
+                    + "bridge's outbox (" + full.openCommands() + " open commands, " + full.openBytes() + " bytes; at most "
+                    + settings.deviceShare().maxCommands() + " and " + settings.deviceShare().maxBytes() + "); send the "
+                    + "command again once earlier ones are final", c.payloadSha256(), c.topic(),
+                    settings.fullRetryAfter().toMillis());
+        }
         if (result instanceof StoreResult.Expired) {
             NewCommand c = result.command();
             stats.countRejected("expired");
             return ReceiptSender.rejected(c.commandId(), "expired", "the command's expiry ("
                     + c.expiresAt().map(Object::toString).orElse("?") + ") had passed when it arrived; it was not stored",
                     c.payloadSha256(), c.topic());
+        }
+        if (result instanceof StoreResult.Unstorable unstorable) {
+            NewCommand c = result.command();
+            stats.countRejected("unstorable");
+            return ReceiptSender.rejected(c.commandId(), "unstorable", "the outbox could not store this command ("
+                    + unstorable.error() + "); it was not stored, and the same bytes will fail again", c.payloadSha256(),
+                    c.topic());
         }
         StoreResult.IdReused reused = (StoreResult.IdReused) result;
         return idReused(reused.command(), reused.original());

@@ -8,7 +8,9 @@
  *
  * <p>Guarantees: {@code stored} only after the commit; a device's sequence follows its publish order; a resend is
  * answered from the outbox; past the queue's bounds, the outbox's or the disk's, a new command is answered {@code
- * retry_later} ({@code intake_busy}, {@code outbox_full}) and not taken.
+ * retry_later} ({@code intake_busy}, {@code outbox_full}) and not taken; past its own device's share of the outbox
+ * ({@link org.edgebridge.intake.FullDevices}), {@code device_outbox_full}, and no other device is touched; a command
+ * whose write fails on something in it is {@code rejected} / {@code unstorable} alone.
  */
 @NullMarked
 package org.edgebridge.intake;

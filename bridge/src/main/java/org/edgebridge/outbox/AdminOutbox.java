@@ -26,6 +26,9 @@ public interface AdminOutbox {
     /** {@link Outbox#isWritable}. */
     boolean isWritable();
 
+    /** {@link Outbox#freeBytes}. */
+    long freeBytes();
+
     /** {@link Outbox#writerFigures}. */
     WriterFigures writerFigures();
 }

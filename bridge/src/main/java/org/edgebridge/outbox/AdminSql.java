@@ -54,7 +54,9 @@ final class AdminSql {
             + "MIN(received_at) AS oldest_received_at FROM commands INDEXED BY commands_state WHERE state = 'parked' "
             + "GROUP BY 1, 2 ORDER BY 1, 2 LIMIT :limit";
 
-    static final String PAYLOAD = "SELECT payload FROM commands WHERE client_id = :c AND command_id = :id";
+    /** A final command's payload is dropped once its receipt was published (OutboxSql.MARK_PUBLISHED): none then. */
+    static final String PAYLOAD = "SELECT payload FROM commands WHERE client_id = :c AND command_id = :id "
+            + "AND length(payload) > 0";
 
     // ---- reads for the admin API and status ----
 

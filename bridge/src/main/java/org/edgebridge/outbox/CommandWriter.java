@@ -18,17 +18,29 @@ import java.util.Optional;
  * difference. Everywhere else in the outbox Jdbi's fluent API is used.
  *
  * <p>Runs inside a request of the outbox's writer ({@link OutboxWriter}): the commands of one call are one
- * savepoint of the writer's transaction, committed with whatever else met them there.
+ * savepoint of the writer's transaction, committed with whatever else met them there, and each command is a savepoint
+ * of its own inside it: a command whose write fails on something in it ({@link #isTheCommands}) is rolled back alone
+ * and answered {@link StoreResult.Unstorable}, and the others are stored (issue 40). A failure of the disk or the
+ * database (SQLITE_FULL, SQLITE_IOERR ...) fails the whole call, as it would fail every command.
  */
 final class CommandWriter {
     private CommandWriter() {}
 
     /** Stores the commands in list order; new ones beyond {@code capacity} are not stored. */
     static List<StoreResult> store(CommandStatements sql, List<NewCommand> commands, long capacity) throws SQLException {
+        return store(sql, commands, capacity, DeviceShare.UNBOUNDED);
+    }
+
+    /**
+     * Stores the commands in list order; new ones beyond {@code capacity}, or beyond their device's {@code share},
+     * are not stored.
+     */
+    static List<StoreResult> store(CommandStatements sql, List<NewCommand> commands, long capacity, DeviceShare share)
+            throws SQLException {
         List<StoreResult> out = new ArrayList<>(commands.size());
         long left = capacity;
         for (NewCommand command : commands) {
-            StoreResult r = storeOne(sql, command, left > 0);
+            StoreResult r = storeAlone(sql, command, left > 0, share);
             if (r instanceof StoreResult.Stored) {
                 left--;
             }
@@ -37,7 +49,46 @@ final class CommandWriter {
         return out;
     }
 
-    private static StoreResult storeOne(CommandStatements sql, NewCommand command, boolean room) throws SQLException {
+    /** {@link #storeOne} in a savepoint of its own: rolled back alone when something in the command fails it. */
+    private static StoreResult storeAlone(CommandStatements sql, NewCommand command, boolean room, DeviceShare share)
+            throws SQLException {
+        sql.savepoint.execute();
+        StoreResult result;
+        try {
+            result = storeOne(sql, command, room, share);
+        } catch (SQLException e) {
+            if (!isTheCommands(e)) {
+                throw e;
+            }
+            result = new StoreResult.Unstorable(command, shortly(e));
+        } catch (RuntimeException e) {
+            result = new StoreResult.Unstorable(command, shortly(e));
+        }
+        if (result instanceof StoreResult.Unstorable) {
+            sql.rollbackToSavepoint.execute();
+        }
+        sql.release.execute();
+        return result;
+    }
+
+    /** The error for a device's receipt: at most 200 characters. */
+    private static String shortly(Exception e) {
+        String text = e.toString();
+        return text.length() <= 200 ? text : text.substring(0, 200) + "…";
+    }
+
+    /**
+     * Whether an error is the command's own, one that writing it again would meet again: a value too big for SQLite
+     * (SQLITE_TOOBIG), a constraint, a type mismatch or a parameter out of range. Anything else (the disk, I/O, a
+     * lock, a corrupt file) is the outbox's and fails every command alike.
+     */
+    static boolean isTheCommands(SQLException e) {
+        int primary = e.getErrorCode() & 0xff;
+        return primary == 18 || primary == 19 || primary == 20 || primary == 25;
+    }
+
+    private static StoreResult storeOne(CommandStatements sql, NewCommand command, boolean room, DeviceShare share)
+            throws SQLException {
         Optional<CommandRecord> existing = find(sql, command);
         if (existing.isPresent()) {
             CommandRecord record = existing.get();
@@ -50,6 +101,12 @@ final class CommandWriter {
         }
         if (!room) {
             return new StoreResult.Full(command);
+        }
+        sql.deviceShare.setString(1, command.clientId());
+        try (ResultSet rs = sql.deviceShare.executeQuery()) {
+            if (rs.next() && !share.hasRoom(rs.getLong(1), rs.getLong(2), command.payload().length)) {
+                return new StoreResult.DeviceFull(command, rs.getLong(1), rs.getLong(2));
+            }
         }
         long receivedAt = command.receivedAt().toEpochMilli();
         sql.nextSequence.setString(1, command.clientId());

@@ -10,8 +10,11 @@ public interface IntakeOutbox {
     /** The outbox's file, whose free space the intake watches. */
     Path file();
 
-    /** {@link Outbox#store(Supplier, long)}. */
-    List<StoreResult> store(Supplier<List<NewCommand>> batch, long capacity);
+    /** {@link Outbox#store(Supplier, long, DeviceShare)}. */
+    List<StoreResult> store(Supplier<List<NewCommand>> batch, long capacity, DeviceShare share);
+
+    /** {@link Outbox#freeBytes()}. */
+    long freeBytes();
 
     /** {@link Outbox#openCount()}. */
     long openCount();

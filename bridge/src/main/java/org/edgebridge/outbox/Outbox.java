@@ -40,6 +40,8 @@ public final class Outbox implements IntakeOutbox, ForwarderOutbox, AdminOutbox 
     private final Expiries expiries;
     private final CheckpointConnection checkpoints;
     private final OutboxReads reads;
+    /** The device after which {@link #unpublishedFinals} takes its next turn ("" from the first). */
+    private volatile String republishAfter = "";
 
     private Outbox(Jdbi jdbi, Clock clock, Path file) {
         this.jdbi = jdbi;
@@ -78,9 +80,17 @@ public final class Outbox implements IntakeOutbox, ForwarderOutbox, AdminOutbox 
      * that under load the same commands take fewer, larger transactions, and none waits longer for it.
      */
     public List<StoreResult> store(Supplier<List<NewCommand>> batch, long capacity) {
+        return store(batch, capacity, DeviceShare.UNBOUNDED);
+    }
+
+    /**
+     * {@link #store(Supplier, long)}, and a device's new commands past its {@code share} of the outbox are not stored
+     * ({@link StoreResult.DeviceFull}).
+     */
+    public List<StoreResult> store(Supplier<List<NewCommand>> batch, long capacity, DeviceShare share) {
         List<StoreResult> results;
         try {
-            results = writer.write(h -> CommandWriter.store(writer.commands(), batch.get(), capacity));
+            results = writer.write(h -> CommandWriter.store(writer.commands(), batch.get(), capacity, share));
         } catch (RuntimeException e) {
             throw new IllegalStateException("outbox write failed: " + e.getMessage(), e);
         }
@@ -208,14 +218,32 @@ public final class Outbox implements IntakeOutbox, ForwarderOutbox, AdminOutbox 
     }
 
     /**
-     * Final commands whose receipt was committed but never handed to the broker (a crash in between). Commits the
-     * marks that wait first: a receipt handed out a moment ago is not one of them.
+     * Final commands whose receipt was committed but never handed to the broker (a crash in between, or a device whose
+     * queue was full), at most {@code limit}, device by device (issue 40): up to {@code limit} devices, taken in turn
+     * from where the last call stopped, each with an equal share of {@code limit} (at least one), its oldest first. Before, the oldest {@code limit} went first, so a device that
+     * never reads and had that many held every other device's receipts behind its own for good; now it takes its
+     * share, and the publisher skips the rest of it once the broker refuses one. Commits the marks that wait first: a
+     * receipt handed out a moment ago is not one of them.
      */
     public List<CommandRecord> unpublishedFinals(int limit) {
         writer.flushMarks();
-        return jdbi.withHandle(handle -> handle.createQuery(OutboxSql.UNPUBLISHED).bind("limit", limit)
-                .mapTo(CommandRecord.class).list());
+        return jdbi.withHandle(handle -> {
+            List<String> turn = handle.createQuery(OutboxSql.UNPUBLISHED_DEVICES).bind("after", republishAfter)
+                    .bind("limit", limit).mapTo(String.class).list();
+            republishAfter = turn.size() < limit ? "" : turn.get(turn.size() - 1); // wraps round at the end
+            int each = Math.max(1, limit / Math.max(1, turn.size()));
+            List<CommandRecord> out = new java.util.ArrayList<>();
+            for (String clientId : turn) {
+                if (out.size() >= limit) {
+                    break;
+                }
+                out.addAll(handle.createQuery(OutboxSql.UNPUBLISHED).bind("c", clientId)
+                        .bind("limit", Math.min(each, limit - out.size())).mapTo(CommandRecord.class).list());
+            }
+            return out;
+        });
     }
+
 
     /**
      * Returns the rows of one claim that are still in flight to pending (an unexpected failure between claim and
@@ -253,6 +281,44 @@ public final class Outbox implements IntakeOutbox, ForwarderOutbox, AdminOutbox 
      */
     public int purgeFinalBefore(Instant cutoff, int batch) {
         return write(handle -> RetentionPurger.purge(handle, cutoff, batch));
+    }
+
+    /**
+     * Deletes up to {@code batch} rows of devices last heard of before {@code cutoff} that the outbox holds no command
+     * of, in one short transaction. @return how many were deleted
+     */
+    public int forgetDevicesBefore(Instant cutoff, int batch) {
+        return write(handle -> handle.createUpdate(OutboxSql.FORGET_DEVICES).bind("cutoff", cutoff.toEpochMilli())
+                .bind("limit", batch).execute());
+    }
+
+    /** Bytes of the outbox file's free pages: room SQLite reuses before the file grows, counted as free disk. */
+    public long freeBytes() {
+        return jdbi.withHandle(handle -> handle.createQuery(OutboxSql.FREE_BYTES).mapTo(Long.class).one());
+    }
+
+    /**
+     * Gives up to {@code pages} of the file's free pages back to the file system (auto_vacuum=INCREMENTAL, set by
+     * {@link OutboxDatabase}), in one short write transaction.
+     *
+     * @return the pages given back
+     */
+    public long giveBackFreePages(int pages) {
+        return write(handle -> {
+            try (java.sql.Statement s = handle.getConnection().createStatement()) {
+                long before = freePages(s);
+                s.executeUpdate(OutboxSql.incrementalVacuum(pages));
+                return before - freePages(s);
+            } catch (java.sql.SQLException e) {
+                throw new IllegalStateException("incremental vacuum failed: " + e.getMessage(), e);
+            }
+        });
+    }
+
+    private static long freePages(java.sql.Statement s) throws java.sql.SQLException {
+        try (java.sql.ResultSet rs = s.executeQuery(OutboxSql.FREE_PAGES)) {
+            return rs.next() ? rs.getLong(1) : 0;
+        }
     }
 
     /** The highest row id stored so far (0 when empty). */

@@ -49,6 +49,7 @@ final class OutboxDatabase {
         config.setTransactionMode(SQLiteConfig.TransactionMode.IMMEDIATE);
         SQLiteDataSource dataSource = new SQLiteDataSource(config);
         dataSource.setUrl("jdbc:sqlite:" + file.toAbsolutePath());
+        IncrementalVacuum.switchOn(dataSource, file);
         Flyway.configure()
                 .dataSource(dataSource)
                 .locations("classpath:db/migration")

@@ -43,6 +43,10 @@ final class OutboxSql {
     static final String SAVEPOINT = "SAVEPOINT request";
     static final String RELEASE_SAVEPOINT = "RELEASE request";
     static final String ROLLBACK_TO_SAVEPOINT = "ROLLBACK TO request";
+    /** One command of the intake's request ({@link CommandWriter}), inside the request's savepoint. */
+    static final String SAVEPOINT_COMMAND = "SAVEPOINT command";
+    static final String RELEASE_COMMAND = "RELEASE command";
+    static final String ROLLBACK_TO_COMMAND = "ROLLBACK TO command";
 
     // The writer's three statements run on plain JDBC prepared statements (CommandWriter says why), so their
     // parameters are positional: each statement's comment names them in order.
@@ -59,6 +63,9 @@ final class OutboxSql {
             ON CONFLICT (client_id) DO UPDATE SET last_sequence = last_sequence + 1, last_seen_at = ?2
             RETURNING last_sequence""";
 
+    /** ?1 client id: the device's open commands and their payload bytes (kept by V7__device_share.sql's triggers). */
+    static final String DEVICE_SHARE = "SELECT open_count, open_bytes FROM devices WHERE client_id = ?";
+
     /**
      * 1 client id, 2 command id, 3 sequence, 4 topic, 5 type, 6 payload, 7 payload sha256, 8 received at, 9 expires at
      * (NULL: never).
@@ -73,18 +80,19 @@ final class OutboxSql {
 
     /**
      * Per device, the row of its lowest open sequence, if that row is pending and due, and central was told of every
-     * command of the device that expired here ({@link #UNREPORTED_EXPIRIES}). CROSS JOIN fixes the
-     * join order: one index seek per device, whatever the backlog (a device whose head waits costs one seek,
+     * command of the device that expired here ({@link #UNREPORTED_EXPIRIES}). Only devices with open commands are
+     * visited ({@code devices_with_open}, kept by V7__device_share.sql's triggers), not every device ever seen (issue
+     * 40). CROSS JOIN fixes the join order: one index seek per such device, whatever the backlog (a device whose head waits costs one seek,
      * not a scan of its rows). NOT INDEXED makes the head row a lookup by its id: left to itself, SQLite 3's planner
      * seeks {@code commands_state} (state, id) there and then the row as well.
      */
     static final String CLAIM_HEADS = """
-            SELECT c.id, c.client_id, c.sequence FROM devices d
+            SELECT c.id, c.client_id, c.sequence FROM devices d INDEXED BY devices_with_open
             CROSS JOIN commands c NOT INDEXED ON c.id = (SELECT o.id FROM commands o INDEXED BY commands_open
                                              WHERE o.client_id = d.client_id AND o.state IN """ + OPEN_STATES + """
 
                                              ORDER BY o.sequence LIMIT 1)
-            WHERE c.state = 'pending' AND c.not_before <= :now AND c.id <= :maxId
+            WHERE d.open_count > 0 AND c.state = 'pending' AND c.not_before <= :now AND c.id <= :maxId
               AND NOT EXISTS (SELECT 1 FROM commands x INDEXED BY commands_expiry_unreported
                               WHERE x.client_id = d.client_id AND x.expiry_reported = 0)
             ORDER BY c.id LIMIT :limit""";
@@ -187,10 +195,27 @@ final class OutboxSql {
 
     // ---- receipts, releases, retention ----
 
-    static final String MARK_PUBLISHED = "UPDATE commands SET receipt_published = 1 WHERE id IN " + IDS;
+    /**
+     * The final receipts of these rows were handed to the broker: their payloads are dropped (issue 40), since a resend
+     * needs only the payload's SHA-256 and the receipt, and the space goes back to the file's free pages.
+     */
+    static final String MARK_PUBLISHED = "UPDATE commands SET receipt_published = 1, payload = CASE WHEN state IN "
+            + FINAL_STATES + " THEN X'' ELSE payload END WHERE id IN " + IDS;
 
-    static final String UNPUBLISHED = "SELECT " + RECORD_COLUMNS + " FROM commands INDEXED BY commands_unpublished"
-            + " WHERE receipt_published = 0 AND state IN " + FINAL_STATES + " ORDER BY id LIMIT :limit";
+    /**
+     * Devices after {@code :after} (by client id) with final receipts committed but never handed to the broker: one
+     * seek per device with a row, not a scan of the rows (a device that never reads may have a million).
+     */
+    static final String UNPUBLISHED_DEVICES = """
+            SELECT d.client_id FROM devices d
+            WHERE d.client_id > :after AND EXISTS (SELECT 1 FROM commands c INDEXED BY commands_unpublished_device
+                         WHERE c.client_id = d.client_id AND c.receipt_published = 0 AND c.state IN """ + FINAL_STATES + """
+            )
+            ORDER BY d.client_id LIMIT :limit""";
+
+    /** One device's oldest final receipts committed but never handed to the broker. */
+    static final String UNPUBLISHED = "SELECT " + RECORD_COLUMNS + " FROM commands INDEXED BY commands_unpublished_device"
+            + " WHERE client_id = :c AND receipt_published = 0 AND state IN " + FINAL_STATES + " ORDER BY id LIMIT :limit";
 
     static final String INFLIGHT_OF_CLAIM = "SELECT id FROM commands WHERE batch_id = :b AND state = 'inflight'";
 
@@ -213,6 +238,34 @@ final class OutboxSql {
     static final String PURGE_HISTORY = "DELETE FROM command_history WHERE command IN " + IDS;
 
     static final String PURGE_COMMANDS = "DELETE FROM commands WHERE id IN " + IDS;
+
+    /** Bytes of the file's free pages: room SQLite reuses before the file grows (counted as free disk). */
+    static final String FREE_BYTES = "SELECT f.freelist_count * p.page_size FROM pragma_freelist_count() f, pragma_page_size() p";
+
+    static final String FREE_PAGES = "PRAGMA freelist_count";
+
+    /**
+     * Gives up to that many free pages back to the file system (auto_vacuum=INCREMENTAL). Run with JDBC's
+     * executeUpdate: SQLite frees one page per step, and a plain execute steps once.
+     */
+    static String incrementalVacuum(int pages) {
+        return "PRAGMA incremental_vacuum(" + pages + ")";
+    }
+
+    static final String AUTO_VACUUM = "PRAGMA auto_vacuum";
+    static final String AUTO_VACUUM_INCREMENTAL = "PRAGMA auto_vacuum = INCREMENTAL";
+    static final String VACUUM = "VACUUM";
+
+    /**
+     * Up to :limit devices last heard of before :cutoff that the outbox holds no command of (every one purged): their
+     * rows go, so that the table does not keep every device ever seen (issue 40). One scan of devices per purge run.
+     */
+    static final String FORGET_DEVICES = """
+            DELETE FROM devices WHERE client_id IN (
+                SELECT d.client_id FROM devices d
+                WHERE d.last_seen_at < :cutoff AND d.open_count = 0
+                  AND NOT EXISTS (SELECT 1 FROM commands c WHERE c.client_id = d.client_id)
+                LIMIT :limit)""";
 
     static final String MAX_ROW_ID = "SELECT COALESCE(MAX(id), 0) FROM commands";
 

@@ -14,7 +14,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Deletes final commands older than the retention (docs/protocol.md §2.5), in small transactions with a pause between
- * them, so that intake never waits long for the writer. The retention is also the dedup window: a
+ * them, so that intake never waits long for the writer; then gives the file's free pages back to the file system
+ * ({@code auto_vacuum=INCREMENTAL}). The retention is also the dedup window: a
  * command resent after its row was purged is stored and forwarded again (central still deduplicates it).
  *
  * <p>Thread: "outbox-retention", owned by this class.
@@ -23,6 +24,8 @@ public final class RetentionPurger implements Component, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(RetentionPurger.class);
     private static final Duration PAUSE_BETWEEN_BATCHES = Duration.ofMillis(20);
     private static final Duration FIRST_RUN_AFTER = Duration.ofSeconds(2);
+    /** Free pages given back to the file system per transaction (8 MiB of 4 KiB pages): short, as a purge batch. */
+    static final int VACUUM_PAGES = 2048;
 
     private final Outbox outbox;
     private final RetentionSettings settings;
@@ -30,6 +33,8 @@ public final class RetentionPurger implements Component, AutoCloseable {
     private final Thread thread;
     private final Object signal = new Object();
     private final AtomicLong purged = new AtomicLong();
+    private final AtomicLong pagesGivenBack = new AtomicLong();
+    private final AtomicLong devicesForgotten = new AtomicLong();
     private volatile boolean running = true;
     private volatile boolean purging;
     private volatile @Nullable Instant lastRunAt;
@@ -58,6 +63,8 @@ public final class RetentionPurger implements Component, AutoCloseable {
         while (running) {
             try {
                 runOnce();
+                forgetDevices();
+                giveBackFreePages();
             } catch (RuntimeException e) {
                 LOG.warn("retention purge failed; trying again in {}", settings.interval(), e);
             }
@@ -86,6 +93,41 @@ public final class RetentionPurger implements Component, AutoCloseable {
         if (total > 0) {
             LOG.info("retention: purged {} final commands older than {}", total, settings.retention());
         }
+        return total;
+    }
+
+    /**
+     * Deletes the rows of devices not heard of for {@code outbox.deviceRetention} that the outbox holds no command of,
+     * batch by batch. @return rows deleted
+     */
+    long forgetDevices() {
+        Instant cutoff = clock.instant().minus(settings.deviceRetention());
+        long total = 0;
+        int n;
+        do {
+            n = outbox.forgetDevicesBefore(cutoff, settings.batch());
+            total += n;
+            devicesForgotten.addAndGet(n);
+        } while (n == settings.batch() && running && pause(PAUSE_BETWEEN_BATCHES));
+        if (total > 0) {
+            LOG.info("retention: forgot {} devices not heard of for {} with no command left", total,
+                    settings.deviceRetention());
+        }
+        return total;
+    }
+
+    /**
+     * Gives the outbox file's free pages (purged rows, payloads dropped once their final receipt was published) back
+     * to the file system, {@link #VACUUM_PAGES} per short transaction with a pause between them. @return pages given back
+     */
+    long giveBackFreePages() {
+        long total = 0;
+        long n;
+        do {
+            n = outbox.giveBackFreePages(VACUUM_PAGES);
+            total += n;
+            pagesGivenBack.addAndGet(n);
+        } while (n >= VACUUM_PAGES && running && pause(PAUSE_BETWEEN_BATCHES));
         return total;
     }
 
@@ -119,11 +161,15 @@ public final class RetentionPurger implements Component, AutoCloseable {
         }
     }
 
-    /** Rows purged since start, whether a purge is running now, and when the last one ended. */
-    public record Status(long purged, boolean purging, @Nullable Instant lastRunAt) {}
+    /**
+     * Rows purged since start, whether a purge is running now, when the last one ended, and the outbox file's free
+     * pages given back to the file system and the devices forgotten since start.
+     */
+    public record Status(long purged, boolean purging, @Nullable Instant lastRunAt, long pagesGivenBack,
+            long devicesForgotten) {}
 
     public Status status() {
-        return new Status(purged.get(), purging, lastRunAt);
+        return new Status(purged.get(), purging, lastRunAt, pagesGivenBack.get(), devicesForgotten.get());
     }
 
     /** {@link #close(Duration)} with 10 s, for try-with-resources. */

@@ -18,4 +18,20 @@ public sealed interface StoreResult {
 
     /** Not stored: the outbox is at its limit. Nothing stored earlier was touched. */
     record Full(NewCommand command) implements StoreResult {}
+
+    /**
+     * Not stored: the device holds its share of the outbox ({@link DeviceShare}): only its own new commands wait.
+     *
+     * @param openCommands the device's open commands when this one came
+     * @param openBytes their payload bytes
+     */
+    record DeviceFull(NewCommand command, long openCommands, long openBytes) implements StoreResult {}
+
+    /**
+     * Not stored, for good: writing this command failed on something in it (a number SQLite or Java cannot hold, a
+     * value SQLite refuses), not on the disk. Rolled back alone; the other commands of the batch are stored.
+     *
+     * @param error what failed, for the receipt's message
+     */
+    record Unstorable(NewCommand command, String error) implements StoreResult {}
 }

@@ -3,7 +3,9 @@ package org.edgebridge.receipt;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 import org.edgebridge.broker.DevicePublisher;
@@ -60,13 +62,22 @@ public final class ReceiptSender {
      * Publishes the final receipts of these commands, just committed (or, {@code again}, committed before and maybe
      * published already), each in state order ({@link #sendInOrder}).
      *
+     * A device whose receipt the broker refused (its queue is full: it does not read) is skipped for the rest of the
+     * list: its receipts stay unpublished in the outbox, published again later or answered on its resend.
+     *
      * @return the ids of those handed to the broker, for the caller to mark published in the outbox
      */
     public List<Long> sendFinals(List<CommandRecord> finals, boolean again) {
         List<Long> sent = new ArrayList<>(finals.size());
+        Set<String> refusedNow = new HashSet<>();
         for (CommandRecord r : finals) {
+            if (refusedNow.contains(r.clientId())) {
+                continue;
+            }
             if (sendInOrder(r.clientId(), () -> r, again)) {
                 sent.add(r.id());
+            } else {
+                refusedNow.add(r.clientId());
             }
         }
         return sent;

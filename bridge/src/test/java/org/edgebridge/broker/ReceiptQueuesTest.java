@@ -134,4 +134,34 @@ class ReceiptQueuesTest {
         assertThat(queues.droppedSiteFull()).isEqualTo(1);
         assertThat(queues.devices()).isEqualTo(5);
     }
+
+    /**
+     * Issue 40 point 9: a device that read its queue, or whose session went away, and got no receipt since, no longer
+     * counts toward the site's totals once the ledgers are read again from the broker; before, the totals kept its
+     * receipts for good and drifted up until the site bound refused every device.
+     */
+    @Test
+    void the_site_totals_follow_the_broker_when_devices_read_their_queues_or_go_away() {
+        ReceiptQueues queues = new ReceiptQueues(ENTRIES, BYTES, 1_000, Long.MAX_VALUE);
+        java.util.Map<String, Integer> broker = new java.util.HashMap<>();
+        for (int d = 0; d < 4; d++) {
+            String dev = "dev-" + d;
+            for (int i = 0; i < 250; i++) {
+                assertThat(queues.admit(dev, 300, i)).isTrue();
+                queues.arrived(dev, i + 1);
+            }
+            broker.put(dev, 250);
+        }
+        assertThat(queues.totalEntries()).isEqualTo(1_000);
+        assertThat(queues.admit("dev-new", 300, 0)).as("the site is full").isFalse();
+        broker.put("dev-0", 0); // read its queue
+        broker.remove("dev-1"); // its session expired
+        broker.put("dev-2", 100); // read part of it
+        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(5)).until(() -> {
+            queues.refreshIfDue(c -> broker.getOrDefault(c, 0));
+            return queues.totalEntries() == 350;
+        });
+        assertThat(queues.devices()).isEqualTo(2);
+        assertThat(queues.admit("dev-new", 300, 0)).as("room again").isTrue();
+    }
 }

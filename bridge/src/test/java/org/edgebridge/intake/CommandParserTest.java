@@ -166,4 +166,30 @@ class CommandParserTest {
                     });
         }
     }
+
+    /**
+     * Issue 40 point 1: an expiresAt Java reads but whose milliseconds overflow a long (the writer's batch failed on
+     * it), a year not of four digits, or one past intake.maxExpiresIn (shipped: 366 days) is rejected here, with the
+     * command's id; the horizon itself is taken.
+     */
+    @Test
+    void an_expires_at_without_a_four_digit_year_or_past_the_horizon_is_rejected_invalid_expires_at() {
+        assertThat(ConfigKeys.INTAKE_MAX_EXPIRES_IN.defaultValue()).isEqualTo("366d");
+        CommandParser shipped = new CommandParser(1000, SHIPPED, ExpiryRules.NONE, java.time.Duration.ofDays(366));
+        Instant at = Instant.parse("2026-12-02T06:00:00Z");
+        java.util.function.Function<String, CommandParser.Parsed> parseAt = e -> shipped.parse(new InboundPublish("dev",
+                "devices/dev/commands/a/b", "a/b", ("{\"commandId\":\"XA1\",\"expiresAt\":\"" + e + "\"}")
+                        .getBytes(StandardCharsets.UTF_8), at));
+        for (String bad : java.util.List.of("+999999999-12-31T23:59:59Z", "-999999999-01-01T00:00:00Z",
+                "+10000-01-01T00:00:00Z", "9999-12-31T23:59:59Z", "2027-12-04T06:00:00Z")) {
+            assertThat(parseAt.apply(bad)).as(bad).isInstanceOfSatisfying(CommandParser.Invalid.class, i -> {
+                assertThat(i.code()).isEqualTo("invalid_expires_at");
+                assertThat(i.commandId()).isEqualTo("XA1");
+            });
+        }
+        assertThat(parseAt.apply("2027-12-03T06:00:00Z")).as("366 days on: the horizon itself")
+                .isInstanceOf(CommandParser.Valid.class);
+        assertThat(parseAt.apply("0001-01-01T00:00:00Z")).as("long past: stored as expired by the writer")
+                .isInstanceOf(CommandParser.Valid.class);
+    }
 }

@@ -29,6 +29,14 @@ public final class BulkLoader {
             VALUES (:clientId, :commandId, :sequence, :topic, :type, :payload, :sha, :receivedAt, :state,
                     :finalAt, :published)""";
 
+    /** Each device's open commands and their bytes, counted again (what V7__device_share.sql's triggers keep). */
+    private static final String DEVICE_SHARES = """
+            UPDATE devices SET
+                open_count = (SELECT COUNT(*) FROM commands c
+                              WHERE c.client_id = devices.client_id AND c.state IN ('pending', 'inflight', 'parked')),
+                open_bytes = (SELECT COALESCE(SUM(length(c.payload)), 0) FROM commands c
+                              WHERE c.client_id = devices.client_id AND c.state IN ('pending', 'inflight', 'parked'))""";
+
     private BulkLoader() {}
 
     /**
@@ -67,6 +75,7 @@ public final class BulkLoader {
         lastSeen.forEach((c, t) -> devices.bind("c", c).bind("seq", sequences.get(c)).bind("t", t).add());
         if (!lastSeen.isEmpty()) {
             devices.execute();
+            handle.execute(DEVICE_SHARES); // rows of a device new here came before its devices row: no trigger counted them
         }
         return n;
     }

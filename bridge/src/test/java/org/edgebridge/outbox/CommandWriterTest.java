@@ -104,4 +104,33 @@ class CommandWriterTest {
                     }
                 });
     }
+
+    /**
+     * Issue 40 point 1: a command whose write throws (an expiry whose milliseconds overflow a long, as the parser once
+     * let through) fails alone: the commands before and after it in the same call are stored, with gapless sequences,
+     * and the call does not fail.
+     */
+    @Test
+    void a_command_whose_write_throws_fails_alone_and_the_rest_of_the_batch_is_stored() {
+        Path file = dir.resolve("outbox.db");
+        Outbox outbox = Outbox.open(file, Clock.systemUTC());
+        try {
+            Instant now = Instant.now();
+            NewCommand fine = OutboxFixture.command("dev-a", "A-1", 0, now);
+            NewCommand base = OutboxFixture.command("dev-bad", "XA1", 0, now);
+            NewCommand bad = new NewCommand(base.clientId(), base.commandId(), base.topic(), base.type(), base.payload(),
+                    base.payloadSha256(), now, java.util.Optional.of(Instant.MAX));
+            NewCommand next = OutboxFixture.command("dev-bad", "XA2", 0, now);
+            NewCommand other = OutboxFixture.command("dev-b", "B-1", 0, now);
+            List<StoreResult> results = outbox.store(List.of(fine, bad, next, other));
+            assertThat(results).extracting(r -> r.getClass().getSimpleName())
+                    .containsExactly("Stored", "Unstorable", "Stored", "Stored");
+            assertThat(((StoreResult.Stored) results.get(2)).record().sequence())
+                    .as("the failed command's sequence was rolled back with it").isEqualTo(1);
+            assertThat(outbox.find("dev-bad", "XA1")).isEmpty();
+            assertThat(outbox.openCount()).isEqualTo(3);
+        } finally {
+            outbox.close();
+        }
+    }
 }

@@ -52,7 +52,9 @@ class OutboxQueryPlanTest {
         statements.put("claim: run of one device", new String[] {OutboxSql.CLAIM_RUN, "commands_open"});
         statements.put("count open", new String[] {AdminSql.COUNT_OPEN, "INDEX"});
         statements.put("oldest open", new String[] {AdminSql.OLDEST_OPEN, "INDEX"});
-        statements.put("unpublished finals", new String[] {OutboxSql.UNPUBLISHED, "commands_unpublished"});
+        statements.put("unpublished finals: devices", new String[] {OutboxSql.UNPUBLISHED_DEVICES,
+                "commands_unpublished_device"});
+        statements.put("unpublished finals of a device", new String[] {OutboxSql.UNPUBLISHED, "commands_unpublished_device"});
         statements.put("retention candidates", new String[] {OutboxSql.PURGE_CANDIDATES, "commands_final_at"});
         statements.put("expiry: due", new String[] {OutboxSql.EXPIRING, "commands_expiring"});
         statements.put("expiry: unreported", new String[] {OutboxSql.UNREPORTED_EXPIRIES, "commands_expiry_unreported"});
@@ -67,8 +69,9 @@ class OutboxQueryPlanTest {
                 assertThat(plan).as(e.getKey() + ": no full scan of commands")
                         .noneMatch(line -> line.matches("SCAN (commands|c|o)\\b.*") && !line.contains("INDEX"));
             }
-            assertThat(plan(c, OutboxSql.CLAIM_HEADS)).as("claim visits devices, one seek each")
-                    .contains("SCAN d").anyMatch(line -> line.contains("INTEGER PRIMARY KEY"));
+            assertThat(plan(c, OutboxSql.CLAIM_HEADS)).as("claim visits the devices with open commands, one seek each")
+                    .anyMatch(line -> line.startsWith("SCAN d USING") && line.contains("devices_with_open"))
+                    .anyMatch(line -> line.contains("INTEGER PRIMARY KEY"));
         }
     }
 

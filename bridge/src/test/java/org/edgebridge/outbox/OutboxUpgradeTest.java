@@ -33,7 +33,13 @@ class OutboxUpgradeTest {
         assertThat(outbox.claim(10, 1 << 20, OutboxFixture.ROUGH_SIZE, Long.MAX_VALUE, "b")).extracting(ClaimedEvent::commandId)
                 .as("C-1 and C-2 pending; C-3 parked holds the rest of the device back").containsExactly("C-1", "C-2");
         assertThat(outbox.openCount()).isEqualTo(3);
-        assertThat(outbox.reads().schemaVersion()).isEqualTo("6");
+        assertThat(outbox.reads().schemaVersion()).isEqualTo("7");
+        assertThat(query(outbox.file(), "SELECT open_count || '/' || open_bytes FROM devices WHERE client_id = 'dev'"))
+                .as("V7 counts the device's open commands and their bytes").containsExactly("3/"
+                        + query(outbox.file(), "SELECT SUM(length(payload)) FROM commands WHERE state IN "
+                                + "('pending', 'inflight', 'parked')").get(0));
+        assertThat(query(outbox.file(), "PRAGMA auto_vacuum")).as("switched to INCREMENTAL by a one-time VACUUM")
+                .containsExactly("2");
         assertThat(indexes(outbox.file())).contains("commands_open", "commands_unpublished", "commands_state",
                 "commands_final_at", "command_history_command", "commands_expiring", "commands_expiry_unreported");
         assertThat(outbox.expiries().unreported(10)).as("rows from before expiry need no report").isEmpty();

@@ -207,10 +207,11 @@ public final class MoquetteBroker implements BrokerEngine {
 
     public BrokerStatus status() {
         InboundBackPressure p = backPressure;
+        Server s = server;
         return new BrokerStatus(isRunning(), listeners(), connectedClientIds().size(), acl.publishes(),
                 acl.subscribes(), violations.total(), restarts.get(), storeResets.count(), login.refusedCredentials(),
                 login.refusedThrottled(), login.refusedBusy(), wills.get(), p.waiting(), p.mostWaiting(), p.pauses(),
-                limits.status(connections.open(), devices, refusals, receipts.queues()));
+                limits.status(connections.open(), devices, refusals, s == null ? receipts.queues() : receipts.queuesNow(s)));
     }
 
     /**

@@ -33,6 +33,7 @@ final class ReceiptsOut {
 
     /** @return true if Moquette took the receipt for the device */
     boolean publish(Server s, String clientId, byte[] json) {
+        queues.refreshIfDue(c -> queuedFor(s, c));
         if (!queues.admit(clientId, json.length, queuedFor(s, clientId))) {
             refusals.info("receipt-queue", clientId, "left out a receipt to " + RefusalLog.quote(clientId) + ": its queue is full "
                     + "(mqtt.maxQueuedReceipts, mqtt.maxQueuedReceiptBytes: a device that does not read); its resend gets it");
@@ -50,6 +51,12 @@ final class ReceiptsOut {
     }
 
     ReceiptQueues queues() {
+        return queues;
+    }
+
+    /** The queues, every device's read again from the broker if a second has passed (for the status). */
+    ReceiptQueues queuesNow(Server s) {
+        queues.refreshIfDue(c -> queuedFor(s, c));
         return queues;
     }
 
