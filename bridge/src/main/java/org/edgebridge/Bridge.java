@@ -24,6 +24,9 @@ import org.edgebridge.outbox.RetentionPurger;
 import org.edgebridge.outbox.WalCheckpointer;
 import org.edgebridge.receipt.ReceiptFigures;
 import org.edgebridge.receipt.ReceiptSender;
+import org.edgebridge.storage.Fsync;
+import org.edgebridge.storage.FsyncProbe;
+import org.edgebridge.storage.StorageHonesty;
 import org.edgebridge.worker.Workers;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -61,7 +64,8 @@ public final class Bridge implements AutoCloseable {
     private final List<Component> started = new ArrayList<>();
     private boolean closed;
 
-    private Bridge(BridgeConfig config, Clock clock, DataDirLock lock, Outbox outbox, Runnable onWorkerDeath) {
+    private Bridge(BridgeConfig config, Clock clock, DataDirLock lock, Outbox outbox, StorageHonesty storage,
+            Runnable onWorkerDeath) {
         this.config = config;
         this.lock = lock;
         this.outbox = outbox;
@@ -69,6 +73,7 @@ public final class Bridge implements AutoCloseable {
         this.broker = new Broker(config.broker(), clock, this::acceptCommand, MoquetteBroker::new,
                 cause -> workers.lost("broker", cause));
         this.meters = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        storage.register(meters);
         ReceiptSender receipts = new ReceiptSender(broker, new ReceiptFigures(meters, clock));
         this.forwarder = new Forwarder(config.forwarder(), outbox, receipts, this::storedUpTo, clock, workers, meters);
         this.intake = new Intake(outbox, receipts, config.intake(), forwarder::wake, workers);
@@ -80,7 +85,8 @@ public final class Bridge implements AutoCloseable {
                         config.forwarder().compression().name().toLowerCase(java.util.Locale.ROOT),
                         config.forwarder().proxy().map(Object::toString).orElse("direct"),
                         config.forwarder().clientCertificate().map(c -> "file " + c.certFile()).orElse("none"),
-                        config.forwarder().oauth2().map(o -> "oauth2 " + o.tokenUrl() + " as " + o.clientId()).orElse("none"))));
+                        config.forwarder().oauth2().map(o -> "oauth2 " + o.tokenUrl() + " as " + o.clientId()).orElse("none")),
+                storage));
         this.parts = List.of(checkpointer, admin, broker, intake, forwarder, retention);
     }
 
@@ -112,8 +118,9 @@ public final class Bridge implements AutoCloseable {
         Bridge bridge;
         try {
             PrivateDataDir.restrict(config.dataDir());
+            StorageHonesty storage = probeStorage(config);
             outbox = openOutbox(config, clock);
-            bridge = new Bridge(config, clock, lock, outbox, onWorkerDeath);
+            bridge = new Bridge(config, clock, lock, outbox, storage, onWorkerDeath);
         } catch (RuntimeException e) {
             if (outbox != null) {
                 outbox.close();
@@ -125,6 +132,7 @@ public final class Bridge implements AutoCloseable {
             bridge.startParts();
             // what the start created (the lock file, the broker store, the outbox's -wal) under the process's umask
             PrivateDataDir.restrict(config.dataDir());
+            syncNames(config);
         } catch (RuntimeException e) {
             bridge.close();
             throw e;
@@ -135,6 +143,40 @@ public final class Bridge implements AutoCloseable {
         LOG.info("bound ports: mqtt={} tls={} admin={}", portText(bridge.broker.mqttPort()), portText(bridge.broker.tlsPort()),
                 bridge.admin.port());
         return bridge;
+    }
+
+    /**
+     * Makes the names the start created (the data dir, the lock file, the outbox, the broker store's directory and
+     * file) survive a power cut: a new name is durable only once its directory is synced. A failure is logged; the
+     * stores sync their own data.
+     */
+    private static void syncNames(BridgeConfig config) {
+        try {
+            Fsync.directories(config.dataDir());
+        } catch (java.io.IOException | java.io.UncheckedIOException e) {
+            LOG.warn("data.dir={}: could not sync its directories ({}); a power cut soon after this start may lose a "
+                    + "file created by it", config.dataDir().toAbsolutePath(), e.toString());
+        }
+    }
+
+    /** Measures the data dir's fsync latency ({@link FsyncProbe}) and logs what it says ({@link StorageHonesty}). */
+    private static StorageHonesty probeStorage(BridgeConfig config) {
+        int rate = java.util.Objects.requireNonNull(ConfigKeys.STORAGE_EXPECTED_INTAKE_RATE.value(
+                config.effective().get(ConfigKeys.STORAGE_EXPECTED_INTAKE_RATE.name())));
+        StorageHonesty storage;
+        try {
+            storage = new StorageHonesty(FsyncProbe.measure(config.dataDir()), null, rate, config.intake().maxBatch());
+        } catch (java.io.IOException e) {
+            storage = new StorageHonesty(null, e.toString(), rate, config.intake().maxBatch());
+            LOG.warn("data.dir={}: could not measure its fsync latency: {}", config.dataDir().toAbsolutePath(), e.toString());
+        }
+        FsyncProbe.@org.jspecify.annotations.Nullable FsyncLatency l = storage.latency();
+        if (l != null) {
+            LOG.info("data.dir fsync latency at start: median {} µs, max {} µs ({} samples)", l.medianMicros(),
+                    l.maxMicros(), l.samples());
+        }
+        storage.finding().ifPresent(f -> LOG.warn("{}: {}", f.code(), f.message()));
+        return storage;
     }
 
     private static String portText(int port) {

@@ -18,6 +18,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import org.edgebridge.storage.StorageHonesty;
 import org.edgebridge.broker.BrokerView;
 import org.edgebridge.config.AdminSettings;
 import org.edgebridge.forward.ForwarderControl;
@@ -61,12 +62,12 @@ public final class AdminServer implements Component, AutoCloseable {
     /** The parts the admin side reads and acts on. */
     public record Parts(StatusReport.Site site, AdminOutbox outbox, BrokerView broker, IntakeView intake,
             ForwarderControl forwarder, RetentionPurger retention, ReceiptSender receipts, Workers workers,
-            PrometheusMeterRegistry meters, Clock clock, StatusReport.Central central) {}
+            PrometheusMeterRegistry meters, Clock clock, StatusReport.Central central, StorageHonesty storage) {}
 
     public AdminServer(AdminSettings settings, Parts p) {
         this.settings = settings;
         this.status = new StatusReport(p.site(), p.outbox(), p.broker(), p.intake(), p.forwarder(), p.retention(), p.workers(),
-                p.clock(), p.central());
+                p.clock(), p.central(), p.storage());
         this.metrics = new BridgeMetrics(p.meters(), p.outbox(), p.intake(), p.forwarder(), p.broker(), p.retention(),
                 p.receipts(), status::alarms, p.clock());
         OutboxApi outbox = new OutboxApi(p.outbox(), p.receipts());

@@ -168,6 +168,11 @@ public final class ConfigKeys {
             + "wins; a command still unsent then becomes final rejected / expired (docs/protocol.md §1.4); a payload's "
             + "expiresAt that is earlier wins", ValueParsers::expiryRules, null);
 
+    public static final ConfigKey<Integer> STORAGE_EXPECTED_INTAKE_RATE = intKey("storage.expectedIntakeRate", 1000, 1,
+            1_000_000, "commands per second the site must be able to store; at start the bridge measures the fsync "
+            + "latency of data.dir and raises the warning storage_fsync_slow when the outbox could not keep up with this "
+            + "rate (docs/install.md)");
+
     public static final ConfigKey<Duration> SHUTDOWN_TIMEOUT = durationKey("shutdown.timeout", "20s",
             Duration.ofSeconds(1), Duration.ofMinutes(10),
             "SIGTERM: how long the graceful stop may take before in-flight work is abandoned "
@@ -243,7 +248,7 @@ public final class ConfigKeys {
             INGEST_MAX_RECEIPT_RESULT_BYTES, INGEST_MAX_RECEIPT_MESSAGE_BYTES, INGEST_MAX_RECEIPT_CODE_BYTES,
             INTAKE_MAX_PAYLOAD_BYTES, INTAKE_MAX_BATCH, INTAKE_QUEUE_CAPACITY, INTAKE_MAX_QUEUED_BYTES,
             INTAKE_MAX_JSON_DEPTH, INTAKE_MAX_JSON_STRING_LENGTH, INTAKE_MAX_JSON_NUMBER_LENGTH, INTAKE_EXPIRY_BY_TYPE,
-            SHUTDOWN_TIMEOUT,
+            STORAGE_EXPECTED_INTAKE_RATE, SHUTDOWN_TIMEOUT,
             OUTBOX_MAX_PENDING, OUTBOX_MIN_FREE_DISK, OUTBOX_FULL_RETRY_AFTER, OUTBOX_RETENTION, OUTBOX_PURGE_BATCH,
             OUTBOX_PURGE_INTERVAL,
             FORWARDER_MAX_EVENTS, FORWARDER_MAX_BYTES, FORWARDER_LINGER, FORWARDER_REQUESTS_PER_SECOND,
