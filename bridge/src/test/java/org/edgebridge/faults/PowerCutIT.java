@@ -51,8 +51,9 @@ import org.junit.jupiter.api.io.TempDir;
  * new life). At the end, when every command is final: the fault suite's {@link Verdict} (each command applied once
  * at central, order per device, no receipt contradicting an earlier final, nothing open).
  *
- * <p>Sizes ({@code -Dpowercut.size}): {@code ci} (default: 20 cuts, 20 devices) and {@code soak} (200 cuts);
- * {@code -Dpowercut.seed} replays a run's cut moments. The report: {@code target/power-cut/verdict-*.txt}.
+ * <p>Sizes ({@code -Dpowercut.size}): {@code ci} (default: 20 cuts, 20 devices x 60 commands, about 4 minutes) and
+ * {@code soak} (200 cuts, 20 devices x 500 commands, about 40 minutes); {@code -Dpowercut.seed} replays a run's cut moments.
+ * The report: {@code target/power-cut/verdict-*.txt}.
  */
 @LoadsTheMachine
 class PowerCutIT {
@@ -71,8 +72,8 @@ class PowerCutIT {
     record Size(String name, int cuts, int devices, int commandsEach) {
         static Size of(String name) {
             return switch (name) {
-                case "ci" -> new Size("ci", 20, 20, 25);
-                case "soak" -> new Size("soak", 200, 20, 150);
+                case "ci" -> new Size("ci", 20, 20, 60);
+                case "soak" -> new Size("soak", 200, 20, 500);
                 default -> throw new IllegalArgumentException("powercut.size must be ci or soak, was " + name);
             };
         }
@@ -105,11 +106,12 @@ class PowerCutIT {
                 "ingest.url=http://127.0.0.1:" + central.port() + "/ingest"};
             try (BridgeLives bridge = new BridgeLives(() -> new BridgeProcess(log, sets))) {
                 bridge.start();
-                Duration createOver = Duration.ofMillis(size.cuts() * 4_000L);
+                // commands are made over the whole run: a cut takes about 12 s (the moment, the start, the checks)
+                Duration createOver = Duration.ofMillis(size.cuts() * 12_000L);
                 try (DeviceFleet fleet = new DeviceFleet(size.devices(), size.commandsEach(), createOver, deviceLink.port(),
                         bridge::life).start()) {
                     for (int cut = 1; cut <= size.cuts(); cut++) {
-                        FaultTiming.hold(Duration.ofMillis(1_000 + random.nextInt(2_500))); // a random moment under load
+                        FaultTiming.hold(Duration.ofMillis(500 + random.nextInt(2_500))); // a random moment under load
                         results.add(powerCut(cut, bridge, disk, deviceLink, fleet, adminPort, startFailures, log));
                         System.out.println(FaultSuiteIT.at(started) + " " + results.get(results.size() - 1));
                     }
