@@ -49,6 +49,15 @@ public final class Fsync {
         }
     }
 
+    /** A directory that may be new: its entries, and its own name in its parent. */
+    public static void newDirectory(Path dir) throws IOException {
+        directory(dir);
+        Path parent = dir.toAbsolutePath().getParent();
+        if (parent != null) {
+            directory(parent);
+        }
+    }
+
     /**
      * Every directory from {@code root} down (not following links), and {@code root}'s parent: after a start that
      * created files and directories, each of them keeps its name through a power cut.

@@ -88,7 +88,7 @@ public final class DevCertificates {
             for (Path f : List.of(m.caFile(), dir.resolve(CA_KEY_FILE), m.certFile(), m.keyFile())) {
                 Fsync.file(f);
             }
-            Fsync.directory(dir);
+            Fsync.newDirectory(dir);
             return m;
         } catch (IOException | GeneralSecurityException | OperatorCreationException e) {
             throw new IllegalStateException("could not make dev TLS material in " + dir + ": " + e.getMessage(), e);
@@ -106,8 +106,10 @@ public final class DevCertificates {
         try {
             Path devices = Files.createDirectories(dir.resolve("devices"));
             Instant now = Instant.now();
-            return issueClient(dir, clientId, now.minus(Duration.ofDays(1)), now.plus(Duration.ofDays(825)),
+            DeviceMaterial issued = issueClient(dir, clientId, now.minus(Duration.ofDays(1)), now.plus(Duration.ofDays(825)),
                     devices.resolve(clientId + ".pem"), devices.resolve(clientId + "-key.pem"));
+            Fsync.newDirectory(devices); // the first device's directory keeps its name through a power cut
+            return issued;
         } catch (IOException e) {
             throw new IllegalStateException("could not issue a device certificate for " + clientId + " in " + dir + ": "
                     + e.getMessage(), e);
