@@ -137,6 +137,7 @@ class PowerCutIT {
                     Files.writeString(out, report);
                     assertThat(verdict.passed()).as("power-cut verdict (bridge log: %s)%n%s", log, report).isTrue();
                     // storage honesty: the fsync latency measured at this life's start is exported
+                    assertThat(status).as("/api/status of the last life").isNotNull();
                     assertThat(status.path("storage").path("fsyncSamples").asInt()).as("/api/status storage: %s", status)
                             .isEqualTo(8);
                     assertThat(get(adminPort, "/metrics").body()).contains("edgebridge_storage_fsync_median_seconds");
