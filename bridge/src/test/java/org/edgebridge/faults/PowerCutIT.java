@@ -52,7 +52,8 @@ import org.junit.jupiter.api.io.TempDir;
  * at central, order per device, no receipt contradicting an earlier final, nothing open).
  *
  * <p>Sizes ({@code -Dpowercut.size}): {@code ci} (default: 20 cuts, 20 devices x 60 commands, about 4 minutes) and
- * {@code soak} (200 cuts, 20 devices x 500 commands, about 40 minutes); {@code -Dpowercut.seed} replays a run's cut moments.
+ * {@code soak} (200 cuts, 20 devices x 500 commands, about 40 minutes); {@code -Dpowercut.seed} replays a run's cut moments;
+ * {@code -Dpowercut.maxMinutes} stops making cuts after that time (then drains and judges as usual).
  * The report: {@code target/power-cut/verdict-*.txt}.
  */
 @LoadsTheMachine
@@ -90,6 +91,8 @@ class PowerCutIT {
     void after_every_power_cut_the_bridge_is_ready_and_keeps_every_stored_command_and_every_settled_session() throws Exception {
         Size size = Size.of(System.getProperty("powercut.size", "ci"));
         long seed = Long.getLong("powercut.seed", System.nanoTime());
+        // a soak on a shared machine may be given a time box: no new cut after it, then the drain and the verdict
+        Duration timeBox = Duration.ofMinutes(Long.getLong("powercut.maxMinutes", Long.MAX_VALUE / 60_000_000_000L));
         Random random = new Random(seed);
         Instant started = Instant.now();
         int mqttPort = Ports.freeOutsideEphemeralRange();
@@ -110,7 +113,7 @@ class PowerCutIT {
                 Duration createOver = Duration.ofMillis(size.cuts() * 12_000L);
                 try (DeviceFleet fleet = new DeviceFleet(size.devices(), size.commandsEach(), createOver, deviceLink.port(),
                         bridge::life).start()) {
-                    for (int cut = 1; cut <= size.cuts(); cut++) {
+                    for (int cut = 1; cut <= size.cuts() && Duration.between(started, Instant.now()).compareTo(timeBox) < 0; cut++) {
                         FaultTiming.hold(Duration.ofMillis(500 + random.nextInt(2_500))); // a random moment under load
                         results.add(powerCut(cut, bridge, disk, deviceLink, fleet, adminPort, startFailures, log));
                         System.out.println(FaultSuiteIT.at(started) + " " + results.get(results.size() - 1));
@@ -304,7 +307,8 @@ class PowerCutIT {
         b.append("=== POWER CUTS (").append(size.name()).append(") ").append(pass ? "PASS" : "FAIL").append(" — seed ").append(seed)
                 .append(", ").append(size.devices()).append(" devices x ").append(size.commandsEach()).append(" commands, ")
                 .append(Duration.between(started, Instant.now()).toSeconds()).append(" s\n");
-        row(b, "power cuts", results.size() + " (kill -9 and the disk's unsynced writes dropped together)");
+        row(b, "power cuts", results.size() + " of " + size.cuts() + " planned (kill -9 and the disk's unsynced writes "
+                + "dropped together)" + (results.size() < size.cuts() ? "; stopped by -Dpowercut.maxMinutes" : ""));
         row(b, "failed starts", startFailures.size());
         row(b, "cut->ready ms", sorted.isEmpty() ? "-" : "p50 " + CrashLoopIT.percentile(sorted, 50) + ", max "
                 + sorted.get(sorted.size() - 1));
