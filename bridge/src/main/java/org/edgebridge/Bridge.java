@@ -25,7 +25,6 @@ import org.edgebridge.outbox.WalCheckpointer;
 import org.edgebridge.receipt.ReceiptFigures;
 import org.edgebridge.receipt.ReceiptSender;
 import org.edgebridge.storage.Fsync;
-import org.edgebridge.storage.FsyncProbe;
 import org.edgebridge.storage.StorageHonesty;
 import org.edgebridge.worker.Workers;
 import org.slf4j.Logger;
@@ -118,7 +117,9 @@ public final class Bridge implements AutoCloseable {
         Bridge bridge;
         try {
             PrivateDataDir.restrict(config.dataDir());
-            StorageHonesty storage = probeStorage(config);
+            StorageHonesty storage = StorageHonesty.measure(config.dataDir(), java.util.Objects.requireNonNull(
+                    ConfigKeys.STORAGE_EXPECTED_INTAKE_RATE.value(config.effective().get(ConfigKeys.STORAGE_EXPECTED_INTAKE_RATE.name()))),
+                    config.intake().maxBatch());
             outbox = openOutbox(config, clock);
             bridge = new Bridge(config, clock, lock, outbox, storage, onWorkerDeath);
         } catch (RuntimeException e) {
@@ -157,26 +158,6 @@ public final class Bridge implements AutoCloseable {
             LOG.warn("data.dir={}: could not sync its directories ({}); a power cut soon after this start may lose a "
                     + "file created by it", config.dataDir().toAbsolutePath(), e.toString());
         }
-    }
-
-    /** Measures the data dir's fsync latency ({@link FsyncProbe}) and logs what it says ({@link StorageHonesty}). */
-    private static StorageHonesty probeStorage(BridgeConfig config) {
-        int rate = java.util.Objects.requireNonNull(ConfigKeys.STORAGE_EXPECTED_INTAKE_RATE.value(
-                config.effective().get(ConfigKeys.STORAGE_EXPECTED_INTAKE_RATE.name())));
-        StorageHonesty storage;
-        try {
-            storage = new StorageHonesty(FsyncProbe.measure(config.dataDir()), null, rate, config.intake().maxBatch());
-        } catch (java.io.IOException e) {
-            storage = new StorageHonesty(null, e.toString(), rate, config.intake().maxBatch());
-            LOG.warn("data.dir={}: could not measure its fsync latency: {}", config.dataDir().toAbsolutePath(), e.toString());
-        }
-        FsyncProbe.@org.jspecify.annotations.Nullable FsyncLatency l = storage.latency();
-        if (l != null) {
-            LOG.info("data.dir fsync latency at start: median {} µs, max {} µs ({} samples)", l.medianMicros(),
-                    l.maxMicros(), l.samples());
-        }
-        storage.finding().ifPresent(f -> LOG.warn("{}: {}", f.code(), f.message()));
-        return storage;
     }
 
     private static String portText(int port) {

@@ -2,8 +2,12 @@ package org.edgebridge.storage;
 
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.io.IOException;
+import java.nio.file.Path;
 import java.util.Optional;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * What the data dir's fsync latency at start ({@link FsyncProbe}) says about it (docs/install.md, "Storage that keeps
@@ -28,6 +32,29 @@ public record StorageHonesty(FsyncProbe.@Nullable FsyncLatency latency, @Nullabl
     public static final String TOO_SLOW = "storage_fsync_slow";
     /** Below this median, a sync is faster than the storage of an edge box can make a write durable. */
     public static final long PLAUSIBLE_MICROS = 100;
+
+    private static final Logger LOG = LoggerFactory.getLogger(StorageHonesty.class);
+
+    /**
+     * Probes {@code dataDir} ({@link FsyncProbe}) and logs the figure and what it says. A probe that fails is logged
+     * and leaves no figure (the start goes on: the outbox then says what is wrong with the data dir).
+     */
+    public static StorageHonesty measure(Path dataDir, int expectedIntakeRate, int maxBatch) {
+        StorageHonesty storage;
+        try {
+            storage = new StorageHonesty(FsyncProbe.measure(dataDir), null, expectedIntakeRate, maxBatch);
+        } catch (IOException e) {
+            LOG.warn("data.dir={}: could not measure its fsync latency: {}", dataDir.toAbsolutePath(), e.toString());
+            return new StorageHonesty(null, e.toString(), expectedIntakeRate, maxBatch);
+        }
+        FsyncProbe.@Nullable FsyncLatency l = storage.latency();
+        if (l != null) {
+            LOG.info("data.dir fsync latency at start: median {} µs, max {} µs ({} samples)", l.medianMicros(),
+                    l.maxMicros(), l.samples());
+        }
+        storage.finding().ifPresent(f -> LOG.warn("{}: {}", f.code(), f.message()));
+        return storage;
+    }
 
     /** An alarm: its code and the sentence for the admin. */
     public record Finding(String code, String message) {}

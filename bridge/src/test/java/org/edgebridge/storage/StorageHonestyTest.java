@@ -67,4 +67,12 @@ class StorageHonestyTest {
         new StorageHonesty(l, null, 1000, 256).register(meters);
         assertThat(meters.scrape()).contains("edgebridge_storage_fsync_median_seconds", "edgebridge_storage_fsync_max_seconds");
     }
+
+    @Test
+    void a_probe_that_cannot_write_leaves_no_figure_and_says_why(@TempDir Path dir) {
+        StorageHonesty s = StorageHonesty.measure(dir.resolve("missing"), 1000, 256);
+        assertThat(s.latency()).isNull();
+        assertThat(s.probeError()).contains("NoSuchFileException");
+        assertThat(s.finding()).isEmpty();
+    }
 }
