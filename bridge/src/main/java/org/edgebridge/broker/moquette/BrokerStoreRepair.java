@@ -91,10 +91,6 @@ final class BrokerStoreRepair {
     private static Stamped stampMissingExpiry(String file, Clock clock) {
         MVStore store = open(file, false);
         try {
-            // the stamp's chunk goes at the end of the file, never into the space of a chunk the layout still lists:
-            // after a power cut the settled open alone did not prevent that (PowerCutIT soak: "reopened at version 4
-            // after version 11 was written", a store reset and every session lost, in 1 of 8 cuts)
-            store.setReuseSpace(false);
             if (!store.hasMap(SESSIONS_MAP)) {
                 return new Stamped(0, store.getCurrentVersion());
             }
