@@ -24,6 +24,8 @@ import org.edgebridge.outbox.RetentionPurger;
 import org.edgebridge.outbox.WalCheckpointer;
 import org.edgebridge.receipt.ReceiptFigures;
 import org.edgebridge.receipt.ReceiptSender;
+import org.edgebridge.storage.Fsync;
+import org.edgebridge.storage.StorageHonesty;
 import org.edgebridge.worker.Workers;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -61,7 +63,8 @@ public final class Bridge implements AutoCloseable {
     private final List<Component> started = new ArrayList<>();
     private boolean closed;
 
-    private Bridge(BridgeConfig config, Clock clock, DataDirLock lock, Outbox outbox, Runnable onWorkerDeath) {
+    private Bridge(BridgeConfig config, Clock clock, DataDirLock lock, Outbox outbox, StorageHonesty storage,
+            Runnable onWorkerDeath) {
         this.config = config;
         this.lock = lock;
         this.outbox = outbox;
@@ -69,6 +72,7 @@ public final class Bridge implements AutoCloseable {
         this.broker = new Broker(config.broker(), clock, this::acceptCommand, MoquetteBroker::new,
                 cause -> workers.lost("broker", cause));
         this.meters = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        storage.register(meters);
         ReceiptSender receipts = new ReceiptSender(broker, new ReceiptFigures(meters, clock));
         this.forwarder = new Forwarder(config.forwarder(), outbox, receipts, this::storedUpTo, clock, workers, meters);
         this.intake = new Intake(outbox, receipts, config.intake(), forwarder::wake, workers);
@@ -81,7 +85,8 @@ public final class Bridge implements AutoCloseable {
                         config.forwarder().proxy().map(Object::toString).orElse("direct"),
                         config.forwarder().clientCertificate().map(c -> "file " + c.certFile()).orElse("none"),
                         config.forwarder().oauth2().map(o -> "oauth2 " + o.tokenUrl() + " as " + o.clientId()).orElse("none")),
-                () -> new org.edgebridge.commission.CentralCheck(config.forwarder(), clock).run(), config.forecast(), config.budget()));
+                () -> new org.edgebridge.commission.CentralCheck(config.forwarder(), clock).run(), config.forecast(), config.budget(),
+                storage));
         this.parts = List.of(checkpointer, admin, broker, intake, forwarder, retention);
     }
 
@@ -113,8 +118,11 @@ public final class Bridge implements AutoCloseable {
         Bridge bridge;
         try {
             PrivateDataDir.restrict(config.dataDir());
+            StorageHonesty storage = StorageHonesty.measure(config.dataDir(), java.util.Objects.requireNonNull(
+                    ConfigKeys.STORAGE_EXPECTED_INTAKE_RATE.value(config.effective().get(ConfigKeys.STORAGE_EXPECTED_INTAKE_RATE.name()))),
+                    config.intake().maxBatch());
             outbox = openOutbox(config, clock);
-            bridge = new Bridge(config, clock, lock, outbox, onWorkerDeath);
+            bridge = new Bridge(config, clock, lock, outbox, storage, onWorkerDeath);
         } catch (RuntimeException e) {
             if (outbox != null) {
                 outbox.close();
@@ -126,6 +134,7 @@ public final class Bridge implements AutoCloseable {
             bridge.startParts();
             // what the start created (the lock file, the broker store, the outbox's -wal) under the process's umask
             PrivateDataDir.restrict(config.dataDir());
+            syncNames(config);
         } catch (RuntimeException e) {
             bridge.close();
             throw e;
@@ -136,6 +145,20 @@ public final class Bridge implements AutoCloseable {
         LOG.info("bound ports: mqtt={} tls={} admin={}", portText(bridge.broker.mqttPort()), portText(bridge.broker.tlsPort()),
                 bridge.admin.port());
         return bridge;
+    }
+
+    /**
+     * Makes the names the start created (the data dir, the lock file, the outbox, the broker store's directory and
+     * file) survive a power cut: a new name is durable only once its directory is synced. A failure is logged; the
+     * stores sync their own data.
+     */
+    private static void syncNames(BridgeConfig config) {
+        try {
+            Fsync.directories(config.dataDir());
+        } catch (java.io.IOException | java.io.UncheckedIOException e) {
+            LOG.warn("data.dir={}: could not sync its directories ({}); a power cut soon after this start may lose a "
+                    + "file created by it", config.dataDir().toAbsolutePath(), e.toString());
+        }
     }
 
     private static String portText(int port) {

@@ -10,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Instant;
+import org.edgebridge.storage.Fsync;
 
 /**
  * One data dir, one bridge: an exclusive lock on {@code data.dir/bridge.lock}, taken before anything in the data
@@ -58,6 +59,7 @@ final class DataDirLock implements AutoCloseable {
             channel.truncate(0);
             channel.write(ByteBuffer.wrap(("pid " + ProcessHandle.current().pid() + ", started " + Instant.now() + "\n")
                     .getBytes(StandardCharsets.UTF_8)), 0);
+            channel.force(true); // its name is synced with the data dir's at the end of the start (Bridge)
         } catch (IOException e) {
             // the lock holds without the note; only the other process's error message is poorer
         }

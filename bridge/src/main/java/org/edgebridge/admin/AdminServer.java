@@ -18,6 +18,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import org.edgebridge.storage.StorageHonesty;
 import org.edgebridge.broker.BrokerView;
 import org.edgebridge.config.AdminSettings;
 import org.edgebridge.budget.DataBudget;
@@ -67,12 +68,13 @@ public final class AdminServer implements Component, AutoCloseable {
             ForwarderControl forwarder, RetentionPurger retention, ReceiptSender receipts, Workers workers,
             PrometheusMeterRegistry meters, Clock clock, StatusReport.Central central,
             java.util.function.Supplier<org.edgebridge.commission.CheckReport> checkCentral,
-            org.edgebridge.forecast.ForecastSettings forecast, org.edgebridge.budget.BudgetSettings budget) {}
+            org.edgebridge.forecast.ForecastSettings forecast, org.edgebridge.budget.BudgetSettings budget,
+            StorageHonesty storage) {}
 
     public AdminServer(AdminSettings settings, Parts p) {
         this.settings = settings;
         this.status = new StatusReport(p.site(), p.outbox(), p.broker(), p.intake(), p.forwarder(), p.retention(), p.workers(),
-                p.clock(), p.central());
+                p.clock(), p.central(), p.storage());
         this.metrics = new BridgeMetrics(p.meters(), p.outbox(), p.intake(), p.forwarder(), p.broker(), p.retention(),
                 p.receipts(), this::alarms, p.clock());
         OutboxApi outbox = new OutboxApi(p.outbox());

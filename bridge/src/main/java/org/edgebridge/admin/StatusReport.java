@@ -20,6 +20,7 @@ import org.edgebridge.outbox.CommandState;
 import org.edgebridge.outbox.AdminOutbox;
 import org.edgebridge.outbox.OutboxCounts;
 import org.edgebridge.outbox.RetentionPurger;
+import org.edgebridge.storage.StorageHonesty;
 import org.edgebridge.worker.Workers;
 import org.jspecify.annotations.Nullable;
 
@@ -56,10 +57,12 @@ public final class StatusReport {
     private final Central central;
 
     private final Workers workers;
+    private final StorageHonesty storage;
 
     StatusReport(Site site, AdminOutbox outbox, BrokerView broker, IntakeView intake, ForwarderControl forwarder, RetentionPurger retention,
-            Workers workers, Clock clock, Central central) {
+            Workers workers, Clock clock, Central central, StorageHonesty storage) {
         this.workers = workers;
+        this.storage = storage;
         this.central = central;
         this.site = site;
         this.outbox = outbox;
@@ -139,6 +142,7 @@ public final class StatusReport {
         out.put("intake", i);
         out.put("forwarder", f);
         out.put("central", central);
+        out.put("storage", storageStatus());
         List<DeviceView> storms = broker.takeoverStorms();
         out.put("devices", Map.of("connected", b.connectedClients(), "takeoverStorms",
                 storms.stream().map(DeviceView::clientId).toList()));
@@ -164,6 +168,7 @@ public final class StatusReport {
         List<Alarm> alarms = alarms(b, counts, f, intake);
         alarms.addAll(CredentialAlarms.of(f, clock.instant()));
         storeResetAlarm(broker.storeResets().unacknowledged()).ifPresent(alarms::add);
+        storage.finding().ifPresent(s -> alarms.add(new Alarm(s.code(), s.message())));
         workers.death().ifPresent(d -> alarms.add(0, new Alarm("worker_died", "worker " + d + " died: the bridge is not "
                 + "ready; run by the run command it exits with code " + ExitCodes.WORKER_DIED + " for its supervisor to "
                 + "start it again")));
@@ -172,6 +177,19 @@ public final class StatusReport {
                     + d.takeoversLastMinute() + " times in the last minute: a device opening a new connection again and again"));
         }
         return alarms;
+    }
+
+    /** The data dir's fsync latency measured at start, and the outbox's capacity at it (null: not measured). */
+    private Map<String, Object> storageStatus() {
+        Map<String, Object> s = new LinkedHashMap<>();
+        org.edgebridge.storage.FsyncProbe.@org.jspecify.annotations.Nullable FsyncLatency l = storage.latency();
+        s.put("fsyncMedianMicros", l == null ? null : l.medianMicros());
+        s.put("fsyncMaxMicros", l == null ? null : l.maxMicros());
+        s.put("fsyncSamples", l == null ? 0 : l.samples());
+        s.put("probeError", storage.probeError());
+        s.put("capacityPerSecond", storage.capacityPerSecond().orElse(null));
+        s.put("expectedIntakeRate", storage.expectedIntakeRate());
+        return s;
     }
 
     /** Code of the alarm raised when the broker's store was set aside; {@code POST /api/alarms/{code}/ack} clears it. */

@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.edgebridge.storage.Fsync;
 
 /**
  * Broker stores that were set aside because the broker could not start on them, so that it starts with an
@@ -57,6 +58,9 @@ public final class BrokerStoreResets {
                 }
             }
             Files.writeString(aside.resolve(REASON), reason, StandardCharsets.UTF_8);
+            // the moves and the reason survive a power cut: else the next start finds the refused store again
+            Fsync.written(aside.resolve(REASON));
+            Fsync.directory(storeDir);
         } catch (IOException e) {
             throw new IllegalStateException("the broker store in " + storeDir + " was refused (" + cause + ") and could "
                     + "not be moved aside: " + e.getMessage() + "; move or delete its files to start", e);
@@ -109,6 +113,7 @@ public final class BrokerStoreResets {
             try {
                 Files.writeString(r.directory().resolve(ACKNOWLEDGED), "acknowledged at " + clock.instant() + " by " + by
                         + System.lineSeparator(), StandardCharsets.UTF_8);
+                Fsync.written(r.directory().resolve(ACKNOWLEDGED));
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }

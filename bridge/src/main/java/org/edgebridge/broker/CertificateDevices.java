@@ -13,6 +13,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.edgebridge.storage.Fsync;
 
 /**
  * Client ids that must bring their client certificate on every listener (docs/device-security.md, "No
@@ -80,8 +81,12 @@ public final class CertificateDevices {
             }
             ids.add(clientId);
             try {
+                boolean created = !Files.exists(file);
                 Files.writeString(file, clientId + "\n", StandardCharsets.UTF_8, StandardOpenOption.CREATE,
                         StandardOpenOption.APPEND, StandardOpenOption.SYNC);
+                if (created) {
+                    Fsync.written(file); // a new file's name survives a power cut once its directory is synced
+                }
             } catch (IOException e) {
                 LOG.warn("cannot write {} ({}): {} needs its certificate until the bridge stops, but not after a restart",
                         file, e.getMessage(), RefusalLog.quote(clientId));

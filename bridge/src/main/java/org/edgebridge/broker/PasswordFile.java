@@ -21,6 +21,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import javax.crypto.SecretKeyFactory;
 import javax.crypto.spec.PBEKeySpec;
 import org.jspecify.annotations.Nullable;
+import org.edgebridge.storage.Fsync;
 
 /**
  * Registered devices, one per line: {@code clientId:username:pbkdf2-sha256$iterations$salt$hash} (salt and hash in
@@ -217,7 +218,10 @@ public final class PasswordFile {
         return kept;
     }
 
-    /** Writes the whole file next to the old one and moves it in place, so a crash leaves one or the other. */
+    /**
+     * Writes the whole file next to the old one, syncs it and moves it in place, then syncs the directory, so that a
+     * crash or a power cut leaves one or the other.
+     */
     private static void write(Path file, List<String> lines) throws IOException {
         Path absolute = file.toAbsolutePath();
         if (absolute.getParent() != null) {
@@ -240,7 +244,9 @@ public final class PasswordFile {
                 // not a POSIX file system
             }
         }
+        Fsync.file(next); // else a power cut after the rename can leave the name with no content
         Files.move(next, absolute, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        Fsync.written(absolute); // the rename itself
     }
 
     private static String sha256(byte[] bytes) {

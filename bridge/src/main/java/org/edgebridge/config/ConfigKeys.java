@@ -171,6 +171,11 @@ public final class ConfigKeys {
             Duration.ofMinutes(1), Duration.ofDays(36_525), "latest expiresAt a command may carry, counted from its arrival; "
             + "one later (or with a year not of four digits) is rejected invalid_expires_at");
 
+    public static final ConfigKey<Integer> STORAGE_EXPECTED_INTAKE_RATE = intKey("storage.expectedIntakeRate", 1000, 1,
+            1_000_000, "commands per second the site must be able to store; at start the bridge measures the fsync "
+            + "latency of data.dir and raises the warning storage_fsync_slow when the outbox could not keep up with this "
+            + "rate (docs/install.md)");
+
     public static final ConfigKey<Duration> SHUTDOWN_TIMEOUT = durationKey("shutdown.timeout", "20s",
             Duration.ofSeconds(1), Duration.ofMinutes(10),
             "SIGTERM: how long the graceful stop may take before in-flight work is abandoned "
@@ -257,7 +262,7 @@ public final class ConfigKeys {
             INTAKE_MAX_PAYLOAD_BYTES, INTAKE_MAX_BATCH, INTAKE_QUEUE_CAPACITY, INTAKE_MAX_QUEUED_BYTES,
             INTAKE_MAX_JSON_DEPTH, INTAKE_MAX_JSON_STRING_LENGTH, INTAKE_MAX_JSON_NUMBER_LENGTH, INTAKE_EXPIRY_BY_TYPE,
             INTAKE_MAX_EXPIRES_IN,
-            SHUTDOWN_TIMEOUT,
+            STORAGE_EXPECTED_INTAKE_RATE, SHUTDOWN_TIMEOUT,
             OUTBOX_MAX_PENDING, OUTBOX_MAX_PENDING_PER_DEVICE, OUTBOX_MAX_PENDING_BYTES_PER_DEVICE, OUTBOX_MIN_FREE_DISK, OUTBOX_FULL_RETRY_AFTER, OUTBOX_RETENTION, OUTBOX_PURGE_BATCH,
             OUTBOX_PURGE_INTERVAL, OUTBOX_DEVICE_RETENTION,
             FORWARDER_MAX_EVENTS, FORWARDER_MAX_BYTES, FORWARDER_LINGER, FORWARDER_REQUESTS_PER_SECOND,

@@ -36,6 +36,7 @@ import org.bouncycastle.openssl.jcajce.JcaPEMWriter;
 import org.bouncycastle.openssl.jcajce.JcaPKCS8Generator;
 import org.bouncycastle.operator.OperatorCreationException;
 import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
+import org.edgebridge.storage.Fsync;
 
 /**
  * Development TLS material for {@code demo}: a CA and a server certificate for localhost, 127.0.0.1, ::1 and
@@ -83,6 +84,11 @@ public final class DevCertificates {
             writeKey(dir.resolve(CA_KEY_FILE), caKeys);
             writePem(m.certFile(), server, ca);
             writeKey(m.keyFile(), serverKeys);
+            // made once and reused while present: a power cut must not leave a CA without its key, or empty files
+            for (Path f : List.of(m.caFile(), dir.resolve(CA_KEY_FILE), m.certFile(), m.keyFile())) {
+                Fsync.file(f);
+            }
+            Fsync.newDirectory(dir);
             return m;
         } catch (IOException | GeneralSecurityException | OperatorCreationException e) {
             throw new IllegalStateException("could not make dev TLS material in " + dir + ": " + e.getMessage(), e);
@@ -100,8 +106,10 @@ public final class DevCertificates {
         try {
             Path devices = Files.createDirectories(dir.resolve("devices"));
             Instant now = Instant.now();
-            return issueClient(dir, clientId, now.minus(Duration.ofDays(1)), now.plus(Duration.ofDays(825)),
+            DeviceMaterial issued = issueClient(dir, clientId, now.minus(Duration.ofDays(1)), now.plus(Duration.ofDays(825)),
                     devices.resolve(clientId + ".pem"), devices.resolve(clientId + "-key.pem"));
+            Fsync.newDirectory(devices); // the first device's directory keeps its name through a power cut
+            return issued;
         } catch (IOException e) {
             throw new IllegalStateException("could not issue a device certificate for " + clientId + " in " + dir + ": "
                     + e.getMessage(), e);
@@ -130,10 +138,14 @@ public final class DevCertificates {
             Path newKey = keyFile.resolveSibling(keyFile.getFileName() + ".new");
             writePem(newCert, cert);
             writeKey(newKey, keys);
+            Fsync.file(newCert); // a power cut after a rename must not leave the name with no content
+            Fsync.file(newKey);
             Files.move(newCert, certFile, java.nio.file.StandardCopyOption.REPLACE_EXISTING,
                     java.nio.file.StandardCopyOption.ATOMIC_MOVE);
             Files.move(newKey, keyFile, java.nio.file.StandardCopyOption.REPLACE_EXISTING,
                     java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+            Fsync.written(certFile); // the renames
+            Fsync.written(keyFile);
             return new DeviceMaterial(certFile, keyFile);
         } catch (IOException | GeneralSecurityException | OperatorCreationException e) {
             throw new IllegalStateException("could not issue a client certificate for " + commonName + " in " + dir + ": "

@@ -24,6 +24,8 @@ final class CarefulLink {
     private int generation;
     private boolean connecting;
     private boolean ready;
+    /** When the link last became ready (its session acknowledged: a CONNACK with the session, or a SUBACK). */
+    private long readySinceNanos;
     private long nextConnectNanos;
 
     CarefulLink(DeviceSimulator device, DeviceBuilder settings, FleetCounters counters) {
@@ -47,6 +49,11 @@ final class CarefulLink {
 
     boolean isReady() {
         return ready;
+    }
+
+    /** When the link became ready ({@link System#nanoTime}); meaningless while not {@link #isReady}. */
+    long readySinceNanos() {
+        return readySinceNanos;
     }
 
     void send(String topic, byte[] payload) {
@@ -111,6 +118,7 @@ final class CarefulLink {
     /** Connected and subscribed: every open command goes out again now. */
     private void becomeReady() {
         ready = true;
+        readySinceNanos = System.nanoTime();
         connecting = false;
         device.outbox().allDueAt(System.nanoTime());
     }

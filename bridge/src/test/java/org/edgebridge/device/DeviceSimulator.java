@@ -333,6 +333,15 @@ public final class DeviceSimulator implements AutoCloseable {
         return link != null && link.isReady();
     }
 
+    /**
+     * Careful mode: how long the device has been connected and subscribed (its session acknowledged by a CONNACK
+     * that had it, or by the SUBACK after one that had not), at {@code now} ({@link System#nanoTime}); empty when
+     * it is not ready.
+     */
+    public synchronized Optional<Duration> readyFor(long now) {
+        return isReady() ? Optional.of(Duration.ofNanos(now - link.readySinceNanos())) : Optional.empty();
+    }
+
     // ---- what the client calls
 
     /** A new client whose messages come to {@link #receive}; {@code onDisconnected} runs when its link goes. */

@@ -63,11 +63,21 @@ final class BridgeLives implements AutoCloseable {
 
     /** kill -9, then a new life after {@code down}. */
     void kill9AndRestart(Duration down) throws InterruptedException {
+        kill9AndRestart(() -> FaultTiming.hold(down)); // the bridge stays down this long: the fault's length
+    }
+
+    /** What happens while the bridge is down between a kill and its next life. */
+    interface WhileDown {
+        void run() throws InterruptedException;
+    }
+
+    /** kill -9 (returns once the process is gone), then {@code whileDown} (a power cut of its disk), then a new life. */
+    void kill9AndRestart(WhileDown whileDown) throws InterruptedException {
         lock.lock();
         try {
             checkAlive();
             current.kill9();
-            FaultTiming.hold(down); // the bridge stays down this long: the fault's length
+            whileDown.run();
             start();
         } finally {
             lock.unlock();

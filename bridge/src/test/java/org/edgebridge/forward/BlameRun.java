@@ -87,8 +87,13 @@ final class BlameRun {
                     due.add(command(arrivals.get(next++)));
                 }
                 if (!due.isEmpty()) {
-                    outbox.store(due).stream().filter(x -> x instanceof org.edgebridge.outbox.StoreResult.Expired)
-                            .forEach(x -> expiredOnArrival.add(x.command().commandId()));
+                    for (org.edgebridge.outbox.StoreResult x : outbox.store(due)) {
+                        if (x instanceof org.edgebridge.outbox.StoreResult.Expired) {
+                            expiredOnArrival.add(x.command().commandId());
+                        } else if (!(x instanceof org.edgebridge.outbox.StoreResult.Stored)) {
+                            found.add("I4: " + x.command().commandId() + " not stored: " + x);
+                        }
+                    }
                 }
                 if (restart < scenario.restarts().size() && !scenario.restarts().get(restart).at().isAfter(clock.instant())) {
                     restart(scenario.restarts().get(restart++).graceful());

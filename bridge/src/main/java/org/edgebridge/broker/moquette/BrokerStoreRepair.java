@@ -10,6 +10,7 @@ import org.h2.mvstore.MVMap;
 import org.h2.mvstore.MVStore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.edgebridge.storage.Fsync;
 
 /**
  * Moquette 0.17 bug answered: after a crash, sessions saved without an expiry instant make {@code startServer}
@@ -70,6 +71,19 @@ final class BrokerStoreRepair {
 
     private static void settle(String file) {
         open(file, false).close();
+        sync(file);
+    }
+
+    /**
+     * h2-mvstore 2.1.212 does not fsync on close: without this, a power cut right after the repair could leave a
+     * file whose header and chunks were never written through, while Moquette's later commits built on them.
+     */
+    private static void sync(String file) {
+        try {
+            Fsync.file(java.nio.file.Path.of(file));
+        } catch (java.io.IOException e) {
+            throw new BrokerStoreRefused("the broker store could not be synced after its repair: " + e, e);
+        }
     }
 
     private record Stamped(int count, long version) {}
@@ -98,6 +112,7 @@ final class BrokerStoreRepair {
             return new Stamped(missing.size(), store.getCurrentVersion());
         } finally {
             store.close();
+            sync(file);
         }
     }
 

@@ -117,6 +117,7 @@ public final class MoquetteBroker implements BrokerEngine {
         MoquetteStart.Started started = MoquetteStart.start(settings, clock, handlers, authenticator, authorizer, storeResets);
         Server s = started.server();
         server = s;
+        MoquetteInternals.syncStoreCommits(s, MoquetteProperties.AUTOSAVE_SECONDS * 1_000L);
         int retained = MoquetteInternals.clearRetained(s);
         if (retained > 0) {
             limits.retainedClearedAtStart(retained);

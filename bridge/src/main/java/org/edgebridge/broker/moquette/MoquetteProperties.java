@@ -13,6 +13,12 @@ import org.edgebridge.broker.BrokerSettings;
  * (docs/moquette.md, "What we set and why", says why each value is what it is).
  */
 final class MoquetteProperties {
+    /**
+     * How often the H2 store commits, and (MoquetteInternals.syncStoreCommits) syncs what it committed: a session
+     * acknowledged this long plus a commit and an fsync before a power cut survives it (docs/moquette.md).
+     */
+    static final int AUTOSAVE_SECONDS = 1;
+
     private MoquetteProperties() {}
 
     static Properties of(BrokerSettings settings) {
@@ -27,7 +33,7 @@ final class MoquetteProperties {
         p.setProperty("persistence_enabled", "true");
         p.setProperty("data_path", settings.storeDir().toAbsolutePath().toString());
         p.setProperty("persistent_queue_type", "h2");
-        p.setProperty("autosave_interval", "1");
+        p.setProperty("autosave_interval", String.valueOf(AUTOSAVE_SECONDS));
         p.setProperty("persistent_client_expiration", settings.sessionExpiry().toSeconds() + "s");
         p.setProperty("netty.mqtt.message_size", String.valueOf(settings.maxPacketBytes()));
         p.setProperty("session_queue_size", String.valueOf(settings.sessionQueueSize()));
