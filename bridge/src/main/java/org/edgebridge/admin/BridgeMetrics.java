@@ -169,6 +169,14 @@ final class BridgeMetrics implements AutoCloseable {
         loginsRefused(broker, "credentials", b -> b.status().loginsRefusedCredentials());
         loginsRefused(broker, "throttled", b -> b.status().loginsRefusedThrottled());
         loginsRefused(broker, "busy", b -> b.status().loginsRefusedBusy());
+        loginsRefused(broker, "busy_address", b -> b.status().loginsRefusedBusyAddress());
+        counter("edgebridge.broker.connections.before.login.oldest.closed", broker,
+                b -> b.status().limits().beforeLoginOldestClosed(), "connections that had not logged in closed, the oldest, "
+                + "to make room for a new one (mqtt.maxConnectionsBeforeLogin, mqtt.maxConnectionsBeforeLoginPerNetwork)");
+        Gauge.builder("edgebridge.broker.connections.before.login", broker, b -> b.status().limits().openBeforeLogin())
+                .description("MQTT connections open now that have not logged in").register(registry);
+        counter("edgebridge.broker.connections.held.too.many", broker, b -> b.status().limits().heldTooMany(),
+                "connections closed for sending more than mqtt.maxHeldPackets packets before their CONNECT was taken");
         loginsRefused(broker, "certificate_needed", b -> b.certificateDevices().refusedWithoutCertificate());
         Gauge.builder("edgebridge.broker.certificate.devices", broker, b -> b.certificateDevices().remembered())
                 .description("client ids remembered because they connected with a client certificate (each needs it "
