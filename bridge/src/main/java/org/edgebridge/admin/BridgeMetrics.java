@@ -220,7 +220,7 @@ final class BridgeMetrics implements AutoCloseable {
         FunctionCounter.builder("edgebridge.broker.logins.refused", broker, f).tag("reason", reason)
                 .description("CONNECTs refused at login: credentials = wrong, unknown or missing (CONNACK 4); throttled = "
                         + "too many failed logins of the client id or address this minute, busy = too many password checks "
-                        + "waiting (both CONNACK 3); certificate_needed = a client id that needs its client certificate came without it "
+                        + "waiting (auth.queue), busy_address = too many of one address (auth.queuePerAddress) (all CONNACK 3); certificate_needed = a client id that needs its client certificate came without it "
                         + "(CONNACK 5)")
                 .register(registry);
     }

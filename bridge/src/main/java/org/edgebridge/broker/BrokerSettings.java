@@ -43,6 +43,7 @@ public record BrokerSettings(
      * @param failuresPerClientId failed logins of one client id per minute before it is throttled (CONNACK 3)
      * @param failuresPerAddress failed logins from one address per minute before it is throttled (CONNACK 3)
      * @param certificateDevicesFile where the client ids that connected with a certificate are remembered
+     * @param recentLoginsFile where the client ids whose password was verified are remembered (their lane of checks)
      * @param maxCertificateDevices most client ids remembered there
      * @param certificateClientIds client ids that always need their certificate, even the first time
      */
@@ -67,6 +68,6 @@ public record BrokerSettings(
             int maxConnectionsBeforeLoginPerNetwork, int maxHeldPackets) {}
 
     public record LoginSettings(int threads, int queue, int queuePerAddress, int failuresPerClientId, int failuresPerAddress,
-            java.nio.file.Path certificateDevicesFile, int maxCertificateDevices,
+            java.nio.file.Path certificateDevicesFile, java.nio.file.Path recentLoginsFile, int maxCertificateDevices,
             Optional<java.util.regex.Pattern> certificateClientIds) {}
 }

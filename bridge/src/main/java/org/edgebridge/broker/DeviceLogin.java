@@ -20,7 +20,8 @@ import org.jspecify.annotations.Nullable;
  *   <li>Password checks (PBKDF2, tens of milliseconds) run on a small pool ("mqtt-auth-N"), never on the network
  *       threads. They are counted when queued, not when done: at most {@code auth.queuePerAddress} wait or run for
  *       one source address (IPv4 address, IPv6 /64) and {@code auth.queue} in all; past either the CONNECT is
- *       refused with CONNACK 3 at once. Client ids that logged in since start wait in a lane of their own (as long,
+ *       refused with CONNACK 3 at once. Client ids whose password was verified before, by this run or an earlier one
+ *       ({@link RecentLogins}), wait in a lane of their own (as long,
  *       one check per client id), served first: a flood of strangers from 10-20 addresses once kept every device
  *       that was not in the verified cache out (issue 40). An unknown client id or username costs the same as a
  *       wrong password, so timing does not tell which exist.</li>
@@ -46,7 +47,7 @@ public final class DeviceLogin implements AutoCloseable {
     private final FailedLogins failures;
     private final RefusalLog log;
     private final ThreadPoolExecutor pool;
-    private final java.util.function.Predicate<String> seenRecently;
+    private final RecentLogins recent;
     private final int queue;
     private final int queuePerAddress;
     private final AtomicLong sequence = new AtomicLong();
@@ -61,13 +62,14 @@ public final class DeviceLogin implements AutoCloseable {
     private final AtomicLong refusedCredentials = new AtomicLong();
 
     /**
-     * @param seenRecently whether a client id logged in since start: its checks wait in the lane served first
+     * @param recent client ids whose password was verified before (also by an earlier run): their checks wait in
+     *     the lane served first
      * @param queue checks that may wait in each lane
      * @param queuePerAddress checks that may wait or run for one source address (IPv4 address, IPv6 /64), strangers' lane
      */
     DeviceLogin(Optional<PasswordFile> passwords, boolean anonymous, FailedLogins failures, RefusalLog log, int threads,
-            int queue, int queuePerAddress, java.util.function.Predicate<String> seenRecently) {
-        this.seenRecently = seenRecently;
+            int queue, int queuePerAddress, RecentLogins recent) {
+        this.recent = recent;
         this.queue = queue;
         this.queuePerAddress = queuePerAddress;
         this.passwords = passwords;
@@ -107,6 +109,7 @@ public final class DeviceLogin implements AutoCloseable {
         }
         PasswordFile file = passwords.get();
         if (file.isVerified(clientId, username, password)) {
+            recent.verified(clientId);
             return done(Result.ACCEPTED);
         }
         if (failures.throttled(clientId, address)) {
@@ -115,7 +118,7 @@ public final class DeviceLogin implements AutoCloseable {
                     + " with CONNACK 3: too many failed logins of this client id or address in the last minute");
             return done(Result.THROTTLED);
         }
-        Admission admission = admit(clientId, address, seenRecently.test(clientId));
+        Admission admission = admit(clientId, address, recent.contains(clientId));
         if (admission.refusal() != null) {
             return busy(admission.refusal());
         }
@@ -124,6 +127,7 @@ public final class DeviceLogin implements AutoCloseable {
         Runnable work = () -> {
             try {
                 if (file.verify(clientId, username, password)) {
+                    recent.verified(clientId);
                     result.complete(Result.ACCEPTED);
                 } else {
                     failures.failed(clientId, address);

@@ -50,11 +50,6 @@ public final class DeviceRegistry {
         return takeover;
     }
 
-    /** Whether this client id logged in since start (and is still remembered). */
-    public boolean knows(String clientId) {
-        return devices.containsKey(clientId);
-    }
-
     private synchronized DeviceView.Builder add(String clientId) {
         DeviceView.Builder b = devices.get(clientId);
         if (b != null) {

@@ -127,8 +127,9 @@ public final class ConfigKeys {
             "CONNECTs that may wait for a password check; past it they are refused with CONNACK 3");
     public static final ConfigKey<Integer> AUTH_QUEUE_PER_ADDRESS = intKey("auth.queuePerAddress", 8, 1, 100_000,
             "password checks waiting or running for one source address (IPv4 address, IPv6 /64), counted when queued; past "
-            + "it a CONNECT is refused with CONNACK 3 without a check. Client ids that logged in since start wait in a lane "
-            + "of their own (auth.queue long, one check per client id), ahead of the others");
+            + "it a CONNECT is refused with CONNACK 3 without a check. Client ids whose password was verified before, also "
+            + "before a restart (data.dir/recent-logins), wait in a lane of their own (auth.queue long, one check per client "
+            + "id), ahead of the others");
     public static final ConfigKey<Integer> AUTH_FAILED_LOGINS_PER_CLIENT_ID = intKey("auth.failedLoginsPerClientId", 10, 1, 1_000_000,
             "failed logins of one client id per minute after which its CONNECTs "
             + "are refused with CONNACK 3 for the rest of that minute");

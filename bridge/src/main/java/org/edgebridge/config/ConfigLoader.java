@@ -221,7 +221,7 @@ public final class ConfigLoader {
                 v.get(MQTT_THROTTLE_TAKEOVERS),
                 new BrokerSettings.LoginSettings(v.get(AUTH_THREADS), v.get(AUTH_QUEUE), v.get(AUTH_QUEUE_PER_ADDRESS),
                         v.get(AUTH_FAILED_LOGINS_PER_CLIENT_ID), v.get(AUTH_FAILED_LOGINS_PER_ADDRESS),
-                        dataDir.resolve("certificate-devices"), v.get(AUTH_MAX_CERTIFICATE_DEVICES),
+                        dataDir.resolve("certificate-devices"), dataDir.resolve("recent-logins"), v.get(AUTH_MAX_CERTIFICATE_DEVICES),
                         v.get(AUTH_CERTIFICATE_CLIENT_IDS)),
                 maxWaitingPublishes(v.get(INTAKE_MAX_QUEUED_BYTES), v.get(MQTT_MAX_PACKET_BYTES)),
                 new BrokerSettings.Limits(v.get(MQTT_MAX_CONNECTIONS), v.get(MQTT_MAX_CONNECTIONS_PER_ADDRESS),

@@ -75,6 +75,8 @@ final class ConnectGate extends ChannelDuplexHandler {
     private boolean polling;
     private ConnectPolicy.@Nullable LastWill will;
     private boolean disconnected;
+    /** The connection was refused and is being closed: nothing more is looked at or counted. */
+    private boolean rejected;
 
     /**
      * @param willSink gets the will of a connection that broke; called on the event loop, must not block
@@ -97,6 +99,10 @@ final class ConnectGate extends ChannelDuplexHandler {
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (rejected) {
+            ReferenceCountUtil.release(msg); // the rest of what the decoder had read of a connection being closed
+            return;
+        }
         if (msg instanceof MqttMessage m && m.decoderResult().isFailure()) {
             String what = "malformed or oversized packet (" + m.decoderResult().cause().getMessage() + ")";
             if (state == State.CONNECTING) {
@@ -207,9 +213,7 @@ final class ConnectGate extends ChannelDuplexHandler {
         will = verdict.will();
         ctx.fireChannelRead(verdict.connect());
         ctx.fireChannelReadComplete();
-        if (!held.isEmpty()) {
-            poll(ctx);
-        }
+        poll(ctx); // until Moquette has taken the CONNECT: then the held packets pass and the connection is read again
     }
 
     /** Moquette has taken the CONNECT: packets pass from now on, and the connection is read again. */
@@ -254,6 +258,7 @@ final class ConnectGate extends ChannelDuplexHandler {
     }
 
     private void reject(ChannelHandlerContext ctx, Object msg, String what) {
+        rejected = true;
         ReferenceCountUtil.release(msg);
         releaseHeld();
         violations.record(what, ctx.channel().remoteAddress());

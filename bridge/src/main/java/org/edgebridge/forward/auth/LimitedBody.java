@@ -45,11 +45,6 @@ final class LimitedBody implements HttpResponse.BodySubscriber<byte[]> {
     }
 
     @Override
-    public CompletionStage<byte[]> getBody() {
-        return body;
-    }
-
-    @Override
     public void onSubscribe(Flow.Subscription s) {
         subscription = s;
         bytes.onSubscribe(s);
@@ -82,5 +77,10 @@ final class LimitedBody implements HttpResponse.BodySubscriber<byte[]> {
     @Override
     public void onComplete() {
         bytes.onComplete();
+    }
+
+    @Override
+    public CompletionStage<byte[]> getBody() {
+        return body;
     }
 }
