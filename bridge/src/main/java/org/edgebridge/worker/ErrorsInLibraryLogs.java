@@ -13,7 +13,7 @@ import org.slf4j.Marker;
  * Libraries that catch an {@link Error} and only log it leave a zombie: Moquette 0.17's protocol handler catches
  * every Throwable of a packet and logs it (the connection is closed, the broker goes on, maybe without its memory);
  * Netty logs a failed event-loop task ("A task raised an exception"); Jetty's pool logs a failed job. None of that
- * reaches an uncaught-exception handler. So every line logged by a library (any logger outside
+ * reaches an uncaught-exception handler. So every WARN or ERROR line logged by a library (any logger outside
  * {@code org.edgebridge}, whose code hands its Errors to {@link FatalErrors} itself) that carries an Error, or an
  * exception that wraps one, halts the process as {@link FatalErrors} does, before the line is written. Proven by
  * {@code FatalErrorsInLibrariesIT}.
@@ -33,8 +33,8 @@ final class ErrorsInLibraryLogs extends TurboFilter {
     @Override
     public FilterReply decide(@Nullable Marker marker, @Nullable Logger logger, @Nullable Level level, @Nullable String format,
             Object @Nullable [] params, @Nullable Throwable t) {
-        if (logger == null || logger.getName().startsWith("org.edgebridge")) {
-            return FilterReply.NEUTRAL;
+        if (logger == null || level == null || !level.isGreaterOrEqual(Level.WARN) || logger.getName().startsWith("org.edgebridge")) {
+            return FilterReply.NEUTRAL; // below WARN: a library probing (Netty's native libraries log an UnsatisfiedLinkError at DEBUG)
         }
         Throwable thrown = t != null ? t
                 : params != null && params.length > 0 && params[params.length - 1] instanceof Throwable last ? last : null;
