@@ -62,10 +62,12 @@ public final class ConfigKeys {
             "how long the broker keeps the session of a device that stays away (at most 24d: Moquette 0.17 overflows past it)");
 
     public static final ConfigKey<Integer> MQTT_MAX_CONNECTIONS = intKey("mqtt.maxConnections", 4096, 1, 1_000_000,
-            "MQTT connections open at once (both listeners); a new one past it is closed at once");
+            "MQTT connections open at once (both listeners); past it the oldest connection that has not logged in is closed "
+            + "to make room, or, when all have, the new one at once");
     public static final ConfigKey<Integer> MQTT_MAX_CONNECTIONS_PER_ADDRESS = intKey("mqtt.maxConnectionsPerAddress", 1024, 1,
-            1_000_000, "MQTT connections open at once from one source address; a new one past it is closed at once "
-            + "(devices behind one NAT share an address: raise it for them)");
+            1_000_000, "MQTT connections open at once from one source address; past it the oldest of that address that "
+            + "has not logged in is closed, or, when all have, the new one at once (devices behind one NAT share an address: "
+            + "raise it for them)");
     public static final ConfigKey<Integer> MQTT_MAX_CONNECTIONS_BEFORE_LOGIN = intKey("mqtt.maxConnectionsBeforeLogin", 1024, 1,
             1_000_000, "connections that have not logged in yet (TCP open, no CONNECT accepted), all together: a lane of their "
             + "own inside mqtt.maxConnections, so that strangers leave room for devices; past it the OLDEST of them is closed");
