@@ -26,12 +26,10 @@ class DeviceLoginLanesTest {
 
     @Test
     void a_known_client_id_jumps_the_strangers_queue_and_one_address_gets_at_most_its_share() throws Exception {
-        Path passwords = dir.resolve("passwords");
-        PasswordFile.addDevice(passwords, "dev-known", "known", "known-secret");
-        Path recent = dir.resolve("recent-logins");
-        Files.writeString(recent, "dev-known\n", StandardCharsets.UTF_8);
+        Path recent = Files.writeString(dir.resolve("recent-logins"), "dev-known\n", StandardCharsets.UTF_8);
+        PasswordFile.addDevice(dir.resolve("passwords"), "dev-known", "known", "known-secret");
         List<String> order = new CopyOnWriteArrayList<>();
-        try (DeviceLogin login = new DeviceLogin(Optional.of(PasswordFile.load(passwords)), false, new FailedLogins(Clock.systemUTC(),
+        try (DeviceLogin login = new DeviceLogin(Optional.of(PasswordFile.load(dir.resolve("passwords"))), false, new FailedLogins(Clock.systemUTC(),
                 10, 100), new RefusalLog(LoggerFactory.getLogger(DeviceLoginLanesTest.class), Clock.systemUTC(), Duration.ofMinutes(1)),
                 1, 256, 2, RecentLogins.load(recent, 100))) {
             CompletableFuture<?> last = null;
