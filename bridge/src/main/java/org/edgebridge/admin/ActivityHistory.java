@@ -72,7 +72,7 @@ final class ActivityHistory implements AutoCloseable {
 
     /** Takes the first sample now and one every {@link #INTERVAL}. */
     void start() {
-        timer.scheduleAtFixedRate(this::sampleSafely, 0, INTERVAL.toMillis(), TimeUnit.MILLISECONDS);
+        timer.scheduleAtFixedRate(org.edgebridge.worker.FatalErrors.scheduled(this::sampleSafely), 0, INTERVAL.toMillis(), TimeUnit.MILLISECONDS);
     }
 
     private synchronized void opened(Instant at) {
@@ -85,11 +85,6 @@ final class ActivityHistory implements AutoCloseable {
             sample();
         } catch (RuntimeException e) {
             LOG.warn("activity sample failed (the status page's chart misses one point): {}", e.toString());
-        } catch (Error e) {
-            // a scheduled task's Error would only end the schedule, silently: the process's handler halts it
-            Thread t = Thread.currentThread();
-            t.getUncaughtExceptionHandler().uncaughtException(t, e);
-            throw e;
         }
     }
 

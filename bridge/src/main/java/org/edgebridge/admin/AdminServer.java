@@ -39,7 +39,8 @@ import org.slf4j.LoggerFactory;
  * The admin HTTP side (docs/protocol.md §3): status page, status JSON, outbox and devices, forwarder control,
  * Prometheus metrics and health. Binds {@code admin.host} (loopback by default). Every POST needs
  * {@code Authorization: Bearer {admin.token}}, and so does every read but the page's HTML and the health checks when
- * {@code admin.host} is not loopback ({@code admin.tokenForReads}); every error is JSON {@code {"error":…,"message":…}}.
+ * {@code admin.host} is not loopback ({@code admin.tokenForReads}). Without the token, those reads answer only a
+ * request whose {@code Host} is this bridge's ({@link AdminHosts}: no DNS rebinding); every error is JSON {@code {"error":…,"message":…}}.
  *
  * <p>Threads: Jetty's pool, owned by Javalin; handlers only read status records and call thread-safe methods.
  */
@@ -62,6 +63,9 @@ public final class AdminServer implements Component, AutoCloseable {
     private final ActivityHistory activity;
     private final DiskForecast forecast;
     private final DataBudget budget;
+    private final AdminHosts hosts;
+    /** Reads refused because their Host was not this bridge's and they had no token. */
+    private final java.util.concurrent.atomic.AtomicLong foreignHosts = new java.util.concurrent.atomic.AtomicLong();
 
     /** The parts the admin side reads and acts on. */
     public record Parts(StatusReport.Site site, AdminOutbox outbox, BrokerView broker, IntakeView intake,
@@ -73,10 +77,15 @@ public final class AdminServer implements Component, AutoCloseable {
 
     public AdminServer(AdminSettings settings, Parts p) {
         this.settings = settings;
+        this.hosts = new AdminHosts(settings.host());
         this.status = new StatusReport(p.site(), p.outbox(), p.broker(), p.intake(), p.forwarder(), p.retention(), p.workers(),
                 p.clock(), p.central(), p.storage());
         this.metrics = new BridgeMetrics(p.meters(), p.outbox(), p.intake(), p.forwarder(), p.broker(), p.retention(),
                 p.receipts(), this::alarms, p.clock());
+        io.micrometer.core.instrument.FunctionCounter.builder("edgebridge.admin.reads.foreign.host", foreignHosts,
+                java.util.concurrent.atomic.AtomicLong::get)
+                .description("admin reads refused (403 host_not_allowed): a Host that is not this bridge's and no token")
+                .register(p.meters());
         OutboxApi outbox = new OutboxApi(p.outbox());
         DevicesApi devices = new DevicesApi(p.outbox(), p.broker());
         ParkedApi parked = new ParkedApi(p.outbox(), p.receipts(), p.clock());
@@ -219,17 +228,35 @@ public final class AdminServer implements Component, AutoCloseable {
      */
     private void requireToken(Context ctx) {
         boolean post = ctx.method() == HandlerType.POST;
-        if (!post && (!settings.readsNeedToken() || OPEN_READS.contains(ctx.path()))) {
+        if (!post && OPEN_READS.contains(ctx.path())) {
             return;
+        }
+        if (!post && !settings.readsNeedToken()) {
+            if (hosts.allows(ctx.header("Host")) || hasToken(ctx)) {
+                return;
+            }
+            foreignHosts.incrementAndGet();
+            throw new OutboxApi.ApiError(403, "host_not_allowed", "Host " + AdminHosts.shown(ctx.header("Host"))
+                    + " is not this bridge's: without the admin token, reads answer only for Host localhost, 127.0.0.1, "
+                    + "[::1] or admin.host (a page that rebinds its own name to 127.0.0.1 must not read the outbox); "
+                    + "send Authorization: Bearer <admin.token>");
         }
         if (settings.token().isEmpty()) {
             throw new OutboxApi.ApiError(403, "admin_token_unset", "set admin.token to allow admin actions");
         }
-        String header = ctx.header("Authorization");
-        byte[] expected = ("Bearer " + settings.token().get()).getBytes(StandardCharsets.UTF_8);
-        if (header == null || !MessageDigest.isEqual(expected, header.getBytes(StandardCharsets.UTF_8))) {
+        if (!hasToken(ctx)) {
             throw new OutboxApi.ApiError(401, "unauthorized", "this needs Authorization: Bearer <admin.token>");
         }
+    }
+
+    /** Whether the request carries {@code Authorization: Bearer {admin.token}} (false while no token is set). */
+    private boolean hasToken(Context ctx) {
+        if (settings.token().isEmpty()) {
+            return false;
+        }
+        String header = ctx.header("Authorization");
+        byte[] expected = ("Bearer " + settings.token().get()).getBytes(StandardCharsets.UTF_8);
+        return header != null && MessageDigest.isEqual(expected, header.getBytes(StandardCharsets.UTF_8));
     }
 
     private static boolean isJson(Context ctx) {

@@ -188,6 +188,14 @@ final class BridgeMetrics implements AutoCloseable {
         loginsRefused(broker, "credentials", b -> b.status().loginsRefusedCredentials());
         loginsRefused(broker, "throttled", b -> b.status().loginsRefusedThrottled());
         loginsRefused(broker, "busy", b -> b.status().loginsRefusedBusy());
+        loginsRefused(broker, "busy_address", b -> b.status().loginsRefusedBusyAddress());
+        counter("edgebridge.broker.connections.before.login.oldest.closed", broker,
+                b -> b.status().limits().beforeLoginOldestClosed(), "connections that had not logged in closed, the oldest, "
+                + "to make room for a new one (mqtt.maxConnectionsBeforeLogin, mqtt.maxConnectionsBeforeLoginPerNetwork)");
+        Gauge.builder("edgebridge.broker.connections.before.login", broker, b -> b.status().limits().openBeforeLogin())
+                .description("MQTT connections open now that have not logged in").register(registry);
+        counter("edgebridge.broker.connections.held.too.many", broker, b -> b.status().limits().heldTooMany(),
+                "connections closed for sending more than mqtt.maxHeldPackets packets before their CONNECT was taken");
         loginsRefused(broker, "certificate_needed", b -> b.certificateDevices().refusedWithoutCertificate());
         Gauge.builder("edgebridge.broker.certificate.devices", broker, b -> b.certificateDevices().remembered())
                 .description("client ids remembered because they connected with a client certificate (each needs it "
@@ -231,7 +239,7 @@ final class BridgeMetrics implements AutoCloseable {
         FunctionCounter.builder("edgebridge.broker.logins.refused", broker, f).tag("reason", reason)
                 .description("CONNECTs refused at login: credentials = wrong, unknown or missing (CONNACK 4); throttled = "
                         + "too many failed logins of the client id or address this minute, busy = too many password checks "
-                        + "waiting (both CONNACK 3); certificate_needed = a client id that needs its client certificate came without it "
+                        + "waiting (auth.queue), busy_address = too many of one address (auth.queuePerAddress) (all CONNACK 3); certificate_needed = a client id that needs its client certificate came without it "
                         + "(CONNACK 5)")
                 .register(registry);
     }

@@ -51,7 +51,8 @@ public final class Broker implements Component, BrokerView, DevicePublisher, Aut
         RefusalLog refusals = new RefusalLog(LOG, clock, REFUSAL_LOG_INTERVAL);
         BrokerSettings.LoginSettings ls = settings.login();
         this.login = new DeviceLogin(passwords, settings.anonymous(),
-                new FailedLogins(clock, ls.failuresPerClientId(), ls.failuresPerAddress()), refusals, ls.threads(), ls.queue());
+                new FailedLogins(clock, ls.failuresPerClientId(), ls.failuresPerAddress()), refusals, ls.threads(), ls.queue(), ls.queuePerAddress(),
+                RecentLogins.load(ls.recentLoginsFile(), settings.limits().maxKnownDevices()));
         this.storeResets = new BrokerStoreResets(settings.storeDir(), clock);
         this.certificates = CertificateDevices.load(ls.certificateDevicesFile(), ls.maxCertificateDevices(),
                 ls.certificateClientIds());

@@ -15,6 +15,8 @@ public final class BrokerLimits {
     private final AtomicLong connectsTooLarge = new AtomicLong();
     private final AtomicLong connectsTimedOut = new AtomicLong();
     private final AtomicLong topicsTooLong = new AtomicLong();
+    private final AtomicLong heldTooMany = new AtomicLong();
+    private final AtomicLong beforeLoginOldestClosed = new AtomicLong();
 
     /** A PUBLISH came with retain=1; it was passed on without it (the bridge stores no retained messages). */
     public void retainFlagCleared() {
@@ -26,14 +28,25 @@ public final class BrokerLimits {
         retainedClearedAtStart.addAndGet(n);
     }
 
-    /** A new connection was closed at once: {@code mqtt.maxConnections} were open. */
+    /**
+     * {@code mqtt.maxConnections} were open when a new one came: the oldest that had not logged in was closed, or,
+     * when all had, the new one.
+     */
     public void connectionRefusedTotal() {
         connectionsRefusedTotal.incrementAndGet();
     }
 
-    /** A new connection was closed at once: {@code mqtt.maxConnectionsPerAddress} from its address were open. */
+    /** The same for {@code mqtt.maxConnectionsPerAddress} of the new connection's address. */
     public void connectionRefusedPerAddress() {
         connectionsRefusedPerAddress.incrementAndGet();
+    }
+
+    /**
+     * The oldest connection that had not logged in was closed to make room for a new one:
+     * {@code mqtt.maxConnectionsBeforeLogin} or {@code mqtt.maxConnectionsBeforeLoginPerNetwork} were open.
+     */
+    public void beforeLoginOldestClosed() {
+        beforeLoginOldestClosed.incrementAndGet();
     }
 
     /** A connection's first packet was not a CONNECT. */
@@ -56,17 +69,24 @@ public final class BrokerLimits {
         topicsTooLong.incrementAndGet();
     }
 
+    /** A connection sent more than {@code mqtt.maxHeldPackets} packets before Moquette had taken its CONNECT. */
+    public void heldTooMany() {
+        heldTooMany.incrementAndGet();
+    }
+
     /**
      * @param openConnections MQTT connections open now
+     * @param openBeforeLogin of those, the ones that have not logged in
      * @param devices the device registry, for its size and what it forgot
      * @param log the refusal log, for the lines it left out
      * @param receipts the bound on queued receipts, for what it dropped
      */
-    public BrokerLimitsStatus status(int openConnections, DeviceRegistry devices, RefusalLog log, ReceiptQueues receipts) {
+    public BrokerLimitsStatus status(int openConnections, int openBeforeLogin, DeviceRegistry devices, RefusalLog log, ReceiptQueues receipts) {
         return new BrokerLimitsStatus(retainFlagsCleared.get(), retainedClearedAtStart.get(), openConnections,
                 connectionsRefusedTotal.get(), connectionsRefusedPerAddress.get(), packetsBeforeConnect.get(),
                 connectsTooLarge.get(), connectsTimedOut.get(), devices.size(), devices.forgotten(), log.leftOut(),
                 topicsTooLong.get(), receipts.dropped(), receipts.mostQueued(), receipts.devices(),
-                receipts.droppedSiteFull(), receipts.totalEntries(), receipts.totalBytes());
+                receipts.droppedSiteFull(), receipts.totalEntries(), receipts.totalBytes(), heldTooMany.get(), openBeforeLogin,
+                beforeLoginOldestClosed.get());
     }
 }

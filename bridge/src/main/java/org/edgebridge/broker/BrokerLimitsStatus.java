@@ -7,7 +7,8 @@ package org.edgebridge.broker;
  * @param retainFlagsCleared PUBLISHes that came with retain=1 and were taken without it
  * @param retainedClearedAtStart retained messages found in the broker store at start and removed
  * @param openConnections MQTT connections open now (both listeners)
- * @param connectionsRefusedTotal new connections closed at once because {@code mqtt.maxConnections} were open
+ * @param connectionsRefusedTotal connections closed because {@code mqtt.maxConnections} were open: the oldest that
+ *     had not logged in, or the new one when all had
  * @param connectionsRefusedPerAddress the same for {@code mqtt.maxConnectionsPerAddress}
  * @param packetsBeforeConnect connections closed because their first packet was not a CONNECT
  * @param connectsTooLarge connections closed because their CONNECT was longer than {@code mqtt.maxConnectBytes}
@@ -24,6 +25,11 @@ package org.edgebridge.broker;
  *     ({@code mqtt.maxQueuedReceiptsTotal}, {@code mqtt.maxQueuedReceiptBytesTotal}); answered on resend too
  * @param queuedReceipts receipts queued or on their way for all devices, as last seen
  * @param queuedReceiptBytes their bytes (those queued before start at the average allowed size)
+ * @param heldTooMany connections closed because they sent more than {@code mqtt.maxHeldPackets} packets before
+ *     Moquette had taken their CONNECT
+ * @param openBeforeLogin connections open now that have not logged in (their lane: {@code mqtt.maxConnectionsBeforeLogin})
+ * @param beforeLoginOldestClosed connections that had not logged in closed, the oldest, to make room for a new one
+ *     ({@code mqtt.maxConnectionsBeforeLogin}, {@code mqtt.maxConnectionsBeforeLoginPerNetwork})
  */
 public record BrokerLimitsStatus(
         long retainFlagsCleared,
@@ -43,4 +49,7 @@ public record BrokerLimitsStatus(
         int devicesWithQueuedReceipts,
         long receiptsDroppedSiteFull,
         long queuedReceipts,
-        long queuedReceiptBytes) {}
+        long queuedReceiptBytes,
+        long heldTooMany,
+        int openBeforeLogin,
+        long beforeLoginOldestClosed) {}

@@ -37,10 +37,13 @@ public record BrokerSettings(
 
     /**
      * @param threads threads that check passwords (PBKDF2), off the network threads
-     * @param queue CONNECTs that may wait for a password check; past it they get CONNACK 3
+     * @param queue CONNECTs that may wait for a password check; past it they get CONNACK 3 (and as many of client
+     *     ids that logged in since start, in a lane of their own)
+     * @param queuePerAddress password checks waiting or running for one source address (IPv4, IPv6 /64)
      * @param failuresPerClientId failed logins of one client id per minute before it is throttled (CONNACK 3)
      * @param failuresPerAddress failed logins from one address per minute before it is throttled (CONNACK 3)
      * @param certificateDevicesFile where the client ids that connected with a certificate are remembered
+     * @param recentLoginsFile where the client ids whose password was verified are remembered (their lane of checks)
      * @param maxCertificateDevices most client ids remembered there
      * @param certificateClientIds client ids that always need their certificate, even the first time
      */
@@ -55,12 +58,16 @@ public record BrokerSettings(
      * @param maxQueuedReceiptBytes the same in bytes
      * @param maxQueuedReceiptsTotal receipts the broker may hold queued for all devices together
      * @param maxQueuedReceiptBytesTotal the same in bytes
+     * @param maxConnectionsBeforeLogin connections that have not logged in, all together; past it the oldest is closed
+     * @param maxConnectionsBeforeLoginPerNetwork the same per IPv4 /24 or IPv6 /64
+     * @param maxHeldPackets packets held with a CONNECT until Moquette has taken it; past it the connection is closed
      */
     public record Limits(int maxConnections, int maxConnectionsPerAddress, int maxConnectBytes, Duration connectTimeout,
             int maxKnownDevices, int maxTopicBytes, int maxQueuedReceipts, long maxQueuedReceiptBytes,
-            int maxQueuedReceiptsTotal, long maxQueuedReceiptBytesTotal) {}
+            int maxQueuedReceiptsTotal, long maxQueuedReceiptBytesTotal, int maxConnectionsBeforeLogin,
+            int maxConnectionsBeforeLoginPerNetwork, int maxHeldPackets) {}
 
-    public record LoginSettings(int threads, int queue, int failuresPerClientId, int failuresPerAddress,
-            java.nio.file.Path certificateDevicesFile, int maxCertificateDevices,
+    public record LoginSettings(int threads, int queue, int queuePerAddress, int failuresPerClientId, int failuresPerAddress,
+            java.nio.file.Path certificateDevicesFile, java.nio.file.Path recentLoginsFile, int maxCertificateDevices,
             Optional<java.util.regex.Pattern> certificateClientIds) {}
 }

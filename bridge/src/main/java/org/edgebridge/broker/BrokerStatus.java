@@ -5,6 +5,8 @@ package org.edgebridge.broker;
  *
  * @param storeResets stores set aside by this process because the broker could not start on them
  * @param limits how often the bounds on what devices can grow have bitten
+ * @param loginsRefusedBusy CONNECTs refused (CONNACK 3) because {@code auth.queue} password checks were waiting
+ * @param loginsRefusedBusyAddress the same because {@code auth.queuePerAddress} checks of their address were waiting
  */
 public record BrokerStatus(
         boolean running,
@@ -22,4 +24,5 @@ public record BrokerStatus(
         int waitingPublishes,
         int mostWaitingPublishes,
         long readPauses,
-        BrokerLimitsStatus limits) {}
+        BrokerLimitsStatus limits,
+        long loginsRefusedBusyAddress) {}

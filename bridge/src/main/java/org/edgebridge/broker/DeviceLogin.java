@@ -1,13 +1,14 @@
 package org.edgebridge.broker;
 
 import java.util.Optional;
-import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.PriorityBlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Decides whether a CONNECT's credentials let it in, before Moquette sees it.
@@ -16,9 +17,14 @@ import java.util.concurrent.atomic.AtomicLong;
  *   <li>A registered client id (in {@code auth.passwordFile}) always needs its credentials — its username and
  *       password, or a client certificate naming it — even with {@code auth.anonymous=true}: anonymous access
  *       covers only ids that are not registered.</li>
- *   <li>Password checks (PBKDF2, tens of milliseconds) run on a small bounded pool ("mqtt-auth-N"), never on the
- *       network threads; when its queue is full the CONNECT is refused with CONNACK 3. An unknown client id or
- *       username costs the same as a wrong password, so timing does not tell which exist.</li>
+ *   <li>Password checks (PBKDF2, tens of milliseconds) run on a small pool ("mqtt-auth-N"), never on the network
+ *       threads. They are counted when queued, not when done: at most {@code auth.queuePerAddress} wait or run for
+ *       one source address (IPv4 address, IPv6 /64) and {@code auth.queue} in all; past either the CONNECT is
+ *       refused with CONNACK 3 at once. Client ids whose password was verified before, by this run or an earlier one
+ *       ({@link RecentLogins}), wait in a lane of their own (as long,
+ *       one check per client id), served first: a flood of strangers from 10-20 addresses once kept every device
+ *       that was not in the verified cache out (issue 40). An unknown client id or username costs the same as a
+ *       wrong password, so timing does not tell which exist.</li>
  *   <li>A client id or source address with too many failed logins in the last minute is refused with CONNACK 3
  *       without a password check ({@link FailedLogins}).</li>
  * </ul>
@@ -41,18 +47,38 @@ public final class DeviceLogin implements AutoCloseable {
     private final FailedLogins failures;
     private final RefusalLog log;
     private final ThreadPoolExecutor pool;
+    private final RecentLogins recent;
+    private final int queue;
+    private final int queuePerAddress;
+    private final AtomicLong sequence = new AtomicLong();
+    // guarded by this: the checks waiting or running, per lane, per address and per client id of the known lane
+    private int waitingStrangers;
+    private int waitingKnown;
+    private final java.util.Map<String, Integer> waitingPerAddress = new java.util.HashMap<>();
+    private final java.util.Set<String> waitingKnownIds = new java.util.HashSet<>();
     private final AtomicLong refusedBusy = new AtomicLong();
+    private final AtomicLong refusedBusyAddress = new AtomicLong();
     private final AtomicLong refusedThrottled = new AtomicLong();
     private final AtomicLong refusedCredentials = new AtomicLong();
 
+    /**
+     * @param recent client ids whose password was verified before (also by an earlier run): their checks wait in
+     *     the lane served first
+     * @param queue checks that may wait in each lane
+     * @param queuePerAddress checks that may wait or run for one source address (IPv4 address, IPv6 /64), strangers' lane
+     */
     DeviceLogin(Optional<PasswordFile> passwords, boolean anonymous, FailedLogins failures, RefusalLog log, int threads,
-            int queue) {
+            int queue, int queuePerAddress, RecentLogins recent) {
+        this.recent = recent;
+        this.queue = queue;
+        this.queuePerAddress = queuePerAddress;
         this.passwords = passwords;
         this.anonymous = anonymous;
         this.failures = failures;
         this.log = log;
         AtomicInteger n = new AtomicInteger();
-        this.pool = new ThreadPoolExecutor(threads, threads, 0, TimeUnit.MILLISECONDS, new ArrayBlockingQueue<>(queue), r -> {
+        // bounded by the counts above (at most 2 x queue waiting); the known lane first, then by arrival
+        this.pool = new ThreadPoolExecutor(threads, threads, 0, TimeUnit.MILLISECONDS, new PriorityBlockingQueue<>(), r -> {
             Thread t = new Thread(r, "mqtt-auth-" + n.incrementAndGet());
             t.setDaemon(true);
             return t;
@@ -83,6 +109,7 @@ public final class DeviceLogin implements AutoCloseable {
         }
         PasswordFile file = passwords.get();
         if (file.isVerified(clientId, username, password)) {
+            recent.verified(clientId);
             return done(Result.ACCEPTED);
         }
         if (failures.throttled(clientId, address)) {
@@ -91,28 +118,102 @@ public final class DeviceLogin implements AutoCloseable {
                     + " with CONNACK 3: too many failed logins of this client id or address in the last minute");
             return done(Result.THROTTLED);
         }
+        Admission admission = admit(clientId, address, recent.contains(clientId));
+        if (admission.refusal() != null) {
+            return busy(admission.refusal());
+        }
+        boolean known = admission.knownLane();
         CompletableFuture<Result> result = new CompletableFuture<>();
-        try {
-            pool.execute(() -> {
-                try {
-                    if (file.verify(clientId, username, password)) {
-                        result.complete(Result.ACCEPTED);
-                    } else {
-                        failures.failed(clientId, address);
-                        result.complete(refusedNow(clientId, "not registered with username " + RefusalLog.quote(username)
-                                + " and that password (from " + address + ")"));
-                    }
-                } catch (RuntimeException e) {
-                    result.complete(refusedNow(clientId, "the password check failed: " + e));
+        Runnable work = () -> {
+            try {
+                if (file.verify(clientId, username, password)) {
+                    recent.verified(clientId);
+                    result.complete(Result.ACCEPTED);
+                } else {
+                    failures.failed(clientId, address);
+                    result.complete(refusedNow(clientId, "not registered with username " + RefusalLog.quote(username)
+                            + " and that password (from " + address + ")"));
                 }
-            });
-        } catch (RejectedExecutionException e) {
-            refusedBusy.incrementAndGet();
-            log.warn("busy", "", "refused CONNECTs with CONNACK 3: " + pool.getQueue().size()
-                    + " password checks are waiting already (a login flood?)");
-            return done(Result.BUSY);
+            } catch (RuntimeException e) {
+                result.complete(refusedNow(clientId, "the password check failed: " + e));
+            } finally {
+                done(clientId, address, known);
+            }
+        };
+        try {
+            pool.execute(new Check(known, sequence.incrementAndGet(), work));
+        } catch (RejectedExecutionException e) { // the pool was closed
+            done(clientId, address, known);
+            return busy("the password checks are stopped");
         }
         return result;
+    }
+
+    /** A password check as the pool orders them: the known lane first, then by arrival. */
+    private record Check(boolean known, long sequence, Runnable work) implements Runnable, Comparable<Check> {
+        @Override
+        public void run() {
+            work.run();
+        }
+
+        @Override
+        public int compareTo(Check o) {
+            return known != o.known ? (known ? -1 : 1) : Long.compare(sequence, o.sequence);
+        }
+    }
+
+    /** @param knownLane counted in the lane of client ids seen recently; @param refusal why it was not counted, or null */
+    private record Admission(boolean knownLane, @Nullable String refusal) {}
+
+    /** Counts a check as waiting, if there is room for it: in the known lane if it may, else in the strangers'. */
+    private synchronized Admission admit(String clientId, String address, boolean known) {
+        if (known && waitingKnown < queue && waitingKnownIds.add(clientId)) {
+            waitingKnown++;
+            return new Admission(true, null);
+        }
+        String key = addressKey(address);
+        int fromAddress = waitingPerAddress.getOrDefault(key, 0);
+        if (fromAddress >= queuePerAddress) {
+            refusedBusyAddress.incrementAndGet();
+            return new Admission(false, fromAddress + " password checks of CONNECTs from " + key
+                    + " are waiting already (auth.queuePerAddress)");
+        }
+        if (waitingStrangers >= queue) {
+            refusedBusy.incrementAndGet();
+            return new Admission(false, waitingStrangers + " password checks are waiting already (auth.queue; a login flood?)");
+        }
+        waitingStrangers++;
+        waitingPerAddress.merge(key, 1, Integer::sum);
+        return new Admission(false, null);
+    }
+
+    /** A check counted by {@link #admit} ended. @param knownLane the lane it was counted in */
+    private synchronized void done(String clientId, String address, boolean knownLane) {
+        if (knownLane) {
+            waitingKnownIds.remove(clientId);
+            waitingKnown--;
+            return;
+        }
+        waitingStrangers--;
+        waitingPerAddress.computeIfPresent(addressKey(address), (k, n) -> n <= 1 ? null : n - 1);
+    }
+
+    private CompletableFuture<Result> busy(String why) {
+        log.warn("busy", "", "refused a CONNECT with CONNACK 3: " + why);
+        return done(Result.BUSY);
+    }
+
+    /** The address a client's checks are counted by: an IPv4 address as it is, an IPv6 address by its /64. */
+    static String addressKey(String address) {
+        if (!address.contains(":")) {
+            return address;
+        }
+        try {
+            byte[] bytes = java.net.InetAddress.getByName(address).getAddress(); // a literal: no DNS lookup
+            return bytes.length == 16 ? java.util.HexFormat.of().formatHex(bytes, 0, 8) + "::/64" : address;
+        } catch (java.net.UnknownHostException e) {
+            return address;
+        }
     }
 
     /** Whether Moquette, which asks again on a network thread, should let these credentials in: no PBKDF2 here. */
@@ -123,8 +224,14 @@ public final class DeviceLogin implements AutoCloseable {
         return passwords.get().isVerified(clientId, username, password);
     }
 
+    /** CONNECTs refused because {@code auth.queue} checks were waiting. */
     public long refusedBusy() {
         return refusedBusy.get();
+    }
+
+    /** CONNECTs refused because {@code auth.queuePerAddress} checks of their address were waiting or running. */
+    public long refusedBusyAddress() {
+        return refusedBusyAddress.get();
     }
 
     public long refusedThrottled() {

@@ -62,10 +62,22 @@ public final class ConfigKeys {
             "how long the broker keeps the session of a device that stays away (at most 24d: Moquette 0.17 overflows past it)");
 
     public static final ConfigKey<Integer> MQTT_MAX_CONNECTIONS = intKey("mqtt.maxConnections", 4096, 1, 1_000_000,
-            "MQTT connections open at once (both listeners); a new one past it is closed at once");
+            "MQTT connections open at once (both listeners); past it the oldest connection that has not logged in is closed "
+            + "to make room, or, when all have, the new one at once");
     public static final ConfigKey<Integer> MQTT_MAX_CONNECTIONS_PER_ADDRESS = intKey("mqtt.maxConnectionsPerAddress", 1024, 1,
-            1_000_000, "MQTT connections open at once from one source address; a new one past it is closed at once "
-            + "(devices behind one NAT share an address: raise it for them)");
+            1_000_000, "MQTT connections open at once from one source address; past it the oldest of that address that "
+            + "has not logged in is closed, or, when all have, the new one at once (devices behind one NAT share an address: "
+            + "raise it for them)");
+    public static final ConfigKey<Integer> MQTT_MAX_CONNECTIONS_BEFORE_LOGIN = intKey("mqtt.maxConnectionsBeforeLogin", 1024, 1,
+            1_000_000, "connections that have not logged in yet (TCP open, no CONNECT accepted), all together: a lane of their "
+            + "own inside mqtt.maxConnections, so that strangers leave room for devices; past it the OLDEST of them is closed");
+    public static final ConfigKey<Integer> MQTT_MAX_CONNECTIONS_BEFORE_LOGIN_PER_NETWORK = intKey(
+            "mqtt.maxConnectionsBeforeLoginPerNetwork", 768, 1, 1_000_000, "the same per source network (IPv4 /24, IPv6 /64); "
+            + "past it the oldest of that network is closed; also when mqtt.maxConnections or mqtt.maxConnectionsPerAddress "
+            + "is reached, the oldest connection that has not logged in makes room before a new one is refused");
+    public static final ConfigKey<Integer> MQTT_MAX_HELD_PACKETS = intKey("mqtt.maxHeldPackets", 100, 1, 1_000_000,
+            "packets a client may send with its CONNECT, held until the CONNECT is taken (nothing more is read meanwhile); "
+            + "one more closes the connection");
     public static final ConfigKey<Integer> MQTT_MAX_CONNECT_BYTES = intSizeKey("mqtt.maxConnectBytes", "16KiB", 256, 16 * 1024 * 1024,
             "largest CONNECT packet (client id, credentials and Last Will); nothing else is read before it: a first packet "
             + "that is not a CONNECT, or a larger CONNECT, closes the connection");
@@ -115,6 +127,11 @@ public final class ConfigKeys {
             "threads that check passwords (PBKDF2, tens of ms each), apart from the network threads");
     public static final ConfigKey<Integer> AUTH_QUEUE = intKey("auth.queue", 256, 1, 100_000,
             "CONNECTs that may wait for a password check; past it they are refused with CONNACK 3");
+    public static final ConfigKey<Integer> AUTH_QUEUE_PER_ADDRESS = intKey("auth.queuePerAddress", 8, 1, 100_000,
+            "password checks waiting or running for one source address (IPv4 address, IPv6 /64), counted when queued; past "
+            + "it a CONNECT is refused with CONNACK 3 without a check. Client ids whose password was verified before, also "
+            + "before a restart (data.dir/recent-logins), wait in a lane of their own (auth.queue long, one check per client "
+            + "id), ahead of the others");
     public static final ConfigKey<Integer> AUTH_FAILED_LOGINS_PER_CLIENT_ID = intKey("auth.failedLoginsPerClientId", 10, 1, 1_000_000,
             "failed logins of one client id per minute after which its CONNECTs "
             + "are refused with CONNACK 3 for the rest of that minute");
@@ -246,12 +263,13 @@ public final class ConfigKeys {
     public static final List<ConfigKey<?>> ALL = List.of(
             EDGE_ID, EDGE_BEHIND_BALANCER, DATA_DIR,
             MQTT_HOST, MQTT_PORT, MQTT_TOPIC_PREFIX, MQTT_MAX_PACKET_BYTES, MQTT_SESSION_QUEUE_SIZE, MQTT_SESSION_EXPIRY,
-            MQTT_MAX_CONNECTIONS, MQTT_MAX_CONNECTIONS_PER_ADDRESS, MQTT_MAX_CONNECT_BYTES, MQTT_CONNECT_TIMEOUT,
+            MQTT_MAX_CONNECTIONS, MQTT_MAX_CONNECTIONS_PER_ADDRESS, MQTT_MAX_CONNECTIONS_BEFORE_LOGIN,
+            MQTT_MAX_CONNECTIONS_BEFORE_LOGIN_PER_NETWORK, MQTT_MAX_HELD_PACKETS, MQTT_MAX_CONNECT_BYTES, MQTT_CONNECT_TIMEOUT,
             MQTT_MAX_TOPIC_BYTES, MQTT_MAX_QUEUED_RECEIPTS, MQTT_MAX_QUEUED_RECEIPT_BYTES,
             MQTT_MAX_QUEUED_RECEIPTS_TOTAL, MQTT_MAX_QUEUED_RECEIPT_BYTES_TOTAL, MQTT_MAX_KNOWN_DEVICES,
             MQTT_TAKEOVER_ALARM_PER_MINUTE, MQTT_THROTTLE_TAKEOVERS,
             TLS_PORT, TLS_CERT_FILE, TLS_KEY_FILE, TLS_CA_FILE, TLS_CLIENT_AUTH,
-            AUTH_ANONYMOUS, AUTH_PASSWORD_FILE, AUTH_THREADS, AUTH_QUEUE, AUTH_FAILED_LOGINS_PER_CLIENT_ID,
+            AUTH_ANONYMOUS, AUTH_PASSWORD_FILE, AUTH_THREADS, AUTH_QUEUE, AUTH_QUEUE_PER_ADDRESS, AUTH_FAILED_LOGINS_PER_CLIENT_ID,
             AUTH_FAILED_LOGINS_PER_ADDRESS, AUTH_CERTIFICATE_CLIENT_IDS, AUTH_MAX_CERTIFICATE_DEVICES,
             ADMIN_HOST, ADMIN_PORT, ADMIN_TOKEN, ADMIN_TOKEN_FILE, ADMIN_TOKEN_FOR_READS,
             INGEST_URL, INGEST_TOKEN, INGEST_TOKEN_FILE, INGEST_CA_FILE, INGEST_CERT_FILE, INGEST_KEY_FILE,

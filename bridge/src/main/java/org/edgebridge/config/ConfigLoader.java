@@ -220,15 +220,17 @@ public final class ConfigLoader {
                 v.get(MQTT_SESSION_QUEUE_SIZE), v.get(MQTT_SESSION_EXPIRY), dataDir.resolve("broker"), tls,
                 v.get(AUTH_ANONYMOUS), v.get(AUTH_PASSWORD_FILE), v.get(MQTT_TAKEOVER_ALARM_PER_MINUTE),
                 v.get(MQTT_THROTTLE_TAKEOVERS),
-                new BrokerSettings.LoginSettings(v.get(AUTH_THREADS), v.get(AUTH_QUEUE),
+                new BrokerSettings.LoginSettings(v.get(AUTH_THREADS), v.get(AUTH_QUEUE), v.get(AUTH_QUEUE_PER_ADDRESS),
                         v.get(AUTH_FAILED_LOGINS_PER_CLIENT_ID), v.get(AUTH_FAILED_LOGINS_PER_ADDRESS),
-                        dataDir.resolve("certificate-devices"), v.get(AUTH_MAX_CERTIFICATE_DEVICES),
+                        dataDir.resolve("certificate-devices"), dataDir.resolve("recent-logins"), v.get(AUTH_MAX_CERTIFICATE_DEVICES),
                         v.get(AUTH_CERTIFICATE_CLIENT_IDS)),
                 maxWaitingPublishes(v.get(INTAKE_MAX_QUEUED_BYTES), v.get(MQTT_MAX_PACKET_BYTES)),
                 new BrokerSettings.Limits(v.get(MQTT_MAX_CONNECTIONS), v.get(MQTT_MAX_CONNECTIONS_PER_ADDRESS),
                         v.get(MQTT_MAX_CONNECT_BYTES), v.get(MQTT_CONNECT_TIMEOUT), v.get(MQTT_MAX_KNOWN_DEVICES),
                         v.get(MQTT_MAX_TOPIC_BYTES), v.get(MQTT_MAX_QUEUED_RECEIPTS), v.get(MQTT_MAX_QUEUED_RECEIPT_BYTES),
-                        v.get(MQTT_MAX_QUEUED_RECEIPTS_TOTAL), v.get(MQTT_MAX_QUEUED_RECEIPT_BYTES_TOTAL)));
+                        v.get(MQTT_MAX_QUEUED_RECEIPTS_TOTAL), v.get(MQTT_MAX_QUEUED_RECEIPT_BYTES_TOTAL),
+                        v.get(MQTT_MAX_CONNECTIONS_BEFORE_LOGIN), v.get(MQTT_MAX_CONNECTIONS_BEFORE_LOGIN_PER_NETWORK),
+                        v.get(MQTT_MAX_HELD_PACKETS)));
         IntakeSettings intake = new IntakeSettings(
                 v.get(INTAKE_MAX_PAYLOAD_BYTES), v.get(INTAKE_MAX_BATCH), v.get(INTAKE_QUEUE_CAPACITY),
                 v.get(OUTBOX_MAX_PENDING), v.get(OUTBOX_MIN_FREE_DISK), v.get(OUTBOX_FULL_RETRY_AFTER),

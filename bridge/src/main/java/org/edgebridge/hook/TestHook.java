@@ -32,7 +32,12 @@ public enum TestHook {
     /** Rows are claimed (in flight); the request to central has not been sent (the forwarder). */
     AFTER_CLAIM,
     /** Central's final receipt is committed; it is not published to the device. */
-    AFTER_FINAL_COMMIT;
+    AFTER_FINAL_COMMIT,
+    /**
+     * Inside Moquette's protocol handler, which calls the bridge's authenticator for a CONNECT with a username and
+     * catches (and only logs) whatever it throws: not a crash window, the place where a library swallows an Error.
+     */
+    IN_BROKER_AUTHENTICATOR;
 
     private static final Logger LOG = LoggerFactory.getLogger(TestHook.class);
     private static final String ARMED = System.getProperty("edgebridge.test.hook");

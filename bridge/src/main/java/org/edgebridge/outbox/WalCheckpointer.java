@@ -48,7 +48,7 @@ public final class WalCheckpointer implements Component, AutoCloseable {
     @Override
     public void start() {
         if (once.start()) {
-            thread.scheduleWithFixedDelay(this::checkpoint, EVERY.toMillis(), EVERY.toMillis(), TimeUnit.MILLISECONDS);
+            thread.scheduleWithFixedDelay(org.edgebridge.worker.FatalErrors.scheduled(this::checkpoint), EVERY.toMillis(), EVERY.toMillis(), TimeUnit.MILLISECONDS);
         }
     }
 
@@ -63,11 +63,6 @@ public final class WalCheckpointer implements Component, AutoCloseable {
                         e.getMessage(), EVERY.toMillis(), OutboxDatabase.WRITER_CHECKPOINT_PAGES);
             }
             lastFailure = String.valueOf(e.getMessage());
-        } catch (Error e) {
-            // a scheduled task's Error would only end the schedule, silently: the process's handler halts it
-            Thread t = Thread.currentThread();
-            t.getUncaughtExceptionHandler().uncaughtException(t, e);
-            throw e;
         }
     }
 

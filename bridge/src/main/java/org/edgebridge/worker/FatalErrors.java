@@ -25,10 +25,32 @@ public final class FatalErrors {
 
     private FatalErrors() {}
 
-    /** Installs the default uncaught-exception handler that halts on an Error. For {@code run} and {@code demo}. */
+    /**
+     * Installs the default uncaught-exception handler that halts on an Error, and {@link ErrorsInLibraryLogs}, which
+     * halts when a library logs an Error it caught (Moquette's protocol handler, Netty's event-loop tasks, Jetty's
+     * pool): caught and logged, it would leave a zombie. For {@code run} and {@code demo}.
+     */
     public static void haltOnAnyError() {
         halting = true;
         Thread.setDefaultUncaughtExceptionHandler(FatalErrors::uncaught);
+        ErrorsInLibraryLogs.install();
+    }
+
+    /**
+     * A task for a {@link java.util.concurrent.ScheduledExecutorService}: an Error would only end the schedule,
+     * silently (it is kept in the task's future, which nobody reads), so it goes to the thread's uncaught-exception
+     * handler (which halts in {@code run}) and is rethrown. An exception is the task's own to handle.
+     */
+    public static Runnable scheduled(Runnable task) {
+        return () -> {
+            try {
+                task.run();
+            } catch (Error e) {
+                Thread t = Thread.currentThread();
+                t.getUncaughtExceptionHandler().uncaughtException(t, e);
+                throw e;
+            }
+        };
     }
 
     /**

@@ -56,6 +56,47 @@ class AdminReadsIT {
         }
     }
 
+    /**
+     * Issue 40, point 7: DNS rebinding. A page on rebind.example that rebinds its name to 127.0.0.1 makes the admin's
+     * browser (reaching the bridge through the SSH tunnel of docs/install.md) send {@code Host: rebind.example:8080}:
+     * with the shipped loopback default that read answered 200 with the outbox's payloads. Now it is 403
+     * {@code host_not_allowed} unless it carries the token; localhost, 127.0.0.1 and [::1] on any port still read.
+     */
+    @Test
+    void on_loopback_a_read_for_a_foreign_host_is_refused_unless_it_carries_the_token() throws Exception {
+        try (TestSite site = new TestSite(dir.resolve("data"));
+                DeviceSimulator device = site.device("dev-rebind")) {
+            device.connectAndSubscribe();
+            device.publish("t", DeviceSimulator.command("REBIND-1", "\"secret\":\"pin-4711\""));
+            device.awaitReceipt("REBIND-1", "accepted");
+            int port = site.bridge.adminPort();
+            List<String> reads = READS.stream().map(r -> r.replace("dev-reads/READS-1", "dev-rebind/REBIND-1")).toList();
+            for (String path : reads) {
+                String refused = rawGet(port, path, "rebind.example:" + port, null);
+                assertThat(refused).as(path).startsWith("HTTP/1.1 403").contains("host_not_allowed").doesNotContain("pin-4711");
+                assertThat(rawGet(port, path, "rebind.example:" + port, "test-token")).as(path).startsWith("HTTP/1.1 200");
+            }
+            for (String host : List.of("localhost:9000", "127.0.0.1:" + port, "[::1]:8080", "LOCALHOST")) {
+                assertThat(rawGet(port, "/api/outbox/dev-rebind/REBIND-1", host, null)).as(host).startsWith("HTTP/1.1 200");
+            }
+            for (String open : List.of("/", "/health/live", "/health/ready")) {
+                assertThat(rawGet(port, open, "rebind.example", null)).as(open).startsWith("HTTP/1.1 200");
+            }
+            assertThat(site.get("/metrics").body()).contains("edgebridge_admin_reads_foreign_host_total " + reads.size() + ".0");
+        }
+    }
+
+    /** A GET with the Host header given (the JDK's client will not send another Host than the URI's). */
+    private static String rawGet(int port, String path, String host, String token) throws Exception {
+        try (java.net.Socket s = new java.net.Socket("127.0.0.1", port)) {
+            s.setSoTimeout(10_000);
+            String request = "GET " + path + " HTTP/1.1\r\nHost: " + host + "\r\nConnection: close\r\n"
+                    + (token == null ? "" : "Authorization: Bearer " + token + "\r\n") + "\r\n";
+            s.getOutputStream().write(request.getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+            return new String(s.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        }
+    }
+
     private static HttpResponse<String> get(TestSite site, String path, String token) throws Exception {
         HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(site.adminUrl(path)));
         if (token != null) {

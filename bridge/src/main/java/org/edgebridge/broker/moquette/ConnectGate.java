@@ -34,7 +34,8 @@ import org.jspecify.annotations.Nullable;
  * the ACL, so the gate owns it ({@code DeviceLoginIT}, the will test); a retained PUBLISH is kept in the store for
  * ever, so the gate takes every PUBLISH without its retain flag ({@code RetainedPublishesIT}); a topic has no length
  * limit and every receipt repeats it, so a PUBLISH on a topic over {@code mqtt.maxTopicBytes} closes the connection
- * ({@code ReceiptQueueBoundsIT}).
+ * ({@code ReceiptQueueBoundsIT}); packets that come with the CONNECT, before Moquette has taken it, are held,
+ * at most {@code mqtt.maxHeldPackets} of them, and nothing more is read until then ({@code HeldPacketsIT}).
  *
  * <p>Holds a client's packets after its CONNECT until Moquette has really accepted the connection, then passes
  * them on in order. Without it, Moquette 0.17 closes a connection whose SUBSCRIBE arrives in the instant
@@ -65,19 +66,27 @@ final class ConnectGate extends ChannelDuplexHandler {
     private final InboundBackPressure backPressure;
     private final BrokerLimits limits;
     private final int maxTopicBytes;
+    private final int maxHeldPackets;
+    /** Told when the connection's CONNECT was accepted: it leaves the lane of those that have not logged in. */
+    private final Consumer<io.netty.channel.Channel> onLogin;
     private State state = State.AWAIT_CONNECT;
     private final ArrayDeque<Object> held = new ArrayDeque<>();
     private long connectAt;
     private boolean polling;
     private ConnectPolicy.@Nullable LastWill will;
     private boolean disconnected;
+    /** The connection was refused and is being closed: nothing more is looked at or counted. */
+    private boolean rejected;
 
     /**
      * @param willSink gets the will of a connection that broke; called on the event loop, must not block
      * @param stopping true while the bridge closes its connections itself: no will is sent then
      */
     ConnectGate(ConnectPolicy policy, DeviceLogin login, ProtocolViolations violations, Consumer<ConnectPolicy.LastWill> willSink,
-            BooleanSupplier stopping, InboundBackPressure backPressure, BrokerLimits limits, int maxTopicBytes) {
+            BooleanSupplier stopping, InboundBackPressure backPressure, BrokerLimits limits, int maxTopicBytes,
+            int maxHeldPackets, Consumer<io.netty.channel.Channel> onLogin) {
+        this.maxHeldPackets = maxHeldPackets;
+        this.onLogin = onLogin;
         this.backPressure = backPressure;
         this.limits = limits;
         this.maxTopicBytes = maxTopicBytes;
@@ -90,6 +99,10 @@ final class ConnectGate extends ChannelDuplexHandler {
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (rejected) {
+            ReferenceCountUtil.release(msg); // the rest of what the decoder had read of a connection being closed
+            return;
+        }
         if (msg instanceof MqttMessage m && m.decoderResult().isFailure()) {
             String what = "malformed or oversized packet (" + m.decoderResult().cause().getMessage() + ")";
             if (state == State.CONNECTING) {
@@ -149,13 +162,26 @@ final class ConnectGate extends ChannelDuplexHandler {
                 login.check(p.clientIdentifier(), p.userName(), p.passwordInBytes(), verdict.certified(), address)
                         .thenAccept(result -> ctx.executor().execute(() -> loggedIn(ctx, verdict, result)));
             }
-            case AUTHENTICATING -> held.add(msg);
+            case AUTHENTICATING -> {
+                if (!roomToHold()) {
+                    reject(ctx, msg, heldTooMany());
+                    return;
+                }
+                held.add(msg);
+            }
             case CONNECTING -> {
                 if (held.contains(CLOSE)) {
                     ReferenceCountUtil.release(msg);
                 } else if (held.isEmpty() && MoquetteInternals.isConnected(ctx.channel())) {
-                    state = State.OPEN;
+                    open(ctx);
                     ctx.fireChannelRead(msg);
+                } else if (!roomToHold()) {
+                    // let Moquette finish the CONNECT first, as for a malformed packet
+                    ReferenceCountUtil.release(msg);
+                    releaseHeld();
+                    violations.record(heldTooMany(), ctx.channel().remoteAddress());
+                    held.add(CLOSE);
+                    poll(ctx);
                 } else {
                     held.add(msg);
                     poll(ctx);
@@ -181,13 +207,35 @@ final class ConnectGate extends ChannelDuplexHandler {
             return;
         }
         state = State.CONNECTING;
-        ctx.channel().config().setAutoRead(true);
+        onLogin.accept(ctx.channel());
+        // still nothing read until Moquette has taken the CONNECT ({@link #open}): only what the decoder had already
+        // read can be held, at most mqtt.maxHeldPackets of it
         will = verdict.will();
         ctx.fireChannelRead(verdict.connect());
         ctx.fireChannelReadComplete();
-        if (!held.isEmpty()) {
-            poll(ctx);
+        poll(ctx); // until Moquette has taken the CONNECT: then the held packets pass and the connection is read again
+    }
+
+    /** Moquette has taken the CONNECT: packets pass from now on, and the connection is read again. */
+    private void open(ChannelHandlerContext ctx) {
+        state = State.OPEN;
+        ctx.channel().config().setAutoRead(true);
+    }
+
+    /**
+     * Whether one more packet may be held before Moquette has taken the CONNECT: at most {@code mqtt.maxHeldPackets}
+     * (the bytes are bounded by reading nothing meanwhile: only what one read brought in can be held). Counts a refusal.
+     */
+    private boolean roomToHold() {
+        if (held.size() < maxHeldPackets) {
+            return true;
         }
+        limits.heldTooMany();
+        return false;
+    }
+
+    private String heldTooMany() {
+        return "more than mqtt.maxHeldPackets (" + maxHeldPackets + ") packets before its CONNECT was taken";
     }
 
     /** The same PUBLISH (same payload buffer, owned by the copy) with retain=0. */
@@ -210,6 +258,7 @@ final class ConnectGate extends ChannelDuplexHandler {
     }
 
     private void reject(ChannelHandlerContext ctx, Object msg, String what) {
+        rejected = true;
         ReferenceCountUtil.release(msg);
         releaseHeld();
         violations.record(what, ctx.channel().remoteAddress());
@@ -233,7 +282,7 @@ final class ConnectGate extends ChannelDuplexHandler {
             if (!ctx.channel().isActive()) {
                 releaseHeld();
             } else if (MoquetteInternals.isConnected(ctx.channel())) {
-                state = State.OPEN;
+                open(ctx);
                 while (!held.isEmpty()) {
                     Object next = held.poll();
                     if (next == CLOSE) {

@@ -4,6 +4,7 @@ import io.moquette.broker.security.IAuthenticator;
 import org.edgebridge.broker.DeviceLogin;
 import org.edgebridge.broker.RefusalLog;
 import org.edgebridge.broker.Topics;
+import org.edgebridge.hook.TestHook;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -30,6 +31,7 @@ final class DeviceAuthenticator implements IAuthenticator {
 
     @Override
     public boolean checkValid(String clientId, String username, byte[] password) {
+        TestHook.IN_BROKER_AUTHENTICATOR.enter();
         try {
             if (!Topics.isUsableClientId(clientId)) {
                 return false;

@@ -103,7 +103,8 @@ public final class MoquetteBroker implements BrokerEngine {
                 new ReceiptQueues(settings.limits().maxQueuedReceipts(), settings.limits().maxQueuedReceiptBytes(),
                         settings.limits().maxQueuedReceiptsTotal(), settings.limits().maxQueuedReceiptBytesTotal()));
         this.connections = new ConnectionLimits(settings.limits().maxConnections(), settings.limits().maxConnectionsPerAddress(),
-                limits, refusals);
+                settings.limits().maxConnectionsBeforeLogin(), settings.limits().maxConnectionsBeforeLoginPerNetwork(), limits,
+                refusals);
     }
 
     /** Starts Moquette ({@link MoquetteStart}), then the listeners, and checks that each accepts connections. */
@@ -133,7 +134,8 @@ public final class MoquetteBroker implements BrokerEngine {
                     settings.maxWaitingPublishes());
             backPressure = pressure;
             Supplier<ChannelHandler> gate = () -> new ConnectGate(policy, login, violations, will -> lastWill(s, will),
-                    () -> stopping || server != s, pressure, limits, settings.limits().maxTopicBytes());
+                    () -> stopping || server != s, pressure, limits, settings.limits().maxTopicBytes(),
+                    settings.limits().maxHeldPackets(), connections::loggedIn);
             BrokerSettings.Limits bounds = settings.limits();
             Supplier<ChannelHandler> beforeConnect = () -> new BeforeConnect(bounds.maxConnectBytes(), bounds.connectTimeout(),
                     violations, limits);
@@ -212,7 +214,8 @@ public final class MoquetteBroker implements BrokerEngine {
         return new BrokerStatus(isRunning(), listeners(), connectedClientIds().size(), acl.publishes(),
                 acl.subscribes(), violations.total(), restarts.get(), storeResets.count(), login.refusedCredentials(),
                 login.refusedThrottled(), login.refusedBusy(), wills.get(), p.waiting(), p.mostWaiting(), p.pauses(),
-                limits.status(connections.open(), devices, refusals, s == null ? receipts.queues() : receipts.queuesNow(s)));
+                limits.status(connections.open(), connections.openBeforeLogin(), devices, refusals,
+                        s == null ? receipts.queues() : receipts.queuesNow(s)), login.refusedBusyAddress());
     }
 
     /**

@@ -31,7 +31,7 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>The MQTT listeners (plain and TLS) in front of Moquette's protocol handler. Built like Moquette 0.17 builds
  * its own (same handler names, which Moquette looks up after CONNECT), plus {@link ConnectionLimits},
- * {@link BeforeConnect} and a {@link ConnectGate}.
+ * {@link BeforeConnect} and a {@link ConnectGate}, and {@link PipelineTail} last.
  *
  * <p>Threads: "mqtt-accept" and "mqtt-io-N", owned here; {@link #close()} shuts them down.
  */
@@ -88,6 +88,7 @@ final class MqttListeners implements AutoCloseable {
                         ch.pipeline().addLast("connectGate", p.connectGate().get());
                         ch.pipeline().addLast("sessionCheck", p.sessionCheck().get());
                         ch.pipeline().addLast("handler", p.protocol());
+                        ch.pipeline().addLast("fatalErrors", PipelineTail.INSTANCE);
                     }
                 });
         Channel channel;

@@ -18,7 +18,9 @@ import org.slf4j.LoggerFactory;
  * cached and used until shortly before it expires ({@link AccessToken#freshAt}), then a new one is asked for; a token
  * central answered 401 to is dropped ({@link #rejected}) so that the request is tried once with a new one. When the
  * endpoint fails, a token not expired yet is still used; without one, {@link TokenUnavailable} tells the forwarder to
- * back off. Thread-safe: one token request at a time, the other workers wait for it.
+ * back off. Thread-safe: one token request at a time, the other workers wait for it (at most {@code ingest.timeout}:
+ * {@link TokenEndpoint} bounds the whole exchange). {@link #status()} takes no lock: it reads the snapshot left by
+ * the last change, so the status page, {@code /metrics} and {@code /health/*} never wait for a token request.
  */
 public final class OAuth2Tokens {
     private static final Logger LOG = LoggerFactory.getLogger(OAuth2Tokens.class);
@@ -36,6 +38,8 @@ public final class OAuth2Tokens {
     /** While a token not yet expired is used after a failed request for a new one, the next is asked for then. */
     private Instant retryAt = Instant.EPOCH;
     private static final Duration RETRY_WHILE_VALID = Duration.ofSeconds(5);
+    /** What {@link #status()} shows: written under the lock after every change, read without it. */
+    private volatile TokenStatus snapshot;
 
     /**
      * @param http the HTTP client of the requests to central (its proxy, trust and client certificate)
@@ -47,6 +51,7 @@ public final class OAuth2Tokens {
         this.settings = settings;
         this.endpoint = new TokenEndpoint(settings, http, timeout, describe, clock);
         this.clock = clock;
+        this.snapshot = snapshot();
     }
 
     /** The token for a request now. @throws TokenUnavailable when there is none */
@@ -56,15 +61,21 @@ public final class OAuth2Tokens {
             return token.value();
         }
         requests++;
+        snapshot = snapshot();
         try {
             token = endpoint.request();
         } catch (TokenEndpoint.Failed e) {
-            return failed(Objects.requireNonNull(e.getMessage()), now); // Failed always has its reason
+            try {
+                return failed(Objects.requireNonNull(e.getMessage()), now); // Failed always has its reason
+            } finally {
+                snapshot = snapshot();
+            }
         }
         if (failuresInARow > 0) {
             LOG.info("got a token from ingest.oauth2.tokenUrl again after {} failed requests", failuresInARow);
         }
         failuresInARow = 0;
+        snapshot = snapshot();
         return token.value();
     }
 
@@ -98,13 +109,19 @@ public final class OAuth2Tokens {
         if (token != null && token.value().equals(used)) {
             token = null;
             refreshedAfter401++;
+            snapshot = snapshot();
             LOG.info("central answered 401 to the token from ingest.oauth2.tokenUrl: asking for a new one");
             return true;
         }
         return token != null; // another request already got a newer one
     }
 
-    public synchronized TokenStatus status() {
+    /** The state after the last change; never waits, not even for a token request under way. */
+    public TokenStatus status() {
+        return snapshot;
+    }
+
+    private TokenStatus snapshot() {
         AccessToken t = token;
         return new TokenStatus(settings.tokenUrl().toString(), settings.clientId(), settings.scope(), settings.audience(),
                 settings.clientAuth().name().toLowerCase(Locale.ROOT), Optional.ofNullable(t).map(AccessToken::obtainedAt),

@@ -3,7 +3,6 @@ package org.edgebridge.forward.auth;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
-import java.io.InputStream;
 import java.net.URLEncoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -82,26 +81,28 @@ final class TokenEndpoint {
         String body = form.entrySet().stream().map(e -> encode(e.getKey()) + "=" + encode(e.getValue()))
                 .collect(Collectors.joining("&"));
         Instant sentAt = clock.instant();
-        HttpResponse<InputStream> response = exchange(request.POST(HttpRequest.BodyPublishers.ofString(body)).build());
-        byte[] reply;
-        try (InputStream in = response.body()) {
-            reply = in.readNBytes(MAX_REPLY_BYTES);
-        } catch (IOException e) {
-            throw new Failed(where() + ": the reply could not be read (" + describe.apply(e) + ")");
-        }
-        return token(response.statusCode(), reply, sentAt);
+        HttpResponse<byte[]> response = exchange(request.POST(HttpRequest.BodyPublishers.ofString(body)).build());
+        return token(response.statusCode(), response.body(), sentAt);
     }
 
-    private HttpResponse<InputStream> exchange(HttpRequest request) {
-        CompletableFuture<HttpResponse<InputStream>> exchange = http.get().sendAsync(request,
-                HttpResponse.BodyHandlers.ofInputStream());
+    /**
+     * The whole exchange, reply body included, within {@code ingest.timeout} (the JDK's own request timeout ends at
+     * the headers: a body that trickles in one byte every few seconds held the forwarder, and with it the token's
+     * lock, for ever) and {@value #MAX_REPLY_BYTES} bytes of reply.
+     */
+    private HttpResponse<byte[]> exchange(HttpRequest request) {
+        CompletableFuture<HttpResponse<byte[]>> exchange = http.get().sendAsync(request, LimitedBody.handler(MAX_REPLY_BYTES));
         try {
             return exchange.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
         } catch (TimeoutException e) {
             exchange.cancel(true);
-            throw new Failed(where() + ": no answer within " + timeout.toMillis() + " ms (ingest.timeout)");
+            throw new Failed(where() + ": no whole answer within " + timeout.toMillis() + " ms (ingest.timeout)");
         } catch (ExecutionException e) {
-            throw new Failed("ingest.oauth2.tokenUrl: " + describe.apply(e.getCause()));
+            Throwable cause = e.getCause() instanceof IOException io && io.getCause() instanceof LimitedBody.TooLong t ? t : e.getCause();
+            if (cause instanceof LimitedBody.TooLong) {
+                throw new Failed(where() + ": " + cause.getMessage());
+            }
+            throw new Failed("ingest.oauth2.tokenUrl: " + describe.apply(cause));
         } catch (InterruptedException e) {
             exchange.cancel(true);
             Thread.currentThread().interrupt();

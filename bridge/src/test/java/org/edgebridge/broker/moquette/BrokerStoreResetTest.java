@@ -98,9 +98,9 @@ class BrokerStoreResetTest {
             port = s.getLocalPort();
         }
         return new BrokerSettings("127.0.0.1", port, "devices", 65_536, 1024, Duration.ofDays(7), store, Optional.empty(),
-                true, Optional.empty(), 10, false, new BrokerSettings.LoginSettings(1, 16, 10, 100,
-                        store.resolveSibling("certificate-devices"), 1000, Optional.empty()), 64,
+                true, Optional.empty(), 10, false, new BrokerSettings.LoginSettings(1, 16, 8, 10, 100,
+                        store.resolveSibling("certificate-devices"), store.resolveSibling("recent-logins"), 1000, Optional.empty()), 64,
                 new BrokerSettings.Limits(4096, 1024, 16_384, Duration.ofSeconds(10), 10_000,
-                        512, 256, 262_144, 200_000, 256L << 20));
+                        512, 256, 262_144, 200_000, 256L << 20, 1024, 768, 100));
     }
 }
