@@ -73,7 +73,7 @@ record BlameScenario(long seed, List<Arrival> arrivals, List<Segment> central, M
             String device = "dev-" + d;
             int commands = quiet ? 1 + r.nextInt(2) : 1 + r.nextInt(Math.max(1, budget / devices * 2));
             long at = r.nextInt((int) active.toMillis());
-            for (int c = 0; c < commands && arrivals.size() < budget; c++) {
+            for (int c = 0; c < commands && arrivals.size() < budget && at < active.toMillis(); c++) {
                 Optional<Instant> expires = r.nextInt(12) == 0
                         ? Optional.of(START.plusMillis(at + 5_000 + r.nextInt(300_000))) : Optional.empty();
                 arrivals.add(new Arrival(START.plusMillis(at), device, device + "-c" + c, expires));
