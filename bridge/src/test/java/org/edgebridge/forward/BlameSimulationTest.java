@@ -80,6 +80,9 @@ class BlameSimulationTest {
     private void runCases(long first, int count, List<String> failures) {
         for (long seed = first; seed < first + count; seed++) {
             BlameScenario scenario = BlameScenario.generate(seed);
+            if ((seed - first) % 250 == 0 && seed > first) {
+                System.out.printf("blame simulation: %d cases so far, %d failed%n", seed - first, failures.size());
+            }
             Path caseDir = BlameRun.newDir(fastDisk(), seed);
             List<String> found;
             try {
