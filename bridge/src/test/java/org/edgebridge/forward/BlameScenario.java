@@ -123,5 +123,5 @@ record BlameScenario(long seed, List<Arrival> arrivals, List<Segment> central, M
     }
 
     /** How long central is healthy at the end of every case: long enough for every poison to be parked. */
-    static final Duration TAIL = Duration.ofMinutes(25);
+    static final Duration TAIL = Duration.ofMinutes(45);
 }

@@ -22,7 +22,7 @@ class BlameSimulationTest {
     @Test
     void generated_cases_keep_the_blame_invariants() {
         long first = Long.getLong("blame.seed", ThreadLocalRandom.current().nextLong(1, 1L << 40));
-        int count = Integer.getInteger("blame.scenarios", 100);
+        int count = Integer.getInteger("blame.scenarios", 60);
         System.out.println("blame simulation: " + count + " cases from seed " + first
                 + " (again: -Dblame.seed=" + first + " -Dblame.scenarios=" + count + ")");
         List<String> failures = new ArrayList<>();
