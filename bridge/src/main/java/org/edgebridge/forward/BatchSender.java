@@ -39,7 +39,9 @@ final class BatchSender {
             eventsSent.addAndGet(events.size());
         }
         long missing = outcome instanceof RequestOutcome.Answered a ? a.count(ReceiptCheck.Violation.MISSING)
-                : outcome instanceof RequestOutcome.Failed f && f.cause() == RequestOutcome.Cause.NO_RECEIPTS ? events.size() : 0;
+                : outcome instanceof RequestOutcome.Failed f && f.cause() == RequestOutcome.Cause.NO_RECEIPTS
+                ? (f.problems().isEmpty() ? events.size()
+                        : f.problems().stream().filter(p -> p.kind() == ReceiptCheck.Violation.MISSING).count()) : 0;
         if (missing > 0) {
             missingReceipts.addAndGet(missing);
             lastMissingReceiptAt = clock.instant();

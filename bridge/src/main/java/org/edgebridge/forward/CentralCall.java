@@ -114,8 +114,8 @@ final class CentralCall {
                 if (sent.outcome() instanceof RequestOutcome.Answered answered) {
                     violations.record(answered.problems(), events.size());
                 } else if (sent.outcome() instanceof RequestOutcome.Failed f && f.cause() == RequestOutcome.Cause.NO_RECEIPTS) {
-                    violations.record(events.stream().map(e -> new ReceiptCheck.Problem(ReceiptCheck.Violation.MISSING,
-                            e.id(), f.reason())).toList(), events.size());
+                    violations.record(!f.problems().isEmpty() ? f.problems() : events.stream().map(e -> new ReceiptCheck.Problem(
+                            ReceiptCheck.Violation.MISSING, e.id(), f.reason())).toList(), events.size());
                 }
                 if (sent.isFailure() && (failures == Failures.IGNORED || failures == Failures.ONE_EVENT_FAILURES_DEFERRED
                         && sent.outcome() instanceof RequestOutcome.Failed f && f.mayBeOneEvent())) {

@@ -8,7 +8,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * The requests of one step (docs/forwarding.md, "Blame"): the probe, then the comparison, each settled by its outcome;
  * the probe's failure proven or not by the comparison ({@link Suspicions}); and what the step says of central to the
- * policy and the circuit breaker: answered if any request was, else failed. At most two requests, so a step holds the
+ * policy (answered if any request was, else failed) and to the circuit breaker (the main request's outcome, and no
+ * connection at all; a probe's failure never). At most two requests, so a step holds the
  * forwarder for at most two {@code ingest.timeout}. Runs on the step's thread.
  */
 final class Exchange {
@@ -38,6 +39,8 @@ final class Exchange {
         boolean answered;
         RequestOutcome.@Nullable Failed failure;
         boolean recorded;
+        /** A failure no event can cause (no connection) that the breaker has not recorded yet. */
+        boolean centralsOwn;
         @Nullable String stopped;
 
         void failed(RequestOutcome.Failed f, boolean recordedByBreaker) {
@@ -125,6 +128,7 @@ final class Exchange {
         } else if (o instanceof RequestOutcome.Failed f) { // no connection: central's or the network's, never one event's
             settler.releaseUnsent(batchId, events, f.reason());
             verdict.failed(f, failures == CentralCall.Failures.RECORDED);
+            verdict.centralsOwn = true;
             verdict.stopped = f.reason();
         } else if (o instanceof RequestOutcome.Refused r) {
             policy.refused(r.reason(), r.redirect());
@@ -148,7 +152,10 @@ final class Exchange {
             policy.answered();
         } else if (failure != null) {
             policy.failed(failure.reason(), failure.retryAfter());
-            if (!verdict.recorded && failure.cause() != RequestOutcome.Cause.FORBIDDEN) {
+            // the breaker counts the main requests' failures (CentralCall records them) and central's own failures;
+            // a probe that fails, proven or not, is looking for an event: counted, it opened the breaker for every
+            // device whenever two poisons took turns (BlameCasesIT)
+            if (!verdict.recorded && verdict.centralsOwn) {
                 call.recordFailure(failure.reason());
             }
         }

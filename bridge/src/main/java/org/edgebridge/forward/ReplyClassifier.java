@@ -111,7 +111,8 @@ final class ReplyClassifier {
             // no receipt central can be believed on (none, or only unknown statuses or oversized fields): the request
             // failed as a whole, like a 5xx; blaming every event of it would park a backlog for central's fault
             return new RequestOutcome.Failed("central answered " + reply.status() + " without a believable receipt for any"
-                    + " of the " + events.size() + " events" + bodyExcerpt(reply.body()), RequestOutcome.Cause.NO_RECEIPTS);
+                    + " of the " + events.size() + " events" + bodyExcerpt(reply.body()), RequestOutcome.Cause.NO_RECEIPTS,
+                    Duration.ZERO, checked.problems());
         }
         Map<Long, String> why = new HashMap<>();
         checked.problems().forEach(p -> {

@@ -36,10 +36,17 @@ sealed interface RequestOutcome {
      *
      * @param cause what failed; all but {@link Cause#UNREACHABLE} may be caused by one event of the batch
      * @param retryAfter central's Retry-After (clamped), or zero: the backoff after it is never shorter
+     * @param problems for a 2xx without one believable receipt ({@link Cause#NO_RECEIPTS}): what was wrong with each
+     *     receipt it had ({@link ReceiptCheck}); empty when it had none
      */
-    record Failed(String reason, Cause cause, Duration retryAfter) implements RequestOutcome {
+    record Failed(String reason, Cause cause, Duration retryAfter, List<ReceiptCheck.Problem> problems)
+            implements RequestOutcome {
         Failed(String reason, Cause cause) {
             this(reason, cause, Duration.ZERO);
+        }
+
+        Failed(String reason, Cause cause, Duration retryAfter) {
+            this(reason, cause, retryAfter, List.of());
         }
 
         /** An event of the batch may cause it (as opposed to central or the network being down). */

@@ -91,6 +91,7 @@ class BlameSimulationTest {
                 deleteQuietly(caseDir);
             }
             if (!found.isEmpty()) {
+                System.out.println("blame simulation: FAILED " + scenario.describe() + "\n    " + String.join("\n    ", found));
                 failures.add(scenario.describe() + "\n    " + String.join("\n    ", found.subList(0, Math.min(8, found.size()))));
                 if (failures.size() >= 20) {
                     return;

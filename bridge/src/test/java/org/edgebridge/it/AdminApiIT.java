@@ -134,6 +134,9 @@ class AdminApiIT extends OneDeviceSite {
         }
         site.central.faults(new Faults("retry_later", 0, null, false, 0, 0, -1));
         device.publish("t", DeviceSimulator.command("PARK-1", ""));
+        device.awaitReceipt("PARK-1", "stored");
+        // retry_later to everything parks nothing (docs/forwarding.md, "Blame"): the admin sets the command aside
+        await().atMost(DeviceSimulator.WAIT).until(() -> post("/api/outbox/dev-admin/PARK-1/park", "test-token").statusCode() == 200);
         await().atMost(DeviceSimulator.WAIT).until(() -> json(get("/api/status")).path("outbox").path("counts").path("parked").asInt() == 1);
         device.publish("t", DeviceSimulator.command("PARK-2", ""));
         device.awaitReceipt("PARK-2", "stored");
@@ -151,6 +154,8 @@ class AdminApiIT extends OneDeviceSite {
 
         site.central.faults(new Faults("retry_later", 0, null, false, 0, 0, -1));
         device.publish("t", DeviceSimulator.command("PARK-3", ""));
+        device.awaitReceipt("PARK-3", "stored");
+        await().atMost(DeviceSimulator.WAIT).until(() -> post("/api/outbox/dev-admin/PARK-3/park", "test-token").statusCode() == 200);
         await().atMost(DeviceSimulator.WAIT).until(() -> json(get("/api/outbox/dev-admin/PARK-3")).path("state").asText().equals("parked"));
         HttpResponse<String> rejected = post("/api/outbox/dev-admin/PARK-3/reject", "test-token");
         assertThat(rejected.statusCode()).isEqualTo(200);
