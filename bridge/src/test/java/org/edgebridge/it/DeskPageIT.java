@@ -41,8 +41,8 @@ class DeskPageIT extends PageTest {
             page.get(site.adminUrl("/"));
             await().ignoreException(StaleElementReferenceException.class).atMost(PAGE).until(() ->
                     text("#desk-total").equals("6 parked")
-                    && page.findElements(By.cssSelector("[data-group='retry_later_limit/desk-a'] tr[data-parked]")).size() == 3
-                    && page.findElements(By.cssSelector("[data-group='retry_later_limit/desk-b'] tr[data-parked]")).size() == 2
+                    && page.findElements(By.cssSelector("[data-group='parked_by_admin/desk-a'] tr[data-parked]")).size() == 3
+                    && page.findElements(By.cssSelector("[data-group='parked_by_admin/desk-b'] tr[data-parked]")).size() == 2
                     && page.findElements(By.cssSelector("[data-group='ingest_server_error/desk-p'] tr[data-parked]")).size() == 1);
             String a1 = text("tr[data-parked='A-1']");
             assertThat(a1).contains("50 retry later").containsPattern("\\d+ s");
@@ -66,7 +66,7 @@ class DeskPageIT extends PageTest {
                     text("#desk-result").equals("requeued 2") && text("#desk-total").equals("4 parked"));
             deskScreenshot("desk-requeued.png");
 
-            click(page, "button[data-reject-code='retry_later_limit']");
+            click(page, "button[data-reject-code='parked_by_admin']");
             page.switchTo().alert().accept();
             for (String id : List.of("A-2", "A-3")) {
                 assertThat(a.awaitFinal(id).path("code").asText()).isEqualTo("rejected_by_admin");
@@ -74,7 +74,7 @@ class DeskPageIT extends PageTest {
             assertThat(b.awaitFinal("B-2").path("code").asText()).isEqualTo("rejected_by_admin");
             await().ignoreException(StaleElementReferenceException.class).atMost(PAGE).until(() ->
                     text("#desk-result").equals("rejected 3") && text("#desk-total").equals("1 parked")
-                    && page.findElements(By.cssSelector("[data-code='retry_later_limit']")).isEmpty());
+                    && page.findElements(By.cssSelector("[data-code='parked_by_admin']")).isEmpty());
             assertThat(page.findElements(By.cssSelector("[data-group='ingest_server_error/desk-p'] tr[data-parked]"))).hasSize(1);
             assertThat(page.findElement(By.id("desk-token-form")).isDisplayed()).as("asked once").isFalse();
             assertThat(page.getCurrentUrl()).doesNotContain("test-token");
@@ -82,7 +82,7 @@ class DeskPageIT extends PageTest {
             deskScreenshot("desk-rejected.png");
 
             JsonNode history = site.getJson("/api/outbox/desk-a/A-3").path("history");
-            assertThat(history.get(history.size() - 1).path("detail").asText()).contains("bulk: code=retry_later_limit");
+            assertThat(history.get(history.size() - 1).path("detail").asText()).contains("bulk: code=parked_by_admin");
             assertThat(site.getJson("/api/outbox/desk-b/B-1").path("history").toString()).contains("bulk: a list of 2");
         }
     }
