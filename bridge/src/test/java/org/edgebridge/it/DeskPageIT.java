@@ -45,7 +45,7 @@ class DeskPageIT extends PageTest {
                     && page.findElements(By.cssSelector("[data-group='parked_by_admin/desk-b'] tr[data-parked]")).size() == 2
                     && page.findElements(By.cssSelector("[data-group='ingest_server_error/desk-p'] tr[data-parked]")).size() == 1);
             String a1 = text("tr[data-parked='A-1']");
-            assertThat(a1).contains("50 retry later").containsPattern("\\d+ s");
+            assertThat(a1).contains("parked by an admin").containsPattern("\\d+ s");
             click(page, "button[data-payload='A-1']");
             await().ignoreException(StaleElementReferenceException.class).atMost(PAGE)
                     .until(() -> text("pre[data-payload-of='A-1']").contains("\"commandId\":\"A-1\""));

@@ -86,7 +86,7 @@ class ParkedDeskApiIT {
                     .containsExactly("parked_by_admin/desk-a=3", "parked_by_admin/desk-b=2");
             JsonNode first = desk.path("items").get(0);
             assertThat(first.path("commandId").asText()).isEqualTo("A-1");
-            assertThat(first.path("retryLaters").asInt()).isEqualTo(50);
+            assertThat(first.path("code").asText()).isEqualTo("parked_by_admin");
             assertThat(first.path("reason").asText()).isNotEmpty();
             assertThat(first.path("ageMs").asLong()).isNotNegative();
             assertThat(site.get("/api/outbox/desk-a/A-1/payload").body()).contains("\"commandId\":\"A-1\"");
@@ -160,10 +160,10 @@ class ParkedDeskApiIT {
         }
         site = new TestSite(data);
         assertThat(site.getJson("/api/parked?limit=10").path("more").asBoolean()).isTrue();
-        JsonNode firstRound = OneDeviceSite.json(post("/api/parked/reject", "{\"code\":\"parked_by_admin\"}"));
+        JsonNode firstRound = OneDeviceSite.json(post("/api/parked/reject", "{\"code\":\"retry_later_limit\"}"));
         assertThat(firstRound.path("changed").asInt()).isEqualTo(500);
         assertThat(firstRound.path("more").asBoolean()).isTrue();
-        JsonNode secondRound = OneDeviceSite.json(post("/api/parked/reject", "{\"code\":\"parked_by_admin\"}"));
+        JsonNode secondRound = OneDeviceSite.json(post("/api/parked/reject", "{\"code\":\"retry_later_limit\"}"));
         assertThat(secondRound.path("changed").asInt()).isEqualTo(1);
         assertThat(secondRound.path("more").asBoolean()).isFalse();
         assertThat(site.getJson("/api/status").path("outbox").path("counts").path("rejected").asInt()).isEqualTo(501);
@@ -182,7 +182,7 @@ class ParkedDeskApiIT {
             assertThat(OneDeviceSite.json(bad).path("error").asText()).isEqualTo("bad_request");
         }
         HttpResponse<String> noToken = HTTP.send(HttpRequest.newBuilder(URI.create(site.adminUrl("/api/parked/reject")))
-                .POST(HttpRequest.BodyPublishers.ofString("{\"code\":\"parked_by_admin\"}")).build(),
+                .POST(HttpRequest.BodyPublishers.ofString("{\"code\":\"retry_later_limit\"}")).build(),
                 HttpResponse.BodyHandlers.ofString());
         assertThat(noToken.statusCode()).isEqualTo(401);
     }
