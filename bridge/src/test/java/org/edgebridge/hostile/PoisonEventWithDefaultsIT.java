@@ -102,9 +102,15 @@ class PoisonEventWithDefaultsIT {
                 return othersApplied(site) == DEVICES * COMMANDS;
             });
             Duration othersDone = Duration.between(start, Instant.now());
-            await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100)).until(() -> {
+            // a failure counts against P-1 only when central answers another event right after it (docs/forwarding.md,
+            // "Blame"): one of the other devices sends now and then
+            int[] n = {0};
+            await().atMost(Duration.ofSeconds(sets.length == 0 ? 60 : 180)).pollInterval(Duration.ofMillis(100)).until(() -> {
                 if (site.status().path("forwarder").path("circuitBreaker").asText().equals("open")) {
                     breakerOpened.set(true);
+                }
+                if (n[0]++ % 5 == 0) {
+                    others.get(0).publish("t", DeviceSimulator.command("N-" + n[0], ""));
                 }
                 return site.bridge.outbox().find("dev-poison", "P-1").orElseThrow().state() == CommandState.PARKED;
             });
@@ -133,13 +139,21 @@ class PoisonEventWithDefaultsIT {
             DeviceSimulator other = site.device("dev-other");
             poisoned.publish("t", DeviceSimulator.command("P-1", ""));
             other.publish("t", DeviceSimulator.command("O-1", ""));
-            await().atMost(Duration.ofSeconds(30)).until(() -> failedAlone(site) >= 2);
+            DeviceSimulator neighbour = other;
+            int[] n = {0};
+            await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(500)).until(() -> {
+                neighbour.publish("t", DeviceSimulator.command("N-" + n[0]++, "")); // the proof: docs/forwarding.md, "Blame"
+                return failedAlone(site) >= 2;
+            });
             site.restart();
             other = site.device("dev-other");
             other.publish("t", DeviceSimulator.command("O-2", ""));
             other.awaitReceipt("O-2", "stored");
-            await().atMost(Duration.ofSeconds(60)).until(() ->
-                    site.bridge.outbox().find("dev-poison", "P-1").orElseThrow().state() == CommandState.PARKED);
+            DeviceSimulator after = other;
+            await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(500)).until(() -> {
+                after.publish("t", DeviceSimulator.command("M-" + n[0]++, ""));
+                return site.bridge.outbox().find("dev-poison", "P-1").orElseThrow().state() == CommandState.PARKED;
+            });
             assertThat(failedAlone(site)).as("five failures alone in all: four counted, the fifth parks").isEqualTo(4);
             assertThat(site.central.applied("dev-other", "O-2")).isTrue();
         }
