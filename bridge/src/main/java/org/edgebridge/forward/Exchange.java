@@ -21,9 +21,15 @@ final class Exchange {
     private final CentralFailureRate failureRate;
     private final ClaimedAhead claimedAhead;
     private final Clock clock;
+    private final java.time.Duration quietFor;
 
+    /**
+     * @param quietFor how long central must have answered nothing before a probe's failure counts for the breaker
+     *     ({@code forwarder.breakerOpenFor})
+     */
     Exchange(BatchSender sender, BatchSettler settler, Suspicions suspicions, ForwarderPolicy policy, CentralCall call,
-            CentralFailureRate failureRate, ClaimedAhead claimedAhead, Clock clock) {
+            CentralFailureRate failureRate, ClaimedAhead claimedAhead, Clock clock, java.time.Duration quietFor) {
+        this.quietFor = quietFor;
         this.sender = sender;
         this.settler = settler;
         this.suspicions = suspicions;
@@ -152,10 +158,13 @@ final class Exchange {
             policy.answered();
         } else if (failure != null) {
             policy.failed(failure.reason(), failure.retryAfter());
-            // the breaker counts the main requests' failures (CentralCall records them) and central's own failures;
-            // a probe that fails, proven or not, is looking for an event: counted, it opened the breaker for every
-            // device whenever two poisons took turns (BlameCasesIT)
-            if (!verdict.recorded && verdict.centralsOwn) {
+            // the breaker counts the main requests' failures (CentralCall records them), central's own failures, and a
+            // probe's only while central has answered nothing for quietFor: a probe looks for an event, and counted while
+            // other events were answered it opened the breaker for every device whenever two poisons took turns
+            // (BlameCasesIT); a central that answers nothing at all still opens it (CentralDownIT)
+            java.time.Instant quietSince = clock.instant().minus(quietFor);
+            boolean centralQuiet = policy.lastSuccessAt().map(at -> at.isBefore(quietSince)).orElse(true);
+            if (!verdict.recorded && (verdict.centralsOwn || centralQuiet)) {
                 call.recordFailure(failure.reason());
             }
         }

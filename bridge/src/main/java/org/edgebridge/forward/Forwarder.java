@@ -99,7 +99,8 @@ public final class Forwarder implements Component, ForwarderControl, AutoCloseab
         this.claimedAhead = new ClaimedAhead(settings, storedUpTo, guards);
         ForwarderLoop.Sleeper waits = rateLimitWait != null ? rateLimitWait : loop::sleep;
         this.sender = new BatchSender(call, waits, clock);
-        Exchange exchange = new Exchange(sender, settler, suspicions, policy, call, failureRate, claimedAhead, clock);
+        Exchange exchange = new Exchange(sender, settler, suspicions, policy, call, failureRate, claimedAhead, clock,
+                settings.breakerOpenFor());
         this.expiryReports = new ExpiryReports(outbox.expiries(), finalReceipts, call, policy, waits, clock,
                 settings.maxBytes(), failureRate::failuresToPark, classifier::backoff);
         this.step = new ForwardStep(settings, outbox, storedUpTo, clock, policy, guards, settler, finalReceipts, suspicions,
