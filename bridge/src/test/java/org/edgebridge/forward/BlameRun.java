@@ -56,6 +56,12 @@ final class BlameRun {
     /** Each poison's device. */
     private final Map<String, String> poisonDevices = new HashMap<>();
     private Duration longestStep = Duration.ZERO;
+    /** How many of the scenario's arrivals were delivered: all, unless the run ended once everything had settled. */
+    private int delivered;
+    /** When the run last looked whether everything had settled. */
+    private Instant lookedAt = BlameScenario.START;
+    /** Each command's expiresAt, as the scenario gave it. */
+    private final Map<String, Optional<Instant>> expiresAt = new HashMap<>();
     /** Commands whose expiresAt had passed when they arrived: never stored, by design. */
     private final java.util.Set<String> expiredOnArrival = new java.util.HashSet<>();
     private Outbox outbox;
@@ -68,6 +74,7 @@ final class BlameRun {
         scenario.arrivals().stream().filter(a -> scenario.poisons().containsKey(a.commandId()))
                 .forEach(a -> poisonDevices.put(a.commandId(), a.device()));
         this.dir = dir;
+        scenario.arrivals().forEach(a -> expiresAt.put(a.commandId(), a.expiresAt()));
         this.config = ConfigLoader.load(null, List.of("ingest.url=http://127.0.0.1:9/ingest",
                 "forwarder.requestsPerSecond=100000", "forwarder.eventsPerSecond=1000000"));
         this.central = new ScriptedCentral(scenario, clock, config.forwarder().timeout());
@@ -80,6 +87,7 @@ final class BlameRun {
             int next = 0;
             int restart = 0;
             List<BlameScenario.Arrival> arrivals = scenario.arrivals();
+            delivered = arrivals.size();
             long steps = 0;
             while (clock.instant().isBefore(scenario.end())) {
                 List<NewCommand> due = new ArrayList<>();
@@ -119,6 +127,10 @@ final class BlameRun {
                     }
                 }
                 clock.advance(wait.isNegative() || wait.isZero() ? Duration.ofMillis(1) : wait);
+                if (restart >= scenario.restarts().size() && settled()) {
+                    delivered = next;
+                    break;
+                }
                 if (steps > 2_000_000) {
                     found.add("the run did not end: over 2,000,000 steps");
                     break;
@@ -130,6 +142,34 @@ final class BlameRun {
             outbox.close();
         }
         return found;
+    }
+
+    /**
+     * Whether nothing can change any more, looked at once a simulated minute from a minute after central turned
+     * healthy: every command is final or parked, but those that wait behind a parked one of their device (a device's
+     * commands go in order). The run ends there; what is checked afterwards would be the same at the scenario's end.
+     */
+    private boolean settled() {
+        Instant now = clock.instant();
+        if (now.isBefore(scenario.healthyFrom().plusSeconds(60)) || now.isBefore(lookedAt.plusSeconds(60))) {
+            return false;
+        }
+        lookedAt = now;
+        if (!outbox.reads().list(CommandState.INFLIGHT, null, 0, 1, false).isEmpty()) {
+            return false;
+        }
+        Map<String, Long> firstParked = new HashMap<>();
+        for (CommandRecord p : outbox.reads().list(CommandState.PARKED, null, 0, 10_000, false)) {
+            firstParked.merge(p.clientId(), p.sequence(), Math::min);
+        }
+        for (CommandRecord p : outbox.reads().list(CommandState.PENDING, null, 0, 10_000, false)) {
+            Long parked = firstParked.get(p.clientId());
+            Optional<Instant> expires = expiresAt.getOrDefault(p.commandId(), Optional.empty());
+            if (parked == null || parked > p.sequence() || expires.isPresent() && expires.get().isAfter(now)) {
+                return false; // it may still go, or expire
+            }
+        }
+        return true;
     }
 
     private Forwarder newForwarder() {
@@ -185,7 +225,7 @@ final class BlameRun {
                 outbox.find(a.device(), a.commandId()).ifPresent(c -> firstPoison.merge(a.device(), c.sequence(), Math::min));
             }
         }
-        for (BlameScenario.Arrival a : scenario.arrivals()) {
+        for (BlameScenario.Arrival a : scenario.arrivals().subList(0, delivered)) {
             if (expiredOnArrival.contains(a.commandId())) {
                 continue;
             }

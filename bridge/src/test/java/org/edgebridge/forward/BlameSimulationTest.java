@@ -12,7 +12,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The blame simulation (docs/forwarding.md, "Blame"): generated cases, each from a printed seed, run through the real
  * forwarder against a scripted central on a moved clock ({@link BlameRun}), checked against the ground truth of
- * {@link BlameScenario}. CI runs a few hundred; {@code -Dblame.scenarios=10000} runs more, {@code -Dblame.seed=N}
+ * {@link BlameScenario}. CI runs a few hundred; {@code -Dblame.scenarios=10000} runs more ({@code -Dblame.threads=2} two at a time), {@code -Dblame.seed=N}
  * starts at a given seed (a case that failed runs again alone with its seed and {@code -Dblame.scenarios=1}).
  */
 class BlameSimulationTest {
@@ -78,24 +78,63 @@ class BlameSimulationTest {
     }
 
     private void runCases(long first, int count, List<String> failures) {
-        for (long seed = first; seed < first + count; seed++) {
-            BlameScenario scenario = BlameScenario.generate(seed);
-            if ((seed - first) % 250 == 0 && seed > first) {
-                System.out.printf("blame simulation: %d cases so far, %d failed%n", seed - first, failures.size());
+        int threads = Integer.getInteger("blame.threads", 1);
+        java.util.concurrent.atomic.AtomicLong nextSeed = new java.util.concurrent.atomic.AtomicLong(first);
+        java.util.concurrent.atomic.AtomicInteger done = new java.util.concurrent.atomic.AtomicInteger();
+        Path disk = fastDisk();
+        Runnable worker = () -> {
+            for (long seed = nextSeed.getAndIncrement(); seed < first + count; seed = nextSeed.getAndIncrement()) {
+                synchronized (failures) {
+                    if (failures.size() >= 20) {
+                        return;
+                    }
+                }
+                runCase(seed, disk, failures);
+                int n = done.incrementAndGet();
+                if (n % 250 == 0) {
+                    synchronized (failures) {
+                        System.out.printf("blame simulation: %d cases so far, %d failed%n", n, failures.size());
+                    }
+                }
             }
-            Path caseDir = BlameRun.newDir(fastDisk(), seed);
-            List<String> found;
-            try {
-                found = new BlameRun(scenario, caseDir).run();
-            } finally {
-                deleteQuietly(caseDir);
+        };
+        if (threads <= 1) {
+            worker.run();
+            return;
+        }
+        // cases are independent (each its own clock, outbox and forwarder): -Dblame.threads=N runs N at once
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(threads);
+        try {
+            List<java.util.concurrent.Future<?>> runs = new ArrayList<>();
+            for (int i = 0; i < threads; i++) {
+                runs.add(pool.submit(worker));
             }
-            if (!found.isEmpty()) {
+            for (java.util.concurrent.Future<?> run : runs) {
+                run.get();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        } catch (java.util.concurrent.ExecutionException e) {
+            throw new IllegalStateException("a case threw", e.getCause());
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    private static void runCase(long seed, Path disk, List<String> failures) {
+        BlameScenario scenario = BlameScenario.generate(seed);
+        Path caseDir = BlameRun.newDir(disk, seed);
+        List<String> found;
+        try {
+            found = new BlameRun(scenario, caseDir).run();
+        } finally {
+            deleteQuietly(caseDir);
+        }
+        if (!found.isEmpty()) {
+            synchronized (failures) {
                 System.out.println("blame simulation: FAILED " + scenario.describe() + "\n    " + String.join("\n    ", found));
                 failures.add(scenario.describe() + "\n    " + String.join("\n    ", found.subList(0, Math.min(8, found.size()))));
-                if (failures.size() >= 20) {
-                    return;
-                }
             }
         }
     }
