@@ -12,7 +12,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The blame simulation (docs/forwarding.md, "Blame"): generated cases, each from a printed seed, run through the real
  * forwarder against a scripted central on a moved clock ({@link BlameRun}), checked against the ground truth of
- * {@link BlameScenario}. CI runs a few hundred; {@code -Dblame.scenarios=10000} runs more ({@code -Dblame.threads=2} two at a time), {@code -Dblame.seed=N}
+ * {@link BlameScenario}. CI runs 120 (about a minute on 2 cores), as many at once as there are cores;
+ * {@code -Dblame.scenarios=10000} runs more, {@code -Dblame.threads=N} N at once, {@code -Dblame.seed=N}
  * starts at a given seed (a case that failed runs again alone with its seed and {@code -Dblame.scenarios=1}).
  */
 class BlameSimulationTest {
@@ -22,7 +23,7 @@ class BlameSimulationTest {
     @Test
     void generated_cases_keep_the_blame_invariants() {
         long first = Long.getLong("blame.seed", ThreadLocalRandom.current().nextLong(1, 1L << 40));
-        int count = Integer.getInteger("blame.scenarios", 60);
+        int count = Integer.getInteger("blame.scenarios", 120);
         System.out.println("blame simulation: " + count + " cases from seed " + first
                 + " (again: -Dblame.seed=" + first + " -Dblame.scenarios=" + count + ")");
         List<String> failures = new ArrayList<>();
@@ -78,7 +79,7 @@ class BlameSimulationTest {
     }
 
     private void runCases(long first, int count, List<String> failures) {
-        int threads = Integer.getInteger("blame.threads", 1);
+        int threads = Integer.getInteger("blame.threads", Runtime.getRuntime().availableProcessors());
         java.util.concurrent.atomic.AtomicLong nextSeed = new java.util.concurrent.atomic.AtomicLong(first);
         java.util.concurrent.atomic.AtomicInteger done = new java.util.concurrent.atomic.AtomicInteger();
         Path disk = fastDisk();
