@@ -255,8 +255,12 @@ public final class AdminServer implements Component, AutoCloseable {
             return false;
         }
         String header = ctx.header("Authorization");
-        byte[] expected = ("Bearer " + settings.token().get()).getBytes(StandardCharsets.UTF_8);
-        return header != null && MessageDigest.isEqual(expected, header.getBytes(StandardCharsets.UTF_8));
+        // the scheme's name is case-insensitive (RFC 9110 §11.1), the token is not
+        if (header == null || header.length() < 7 || !header.regionMatches(true, 0, "Bearer ", 0, 7)) {
+            return false;
+        }
+        byte[] expected = settings.token().get().getBytes(StandardCharsets.UTF_8);
+        return MessageDigest.isEqual(expected, header.substring(7).getBytes(StandardCharsets.UTF_8));
     }
 
     private static boolean isJson(Context ctx) {

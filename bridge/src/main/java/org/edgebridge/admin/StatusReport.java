@@ -259,7 +259,8 @@ public final class StatusReport {
         f.lastMissingReceiptAt().filter(at -> at.plus(MISSING_RECEIPT_ALARM_FOR).isAfter(clock.instant())).ifPresent(at ->
                 alarms.add(new Alarm("central_missing_receipts", "central answered requests without a receipt for "
                         + f.missingReceipts() + " events since start (last at " + at + "): it breaks the protocol. Each "
-                        + "is sent again and counts toward parking it (code central_no_receipt, forwarder.maxServerErrors)")));
+                        + "is sent again; a missing receipt counts toward parking its event (code central_no_receipt) only "
+                        + "when central answered other events at the same time (docs/forwarding.md, \"Blame\")")));
         if (f.serverErrors().raised()) {
             alarms.add(new Alarm("central_failing_at_random", String.format(java.util.Locale.ROOT, "central failed %.0f %% "
                     + "of the last requests, whatever their events: an event that fails alone is parked only after %d "

@@ -131,9 +131,9 @@ public final class CommandParser {
                     "commandId must be 1-128 chars of [A-Za-z0-9._:@-], starting with a letter or digit", sha);
         }
         JsonNode typeNode = root.get("type");
-        String type = typeNode != null && typeNode.isTextual() && !typeNode.asText().isBlank()
-                ? typeNode.asText()
-                : publish.type();
+        boolean typeGiven = typeNode != null && !typeNode.isNull();
+        // a payload's type that is there must itself keep the rule: a number, an object or "" is not "absent"
+        String type = typeGiven ? (typeNode.isTextual() ? typeNode.asText() : null) : publish.type();
         if (type == null || !TYPE.matcher(type).matches()) {
             return new Invalid(commandId, "invalid_type", "the command type (the topic levels after commands/, or the "
                     + "payload's type) must be " + TYPE_RULE, sha);

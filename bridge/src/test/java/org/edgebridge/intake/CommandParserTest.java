@@ -141,6 +141,18 @@ class CommandParserTest {
         assertThat(parseOn(roomy, "workorder/arrive-2.b_c:d@e", "{\"commandId\":\"T-5\"}")).isInstanceOf(CommandParser.Valid.class);
     }
 
+    @ParameterizedTest(name = "payload type {0} is rejected invalid_type, not replaced by the topic's")
+    @CsvSource(delimiter = '|', value = {"\"\"", "\"  \"", "7", "{\"a\":1}", "[\"t\"]", "true"})
+    void a_payload_type_that_is_there_but_no_type_is_rejected_not_replaced_by_the_topics(String json) {
+        assertRejected(parseOn(parser, "t", "{\"commandId\":\"T-6\",\"type\":" + json + "}"), "invalid_type");
+    }
+
+    @Test
+    void a_payload_type_of_null_is_absent_and_the_topics_type_is_used() {
+        assertThat(parseOn(parser, "t", "{\"commandId\":\"T-7\",\"type\":null}"))
+                .isInstanceOfSatisfying(CommandParser.Valid.class, v -> assertThat(v.command().type()).isEqualTo("t"));
+    }
+
     @Test
     void an_expires_at_is_read_as_rfc_3339_and_the_earlier_of_it_and_the_types_rule_wins() {
         CommandParser withRule = new CommandParser(1000, SHIPPED,

@@ -40,6 +40,13 @@ class AdminReadsIT {
                 assertThat(get(site, path, "wrong-token").statusCode()).as(path).isEqualTo(401);
                 assertThat(get(site, path, "test-token").statusCode()).as(path).isEqualTo(200);
             }
+            // the scheme's name is case-insensitive (RFC 9110), the token is not (raw requests: the header as written)
+            int port = site.bridge.adminPort();
+            for (String scheme : List.of("bearer", "BEARER")) {
+                assertThat(rawGet(port, "/api/status", "127.0.0.1:" + port, "test-token", scheme)).as(scheme)
+                        .startsWith("HTTP/1.1 200");
+            }
+            assertThat(rawGet(port, "/api/status", "127.0.0.1:" + port, "TEST-TOKEN", "Bearer")).startsWith("HTTP/1.1 401");
             for (String open : List.of("/", "/health/live", "/health/ready")) {
                 assertThat(get(site, open, null).statusCode()).as(open).isEqualTo(200);
             }
@@ -88,10 +95,14 @@ class AdminReadsIT {
 
     /** A GET with the Host header given (the JDK's client will not send another Host than the URI's). */
     private static String rawGet(int port, String path, String host, String token) throws Exception {
+        return rawGet(port, path, host, token, "Bearer");
+    }
+
+    private static String rawGet(int port, String path, String host, String token, String scheme) throws Exception {
         try (java.net.Socket s = new java.net.Socket("127.0.0.1", port)) {
             s.setSoTimeout(10_000);
             String request = "GET " + path + " HTTP/1.1\r\nHost: " + host + "\r\nConnection: close\r\n"
-                    + (token == null ? "" : "Authorization: Bearer " + token + "\r\n") + "\r\n";
+                    + (token == null ? "" : "Authorization: " + scheme + " " + token + "\r\n") + "\r\n";
             s.getOutputStream().write(request.getBytes(java.nio.charset.StandardCharsets.US_ASCII));
             return new String(s.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
         }
