@@ -86,7 +86,7 @@ public final class AdminServer implements Component, AutoCloseable {
                 java.util.concurrent.atomic.AtomicLong::get)
                 .description("admin reads refused (403 host_not_allowed): a Host that is not this bridge's and no token")
                 .register(p.meters());
-        OutboxApi outbox = new OutboxApi(p.outbox());
+        OutboxApi outbox = new OutboxApi(p.outbox(), p.site().edgeId(), p.clock());
         DevicesApi devices = new DevicesApi(p.outbox(), p.broker());
         ParkedApi parked = new ParkedApi(p.outbox(), p.receipts(), p.clock());
         PendingApi pending = new PendingApi(p.outbox(), p.receipts());
@@ -121,6 +121,7 @@ public final class AdminServer implements Component, AutoCloseable {
             config.routes.post("/api/outbox/{deviceId}/{commandId}/reject", pending::reject);
             config.routes.post("/api/outbox/{deviceId}/{commandId}/park", pending::park);
             config.routes.get("/api/outbox/{deviceId}/{commandId}/payload", outbox::payload);
+            config.routes.get("/api/outbox/{deviceId}/{commandId}/timeline", outbox::timelineFile);
             config.routes.get("/api/parked", parked::list);
             config.routes.post("/api/parked/requeue", parked::requeue);
             config.routes.post("/api/parked/reject", parked::reject);

@@ -1,6 +1,7 @@
 package org.edgebridge.outbox;
 
 import java.sql.SQLException;
+import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -51,8 +52,17 @@ final class OutboxWriter {
     private @Nullable Thread thread; // guarded by lifecycle
     private final WriterConnection connection; // used on the writer thread only
 
+    private final Clock clock;
+
+    /** A writer whose published marks carry the system clock's time. */
     OutboxWriter(Jdbi jdbi) {
+        this(jdbi, Clock.systemUTC());
+    }
+
+    /** @param clock the time of a published mark ({@code receipt_published_at}) */
+    OutboxWriter(Jdbi jdbi, Clock clock) {
         this.connection = new WriterConnection(jdbi);
+        this.clock = clock;
     }
 
     /** Runs {@code work} in the writer's next transaction and returns its result once that is committed. */
@@ -213,7 +223,8 @@ final class OutboxWriter {
             TransactionStatements transaction = connection.transaction();
             transaction.begin.execute();
             if (!marked.isEmpty()) {
-                handle.createUpdate(OutboxSql.MARK_PUBLISHED).bind("ids", OutboxSql.idList(marked)).execute();
+                handle.createUpdate(OutboxSql.MARK_PUBLISHED).bind("ids", OutboxSql.idList(marked))
+                        .bind("now", clock.millis()).execute();
             }
             boolean alone = group.size() == 1;
             for (Request<?> request : group) {
