@@ -17,9 +17,9 @@ public record SentRequest(String batchId, int httpStatus, long tookMs) {
         return new SentRequest(batchId, 0, -1);
     }
 
-    /** The HTTP status to record: null for none. */
+    /** The HTTP status to record: 0 for none of a request that went out, null when nothing is known. */
     @Nullable Integer statusOrNull() {
-        return httpStatus > 0 ? httpStatus : null;
+        return tookMs >= 0 || httpStatus > 0 ? httpStatus : null;
     }
 
     /** The duration to record: null when not known. */

@@ -1,0 +1,144 @@
+package org.edgebridge.admin;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import org.edgebridge.TestClock;
+import org.edgebridge.outbox.ClaimedEvent;
+import org.edgebridge.outbox.CommandRecord;
+import org.edgebridge.outbox.CommandState;
+import org.edgebridge.outbox.Outbox;
+import org.edgebridge.outbox.OutboxFixture;
+import org.edgebridge.outbox.SentRequest;
+import org.edgebridge.outbox.Settlement;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A command's timeline (docs/desk.md, "A command's timeline") from what the real outbox on a real SQLite file keeps:
+ * its row and its history lines, written by the outbox's own store, claim, settle and mark.
+ */
+class CommandTimelineTest {
+    private static final Instant T0 = Instant.parse("2026-12-06T05:00:00Z");
+
+    @TempDir
+    Path dir;
+
+    private final TestClock clock = new TestClock(T0);
+    private Outbox outbox;
+
+    @BeforeEach
+    void open() {
+        outbox = Outbox.open(dir.resolve("outbox.db"), clock);
+    }
+
+    @AfterEach
+    void close() {
+        outbox.close();
+    }
+
+    private List<TimelineEntry> timeline(String device, String commandId) {
+        CommandRecord r = outbox.find(device, commandId).orElseThrow();
+        return CommandTimeline.of(r, outbox.reads().life(r.id()), outbox.reads().history(r.id()));
+    }
+
+    private ClaimedEvent claim(String batchId) {
+        List<ClaimedEvent> claimed = outbox.claim(10, Integer.MAX_VALUE, OutboxFixture.ROUGH_SIZE, Long.MAX_VALUE, batchId);
+        assertThat(claimed).hasSize(1);
+        return claimed.get(0);
+    }
+
+    @Test
+    void a_command_sent_three_times_shows_each_outcome_the_final_with_its_request_and_the_published_receipt() {
+        outbox.store(List.of(OutboxFixture.command("dev-1", "C-1", 0, T0.minusMillis(3))));
+        clock.advance(Duration.ofSeconds(1));
+        ClaimedEvent e = claim("req-1");
+        clock.advance(Duration.ofMillis(30_000));
+        outbox.settle(new SentRequest("req-1", 0, 30_000), List.of(new Settlement.Release(e.id(), "timeout after 30000 ms")), 50);
+        clock.advance(Duration.ofSeconds(5));
+        claim("req-2");
+        clock.advance(Duration.ofMillis(40));
+        outbox.settle(new SentRequest("req-2", 200, 40), List.of(new Settlement.RetryLater(e.id(), clock.instant(),
+                "central: busy", true)), 50);
+        clock.advance(Duration.ofSeconds(5));
+        claim("req-3");
+        clock.advance(Duration.ofMillis(12));
+        List<CommandRecord> finals = outbox.settle(new SentRequest("req-3", 200, 12), List.of(new Settlement.Final(e.id(),
+                CommandState.ACCEPTED, null, null, "{\"applied\":true}")), 50).finals();
+        clock.advance(Duration.ofMillis(2));
+        outbox.markPublished(finals.stream().map(CommandRecord::id).toList());
+        outbox.unpublishedFinals(10); // commits the marks that wait
+
+        List<TimelineEntry> t = timeline("dev-1", "C-1");
+        assertThat(t).extracting(TimelineEntry::what).containsExactly("received", "stored", "attempt", "released",
+                "retry_later", "final", "receipt_published");
+        assertThat(t.get(0).at()).isEqualTo(T0.minusMillis(3));
+        assertThat(t.get(1).at()).as("stored: the writer's time in its transaction").isEqualTo(T0);
+        TimelineEntry attempts = t.get(2);
+        assertThat(attempts.times()).isEqualTo(3);
+        assertThat(attempts.at()).isEqualTo(T0.plusSeconds(1));
+        assertThat(attempts.lastAt()).isEqualTo(T0.plusSeconds(1).plusMillis(30_000 + 5_000 + 40 + 5_000));
+        assertThat(attempts.requestId()).isEqualTo("req-3");
+        TimelineEntry released = t.get(3);
+        assertThat(released.requestId()).isEqualTo("req-1");
+        assertThat(released.httpStatus()).as("no HTTP status: a timeout").isEqualTo(0);
+        assertThat(released.tookMs()).isEqualTo(30_000L);
+        assertThat(released.detail()).contains("timeout after 30000 ms");
+        TimelineEntry retryLater = t.get(4);
+        assertThat(retryLater.requestId()).isEqualTo("req-2");
+        assertThat(retryLater.httpStatus()).isEqualTo(200);
+        assertThat(retryLater.tookMs()).isEqualTo(40L);
+        TimelineEntry fin = t.get(5);
+        assertThat(fin.status()).isEqualTo("accepted");
+        assertThat(fin.requestId()).isEqualTo("req-3");
+        assertThat(fin.httpStatus()).isEqualTo(200);
+        assertThat(fin.tookMs()).isEqualTo(12L);
+        assertThat(t.get(6).at()).isEqualTo(fin.at().plusMillis(2));
+    }
+
+    @Test
+    void a_parked_command_then_rejected_by_an_admin_shows_the_park_with_its_request_and_a_final_made_here() {
+        outbox.store(List.of(OutboxFixture.command("dev-2", "P-1", 0, T0)));
+        ClaimedEvent e = claim("req-9");
+        clock.advance(Duration.ofMillis(250));
+        outbox.settle(new SentRequest("req-9", 500, 250), List.of(new Settlement.Park(e.id(), "ingest_server_error",
+                "central failed on this event alone 3 times")), 50);
+        clock.advance(Duration.ofMinutes(10));
+        outbox.parked().decide(List.of(e.id()), org.edgebridge.outbox.ParkedDesk.Decision.REJECT, "by an admin");
+
+        List<TimelineEntry> t = timeline("dev-2", "P-1");
+        assertThat(t).extracting(TimelineEntry::what).containsExactly("received", "stored", "attempt", "parked",
+                "rejected_by_admin", "final");
+        TimelineEntry parked = t.get(3);
+        assertThat(parked.code()).isEqualTo("ingest_server_error");
+        assertThat(parked.httpStatus()).isEqualTo(500);
+        assertThat(parked.tookMs()).isEqualTo(250L);
+        TimelineEntry fin = t.get(5);
+        assertThat(fin.code()).isEqualTo("rejected_by_admin");
+        assertThat(fin.requestId()).as("made final here, not by a request").isNull();
+        assertThat(fin.httpStatus()).isNull();
+        assertThat(fin.detail()).startsWith("final here: rejected (rejected_by_admin)");
+    }
+
+    @Test
+    void a_command_in_flight_shows_its_attempt_and_no_final() {
+        outbox.store(List.of(OutboxFixture.command("dev-3", "F-1", 0, T0)));
+        claim("req-5");
+        List<TimelineEntry> t = timeline("dev-3", "F-1");
+        assertThat(t).extracting(TimelineEntry::what).containsExactly("received", "stored", "attempt");
+        assertThat(t.get(2).requestId()).isEqualTo("req-5");
+        assertThat(t.get(2).times()).isNull();
+    }
+
+    @Test
+    void the_file_name_keeps_only_safe_characters_of_the_ids() {
+        outbox.store(List.of(OutboxFixture.command("dev \"x\"\r\n", "C/../1", 0, T0)));
+        CommandRecord r = outbox.find("dev \"x\"\r\n", "C/../1").orElseThrow();
+        assertThat(OutboxApi.timelineFileName("site-01", r)).isEqualTo("timeline-site-01-dev__x___-C_.._1.json");
+    }
+}
