@@ -59,7 +59,8 @@ public final class AdminServer implements Component, AutoCloseable {
     private final byte[] statusPage = resource("/admin/status.html");
     /** The status page's scripts, served from the jar (sites are often offline: no CDN). */
     private final Map<String, byte[]> scripts = Map.of("desk.js", resource("/admin/desk.js"),
-            "activity.js", resource("/admin/activity.js"), "check.js", resource("/admin/check.js"));
+            "activity.js", resource("/admin/activity.js"), "check.js", resource("/admin/check.js"),
+            "timeline.js", resource("/admin/timeline.js"));
     private final ActivityHistory activity;
     private final DiskForecast forecast;
     private final DataBudget budget;

@@ -226,6 +226,14 @@ public final class Outbox implements IntakeOutbox, ForwarderOutbox, AdminOutbox 
     }
 
     /**
+     * Records the device's PUBACK of the final receipt of a command (the last step of its timeline), with the next
+     * write transaction; never blocks (the broker's event loop calls it).
+     */
+    public void markReceiptAcked(String clientId, String commandId, Instant at) {
+        writer.markAcked(new OutboxWriter.Acked(clientId, commandId, at.toEpochMilli()));
+    }
+
+    /**
      * Final commands whose receipt was committed but never handed to the broker (a crash in between, or a device whose
      * queue was full), at most {@code limit}, device by device (issue 40): up to {@code limit} devices, taken in turn
      * from where the last call stopped, each with an equal share of {@code limit} (at least one), its oldest first. Before, the oldest {@code limit} went first, so a device that

@@ -203,6 +203,10 @@ final class OutboxSql {
             + FINAL_STATES + " THEN X'' ELSE payload END, receipt_published_at = COALESCE(receipt_published_at, :now) "
             + "WHERE id IN " + IDS;
 
+    /** A device's PUBACK of a command's final receipt: the first one is kept (the command's timeline). */
+    static final String MARK_ACKED = "UPDATE commands SET receipt_acked_at = :at WHERE client_id = :c AND command_id = :id "
+            + "AND receipt_acked_at IS NULL AND state IN " + FINAL_STATES;
+
     /**
      * Devices after {@code :after} (by client id) with final receipts committed but never handed to the broker: one
      * seek per device with a row, not a scan of the rows (a device that never reads may have a million).

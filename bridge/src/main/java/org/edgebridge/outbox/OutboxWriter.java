@@ -44,7 +44,14 @@ final class OutboxWriter {
     }
 
     private final LinkedBlockingQueue<Request<?>> requests = new LinkedBlockingQueue<>();
-    private final PublishedMarks marks = new PublishedMarks();
+    /** Most PUBACK marks waiting for a transaction: a writer that cannot commit does not collect them without end. */
+    static final int MAX_WAITING_ACKS = 10_000;
+
+    /** A device's PUBACK of the final receipt of a command ({@link #markAcked}). */
+    record Acked(String clientId, String commandId, long at) {}
+
+    private final WaitingMarks<Long> marks = new WaitingMarks<>(Integer.MAX_VALUE);
+    private final WaitingMarks<Acked> acks = new WaitingMarks<>(MAX_WAITING_ACKS);
     private final Object lifecycle = new Object();
     private final AtomicLong transactions = new AtomicLong();
     private final AtomicLong requestsRun = new AtomicLong();
@@ -91,7 +98,7 @@ final class OutboxWriter {
     }
 
     WriterFigures figures() {
-        return new WriterFigures(transactions.get(), requestsRun.get(), busyNanos.get() / 1e9);
+        return new WriterFigures(transactions.get(), requestsRun.get(), busyNanos.get() / 1e9, acks.dropped());
     }
 
     /** Requests waiting for the writer's next transaction. */
@@ -122,9 +129,17 @@ final class OutboxWriter {
         marks.add(ids);
     }
 
+    /**
+     * Records a device's PUBACK of a command's final receipt ({@code receipt_acked_at}, the first one): committed with
+     * the next transaction; past {@link #MAX_WAITING_ACKS} waiting, not recorded (counted in {@link #figures()}).
+     */
+    void markAcked(Acked ack) {
+        acks.add(List.of(ack));
+    }
+
     /** Commits the marks that wait for a transaction, in one of their own if none comes. */
     void flushMarks() {
-        if (marks.waiting()) {
+        if (marks.waiting() || acks.waiting()) {
             write(h -> Boolean.TRUE); // a transaction for the marks alone: its result is not used
         }
     }
@@ -216,6 +231,7 @@ final class OutboxWriter {
     /** The completions to run once the commit is counted; none if the group failed (its requests are failed here). */
     private List<Runnable> commitTimed(List<Request<?>> group) {
         List<Long> marked = marks.take();
+        List<Acked> acked = acks.take();
         List<Runnable> completions = new ArrayList<>(group.size());
         try {
             connection.open();
@@ -225,6 +241,9 @@ final class OutboxWriter {
             if (!marked.isEmpty()) {
                 handle.createUpdate(OutboxSql.MARK_PUBLISHED).bind("ids", OutboxSql.idList(marked))
                         .bind("now", clock.millis()).execute();
+            }
+            if (!acked.isEmpty()) {
+                markAcked(connection.statements(), acked);
             }
             boolean alone = group.size() == 1;
             for (Request<?> request : group) {
@@ -240,6 +259,7 @@ final class OutboxWriter {
         } catch (SQLException | RuntimeException e) {
             connection.rollbackAndClose();
             marks.giveBack(marked);
+            acks.giveBack(acked);
             failAll(group, e);
             return List.of();
         } catch (Error e) {
@@ -248,6 +268,15 @@ final class OutboxWriter {
             throw e;
         }
         return completions;
+    }
+
+    /** The PUBACK marks, one kept statement run as a batch. */
+    private static void markAcked(NamedStatements sql, List<Acked> acked) throws SQLException {
+        NamedStatements.Named mark = sql.get(OutboxSql.MARK_ACKED);
+        for (Acked a : acked) {
+            mark.set("at", a.at()).set("c", a.clientId()).set("id", a.commandId()).statement().addBatch();
+        }
+        mark.statement().executeBatch();
     }
 
     /** One request of several: what it wrote is rolled back alone if it fails, and it fails alone. */
