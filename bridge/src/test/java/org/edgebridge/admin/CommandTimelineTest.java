@@ -126,6 +126,26 @@ class CommandTimelineTest {
     }
 
     @Test
+    void the_devices_first_puback_of_its_final_receipt_ends_the_timeline_and_a_puback_of_an_open_command_is_not_kept() {
+        outbox.store(List.of(OutboxFixture.command("dev-4", "A-1", 0, T0), OutboxFixture.command("dev-5", "O-1", 0, T0)));
+        List<ClaimedEvent> claimed = outbox.claim(10, Integer.MAX_VALUE, OutboxFixture.ROUGH_SIZE, Long.MAX_VALUE, "req-7");
+        ClaimedEvent a = claimed.stream().filter(e -> e.commandId().equals("A-1")).findFirst().orElseThrow();
+        outbox.settle(new SentRequest("req-7", 200, 3), List.of(new Settlement.Final(a.id(), CommandState.ACCEPTED, null,
+                null, null)), 50);
+        outbox.markPublished(List.of(a.id()));
+        outbox.markReceiptAcked("dev-4", "A-1", T0.plusMillis(20));
+        outbox.markReceiptAcked("dev-4", "A-1", T0.plusMillis(900));
+        outbox.markReceiptAcked("dev-5", "O-1", T0.plusMillis(20));
+        outbox.unpublishedFinals(10); // commits the marks that wait
+
+        List<TimelineEntry> t = timeline("dev-4", "A-1");
+        assertThat(t).extracting(TimelineEntry::what).endsWith("final", "receipt_published", "receipt_acked");
+        assertThat(t.get(t.size() - 1).at()).as("the first PUBACK").isEqualTo(T0.plusMillis(20));
+        assertThat(timeline("dev-5", "O-1")).extracting(TimelineEntry::what).doesNotContain("receipt_acked");
+        assertThat(outbox.writerFigures().receiptAcksUnrecorded()).isZero();
+    }
+
+    @Test
     void a_command_in_flight_shows_its_attempt_and_no_final() {
         outbox.store(List.of(OutboxFixture.command("dev-3", "F-1", 0, T0)));
         claim("req-5");
