@@ -6,7 +6,7 @@
 ALTER TABLE commands ADD COLUMN stored_at INTEGER;             -- epoch ms: the insert, in the writer's transaction that commits it
 ALTER TABLE commands ADD COLUMN http_status INTEGER;           -- central's HTTP status for the request that made it final
 ALTER TABLE commands ADD COLUMN took_ms INTEGER;               -- how long that request took, sent to reply read
-ALTER TABLE commands ADD COLUMN receipt_published_at INTEGER;  -- epoch ms: the final receipt's mark (handed to the broker)
+ALTER TABLE commands ADD COLUMN receipt_published_at INTEGER;  -- epoch ms: the final receipt handed to the broker (its mark)
 ALTER TABLE commands ADD COLUMN receipt_acked_at INTEGER;      -- epoch ms: the device's PUBACK of its final receipt
 -- The request's HTTP status (0: none, e.g. a timeout or no connection) and duration on the lines that end an attempt
 -- without a final (retry_later, failed_alone, released, parked): of the last time when the line is folded.

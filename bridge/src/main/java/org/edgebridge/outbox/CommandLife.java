@@ -12,7 +12,7 @@ import org.jspecify.annotations.Nullable;
  * @param lastRequestId the request that carried it last (its {@code batchId})
  * @param httpStatus central's HTTP status for the request that made it final (null: it was not made final by one)
  * @param tookMs how long that request took
- * @param receiptPublishedAt its final receipt handed to the broker (the mark's commit)
+ * @param receiptPublishedAt when its final receipt was handed to the broker
  * @param receiptAckedAt the device's PUBACK of its final receipt
  * @param expiresAt when it stops being worth applying (docs/protocol.md §1.4)
  */

@@ -197,11 +197,13 @@ final class OutboxSql {
 
     /**
      * The final receipts of these rows were handed to the broker: their payloads are dropped (issue 40), since a resend
-     * needs only the payload's SHA-256 and the receipt, and the space goes back to the file's free pages.
+     * needs only the payload's SHA-256 and the receipt, and the space goes back to the file's free pages. {@code :now}
+     * is when the caller was done handing them over (the first time is kept: the command's timeline); a device's
+     * PUBACK recorded already (it came while the caller was still handing over others) is the latest it can be.
      */
     static final String MARK_PUBLISHED = "UPDATE commands SET receipt_published = 1, payload = CASE WHEN state IN "
-            + FINAL_STATES + " THEN X'' ELSE payload END, receipt_published_at = COALESCE(receipt_published_at, :now) "
-            + "WHERE id IN " + IDS;
+            + FINAL_STATES + " THEN X'' ELSE payload END, receipt_published_at = COALESCE(receipt_published_at, "
+            + "MIN(:now, COALESCE(receipt_acked_at, :now))) WHERE id IN " + IDS;
 
     /** A device's PUBACK of a command's final receipt: the first one is kept (the command's timeline). */
     static final String MARK_ACKED = "UPDATE commands SET receipt_acked_at = :at WHERE client_id = :c AND command_id = :id "

@@ -50,7 +50,10 @@ final class OutboxWriter {
     /** A device's PUBACK of the final receipt of a command ({@link #markAcked}). */
     record Acked(String clientId, String commandId, long at) {}
 
-    private final WaitingMarks<Long> marks = new WaitingMarks<>(Integer.MAX_VALUE);
+    /** Rows whose final receipts were handed to the broker by one call, and when ({@link #markPublished}). */
+    record Published(List<Long> ids, long at) {}
+
+    private final WaitingMarks<Published> marks = new WaitingMarks<>(Integer.MAX_VALUE);
     private final WaitingMarks<Acked> acks = new WaitingMarks<>(MAX_WAITING_ACKS);
     private final Object lifecycle = new Object();
     private final AtomicLong transactions = new AtomicLong();
@@ -66,7 +69,7 @@ final class OutboxWriter {
         this(jdbi, Clock.systemUTC());
     }
 
-    /** @param clock the time of a published mark ({@code receipt_published_at}) */
+    /** @param clock the time of a published mark ({@code receipt_published_at}): when the receipts were handed over */
     OutboxWriter(Jdbi jdbi, Clock clock) {
         this.connection = new WriterConnection(jdbi);
         this.clock = clock;
@@ -126,7 +129,7 @@ final class OutboxWriter {
 
     /** Records that these rows' final receipts were handed to the broker: committed with the next transaction. */
     void markPublished(List<Long> ids) {
-        marks.add(ids);
+        marks.add(List.of(new Published(List.copyOf(ids), clock.millis())));
     }
 
     /**
@@ -230,7 +233,7 @@ final class OutboxWriter {
 
     /** The completions to run once the commit is counted; none if the group failed (its requests are failed here). */
     private List<Runnable> commitTimed(List<Request<?>> group) {
-        List<Long> marked = marks.take();
+        List<Published> marked = marks.take();
         List<Acked> acked = acks.take();
         List<Runnable> completions = new ArrayList<>(group.size());
         try {
@@ -238,12 +241,12 @@ final class OutboxWriter {
             Handle handle = connection.handle();
             TransactionStatements transaction = connection.transaction();
             transaction.begin.execute();
-            if (!marked.isEmpty()) {
-                handle.createUpdate(OutboxSql.MARK_PUBLISHED).bind("ids", OutboxSql.idList(marked))
-                        .bind("now", clock.millis()).execute();
-            }
-            if (!acked.isEmpty()) {
+            if (!acked.isEmpty()) { // before the published marks, which are never later than a PUBACK
                 markAcked(connection.statements(), acked);
+            }
+            for (Published p : marked) { // one statement per hand-over (a settle's finals), with its time
+                handle.createUpdate(OutboxSql.MARK_PUBLISHED).bind("ids", OutboxSql.idList(p.ids())).bind("now", p.at())
+                        .execute();
             }
             boolean alone = group.size() == 1;
             for (Request<?> request : group) {

@@ -2,49 +2,40 @@ package org.edgebridge.admin;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import org.edgebridge.TestClock;
 import org.edgebridge.outbox.ClaimedEvent;
 import org.edgebridge.outbox.CommandRecord;
 import org.edgebridge.outbox.CommandState;
-import org.edgebridge.outbox.Outbox;
+import org.edgebridge.outbox.OutboxOnFile;
 import org.edgebridge.outbox.OutboxFixture;
 import org.edgebridge.outbox.SentRequest;
 import org.edgebridge.outbox.Settlement;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A command's timeline (docs/desk.md, "A command's timeline") from what the real outbox on a real SQLite file keeps:
  * its row and its history lines, written by the outbox's own store, claim, settle and mark.
  */
-class CommandTimelineTest {
+class CommandTimelineTest extends OutboxOnFile {
     private static final Instant T0 = Instant.parse("2026-12-06T05:00:00Z");
 
-    @TempDir
-    Path dir;
-
-    private final TestClock clock = new TestClock(T0);
-    private Outbox outbox;
-
-    @BeforeEach
-    void open() {
-        outbox = Outbox.open(dir.resolve("outbox.db"), clock);
-    }
-
-    @AfterEach
-    void close() {
-        outbox.close();
+    CommandTimelineTest() {
+        super(T0);
     }
 
     private List<TimelineEntry> timeline(String device, String commandId) {
         CommandRecord r = outbox.find(device, commandId).orElseThrow();
         return CommandTimeline.of(r, outbox.reads().life(r.id()), outbox.reads().history(r.id()));
+    }
+
+    private static void assertRequest(TimelineEntry e, @Nullable String requestId, @Nullable Integer httpStatus,
+            @Nullable Long tookMs) {
+        assertThat(e.requestId()).as("request of %s", e.what()).isEqualTo(requestId);
+        assertThat(e.httpStatus()).as("HTTP status of %s", e.what()).isEqualTo(httpStatus);
+        assertThat(e.tookMs()).as("duration of %s", e.what()).isEqualTo(tookMs);
     }
 
     private ClaimedEvent claim(String batchId) {
@@ -84,20 +75,12 @@ class CommandTimelineTest {
         assertThat(attempts.at()).isEqualTo(T0.plusSeconds(1));
         assertThat(attempts.lastAt()).isEqualTo(T0.plusSeconds(1).plusMillis(30_000 + 5_000 + 40 + 5_000));
         assertThat(attempts.requestId()).isEqualTo("req-3");
-        TimelineEntry released = t.get(3);
-        assertThat(released.requestId()).isEqualTo("req-1");
-        assertThat(released.httpStatus()).as("no HTTP status: a timeout").isEqualTo(0);
-        assertThat(released.tookMs()).isEqualTo(30_000L);
-        assertThat(released.detail()).contains("timeout after 30000 ms");
-        TimelineEntry retryLater = t.get(4);
-        assertThat(retryLater.requestId()).isEqualTo("req-2");
-        assertThat(retryLater.httpStatus()).isEqualTo(200);
-        assertThat(retryLater.tookMs()).isEqualTo(40L);
+        assertRequest(t.get(3), "req-1", 0, 30_000L); // no HTTP status: a timeout
+        assertThat(t.get(3).detail()).contains("timeout after 30000 ms");
+        assertRequest(t.get(4), "req-2", 200, 40L);
         TimelineEntry fin = t.get(5);
         assertThat(fin.status()).isEqualTo("accepted");
-        assertThat(fin.requestId()).isEqualTo("req-3");
-        assertThat(fin.httpStatus()).isEqualTo(200);
-        assertThat(fin.tookMs()).isEqualTo(12L);
+        assertRequest(fin, "req-3", 200, 12L);
         assertThat(t.get(6).at()).isEqualTo(fin.at().plusMillis(2));
     }
 
@@ -114,14 +97,11 @@ class CommandTimelineTest {
         List<TimelineEntry> t = timeline("dev-2", "P-1");
         assertThat(t).extracting(TimelineEntry::what).containsExactly("received", "stored", "attempt", "parked",
                 "rejected_by_admin", "final");
-        TimelineEntry parked = t.get(3);
-        assertThat(parked.code()).isEqualTo("ingest_server_error");
-        assertThat(parked.httpStatus()).isEqualTo(500);
-        assertThat(parked.tookMs()).isEqualTo(250L);
+        assertThat(t.get(3).code()).isEqualTo("ingest_server_error");
+        assertRequest(t.get(3), "req-9", 500, 250L);
         TimelineEntry fin = t.get(5);
         assertThat(fin.code()).isEqualTo("rejected_by_admin");
-        assertThat(fin.requestId()).as("made final here, not by a request").isNull();
-        assertThat(fin.httpStatus()).isNull();
+        assertRequest(fin, null, null, null); // made final here, not by a request
         assertThat(fin.detail()).startsWith("final here: rejected (rejected_by_admin)");
     }
 

@@ -9,6 +9,7 @@ import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
 import io.netty.handler.codec.mqtt.MqttConnectMessage;
+import io.netty.handler.codec.mqtt.MqttMessage;
 import io.netty.handler.codec.mqtt.MqttMessageIdVariableHeader;
 import io.netty.handler.codec.mqtt.MqttMessageType;
 import io.netty.handler.codec.mqtt.MqttPublishMessage;
@@ -57,19 +58,22 @@ final class FinalReceiptAcks extends ChannelDuplexHandler {
         this.clock = clock;
     }
 
+    /** A PUBACK of a noted packet id is told; a CONNECT names the device (and its receipt topic). */
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
-        if (msg instanceof MqttConnectMessage connect) {
-            clientId = connect.payload().clientIdentifier();
-            receiptTopic = topics.receiptTopic(clientId);
-            noted.clear();
-        } else if (clientId != null && msg instanceof io.netty.handler.codec.mqtt.MqttMessage m
-                && m.fixedHeader() != null && m.fixedHeader().messageType() == MqttMessageType.PUBACK
+        String device = clientId;
+        if (device != null && msg instanceof MqttMessage m && m.fixedHeader() != null
+                && m.fixedHeader().messageType() == MqttMessageType.PUBACK
                 && m.variableHeader() instanceof MqttMessageIdVariableHeader id) {
             String commandId = noted.remove(id.messageId());
             if (commandId != null) {
-                acks.acked(clientId, commandId, clock.instant());
+                acks.acked(device, commandId, clock.instant());
             }
+        } else if (msg instanceof MqttConnectMessage connect) {
+            String named = connect.payload().clientIdentifier();
+            clientId = named;
+            receiptTopic = topics.receiptTopic(named);
+            noted.clear();
         }
         super.channelRead(ctx, msg);
     }
