@@ -52,8 +52,10 @@
       const detail = e.detail + (e.lastAt ? " (last " + stamp(e.lastAt) + ")" : "");
       const tr = el("tr", {}, el("td", {textContent: stamp(e.at)}),
           el("td", {textContent: after(new Date(e.at).getTime() - start), className: "muted"}), what,
-          el("td", {textContent: detail, className: "timeline-detail"}), el("td", {textContent: e.requestId || ""}),
-          el("td", {textContent: http(e.httpStatus)}), el("td", {textContent: took(e.tookMs)}));
+          el("td", {textContent: detail, className: "timeline-detail"}),
+          el("td", {textContent: e.requestId || "", className: "timeline-request"}),
+          el("td", {textContent: http(e.httpStatus), className: "timeline-http"}),
+          el("td", {textContent: took(e.tookMs), className: "timeline-took"}));
       tr.dataset.what = e.what;
       tr.className = "timeline-" + e.what;
       return tr;

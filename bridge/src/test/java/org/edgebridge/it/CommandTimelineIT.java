@@ -101,6 +101,10 @@ class CommandTimelineIT extends PageTest {
             page.manage().window().setSize(new Dimension(420, 1400));
             assertThat((Boolean) chromium.script("return document.documentElement.scrollWidth <= window.innerWidth"))
                     .as("nothing scrolls sideways on a phone: the timeline's table scrolls inside its section").isTrue();
+            Number tallest = (Number) chromium.script("return Math.max(...[...document.querySelectorAll('#timeline-entries tr')]"
+                    + ".map(r => r.getBoundingClientRect().height))");
+            assertThat(tallest.doubleValue()).as("each entry a short block on a phone, not a squeezed table row")
+                    .isLessThan(200);
             timelineScreenshot("timeline-420.png");
         }
     }
