@@ -82,7 +82,9 @@ class CommandTimelineIT extends PageTest {
             chromium = Browser.start(dir);
             WebDriver page = chromium.driver();
             page.get(site.adminUrl("/"));
-            click(page, "tr[data-command='TL-1'] button[data-timeline='TL-1']");
+            String link = "tr[data-command='TL-1'] button[data-timeline='TL-1']";
+            await().atMost(PAGE).until(() -> !page.findElements(By.cssSelector(link)).isEmpty()); // the page's first read
+            click(page, link);
             await().ignoreException(StaleElementReferenceException.class).atMost(PAGE).until(() ->
                     pageWhats(page).equals(whats));
             assertThat(text("#timeline-entries tr[data-what='final']")).contains("accepted").contains("200");
