@@ -50,8 +50,8 @@
     $("timeline-entries").replaceChildren(...c.timeline.map(e => {
       const what = el("td", {textContent: e.what + (e.times ? " ×" + e.times : ""), className: "timeline-what"});
       const detail = e.detail + (e.lastAt ? " (last " + stamp(e.lastAt) + ")" : "");
-      const tr = el("tr", {}, el("td", {textContent: stamp(e.at)}),
-          el("td", {textContent: after(new Date(e.at).getTime() - start), className: "muted"}), what,
+      const tr = el("tr", {}, el("td", {textContent: stamp(e.at), className: "timeline-at"}),
+          el("td", {textContent: after(new Date(e.at).getTime() - start), className: "muted timeline-after"}), what,
           el("td", {textContent: detail, className: "timeline-detail"}),
           el("td", {textContent: e.requestId || "", className: "timeline-request"}),
           el("td", {textContent: http(e.httpStatus), className: "timeline-http"}),

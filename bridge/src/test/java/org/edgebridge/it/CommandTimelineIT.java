@@ -107,6 +107,8 @@ class CommandTimelineIT extends PageTest {
                     + ".map(r => r.getBoundingClientRect().height))");
             assertThat(tallest.doubleValue()).as("each entry a short block on a phone, not a squeezed table row")
                     .isLessThan(200);
+            assertThat((Boolean) chromium.script("const s = document.getElementById('timeline-section');"
+                    + " return s.scrollWidth <= s.clientWidth")).as("and none wider than its section").isTrue();
             timelineScreenshot("timeline-420.png");
         }
     }
