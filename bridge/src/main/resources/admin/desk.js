@@ -109,6 +109,9 @@
     decide(decision, bodies, keys.length + " selected command" + (keys.length > 1 ? "s" : ""));
   }
 
+  /** The command's timeline link (timeline.js), or nothing while that script is not loaded yet. */
+  const timeline = c => window.timelineLink ? window.timelineLink(c.deviceId, c.commandId) : "";
+
   const commandPath = c => "/api/outbox/" + encodeURIComponent(c.deviceId) + "/" + encodeURIComponent(c.commandId);
 
   /** Sets a pending command aside: parked as parked_by_admin, then on the desk above (docs/desk.md). */
@@ -138,7 +141,7 @@
     const tr = el("tr", {}, el("td", {}, box), el("td", {textContent: c.commandId}), el("td", {textContent: c.sequence}),
         el("td", {textContent: c.reason || "–", className: "desk-reason"}),
         el("td", {textContent: c.attempts + " (" + c.retryLaters + " retry later)"}), el("td", {textContent: ageText(c.ageMs)}),
-        el("td", {}, show));
+        el("td", {}, show, " ", timeline(c)));
     tr.dataset.parked = c.commandId;
     const rows = [tr];
     if (payloads.has(k)) {
@@ -195,7 +198,7 @@
       const tr = el("tr", {}, el("td", {textContent: c.deviceId}), el("td", {textContent: c.commandId}),
           el("td", {textContent: c.sequence}), el("td", {textContent: c.attempts}),
           el("td", {textContent: c.lastError || "–", className: "desk-reason"}), el("td", {textContent: since(c.receivedAt)}),
-          el("td", {}, button));
+          el("td", {}, button, " ", timeline(c)));
       tr.dataset.pending = c.commandId;
       tr.dataset.device = c.deviceId;
       return tr;

@@ -70,7 +70,7 @@ public final class Bridge implements AutoCloseable {
         this.outbox = outbox;
         this.workers = new Workers(onWorkerDeath);
         this.broker = new Broker(config.broker(), clock, this::acceptCommand, MoquetteBroker::new,
-                cause -> workers.lost("broker", cause));
+                cause -> workers.lost("broker", cause), outbox::markReceiptAcked);
         this.meters = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         storage.register(meters);
         ReceiptSender receipts = new ReceiptSender(broker, new ReceiptFigures(meters, clock));

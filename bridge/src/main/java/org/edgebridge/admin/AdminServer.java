@@ -59,7 +59,8 @@ public final class AdminServer implements Component, AutoCloseable {
     private final byte[] statusPage = resource("/admin/status.html");
     /** The status page's scripts, served from the jar (sites are often offline: no CDN). */
     private final Map<String, byte[]> scripts = Map.of("desk.js", resource("/admin/desk.js"),
-            "activity.js", resource("/admin/activity.js"), "check.js", resource("/admin/check.js"));
+            "activity.js", resource("/admin/activity.js"), "check.js", resource("/admin/check.js"),
+            "timeline.js", resource("/admin/timeline.js"));
     private final ActivityHistory activity;
     private final DiskForecast forecast;
     private final DataBudget budget;
@@ -86,7 +87,7 @@ public final class AdminServer implements Component, AutoCloseable {
                 java.util.concurrent.atomic.AtomicLong::get)
                 .description("admin reads refused (403 host_not_allowed): a Host that is not this bridge's and no token")
                 .register(p.meters());
-        OutboxApi outbox = new OutboxApi(p.outbox());
+        OutboxApi outbox = new OutboxApi(p.outbox(), p.site().edgeId(), p.clock());
         DevicesApi devices = new DevicesApi(p.outbox(), p.broker());
         ParkedApi parked = new ParkedApi(p.outbox(), p.receipts(), p.clock());
         PendingApi pending = new PendingApi(p.outbox(), p.receipts());
@@ -121,6 +122,7 @@ public final class AdminServer implements Component, AutoCloseable {
             config.routes.post("/api/outbox/{deviceId}/{commandId}/reject", pending::reject);
             config.routes.post("/api/outbox/{deviceId}/{commandId}/park", pending::park);
             config.routes.get("/api/outbox/{deviceId}/{commandId}/payload", outbox::payload);
+            config.routes.get("/api/outbox/{deviceId}/{commandId}/timeline", outbox::timelineFile);
             config.routes.get("/api/parked", parked::list);
             config.routes.post("/api/parked/requeue", parked::requeue);
             config.routes.post("/api/parked/reject", parked::reject);

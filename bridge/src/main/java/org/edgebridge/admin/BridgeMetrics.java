@@ -103,6 +103,8 @@ final class BridgeMetrics implements AutoCloseable {
         FunctionCounter.builder("edgebridge.outbox.writer.busy", outbox, o -> o.writerFigures().busySeconds())
                 .baseUnit("seconds").description("time the outbox writer spent in transactions (rate: its busy share)")
                 .register(registry);
+        counter("edgebridge.outbox.receipt.acks.unrecorded", outbox, o -> o.writerFigures().receiptAcksUnrecorded(),
+                "devices' PUBACKs of final receipts left out of their command's timeline (too many waited for the writer)");
         counter("edgebridge.outbox.purged", retention, r -> r.status().purged(), "final rows deleted by retention");
         Gauge.builder("edgebridge.outbox.free.page.bytes", outbox, BridgeMetrics::freeBytes).baseUnit("bytes")
                 .description("free pages in the outbox file: reused before the file grows, counted as free disk "

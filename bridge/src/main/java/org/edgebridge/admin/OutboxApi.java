@@ -2,6 +2,7 @@ package org.edgebridge.admin;
 
 import io.javalin.http.Context;
 import java.nio.charset.StandardCharsets;
+import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.LinkedHashMap;
@@ -11,6 +12,7 @@ import java.util.Map;
 import java.util.Optional;
 import org.edgebridge.outbox.CommandRecord;
 import org.edgebridge.outbox.CommandState;
+import org.edgebridge.outbox.HistoryEntry;
 import org.edgebridge.outbox.AdminOutbox;
 import org.edgebridge.outbox.ParkedDesk;
 import org.edgebridge.receipt.ReceiptSender;
@@ -22,9 +24,13 @@ final class OutboxApi {
     static final int MAX_ID_LENGTH = 128;
 
     private final AdminOutbox outbox;
+    private final String edgeId;
+    private final Clock clock;
 
-    OutboxApi(AdminOutbox outbox) {
+    OutboxApi(AdminOutbox outbox, String edgeId, Clock clock) {
         this.outbox = outbox;
+        this.edgeId = edgeId;
+        this.clock = clock;
     }
 
     /** {@code GET /api/outbox?state=&device=&limit=&cursor=&order=asc|desc}. */
@@ -72,10 +78,49 @@ final class OutboxApi {
         AdminServer.json(ctx, 200, body);
     }
 
-    /** {@code GET /api/outbox/{deviceId}/{commandId}}: the row with its history of attempts and receipts. */
+    /**
+     * {@code GET /api/outbox/{deviceId}/{commandId}}: the row with its history of attempts and receipts, and its
+     * timeline (docs/desk.md, "A command's timeline").
+     */
     void one(Context ctx) {
         CommandRecord r = find(ctx);
-        AdminServer.json(ctx, 200, CommandView.of(r, outbox.reads().history(r.id())));
+        List<HistoryEntry> history = outbox.reads().history(r.id());
+        AdminServer.json(ctx, 200, CommandView.of(r, history, timeline(r, history)));
+    }
+
+    /**
+     * {@code GET …/timeline}: the timeline as a JSON file for a support ticket ({@code Content-Disposition:
+     * attachment}): the site, when it was taken, the timeline, and the command with its history.
+     */
+    void timelineFile(Context ctx) {
+        CommandRecord r = find(ctx);
+        List<HistoryEntry> history = outbox.reads().history(r.id());
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("edgeId", edgeId);
+        body.put("exportedAt", clock.instant());
+        body.put("deviceId", r.clientId());
+        body.put("commandId", r.commandId());
+        body.put("timeline", timeline(r, history));
+        body.put("command", CommandView.of(r, history));
+        ctx.header("Content-Disposition", "attachment; filename=\"" + timelineFileName(edgeId, r) + "\"");
+        AdminServer.json(ctx, 200, body);
+    }
+
+    private List<TimelineEntry> timeline(CommandRecord r, List<HistoryEntry> history) {
+        return CommandTimeline.of(r, outbox.reads().life(r.id()), history);
+    }
+
+    /**
+     * {@code timeline-{edgeId}-{deviceId}-{commandId}.json}, every character but letters, digits, '.', '-' and '_' made
+     * '_' (the ids are the devices': nothing of them may break the header), each part at most 64 characters.
+     */
+    static String timelineFileName(String edgeId, CommandRecord r) {
+        return "timeline-" + safe(edgeId) + "-" + safe(r.clientId()) + "-" + safe(r.commandId()) + ".json";
+    }
+
+    private static String safe(String part) {
+        String cut = part.length() > 64 ? part.substring(0, 64) : part;
+        return cut.replaceAll("[^A-Za-z0-9._-]", "_");
     }
 
     /** {@code POST …/requeue}: parked → pending. */

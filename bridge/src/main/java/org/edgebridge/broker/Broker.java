@@ -45,6 +45,12 @@ public final class Broker implements Component, BrokerView, DevicePublisher, Aut
     /** @param lost told when the broker cannot serve any more (it could not be started again): the process should end */
     public Broker(BrokerSettings settings, Clock clock, InboundCommands commands, BrokerEngine.Factory engine,
             Consumer<Throwable> lost) {
+        this(settings, clock, commands, engine, lost, ReceiptAcks.NONE);
+    }
+
+    /** @param acks told of each device's PUBACK of its final receipt, on the connection's event loop (must not block) */
+    public Broker(BrokerSettings settings, Clock clock, InboundCommands commands, BrokerEngine.Factory engine,
+            Consumer<Throwable> lost, ReceiptAcks acks) {
         this.settings = settings;
         this.devices = new DeviceRegistry(clock, settings.takeoverAlarmPerMinute(), settings.limits().maxKnownDevices());
         Optional<PasswordFile> passwords = settings.passwordFile().map(Broker::loadPasswords);
@@ -57,7 +63,7 @@ public final class Broker implements Component, BrokerView, DevicePublisher, Aut
         this.certificates = CertificateDevices.load(ls.certificateDevicesFile(), ls.maxCertificateDevices(),
                 ls.certificateClientIds());
         this.moquette = engine.create(new BrokerEngine.Parts(settings, clock, commands, devices, login, refusals, storeResets,
-                certificates, lost));
+                certificates, lost, acks));
         if (!settings.anonymous() && passwords.map(PasswordFile::size).orElse(0) == 0) {
             LOG.warn("auth.anonymous=false and no registered devices (auth.passwordFile): no device can connect");
         }

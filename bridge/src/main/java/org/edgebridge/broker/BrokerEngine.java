@@ -34,9 +34,10 @@ public interface BrokerEngine extends DevicePublisher, AutoCloseable {
 
     /** What {@link Broker} built for the server: the settings and the bridge's device policy. */
     /** @param lost told when the engine cannot serve any more and only a restart of the process helps */
+    /** @param acks told of each device's PUBACK of its final receipt (the command's timeline) */
     record Parts(BrokerSettings settings, Clock clock, InboundCommands commands, DeviceRegistry devices,
             DeviceLogin login, RefusalLog refusals, BrokerStoreResets storeResets, CertificateDevices certificates,
-            Consumer<Throwable> lost) {
+            Consumer<Throwable> lost, ReceiptAcks acks) {
     }
 
     /** Builds the server from the parts {@link Broker} built; e.g. {@code MoquetteBroker::new}. */

@@ -29,9 +29,10 @@ final class BatchSender {
         this.clock = clock;
     }
 
-    /** @param failures what the circuit breaker records of this request's failure */
-    RequestOutcome send(String batchId, List<ClaimedEvent> events, CentralCall.Failures failures) {
-        RequestOutcome outcome = call.send(batchId, events, rateLimitWait, failures);
+    /** @param failures what the circuit breaker records of this request's failure @return its outcome, status and duration */
+    CentralCall.Done send(String batchId, List<ClaimedEvent> events, CentralCall.Failures failures) {
+        CentralCall.Done done = call.exchange(batchId, events, rateLimitWait, failures);
+        RequestOutcome outcome = done.outcome();
         if (!(outcome instanceof RequestOutcome.NotPermitted) && !(outcome instanceof RequestOutcome.NoToken)) {
             requests.incrementAndGet();
         }
@@ -46,7 +47,7 @@ final class BatchSender {
             missingReceipts.addAndGet(missing);
             lastMissingReceiptAt = clock.instant();
         }
-        return outcome;
+        return done;
     }
 
     /** Whether central received the request: it answered with an HTTP status (a timeout may or may not have). */

@@ -8,6 +8,7 @@ import java.util.function.Supplier;
 import org.edgebridge.hook.TestHook;
 import org.edgebridge.outbox.ClaimedEvent;
 import org.edgebridge.outbox.ForwarderOutbox;
+import org.edgebridge.outbox.SentRequest;
 import org.edgebridge.outbox.Settlement;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -34,27 +35,27 @@ final class BatchSettler {
         this.suspicions = suspicions;
     }
 
-    /** Commits central's answer. */
-    void settle(String batchId, List<Settlement> settlements) {
-        commit(batchId, settlements, () -> outbox.settle(batchId, settlements, settings.maxAttempts()));
+    /** Commits central's answer to {@code request} (its id, HTTP status and duration go into the events' timelines). */
+    void settle(SentRequest request, List<Settlement> settlements) {
+        commit(request, settlements, () -> outbox.settle(request, settlements, settings.maxAttempts()));
     }
 
     /**
      * Commits central's answer and, in the same transaction, claims the next request's batch into {@code ahead}
      * (when it holds none yet).
      */
-    void settleAndClaimNext(String batchId, List<Settlement> settlements, ClaimedAhead ahead) {
+    void settleAndClaimNext(SentRequest request, List<Settlement> settlements, ClaimedAhead ahead) {
         Optional<ForwarderOutbox.NextClaim> next = ahead.nextClaim();
         if (next.isEmpty()) {
-            settle(batchId, settlements);
+            settle(request, settlements);
             return;
         }
-        commit(batchId, settlements, () -> outbox.settleAndClaim(batchId, settlements, settings.maxAttempts(), next.get()))
+        commit(request, settlements, () -> outbox.settleAndClaim(request, settlements, settings.maxAttempts(), next.get()))
                 .ifPresent(result -> ahead.add(next.get(), result.claimed()));
     }
 
     /** @return what the settle did, or empty when it could not be committed and the answer is kept */
-    private Optional<ForwarderOutbox.SettleResult> commit(String batchId, List<Settlement> settlements,
+    private Optional<ForwarderOutbox.SettleResult> commit(SentRequest request, List<Settlement> settlements,
             Supplier<ForwarderOutbox.SettleResult> settle) {
         ForwarderOutbox.SettleResult result;
         try {
@@ -62,7 +63,7 @@ final class BatchSettler {
         } catch (RuntimeException e) {
             LOG.warn("could not commit central's answer for {} events ({}); kept, committed before anything new is sent",
                     settlements.size(), e.getMessage());
-            unsettled.keep(batchId, settlements);
+            unsettled.keep(request, settlements);
             return Optional.empty();
         }
         applied(result);
@@ -70,16 +71,16 @@ final class BatchSettler {
     }
 
     /** Puts events back to pending as they were: nothing is known of them (they may have reached central). */
-    void release(String batchId, List<ClaimedEvent> events, String reason) {
-        release(batchId, events, reason, true);
+    void release(SentRequest request, List<ClaimedEvent> events, String reason) {
+        release(request, events, reason, true);
     }
 
     /** {@link #release} of events that provably did not reach central with this claim ({@link Settlement.Release#sent}). */
-    void releaseUnsent(String batchId, List<ClaimedEvent> events, String reason) {
-        release(batchId, events, reason, false);
+    void releaseUnsent(SentRequest request, List<ClaimedEvent> events, String reason) {
+        release(request, events, reason, false);
     }
 
-    private void release(String batchId, List<ClaimedEvent> events, String reason, boolean sent) {
+    private void release(SentRequest request, List<ClaimedEvent> events, String reason, boolean sent) {
         if (events.isEmpty()) {
             return;
         }
@@ -87,13 +88,13 @@ final class BatchSettler {
         for (ClaimedEvent e : events) {
             releases.add(new Settlement.Release(e.id(), reason, sent));
         }
-        settle(batchId, releases);
+        settle(request, releases);
     }
 
     /** Commits the answers kept by {@link #settle}. @return true when none is left */
     boolean settleKept() {
         return unsettled.commitAll(answer -> {
-            ForwarderOutbox.SettleResult result = outbox.settle(answer.batchId(), answer.settlements(), settings.maxAttempts());
+            ForwarderOutbox.SettleResult result = outbox.settle(answer.request(), answer.settlements(), settings.maxAttempts());
             LOG.info("committed a kept answer of central for {} events", answer.settlements().size());
             return result;
         }, this::applied);

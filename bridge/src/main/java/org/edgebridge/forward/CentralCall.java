@@ -8,6 +8,7 @@ import java.util.Optional;
 import org.edgebridge.forward.auth.TokenUnavailable;
 import org.edgebridge.outbox.ClaimedEvent;
 import org.edgebridge.outbox.Expiries;
+import org.edgebridge.outbox.SentRequest;
 import org.edgebridge.trace.CommandTrace;
 
 /**
@@ -16,8 +17,16 @@ import org.edgebridge.trace.CommandTrace;
  * records the result (see {@link Sent#isFailure()}) and releases the permit however the call ends. Thread-safe.
  */
 final class CentralCall {
-    /** A reply and what it means; what the circuit breaker records. */
-    record Sent(IngestReply reply, RequestOutcome outcome) {
+    /** What came of one request: its outcome, and its id, HTTP status and duration for the events' timelines. */
+    record Done(RequestOutcome outcome, SentRequest request) {}
+
+    /** A reply and what it means; what the circuit breaker records. @param tookMs sent to reply read; -1 not sent */
+    record Sent(IngestReply reply, RequestOutcome outcome, long tookMs) {
+        /** A reply whose duration is not known. */
+        Sent(IngestReply reply, RequestOutcome outcome) {
+            this(reply, outcome, -1);
+        }
+
         /**
          * 5xx (503 included), timeouts, refused connections and other failures count against central; 429s do not, and
          * neither does a 403 (central refusing the bridge pauses it; it is not central failing).
@@ -88,6 +97,17 @@ final class CentralCall {
     /** {@link #send} of events and of commands that expired here, which central is told of (docs/protocol.md §2.1). */
     RequestOutcome send(String batchId, List<ClaimedEvent> events, List<Expiries.Expired> expired,
             ForwarderLoop.Sleeper rateLimitWait, Failures failures) {
+        return exchange(batchId, events, expired, rateLimitWait, failures).outcome();
+    }
+
+    /** {@link #send}, with the request's HTTP status and duration. */
+    Done exchange(String batchId, List<ClaimedEvent> events, ForwarderLoop.Sleeper rateLimitWait, Failures failures) {
+        return exchange(batchId, events, List.of(), rateLimitWait, failures);
+    }
+
+    private Done exchange(String batchId, List<ClaimedEvent> events, List<Expiries.Expired> expired,
+            ForwarderLoop.Sleeper rateLimitWait, Failures failures) {
+        SentRequest unsent = SentRequest.unmeasured(batchId);
         long wait = guards.reserve(events.size());
         if (wait > 0) {
             rateLimitWait.sleep(Duration.ofNanos(wait));
@@ -97,10 +117,11 @@ final class CentralCall {
         try {
             bearer = authorization.bearer();
         } catch (TokenUnavailable e) {
-            return new RequestOutcome.NoToken(Objects.requireNonNull(e.getMessage()), e.failuresInARow());
+            return new Done(new RequestOutcome.NoToken(Objects.requireNonNull(e.getMessage()), e.failuresInARow()), unsent);
         }
+        Sent sent;
         try {
-            return guards.breaker.executeSupplier(() -> {
+            sent = guards.breaker.executeSupplier(() -> {
                 CommandTrace.mark(CommandTrace.Step.REQUEST_SENT, events, ClaimedEvent::id);
                 long sentAt = System.nanoTime();
                 IngestReply reply = client.post(batchId, body, bearer);
@@ -108,26 +129,29 @@ final class CentralCall {
                 if (reply.status() == 401 && authorization.renewAfter401(bearer)) {
                     reply = client.post(batchId, body, renewed());
                 }
+                long tookMs = (System.nanoTime() - sentAt) / 1_000_000;
                 figures.request(sentAt, events.size());
                 CommandTrace.mark(CommandTrace.Step.ANSWERED, events, ClaimedEvent::id);
-                Sent sent = new Sent(reply, classifier.classify(reply, events));
-                if (sent.outcome() instanceof RequestOutcome.Answered answered) {
+                Sent answer = new Sent(reply, classifier.classify(reply, events), tookMs);
+                if (answer.outcome() instanceof RequestOutcome.Answered answered) {
                     violations.record(answered.problems(), events.size());
-                } else if (sent.outcome() instanceof RequestOutcome.Failed f && f.cause() == RequestOutcome.Cause.NO_RECEIPTS) {
+                } else if (answer.outcome() instanceof RequestOutcome.Failed f && f.cause() == RequestOutcome.Cause.NO_RECEIPTS) {
                     violations.record(!f.problems().isEmpty() ? f.problems() : events.stream().map(e -> new ReceiptCheck.Problem(
                             ReceiptCheck.Violation.MISSING, e.id(), f.reason())).toList(), events.size());
                 }
-                if (sent.isFailure() && (failures == Failures.IGNORED || failures == Failures.ONE_EVENT_FAILURES_DEFERRED
-                        && sent.outcome() instanceof RequestOutcome.Failed f && f.mayBeOneEvent())) {
-                    throw new IgnoredFailure(sent);
+                if (answer.isFailure() && (failures == Failures.IGNORED || failures == Failures.ONE_EVENT_FAILURES_DEFERRED
+                        && answer.outcome() instanceof RequestOutcome.Failed f && f.mayBeOneEvent())) {
+                    throw new IgnoredFailure(answer);
                 }
-                return sent;
-            }).outcome();
+                return answer;
+            });
         } catch (IgnoredFailure e) {
-            return e.sent.outcome();
+            sent = e.sent;
         } catch (CallNotPermittedException e) {
-            return new RequestOutcome.NotPermitted("circuit breaker " + guards.breaker.getState().name().toLowerCase());
+            return new Done(new RequestOutcome.NotPermitted("circuit breaker " + guards.breaker.getState().name().toLowerCase()),
+                    unsent);
         }
+        return new Done(sent.outcome(), new SentRequest(batchId, sent.reply().status(), sent.tookMs()));
     }
 
     /**

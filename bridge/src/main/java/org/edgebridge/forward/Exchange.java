@@ -3,6 +3,7 @@ package org.edgebridge.forward;
 import java.time.Clock;
 import java.util.List;
 import org.edgebridge.outbox.ClaimedEvent;
+import org.edgebridge.outbox.SentRequest;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -59,13 +60,15 @@ final class Exchange {
     int run(String claimId, Suspicions.Plan plan) {
         Verdict verdict = new Verdict();
         RequestOutcome.@Nullable Failed probeFailed = null;
-        String probeBatch = BatchIds.next();
+        SentRequest probeBatch = SentRequest.unmeasured(BatchIds.next());
         if (!plan.probe().isEmpty()) {
-            RequestOutcome o = sender.send(probeBatch, plan.probe(), CentralCall.Failures.IGNORED);
+            CentralCall.Done done = sender.send(probeBatch.batchId(), plan.probe(), CentralCall.Failures.IGNORED);
+            probeBatch = done.request();
+            RequestOutcome o = done.outcome();
             if (o instanceof RequestOutcome.Failed f && f.mayBeOneEvent()) {
                 probeFailed = f; // kept in flight until the comparison says whose failure it was
             } else if (!settled(probeBatch, plan.probe(), o, false, CentralCall.Failures.IGNORED, verdict)) {
-                settler.releaseUnsent(claimId, plan.comparison(), "not sent: " + verdict.stopped);
+                settler.releaseUnsent(SentRequest.unmeasured(claimId), plan.comparison(), "not sent: " + verdict.stopped);
                 conclude(verdict);
                 return plan.probe().size();
             }
@@ -74,8 +77,9 @@ final class Exchange {
         boolean comparisonSent = false;
         if (!plan.comparison().isEmpty()) {
             CentralCall.Failures failures = plan.comparisonIsMain() ? CentralCall.Failures.RECORDED : CentralCall.Failures.IGNORED;
-            String batchId = BatchIds.next();
-            RequestOutcome o = sender.send(batchId, plan.comparison(), failures);
+            CentralCall.Done done = sender.send(BatchIds.next(), plan.comparison(), failures);
+            SentRequest batchId = done.request();
+            RequestOutcome o = done.outcome();
             comparisonSent = true;
             if (o instanceof RequestOutcome.Answered a) {
                 proof = a.answersEvents();
@@ -112,7 +116,7 @@ final class Exchange {
      * Settles an outcome other than a failure one event may cause. @return false when no further request may go in this
      * step (429, central refusing the bridge, no connection, no token, breaker open)
      */
-    private boolean settled(String batchId, List<ClaimedEvent> events, RequestOutcome o, boolean main,
+    private boolean settled(SentRequest batchId, List<ClaimedEvent> events, RequestOutcome o, boolean main,
             CentralCall.Failures failures, Verdict verdict) {
         if (o instanceof RequestOutcome.Answered a) {
             if (main && policy.stillSending()) {

@@ -9,6 +9,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 import org.edgebridge.hook.TestHook;
 import org.edgebridge.outbox.ClaimedEvent;
+import org.edgebridge.outbox.SentRequest;
 import org.edgebridge.outbox.Expiries;
 import org.edgebridge.outbox.ForwarderOutbox;
 import org.jspecify.annotations.Nullable;
@@ -125,7 +126,7 @@ final class ForwardStep {
             try {
                 Suspicions.Plan plan = suspicions.plan(events, clock.instant(),
                         guards.breaker.getState() == io.github.resilience4j.circuitbreaker.CircuitBreaker.State.CLOSED);
-                settler.releaseUnsent(claimId, plan.held(), plan.waitingForCompany()
+                settler.releaseUnsent(SentRequest.unmeasured(claimId), plan.held(), plan.waitingForCompany()
                         ? "held back: a suspected event waits for other events to be compared with (docs/forwarding.md, Blame)"
                         : "held back: an earlier event of the same device, or of its group, is suspected of making central fail");
                 if (plan.sendsNothing()) {

@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import org.edgebridge.outbox.ForwarderOutbox;
+import org.edgebridge.outbox.SentRequest;
 import org.edgebridge.outbox.Settlement;
 
 /**
@@ -17,7 +18,7 @@ import org.edgebridge.outbox.Settlement;
  */
 final class UnsettledAnswers {
     /** The settlements of one request, as central answered them. */
-    record Answer(String batchId, List<Settlement> settlements) {}
+    record Answer(SentRequest request, List<Settlement> settlements) {}
 
     /** Commits one answer: throws if the outbox still cannot. */
     interface Commit {
@@ -27,8 +28,8 @@ final class UnsettledAnswers {
     private final ArrayDeque<Answer> answers = new ArrayDeque<>();
     private final AtomicInteger events = new AtomicInteger();
 
-    synchronized void keep(String batchId, List<Settlement> settlements) {
-        answers.add(new Answer(batchId, settlements));
+    synchronized void keep(SentRequest request, List<Settlement> settlements) {
+        answers.add(new Answer(request, settlements));
         events.addAndGet(settlements.size());
     }
 

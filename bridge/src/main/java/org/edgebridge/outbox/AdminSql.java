@@ -61,8 +61,15 @@ final class AdminSql {
     // ---- reads for the admin API and status ----
 
     static final String HISTORY_OF = """
-            SELECT at, kind, batch_id, status, code, detail, times, COALESCE(first_at, at) AS first_at
+            SELECT at, kind, batch_id, status, code, detail, times, COALESCE(first_at, at) AS first_at, http_status,
+                   took_ms
             FROM command_history WHERE command = :id ORDER BY id""";
+
+    /** What the row keeps of a command's life besides its {@link CommandRecord} ({@link CommandLife}). */
+    static final String LIFE_OF = """
+            SELECT stored_at, claimed_at, batch_id AS last_request_id, http_status, took_ms, receipt_published_at,
+                   receipt_acked_at, expires_at
+            FROM commands WHERE id = :id""";
 
     /**
      * The admin listing: rows after (or, newest first, before) the cursor id, optionally of one state and one
@@ -84,7 +91,7 @@ final class AdminSql {
 
     static final String RECENT_PROBLEMS = """
             SELECT c.client_id, c.command_id, h.at, h.kind, h.batch_id, h.status, h.code, h.detail, h.times,
-                   COALESCE(h.first_at, h.at) AS first_at
+                   COALESCE(h.first_at, h.at) AS first_at, h.http_status, h.took_ms
             FROM command_history h JOIN commands c ON c.id = h.command
             WHERE h.kind IN ('released', 'retry_later', 'failed_alone', 'parked', 'requeued', 'rejected_by_admin',
                              'parked_by_admin')

@@ -92,8 +92,11 @@ final class Claimer {
                 anyAgain |= !isFirst;
                 for (NamedStatements.Named history : isFirst ? List.of(first) : List.of(fold, insert)) {
                     history.set("id", e.id()).set("at", now).set("kind", "attempt").set("b", batchId)
-                            .set("status", null).set("code", null).set("detail", "attempt " + e.attempt())
-                            .statement().addBatch();
+                            .set("status", null).set("code", null).set("detail", "attempt " + e.attempt());
+                    if (!isFirst) {
+                        history.set("http", null).set("took", null); // an attempt's outcome is on the line that ends it
+                    }
+                    history.statement().addBatch();
                 }
             }
             mark.statement().executeBatch();

@@ -28,19 +28,21 @@ final class CommandWriter {
 
     /** Stores the commands in list order; new ones beyond {@code capacity} are not stored. */
     static List<StoreResult> store(CommandStatements sql, List<NewCommand> commands, long capacity) throws SQLException {
-        return store(sql, commands, capacity, DeviceShare.UNBOUNDED);
+        return store(sql, commands, capacity, DeviceShare.UNBOUNDED, System.currentTimeMillis());
     }
 
     /**
      * Stores the commands in list order; new ones beyond {@code capacity}, or beyond their device's {@code share},
      * are not stored.
+     *
+     * @param storedAt the writer's time in the transaction that commits them (epoch ms): the rows' {@code stored_at}
      */
-    static List<StoreResult> store(CommandStatements sql, List<NewCommand> commands, long capacity, DeviceShare share)
-            throws SQLException {
+    static List<StoreResult> store(CommandStatements sql, List<NewCommand> commands, long capacity, DeviceShare share,
+            long storedAt) throws SQLException {
         List<StoreResult> out = new ArrayList<>(commands.size());
         long left = capacity;
         for (NewCommand command : commands) {
-            StoreResult r = storeAlone(sql, command, left > 0, share);
+            StoreResult r = storeAlone(sql, command, left > 0, share, storedAt);
             if (r instanceof StoreResult.Stored) {
                 left--;
             }
@@ -50,12 +52,12 @@ final class CommandWriter {
     }
 
     /** {@link #storeOne} in a savepoint of its own: rolled back alone when something in the command fails it. */
-    private static StoreResult storeAlone(CommandStatements sql, NewCommand command, boolean room, DeviceShare share)
-            throws SQLException {
+    private static StoreResult storeAlone(CommandStatements sql, NewCommand command, boolean room, DeviceShare share,
+            long storedAt) throws SQLException {
         sql.savepoint.execute();
         StoreResult result;
         try {
-            result = storeOne(sql, command, room, share);
+            result = storeOne(sql, command, room, share, storedAt);
         } catch (SQLException e) {
             if (!isTheCommands(e)) {
                 throw e;
@@ -87,8 +89,8 @@ final class CommandWriter {
         return primary == 18 || primary == 19 || primary == 20 || primary == 25;
     }
 
-    private static StoreResult storeOne(CommandStatements sql, NewCommand command, boolean room, DeviceShare share)
-            throws SQLException {
+    private static StoreResult storeOne(CommandStatements sql, NewCommand command, boolean room, DeviceShare share,
+            long storedAt) throws SQLException {
         Optional<CommandRecord> existing = find(sql, command);
         if (existing.isPresent()) {
             CommandRecord record = existing.get();
@@ -126,6 +128,7 @@ final class CommandWriter {
         } else {
             insert.setNull(9, Types.INTEGER);
         }
+        insert.setLong(10, storedAt);
         long id = single(insert, "id");
         CommandRecord record = new CommandRecord(id, command.clientId(), command.commandId(), sequence, command.topic(),
                 command.type(), command.payloadSha256(), command.receivedAt(), CommandState.PENDING, 0, 0,

@@ -17,11 +17,11 @@ public interface ForwarderOutbox {
     /** {@link Outbox#claim}. */
     List<ClaimedEvent> claim(int maxEvents, int maxBytes, WireSize size, long maxRowId, String batchId);
 
-    /** {@link Outbox#settle}. */
-    SettleResult settle(String batchId, List<Settlement> settlements, int maxAttempts);
+    /** {@link Outbox#settle(SentRequest, List, int)}. */
+    SettleResult settle(SentRequest request, List<Settlement> settlements, int maxAttempts);
 
     /** {@link Outbox#settleAndClaim}. */
-    SettleResult settleAndClaim(String batchId, List<Settlement> settlements, int maxAttempts, NextClaim next);
+    SettleResult settleAndClaim(SentRequest request, List<Settlement> settlements, int maxAttempts, NextClaim next);
 
     /** {@link Outbox#releaseClaim}. */
     int releaseClaim(String claimId, String reason);

@@ -1,6 +1,7 @@
 package org.edgebridge.outbox;
 
 import java.time.Instant;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One thing that happened to a command after it was stored, or the same thing again and again, folded into one line.
@@ -11,6 +12,10 @@ import java.time.Instant;
  * @param batchId, detail those of the last time
  * @param times how many times it happened (same kind, status and code)
  * @param firstAt the first time
+ * @param httpStatus on a line that ends an attempt without a final ({@code retry_later}, {@code failed_alone},
+ *     {@code released}, {@code parked}): central's HTTP status the last time, 0 for none (no connection, a timeout);
+ *     null on other lines and on lines from before schema version 8
+ * @param tookMs on such a line: how long that request took (null: not known)
  */
 public record HistoryEntry(Instant at, String kind, String batchId, String status, String code, String detail, int times,
-        Instant firstAt) {}
+        Instant firstAt, @Nullable Integer httpStatus, @Nullable Long tookMs) {}

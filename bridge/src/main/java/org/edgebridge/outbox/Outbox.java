@@ -45,7 +45,7 @@ public final class Outbox implements IntakeOutbox, ForwarderOutbox, AdminOutbox 
 
     private Outbox(Jdbi jdbi, Clock clock, Path file) {
         this.jdbi = jdbi;
-        this.writer = new OutboxWriter(jdbi);
+        this.writer = new OutboxWriter(jdbi, clock);
         this.clock = clock;
         this.file = file;
         this.openRows = new AtomicLong(jdbi.withHandle(h -> h.createQuery(AdminSql.COUNT_OPEN).mapTo(Long.class).one()));
@@ -90,7 +90,7 @@ public final class Outbox implements IntakeOutbox, ForwarderOutbox, AdminOutbox 
     public List<StoreResult> store(Supplier<List<NewCommand>> batch, long capacity, DeviceShare share) {
         List<StoreResult> results;
         try {
-            results = writer.write(h -> CommandWriter.store(writer.commands(), batch.get(), capacity, share));
+            results = writer.write(h -> CommandWriter.store(writer.commands(), batch.get(), capacity, share, clock.millis()));
         } catch (RuntimeException e) {
             throw new IllegalStateException("outbox write failed: " + e.getMessage(), e);
         }
@@ -159,7 +159,13 @@ public final class Outbox implements IntakeOutbox, ForwarderOutbox, AdminOutbox 
      * @return the commands that became final, to publish their receipts
      */
     public SettleResult settle(String batchId, List<Settlement> settlements, int maxAttempts) {
-        return settleIn(batchId, settlements, maxAttempts, Optional.empty());
+        return settle(SentRequest.unmeasured(batchId), settlements, maxAttempts);
+    }
+
+    /** {@link #settle(String, List, int)} of a request whose HTTP status and duration are known (the timeline's). */
+    @Override
+    public SettleResult settle(SentRequest request, List<Settlement> settlements, int maxAttempts) {
+        return settleIn(request, settlements, maxAttempts, Optional.empty());
     }
 
     /**
@@ -167,14 +173,16 @@ public final class Outbox implements IntakeOutbox, ForwarderOutbox, AdminOutbox 
      * one request to the outbox writer per request instead of two (issue 16). The claim sees this settle:
      * a device whose event became final here has its next one claimed.
      */
-    public SettleResult settleAndClaim(String batchId, List<Settlement> settlements, int maxAttempts, NextClaim next) {
-        return settleIn(batchId, settlements, maxAttempts, Optional.of(next));
+    @Override
+    public SettleResult settleAndClaim(SentRequest request, List<Settlement> settlements, int maxAttempts, NextClaim next) {
+        return settleIn(request, settlements, maxAttempts, Optional.of(next));
     }
 
-    private SettleResult settleIn(String batchId, List<Settlement> settlements, int maxAttempts, Optional<NextClaim> next) {
+    private SettleResult settleIn(SentRequest request, List<Settlement> settlements, int maxAttempts,
+            Optional<NextClaim> next) {
         long now = clock.millis();
         SettleResult result = writer.write(handle -> {
-            Settler.Applied applied = Settler.apply(handle, writer.statements(), now, batchId, settlements, maxAttempts);
+            Settler.Applied applied = Settler.apply(handle, writer.statements(), now, request, settlements, maxAttempts);
             return new SettleResult(Settler.records(writer.statements(), applied.finals()), applied.parked(),
                     next.isPresent() ? Claimer.claim(writer.statements(), now, next.get()) : List.of());
         });
@@ -215,6 +223,14 @@ public final class Outbox implements IntakeOutbox, ForwarderOutbox, AdminOutbox 
      */
     public void markPublished(List<Long> ids) {
         writer.markPublished(ids);
+    }
+
+    /**
+     * Records the device's PUBACK of the final receipt of a command (the last step of its timeline), with the next
+     * write transaction; never blocks (the broker's event loop calls it).
+     */
+    public void markReceiptAcked(String clientId, String commandId, Instant at) {
+        writer.markAcked(new OutboxWriter.Acked(clientId, commandId, at.toEpochMilli()));
     }
 
     /**

@@ -26,6 +26,12 @@ public final class OutboxReads {
                 .mapTo(HistoryEntry.class).list());
     }
 
+    /** What the row keeps of a command's life for its timeline; empty when the row is gone (purged). */
+    public Optional<CommandLife> life(long id) {
+        return jdbi.withHandle(handle -> handle.createQuery(AdminSql.LIFE_OF).bind("id", id)
+                .mapTo(CommandLife.class).findOne());
+    }
+
     /**
      * Rows after the cursor row, optionally of one state and one device.
      *

@@ -68,12 +68,12 @@ final class OutboxSql {
 
     /**
      * 1 client id, 2 command id, 3 sequence, 4 topic, 5 type, 6 payload, 7 payload sha256, 8 received at, 9 expires at
-     * (NULL: never).
+     * (NULL: never), 10 stored at (the writer's time in the transaction that commits it: the timeline's "stored").
      */
     static final String INSERT = """
             INSERT INTO commands (client_id, command_id, sequence, topic, type, payload, payload_sha256, received_at, state,
-                                  expires_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?)
+                                  expires_at, stored_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?)
             RETURNING id""";
 
     // ---- claim (Claimer) ----
@@ -142,7 +142,7 @@ final class OutboxSql {
 
     static final String SETTLE_FINAL = """
             UPDATE commands SET state = :state, code = :code, message = :message, result = :result,
-                   final_at = :now, claimed_at = NULL, last_error = NULL
+                   final_at = :now, claimed_at = NULL, last_error = NULL, http_status = :http, took_ms = :took
             WHERE id = :id AND state = 'inflight'""";
 
     /** Pending again, or parked at the limit of central's retry_later answers; returns the new state. */
@@ -182,14 +182,14 @@ final class OutboxSql {
     /** The same line again: folded into the command's line of the same kind, status and code, if it has one. */
     static final String HISTORY_FOLD = """
             UPDATE command_history SET times = times + 1, first_at = COALESCE(first_at, at), at = :at, batch_id = :b,
-                   detail = :detail
+                   detail = :detail, http_status = :http, took_ms = :took
             WHERE id = (SELECT MAX(id) FROM command_history INDEXED BY command_history_command
                         WHERE command = :id AND kind = :kind AND status IS :status AND code IS :code)""";
 
     /** A line the command does not have yet (run after {@link #HISTORY_FOLD}, which found none to fold into). */
     static final String HISTORY_IF_NEW = """
-            INSERT INTO command_history (command, at, kind, batch_id, status, code, detail)
-            SELECT :id, :at, :kind, :b, :status, :code, :detail
+            INSERT INTO command_history (command, at, kind, batch_id, status, code, detail, http_status, took_ms)
+            SELECT :id, :at, :kind, :b, :status, :code, :detail, :http, :took
             WHERE NOT EXISTS (SELECT 1 FROM command_history INDEXED BY command_history_command
                               WHERE command = :id AND kind = :kind AND status IS :status AND code IS :code)""";
 
@@ -197,10 +197,17 @@ final class OutboxSql {
 
     /**
      * The final receipts of these rows were handed to the broker: their payloads are dropped (issue 40), since a resend
-     * needs only the payload's SHA-256 and the receipt, and the space goes back to the file's free pages.
+     * needs only the payload's SHA-256 and the receipt, and the space goes back to the file's free pages. {@code :now}
+     * is when the caller was done handing them over (the first time is kept: the command's timeline); a device's
+     * PUBACK recorded already (it came while the caller was still handing over others) is the latest it can be.
      */
     static final String MARK_PUBLISHED = "UPDATE commands SET receipt_published = 1, payload = CASE WHEN state IN "
-            + FINAL_STATES + " THEN X'' ELSE payload END WHERE id IN " + IDS;
+            + FINAL_STATES + " THEN X'' ELSE payload END, receipt_published_at = COALESCE(receipt_published_at, "
+            + "MIN(:now, COALESCE(receipt_acked_at, :now))) WHERE id IN " + IDS;
+
+    /** A device's PUBACK of a command's final receipt: the first one is kept (the command's timeline). */
+    static final String MARK_ACKED = "UPDATE commands SET receipt_acked_at = :at WHERE client_id = :c AND command_id = :id "
+            + "AND receipt_acked_at IS NULL AND state IN " + FINAL_STATES;
 
     /**
      * Devices after {@code :after} (by client id) with final receipts committed but never handed to the broker: one

@@ -1,6 +1,7 @@
 package org.edgebridge.outbox;
 
 import java.sql.SQLException;
+import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -43,7 +44,17 @@ final class OutboxWriter {
     }
 
     private final LinkedBlockingQueue<Request<?>> requests = new LinkedBlockingQueue<>();
-    private final PublishedMarks marks = new PublishedMarks();
+    /** Most PUBACK marks waiting for a transaction: a writer that cannot commit does not collect them without end. */
+    static final int MAX_WAITING_ACKS = 10_000;
+
+    /** A device's PUBACK of the final receipt of a command ({@link #markAcked}). */
+    record Acked(String clientId, String commandId, long at) {}
+
+    /** Rows whose final receipts were handed to the broker by one call, and when ({@link #markPublished}). */
+    record Published(List<Long> ids, long at) {}
+
+    private final WaitingMarks<Published> marks = new WaitingMarks<>(Integer.MAX_VALUE);
+    private final WaitingMarks<Acked> acks = new WaitingMarks<>(MAX_WAITING_ACKS);
     private final Object lifecycle = new Object();
     private final AtomicLong transactions = new AtomicLong();
     private final AtomicLong requestsRun = new AtomicLong();
@@ -51,8 +62,17 @@ final class OutboxWriter {
     private @Nullable Thread thread; // guarded by lifecycle
     private final WriterConnection connection; // used on the writer thread only
 
+    private final Clock clock;
+
+    /** A writer whose published marks carry the system clock's time. */
     OutboxWriter(Jdbi jdbi) {
+        this(jdbi, Clock.systemUTC());
+    }
+
+    /** @param clock the time of a published mark ({@code receipt_published_at}): when the receipts were handed over */
+    OutboxWriter(Jdbi jdbi, Clock clock) {
         this.connection = new WriterConnection(jdbi);
+        this.clock = clock;
     }
 
     /** Runs {@code work} in the writer's next transaction and returns its result once that is committed. */
@@ -81,7 +101,7 @@ final class OutboxWriter {
     }
 
     WriterFigures figures() {
-        return new WriterFigures(transactions.get(), requestsRun.get(), busyNanos.get() / 1e9);
+        return new WriterFigures(transactions.get(), requestsRun.get(), busyNanos.get() / 1e9, acks.dropped());
     }
 
     /** Requests waiting for the writer's next transaction. */
@@ -109,12 +129,20 @@ final class OutboxWriter {
 
     /** Records that these rows' final receipts were handed to the broker: committed with the next transaction. */
     void markPublished(List<Long> ids) {
-        marks.add(ids);
+        marks.add(List.of(new Published(List.copyOf(ids), clock.millis())));
+    }
+
+    /**
+     * Records a device's PUBACK of a command's final receipt ({@code receipt_acked_at}, the first one): committed with
+     * the next transaction; past {@link #MAX_WAITING_ACKS} waiting, not recorded (counted in {@link #figures()}).
+     */
+    void markAcked(Acked ack) {
+        acks.add(List.of(ack));
     }
 
     /** Commits the marks that wait for a transaction, in one of their own if none comes. */
     void flushMarks() {
-        if (marks.waiting()) {
+        if (marks.waiting() || acks.waiting()) {
             write(h -> Boolean.TRUE); // a transaction for the marks alone: its result is not used
         }
     }
@@ -205,15 +233,20 @@ final class OutboxWriter {
 
     /** The completions to run once the commit is counted; none if the group failed (its requests are failed here). */
     private List<Runnable> commitTimed(List<Request<?>> group) {
-        List<Long> marked = marks.take();
+        List<Published> marked = marks.take();
+        List<Acked> acked = acks.take();
         List<Runnable> completions = new ArrayList<>(group.size());
         try {
             connection.open();
             Handle handle = connection.handle();
             TransactionStatements transaction = connection.transaction();
             transaction.begin.execute();
-            if (!marked.isEmpty()) {
-                handle.createUpdate(OutboxSql.MARK_PUBLISHED).bind("ids", OutboxSql.idList(marked)).execute();
+            if (!acked.isEmpty()) { // before the published marks, which are never later than a PUBACK
+                markAcked(connection.statements(), acked);
+            }
+            for (Published p : marked) { // one statement per hand-over (a settle's finals), with its time
+                handle.createUpdate(OutboxSql.MARK_PUBLISHED).bind("ids", OutboxSql.idList(p.ids())).bind("now", p.at())
+                        .execute();
             }
             boolean alone = group.size() == 1;
             for (Request<?> request : group) {
@@ -229,6 +262,7 @@ final class OutboxWriter {
         } catch (SQLException | RuntimeException e) {
             connection.rollbackAndClose();
             marks.giveBack(marked);
+            acks.giveBack(acked);
             failAll(group, e);
             return List.of();
         } catch (Error e) {
@@ -237,6 +271,15 @@ final class OutboxWriter {
             throw e;
         }
         return completions;
+    }
+
+    /** The PUBACK marks, one kept statement run as a batch. */
+    private static void markAcked(NamedStatements sql, List<Acked> acked) throws SQLException {
+        NamedStatements.Named mark = sql.get(OutboxSql.MARK_ACKED);
+        for (Acked a : acked) {
+            mark.set("at", a.at()).set("c", a.clientId()).set("id", a.commandId()).statement().addBatch();
+        }
+        mark.statement().executeBatch();
     }
 
     /** One request of several: what it wrote is rolled back alone if it fails, and it fails alone. */

@@ -21,7 +21,7 @@ final class Settler {
     /** Counts of what one settle did. */
     record Applied(List<Long> finals, int parked) {}
 
-    static Applied apply(Handle handle, NamedStatements sql, long now, String batchId, List<Settlement> settlements,
+    static Applied apply(Handle handle, NamedStatements sql, long now, SentRequest request, List<Settlement> settlements,
             int maxAttempts) throws SQLException {
         List<Settlement.Final> finalsToApply = new ArrayList<>();
         int parked = 0;
@@ -29,30 +29,34 @@ final class Settler {
             if (s instanceof Settlement.Final f) {
                 finalsToApply.add(f);
             } else if (s instanceof Settlement.RetryLater r) {
-                if (applyRetryLater(handle, r, now, batchId, maxAttempts)) {
+                if (applyRetryLater(handle, r, now, request, maxAttempts)) {
                     parked++;
                 }
             } else if (s instanceof Settlement.FailedAlone f) {
-                applyFailedAlone(handle, f, now, batchId);
+                applyFailedAlone(handle, f, now, request);
             } else if (s instanceof Settlement.Release r) {
-                applyRelease(handle, r, now, batchId);
-            } else if (s instanceof Settlement.Park p && applyPark(handle, p, now, batchId)) {
+                applyRelease(handle, r, now, request);
+            } else if (s instanceof Settlement.Park p && applyPark(handle, p, now, request)) {
                 parked++;
             }
         }
-        return new Applied(applyFinals(sql, finalsToApply, now, batchId), parked);
+        return new Applied(applyFinals(sql, finalsToApply, now, request), parked);
     }
 
-    /** The common case, in two batches of kept statements: the final receipts, then their history lines. */
-    private static List<Long> applyFinals(NamedStatements sql, List<Settlement.Final> finals, long now, String batchId)
-            throws SQLException {
+    /**
+     * The common case, in two batches of kept statements: the final receipts (with the request's HTTP status and
+     * duration on the row, for the timeline), then their history lines.
+     */
+    private static List<Long> applyFinals(NamedStatements sql, List<Settlement.Final> finals, long now,
+            SentRequest request) throws SQLException {
         if (finals.isEmpty()) {
             return List.of();
         }
         NamedStatements.Named update = sql.get(OutboxSql.SETTLE_FINAL);
         for (Settlement.Final f : finals) {
             update.set("state", f.status().dbName()).set("code", f.code()).set("message", f.message())
-                    .set("result", f.resultJson()).set("now", now).set("id", f.id()).statement().addBatch();
+                    .set("result", f.resultJson()).set("now", now).set("id", f.id())
+                    .set("http", request.statusOrNull()).set("took", request.tookOrNull()).statement().addBatch();
         }
         int[] counts = update.statement().executeBatch();
         List<Long> applied = new ArrayList<>(finals.size());
@@ -61,7 +65,7 @@ final class Settler {
             if (counts[i] == 1) {
                 Settlement.Final f = finals.get(i);
                 applied.add(f.id());
-                history.set("id", f.id()).set("at", now).set("kind", "receipt").set("b", batchId)
+                history.set("id", f.id()).set("at", now).set("kind", "receipt").set("b", request.batchId())
                         .set("status", f.status().dbName()).set("code", f.code()).set("detail", f.message())
                         .statement().addBatch();
             }
@@ -73,7 +77,8 @@ final class Settler {
     }
 
     /** @return true if the event was parked */
-    private static boolean applyRetryLater(Handle handle, Settlement.RetryLater r, long now, String batchId, int maxAttempts) {
+    private static boolean applyRetryLater(Handle handle, Settlement.RetryLater r, long now, SentRequest request,
+            int maxAttempts) {
         CommandState state = handle.createQuery(OutboxSql.SETTLE_RETRY_LATER)
                 .bind("add", r.countsTowardParking() ? 1 : 0).bind("max", maxAttempts).bind("nb", r.notBefore().toEpochMilli())
                 .bind("reason", bounded(r.reason())).bind("id", r.id())
@@ -81,37 +86,36 @@ final class Settler {
         if (state == null) {
             return false;
         }
-        history(handle, r.id(), now, "retry_later", batchId, null, null, r.reason());
+        history(handle, r.id(), now, "retry_later", request, null, r.reason());
         if (state == CommandState.PARKED) {
-            history(handle, r.id(), now, "parked", batchId, null, null,
-                    "after " + maxAttempts + " retry_later answers from central");
+            history(handle, r.id(), now, "parked", request, null, "after " + maxAttempts + " retry_later answers from central");
             return true;
         }
         return false;
     }
 
-    private static boolean applyPark(Handle handle, Settlement.Park p, long now, String batchId) {
+    private static boolean applyPark(Handle handle, Settlement.Park p, long now, SentRequest request) {
         int n = handle.createUpdate(OutboxSql.SETTLE_PARK)
                 .bind("code", p.code()).bind("reason", bounded(p.reason())).bind("id", p.id()).execute();
         if (n == 1) {
-            history(handle, p.id(), now, "parked", batchId, null, p.code(), p.reason());
+            history(handle, p.id(), now, "parked", request, p.code(), p.reason());
         }
         return n == 1;
     }
 
-    private static void applyFailedAlone(Handle handle, Settlement.FailedAlone f, long now, String batchId) {
+    private static void applyFailedAlone(Handle handle, Settlement.FailedAlone f, long now, SentRequest request) {
         int n = handle.createUpdate(OutboxSql.SETTLE_FAILED_ALONE)
                 .bind("nb", f.notBefore().toEpochMilli()).bind("reason", bounded(f.reason())).bind("id", f.id()).execute();
         if (n == 1) {
-            history(handle, f.id(), now, "failed_alone", batchId, null, null, f.reason());
+            history(handle, f.id(), now, "failed_alone", request, null, f.reason());
         }
     }
 
-    private static void applyRelease(Handle handle, Settlement.Release r, long now, String batchId) {
+    private static void applyRelease(Handle handle, Settlement.Release r, long now, SentRequest request) {
         int n = handle.createUpdate(OutboxSql.SETTLE_RELEASE)
                 .bind("reason", bounded(r.reason())).bind("id", r.id()).bind("unsent", r.sent() ? 0 : 1).execute();
         if (n == 1) {
-            history(handle, r.id(), now, "released", batchId, null, null, r.reason());
+            history(handle, r.id(), now, "released", request, null, r.reason());
         }
     }
 
@@ -162,10 +166,22 @@ final class Settler {
     /** One history line, folded into the command's line of the same kind, status and code if it has one. */
     static void history(Handle handle, long id, long at, String kind, @Nullable String batchId, @Nullable String status,
             @Nullable String code, String detail) {
+        history(handle, id, at, kind, batchId, status, code, detail, null, null);
+    }
+
+    /** A line that ends an attempt without a final: with the request's id, HTTP status and duration. */
+    private static void history(Handle handle, long id, long at, String kind, SentRequest request, @Nullable String code,
+            String detail) {
+        history(handle, id, at, kind, request.batchId(), null, code, detail, request.statusOrNull(), request.tookOrNull());
+    }
+
+    private static void history(Handle handle, long id, long at, String kind, @Nullable String batchId,
+            @Nullable String status, @Nullable String code, String detail, @Nullable Integer httpStatus,
+            @Nullable Long tookMs) {
         for (String sql : List.of(OutboxSql.HISTORY_FOLD, OutboxSql.HISTORY_IF_NEW)) {
             handle.createUpdate(sql)
                     .bind("id", id).bind("at", at).bind("kind", kind).bind("b", batchId).bind("status", status)
-                    .bind("code", code).bind("detail", bounded(detail))
+                    .bind("code", code).bind("detail", bounded(detail)).bind("http", httpStatus).bind("took", tookMs)
                     .execute();
         }
     }

@@ -8,5 +8,7 @@ package org.edgebridge.outbox;
  * @param transactions transactions committed or rolled back
  * @param requests write requests run in them
  * @param busySeconds time spent inside those transactions, begin to commit
+ * @param receiptAcksUnrecorded devices' PUBACKs of final receipts not recorded in their command's timeline: more
+ *     than {@link OutboxWriter#MAX_WAITING_ACKS} waited for a transaction (a writer that cannot commit)
  */
-public record WriterFigures(long transactions, long requests, double busySeconds) {}
+public record WriterFigures(long transactions, long requests, double busySeconds, long receiptAcksUnrecorded) {}

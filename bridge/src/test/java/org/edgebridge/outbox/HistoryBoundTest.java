@@ -19,7 +19,8 @@ import org.junit.jupiter.api.io.TempDir;
  * Issue 23, point 8: in an outage every claim and every release wrote a history line, so history grew with the
  * outage's length (500 pending commands: 30,820 lines in 60 s at backoffMax=2s; about a million a day at the
  * defaults). Now a line that repeats one the command has is folded into it (times, first and last time): history is
- * bounded per command, whatever the outage lasts. Against a real SQLite file; prints the figures docs/design.md gives.
+ * bounded per command, whatever the outage lasts, and whatever HTTP status and duration each request had (issue 43:
+ * they are the last time's, not a key of the fold). Against a real SQLite file; prints the figures docs/design.md gives.
  */
 class HistoryBoundTest {
     private static final int COMMANDS = 500;
@@ -49,7 +50,8 @@ class HistoryBoundTest {
                 // what an outage writes: a central that resets the connection, with its own words in the reason
                 claimed.forEach(e -> released.add(new Settlement.Release(e.id(), "central unreachable: connection reset ("
                         + batch + ")")));
-                outbox.settle(batch, released, 50);
+                // each round's request with an HTTP status and a duration of its own (the timeline's): still one line
+                outbox.settle(new SentRequest(batch, 500 + round % 100, round), released, 50);
                 clock.advance(Duration.ofSeconds(45));
                 if (round == 1) {
                     afterFirst = rowsAndBytes(outbox.file());
@@ -68,6 +70,8 @@ class HistoryBoundTest {
             });
             assertThat(history.get(0).detail()).isEqualTo("attempt " + ROUNDS);
             assertThat(history.get(1).batchId()).isEqualTo("b-" + ROUNDS);
+            assertThat(history.get(1).httpStatus()).as("the last request's status").isEqualTo(500 + ROUNDS % 100);
+            assertThat(history.get(1).tookMs()).isEqualTo((long) ROUNDS);
             System.out.printf("FIGURES history: %d pending commands, %d claim+release rounds: %d history lines, %d bytes of "
                     + "line content (%d lines, %d bytes after the first round)%n", COMMANDS, ROUNDS, end[0], end[1],
                     afterFirst[0], afterFirst[1]);

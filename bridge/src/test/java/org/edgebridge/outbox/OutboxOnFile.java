@@ -8,24 +8,24 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.io.TempDir;
 
 /** A test of the outbox on a real SQLite file in a temp dir, opened before each test and closed after, on a clock the test moves. */
-abstract class OutboxOnFile {
+public abstract class OutboxOnFile {
     @TempDir
-    Path dir;
+    protected Path dir;
 
-    final TestClock clock;
-    Outbox outbox;
+    protected final TestClock clock;
+    protected Outbox outbox;
 
-    OutboxOnFile(Instant start) {
+    protected OutboxOnFile(Instant start) {
         this.clock = new TestClock(start);
     }
 
     @BeforeEach
-    void open() {
+    protected void open() {
         outbox = Outbox.open(dir.resolve("outbox.db"), clock);
     }
 
     @AfterEach
-    void close() {
+    protected void close() {
         outbox.close();
     }
 }

@@ -28,6 +28,7 @@ import org.edgebridge.broker.DeviceRegistry;
 import org.edgebridge.broker.InboundCommands;
 import org.edgebridge.broker.ProtocolViolations;
 import org.edgebridge.broker.ReceiptQueues;
+import org.edgebridge.broker.ReceiptAcks;
 import org.edgebridge.broker.RefusalLog;
 import org.edgebridge.broker.TlsSettings;
 import org.edgebridge.broker.Topics;
@@ -64,6 +65,7 @@ public final class MoquetteBroker implements BrokerEngine {
     private final ExecutorService enforcer;
     private final AclRefusals acl;
     private final Consumer<Throwable> lost;
+    private final ReceiptAcks acks;
     private final AtomicLong restarts = new AtomicLong();
     private final ProtocolViolations violations = new ProtocolViolations();
     private final AtomicLong wills = new AtomicLong();
@@ -92,6 +94,7 @@ public final class MoquetteBroker implements BrokerEngine {
         this.storeResets = parts.storeResets();
         this.certificates = parts.certificates();
         this.lost = parts.lost();
+        this.acks = parts.acks();
         this.enforcer = Executors.newSingleThreadExecutor(r -> new Thread(r, "broker-enforcer"));
         this.acl = new AclRefusals(topics, devices, refusals, clientId -> enforcer.execute(() -> {
             Server s = server;
@@ -139,8 +142,9 @@ public final class MoquetteBroker implements BrokerEngine {
             BrokerSettings.Limits bounds = settings.limits();
             Supplier<ChannelHandler> beforeConnect = () -> new BeforeConnect(bounds.maxConnectBytes(), bounds.connectTimeout(),
                     violations, limits);
+            Supplier<ChannelHandler> receiptAcks = () -> new FinalReceiptAcks(topics, acks, clock);
             MqttListeners.Pipeline pipeline = new MqttListeners.Pipeline(protocol, connections, beforeConnect, gate, sessionCheck,
-                    settings.maxPacketBytes(), (int) Math.max(1, bounds.connectTimeout().toSeconds()));
+                    receiptAcks, settings.maxPacketBytes(), (int) Math.max(1, bounds.connectTimeout().toSeconds()));
             if (settings.port() != 0) {
                 mqttPort = l.bind(settings.host(), mqttPort != 0 ? mqttPort : settings.port(), null, pipeline, "mqtt.port");
             }

@@ -48,10 +48,12 @@ final class MqttListeners implements AutoCloseable {
      * @param beforeConnect a new {@link BeforeConnect} per connection
      * @param connectGate a new {@link ConnectGate} per connection
      * @param sessionCheck a new {@link SessionSubscriptionCheck} per connection
+     * @param receiptAcks a new {@link FinalReceiptAcks} per connection
      * @param connectTimeoutSeconds idle time before CONNECT that closes the connection (Moquette then sets keep-alive x 1.5)
      */
     record Pipeline(ChannelHandler protocol, ConnectionLimits connections, Supplier<ChannelHandler> beforeConnect,
-            Supplier<ChannelHandler> connectGate, Supplier<ChannelHandler> sessionCheck, int maxPacketBytes,
+            Supplier<ChannelHandler> connectGate, Supplier<ChannelHandler> sessionCheck,
+            Supplier<ChannelHandler> receiptAcks, int maxPacketBytes,
             int connectTimeoutSeconds) {}
 
     /**
@@ -87,6 +89,7 @@ final class MqttListeners implements AutoCloseable {
                         ch.pipeline().addLast("encoder", MqttEncoder.INSTANCE);
                         ch.pipeline().addLast("connectGate", p.connectGate().get());
                         ch.pipeline().addLast("sessionCheck", p.sessionCheck().get());
+                        ch.pipeline().addLast("finalReceiptAcks", p.receiptAcks().get());
                         ch.pipeline().addLast("handler", p.protocol());
                         ch.pipeline().addLast("fatalErrors", PipelineTail.INSTANCE);
                     }
