@@ -50,6 +50,34 @@ class BrokerStoreRepairTest {
     }
 
     @Test
+    void the_repair_keeps_what_moquette_stored_for_each_session_its_subscription_and_its_queued_receipt() {
+        Path crashed = dir.resolve("crashed-with-queues");
+        List<String> clients = MoquetteStoreLives.clients("field-node", 1, 5);
+        MoquetteStoreLives.liveAndDie(null, crashed, clients);
+
+        assertThat(BrokerStoreRepair.repair(crashed, Clock.systemUTC())).isEqualTo(5);
+
+        java.util.Map<String, String> read = MoquetteStoreLives.queuedAsMoquetteReadsThem(crashed, clients);
+        for (String id : clients) {
+            assertThat(read).containsEntry("subscription " + id, MoquetteStoreLives.receiptTopic(id))
+                    .containsEntry("queued " + id, MoquetteStoreLives.receiptTopic(id) + " " + MoquetteStoreLives.receiptOf(id));
+        }
+        assertThat(crashed.resolve(BrokerStoreRepair.COPY_FILE)).doesNotExist();
+    }
+
+    @Test
+    void a_copy_left_by_a_repair_that_was_cut_short_is_replaced_and_the_store_is_read_as_it_was() throws Exception {
+        Path crashed = dir.resolve("cut-short");
+        MoquetteStoreLives.liveAndDie(null, crashed, MoquetteStoreLives.clients("field-node", 1, 4));
+        Files.write(crashed.resolve(BrokerStoreRepair.COPY_FILE), "half a copy".getBytes());
+
+        assertThat(BrokerStoreRepair.repair(crashed, Clock.systemUTC())).isEqualTo(4);
+
+        assertThat(MoquetteStoreLives.sessionsAsMoquetteReadsThem(crashed)).hasSize(4);
+        assertThat(crashed.resolve(BrokerStoreRepair.COPY_FILE)).doesNotExist();
+    }
+
+    @Test
     void a_store_that_is_not_an_mvstore_is_refused() throws Exception {
         Files.createDirectories(dir.resolve("garbage"));
         Files.write(dir.resolve("garbage").resolve(BrokerStoreRepair.STORE_FILE), "not a store at all\n".repeat(500).getBytes());

@@ -2,16 +2,24 @@ package org.edgebridge.broker.moquette;
 
 import io.moquette.broker.ISessionsRepository;
 import io.moquette.broker.ISessionsRepository.SessionData;
+import io.moquette.broker.SessionRegistry;
+import io.moquette.broker.subscriptions.Subscription;
+import io.moquette.broker.subscriptions.Topic;
 import io.moquette.persistence.H2Builder;
+import io.netty.buffer.Unpooled;
+import io.netty.handler.codec.mqtt.MqttQoS;
 import io.netty.handler.codec.mqtt.MqttVersion;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -39,11 +47,14 @@ final class MoquetteStoreLives {
             try {
                 ISessionsRepository sessions = h2.sessionsRepository();
                 var queues = h2.queueRepository();
-                h2.subscriptionsRepository();
+                var subscriptions = h2.subscriptionsRepository();
                 h2.retainedRepository();
                 for (String id : newClients) {
-                    queues.getOrCreateQueue(id);
+                    var queue = queues.getOrCreateQueue(id);
                     sessions.saveSession(new SessionData(id, MqttVersion.MQTT_3_1_1, EXPIRY_SECONDS, Clock.systemUTC()));
+                    subscriptions.addNewSubscription(new Subscription(id, new Topic(receiptTopic(id)), MqttQoS.AT_LEAST_ONCE));
+                    queue.enqueue(new SessionRegistry.PublishedMessage(new Topic(receiptTopic(id)), MqttQoS.AT_LEAST_ONCE,
+                            Unpooled.copiedBuffer(receiptOf(id), StandardCharsets.UTF_8), false));
                 }
                 scheduler.autosave.run();
                 Files.createDirectories(to);
@@ -64,6 +75,37 @@ final class MoquetteStoreLives {
         H2Builder h2 = new H2Builder(scheduler, storeDir, 1, Clock.systemUTC()).initStore();
         try {
             return new ArrayList<>(h2.sessionsRepository().list());
+        } finally {
+            h2.closeStore();
+            scheduler.shutdownNow();
+        }
+    }
+
+    static String receiptTopic(String clientId) {
+        return "devices/" + clientId + "/receipts";
+    }
+
+    static String receiptOf(String clientId) {
+        return "{\"commandId\":\"c-" + clientId + "\",\"final\":true}";
+    }
+
+    /** What Moquette reads at start-up of the subscriptions and of each client's queue (its first message). */
+    static Map<String, String> queuedAsMoquetteReadsThem(Path storeDir, List<String> clientIds) {
+        CapturingScheduler scheduler = new CapturingScheduler();
+        H2Builder h2 = new H2Builder(scheduler, storeDir, 1, Clock.systemUTC()).initStore();
+        try {
+            Map<String, String> read = new TreeMap<>();
+            for (Subscription s : h2.subscriptionsRepository().listAllSubscriptions()) {
+                read.put("subscription " + s.getClientId(), s.getTopicFilter().toString());
+            }
+            var queues = h2.queueRepository();
+            for (String id : clientIds) {
+                if (queues.containsQueue(id)
+                        && queues.getOrCreateQueue(id).dequeue() instanceof SessionRegistry.PublishedMessage m) {
+                    read.put("queued " + id, m.getTopic() + " " + m.getPayload().toString(StandardCharsets.UTF_8));
+                }
+            }
+            return read;
         } finally {
             h2.closeStore();
             scheduler.shutdownNow();
