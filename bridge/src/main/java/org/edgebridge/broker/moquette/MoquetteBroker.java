@@ -130,7 +130,8 @@ public final class MoquetteBroker implements BrokerEngine {
             ChannelHandler protocol = MoquetteInternals.protocolHandler(s, started.config(), authenticator);
             Supplier<ChannelHandler> sessionCheck = () -> new SessionSubscriptionCheck(
                     (clientId, topic) -> MoquetteInternals.routesTo(s, clientId, topic), topics);
-            InboundBackPressure pressure = new InboundBackPressure(MoquetteInternals.inboundBacklog(s),
+            java.util.function.IntSupplier inBroker = MoquetteInternals.inboundBacklog(s);
+            InboundBackPressure pressure = new InboundBackPressure(() -> inBroker.getAsInt() + commands.waiting(),
                     settings.maxWaitingPublishes());
             backPressure = pressure;
             Supplier<ChannelHandler> gate = () -> new ConnectGate(policy, login, violations, will -> lastWill(s, will),
@@ -139,8 +140,10 @@ public final class MoquetteBroker implements BrokerEngine {
             BrokerSettings.Limits bounds = settings.limits();
             Supplier<ChannelHandler> beforeConnect = () -> new BeforeConnect(bounds.maxConnectBytes(), bounds.connectTimeout(),
                     violations, limits);
+            Supplier<ChannelHandler> pubackAfterCommit = settings.pubackAfterCommit()
+                    ? () -> new PubackAfterCommit(topics, clock, commands, limits, bounds.maxCommandsAwaitingCommit()) : null;
             MqttListeners.Pipeline pipeline = new MqttListeners.Pipeline(protocol, connections, beforeConnect, gate, sessionCheck,
-                    settings.maxPacketBytes(), (int) Math.max(1, bounds.connectTimeout().toSeconds()));
+                    pubackAfterCommit, settings.maxPacketBytes(), (int) Math.max(1, bounds.connectTimeout().toSeconds()));
             if (settings.port() != 0) {
                 mqttPort = l.bind(settings.host(), mqttPort != 0 ? mqttPort : settings.port(), null, pipeline, "mqtt.port");
             }
