@@ -83,7 +83,7 @@ public final class ConfigKeys {
             + "is sent only once the command is committed to the outbox (or its receipt says why not: rejected, "
             + "retry_later); false: the broker PUBACKs it when it arrives, before the commit (the stored receipt alone "
             + "then means custody)");
-    public static final ConfigKey<Integer> MQTT_MAX_COMMANDS_AWAITING_COMMIT = intKey("mqtt.maxCommandsAwaitingCommit", 100, 1,
+    public static final ConfigKey<Integer> MQTT_MAX_COMMANDS_AWAITING_COMMIT = intKey("mqtt.maxCommandsAwaitingCommit", 32, 1,
             65_535, "QoS 1 commands of one connection whose PUBACK waits for their commit (mqtt.pubackAfterCommit); past it "
             + "the connection is not read until they are answered (TCP slows the device down)");
     public static final ConfigKey<Integer> MQTT_MAX_CONNECT_BYTES = intSizeKey("mqtt.maxConnectBytes", "16KiB", 256, 16 * 1024 * 1024,
