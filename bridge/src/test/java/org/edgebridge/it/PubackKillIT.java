@@ -81,7 +81,7 @@ class PubackKillIT {
                 } catch (org.awaitility.core.ConditionTimeoutException e) {
                     // reported below, with the figure
                 }
-                System.out.printf("PubackAfterCommitIT: %d PUBLISHes sent, %d PUBACKed, %d of them lost over %d kill -9%n",
+                System.out.printf("PubackKillIT: %d PUBLISHes sent, %d PUBACKed, %d of them lost over %d kill -9%n",
                         sent, acked.size(), lost.size(), KILLS);
                 assertThat(lost).as(lost.size() + " of " + acked.size() + " PUBACKed commands not at central").isEmpty();
                 assertThat(acked.size()).as("PUBACKed").isGreaterThan(KILLS * 1_000);
