@@ -3,10 +3,6 @@ package org.edgebridge.it;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -16,8 +12,6 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.edgebridge.central.CentralSim;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -31,7 +25,6 @@ import org.junit.jupiter.api.io.TempDir;
 class PubackAfterCommitIT {
     /** What the eager device sends at once (about 70 bytes each): more than one read of a connection brings in. */
     private static final int COMMANDS = 5_000;
-    private static final HttpClient HTTP = HttpClient.newHttpClient();
 
     @TempDir
     Path dir;
@@ -52,20 +45,13 @@ class PubackAfterCommitIT {
             // the shipped cap, mqtt.maxCommandsAwaitingCommit=32; one read of the connection (at most 64 KiB, under a
             // thousand of these PUBLISHes) may bring more in before reading stops
             await("the cap bites").atMost(Duration.ofSeconds(60))
-                    .until(() -> metric(bridge, "edgebridge_broker_awaiting_commit_pauses_total") >= 1);
+                    .until(() -> bridge.metric("edgebridge_broker_awaiting_commit_pauses_total") >= 1);
             await("the device sent more than the bridge took").atMost(Duration.ofSeconds(60))
                     .until(device::sent, sent -> sent >= 1_500);
-            assertThat(metric(bridge, "edgebridge_broker_awaiting_commit_most")).as("the most awaiting on one connection")
+            assertThat(bridge.metric("edgebridge_broker_awaiting_commit_most")).as("the most awaiting on one connection")
                     .isBetween(32.0, 1_100.0);
             assertThat(device.acked()).as("PUBACKs while nothing is committed").isZero();
             assertThat(acked).isEmpty();
         }
-    }
-
-    private static double metric(BridgeProcess bridge, String name) throws Exception {
-        HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + bridge.adminPort() + "/metrics"))
-                .build(), HttpResponse.BodyHandlers.ofString());
-        Matcher m = Pattern.compile("(?m)^" + name + "(\\{[^}]*\\})? ([0-9.eE+-]+)$").matcher(r.body());
-        return m.find() ? Double.parseDouble(m.group(2)) : -1;
     }
 }
