@@ -52,9 +52,9 @@ class ResendWhileRefusingIT {
     void a_resend_while_the_intake_queue_is_full_gets_its_final_receipt_not_retry_later() throws Exception {
         // one connection can fill the queue only past the bounds that keep it from doing so with the defaults: its
         // commands awaiting their commit (mqtt.maxCommandsAwaitingCommit) and the site-wide back-pressure
-        // (intake.maxQueuedBytes / mqtt.maxPacketBytes commands waiting)
+        // (intake.maxQueuedBytes / mqtt.maxPacketBytes commands waiting: 256 here)
         try (TestSite site = new TestSite(dir, "intake.queueCapacity=100", "mqtt.maxCommandsAwaitingCommit=1000",
-                "mqtt.maxPacketBytes=1024"); DeviceSimulator device = site.device("dev-full")) {
+                "intake.maxQueuedBytes=128MiB"); DeviceSimulator device = site.device("dev-full")) {
             device.connectAndSubscribe();
             String known = DeviceSimulator.command("KNOWN-2", "");
             device.publish("t", known);
