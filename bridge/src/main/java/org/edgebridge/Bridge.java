@@ -8,6 +8,7 @@ import java.util.List;
 import org.edgebridge.admin.AdminServer;
 import org.edgebridge.admin.StatusReport;
 import org.edgebridge.broker.Broker;
+import org.edgebridge.broker.InboundCommands;
 import org.edgebridge.broker.InboundPublish;
 import org.edgebridge.broker.moquette.MoquetteBroker;
 import org.edgebridge.config.BridgeConfig;
@@ -69,7 +70,7 @@ public final class Bridge implements AutoCloseable {
         this.lock = lock;
         this.outbox = outbox;
         this.workers = new Workers(onWorkerDeath);
-        this.broker = new Broker(config.broker(), clock, this::acceptCommand, MoquetteBroker::new,
+        this.broker = new Broker(config.broker(), clock, new Commands(), MoquetteBroker::new,
                 cause -> workers.lost("broker", cause), outbox::markReceiptAcked);
         this.meters = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         storage.register(meters);
@@ -187,8 +188,22 @@ public final class Bridge implements AutoCloseable {
         }
     }
 
-    private void acceptCommand(InboundPublish publish) {
-        intake.accept(publish);
+    /** The broker's commands, to the intake (built after the broker: the intake sends its receipts through it). */
+    private final class Commands implements InboundCommands {
+        @Override
+        public void accept(InboundPublish publish) {
+            intake.accept(publish);
+        }
+
+        @Override
+        public void accept(InboundPublish publish, Answer answer) {
+            intake.accept(publish, answer);
+        }
+
+        @Override
+        public int waiting() {
+            return intake.waiting();
+        }
     }
 
     private long storedUpTo() {

@@ -65,6 +65,7 @@ final class LatencyBench {
         final Map<String, Long> finalAt = new ConcurrentHashMap<>();
         final List<Double> stored = Collections.synchronizedList(new ArrayList<>());
         final List<Double> fin = Collections.synchronizedList(new ArrayList<>());
+        final List<Double> puback = Collections.synchronizedList(new ArrayList<>());
 
         Phase(String prefix, int count) {
             this.prefix = prefix;
@@ -174,6 +175,8 @@ final class LatencyBench {
         if (CommandTrace.ON) {
             results.putAll(LatencyBreakdown.of(CommandTrace.rows(), measured.sentAt, measured.storedAt, measured.finalAt));
         }
+        results.put("b3_p50_puback_ms", Bench.percentile(measured.puback, 50));
+        results.put("b3_p99_puback_ms", Bench.percentile(measured.puback, 99));
         results.put("b3_p50_stored_ms", Bench.percentile(measured.stored, 50));
         results.put("b3_p99_stored_ms", Bench.percentile(measured.stored, 99));
         results.put("b3_p50_final_ms", Bench.percentile(measured.fin, 50));
@@ -192,8 +195,10 @@ final class LatencyBench {
             }
             int device = i % fleet.size();
             String id = phase.prefix + i;
-            phase.sentAt.put(id, System.nanoTime());
-            fleet.publish(device, "devices/" + fleet.id(device) + "/commands/workorder/arrive", LoadDevices.command(id));
+            long sentAt = System.nanoTime();
+            phase.sentAt.put(id, sentAt);
+            fleet.publish(device, "devices/" + fleet.id(device) + "/commands/workorder/arrive", LoadDevices.command(id),
+                    at -> phase.puback.add((at - sentAt) / 1e6));
         }
         long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
         while (phase.fin.size() < phase.count && System.nanoTime() < deadline) {

@@ -118,6 +118,14 @@ final class LoadDevices implements AutoCloseable {
      * @return {@link System#nanoTime()} when it was sent, after the wait for a free slot
      */
     long publish(int device, String topic, String payload) throws InterruptedException {
+        return publish(device, topic, payload, at -> { });
+    }
+
+    /**
+     * {@link #publish(int, String, String)}, and {@code onPuback} gets {@link System#nanoTime()} when its PUBACK came
+     * (on the client's thread; not called if none came).
+     */
+    long publish(int device, String topic, String payload, java.util.function.LongConsumer onPuback) throws InterruptedException {
         Semaphore s = inFlight.get(device);
         if (!s.tryAcquire(SLOT_WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
             // a bridge that died, or receipts that stopped coming: a bench that fails, not one that waits for ever
@@ -128,6 +136,9 @@ final class LoadDevices implements AutoCloseable {
         clients.get(device).publishWith().topic(topic).qos(MqttQos.AT_LEAST_ONCE)
                 .payload(payload.getBytes(StandardCharsets.UTF_8)).send()
                 .whenComplete((r, e) -> {
+                    if (e == null) {
+                        onPuback.accept(System.nanoTime());
+                    }
                     if (!untilReceipt || e != null) {
                         s.release();
                     }

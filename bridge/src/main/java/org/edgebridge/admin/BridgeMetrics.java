@@ -205,11 +205,17 @@ final class BridgeMetrics implements AutoCloseable {
         counter("edgebridge.broker.certificate.devices.not.remembered", broker, b -> b.certificateDevices().notRemembered(),
                 "client ids that connected with a certificate but were not remembered: auth.maxCertificateDevices reached");
         Gauge.builder("edgebridge.broker.waiting.publishes", broker, b -> b.status().waitingPublishes())
-                .description("PUBLISHes waiting in front of the intake (the broker's interceptor queue)").register(registry);
+                .description("PUBLISHes waiting in front of the intake writer (the broker's interceptor queue and the intake's queue)").register(registry);
         Gauge.builder("edgebridge.broker.waiting.publishes.most", broker, b -> b.status().mostWaitingPublishes())
                 .description("the most PUBLISHes seen waiting in front of the intake since start").register(registry);
         counter("edgebridge.broker.read.pauses", broker, b -> b.status().readPauses(),
                 "times a device connection stopped being read because too many PUBLISHes waited for the intake");
+        counter("edgebridge.broker.awaiting.commit.pauses", broker, b -> b.status().limits().awaitingCommitPauses(),
+                "times a device connection stopped being read because mqtt.maxCommandsAwaitingCommit of its commands "
+                + "waited for their commit (their PUBACKs)");
+        Gauge.builder("edgebridge.broker.awaiting.commit.most", broker, b -> b.status().limits().mostAwaitingCommit())
+                .description("the most commands of one connection seen waiting for their commit (and PUBACK) since start")
+                .register(registry);
         counter("edgebridge.broker.wills", broker, b -> b.status().willsReceived(),
                 "Last Wills of broken connections, taken as commands of their devices");
     }

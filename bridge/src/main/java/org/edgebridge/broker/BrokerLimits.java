@@ -17,6 +17,8 @@ public final class BrokerLimits {
     private final AtomicLong topicsTooLong = new AtomicLong();
     private final AtomicLong heldTooMany = new AtomicLong();
     private final AtomicLong beforeLoginOldestClosed = new AtomicLong();
+    private final AtomicLong awaitingCommitPauses = new AtomicLong();
+    private final java.util.concurrent.atomic.AtomicInteger mostAwaitingCommit = new java.util.concurrent.atomic.AtomicInteger();
 
     /** A PUBLISH came with retain=1; it was passed on without it (the bridge stores no retained messages). */
     public void retainFlagCleared() {
@@ -75,6 +77,21 @@ public final class BrokerLimits {
     }
 
     /**
+     * A connection had {@code mqtt.maxCommandsAwaitingCommit} commands waiting for their commit (and PUBACK): it is not
+     * read until they are answered.
+     */
+    public void awaitingCommitPaused() {
+        awaitingCommitPauses.incrementAndGet();
+    }
+
+    /** A connection has {@code n} commands waiting for their commit now. */
+    public void awaitingCommit(int n) {
+        if (n > mostAwaitingCommit.get()) {
+            mostAwaitingCommit.accumulateAndGet(n, Math::max);
+        }
+    }
+
+    /**
      * @param openConnections MQTT connections open now
      * @param openBeforeLogin of those, the ones that have not logged in
      * @param devices the device registry, for its size and what it forgot
@@ -87,6 +104,6 @@ public final class BrokerLimits {
                 connectsTooLarge.get(), connectsTimedOut.get(), devices.size(), devices.forgotten(), log.leftOut(),
                 topicsTooLong.get(), receipts.dropped(), receipts.mostQueued(), receipts.devices(),
                 receipts.droppedSiteFull(), receipts.totalEntries(), receipts.totalBytes(), heldTooMany.get(), openBeforeLogin,
-                beforeLoginOldestClosed.get());
+                beforeLoginOldestClosed.get(), awaitingCommitPauses.get(), mostAwaitingCommit.get());
     }
 }

@@ -30,6 +30,9 @@ package org.edgebridge.broker;
  * @param openBeforeLogin connections open now that have not logged in (their lane: {@code mqtt.maxConnectionsBeforeLogin})
  * @param beforeLoginOldestClosed connections that had not logged in closed, the oldest, to make room for a new one
  *     ({@code mqtt.maxConnectionsBeforeLogin}, {@code mqtt.maxConnectionsBeforeLoginPerNetwork})
+ * @param awaitingCommitPauses times a connection stopped being read because {@code mqtt.maxCommandsAwaitingCommit}
+ *     of its commands waited for their commit (and PUBACK)
+ * @param mostAwaitingCommit the most commands of one connection seen waiting for their commit since start
  */
 public record BrokerLimitsStatus(
         long retainFlagsCleared,
@@ -52,4 +55,6 @@ public record BrokerLimitsStatus(
         long queuedReceiptBytes,
         long heldTooMany,
         int openBeforeLogin,
-        long beforeLoginOldestClosed) {}
+        long beforeLoginOldestClosed,
+        long awaitingCommitPauses,
+        int mostAwaitingCommit) {}

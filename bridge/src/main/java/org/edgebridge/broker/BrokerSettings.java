@@ -14,6 +14,8 @@ import java.util.Optional;
  * @param login how password checks are run and throttled
  * @param maxWaitingPublishes PUBLISHes that may wait for the intake thread before device connections stop being read
  * @param limits bounds on what devices (and anyone who can reach the listeners) can grow
+ * @param pubackAfterCommit a command's PUBACK waits for its commit (the bridge takes the PUBLISH before Moquette);
+ *     false: Moquette PUBACKs it on arrival
  */
 public record BrokerSettings(
         String host,
@@ -30,7 +32,8 @@ public record BrokerSettings(
         boolean throttleTakeovers,
         LoginSettings login,
         int maxWaitingPublishes,
-        Limits limits) {
+        Limits limits,
+        boolean pubackAfterCommit) {
 
     /** A listener port meaning "any free port" (0 cannot say it: {@code mqtt.port=0} switches the listener off). */
     public static final int ANY_PORT = -1;
@@ -61,11 +64,13 @@ public record BrokerSettings(
      * @param maxConnectionsBeforeLogin connections that have not logged in, all together; past it the oldest is closed
      * @param maxConnectionsBeforeLoginPerNetwork the same per IPv4 /24 or IPv6 /64
      * @param maxHeldPackets packets held with a CONNECT until Moquette has taken it; past it the connection is closed
+     * @param maxCommandsAwaitingCommit commands of one connection whose PUBACK waits for their commit; past it the
+     *     connection is not read until they are answered
      */
     public record Limits(int maxConnections, int maxConnectionsPerAddress, int maxConnectBytes, Duration connectTimeout,
             int maxKnownDevices, int maxTopicBytes, int maxQueuedReceipts, long maxQueuedReceiptBytes,
             int maxQueuedReceiptsTotal, long maxQueuedReceiptBytesTotal, int maxConnectionsBeforeLogin,
-            int maxConnectionsBeforeLoginPerNetwork, int maxHeldPackets) {}
+            int maxConnectionsBeforeLoginPerNetwork, int maxHeldPackets, int maxCommandsAwaitingCommit) {}
 
     public record LoginSettings(int threads, int queue, int queuePerAddress, int failuresPerClientId, int failuresPerAddress,
             java.nio.file.Path certificateDevicesFile, java.nio.file.Path recentLoginsFile, int maxCertificateDevices,

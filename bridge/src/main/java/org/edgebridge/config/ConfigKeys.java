@@ -78,6 +78,14 @@ public final class ConfigKeys {
     public static final ConfigKey<Integer> MQTT_MAX_HELD_PACKETS = intKey("mqtt.maxHeldPackets", 100, 1, 1_000_000,
             "packets a client may send with its CONNECT, held until the CONNECT is taken (nothing more is read meanwhile); "
             + "one more closes the connection");
+    public static final ConfigKey<Boolean> MQTT_PUBACK_AFTER_COMMIT = boolKey("mqtt.pubackAfterCommit", true,
+            "true: a QoS 1 PUBLISH on a device's own command topic is taken by the bridge before the broker, and its PUBACK "
+            + "is sent only once the command is committed to the outbox (or its receipt says why not: rejected, "
+            + "retry_later); false: the broker PUBACKs it when it arrives, before the commit (the stored receipt alone "
+            + "then means custody)");
+    public static final ConfigKey<Integer> MQTT_MAX_COMMANDS_AWAITING_COMMIT = intKey("mqtt.maxCommandsAwaitingCommit", 32, 1,
+            65_535, "QoS 1 commands of one connection whose PUBACK waits for their commit (mqtt.pubackAfterCommit); past it "
+            + "the connection is not read until they are answered (TCP slows the device down)");
     public static final ConfigKey<Integer> MQTT_MAX_CONNECT_BYTES = intSizeKey("mqtt.maxConnectBytes", "16KiB", 256, 16 * 1024 * 1024,
             "largest CONNECT packet (client id, credentials and Last Will); nothing else is read before it: a first packet "
             + "that is not a CONNECT, or a larger CONNECT, closes the connection");
@@ -264,7 +272,8 @@ public final class ConfigKeys {
             EDGE_ID, EDGE_BEHIND_BALANCER, DATA_DIR,
             MQTT_HOST, MQTT_PORT, MQTT_TOPIC_PREFIX, MQTT_MAX_PACKET_BYTES, MQTT_SESSION_QUEUE_SIZE, MQTT_SESSION_EXPIRY,
             MQTT_MAX_CONNECTIONS, MQTT_MAX_CONNECTIONS_PER_ADDRESS, MQTT_MAX_CONNECTIONS_BEFORE_LOGIN,
-            MQTT_MAX_CONNECTIONS_BEFORE_LOGIN_PER_NETWORK, MQTT_MAX_HELD_PACKETS, MQTT_MAX_CONNECT_BYTES, MQTT_CONNECT_TIMEOUT,
+            MQTT_MAX_CONNECTIONS_BEFORE_LOGIN_PER_NETWORK, MQTT_MAX_HELD_PACKETS, MQTT_PUBACK_AFTER_COMMIT,
+            MQTT_MAX_COMMANDS_AWAITING_COMMIT, MQTT_MAX_CONNECT_BYTES, MQTT_CONNECT_TIMEOUT,
             MQTT_MAX_TOPIC_BYTES, MQTT_MAX_QUEUED_RECEIPTS, MQTT_MAX_QUEUED_RECEIPT_BYTES,
             MQTT_MAX_QUEUED_RECEIPTS_TOTAL, MQTT_MAX_QUEUED_RECEIPT_BYTES_TOTAL, MQTT_MAX_KNOWN_DEVICES,
             MQTT_TAKEOVER_ALARM_PER_MINUTE, MQTT_THROTTLE_TAKEOVERS,

@@ -230,7 +230,8 @@ public final class ConfigLoader {
                         v.get(MQTT_MAX_TOPIC_BYTES), v.get(MQTT_MAX_QUEUED_RECEIPTS), v.get(MQTT_MAX_QUEUED_RECEIPT_BYTES),
                         v.get(MQTT_MAX_QUEUED_RECEIPTS_TOTAL), v.get(MQTT_MAX_QUEUED_RECEIPT_BYTES_TOTAL),
                         v.get(MQTT_MAX_CONNECTIONS_BEFORE_LOGIN), v.get(MQTT_MAX_CONNECTIONS_BEFORE_LOGIN_PER_NETWORK),
-                        v.get(MQTT_MAX_HELD_PACKETS)));
+                        v.get(MQTT_MAX_HELD_PACKETS), v.get(MQTT_MAX_COMMANDS_AWAITING_COMMIT)),
+                v.get(MQTT_PUBACK_AFTER_COMMIT));
         IntakeSettings intake = new IntakeSettings(
                 v.get(INTAKE_MAX_PAYLOAD_BYTES), v.get(INTAKE_MAX_BATCH), v.get(INTAKE_QUEUE_CAPACITY),
                 v.get(OUTBOX_MAX_PENDING), v.get(OUTBOX_MIN_FREE_DISK), v.get(OUTBOX_FULL_RETRY_AFTER),

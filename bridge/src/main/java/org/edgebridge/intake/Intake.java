@@ -5,8 +5,11 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import org.edgebridge.broker.InboundCommands;
 import org.edgebridge.broker.InboundPublish;
 import org.edgebridge.hook.TestHook;
 import org.edgebridge.lifecycle.Component;
@@ -24,13 +27,18 @@ import org.slf4j.LoggerFactory;
 /**
  * Turns device PUBLISHes into outbox rows and answers each with a receipt, after the commit.
  *
- * <p>Threads: {@link #accept} runs on the broker's single interceptor thread (after Moquette's PUBACK). It
- * validates and queues (a command it cannot queue is looked up in the outbox, so that a resend is answered:
- * {@link ResendAnswers}); one writer thread, "intake-writer", owned by this class, drains the queue and stores
- * everything waiting in one transaction (group commit: a receipt waits for at most one commit of the commands queued
- * before it). Both are FIFO, so a device's sequence follows its publish order.
+ * <p>Threads: {@link #accept(InboundPublish, InboundCommands.Answer)} runs on a connection's event loop, before the
+ * PUBACK (which waits for the command's {@link InboundCommands.Answer}); {@link #accept(InboundPublish)} on the broker's
+ * single interceptor thread, after Moquette's PUBACK (a Last Will; every command with
+ * {@code mqtt.pubackAfterCommit=false}). Both validate and queue. A command that cannot be queued is looked up in the
+ * outbox, so that a resend is answered ({@link ResendAnswers}): on the calling thread from the interceptor, on
+ * "intake-answers" (owned here) from an event loop, which must not wait for the disk. One writer thread,
+ * "intake-writer", owned by this class, drains the queue and stores everything waiting in one transaction (group
+ * commit: a receipt, and a PUBACK, waits for at most one commit of the commands queued before it), then answers each
+ * command of the batch. The queue is FIFO and a device's commands come from one thread, so a device's sequence follows
+ * its publish order.
  */
-public final class Intake implements Component, IntakeView, AutoCloseable {
+public final class Intake implements Component, IntakeView, AutoCloseable, InboundCommands {
     private static final Logger LOG = LoggerFactory.getLogger(Intake.class);
     /** What a device is told to wait when the bridge cannot take custody now. */
     static final long RETRY_AFTER_MS = 5_000;
@@ -39,7 +47,9 @@ public final class Intake implements Component, IntakeView, AutoCloseable {
     private final ReceiptSender receipts;
     private final CommandParser parser;
     private final IntakeSettings settings;
-    private final BlockingQueue<NewCommand> queue;
+    private final BlockingQueue<Queued> queue;
+    /** Looks up commands that could not be queued, off the event loops ({@code intake.queueCapacity} of them at most). */
+    private final ThreadPoolExecutor answers;
     /** Payload bytes of the commands in {@link #queue} and in the batch being written. */
     private final AtomicLong queuedBytes = new AtomicLong();
     private final Runnable onStored;
@@ -70,7 +80,21 @@ public final class Intake implements Component, IntakeView, AutoCloseable {
         this.storeReceipts = new StoreReceipts(settings, stats, room);
         this.resends = new ResendAnswers(outbox, receipts, storeReceipts, stats);
         this.writer = threads.thread("intake-writer", this::writeLoop);
+        this.answers = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS,
+                new ArrayBlockingQueue<>(settings.queueCapacity()), r -> threads.thread("intake-answers", r));
     }
+
+    /** A queued command and who waits for what became of it. */
+    private record Queued(NewCommand command, InboundCommands.Answer answer) {}
+
+    /** For commands that were PUBACKed before they came (Moquette's interceptor). */
+    private static final InboundCommands.Answer NOBODY_WAITS = new InboundCommands.Answer() {
+        @Override
+        public void decided() {}
+
+        @Override
+        public void undecided() {}
+    };
 
     private final Once once = new Once();
 
@@ -78,6 +102,7 @@ public final class Intake implements Component, IntakeView, AutoCloseable {
     public void start() {
         if (once.start()) {
             writer.start();
+            answers.prestartCoreThread();
         }
     }
 
@@ -98,25 +123,83 @@ public final class Intake implements Component, IntakeView, AutoCloseable {
         return queuedBytes.get();
     }
 
-    /** Called on the broker's interceptor thread for each PUBLISH on a device's own command topic. */
+    /** Commands queued for the writer and commands waiting to be looked up now (the broker's back-pressure counts them). */
+    @Override
+    public int waiting() {
+        return queue.size() + answers.getQueue().size();
+    }
+
+    /** Called on the broker's interceptor thread for each PUBLISH on a device's own command topic, already PUBACKed. */
+    @Override
     public void accept(InboundPublish publish) {
+        accept(publish, NOBODY_WAITS, true);
+    }
+
+    /**
+     * Called on a connection's event loop for a PUBLISH on the device's own command topic whose PUBACK waits for
+     * {@code answer}: {@link InboundCommands.Answer#decided()} once the command is committed or its receipt (rejected,
+     * retry_later) handed out. Never reads the outbox on the calling thread.
+     */
+    @Override
+    public void accept(InboundPublish publish, InboundCommands.Answer answer) {
+        accept(publish, answer, false);
+    }
+
+    private void accept(InboundPublish publish, InboundCommands.Answer answer, boolean mayReadOutbox) {
         stats.received.incrementAndGet();
         CommandParser.Parsed parsed = parser.parse(publish);
         if (parsed instanceof CommandParser.Invalid invalid) {
             stats.countRejected(invalid.code());
             receipts.send(publish.clientId(), ReceiptSender.rejected(invalid.commandId(), invalid.code(),
                     invalid.message(), invalid.payloadSha256(), publish.topic()));
+            answer.decided();
             return;
         }
         NewCommand command = ((CommandParser.Valid) parsed).command();
-        if (!accepting) {
-            if (!resends.answered(command)) {
-                refuse(command, "shutting_down", "the bridge is shutting down; send the command again later");
+        if (accepting && offer(new Queued(command, answer))) {
+            return;
+        }
+        boolean stopping = !accepting;
+        Runnable lookUp = () -> {
+            try {
+                answerUnqueued(command, stopping);
+            } finally {
+                answer.decided();
             }
-        } else if (!offer(command)) {
-            if (!resends.answered(command)) {
-                refuse(command, "intake_busy", "the bridge's intake queue is full; send the command again later");
+        };
+        if (mayReadOutbox) {
+            lookUp.run();
+            return;
+        }
+        try {
+            answers.execute(() -> {
+                try {
+                    lookUp.run();
+                } catch (RuntimeException e) {
+                    LOG.error("answering a command that could not be queued failed", e);
+                }
+            });
+        } catch (RejectedExecutionException e) { // the look-ups are as far behind as the queue: refuse without one
+            try {
+                refuseUnqueued(command, stopping);
+            } finally {
+                answer.decided();
             }
+        }
+    }
+
+    /** A command that could not be queued: answered from the outbox if it holds it (a resend), else retry_later. */
+    private void answerUnqueued(NewCommand command, boolean stopping) {
+        if (!resends.answered(command)) {
+            refuseUnqueued(command, stopping);
+        }
+    }
+
+    private void refuseUnqueued(NewCommand command, boolean stopping) {
+        if (stopping) {
+            refuse(command, "shutting_down", "the bridge is shutting down; send the command again later");
+        } else {
+            refuse(command, "intake_busy", "the bridge's intake queue is full; send the command again later");
         }
     }
 
@@ -124,10 +207,10 @@ public final class Intake implements Component, IntakeView, AutoCloseable {
      * Queues a command if the queue has room in commands (intake.queueCapacity) and in payload bytes
      * (intake.maxQueuedBytes; a single command is always taken into an empty queue).
      */
-    private boolean offer(NewCommand command) {
-        long size = command.payload().length;
+    private boolean offer(Queued queued) {
+        long size = queued.command().payload().length;
         long before = queuedBytes.getAndAdd(size);
-        if ((before > 0 && before + size > settings.maxQueuedBytes()) || !queue.offer(command)) {
+        if ((before > 0 && before + size > settings.maxQueuedBytes()) || !queue.offer(queued)) {
             queuedBytes.addAndGet(-size);
             return false;
         }
@@ -141,37 +224,60 @@ public final class Intake implements Component, IntakeView, AutoCloseable {
     }
 
     private void writeLoop() {
-        List<NewCommand> batch = new ArrayList<>(settings.maxBatch());
+        List<Queued> batch = new ArrayList<>(settings.maxBatch());
         while (running || !queue.isEmpty()) {
+            boolean decided = false;
             try {
-                NewCommand first = queue.poll(100, TimeUnit.MILLISECONDS);
+                Queued first = queue.poll(100, TimeUnit.MILLISECONDS);
                 if (first == null) {
                     continue;
                 }
                 batch.add(first);
                 try {
                     writeBatch(batch);
+                    decided = true;
                 } finally {
-                    queuedBytes.addAndGet(-batch.stream().mapToLong(c -> c.payload().length).sum());
+                    queuedBytes.addAndGet(-batch.stream().mapToLong(q -> q.command().payload().length).sum());
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return;
             } catch (RuntimeException e) {
-                LOG.error("intake writer failed on a batch of {}; it goes on", batch.size(), e);
+                LOG.error("intake writer failed on a batch of {}; it goes on (their devices get no PUBACK and send "
+                        + "them again)", batch.size(), e);
             } finally {
+                answer(batch, decided);
                 batch.clear();
             }
         }
     }
 
-    /** Adds what is queued now, up to intake.maxBatch: called once the outbox's write turn has come. */
-    private List<NewCommand> topUp(List<NewCommand> batch) {
-        queue.drainTo(batch, settings.maxBatch() - batch.size());
-        return batch;
+    /** Tells whoever waits for the commands of a batch (their PUBACKs) what became of them. */
+    private static void answer(List<Queued> batch, boolean decided) {
+        for (Queued q : batch) {
+            try {
+                if (decided) {
+                    q.answer().decided();
+                } else {
+                    q.answer().undecided();
+                }
+            } catch (RuntimeException e) {
+                LOG.error("answering a command's PUBACK failed", e);
+            }
+        }
     }
 
-    private void writeBatch(List<NewCommand> batch) {
+    /** Adds what is queued now, up to intake.maxBatch: called once the outbox's write turn has come. */
+    private List<NewCommand> topUp(List<Queued> batch) {
+        queue.drainTo(batch, settings.maxBatch() - batch.size());
+        List<NewCommand> commands = new ArrayList<>(batch.size());
+        for (Queued q : batch) {
+            commands.add(q.command());
+        }
+        return commands;
+    }
+
+    private void writeBatch(List<Queued> batch) {
         List<StoreResult> results;
         TestHook.BEFORE_INTAKE_COMMIT.enter();
         try {
@@ -179,8 +285,8 @@ public final class Intake implements Component, IntakeView, AutoCloseable {
         } catch (RuntimeException e) {
             writeFailures.failed(batch.size(), e);
             stats.storeFailures.incrementAndGet();
-            for (NewCommand c : batch) {
-                refuse(c, "outbox_unavailable", "the bridge could not write its outbox; send the command again later");
+            for (Queued q : batch) {
+                refuse(q.command(), "outbox_unavailable", "the bridge could not write its outbox; send the command again later");
             }
             return;
         }
@@ -271,6 +377,7 @@ public final class Intake implements Component, IntakeView, AutoCloseable {
     public void close(java.time.Duration budget) {
         accepting = false;
         running = false;
+        answers.shutdown(); // what waits for a look-up is still answered
         if (!once.close() || !once.started()) {
             return;
         }
@@ -284,5 +391,8 @@ public final class Intake implements Component, IntakeView, AutoCloseable {
                     + "(their devices had no stored receipt and resend them)", queue.size());
             writer.interrupt();
         }
+        List<Queued> left = new ArrayList<>();
+        queue.drainTo(left);
+        answer(left, false); // never stored: no PUBACK
     }
 }

@@ -159,6 +159,32 @@ public final class RawMqttClient implements AutoCloseable {
         } while (type != 0xD0);
     }
 
+    /** One packet read whole: its first byte (type and flags) and what follows the remaining length. */
+    public record Packet(int header, byte[] body) {
+        public boolean isPuback() {
+            return (header & 0xf0) == 0x40;
+        }
+
+        /** The packet id of a PUBACK (the first two bytes of its body). */
+        public int packetId() {
+            return ((body[0] & 0xff) << 8) | (body[1] & 0xff);
+        }
+    }
+
+    /**
+     * Reads the next packet, waiting up to the socket's timeout (30 s). May run on a thread of its own while another
+     * one publishes. @return null once the bridge closed the connection
+     */
+    public Packet readPacket() throws IOException {
+        int header = in.read();
+        if (header < 0) {
+            return null;
+        }
+        byte[] body = new byte[readRemainingLength()];
+        in.readFully(body);
+        return new Packet(header, body);
+    }
+
     /** Sends DISCONNECT (so the will is discarded) and closes. */
     public void disconnect() throws IOException {
         out.write(new byte[] {(byte) 0xE0, 0x00});

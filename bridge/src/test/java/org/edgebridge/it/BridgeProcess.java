@@ -168,6 +168,17 @@ public final class BridgeProcess implements AutoCloseable {
     }
 
     /** The port the admin listener bound (known once {@link #start()} returned). */
+    /**
+     * The value of one sample of {@code /metrics} (Prometheus text; the first series of that name), or -1 if there
+     * is none.
+     */
+    public double metric(String name) throws IOException, InterruptedException {
+        HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + adminPort + "/metrics"))
+                .build(), HttpResponse.BodyHandlers.ofString());
+        Matcher m = Pattern.compile("(?m)^" + Pattern.quote(name) + "(\\{[^}]*\\})? ([0-9.eE+-]+)$").matcher(r.body());
+        return m.find() ? Double.parseDouble(m.group(2)) : -1;
+    }
+
     public int adminPort() {
         return adminPort;
     }

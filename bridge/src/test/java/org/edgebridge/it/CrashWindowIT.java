@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -12,6 +13,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import org.edgebridge.central.CentralSim;
 import org.edgebridge.central.Faults;
 import org.edgebridge.central.Inbox;
@@ -24,7 +26,8 @@ import org.junit.jupiter.params.provider.EnumSource;
  * The bridge as a child JVM, killed with {@code kill -9} inside each crash window of docs/design.md. The
  * process is held in the window by its test hook ({@code -Dedgebridge.test.hook}) or, for the window
  * on central's side, by central holding its reply after it applied the batch. After a restart, every command
- * must be applied at central exactly once and get final receipts that all say the same thing.
+ * must be applied at central exactly once and get final receipts that all say the same thing. Inside the intake's
+ * windows no PUBACK has come yet: it waits for the commit and the intake's answer ({@code mqtt.pubackAfterCommit}).
  */
 class CrashWindowIT {
     private static final int COMMANDS = 3;
@@ -39,6 +42,11 @@ class CrashWindowIT {
          */
         AFTER_CLAIM_AHEAD,
         CENTRAL_APPLIED_REPLY_NOT_READ, AFTER_FINAL_COMMIT;
+
+        /** The intake has not answered the commands yet: their PUBACKs wait. */
+        boolean beforeAnswer() {
+            return this == BEFORE_INTAKE_COMMIT || this == AFTER_INTAKE_COMMIT;
+        }
 
         boolean heldByCentral() {
             return this == CENTRAL_APPLIED_REPLY_NOT_READ;
@@ -82,9 +90,16 @@ class CrashWindowIT {
             }
             try (BridgeProcess first = new BridgeProcess(log, hook, sets).start()) {
                 device.connectAndSubscribe();
-                payloads.values().forEach(p -> device.publish("op", p));
+                List<CompletableFuture<?>> pubacks = payloads.values().stream()
+                        .<CompletableFuture<?>>map(p -> device.publishAsync("devices/dev-crash/commands/op",
+                                p.getBytes(StandardCharsets.UTF_8)))
+                        .toList();
                 await("inside " + window).atMost(Duration.ofSeconds(30))
                         .until(() -> window.heldByCentral() ? central.holdingReplies() > 0 : Files.exists(marker));
+                if (window.beforeAnswer()) {
+                    // a PUBACK means the command is committed and answered (docs/protocol.md §2): none came yet
+                    assertThat(pubacks).as("PUBACKs inside " + window).noneMatch(CompletableFuture::isDone);
+                }
                 first.kill9();
             }
             central.faults(Faults.NONE);

@@ -21,6 +21,10 @@ class ResendWhileRefusingIT {
     @TempDir
     Path dir;
 
+    private static byte[] bytes(String s) {
+        return s.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    }
+
     private static List<String> statuses(DeviceSimulator device, String id) {
         return device.receiptsFor(id).stream().map(r -> r.path("status").asText()).toList();
     }
@@ -46,7 +50,11 @@ class ResendWhileRefusingIT {
 
     @Test
     void a_resend_while_the_intake_queue_is_full_gets_its_final_receipt_not_retry_later() throws Exception {
-        try (TestSite site = new TestSite(dir, "intake.queueCapacity=100"); DeviceSimulator device = site.device("dev-full")) {
+        // one connection can fill the queue only past the bounds that keep it from doing so with the defaults: its
+        // commands awaiting their commit (mqtt.maxCommandsAwaitingCommit) and the site-wide back-pressure
+        // (intake.maxQueuedBytes / mqtt.maxPacketBytes commands waiting: 256 here)
+        try (TestSite site = new TestSite(dir, "intake.queueCapacity=100", "mqtt.maxCommandsAwaitingCommit=1000",
+                "intake.maxQueuedBytes=128MiB"); DeviceSimulator device = site.device("dev-full")) {
             device.connectAndSubscribe();
             String known = DeviceSimulator.command("KNOWN-2", "");
             device.publish("t", known);
@@ -54,12 +62,12 @@ class ResendWhileRefusingIT {
             try (Connection db = DriverManager.getConnection("jdbc:sqlite:" + site.bridge.outbox().file());
                     Statement s = db.createStatement()) {
                 s.execute("BEGIN IMMEDIATE"); // another writer holds the outbox: the intake writer waits, its queue fills
-                for (int i = 1; i <= 130; i++) {
-                    device.publish("t", DeviceSimulator.command("FILL-" + i, ""));
+                for (int i = 1; i <= 130; i++) { // their PUBACKs wait for the commit
+                    device.publishWithoutWaiting("devices/dev-full/commands/t", bytes(DeviceSimulator.command("FILL-" + i, "")));
                 }
                 await().atMost(DeviceSimulator.WAIT).until(() -> device.receipts().stream()
                         .anyMatch(r -> r.path("code").asText().equals("intake_busy")));
-                device.publish("t", known);
+                device.publishWithoutWaiting("devices/dev-full/commands/t", bytes(known)); // looked up off the event loop
                 await().atMost(DeviceSimulator.WAIT).until(() -> device.receiptsFor("KNOWN-2").size() == 3);
                 s.execute("ROLLBACK");
             }

@@ -33,7 +33,9 @@ class WorkerDeathIT {
                         "ingest.url=http://127.0.0.1:" + central.port() + "/ingest").start();
                 DeviceSimulator device = DeviceSimulator.of("dev-wd", bridge.mqttPort())) {
             device.connectAndSubscribe();
-            device.publish("t", DeviceSimulator.command("WD-1", ""));
+            // no PUBACK comes: the intake writer dies before the commit (the connection is closed; the device would resend)
+            device.publishWithoutWaiting("devices/dev-wd/commands/t",
+                    DeviceSimulator.command("WD-1", "").getBytes(java.nio.charset.StandardCharsets.UTF_8));
             await().atMost(Duration.ofSeconds(60)).until(() -> !bridge.isAlive());
             assertThat(bridge.exitValue()).isEqualTo(ExitCodes.WORKER_DIED);
             assertThat(bridge.log()).contains("worker " + (worker.equals("FORWARDER") ? "forwarder" : "intake-writer")

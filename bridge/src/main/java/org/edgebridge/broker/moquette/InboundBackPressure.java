@@ -8,7 +8,8 @@ import java.util.function.IntSupplier;
 
 /**
  * Moquette 0.17 bug answered: every PUBLISH waits for the interceptor thread in an unbounded queue, after its
- * PUBACK, so a fast device can fill the heap. Proven by {@code InboundBackPressureTest} and
+ * PUBACK, so a fast device can fill the heap. With {@code mqtt.pubackAfterCommit} (the default) commands skip that
+ * queue and wait in the intake's own instead, which is counted here too ({@code waiting}). Proven by {@code InboundBackPressureTest} and
  * {@code InboundBackPressureIT} (devices faster than the intake are slowed by TCP, in a 256 MB heap).
  *
  * <p>Bounds what waits in front of the intake. Moquette 0.17 hands every PUBLISH through its session loops to its
@@ -31,7 +32,7 @@ final class InboundBackPressure {
     private final AtomicLong pauses = new AtomicLong();
     private final AtomicInteger mostWaiting = new AtomicInteger();
 
-    /** @param waiting how many commands wait in the broker, in front of the intake, now */
+    /** @param waiting how many commands wait in front of the intake writer now: in the broker and in the intake's queue */
     InboundBackPressure(IntSupplier waiting, int highWater) {
         this.waiting = waiting;
         this.highWater = highWater;
@@ -42,9 +43,10 @@ final class InboundBackPressure {
     void published(Channel channel) {
         int now = waiting.getAsInt();
         mostWaiting.accumulateAndGet(now, Math::max);
-        if (channel.config().isAutoRead() && now >= highWater) {
+        // a connection whose reading ConnectGate holds until its CONNECT is taken is left to the gate
+        boolean read = channel.config().isAutoRead() || ReadPauses.any(channel);
+        if (read && now >= highWater && ReadPauses.pause(channel, ReadPauses.BACKLOG)) {
             pauses.incrementAndGet();
-            channel.config().setAutoRead(false);
             channel.eventLoop().schedule(() -> resumeWhenDrained(channel), CHECK_MILLIS, TimeUnit.MILLISECONDS);
         }
     }
@@ -69,7 +71,7 @@ final class InboundBackPressure {
             return;
         }
         if (waiting.getAsInt() <= lowWater) {
-            channel.config().setAutoRead(true);
+            ReadPauses.resume(channel, ReadPauses.BACKLOG);
         } else {
             channel.eventLoop().schedule(() -> resumeWhenDrained(channel), CHECK_MILLIS, TimeUnit.MILLISECONDS);
         }

@@ -133,7 +133,8 @@ public final class MoquetteBroker implements BrokerEngine {
             ChannelHandler protocol = MoquetteInternals.protocolHandler(s, started.config(), authenticator);
             Supplier<ChannelHandler> sessionCheck = () -> new SessionSubscriptionCheck(
                     (clientId, topic) -> MoquetteInternals.routesTo(s, clientId, topic), topics);
-            InboundBackPressure pressure = new InboundBackPressure(MoquetteInternals.inboundBacklog(s),
+            java.util.function.IntSupplier inBroker = MoquetteInternals.inboundBacklog(s);
+            InboundBackPressure pressure = new InboundBackPressure(() -> inBroker.getAsInt() + commands.waiting(),
                     settings.maxWaitingPublishes());
             backPressure = pressure;
             Supplier<ChannelHandler> gate = () -> new ConnectGate(policy, login, violations, will -> lastWill(s, will),
@@ -143,8 +144,11 @@ public final class MoquetteBroker implements BrokerEngine {
             Supplier<ChannelHandler> beforeConnect = () -> new BeforeConnect(bounds.maxConnectBytes(), bounds.connectTimeout(),
                     violations, limits);
             Supplier<ChannelHandler> receiptAcks = () -> new FinalReceiptAcks(topics, acks, clock);
+            Supplier<ChannelHandler> pubackAfterCommit = settings.pubackAfterCommit()
+                    ? () -> new PubackAfterCommit(topics, clock, commands, limits, bounds.maxCommandsAwaitingCommit()) : null;
             MqttListeners.Pipeline pipeline = new MqttListeners.Pipeline(protocol, connections, beforeConnect, gate, sessionCheck,
-                    receiptAcks, settings.maxPacketBytes(), (int) Math.max(1, bounds.connectTimeout().toSeconds()));
+                    receiptAcks, pubackAfterCommit, settings.maxPacketBytes(),
+                    (int) Math.max(1, bounds.connectTimeout().toSeconds()));
             if (settings.port() != 0) {
                 mqttPort = l.bind(settings.host(), mqttPort != 0 ? mqttPort : settings.port(), null, pipeline, "mqtt.port");
             }

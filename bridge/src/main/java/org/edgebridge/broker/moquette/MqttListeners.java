@@ -26,12 +26,13 @@ import org.jspecify.annotations.Nullable;
 /**
  * Moquette 0.17 limit answered: its Netty pipeline is built in a package-private class with no extension point,
  * so the bridge binds the listeners itself and puts its own handlers ({@link ConnectGate},
- * {@link SessionSubscriptionCheck}) in front of Moquette's protocol handler. Proven by every integration test that
+ * {@link SessionSubscriptionCheck}, {@link PubackAfterCommit}) in front of Moquette's protocol handler. Proven by every integration test that
  * connects a device, and by {@code BusyPortIT} (a port that cannot be bound names its key).
  *
  * <p>The MQTT listeners (plain and TLS) in front of Moquette's protocol handler. Built like Moquette 0.17 builds
  * its own (same handler names, which Moquette looks up after CONNECT), plus {@link ConnectionLimits},
- * {@link BeforeConnect} and a {@link ConnectGate}, and {@link PipelineTail} last.
+ * {@link BeforeConnect}, a {@link ConnectGate} and (with {@code mqtt.pubackAfterCommit}) {@link PubackAfterCommit}, and
+ * {@link PipelineTail} last.
  *
  * <p>Threads: "mqtt-accept" and "mqtt-io-N", owned here; {@link #close()} shuts them down.
  */
@@ -49,11 +50,12 @@ final class MqttListeners implements AutoCloseable {
      * @param connectGate a new {@link ConnectGate} per connection
      * @param sessionCheck a new {@link SessionSubscriptionCheck} per connection
      * @param receiptAcks a new {@link FinalReceiptAcks} per connection
+     * @param commands a new {@link PubackAfterCommit} per connection, or null to leave every PUBLISH to Moquette
      * @param connectTimeoutSeconds idle time before CONNECT that closes the connection (Moquette then sets keep-alive x 1.5)
      */
     record Pipeline(ChannelHandler protocol, ConnectionLimits connections, Supplier<ChannelHandler> beforeConnect,
             Supplier<ChannelHandler> connectGate, Supplier<ChannelHandler> sessionCheck,
-            Supplier<ChannelHandler> receiptAcks, int maxPacketBytes,
+            Supplier<ChannelHandler> receiptAcks, @Nullable Supplier<ChannelHandler> commands, int maxPacketBytes,
             int connectTimeoutSeconds) {}
 
     /**
@@ -90,6 +92,10 @@ final class MqttListeners implements AutoCloseable {
                         ch.pipeline().addLast("connectGate", p.connectGate().get());
                         ch.pipeline().addLast("sessionCheck", p.sessionCheck().get());
                         ch.pipeline().addLast("finalReceiptAcks", p.receiptAcks().get());
+                        Supplier<ChannelHandler> commands = p.commands();
+                        if (commands != null) {
+                            ch.pipeline().addLast("commands", commands.get());
+                        }
                         ch.pipeline().addLast("handler", p.protocol());
                         ch.pipeline().addLast("fatalErrors", PipelineTail.INSTANCE);
                     }

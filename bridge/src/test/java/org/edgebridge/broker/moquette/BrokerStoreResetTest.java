@@ -101,6 +101,6 @@ class BrokerStoreResetTest {
                 true, Optional.empty(), 10, false, new BrokerSettings.LoginSettings(1, 16, 8, 10, 100,
                         store.resolveSibling("certificate-devices"), store.resolveSibling("recent-logins"), 1000, Optional.empty()), 64,
                 new BrokerSettings.Limits(4096, 1024, 16_384, Duration.ofSeconds(10), 10_000,
-                        512, 256, 262_144, 200_000, 256L << 20, 1024, 768, 100));
+                        512, 256, 262_144, 200_000, 256L << 20, 1024, 768, 100, 100), true);
     }
 }
