@@ -25,6 +25,7 @@ import java.util.function.Supplier;
 import java.util.function.ToDoubleFunction;
 import org.edgebridge.broker.BrokerView;
 import org.edgebridge.broker.DeviceView;
+import org.edgebridge.code.ReceiptCode;
 import org.edgebridge.forward.ForwarderControl;
 import org.edgebridge.forward.ForwarderStatus;
 import org.edgebridge.intake.IntakeView;
@@ -42,9 +43,9 @@ import org.jspecify.annotations.Nullable;
  * when scraped; outbox counts are read at most once a second.
  */
 final class BridgeMetrics implements AutoCloseable {
-    static final List<String> REJECTION_CODES = List.of("invalid_json", "missing_command_id", "invalid_command_id",
-            "payload_too_large", "command_id_reused", "json_limit_exceeded", "invalid_type", "invalid_expires_at", "expired",
-            "unstorable");
+    /** The codes the intake rejects commands with: a series each, from start. */
+    static final List<String> REJECTION_CODES = ReceiptCode.ofKind(ReceiptCode.Kind.REJECTED).stream()
+            .map(ReceiptCode::wire).toList();
 
     private final PrometheusMeterRegistry registry;
     private final JvmGcMetrics gc = new JvmGcMetrics();

@@ -21,6 +21,7 @@ import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import org.edgebridge.code.AlarmCode;
 import org.edgebridge.forward.WireBytes;
 import org.edgebridge.worker.GuardedRuns;
 import org.jspecify.annotations.Nullable;
@@ -192,9 +193,9 @@ public final class DataBudget implements AutoCloseable {
                 + "central in %s)", Math.round(used * 100), s.month().totalBytes(), budget, s.month().period())
                 + (s.topDevices().isEmpty() ? "" : "; most by " + s.topDevices().get(0).deviceId());
         return used >= 1.0
-                ? List.of(new Alarm("data_budget_exceeded", "this month's data to central is over its budget: " + figures
+                ? List.of(new Alarm(AlarmCode.DATA_BUDGET_EXCEEDED.wire(), "this month's data to central is over its budget: " + figures
                         + "; " + s.past100()))
-                : List.of(new Alarm("data_budget_warning", "this month's data to central is at " + figures));
+                : List.of(new Alarm(AlarmCode.DATA_BUDGET_WARNING.wire(), "this month's data to central is at " + figures));
     }
 
     @Override

@@ -20,9 +20,6 @@ import org.slf4j.LoggerFactory;
 final class AloneFailures {
     private static final Logger LOG = LoggerFactory.getLogger(AloneFailures.class);
 
-    /** The code of an event parked because central answered it again and again without its receipt. */
-    static final String NO_RECEIPT = "central_no_receipt";
-
     private final int maxServerErrors;
     private final IntSupplier failuresToPark;
     private final IntFunction<Duration> backoff;

@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import org.edgebridge.code.ReceiptCode;
 import org.edgebridge.outbox.ClaimedEvent;
 import org.edgebridge.outbox.CommandState;
 import org.edgebridge.outbox.Settlement;
@@ -162,7 +163,7 @@ final class ReplyClassifier {
      * (code {@code central_no_receipt}), so that a central that leaves one event out cannot hold its device for ever.
      */
     Settlement noReceipt(ClaimedEvent e, String why, Instant now) {
-        return alone.settle(e, AloneFailures.NO_RECEIPT, false, why, now);
+        return alone.settle(e, ReceiptCode.CENTRAL_NO_RECEIPT.wire(), false, why, now);
     }
 
     /** A per-event wait when central gives none: backoffInitial doubled per attempt, capped at backoffMax. */

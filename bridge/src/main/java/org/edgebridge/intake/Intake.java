@@ -8,6 +8,7 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.edgebridge.broker.InboundPublish;
+import org.edgebridge.code.ReceiptCode;
 import org.edgebridge.hook.TestHook;
 import org.edgebridge.lifecycle.Component;
 import org.edgebridge.lifecycle.Once;
@@ -111,11 +112,11 @@ public final class Intake implements Component, IntakeView, AutoCloseable {
         NewCommand command = ((CommandParser.Valid) parsed).command();
         if (!accepting) {
             if (!resends.answered(command)) {
-                refuse(command, "shutting_down", "the bridge is shutting down; send the command again later");
+                refuse(command, ReceiptCode.SHUTTING_DOWN, "the bridge is shutting down; send the command again later");
             }
         } else if (!offer(command)) {
             if (!resends.answered(command)) {
-                refuse(command, "intake_busy", "the bridge's intake queue is full; send the command again later");
+                refuse(command, ReceiptCode.INTAKE_BUSY, "the bridge's intake queue is full; send the command again later");
             }
         }
     }
@@ -134,7 +135,7 @@ public final class Intake implements Component, IntakeView, AutoCloseable {
         return true;
     }
 
-    private void refuse(NewCommand c, String code, String message) {
+    private void refuse(NewCommand c, ReceiptCode code, String message) {
         stats.retryLater.incrementAndGet();
         receipts.send(c.clientId(), ReceiptSender.retryLater(c.commandId(), code, message, c.payloadSha256(), c.topic(),
                 RETRY_AFTER_MS));
@@ -180,7 +181,7 @@ public final class Intake implements Component, IntakeView, AutoCloseable {
             writeFailures.failed(batch.size(), e);
             stats.storeFailures.incrementAndGet();
             for (NewCommand c : batch) {
-                refuse(c, "outbox_unavailable", "the bridge could not write its outbox; send the command again later");
+                refuse(c, ReceiptCode.OUTBOX_UNAVAILABLE, "the bridge could not write its outbox; send the command again later");
             }
             return;
         }

@@ -9,6 +9,7 @@ import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 import org.edgebridge.broker.DevicePublisher;
+import org.edgebridge.code.ReceiptCode;
 import org.edgebridge.outbox.CommandRecord;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -111,14 +112,14 @@ public final class ReceiptSender {
     }
 
     /** A bridge-side rejection of a command that was not stored. */
-    public static Receipt rejected(@Nullable String commandId, String code, String message, String sha, String topic) {
-        return new Receipt(commandId, "rejected", true, code, message, null, null, sha, false, topic, null);
+    public static Receipt rejected(@Nullable String commandId, ReceiptCode code, String message, String sha, String topic) {
+        return new Receipt(commandId, "rejected", true, code.wire(), message, null, null, sha, false, topic, null);
     }
 
     /** The bridge did not take custody; the device must send the command again after {@code retryAfterMs}. */
-    public static Receipt retryLater(String commandId, String code, String message, String sha, String topic,
+    public static Receipt retryLater(String commandId, ReceiptCode code, String message, String sha, String topic,
             long retryAfterMs) {
-        return new Receipt(commandId, "retry_later", false, code, message, null, null, sha, false, topic, retryAfterMs);
+        return new Receipt(commandId, "retry_later", false, code.wire(), message, null, null, sha, false, topic, retryAfterMs);
     }
 
     /** @return false if the broker could not take the receipt now */

@@ -48,7 +48,7 @@ class CommandParserTest {
     void bad_payloads_get_their_stable_code(String payload, String code) {
         CommandParser.Parsed parsed = parse(payload);
         assertThat(parsed).isInstanceOfSatisfying(CommandParser.Invalid.class, i -> {
-            assertThat(i.code()).isEqualTo(code);
+            assertThat(i.code().wire()).isEqualTo(code);
             assertThat(i.commandId()).isNull();
         });
     }
@@ -56,18 +56,18 @@ class CommandParserTest {
     @Test
     void invalid_utf8_is_invalid_json() {
         assertThat(parse(new byte[] {'{', '"', (byte) 0xC3, '"', '}'}))
-                .isInstanceOfSatisfying(CommandParser.Invalid.class, i -> assertThat(i.code()).isEqualTo("invalid_json"));
+                .isInstanceOfSatisfying(CommandParser.Invalid.class, i -> assertThat(i.code().wire()).isEqualTo("invalid_json"));
     }
 
     @Test
     void too_large_payload_keeps_its_command_id_when_one_can_be_read() {
         String big = "{\"commandId\":\"BIG-1\",\"pad\":\"" + "x".repeat(200) + "\"}";
         assertThat(parse(big)).isInstanceOfSatisfying(CommandParser.Invalid.class, i -> {
-            assertThat(i.code()).isEqualTo("payload_too_large");
+            assertThat(i.code().wire()).isEqualTo("payload_too_large");
             assertThat(i.commandId()).isEqualTo("BIG-1");
         });
         assertThat(parse("x".repeat(101))).isInstanceOfSatisfying(CommandParser.Invalid.class, i -> {
-            assertThat(i.code()).isEqualTo("payload_too_large");
+            assertThat(i.code().wire()).isEqualTo("payload_too_large");
             assertThat(i.commandId()).isNull();
         });
     }
@@ -85,7 +85,7 @@ class CommandParserTest {
         CommandParser roomy = new CommandParser(1000, SHIPPED);
         assertThat(roomy.parse(publish("{\"commandId\":\"" + "a".repeat(128) + "\"}"))).isInstanceOf(CommandParser.Valid.class);
         assertThat(roomy.parse(publish("{\"commandId\":\"" + "a".repeat(129) + "\"}")))
-                .isInstanceOfSatisfying(CommandParser.Invalid.class, i -> assertThat(i.code()).isEqualTo("invalid_command_id"));
+                .isInstanceOfSatisfying(CommandParser.Invalid.class, i -> assertThat(i.code().wire()).isEqualTo("invalid_command_id"));
     }
 
     private static CommandParser.Parsed parseOn(CommandParser parser, String topicType, String payload) {
@@ -94,7 +94,7 @@ class CommandParserTest {
     }
 
     private static void assertRejected(CommandParser.Parsed parsed, String code) {
-        assertThat(parsed).isInstanceOfSatisfying(CommandParser.Invalid.class, i -> assertThat(i.code()).isEqualTo(code));
+        assertThat(parsed).isInstanceOfSatisfying(CommandParser.Invalid.class, i -> assertThat(i.code().wire()).isEqualTo(code));
     }
 
     @Test
@@ -132,7 +132,7 @@ class CommandParserTest {
     void a_payload_type_outside_the_identifier_rule_is_rejected_invalid_type_with_its_command_id() {
         assertThat(parseOn(parser, "t", "{\"commandId\":\"T-2\",\"type\":\"\\ud800\"}"))
                 .isInstanceOfSatisfying(CommandParser.Invalid.class, i -> {
-                    assertThat(i.code()).isEqualTo("invalid_type");
+                    assertThat(i.code().wire()).isEqualTo("invalid_type");
                     assertThat(i.commandId()).isEqualTo("T-2");
                 });
         CommandParser roomy = new CommandParser(1000, SHIPPED);
@@ -161,7 +161,7 @@ class CommandParserTest {
         for (String bad : java.util.List.of("\"tomorrow\"", "1733119200", "\"2026-12-02T06:00:00\"", "{}")) {
             assertThat(parse("{\"commandId\":\"A\",\"expiresAt\":" + bad + "}"))
                     .as(bad).isInstanceOfSatisfying(CommandParser.Invalid.class, i -> {
-                        assertThat(i.code()).isEqualTo("invalid_expires_at");
+                        assertThat(i.code().wire()).isEqualTo("invalid_expires_at");
                         assertThat(i.commandId()).isEqualTo("A");
                     });
         }
@@ -183,7 +183,7 @@ class CommandParserTest {
         for (String bad : java.util.List.of("+999999999-12-31T23:59:59Z", "-999999999-01-01T00:00:00Z",
                 "+10000-01-01T00:00:00Z", "9999-12-31T23:59:59Z", "2027-12-04T06:00:00Z")) {
             assertThat(parseAt.apply(bad)).as(bad).isInstanceOfSatisfying(CommandParser.Invalid.class, i -> {
-                assertThat(i.code()).isEqualTo("invalid_expires_at");
+                assertThat(i.code().wire()).isEqualTo("invalid_expires_at");
                 assertThat(i.commandId()).isEqualTo("XA1");
             });
         }

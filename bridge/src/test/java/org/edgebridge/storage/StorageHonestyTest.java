@@ -6,6 +6,7 @@ import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import org.edgebridge.code.AlarmCode;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -18,11 +19,11 @@ class StorageHonestyTest {
     @Test
     void a_sync_in_tens_of_microseconds_is_implausible() {
         assertThat(at(30, 1000, 256).finding()).hasValueSatisfying(f -> {
-            assertThat(f.code()).isEqualTo(StorageHonesty.TOO_FAST);
+            assertThat(f.code()).isEqualTo(AlarmCode.STORAGE_FSYNC_IMPLAUSIBLE.wire());
             assertThat(f.message()).contains("30 µs", "power-loss protection", "docs/install.md");
         });
         assertThat(at(StorageHonesty.PLAUSIBLE_MICROS - 1, 1000, 256).finding()).map(StorageHonesty.Finding::code)
-                .contains(StorageHonesty.TOO_FAST);
+                .contains(AlarmCode.STORAGE_FSYNC_IMPLAUSIBLE.wire());
     }
 
     @Test
@@ -37,7 +38,7 @@ class StorageHonestyTest {
         StorageHonesty slow = at(200_000, 1000, 256);
         assertThat(slow.capacityPerSecond()).contains(640L);
         assertThat(slow.finding()).hasValueSatisfying(f -> {
-            assertThat(f.code()).isEqualTo(StorageHonesty.TOO_SLOW);
+            assertThat(f.code()).isEqualTo(AlarmCode.STORAGE_FSYNC_SLOW.wire());
             assertThat(f.message()).contains("640 commands/s", "storage.expectedIntakeRate=1000");
         });
         assertThat(at(200_000, 640, 256).finding()).isEmpty();
