@@ -80,11 +80,11 @@ public final class Bridge implements AutoCloseable {
         this.checkpointer = new WalCheckpointer(outbox);
         this.admin = new AdminServer(config.admin(), new AdminServer.Parts(site(config), outbox,
                 broker, intake, forwarder, retention, receipts, workers, meters, clock,
-                new StatusReport.Central(config.forwarder().url().toString(),
-                        config.forwarder().compression().name().toLowerCase(java.util.Locale.ROOT),
-                        config.forwarder().proxy().map(Object::toString).orElse("direct"),
-                        config.forwarder().clientCertificate().map(c -> "file " + c.certFile()).orElse("none"),
-                        config.forwarder().oauth2().map(o -> "oauth2 " + o.tokenUrl() + " as " + o.clientId()).orElse("none")),
+                new StatusReport.Central(config.forwarder().central().url().toString(),
+                        config.forwarder().central().compression().name().toLowerCase(java.util.Locale.ROOT),
+                        config.forwarder().central().proxy().map(Object::toString).orElse("direct"),
+                        config.forwarder().credentials().clientCertificate().map(c -> "file " + c.certFile()).orElse("none"),
+                        config.forwarder().credentials().oauth2().map(o -> "oauth2 " + o.tokenUrl() + " as " + o.clientId()).orElse("none")),
                 () -> new org.edgebridge.commission.CentralCheck(config.forwarder(), clock).run(), config.forecast(), config.budget(),
                 storage));
         this.parts = List.of(checkpointer, admin, broker, intake, forwarder, retention);
@@ -140,7 +140,7 @@ public final class Bridge implements AutoCloseable {
             throw e;
         }
         LOG.info("edge bridge {} running: MQTT {}, admin http://{}:{}/, central {}", config.edgeId(),
-                bridge.broker.listeners(), config.admin().host(), bridge.admin.port(), config.forwarder().url());
+                bridge.broker.listeners(), config.admin().host(), bridge.admin.port(), config.forwarder().central().url());
         // one line in a fixed shape for scripts and tests that start the bridge with a port "any" (BridgeProcess reads it)
         LOG.info("bound ports: mqtt={} tls={} admin={}", portText(bridge.broker.mqttPort()), portText(bridge.broker.tlsPort()),
                 bridge.admin.port());

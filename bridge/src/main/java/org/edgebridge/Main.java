@@ -167,8 +167,8 @@ public final class Main {
         }
 
         private static void printWelcome(PrintStream out, BridgeConfig c, Bridge bridge, DevCertificates.Material tls) {
-            String host = c.broker().host();
-            String prefix = c.broker().topicPrefix();
+            String host = c.broker().listener().host();
+            String prefix = c.broker().publishes().topicPrefix();
             out.println();
             out.println("edge bridge demo is running (Ctrl-C stops it)");
             out.println("  MQTT        " + bridge.broker().listeners() + "  (anonymous devices allowed)");
@@ -176,7 +176,7 @@ public final class Main {
             String admin = "http://" + c.admin().host() + ":" + bridge.adminPort();
             out.println("  status page " + admin + "/  (JSON: " + admin + "/api/status)");
             out.println("  admin token " + c.admin().token().orElse("(none)"));
-            out.println("  central     " + c.forwarder().url() + "  (reference central, in memory)");
+            out.println("  central     " + c.forwarder().central().url() + "  (reference central, in memory)");
             out.println("  data        " + c.dataDir().toAbsolutePath());
             out.println();
             out.println("Send a command as device demo-device and print the receipt it gets:");

@@ -53,11 +53,11 @@ final class ConnectionSteps {
         this.settings = settings;
         this.deadline = deadline;
         this.clock = clock;
-        this.url = settings.url();
+        this.url = settings.central().url();
         this.https = "https".equalsIgnoreCase(url.getScheme());
-        this.key = settings.proxy().isPresent() ? "ingest.proxy" : "ingest.url";
-        this.role = settings.proxy().isPresent() ? "the proxy (ingest.proxy)" : "central (ingest.url)";
-        this.target = settings.proxy().orElse(url);
+        this.key = settings.central().proxy().isPresent() ? "ingest.proxy" : "ingest.url";
+        this.role = settings.central().proxy().isPresent() ? "the proxy (ingest.proxy)" : "central (ingest.url)";
+        this.target = settings.central().proxy().orElse(url);
     }
 
     static int port(URI uri) {
@@ -82,7 +82,7 @@ final class ConnectionSteps {
                     + "may leave the site", since(start)));
         }
         steps.add(CheckStep.pass("dns", host + " resolves to " + Arrays.stream(addresses).map(InetAddress::getHostAddress)
-                .collect(Collectors.joining(", ")) + (settings.proxy().isPresent() ? "; central (" + url.getHost()
+                .collect(Collectors.joining(", ")) + (settings.central().proxy().isPresent() ? "; central (" + url.getHost()
                 + ") is resolved and reached by the proxy" : ""), since(start)));
 
         start = System.nanoTime();
@@ -102,7 +102,7 @@ final class ConnectionSteps {
     }
 
     private Optional<String> throughTheSocket(Socket socket, List<CheckStep> steps, Optional<ClientCertificate> certificate) {
-        if (settings.proxy().isEmpty()) {
+        if (settings.central().proxy().isEmpty()) {
             steps.add(CheckStep.skip("proxy", "no ingest.proxy: the connection to central is direct"));
         } else if (!https) {
             steps.add(CheckStep.skip("proxy", "http:// central: requests go to the proxy as plain HTTP, no CONNECT (the "
@@ -117,7 +117,7 @@ final class ConnectionSteps {
         if (!https) {
             steps.add(CheckStep.skip("tls", "http:// central: no TLS (anyone on the way can read the commands; use "
                     + "https:// where central offers it)"));
-            steps.add(CheckStep.skip("client-certificate", settings.clientCertificate().isPresent()
+            steps.add(CheckStep.skip("client-certificate", settings.credentials().clientCertificate().isPresent()
                     ? "http:// central: ingest.certFile is not used" : "http:// central: no TLS, no client certificate"));
             return Optional.empty();
         }
@@ -210,10 +210,10 @@ final class ConnectionSteps {
 
     private Optional<String> handshake(Socket socket, List<CheckStep> steps, Optional<ClientCertificate> certificate) {
         long start = System.nanoTime();
-        String trust = settings.caFile().map(f -> "ingest.caFile=" + f).orElse("the JVM's trust store (no ingest.caFile)");
+        String trust = settings.credentials().caFile().map(f -> "ingest.caFile=" + f).orElse("the JVM's trust store (no ingest.caFile)");
         WatchedTls watched;
         try {
-            watched = new WatchedTls(settings.caFile(), certificate);
+            watched = new WatchedTls(settings.credentials().caFile(), certificate);
         } catch (IllegalStateException e) {
             return failed(steps, CheckStep.fail("tls", String.valueOf(e.getMessage()), "put the PEM file of the CA that signed "
                     + "central's certificate at ingest.caFile (ask central's team for it)", since(start)));
@@ -278,7 +278,7 @@ final class ConnectionSteps {
 
     private CheckStep clientCertificateTaken(Optional<ClientCertificate> certificate, boolean presented, long millis) {
         if (certificate.isEmpty()) {
-            return settings.clientCertificate().isPresent()
+            return settings.credentials().clientCertificate().isPresent()
                     ? CheckStep.fail("client-certificate", "ingest.certFile cannot be used (see above)", "fix the pair", millis)
                     : CheckStep.skip("client-certificate", "no ingest.certFile, and central did not ask for a certificate");
         }
@@ -289,7 +289,7 @@ final class ConnectionSteps {
             return local.get();
         }
         long days = Duration.between(now, c.notAfter()).toDays();
-        Duration warning = settings.clientCertificate().map(s -> s.expiryWarning()).orElse(Duration.ofDays(14));
+        Duration warning = settings.credentials().clientCertificate().map(s -> s.expiryWarning()).orElse(Duration.ofDays(14));
         return CheckStep.pass("client-certificate", c.subject() + " (serial " + c.serial() + "), valid until " + c.notAfter()
                 + " (" + days + " days" + (c.notAfter().isBefore(now.plus(warning)) ? ", within ingest.certExpiryWarning: "
                 + "renew it soon" : "") + "); " + (presented ? "central asked for it and took it"

@@ -50,23 +50,23 @@ final class RequestSteps {
         this.clock = clock;
         HttpClient.Builder builder = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
                 .connectTimeout(deadline.each()).followRedirects(HttpClient.Redirect.NEVER);
-        if (settings.caFile().isPresent() || certificate.isPresent()) {
-            builder.sslContext(TlsContexts.of(settings.caFile(), certificate));
+        if (settings.credentials().caFile().isPresent() || certificate.isPresent()) {
+            builder.sslContext(TlsContexts.of(settings.credentials().caFile(), certificate));
         }
-        settings.proxy().ifPresent(p -> builder.proxy(ProxySelector.of(new InetSocketAddress(p.getHost(), ConnectionSteps.port(p)))));
+        settings.central().proxy().ifPresent(p -> builder.proxy(ProxySelector.of(new InetSocketAddress(p.getHost(), ConnectionSteps.port(p)))));
         this.http = builder.build();
     }
 
     /** The token step: a token from ingest.oauth2.tokenUrl, or what else authenticates the request. */
     CheckStep token() {
-        Optional<org.edgebridge.forward.auth.OAuth2Settings> oauth2 = settings.oauth2();
+        Optional<org.edgebridge.forward.auth.OAuth2Settings> oauth2 = settings.credentials().oauth2();
         if (oauth2.isEmpty()) {
-            bearer = settings.token().orElse(null);
+            bearer = settings.credentials().token().orElse(null);
             return CheckStep.skip("oauth2-token", "no ingest.oauth2.tokenUrl; " + (bearer != null
                     ? "the fixed ingest.token is sent (the request step checks it)" : "no bearer token is sent"));
         }
         long start = System.nanoTime();
-        OAuth2Tokens tokens = new OAuth2Tokens(oauth2.get(), () -> http, settings.timeout(), ConnectionSteps::rootMessage, clock);
+        OAuth2Tokens tokens = new OAuth2Tokens(oauth2.get(), () -> http, settings.requests().timeout(), ConnectionSteps::rootMessage, clock);
         try {
             bearer = tokens.bearer();
         } catch (TokenUnavailable e) {
@@ -95,15 +95,15 @@ final class RequestSteps {
         }
         long start = System.nanoTime();
         ObjectNode body = JSON.createObjectNode();
-        body.put("edgeId", settings.edgeId());
+        body.put("edgeId", settings.central().edgeId());
         String batchId = "check-" + HexFormat.of().formatHex(java.security.SecureRandom.getSeed(8));
         body.put("batchId", batchId);
         body.putArray("events");
-        HttpRequest.Builder request = HttpRequest.newBuilder(settings.url()).timeout(settings.timeout())
+        HttpRequest.Builder request = HttpRequest.newBuilder(settings.central().url()).timeout(settings.requests().timeout())
                 .header("Content-Type", "application/json").header("Idempotency-Key", batchId)
-                .POST(HttpRequest.BodyPublishers.ofByteArray(settings.compression().encode(body.toString()
+                .POST(HttpRequest.BodyPublishers.ofByteArray(settings.central().compression().encode(body.toString()
                         .getBytes(StandardCharsets.UTF_8))));
-        settings.compression().contentEncoding().ifPresent(e -> request.header("Content-Encoding", e));
+        settings.central().compression().contentEncoding().ifPresent(e -> request.header("Content-Encoding", e));
         if (bearer != null) {
             request.header("Authorization", "Bearer " + bearer);
         }
@@ -113,13 +113,13 @@ final class RequestSteps {
         HttpResponse<InputStream> response;
         byte[] reply;
         try {
-            response = exchange.get(settings.timeout().toMillis(), TimeUnit.MILLISECONDS);
+            response = exchange.get(settings.requests().timeout().toMillis(), TimeUnit.MILLISECONDS);
             try (InputStream in = response.body()) {
                 reply = in.readNBytes(MAX_REPLY_BYTES);
             }
         } catch (TimeoutException e) {
             exchange.cancel(true);
-            return CheckStep.fail("request", "central did not answer within ingest.timeout (" + settings.timeout().toMillis()
+            return CheckStep.fail("request", "central did not answer within ingest.timeout (" + settings.requests().timeout().toMillis()
                     + " ms)", "check that central runs and answers; raise ingest.timeout only if central is known to be this "
                     + "slow", ConnectionSteps.since(start));
         } catch (ExecutionException | IOException e) {
@@ -149,7 +149,7 @@ final class RequestSteps {
                     "check that ingest.url is central's ingest endpoint (not a maintenance page or another API)", millis);
         }
         String fix = switch (status) {
-            case 401, 403 -> settings.oauth2().isPresent() ? "central does not take the token from ingest.oauth2.tokenUrl: "
+            case 401, 403 -> settings.credentials().oauth2().isPresent() ? "central does not take the token from ingest.oauth2.tokenUrl: "
                     + "check ingest.oauth2.scope and ingest.oauth2.audience with central's team"
                     : "check ingest.token (or the file in ingest.tokenFile) with central's team";
             case 404, 405, 410 -> "check the path in ingest.url (central's ingest endpoint, e.g. /ingest)";
@@ -164,7 +164,7 @@ final class RequestSteps {
     }
 
     private String authenticated() {
-        return settings.oauth2().isPresent() ? " (with the OAuth2 token)" : bearer != null ? " (with ingest.token)"
+        return settings.credentials().oauth2().isPresent() ? " (with the OAuth2 token)" : bearer != null ? " (with ingest.token)"
                 : " (no token sent)";
     }
 

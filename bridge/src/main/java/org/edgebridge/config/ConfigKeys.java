@@ -89,9 +89,8 @@ public final class ConfigKeys {
             "longest topic of a PUBLISH or a Last Will, in UTF-8 bytes; a longer PUBLISH closes the connection, a longer "
             + "will refuses the CONNECT (CONNACK 5)");
     public static final ConfigKey<Integer> MQTT_MAX_QUEUED_RECEIPTS = intKey("mqtt.maxQueuedReceipts", 2000, 10, 1_000_000,
-            "receipts the broker holds queued for one device that does not read them (past the 10 in flight); past it a "
-            + "receipt is not queued, and the outbox answers the device's resend with it (keep it above the receipts one device "
-            + "gets in a burst: forwarder.maxEvents finals of one request)");
+            "receipts the broker holds queued for one device that does not read them (past the 10 in flight); a receipt "
+            + "past it is not lost: the device's resend gets it (docs/protocol.md §1.6)");
     public static final ConfigKey<Long> MQTT_MAX_QUEUED_RECEIPT_BYTES = sizeKey("mqtt.maxQueuedReceiptBytes", "1MiB",
             16 * KiB, 1024 * MiB, "the same bound in bytes, per device");
     public static final ConfigKey<Integer> MQTT_MAX_QUEUED_RECEIPTS_TOTAL = intKey("mqtt.maxQueuedReceiptsTotal", 200_000, 10,
@@ -128,10 +127,8 @@ public final class ConfigKeys {
     public static final ConfigKey<Integer> AUTH_QUEUE = intKey("auth.queue", 256, 1, 100_000,
             "CONNECTs that may wait for a password check; past it they are refused with CONNACK 3");
     public static final ConfigKey<Integer> AUTH_QUEUE_PER_ADDRESS = intKey("auth.queuePerAddress", 8, 1, 100_000,
-            "password checks waiting or running for one source address (IPv4 address, IPv6 /64), counted when queued; past "
-            + "it a CONNECT is refused with CONNACK 3 without a check. Client ids whose password was verified before, also "
-            + "before a restart (data.dir/recent-logins), wait in a lane of their own (auth.queue long, one check per client "
-            + "id), ahead of the others");
+            "password checks waiting or running for one source address (IPv4, IPv6 /64); past it CONNACK 3 without a "
+            + "check. Client ids verified before wait in a lane of their own (docs/device-security.md, 'Credentials')");
     public static final ConfigKey<Integer> AUTH_FAILED_LOGINS_PER_CLIENT_ID = intKey("auth.failedLoginsPerClientId", 10, 1, 1_000_000,
             "failed logins of one client id per minute after which its CONNECTs "
             + "are refused with CONNACK 3 for the rest of that minute");
@@ -180,10 +177,9 @@ public final class ConfigKeys {
     public static final ConfigKey<Integer> INTAKE_MAX_JSON_NUMBER_LENGTH = intKey("intake.maxJsonNumberLength", 100, 1, 1000,
             "most characters in one JSON number of a command payload; longer ones are rejected json_limit_exceeded");
     public static final ConfigKey<ExpiryRules> INTAKE_EXPIRY_BY_TYPE = new ConfigKey<>("intake.expiryByType", "none",
-            "none, or type=duration,…", "how long commands of a type stay worth applying: rules pattern=duration separated "
-            + "by commas (gate/open=10m,batch/#=2h; + one level, a last # any levels), the first that matches the type "
-            + "wins; a command still unsent then becomes final rejected / expired (docs/protocol.md §1.4); a payload's "
-            + "expiresAt that is earlier wins", ValueParsers::expiryRules, null);
+            "none, or type=duration,…", "how long commands of a type stay worth applying: "
+            + "pattern=duration rules, comma-separated, first match wins (gate/open=10m,batch/#=2h); an unsent command then "
+            + "becomes rejected / expired (docs/protocol.md §1.4)", ValueParsers::expiryRules, null);
     public static final ConfigKey<Duration> INTAKE_MAX_EXPIRES_IN = durationKey("intake.maxExpiresIn", "366d",
             Duration.ofMinutes(1), Duration.ofDays(36_525), "latest expiresAt a command may carry, counted from its arrival; "
             + "one later (or with a year not of four digits) is rejected invalid_expires_at");
@@ -252,12 +248,8 @@ public final class ConfigKeys {
             Duration.ofSeconds(1), Duration.ofDays(1),
             "longest wait central can ask for (Retry-After, retryAfterMs); longer ones are clamped to it");
     public static final ConfigKey<Integer> FORWARDER_MAX_SERVER_ERRORS = intKey("forwarder.maxServerErrors", 5, 1, 1_000_000,
-            "times central fails on one event alone (a 5xx, 503 included, a dropped connection, a timeout, a 403 or a 4xx such as "
-            + "409, with proof that it answers other events) or answers without its receipt, before the event is parked (code "
-            + "ingest_server_error, ingest_unavailable, ingest_connection_dropped, ingest_timeout, ingest_forbidden, ingest_refused "
-            + "or central_no_receipt); other events go on. While central fails more than one in twenty requests without a "
-            + "suspect, more failures in a row are needed (7 at one in ten, 22 at one in two), so that chance does not park "
-            + "an innocent event");
+            "times central fails on one event alone, or leaves out its receipt, before the event is parked (codes: "
+            + "docs/protocol.md §2.4); more while central fails over one request in twenty (docs/forwarding.md, 'Blame')");
 
     /** Every key, in the order of the reference. */
     public static final List<ConfigKey<?>> ALL = List.of(

@@ -26,6 +26,7 @@ import org.edgebridge.intake.IntakeSettings;
 import org.edgebridge.intake.JsonLimits;
 import org.edgebridge.outbox.DeviceShare;
 import org.edgebridge.outbox.RetentionSettings;
+import org.edgebridge.unit.DataSize;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -216,21 +217,28 @@ public final class ConfigLoader {
         Optional<TlsSettings> tls = v.get(TLS_CERT_FILE).map(cert -> new TlsSettings(
                 v.get(TLS_PORT), cert, v.get(TLS_KEY_FILE).orElseThrow(), v.get(TLS_CA_FILE), v.get(TLS_CLIENT_AUTH)));
         BrokerSettings broker = new BrokerSettings(
-                v.get(MQTT_HOST), v.get(MQTT_PORT), v.get(MQTT_TOPIC_PREFIX), v.get(MQTT_MAX_PACKET_BYTES),
-                v.get(MQTT_SESSION_QUEUE_SIZE), v.get(MQTT_SESSION_EXPIRY), dataDir.resolve("broker"), tls,
-                v.get(AUTH_ANONYMOUS), v.get(AUTH_PASSWORD_FILE), v.get(MQTT_TAKEOVER_ALARM_PER_MINUTE),
-                v.get(MQTT_THROTTLE_TAKEOVERS),
-                new BrokerSettings.LoginSettings(v.get(AUTH_THREADS), v.get(AUTH_QUEUE), v.get(AUTH_QUEUE_PER_ADDRESS),
-                        v.get(AUTH_FAILED_LOGINS_PER_CLIENT_ID), v.get(AUTH_FAILED_LOGINS_PER_ADDRESS),
-                        dataDir.resolve("certificate-devices"), dataDir.resolve("recent-logins"), v.get(AUTH_MAX_CERTIFICATE_DEVICES),
-                        v.get(AUTH_CERTIFICATE_CLIENT_IDS)),
-                maxWaitingPublishes(v.get(INTAKE_MAX_QUEUED_BYTES), v.get(MQTT_MAX_PACKET_BYTES)),
-                new BrokerSettings.Limits(v.get(MQTT_MAX_CONNECTIONS), v.get(MQTT_MAX_CONNECTIONS_PER_ADDRESS),
-                        v.get(MQTT_MAX_CONNECT_BYTES), v.get(MQTT_CONNECT_TIMEOUT), v.get(MQTT_MAX_KNOWN_DEVICES),
-                        v.get(MQTT_MAX_TOPIC_BYTES), v.get(MQTT_MAX_QUEUED_RECEIPTS), v.get(MQTT_MAX_QUEUED_RECEIPT_BYTES),
-                        v.get(MQTT_MAX_QUEUED_RECEIPTS_TOTAL), v.get(MQTT_MAX_QUEUED_RECEIPT_BYTES_TOTAL),
-                        v.get(MQTT_MAX_CONNECTIONS_BEFORE_LOGIN), v.get(MQTT_MAX_CONNECTIONS_BEFORE_LOGIN_PER_NETWORK),
-                        v.get(MQTT_MAX_HELD_PACKETS)));
+                new BrokerSettings.Listener(v.get(MQTT_HOST), v.get(MQTT_PORT), tls),
+                new BrokerSettings.Publishes(v.get(MQTT_TOPIC_PREFIX), DataSize.ofBytes(v.get(MQTT_MAX_PACKET_BYTES)),
+                        maxWaitingPublishes(v.get(INTAKE_MAX_QUEUED_BYTES), v.get(MQTT_MAX_PACKET_BYTES))),
+                new BrokerSettings.Sessions(dataDir.resolve("broker"), v.get(MQTT_SESSION_QUEUE_SIZE),
+                        v.get(MQTT_SESSION_EXPIRY), v.get(MQTT_TAKEOVER_ALARM_PER_MINUTE), v.get(MQTT_THROTTLE_TAKEOVERS)),
+                new BrokerSettings.LoginSettings(v.get(AUTH_ANONYMOUS), v.get(AUTH_PASSWORD_FILE), v.get(AUTH_THREADS),
+                        new BrokerSettings.PasswordQueue(v.get(AUTH_QUEUE), dataDir.resolve("recent-logins"),
+                                v.get(AUTH_QUEUE_PER_ADDRESS)),
+                        new BrokerSettings.LoginThrottle(v.get(AUTH_FAILED_LOGINS_PER_CLIENT_ID),
+                                v.get(AUTH_FAILED_LOGINS_PER_ADDRESS)),
+                        new BrokerSettings.CertificateLogins(dataDir.resolve("certificate-devices"),
+                                v.get(AUTH_MAX_CERTIFICATE_DEVICES), v.get(AUTH_CERTIFICATE_CLIENT_IDS))),
+                new BrokerSettings.Limits(
+                        new BrokerSettings.Connections(v.get(MQTT_MAX_CONNECTIONS), v.get(MQTT_CONNECT_TIMEOUT),
+                                v.get(MQTT_MAX_CONNECTIONS_PER_ADDRESS), DataSize.ofBytes(v.get(MQTT_MAX_CONNECT_BYTES)),
+                                v.get(MQTT_MAX_HELD_PACKETS)),
+                        new BrokerSettings.BeforeLogin(v.get(MQTT_MAX_CONNECTIONS_BEFORE_LOGIN),
+                                v.get(MQTT_MAX_CONNECTIONS_BEFORE_LOGIN_PER_NETWORK)),
+                        new BrokerSettings.QueuedReceipts(v.get(MQTT_MAX_QUEUED_RECEIPTS),
+                                DataSize.ofBytes(v.get(MQTT_MAX_QUEUED_RECEIPT_BYTES)), v.get(MQTT_MAX_QUEUED_RECEIPTS_TOTAL),
+                                DataSize.ofBytes(v.get(MQTT_MAX_QUEUED_RECEIPT_BYTES_TOTAL))),
+                        v.get(MQTT_MAX_KNOWN_DEVICES), DataSize.ofBytes(v.get(MQTT_MAX_TOPIC_BYTES))));
         IntakeSettings intake = new IntakeSettings(
                 v.get(INTAKE_MAX_PAYLOAD_BYTES), v.get(INTAKE_MAX_BATCH), v.get(INTAKE_QUEUE_CAPACITY),
                 v.get(OUTBOX_MAX_PENDING), v.get(OUTBOX_MIN_FREE_DISK), v.get(OUTBOX_FULL_RETRY_AFTER),
@@ -242,16 +250,20 @@ public final class ConfigLoader {
                 v.get(OUTBOX_RETENTION), v.get(OUTBOX_PURGE_BATCH), v.get(OUTBOX_PURGE_INTERVAL),
                 v.get(OUTBOX_DEVICE_RETENTION));
         ForwarderSettings forwarder = new ForwarderSettings(
-                v.get(EDGE_ID), v.get(INGEST_URL), ingestToken, v.get(INGEST_CA_FILE), v.get(INGEST_TIMEOUT),
-                v.get(FORWARDER_MAX_EVENTS), v.get(FORWARDER_MAX_BYTES), v.get(FORWARDER_LINGER),
-                v.get(FORWARDER_REQUESTS_PER_SECOND), v.get(FORWARDER_EVENTS_PER_SECOND),
-                v.get(FORWARDER_MAX_CONCURRENT_REQUESTS), v.get(FORWARDER_MAX_ATTEMPTS),
-                v.get(FORWARDER_BACKOFF_INITIAL), v.get(FORWARDER_BACKOFF_MAX), v.get(FORWARDER_AUTH_RETRY_INTERVAL),
-                v.get(FORWARDER_BREAKER_FAILURE_RATE), v.get(FORWARDER_BREAKER_OPEN_FOR), v.get(FORWARDER_MAX_RETRY_AFTER),
-                v.get(FORWARDER_MAX_SERVER_ERRORS), v.get(INGEST_MAX_REPLY_BYTES),
-                new ReceiptCaps(v.get(INGEST_MAX_RECEIPT_RESULT_BYTES), v.get(INGEST_MAX_RECEIPT_MESSAGE_BYTES),
-                        v.get(INGEST_MAX_RECEIPT_CODE_BYTES)), v.get(INGEST_PROXY), v.get(INGEST_COMPRESSION),
-                IngestCredentials.clientCertificate(v), IngestCredentials.oauth2(v));
+                new ForwarderSettings.Central(v.get(EDGE_ID), v.get(INGEST_URL), v.get(INGEST_PROXY), v.get(INGEST_COMPRESSION)),
+                new ForwarderSettings.Credentials(ingestToken, v.get(INGEST_CA_FILE), IngestCredentials.clientCertificate(v),
+                        IngestCredentials.oauth2(v)),
+                new ForwarderSettings.Batching(v.get(FORWARDER_MAX_EVENTS), DataSize.ofBytes(v.get(FORWARDER_MAX_BYTES)),
+                        v.get(FORWARDER_LINGER), v.get(FORWARDER_EVENTS_PER_SECOND)),
+                new ForwarderSettings.Requests(v.get(FORWARDER_MAX_CONCURRENT_REQUESTS), v.get(INGEST_TIMEOUT),
+                        v.get(FORWARDER_REQUESTS_PER_SECOND), DataSize.ofBytes(v.get(INGEST_MAX_REPLY_BYTES)),
+                        new ReceiptCaps(v.get(INGEST_MAX_RECEIPT_RESULT_BYTES), v.get(INGEST_MAX_RECEIPT_MESSAGE_BYTES),
+                                v.get(INGEST_MAX_RECEIPT_CODE_BYTES))),
+                new ForwarderSettings.Retries(v.get(FORWARDER_MAX_ATTEMPTS),
+                        new ForwarderSettings.Backoff(v.get(FORWARDER_BACKOFF_INITIAL), v.get(FORWARDER_BACKOFF_MAX)),
+                        v.get(FORWARDER_MAX_RETRY_AFTER), v.get(FORWARDER_MAX_SERVER_ERRORS),
+                        v.get(FORWARDER_AUTH_RETRY_INTERVAL)),
+                new ForwarderSettings.Breaker(v.get(FORWARDER_BREAKER_FAILURE_RATE), v.get(FORWARDER_BREAKER_OPEN_FOR)));
         AdminSettings admin = new AdminSettings(v.get(ADMIN_HOST), v.get(ADMIN_PORT), adminToken,
                 AdminSettings.readsNeedToken(v.get(ADMIN_HOST), v.get(ADMIN_TOKEN_FOR_READS)));
         return new BridgeConfig(v.get(EDGE_ID), v.get(EDGE_BEHIND_BALANCER), dataDir, broker, intake, retention, forwarder, admin,

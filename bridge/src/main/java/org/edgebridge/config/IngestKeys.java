@@ -28,9 +28,8 @@ public final class IngestKeys {
     public static final ConfigKey<Optional<Path>> INGEST_CA_FILE = optionalPathKey("ingest.caFile",
             "CA certificates (PEM) to trust for an https:// ingest.url, instead of the JVM's trust store");
     public static final ConfigKey<Optional<Path>> INGEST_CERT_FILE = optionalPathKey("ingest.certFile",
-            "client certificate chain (PEM, leaf first) presented to an https:// central that asks for one (mTLS); with "
-            + "ingest.keyFile; both files are looked at before each request and a changed pair is used from then on "
-            + "(no restart); a changed pair that cannot be used leaves the previous one in use (alarm ingest_certificate_unusable)");
+            "client certificate chain (PEM, leaf first) for an https:// central that asks for one (mTLS), with "
+            + "ingest.keyFile; a renewed pair is used without a restart (docs/forwarding.md, 'Client certificate (mTLS)')");
     public static final ConfigKey<Optional<Path>> INGEST_KEY_FILE = optionalPathKey("ingest.keyFile",
             "private key of ingest.certFile, PEM PKCS#8 unencrypted (BEGIN PRIVATE KEY); readable by its owner only, "
             + "or refused");
@@ -38,11 +37,8 @@ public final class IngestKeys {
             Duration.ofHours(1), Duration.ofDays(365), "how long before ingest.certFile's certificate expires the alarm "
             + "ingest_certificate_expiring is raised (ingest_certificate_expired once it has)");
     public static final ConfigKey<Optional<URI>> INGEST_OAUTH2_TOKEN_URL = ConfigKey.optionalHttpUrlKey("ingest.oauth2.tokenUrl",
-            "OAuth2 token endpoint: the bearer token for central comes from it (client credentials grant), cached until "
-            + "shortly before it expires and renewed once on central's 401; needs ingest.oauth2.clientId and "
-            + "ingest.oauth2.clientSecretFile, not together with ingest.token(File); reached as central is (ingest.proxy, "
-            + "ingest.caFile, ingest.certFile); its failures back off and raise ingest_token_endpoint_failing, central's "
-            + "circuit breaker and the commands' counts stay as they are");
+            "OAuth2 token endpoint (client credentials grant) for central's bearer token; needs ingest.oauth2.clientId and "
+            + "ingest.oauth2.clientSecretFile, not with ingest.token(File) (docs/forwarding.md, 'OAuth2 client credentials')");
     public static final ConfigKey<Optional<String>> INGEST_OAUTH2_CLIENT_ID = optionalTextKey("ingest.oauth2.clientId",
             "the bridge's client id at the token endpoint");
     public static final ConfigKey<Optional<Path>> INGEST_OAUTH2_CLIENT_SECRET_FILE = optionalPathKey(

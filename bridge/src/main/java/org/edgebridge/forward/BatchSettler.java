@@ -36,7 +36,7 @@ final class BatchSettler {
 
     /** Commits central's answer. */
     void settle(String batchId, List<Settlement> settlements) {
-        commit(batchId, settlements, () -> outbox.settle(batchId, settlements, settings.maxAttempts()));
+        commit(batchId, settlements, () -> outbox.settle(batchId, settlements, settings.retries().maxAttempts()));
     }
 
     /**
@@ -49,7 +49,7 @@ final class BatchSettler {
             settle(batchId, settlements);
             return;
         }
-        commit(batchId, settlements, () -> outbox.settleAndClaim(batchId, settlements, settings.maxAttempts(), next.get()))
+        commit(batchId, settlements, () -> outbox.settleAndClaim(batchId, settlements, settings.retries().maxAttempts(), next.get()))
                 .ifPresent(result -> ahead.add(next.get(), result.claimed()));
     }
 
@@ -93,7 +93,7 @@ final class BatchSettler {
     /** Commits the answers kept by {@link #settle}. @return true when none is left */
     boolean settleKept() {
         return unsettled.commitAll(answer -> {
-            ForwarderOutbox.SettleResult result = outbox.settle(answer.batchId(), answer.settlements(), settings.maxAttempts());
+            ForwarderOutbox.SettleResult result = outbox.settle(answer.batchId(), answer.settlements(), settings.retries().maxAttempts());
             LOG.info("committed a kept answer of central for {} events", answer.settlements().size());
             return result;
         }, this::applied);
@@ -103,8 +103,8 @@ final class BatchSettler {
         if (result.parked() > 0) {
             parked.addAndGet(result.parked());
             LOG.warn("{} commands parked (after {} retry_later answers from central, or {} rounds in which central failed on "
-                    + "them alone); an admin must requeue or reject them", result.parked(), settings.maxAttempts(),
-                    settings.maxServerErrors());
+                    + "them alone); an admin must requeue or reject them", result.parked(), settings.retries().maxAttempts(),
+                    settings.retries().maxServerErrors());
         }
         if (result.finals().isEmpty()) {
             return;

@@ -92,7 +92,7 @@ final class CentralCall {
         if (wait > 0) {
             rateLimitWait.sleep(Duration.ofNanos(wait));
         }
-        byte[] body = IngestRequest.body(settings.edgeId(), batchId, events, expired);
+        byte[] body = IngestRequest.body(settings.central().edgeId(), batchId, events, expired);
         Optional<String> bearer;
         try {
             bearer = authorization.bearer();

@@ -32,10 +32,10 @@ final class CentralGuards {
                 .slidingWindowType(CircuitBreakerConfig.SlidingWindowType.COUNT_BASED)
                 .slidingWindowSize(20)
                 .minimumNumberOfCalls(5)
-                .failureRateThreshold(settings.breakerFailureRate())
-                .slowCallDurationThreshold(settings.timeout())
+                .failureRateThreshold(settings.breaker().failureRate())
+                .slowCallDurationThreshold(settings.requests().timeout())
                 .slowCallRateThreshold(100)
-                .waitDurationInOpenState(settings.breakerOpenFor())
+                .waitDurationInOpenState(settings.breaker().openFor())
                 .permittedNumberOfCallsInHalfOpenState(1)
                 // the breaker owns its permit: calls go through executeSupplier, which records each result
                 // (CentralCall.Sent) as a failure or a success and releases the permit whatever happens
@@ -45,10 +45,10 @@ final class CentralGuards {
                 // claims anything: the forwarder sees OPEN and waits without claiming
                 .clock(clock)
                 .build());
-        this.requests = evenlySpaced("central-requests", settings.requestsPerSecond());
-        this.events = limiter("central-events", settings.eventsPerSecond(), settings.batchLimit());
+        this.requests = evenlySpaced("central-requests", settings.requests().perSecond());
+        this.events = limiter("central-events", settings.batching().eventsPerSecond(), settings.batching().limit());
         this.bulkhead = bulkheads.bulkhead("central", BulkheadConfig.custom()
-                .maxConcurrentCalls(settings.maxConcurrentRequests())
+                .maxConcurrentCalls(settings.requests().maxConcurrent())
                 .maxWaitDuration(Duration.ZERO)
                 .build());
     }

@@ -53,7 +53,7 @@ final class ClaimedAhead {
         if (!batches.isEmpty() || guards.untilRequestPermit().compareTo(MAX_PERMIT_WAIT) > 0) {
             return Optional.empty();
         }
-        return Optional.of(new ForwarderOutbox.NextClaim(settings.batchLimit(), IngestRequest.eventBudget(settings),
+        return Optional.of(new ForwarderOutbox.NextClaim(settings.batching().limit(), IngestRequest.eventBudget(settings),
                 IngestRequest::eventBytes, storedUpTo.getAsLong(), BatchIds.next()));
     }
 

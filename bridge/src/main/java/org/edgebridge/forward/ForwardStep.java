@@ -115,7 +115,7 @@ final class ForwardStep {
             Optional<ClaimedAhead.Batch> ahead = claimedAhead.take();
             String claimId = ahead.map(ClaimedAhead.Batch::claimId).orElseGet(BatchIds::next);
             List<ClaimedEvent> events = ahead.isPresent() ? ahead.get().events()
-                    : outbox.claim(settings.batchLimit(), IngestRequest.eventBudget(settings), IngestRequest::eventBytes,
+                    : outbox.claim(settings.batching().limit(), IngestRequest.eventBudget(settings), IngestRequest::eventBytes,
                             storedUpTo.getAsLong(), claimId);
             if (events.isEmpty()) {
                 policy.enter(ForwarderState.IDLE);

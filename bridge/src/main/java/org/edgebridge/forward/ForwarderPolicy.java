@@ -43,7 +43,7 @@ final class ForwarderPolicy {
         this.settings = settings;
         this.clock = clock;
         this.breaker = breaker;
-        this.requestBackoff = new RequestBackoff(settings.backoffInitial(), settings.backoffMax());
+        this.requestBackoff = new RequestBackoff(settings.retries().backoff().initial(), settings.retries().backoff().max());
         breaker.getEventPublisher().onStateTransition(e -> {
             if (e.getStateTransition().getToState() == CircuitBreaker.State.OPEN) {
                 breakerOpenedAt = clock.instant();
@@ -72,7 +72,7 @@ final class ForwarderPolicy {
             return held(ForwarderState.BACKING_OFF, Duration.between(now, backoffEnds));
         }
         if (breaker.getState() == CircuitBreaker.State.OPEN) {
-            Duration left = Duration.between(now, breakerOpenedAt.plus(settings.breakerOpenFor()));
+            Duration left = Duration.between(now, breakerOpenedAt.plus(settings.breaker().openFor()));
             if (left.isNegative() || left.isZero()) {
                 halfOpen();
             } else {
@@ -188,9 +188,9 @@ final class ForwarderPolicy {
     void refused(String reason, boolean redirect) {
         if (pausedUntil == null) {
             LOG.error("central refused the bridge ({}): forwarding paused, retried every {} s; check ingest.url and ingest.token",
-                    reason, settings.authRetryInterval().toSeconds());
+                    reason, settings.retries().authRetryInterval().toSeconds());
         }
-        pausedUntil = clock.instant().plus(settings.authRetryInterval());
+        pausedUntil = clock.instant().plus(settings.retries().authRetryInterval());
         pauseReason = reason;
         pausedByRedirect = redirect;
         failure(reason);
@@ -243,7 +243,7 @@ final class ForwarderPolicy {
         Instant now = clock.instant();
         Instant next = until != null ? until : backoffUntil;
         if (breaker.getState() == CircuitBreaker.State.OPEN) {
-            Instant breakerEnds = breakerOpenedAt.plus(settings.breakerOpenFor());
+            Instant breakerEnds = breakerOpenedAt.plus(settings.breaker().openFor());
             next = breakerEnds.isAfter(next) ? breakerEnds : next;
         }
         return Optional.ofNullable(next.isAfter(now) ? next : null);

@@ -42,7 +42,7 @@ final class IngestRequest {
 
     /** The bytes of {@code forwarder.maxBytes} left for events once the request's envelope is counted. */
     static int eventBudget(ForwarderSettings settings) {
-        return (int) Math.max(0, settings.maxBytes() - ENVELOPE_BYTES - stringBytes(settings.edgeId()));
+        return (int) Math.max(0, settings.batching().maxBytes().intBytes() - ENVELOPE_BYTES - stringBytes(settings.central().edgeId()));
     }
 
     /** The most bytes Jackson writes for the characters of a JSON string (without its quotes). */

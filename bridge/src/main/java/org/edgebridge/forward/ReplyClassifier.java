@@ -107,7 +107,7 @@ final class ReplyClassifier {
             return new RequestOutcome.Failed("central answered " + reply.status() + " without a receipts array"
                     + bodyExcerpt(reply.body()), RequestOutcome.Cause.NO_RECEIPTS);
         }
-        ReceiptCheck.Checked checked = ReceiptCheck.check(list, events, settings.receiptCaps());
+        ReceiptCheck.Checked checked = ReceiptCheck.check(list, events, settings.requests().receiptCaps());
         if (checked.believed().isEmpty()) {
             // no receipt central can be believed on (none, or only unknown statuses or oversized fields): the request
             // failed as a whole, like a 5xx; blaming every event of it would park a backlog for central's fault
@@ -142,7 +142,7 @@ final class ReplyClassifier {
                 JsonNode after = r.get("retryAfterMs");
                 Duration floor = backoff(e.attempt());
                 Duration asked = after != null && after.isNumber() && after.asDouble() >= 0
-                        ? clamp(after.canConvertToLong() ? Duration.ofMillis(after.asLong()) : settings.maxRetryAfter())
+                        ? clamp(after.canConvertToLong() ? Duration.ofMillis(after.asLong()) : settings.retries().maxRetryAfter())
                         : floor;
                 Duration wait = asked.compareTo(floor) >= 0 ? asked : floor;
                 String code = text(r, "code");
@@ -174,13 +174,13 @@ final class ReplyClassifier {
     /** {@link #backoff(int)} of these settings. */
     static Duration backoff(ForwarderSettings settings, int attempt) {
         int doublings = Math.min(Math.max(attempt - 1, 0), 30);
-        Duration d = settings.backoffInitial().multipliedBy(1L << doublings);
-        return d.compareTo(settings.backoffMax()) > 0 ? settings.backoffMax() : d;
+        Duration d = settings.retries().backoff().initial().multipliedBy(1L << doublings);
+        return d.compareTo(settings.retries().backoff().max()) > 0 ? settings.retries().backoff().max() : d;
     }
 
     /** A wait that central asked for, at most {@code forwarder.maxRetryAfter}: central's numbers are not trusted. */
     Duration clamp(Duration fromCentral) {
-        return fromCentral.compareTo(settings.maxRetryAfter()) > 0 ? settings.maxRetryAfter() : fromCentral;
+        return fromCentral.compareTo(settings.retries().maxRetryAfter()) > 0 ? settings.retries().maxRetryAfter() : fromCentral;
     }
 
     /** Retry-After as seconds or an HTTP date (RFC 9110 §10.2.3), at most {@code forwarder.maxRetryAfter}. */

@@ -26,16 +26,16 @@ class ConfigLoaderTest {
     void defaults_are_the_documented_ones() {
         BridgeConfig c = ConfigLoader.load(null, List.of());
         assertThat(c.edgeId()).isEqualTo("edge-01");
-        assertThat(c.broker().port()).isEqualTo(1883);
-        assertThat(c.broker().anonymous()).isFalse();
-        assertThat(c.broker().tls()).isEmpty();
+        assertThat(c.broker().listener().port()).isEqualTo(1883);
+        assertThat(c.broker().login().anonymous()).isFalse();
+        assertThat(c.broker().listener().tls()).isEmpty();
         assertThat(c.admin().host()).isEqualTo("127.0.0.1");
         assertThat(c.admin().port()).isEqualTo(8080);
         assertThat(c.intake().maxPayloadBytes()).isEqualTo(262_144);
-        assertThat(c.forwarder().maxEvents()).isEqualTo(500);
-        assertThat(c.forwarder().maxBytes()).isEqualTo(1024 * 1024);
-        assertThat(c.forwarder().maxAttempts()).isEqualTo(50);
-        assertThat(c.forwarder().authRetryInterval()).isEqualTo(Duration.ofSeconds(60));
+        assertThat(c.forwarder().batching().maxEvents()).isEqualTo(500);
+        assertThat(c.forwarder().batching().maxBytes().intBytes()).isEqualTo(1024 * 1024);
+        assertThat(c.forwarder().retries().maxAttempts()).isEqualTo(50);
+        assertThat(c.forwarder().retries().authRetryInterval()).isEqualTo(Duration.ofSeconds(60));
     }
 
     @Test
@@ -73,8 +73,8 @@ class ConfigLoaderTest {
         Path file = dir.resolve("b.yaml");
         Files.writeString(file, "mqtt:\n  port: 1999\nforwarder.maxEvents: 7\n");
         BridgeConfig c = ConfigLoader.load(file, List.of("mqtt.port=2000"));
-        assertThat(c.broker().port()).isEqualTo(2000);
-        assertThat(c.forwarder().maxEvents()).isEqualTo(7);
+        assertThat(c.broker().listener().port()).isEqualTo(2000);
+        assertThat(c.forwarder().batching().maxEvents()).isEqualTo(7);
     }
 
     @Test
@@ -142,9 +142,9 @@ class ConfigLoaderTest {
                 "EDGE_BRIDGE_FORWARDER_BACKOFFMAX", "2m", "PATH", "/usr/bin");
         BridgeConfig c = ConfigLoader.load(file, List.of("admin.port=8383"), Map.of(), env);
         assertThat(c.edgeId()).isEqualTo("from-file");
-        assertThat(c.broker().port()).as("the environment wins over the file").isEqualTo(1885);
+        assertThat(c.broker().listener().port()).as("the environment wins over the file").isEqualTo(1885);
         assertThat(c.admin().port()).as("--set wins over the environment").isEqualTo(8383);
-        assertThat(c.forwarder().backoffMax()).isEqualTo(Duration.ofMinutes(2));
+        assertThat(c.forwarder().retries().backoff().max()).isEqualTo(Duration.ofMinutes(2));
     }
 
     @Test
@@ -183,7 +183,7 @@ class ConfigLoaderTest {
     @Test
     void every_listener_port_takes_any_for_a_free_one_and_zero_keeps_its_meaning() throws IOException {
         BridgeConfig c = ConfigLoader.load(null, List.of("mqtt.port=any", "admin.port=any"));
-        assertThat(c.broker().port()).isEqualTo(BrokerSettings.ANY_PORT);
+        assertThat(c.broker().listener().port()).isEqualTo(BrokerSettings.ANY_PORT);
         assertThat(c.admin().port()).as("the admin listener's free port is 0, as it always was").isZero();
         assertThat(c.effective()).containsEntry("mqtt.port", "any").containsEntry("admin.port", "any");
         assertThat(ConfigLoader.load(null, List.of("admin.port=0")).admin().port()).isZero();
@@ -192,7 +192,7 @@ class ConfigLoaderTest {
         Path key = Files.writeString(dir.resolve("key.pem"), "not read here");
         BridgeConfig tls = ConfigLoader.load(null, List.of("mqtt.port=any", "tls.port=any", "tls.certFile=" + cert,
                 "tls.keyFile=" + key));
-        assertThat(tls.broker().tls().orElseThrow().port()).as("two 'any' ports are not the same port")
+        assertThat(tls.broker().listener().tls().orElseThrow().port()).as("two 'any' ports are not the same port")
                 .isEqualTo(BrokerSettings.ANY_PORT);
 
         assertThatThrownBy(() -> ConfigLoader.load(null, List.of("mqtt.port=free", "tls.port=0", "admin.port=-1")))
@@ -244,7 +244,7 @@ class ConfigLoaderTest {
         Files.writeString(file, "admin:\n  token: \"0777\"\ningest:\n  token: '12:30'\n");
         BridgeConfig quoted = ConfigLoader.load(file, List.of());
         assertThat(quoted.admin().token()).contains("0777");
-        assertThat(quoted.forwarder().token()).contains("12:30");
+        assertThat(quoted.forwarder().credentials().token()).contains("12:30");
     }
 
     @Test
@@ -279,9 +279,9 @@ class ConfigLoaderTest {
 
     @Test
     void ingest_proxy_takes_an_http_host_port_url_and_a_value_that_is_not_one_is_a_config_error() {
-        assertThat(ConfigLoader.load(null, List.of("ingest.proxy=http://proxy.site.example:3128")).forwarder().proxy())
+        assertThat(ConfigLoader.load(null, List.of("ingest.proxy=http://proxy.site.example:3128")).forwarder().central().proxy())
                 .contains(java.net.URI.create("http://proxy.site.example:3128"));
-        assertThat(ConfigLoader.load(null, List.of()).forwarder().proxy()).isEmpty();
+        assertThat(ConfigLoader.load(null, List.of()).forwarder().central().proxy()).isEmpty();
         for (String bad : List.of("proxy.site.example:3128", "http://proxy.site.example", "https://proxy:3128",
                 "http://user:pw@proxy:3128", "http://proxy:3128/path", "not a url")) {
             assertThatThrownBy(() -> ConfigLoader.load(null, List.of("ingest.proxy=" + bad))).as(bad)

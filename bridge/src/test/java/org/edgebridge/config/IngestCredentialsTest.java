@@ -38,11 +38,11 @@ class IngestCredentialsTest {
     @Test
     void a_usable_pair_is_taken_with_the_shipped_warning_of_14_days() {
         BridgeConfig c = ConfigLoader.load(null, List.of("ingest.certFile=" + cert, "ingest.keyFile=" + key));
-        assertThat(c.forwarder().clientCertificate()).hasValueSatisfying(s -> {
+        assertThat(c.forwarder().credentials().clientCertificate()).hasValueSatisfying(s -> {
             assertThat(s.certFile()).isEqualTo(cert);
             assertThat(s.expiryWarning()).isEqualTo(Duration.ofDays(14));
         });
-        assertThat(ConfigLoader.load(null, List.of()).forwarder().clientCertificate()).isEmpty();
+        assertThat(ConfigLoader.load(null, List.of()).forwarder().credentials().clientCertificate()).isEmpty();
     }
 
     @Test
@@ -94,7 +94,7 @@ class IngestCredentialsTest {
         Instant now = Instant.now();
         DevCertificates.issueClient(dir, "edge-01", now.minus(Duration.ofDays(9)), now.minus(Duration.ofDays(1)), cert, key);
         assertThat(ConfigLoader.load(null, List.of("ingest.certFile=" + cert, "ingest.keyFile=" + key))
-                .forwarder().clientCertificate()).isPresent();
+                .forwarder().credentials().clientCertificate()).isPresent();
     }
 
     private Path clientSecret(String mode) throws Exception {
@@ -109,13 +109,13 @@ class IngestCredentialsTest {
         Path secret = clientSecret("rw-------");
         BridgeConfig c = ConfigLoader.load(null, List.of("ingest.oauth2.tokenUrl=https://idp.example/oauth2/token",
                 "ingest.oauth2.clientId=edge-01", "ingest.oauth2.clientSecretFile=" + secret, "ingest.oauth2.scope=ingest"));
-        assertThat(c.forwarder().oauth2()).hasValueSatisfying(o -> {
+        assertThat(c.forwarder().credentials().oauth2()).hasValueSatisfying(o -> {
             assertThat(o.clientId()).isEqualTo("edge-01");
             assertThat(o.scope()).contains("ingest");
             assertThat(o.audience()).isEmpty();
             assertThat(o.clientAuth()).isEqualTo(org.edgebridge.forward.auth.OAuth2Settings.ClientAuth.BASIC);
         });
-        assertThat(c.forwarder().token()).isEmpty();
+        assertThat(c.forwarder().credentials().token()).isEmpty();
         assertThat(c.masked().values()).doesNotContain("s3cret");
         assertThat(ConfigWarnings.of(c)).noneMatch(w -> w.contains("oauth2"));
     }

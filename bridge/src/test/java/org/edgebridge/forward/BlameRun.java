@@ -77,7 +77,7 @@ final class BlameRun {
         scenario.arrivals().forEach(a -> expiresAt.put(a.commandId(), a.expiresAt()));
         this.config = ConfigLoader.load(null, List.of("ingest.url=http://127.0.0.1:9/ingest",
                 "forwarder.requestsPerSecond=100000", "forwarder.eventsPerSecond=1000000"));
-        this.central = new ScriptedCentral(scenario, clock, config.forwarder().timeout());
+        this.central = new ScriptedCentral(scenario, clock, config.forwarder().requests().timeout());
     }
 
     List<String> run() {
@@ -215,7 +215,7 @@ final class BlameRun {
 
     private void check() {
         LONGEST_STEP.accumulateAndGet(longestStep.toMillis(), Math::max);
-        Duration stepBound = config.forwarder().timeout().multipliedBy(STEP_TIMEOUTS).plusSeconds(1);
+        Duration stepBound = config.forwarder().requests().timeout().multipliedBy(STEP_TIMEOUTS).plusSeconds(1);
         if (longestStep.compareTo(stepBound) > 0) {
             found.add("I3: a step held the forwarder " + longestStep.toMillis() + " ms (bound " + stepBound.toMillis() + ")");
         }

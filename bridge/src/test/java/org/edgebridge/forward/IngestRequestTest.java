@@ -22,7 +22,7 @@ class IngestRequestTest {
     }
 
     private long envelope() {
-        return settings.maxBytes() - IngestRequest.eventBudget(settings);
+        return settings.batching().maxBytes().intBytes() - IngestRequest.eventBudget(settings);
     }
 
     private static long sizes(List<ClaimedEvent> events) {

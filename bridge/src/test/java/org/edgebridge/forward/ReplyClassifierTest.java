@@ -23,7 +23,7 @@ class ReplyClassifierTest {
             "ingest.url=http://127.0.0.1:1/ingest", "forwarder.backoffInitial=100ms", "forwarder.backoffMax=1s",
             "forwarder.maxRetryAfter=30s")).forwarder();
     private final ReplyClassifier classifier = new ReplyClassifier(SETTINGS, clock, new AloneFailures(
-            SETTINGS.maxServerErrors(), SETTINGS::maxServerErrors, n -> ReplyClassifier.backoff(SETTINGS, n)));
+            SETTINGS.retries().maxServerErrors(), () -> SETTINGS.retries().maxServerErrors(), n -> ReplyClassifier.backoff(SETTINGS, n)));
 
     private static ClaimedEvent event(long id, String device, String eventId, int attempt) {
         return new ClaimedEvent(id, device, eventId, id, "devices/" + device + "/commands/t", "t",

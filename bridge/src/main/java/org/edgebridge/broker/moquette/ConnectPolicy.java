@@ -118,10 +118,10 @@ final class ConnectPolicy {
             LastWill will = null;
             if (header.isWillFlag()) {
                 String willTopic = connect.payload().willTopic();
-                if (willTopic != null && ByteBufUtil.utf8Bytes(willTopic) > settings.limits().maxTopicBytes()) {
+                if (willTopic != null && ByteBufUtil.utf8Bytes(willTopic) > settings.limits().maxTopic().intBytes()) {
                     limits.topicTooLong();
                     log.warn("will", clientId, "refused CONNECT of " + RefusalLog.quote(clientId) + " with CONNACK 5: its Last Will's topic "
-                            + "is longer than mqtt.maxTopicBytes (" + settings.limits().maxTopicBytes() + " bytes)");
+                            + "is longer than mqtt.maxTopicBytes (" + settings.limits().maxTopic().intBytes() + " bytes)");
                     return refuse(MqttConnectReturnCode.CONNECTION_REFUSED_NOT_AUTHORIZED);
                 }
                 if (topics.commandType(clientId, willTopic) == null) {
@@ -134,8 +134,8 @@ final class ConnectPolicy {
                 byte[] payload = connect.payload().willMessageInBytes();
                 will = new LastWill(clientId, willTopic, payload == null ? new byte[0] : payload);
             }
-            if (settings.throttleTakeovers()
-                    && devices.recentTakeovers(clientId) >= settings.takeoverAlarmPerMinute()) {
+            if (settings.sessions().throttleTakeovers()
+                    && devices.recentTakeovers(clientId) >= settings.sessions().takeoverAlarmPerMinute()) {
                 devices.refusedConnect(clientId);
                 return refuse(MqttConnectReturnCode.CONNECTION_REFUSED_SERVER_UNAVAILABLE);
             }

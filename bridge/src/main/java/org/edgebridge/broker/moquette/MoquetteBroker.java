@@ -84,7 +84,7 @@ public final class MoquetteBroker implements BrokerEngine {
     public MoquetteBroker(BrokerEngine.Parts parts) {
         this.settings = parts.settings();
         this.clock = parts.clock();
-        this.topics = new Topics(settings.topicPrefix());
+        this.topics = new Topics(settings.publishes().topicPrefix());
         this.commands = parts.commands();
         this.devices = parts.devices();
         this.login = parts.login();
@@ -100,16 +100,16 @@ public final class MoquetteBroker implements BrokerEngine {
             }
         }));
         this.receipts = new ReceiptsOut(topics, refusals,
-                new ReceiptQueues(settings.limits().maxQueuedReceipts(), settings.limits().maxQueuedReceiptBytes(),
-                        settings.limits().maxQueuedReceiptsTotal(), settings.limits().maxQueuedReceiptBytesTotal()));
-        this.connections = new ConnectionLimits(settings.limits().maxConnections(), settings.limits().maxConnectionsPerAddress(),
-                settings.limits().maxConnectionsBeforeLogin(), settings.limits().maxConnectionsBeforeLoginPerNetwork(), limits,
+                new ReceiptQueues(settings.limits().receipts().perDevice(), settings.limits().receipts().bytesPerDevice().bytes(),
+                        settings.limits().receipts().total(), settings.limits().receipts().bytesTotal().bytes()));
+        this.connections = new ConnectionLimits(settings.limits().connections().max(), settings.limits().connections().maxPerAddress(),
+                settings.limits().beforeLogin().max(), settings.limits().beforeLogin().maxPerNetwork(), limits,
                 refusals);
     }
 
     /** Starts Moquette ({@link MoquetteStart}), then the listeners, and checks that each accepts connections. */
     public synchronized void start() {
-        Optional<SslContext> ssl = settings.tls().map(t -> new PemSslContextCreator(t).build());
+        Optional<SslContext> ssl = settings.listener().tls().map(t -> new PemSslContextCreator(t).build());
         List<InterceptHandler> handlers = List.of(new CommandInterceptor(topics, clock, commands, devices, this::onLoopDeath));
         DeviceAuthorizer authorizer = new DeviceAuthorizer(topics, acl::publish, acl::subscribe);
         ConnectPolicy policy = new ConnectPolicy(settings, topics, devices, refusals, certificates, limits);
@@ -131,31 +131,31 @@ public final class MoquetteBroker implements BrokerEngine {
             Supplier<ChannelHandler> sessionCheck = () -> new SessionSubscriptionCheck(
                     (clientId, topic) -> MoquetteInternals.routesTo(s, clientId, topic), topics);
             InboundBackPressure pressure = new InboundBackPressure(MoquetteInternals.inboundBacklog(s),
-                    settings.maxWaitingPublishes());
+                    settings.publishes().maxWaiting());
             backPressure = pressure;
             Supplier<ChannelHandler> gate = () -> new ConnectGate(policy, login, violations, will -> lastWill(s, will),
-                    () -> stopping || server != s, pressure, limits, settings.limits().maxTopicBytes(),
-                    settings.limits().maxHeldPackets(), connections::loggedIn);
+                    () -> stopping || server != s, pressure, limits, settings.limits().maxTopic().intBytes(),
+                    settings.limits().connections().maxHeldPackets(), connections::loggedIn);
             BrokerSettings.Limits bounds = settings.limits();
-            Supplier<ChannelHandler> beforeConnect = () -> new BeforeConnect(bounds.maxConnectBytes(), bounds.connectTimeout(),
+            Supplier<ChannelHandler> beforeConnect = () -> new BeforeConnect(bounds.connections().maxConnectBytes().intBytes(), bounds.connections().connectTimeout(),
                     violations, limits);
             MqttListeners.Pipeline pipeline = new MqttListeners.Pipeline(protocol, connections, beforeConnect, gate, sessionCheck,
-                    settings.maxPacketBytes(), (int) Math.max(1, bounds.connectTimeout().toSeconds()));
-            if (settings.port() != 0) {
-                mqttPort = l.bind(settings.host(), mqttPort != 0 ? mqttPort : settings.port(), null, pipeline, "mqtt.port");
+                    settings.publishes().maxPacket().intBytes(), (int) Math.max(1, bounds.connections().connectTimeout().toSeconds()));
+            if (settings.listener().port() != 0) {
+                mqttPort = l.bind(settings.listener().host(), mqttPort != 0 ? mqttPort : settings.listener().port(), null, pipeline, "mqtt.port");
             }
-            settings.tls().ifPresent(t -> tlsPort = l.bind(settings.host(), tlsPort != 0 ? tlsPort : t.port(), ssl.orElseThrow(),
+            settings.listener().tls().ifPresent(t -> tlsPort = l.bind(settings.listener().host(), tlsPort != 0 ? tlsPort : t.port(), ssl.orElseThrow(),
                     pipeline, "tls.port"));
             List<String> dead = new ArrayList<>();
-            if (mqttPort != 0 && !MqttListeners.accepts(settings.host(), mqttPort)) {
+            if (mqttPort != 0 && !MqttListeners.accepts(settings.listener().host(), mqttPort)) {
                 dead.add("mqtt.port=" + mqttPort);
             }
-            if (tlsPort != 0 && !MqttListeners.accepts(settings.host(), tlsPort)) {
+            if (tlsPort != 0 && !MqttListeners.accepts(settings.listener().host(), tlsPort)) {
                 dead.add("tls.port=" + tlsPort);
             }
             if (!dead.isEmpty()) {
                 throw new IllegalStateException("the MQTT broker started but is not listening on " + String.join(", ", dead)
-                        + " (host " + settings.host() + ")");
+                        + " (host " + settings.listener().host() + ")");
             }
         } catch (RuntimeException e) {
             stopServer();
@@ -178,10 +178,10 @@ public final class MoquetteBroker implements BrokerEngine {
     /** The listeners with the ports they bound, e.g. {@code mqtt://0.0.0.0:1883, mqtts://0.0.0.0:8883}. */
     public String listeners() {
         List<String> out = new ArrayList<>();
-        if (settings.port() != 0) {
-            out.add("mqtt://" + settings.host() + ":" + (mqttPort != 0 ? mqttPort : settings.port()));
+        if (settings.listener().port() != 0) {
+            out.add("mqtt://" + settings.listener().host() + ":" + (mqttPort != 0 ? mqttPort : settings.listener().port()));
         }
-        settings.tls().ifPresent(t -> out.add("mqtts://" + settings.host() + ":" + (tlsPort != 0 ? tlsPort : t.port())
+        settings.listener().tls().ifPresent(t -> out.add("mqtts://" + settings.listener().host() + ":" + (tlsPort != 0 ? tlsPort : t.port())
                 + (t.clientAuth() == TlsSettings.ClientAuth.NONE ? "" : " (client certificates " + t.clientAuth().name().toLowerCase() + ")")));
         return String.join(", ", out);
     }

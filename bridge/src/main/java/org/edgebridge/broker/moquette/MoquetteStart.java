@@ -36,10 +36,10 @@ final class MoquetteStart {
             DeviceAuthenticator authenticator, DeviceAuthorizer authorizer, BrokerStoreResets storeResets) {
         MemoryConfig config = new MemoryConfig(MoquetteProperties.of(settings));
         try {
-            BrokerStoreRepair.repair(settings.storeDir(), clock);
+            BrokerStoreRepair.repair(settings.sessions().storeDir(), clock);
             return new Started(startOnce(config, handlers, authenticator, authorizer), config);
         } catch (BrokerStoreRefused e) {
-            if (!Files.exists(settings.storeDir().resolve(BrokerStoreRepair.STORE_FILE))) {
+            if (!Files.exists(settings.sessions().storeDir().resolve(BrokerStoreRepair.STORE_FILE))) {
                 throw new IllegalStateException(e.getMessage(), e);
             }
             storeResets.setAside(e);
