@@ -196,9 +196,8 @@ public final class MoquetteInternals {
     /**
      * Shuts down the event loops of Moquette's own acceptor at once. The bridge binds its own listeners, so these
      * loops never carry a connection, but 0.17's {@code stopServer()} shuts them down with Netty's default quiet
-     * period and waits for it: every stop of the bridge took 2 s more (measured: 2,028 ms in {@code stopServer},
-     * 5 ms in the bridge's own listeners). Called just before {@code stopServer()}, whose own shutdown call then finds
-     * them terminated.
+     * period and waits for it: every stop of the bridge took 2 s more (docs/BENCHMARKS.md). Called just before
+     * {@code stopServer()}, whose own shutdown call then finds them terminated.
      */
     public static void stopIdleAcceptor(Server server, long timeoutMillis) {
         Object acceptor = read(server, "acceptor");
@@ -243,7 +242,7 @@ public final class MoquetteInternals {
      * ({@code H2Builder.initStore}: {@code MVStore.commit()}), and h2-mvstore 2.1.212 never fsyncs a commit (only
      * {@code MVStore.sync()} calls {@code FileChannel.force}, and nothing in Moquette calls it; {@code close} does not
      * either): after a power cut the store held none of the sessions of that life, and with its directory never synced
-     * it was gone (issue 41: 60 of 60 reconnects after a cut got {@code sessionPresent=0}). This schedules, on the same
+     * it was gone (every reconnect after a cut got {@code sessionPresent=0}). This schedules, on the same
      * scheduler, a commit followed by a sync of the file whenever the store's version moved since the last sync. A
      * session acknowledged one {@code interval} plus a commit and an fsync before a cut survives it.
      */

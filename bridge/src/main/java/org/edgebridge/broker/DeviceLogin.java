@@ -23,7 +23,7 @@ import org.jspecify.annotations.Nullable;
  *       refused with CONNACK 3 at once. Client ids whose password was verified before, by this run or an earlier one
  *       ({@link RecentLogins}), wait in a lane of their own (as long,
  *       one check per client id), served first: a flood of strangers from 10-20 addresses once kept every device
- *       that was not in the verified cache out (issue 40). An unknown client id or username costs the same as a
+ *       that was not in the verified cache out. An unknown client id or username costs the same as a
  *       wrong password, so timing does not tell which exist.</li>
  *   <li>A client id or source address with too many failed logins in the last minute is refused with CONNACK 3
  *       without a password check ({@link FailedLogins}).</li>

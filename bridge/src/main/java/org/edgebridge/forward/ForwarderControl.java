@@ -18,7 +18,7 @@ public interface ForwarderControl {
     void resume();
 
     /**
-     * Ends every wait now (issue 23): the backoff, central's Retry-After, a pause by central's 4xx/3xx, the circuit
+     * Ends every wait now: the backoff, central's Retry-After, a pause by central's 4xx/3xx, the circuit
      * breaker's open time (it lets one probe through at once) and every pending event's own wait (a receipt's
      * retryAfterMs, the per-event backoff). An admin's own pause stays. @return what it ended
      */

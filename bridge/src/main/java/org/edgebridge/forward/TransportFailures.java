@@ -24,7 +24,7 @@ final class TransportFailures {
 
     /**
      * Whether a described failure happened after the connection was made: reset, or closed before a reply. A central
-     * whose parser dies on one event does that to every request that holds it (issue 23), so it may be one event's
+     * whose parser dies on one event does that to every request that holds it, so it may be one event's
      * doing, like a 5xx; a refused connection, DNS, TLS or a connect timeout are not.
      */
     static boolean droppedAfterConnect(@Nullable String described) {

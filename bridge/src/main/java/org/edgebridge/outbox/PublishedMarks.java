@@ -5,7 +5,7 @@ import java.util.List;
 
 /**
  * Rows whose final receipt was handed to the broker and not yet marked so: {@link OutboxWriter} marks them in its
- * next transaction, not in one of their own (issue 16). A crash before it loses only the marks: those receipts are
+ * next transaction, not in one of their own. A crash before it loses only the marks: those receipts are
  * published again, flagged replayed. Thread-safe.
  */
 final class PublishedMarks {

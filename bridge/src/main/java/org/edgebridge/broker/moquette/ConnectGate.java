@@ -29,7 +29,7 @@ import org.jspecify.annotations.Nullable;
  * Moquette 0.17 bugs answered: a SUBSCRIBE that arrives between the CONNACK and Moquette's own "connected" flag
  * closes the connection (13 of 300 connect+subscribe cycles before this gate, 0 of 300 after; measured by hand, no
  * test provokes the race on purpose, but every integration test subscribes right after CONNECT); a second CONNECT
- * on one connection is taken without any check (#969; {@code DeviceLoginIT}); a malformed or oversized packet logs a
+ * on one connection is taken without any check (Moquette #969; {@code DeviceLoginIT}); a malformed or oversized packet logs a
  * stack trace per connection ({@code SecurityIT}'s flood of 2,000 of them); a Last Will is published without asking
  * the ACL, so the gate owns it ({@code DeviceLoginIT}, the will test); a retained PUBLISH is kept in the store for
  * ever, so the gate takes every PUBLISH without its retain flag ({@code RetainedPublishesIT}); a topic has no length

@@ -257,7 +257,7 @@ public final class MoquetteBroker implements BrokerEngine {
         LOG.warn("broker restarted after a session-loop death; devices reconnect");
     }
 
-    /** How long Moquette's own stop may take (a clean one takes ~100 ms): {@link BoundedStop}. */
+    /** How long Moquette's own stop may take (a clean one takes a fraction of a second): {@link BoundedStop}. */
     static final java.time.Duration STOP_LIMIT = java.time.Duration.ofSeconds(15);
 
     /** Stops the enforcer, then closes the listeners (and every device connection), then Moquette. */
