@@ -5,8 +5,10 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.stream.Collectors;
 import org.edgebridge.broker.BrokerView;
 import org.edgebridge.broker.BrokerStatus;
 import org.edgebridge.broker.BrokerStoreResets;
@@ -55,7 +57,8 @@ public final class StatusReport {
     private final Workers workers;
     private final StorageHonesty storage;
 
-    StatusReport(Site site, AdminOutbox outbox, BrokerView broker, IntakeView intake, ForwarderControl forwarder, RetentionPurger retention,
+    StatusReport(Site site, AdminOutbox outbox, BrokerView broker, IntakeView intake, ForwarderControl forwarder,
+            RetentionPurger retention,
             Workers workers, Clock clock, Central central, StorageHonesty storage) {
         this.workers = workers;
         this.storage = storage;
@@ -172,12 +175,15 @@ public final class StatusReport {
         // power-loss protection syncs that fast rightly, and a page that is never healthy hides the alarms that matter
         storage.finding().filter(s -> !s.code().equals(AlarmCode.STORAGE_FSYNC_IMPLAUSIBLE.wire()))
                 .ifPresent(s -> alarms.add(new Alarm(s.code(), s.message())));
-        workers.death().ifPresent(d -> alarms.add(0, new Alarm(AlarmCode.WORKER_DIED, "worker " + d + " died: the bridge is not "
-                + "ready; run by the run command it exits with code " + ExitCodes.WORKER_DIED + " for its supervisor to "
+        workers.death().ifPresent(d -> alarms.add(0,
+                new Alarm(AlarmCode.WORKER_DIED, "worker " + d + " died: the bridge is not "
+                + "ready; run by the run command it exits with code " + ExitCodes.WORKER_DIED
+                + " for its supervisor to "
                 + "start it again")));
         for (DeviceView d : storms) {
             alarms.add(new Alarm(AlarmCode.TAKEOVER_STORM, "client id " + d.clientId() + " took over its own session "
-                    + d.takeoversLastMinute() + " times in the last minute: a device opening a new connection again and again"));
+                    + d.takeoversLastMinute()
+                    + " times in the last minute: a device opening a new connection again and again"));
         }
         return alarms;
     }
@@ -202,7 +208,8 @@ public final class StatusReport {
             return Optional.empty();
         }
         BrokerStoreResets.Reset last = resets.get(resets.size() - 1);
-        return Optional.of(new Alarm(AlarmCode.BROKER_STORE_RESET, (resets.size() == 1 ? "the broker's session store was"
+        return Optional.of(new Alarm(AlarmCode.BROKER_STORE_RESET,
+                (resets.size() == 1 ? "the broker's session store was"
                 : resets.size() + " times the broker's session store was") + " set aside (last at " + last.at() + ": "
                 + last.reason() + ") and the broker started with an empty store: devices got sessionPresent=0 and "
                 + "subscribed again, commands are in the outbox. The old store is kept in " + last.directory()
@@ -215,29 +222,35 @@ public final class StatusReport {
             alarms.add(new Alarm(AlarmCode.OUTBOX_UNWRITABLE, "the outbox could not be written"
                     + intake.writeFailure().map(failure -> " (" + failure + "): new commands get retry_later / "
                             + "outbox_unavailable until a write succeeds").orElse("")
-                    + (f.unsettledEvents() > 0 ? "; central's answers for " + f.unsettledEvents() + " events wait to be "
+                    + (f.unsettledEvents() > 0 ? "; central's answers for " + f.unsettledEvents()
+                    + " events wait to be "
                             + "committed, and nothing new is sent to central until they are" : "")));
         }
         if (intake.isLowOnDisk()) {
-            alarms.add(new Alarm(AlarmCode.LOW_DISK, "free disk is below outbox.minFreeDisk: new commands get retry_later / outbox_full"));
+            alarms.add(new Alarm(AlarmCode.LOW_DISK,
+                    "free disk is below outbox.minFreeDisk: new commands get retry_later / outbox_full"));
         } else if (intake.isFull()) {
-            alarms.add(new Alarm(AlarmCode.OUTBOX_FULL, "the outbox holds outbox.maxPending open commands: new commands get "
+            alarms.add(new Alarm(AlarmCode.OUTBOX_FULL,
+                    "the outbox holds outbox.maxPending open commands: new commands get "
                     + "retry_later / outbox_full until central takes some"));
         }
         List<IntakeView.DeviceAtShare> atShare = intake.devicesAtShare();
         if (!atShare.isEmpty()) {
-            alarms.add(new Alarm(AlarmCode.DEVICE_OUTBOX_FULL, "devices at their share of the outbox (outbox.maxPendingPerDevice "
+            alarms.add(new Alarm(AlarmCode.DEVICE_OUTBOX_FULL,
+                    "devices at their share of the outbox (outbox.maxPendingPerDevice "
                     + intake.deviceShare().maxCommands() + " commands / outbox.maxPendingBytesPerDevice "
-                    + intake.deviceShare().maxBytes() + " bytes): their new commands get retry_later / device_outbox_full "
+                    + intake.deviceShare().maxBytes()
+                    + " bytes): their new commands get retry_later / device_outbox_full "
                     + "until central takes their earlier ones; others are not touched: " + atShare.stream()
-                            .map(d -> d.clientId() + " (" + d.openCommands() + " commands, " + d.openBytes() + " bytes)")
-                            .collect(java.util.stream.Collectors.joining(", "))));
+                            .map(d -> d.clientId() + " (" + d.openCommands() + " commands, " + d.openBytes()
+                            + " bytes)").collect(Collectors.joining(", "))));
         }
         if (!b.running()) {
             alarms.add(new Alarm(AlarmCode.BROKER_DOWN, "the MQTT broker is not running"));
         }
         if (f.state().equals("redirected_by_central")) {
-            alarms.add(new Alarm(AlarmCode.CENTRAL_REDIRECT, "central answered with a redirect: " + f.pauseReason().orElse("?")
+            alarms.add(new Alarm(AlarmCode.CENTRAL_REDIRECT,
+                    "central answered with a redirect: " + f.pauseReason().orElse("?")
                     + "; forwarding is paused and tried again every forwarder.authRetryInterval: fix ingest.url"));
         }
         if (f.state().equals("paused_by_central")) {
@@ -246,19 +259,26 @@ public final class StatusReport {
         }
         if (f.circuitBreaker().equals("open") || f.consecutiveFailures() >= AlarmThresholds.CENTRAL_FAILURES_IN_A_ROW) {
             alarms.add(new Alarm(AlarmCode.CENTRAL_UNREACHABLE, "central is not answering ("
-                    + (f.circuitBreaker().equals("open") ? "circuit breaker open" : f.consecutiveFailures() + " failed requests in a row")
-                    + "): " + f.lastError().orElse("?") + nextRequest(f) + "; commands are kept and sent when it answers again"));
+                    + (f.circuitBreaker().equals("open") ? "circuit breaker open" : f.consecutiveFailures()
+                    + " failed requests in a row") + "): " + f.lastError().orElse("?") + nextRequest(f)
+                    + "; commands are kept and sent when it answers again"));
         }
         if (f.receiptViolations().recent()) {
-            alarms.add(new Alarm(AlarmCode.CENTRAL_RECEIPT_VIOLATIONS, f.receiptViolations().last().orElse("?") + " (counts since "
+            alarms.add(new Alarm(AlarmCode.CENTRAL_RECEIPT_VIOLATIONS,
+                    f.receiptViolations().last().orElse("?") + " (counts since "
                     + "start: " + f.receiptViolations().counts() + ")"));
         }
-        f.lastMissingReceiptAt().filter(at -> at.plus(AlarmThresholds.MISSING_RECEIPTS_SHOWN_FOR).isAfter(clock.instant())).ifPresent(at ->
-                alarms.add(new Alarm(AlarmCode.CENTRAL_MISSING_RECEIPTS, "central answered requests without a receipt for "
-                        + f.missingReceipts() + " events since start (last at " + at + "): it breaks the protocol. Each "
-                        + "is sent again and counts toward parking it (code central_no_receipt, forwarder.maxServerErrors)")));
+        f.lastMissingReceiptAt().filter(at -> at.plus(AlarmThresholds.MISSING_RECEIPTS_SHOWN_FOR)
+                .isAfter(clock.instant())).ifPresent(at ->
+                alarms.add(new Alarm(AlarmCode.CENTRAL_MISSING_RECEIPTS,
+                        "central answered requests without a receipt for "
+                        + f.missingReceipts() + " events since start (last at " + at
+                        + "): it breaks the protocol. Each "
+                        + "is sent again and counts toward parking it (code central_no_receipt, "
+                        + "forwarder.maxServerErrors)")));
         if (f.serverErrors().raised()) {
-            alarms.add(new Alarm(AlarmCode.CENTRAL_FAILING_AT_RANDOM, String.format(java.util.Locale.ROOT, "central failed %.0f %% "
+            alarms.add(new Alarm(AlarmCode.CENTRAL_FAILING_AT_RANDOM,
+                    String.format(Locale.ROOT, "central failed %.0f %% "
                     + "of the last requests, whatever their events: an event that fails alone is parked only after %d "
                     + "failures in a row (forwarder.maxServerErrors=%d is proof only while central fails at most one "
                     + "request in twenty)", f.serverErrors().failedShare() * 100, f.serverErrors().failuresToPark(),

@@ -148,7 +148,9 @@ public final class ReceiptQueues {
         return l.queued + l.onTheirWay;
     }
 
-    /** The bytes of a device's receipts held: known sizes, and the average allowed size for the ones from before start. */
+    /**
+     * The bytes of a device's receipts held: known sizes, and the average allowed size for the ones from before start.
+     */
     private long heldBytes(Ledger l) {
         return l.bytes + Math.max(0, held(l) - l.sizes.size()) * (maxBytes / maxEntries);
     }

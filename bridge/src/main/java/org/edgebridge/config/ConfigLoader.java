@@ -4,6 +4,7 @@ import static org.edgebridge.config.ConfigKeys.*;
 import static org.edgebridge.config.IngestKeys.*;
 
 import com.fasterxml.jackson.core.JacksonException;
+import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
@@ -18,8 +19,13 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.edgebridge.broker.BrokerSettings;
 import org.edgebridge.broker.TlsSettings;
+import org.edgebridge.budget.BudgetSettings;
+import org.edgebridge.forecast.ForecastSettings;
 import org.edgebridge.forward.ForwarderSettings;
 import org.edgebridge.forward.ReceiptCaps;
 import org.edgebridge.intake.IntakeSettings;
@@ -37,7 +43,7 @@ import org.jspecify.annotations.Nullable;
 public final class ConfigLoader {
     /** A key given twice in one map is an error, not "the last one wins". */
     private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory())
-            .enable(com.fasterxml.jackson.core.JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
+            .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
     /** Environment variables that set a key: {@code EDGE_BRIDGE_} + the key, dots as '_', in capitals. */
     public static final String ENV_PREFIX = "EDGE_BRIDGE_";
 
@@ -87,10 +93,11 @@ public final class ConfigLoader {
             root = YAML.readTree(file.toFile());
         } catch (JacksonException e) {
             String where = e.getLocation() == null ? "" : " at line " + e.getLocation().getLineNr();
-            java.util.regex.Matcher dup = java.util.regex.Pattern.compile("Duplicate field '([^']*)'")
+            Matcher dup = Pattern.compile("Duplicate field '([^']*)'")
                     .matcher(String.valueOf(e.getOriginalMessage()));
             if (dup.find()) {
-                throw new ConfigException("--config " + file + where + ": '" + dup.group(1) + "' is given twice in the same "
+                throw new ConfigException("--config " + file + where + ": '" + dup.group(1)
+                        + "' is given twice in the same "
                         + "map; keep one (the file would otherwise mean whichever came last)");
             }
             throw new ConfigException("--config " + file + ": not valid YAML" + where + ": " + e.getOriginalMessage());
@@ -125,8 +132,10 @@ public final class ConfigLoader {
                 }
                 ConfigKey<?> key = ConfigKeys.find(name);
                 if (key != null && key.textual() && (value.isNumber() || value.isBoolean())) {
-                    problems.add(name + ": YAML reads this unquoted value as the " + (value.isNumber() ? "number " : "boolean ")
-                            + value.asText() + ", not as the text written (YAML turns 0777 into 511, 1e3 into 1000.0, yes into true); "
+                    problems.add(name + ": YAML reads this unquoted value as the "
+                            + (value.isNumber() ? "number " : "boolean ")
+                            + value.asText() + ", not as the text written (YAML turns 0777 into 511, 1e3 into 1000.0, "
+                            + "yes into true); "
                             + "put the value in quotes: " + name + ": \"...\"");
                 } else if (value.isNull() || value.asText().isEmpty()) {
                     raw.remove(name);
@@ -139,11 +148,12 @@ public final class ConfigLoader {
 
     /** {@code EDGE_BRIDGE_MQTT_PORT=1884} sets mqtt.port, {@code EDGE_BRIDGE_TLS_CERTFILE} tls.certFile. */
     private void readEnvironment(Map<String, String> env) {
-        new java.util.TreeMap<>(env).forEach((variable, value) -> {
+        new TreeMap<>(env).forEach((variable, value) -> {
             if (!variable.startsWith(ENV_PREFIX)) {
                 return;
             }
-            ConfigKey<?> key = ConfigKeys.ALL.stream().filter(k -> envName(k.name()).equals(variable)).findFirst().orElse(null);
+            ConfigKey<?> key = ConfigKeys.ALL.stream().filter(k -> envName(k.name()).equals(variable)).findFirst()
+                    .orElse(null);
             if (key == null) {
                 problems.add("environment " + variable + ": names no key (" + ENV_PREFIX
                         + "KEY with the key's dots as '_', for example " + envName("mqtt.port") + ")");
@@ -178,7 +188,8 @@ public final class ConfigLoader {
     private BridgeConfig build() {
         for (String name : raw.keySet()) {
             if (ConfigKeys.find(name) == null) {
-                problems.add(name + ": unknown key" + KeySuggestion.forName(name) + "; the keys are listed in broker-config/bridge.yaml");
+                problems.add(name + ": unknown key" + KeySuggestion.forName(name)
+                        + "; the keys are listed in broker-config/bridge.yaml");
             }
         }
         Map<String, String> effective = new LinkedHashMap<>();
@@ -201,10 +212,12 @@ public final class ConfigLoader {
         }
         boolean valid = problems.isEmpty();
         Optional<String> ingestToken = valid
-                ? TokenFiles.token(INGEST_TOKEN, values.get(INGEST_TOKEN), INGEST_TOKEN_FILE, values.get(INGEST_TOKEN_FILE), problems)
+                ? TokenFiles.token(INGEST_TOKEN, values.get(INGEST_TOKEN), INGEST_TOKEN_FILE,
+                        values.get(INGEST_TOKEN_FILE), problems)
                 : Optional.<String>empty();
         Optional<String> adminToken = valid
-                ? TokenFiles.token(ADMIN_TOKEN, values.get(ADMIN_TOKEN), ADMIN_TOKEN_FILE, values.get(ADMIN_TOKEN_FILE), problems)
+                ? TokenFiles.token(ADMIN_TOKEN, values.get(ADMIN_TOKEN), ADMIN_TOKEN_FILE, values.get(ADMIN_TOKEN_FILE),
+                        problems)
                 : Optional.<String>empty();
         if (!problems.isEmpty()) {
             throw new ConfigException(problems);
@@ -221,7 +234,8 @@ public final class ConfigLoader {
                 new BrokerSettings.Publishes(v.get(MQTT_TOPIC_PREFIX), DataSize.ofBytes(v.get(MQTT_MAX_PACKET_BYTES)),
                         maxWaitingPublishes(v.get(INTAKE_MAX_QUEUED_BYTES), v.get(MQTT_MAX_PACKET_BYTES))),
                 new BrokerSettings.Sessions(dataDir.resolve("broker"), v.get(MQTT_SESSION_QUEUE_SIZE),
-                        v.get(MQTT_SESSION_EXPIRY), v.get(MQTT_TAKEOVER_ALARM_PER_MINUTE), v.get(MQTT_THROTTLE_TAKEOVERS)),
+                        v.get(MQTT_SESSION_EXPIRY), v.get(MQTT_TAKEOVER_ALARM_PER_MINUTE),
+                                v.get(MQTT_THROTTLE_TAKEOVERS)),
                 new BrokerSettings.LoginSettings(v.get(AUTH_ANONYMOUS), v.get(AUTH_PASSWORD_FILE), v.get(AUTH_THREADS),
                         new BrokerSettings.PasswordQueue(v.get(AUTH_QUEUE), dataDir.resolve("recent-logins"),
                                 v.get(AUTH_QUEUE_PER_ADDRESS)),
@@ -231,12 +245,14 @@ public final class ConfigLoader {
                                 v.get(AUTH_MAX_CERTIFICATE_DEVICES), v.get(AUTH_CERTIFICATE_CLIENT_IDS))),
                 new BrokerSettings.Limits(
                         new BrokerSettings.Connections(v.get(MQTT_MAX_CONNECTIONS), v.get(MQTT_CONNECT_TIMEOUT),
-                                v.get(MQTT_MAX_CONNECTIONS_PER_ADDRESS), DataSize.ofBytes(v.get(MQTT_MAX_CONNECT_BYTES)),
+                                v.get(MQTT_MAX_CONNECTIONS_PER_ADDRESS),
+                                        DataSize.ofBytes(v.get(MQTT_MAX_CONNECT_BYTES)),
                                 v.get(MQTT_MAX_HELD_PACKETS)),
                         new BrokerSettings.BeforeLogin(v.get(MQTT_MAX_CONNECTIONS_BEFORE_LOGIN),
                                 v.get(MQTT_MAX_CONNECTIONS_BEFORE_LOGIN_PER_NETWORK)),
                         new BrokerSettings.QueuedReceipts(v.get(MQTT_MAX_QUEUED_RECEIPTS),
-                                DataSize.ofBytes(v.get(MQTT_MAX_QUEUED_RECEIPT_BYTES)), v.get(MQTT_MAX_QUEUED_RECEIPTS_TOTAL),
+                                DataSize.ofBytes(v.get(MQTT_MAX_QUEUED_RECEIPT_BYTES)),
+                                        v.get(MQTT_MAX_QUEUED_RECEIPTS_TOTAL),
                                 DataSize.ofBytes(v.get(MQTT_MAX_QUEUED_RECEIPT_BYTES_TOTAL))),
                         v.get(MQTT_MAX_KNOWN_DEVICES), DataSize.ofBytes(v.get(MQTT_MAX_TOPIC_BYTES))));
         IntakeSettings intake = new IntakeSettings(
@@ -250,10 +266,13 @@ public final class ConfigLoader {
                 v.get(OUTBOX_RETENTION), v.get(OUTBOX_PURGE_BATCH), v.get(OUTBOX_PURGE_INTERVAL),
                 v.get(OUTBOX_DEVICE_RETENTION));
         ForwarderSettings forwarder = new ForwarderSettings(
-                new ForwarderSettings.Central(v.get(EDGE_ID), v.get(INGEST_URL), v.get(INGEST_PROXY), v.get(INGEST_COMPRESSION)),
-                new ForwarderSettings.Credentials(ingestToken, v.get(INGEST_CA_FILE), IngestCredentials.clientCertificate(v),
+                new ForwarderSettings.Central(v.get(EDGE_ID), v.get(INGEST_URL), v.get(INGEST_PROXY),
+                        v.get(INGEST_COMPRESSION)),
+                new ForwarderSettings.Credentials(ingestToken, v.get(INGEST_CA_FILE),
+                        IngestCredentials.clientCertificate(v),
                         IngestCredentials.oauth2(v)),
-                new ForwarderSettings.Batching(v.get(FORWARDER_MAX_EVENTS), DataSize.ofBytes(v.get(FORWARDER_MAX_BYTES)),
+                new ForwarderSettings.Batching(v.get(FORWARDER_MAX_EVENTS),
+                        DataSize.ofBytes(v.get(FORWARDER_MAX_BYTES)),
                         v.get(FORWARDER_LINGER), v.get(FORWARDER_EVENTS_PER_SECOND)),
                 new ForwarderSettings.Requests(v.get(FORWARDER_MAX_CONCURRENT_REQUESTS), v.get(INGEST_TIMEOUT),
                         v.get(FORWARDER_REQUESTS_PER_SECOND), DataSize.ofBytes(v.get(INGEST_MAX_REPLY_BYTES)),
@@ -263,13 +282,14 @@ public final class ConfigLoader {
                         new ForwarderSettings.Backoff(v.get(FORWARDER_BACKOFF_INITIAL), v.get(FORWARDER_BACKOFF_MAX)),
                         v.get(FORWARDER_MAX_RETRY_AFTER), v.get(FORWARDER_MAX_SERVER_ERRORS),
                         v.get(FORWARDER_AUTH_RETRY_INTERVAL)),
-                new ForwarderSettings.Breaker(v.get(FORWARDER_BREAKER_FAILURE_RATE), v.get(FORWARDER_BREAKER_OPEN_FOR)));
+                new ForwarderSettings.Breaker(v.get(FORWARDER_BREAKER_FAILURE_RATE),
+                        v.get(FORWARDER_BREAKER_OPEN_FOR)));
         AdminSettings admin = new AdminSettings(v.get(ADMIN_HOST), v.get(ADMIN_PORT), adminToken,
                 AdminSettings.readsNeedToken(v.get(ADMIN_HOST), v.get(ADMIN_TOKEN_FOR_READS)));
-        return new BridgeConfig(v.get(EDGE_ID), v.get(EDGE_BEHIND_BALANCER), dataDir, broker, intake, retention, forwarder, admin,
-                v.get(SHUTDOWN_TIMEOUT), Map.copyOf(v.texts()), new org.edgebridge.forecast.ForecastSettings(dataDir,
+        return new BridgeConfig(v.get(EDGE_ID), v.get(EDGE_BEHIND_BALANCER), dataDir, broker, intake, retention,
+                forwarder, admin, v.get(SHUTDOWN_TIMEOUT), Map.copyOf(v.texts()), new ForecastSettings(dataDir,
                         v.get(OUTBOX_MIN_FREE_DISK), v.get(StorageKeys.STORAGE_RATED_TBW)),
-                new org.edgebridge.budget.BudgetSettings(dataDir, v.get(StorageKeys.INGEST_DATA_BUDGET)));
+                new BudgetSettings(dataDir, v.get(StorageKeys.INGEST_DATA_BUDGET)));
     }
 
     /**

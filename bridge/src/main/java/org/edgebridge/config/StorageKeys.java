@@ -13,7 +13,8 @@ public final class StorageKeys {
     public static final ConfigKey<Optional<Long>> STORAGE_RATED_TBW = new ConfigKey<>("storage.ratedTbw", null,
             "terabytes, 0.001-100000", "the data dir's disk's rated endurance in terabytes written (TBW, from its data "
             + "sheet; 1 TB = 10^12 bytes): turns the forecast's writes per day into days of life left "
-            + "(edgebridge_storage_life_left_seconds); unset: no life forecast", StorageKeys::terabytes, Optional.empty());
+            + "(edgebridge_storage_life_left_seconds); unset: no life forecast", StorageKeys::terabytes,
+            Optional.empty());
 
     public static final ConfigKey<Optional<Long>> INGEST_DATA_BUDGET = new ConfigKey<>("ingest.dataBudget", null,
             "1MiB or more", "bytes to and from central a calendar month (UTC), for a metered "

@@ -27,7 +27,8 @@ final class BatchSettler {
     private final UnsettledAnswers unsettled = new UnsettledAnswers();
     private final AtomicLong parked = new AtomicLong();
 
-    BatchSettler(ForwarderSettings settings, ForwarderOutbox outbox, FinalReceipts finalReceipts, Suspicions suspicions) {
+    BatchSettler(ForwarderSettings settings, ForwarderOutbox outbox, FinalReceipts finalReceipts,
+            Suspicions suspicions) {
         this.settings = settings;
         this.outbox = outbox;
         this.finalReceipts = finalReceipts;
@@ -49,7 +50,8 @@ final class BatchSettler {
             settle(batchId, settlements);
             return;
         }
-        commit(batchId, settlements, () -> outbox.settleAndClaim(batchId, settlements, settings.retries().maxAttempts(), next.get()))
+        commit(batchId, settlements, () -> outbox.settleAndClaim(batchId, settlements, settings.retries().maxAttempts(),
+                next.get()))
                 .ifPresent(result -> ahead.add(next.get(), result.claimed()));
     }
 
@@ -60,7 +62,8 @@ final class BatchSettler {
         try {
             result = settle.get();
         } catch (RuntimeException e) {
-            LOG.warn("could not commit central's answer for {} events ({}); kept, committed before anything new is sent",
+            LOG.warn("could not commit central's answer for {} events ({}); kept, committed before anything new is "
+                    + "sent",
                     settlements.size(), e.getMessage());
             unsettled.keep(batchId, settlements);
             return Optional.empty();
@@ -74,7 +77,9 @@ final class BatchSettler {
         release(batchId, events, reason, true);
     }
 
-    /** {@link #release} of events that provably did not reach central with this claim ({@link Settlement.Release#sent}). */
+    /**
+     * {@link #release} of events that provably did not reach central with this claim ({@link Settlement.Release#sent}).
+     */
     void releaseUnsent(String batchId, List<ClaimedEvent> events, String reason) {
         release(batchId, events, reason, false);
     }
@@ -93,7 +98,8 @@ final class BatchSettler {
     /** Commits the answers kept by {@link #settle}. @return true when none is left */
     boolean settleKept() {
         return unsettled.commitAll(answer -> {
-            ForwarderOutbox.SettleResult result = outbox.settle(answer.batchId(), answer.settlements(), settings.retries().maxAttempts());
+            ForwarderOutbox.SettleResult result = outbox.settle(answer.batchId(), answer.settlements(),
+                    settings.retries().maxAttempts());
             LOG.info("committed a kept answer of central for {} events", answer.settlements().size());
             return result;
         }, this::applied);
@@ -102,8 +108,9 @@ final class BatchSettler {
     private void applied(ForwarderOutbox.SettleResult result) {
         if (result.parked() > 0) {
             parked.addAndGet(result.parked());
-            LOG.warn("{} commands parked (after {} retry_later answers from central, or {} rounds in which central failed on "
-                    + "them alone); an admin must requeue or reject them", result.parked(), settings.retries().maxAttempts(),
+            LOG.warn("{} commands parked (after {} retry_later answers from central, or {} rounds in which central "
+                    + "failed on them alone); an admin must requeue or reject them", result.parked(),
+                    settings.retries().maxAttempts(),
                     settings.retries().maxServerErrors());
         }
         if (result.finals().isEmpty()) {

@@ -5,6 +5,7 @@ import java.util.List;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.TimeUnit;
 import org.edgebridge.forward.auth.TokenUnavailable;
 import org.edgebridge.outbox.ClaimedEvent;
 import org.edgebridge.outbox.Expiries;
@@ -81,7 +82,8 @@ final class CentralCall {
      * @param failures which failures the circuit breaker records
      * @return the outcome; {@link RequestOutcome.NotPermitted} when the circuit breaker refused the call
      */
-    RequestOutcome send(String batchId, List<ClaimedEvent> events, ForwarderLoop.Sleeper rateLimitWait, Failures failures) {
+    RequestOutcome send(String batchId, List<ClaimedEvent> events, ForwarderLoop.Sleeper rateLimitWait,
+            Failures failures) {
         return send(batchId, events, List.of(), rateLimitWait, failures);
     }
 
@@ -113,11 +115,14 @@ final class CentralCall {
                 Sent sent = new Sent(reply, classifier.classify(reply, events));
                 if (sent.outcome() instanceof RequestOutcome.Answered answered) {
                     violations.record(answered.problems(), events.size());
-                } else if (sent.outcome() instanceof RequestOutcome.Failed f && f.cause() == RequestOutcome.Cause.NO_RECEIPTS) {
-                    violations.record(!f.problems().isEmpty() ? f.problems() : events.stream().map(e -> new ReceiptCheck.Problem(
+                } else if (sent.outcome() instanceof RequestOutcome.Failed f
+                        && f.cause() == RequestOutcome.Cause.NO_RECEIPTS) {
+                    violations.record(!f.problems().isEmpty() ? f.problems()
+                            : events.stream().map(e -> new ReceiptCheck.Problem(
                             ReceiptCheck.Violation.MISSING, e.id(), f.reason())).toList(), events.size());
                 }
-                if (sent.isFailure() && (failures == Failures.IGNORED || failures == Failures.ONE_EVENT_FAILURES_DEFERRED
+                if (sent.isFailure() && (failures == Failures.IGNORED
+                        || failures == Failures.ONE_EVENT_FAILURES_DEFERRED
                         && sent.outcome() instanceof RequestOutcome.Failed f && f.mayBeOneEvent())) {
                     throw new IgnoredFailure(sent);
                 }
@@ -146,7 +151,7 @@ final class CentralCall {
 
     /** One failure of central for the circuit breaker: a round whose requests it ignored found no single event. */
     void recordFailure(String reason) {
-        guards.breaker.onError(0, java.util.concurrent.TimeUnit.NANOSECONDS, new CentralFailed(reason));
+        guards.breaker.onError(0, TimeUnit.NANOSECONDS, new CentralFailed(reason));
     }
 
     /** What {@link #recordFailure} records. */

@@ -13,9 +13,10 @@ import org.slf4j.LoggerFactory;
 /**
  * Batches claimed in the transaction that settled the previous request ({@link ForwarderOutbox#settleAndClaim}),
  * waiting for the next step, which sends one instead of claiming. Why: a claim of its own was a second commit and a
- * second wait for the write lock per request, nearly half of a step at 1,000 commands/s (docs/BENCHMARKS.md). A batch claimed ahead is sent by the next step that may send; a step that is held back
- * (paused, backing off, breaker open) puts it back to pending, as does {@link Forwarder#close}. A crash leaves it in
- * flight, and the next start returns it to pending like any claim. Thread-safe: any worker adds and takes.
+ * second wait for the write lock per request, nearly half of a step at 1,000 commands/s (docs/BENCHMARKS.md). A batch
+ * claimed ahead is sent by the next step that may send; a step that is held back (paused, backing off, breaker open)
+ * puts it back to pending, as does {@link Forwarder#close}. A crash leaves it in flight, and the next start returns it
+ * to pending like any claim. Thread-safe: any worker adds and takes.
  */
 final class ClaimedAhead {
     private static final Logger LOG = LoggerFactory.getLogger(ClaimedAhead.class);
@@ -52,7 +53,8 @@ final class ClaimedAhead {
         if (!batches.isEmpty() || guards.untilRequestPermit().compareTo(MAX_PERMIT_WAIT) > 0) {
             return Optional.empty();
         }
-        return Optional.of(new ForwarderOutbox.NextClaim(settings.batching().limit(), IngestRequest.eventBudget(settings),
+        return Optional.of(new ForwarderOutbox.NextClaim(settings.batching().limit(),
+                IngestRequest.eventBudget(settings),
                 IngestRequest::eventBytes, storedUpTo.getAsLong(), BatchIds.next()));
     }
 
@@ -79,7 +81,8 @@ final class ClaimedAhead {
             try {
                 outbox.releaseUnsentClaim(b.claimId(), reason);
             } catch (RuntimeException e) {
-                LOG.warn("could not put {} events claimed ahead back to pending ({}); they return to pending at the next start",
+                LOG.warn("could not put {} events claimed ahead back to pending ({}); they return to pending at the "
+                        + "next start",
                         b.events().size(), e.toString());
             }
         }

@@ -3,6 +3,8 @@ package org.edgebridge.forward;
 import io.github.resilience4j.bulkhead.BulkheadRegistry;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
 import io.github.resilience4j.ratelimiter.RateLimiterRegistry;
+import java.time.Instant;
+import java.util.Optional;
 
 /** What the admin side reads of the forwarder (status, the guards' registries for metrics) and does (pause, resume). */
 public interface ForwarderControl {
@@ -24,8 +26,11 @@ public interface ForwarderControl {
      */
     RetryNow retryNow();
 
-    /** What {@link #retryNow()} ended: the request wait it cleared (if any), whether the breaker was open, events made due. */
-    record RetryNow(java.util.Optional<java.time.Instant> requestWaitUntil, boolean breakerWasOpen, int eventsMadeDue) {}
+    /**
+     * What {@link #retryNow()} ended: the request wait it cleared (if any), whether the breaker was open, events made
+     * due.
+     */
+    record RetryNow(Optional<Instant> requestWaitUntil, boolean breakerWasOpen, int eventsMadeDue) {}
 
     CircuitBreakerRegistry circuitBreakers();
 

@@ -43,7 +43,8 @@ final class ForwarderPolicy {
         this.settings = settings;
         this.clock = clock;
         this.breaker = breaker;
-        this.requestBackoff = new RequestBackoff(settings.retries().backoff().initial(), settings.retries().backoff().max());
+        this.requestBackoff = new RequestBackoff(settings.retries().backoff().initial(),
+                settings.retries().backoff().max());
         breaker.getEventPublisher().onStateTransition(e -> {
             if (e.getStateTransition().getToState() == CircuitBreaker.State.OPEN) {
                 breakerOpenedAt = clock.instant();
@@ -127,7 +128,8 @@ final class ForwarderPolicy {
      * @return whether the breaker was open
      */
     boolean endWaits() {
-        LOG.info("every wait ended by an admin (was {}; next attempt was {})", state.statusName(), nextAttemptAt().orElse(null));
+        LOG.info("every wait ended by an admin (was {}; next attempt was {})", state.statusName(),
+                nextAttemptAt().orElse(null));
         clearPause();
         backoffUntil = Instant.EPOCH;
         if (breaker.getState() == CircuitBreaker.State.OPEN) {
@@ -187,7 +189,8 @@ final class ForwarderPolicy {
     /** 401, 403, 404, another 4xx or a 3xx: paused, tried again every {@code forwarder.authRetryInterval}. */
     void refused(String reason, boolean redirect) {
         if (pausedUntil == null) {
-            LOG.error("central refused the bridge ({}): forwarding paused, retried every {} s; check ingest.url and ingest.token",
+            LOG.error("central refused the bridge ({}): forwarding paused, retried every {} s; check ingest.url and "
+                    + "ingest.token",
                     reason, settings.retries().authRetryInterval().toSeconds());
         }
         pausedUntil = clock.instant().plus(settings.retries().authRetryInterval());

@@ -3,16 +3,19 @@ package org.edgebridge.forward;
 import java.net.InetSocketAddress;
 import java.net.ProxySelector;
 import java.net.http.HttpClient;
+import java.net.http.HttpConnectTimeoutException;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.net.http.HttpTimeoutException;
 import java.time.Duration;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicLong;
 import org.edgebridge.forward.auth.ClientCertificate;
 import org.edgebridge.forward.auth.ClientCertificateFiles;
 import org.edgebridge.forward.auth.TlsContexts;
@@ -28,8 +31,8 @@ final class IngestClient implements IngestPort {
     private final ForwarderSettings settings;
     private final Optional<ClientCertificateFiles> certificates;
     private volatile Connection connection;
-    private final java.util.concurrent.atomic.AtomicLong pastDeadline = new java.util.concurrent.atomic.AtomicLong();
-    private final java.util.concurrent.atomic.AtomicLong overCap = new java.util.concurrent.atomic.AtomicLong();
+    private final AtomicLong pastDeadline = new AtomicLong();
+    private final AtomicLong overCap = new AtomicLong();
     private final WireBytes wire;
 
     /** An HTTP client and the client certificate its TLS context presents (null: none). */
@@ -49,7 +52,9 @@ final class IngestClient implements IngestPort {
         if (settings.credentials().caFile().isPresent() || certificate != null) {
             builder.sslContext(TlsContexts.of(settings.credentials().caFile(), Optional.ofNullable(certificate)));
         }
-        settings.central().proxy().ifPresent(proxy -> builder.proxy(ProxySelector.of(new InetSocketAddress(proxy.getHost(), proxy.getPort()))));
+        settings.central().proxy()
+                .ifPresent(proxy -> builder.proxy(ProxySelector.of(new InetSocketAddress(proxy.getHost(),
+                proxy.getPort()))));
         return new Connection(builder
                 .version(HttpClient.Version.HTTP_1_1)
                 .connectTimeout(connectTimeout)
@@ -92,10 +97,12 @@ final class IngestClient implements IngestPort {
                 .header("Content-Type", "application/json")
                 .header("Idempotency-Key", batchId)
                 .POST(HttpRequest.BodyPublishers.ofByteArray(onTheWire));
-        settings.central().compression().contentEncoding().ifPresent(encoding -> request.header("Content-Encoding", encoding));
+        settings.central().compression().contentEncoding()
+                .ifPresent(encoding -> request.header("Content-Encoding", encoding));
         bearer.ifPresent(token -> request.header("Authorization", "Bearer " + token));
         HttpRequest built = request.build();
-        wire.sent(("POST " + settings.central().url().getRawPath() + " HTTP/1.1\r\n").length() + WireBytes.headBytes(built.headers()),
+        wire.sent(("POST " + settings.central().url().getRawPath() + " HTTP/1.1\r\n").length()
+                + WireBytes.headBytes(built.headers()),
                 body.length, onTheWire.length);
         CompletableFuture<HttpResponse<byte[]>> exchange =
                 http().sendAsync(built, CappedBody.handler(settings.requests().maxReplyBytes().intBytes()));
@@ -126,15 +133,18 @@ final class IngestClient implements IngestPort {
                 return IngestReply.transportFailure(Objects.requireNonNull(tooLarge.getMessage())); // made with one
             }
         }
-        if (cause instanceof java.net.http.HttpConnectTimeoutException) {
-            return IngestReply.transportFailure(TransportFailures.describe(settings.central().url(), settings.central().proxy(), cause));
+        if (cause instanceof HttpConnectTimeoutException) {
+            return IngestReply.transportFailure(TransportFailures.describe(settings.central().url(),
+                    settings.central().proxy(), cause));
         }
         if (cause instanceof HttpTimeoutException) {
             return pastDeadline();
         }
         return IngestReply.transportFailure(expiredCertificate().map(c -> TransportFailures.expiredClientCertificate(
-                settings.central().url(), c.notAfter(), c.serial(), TransportFailures.describe(settings.central().url(), settings.central().proxy(), cause)))
-                .orElseGet(() -> TransportFailures.describe(settings.central().url(), settings.central().proxy(), cause)));
+                settings.central().url(), c.notAfter(), c.serial(),
+                        TransportFailures.describe(settings.central().url(), settings.central().proxy(), cause)))
+                .orElseGet(() -> TransportFailures.describe(settings.central().url(), settings.central().proxy(),
+                cause)));
     }
 
     /**
@@ -157,8 +167,11 @@ final class IngestClient implements IngestPort {
         return wire;
     }
 
-    /** Replies cut off since start: {@code deadline} (past ingest.timeout), {@code too_large} (over ingest.maxReplyBytes). */
-    java.util.Map<String, Long> cutReplies() {
-        return java.util.Map.of("deadline", pastDeadline.get(), "too_large", overCap.get());
+    /**
+     * Replies cut off since start: {@code deadline} (past ingest.timeout), {@code too_large} (over
+     * ingest.maxReplyBytes).
+     */
+    Map<String, Long> cutReplies() {
+        return Map.of("deadline", pastDeadline.get(), "too_large", overCap.get());
     }
 }

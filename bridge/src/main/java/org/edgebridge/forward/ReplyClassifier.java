@@ -56,7 +56,8 @@ final class ReplyClassifier {
         }
         String reason = "HTTP " + status + bodyExcerpt(reply.body());
         if (status >= 300 && status < 400) {
-            return new RequestOutcome.Refused("HTTP " + status + reply.location().map(l -> " to " + ReceiptCheck.excerpt(l)).orElse(" (no Location)")
+            return new RequestOutcome.Refused("HTTP " + status
+                    + reply.location().map(l -> " to " + ReceiptCheck.excerpt(l)).orElse(" (no Location)")
                     + ": ingest.url is not central's ingest endpoint (redirects are not followed: a POST must not be "
                     + "sent somewhere else unchecked)", true);
         }
@@ -111,8 +112,10 @@ final class ReplyClassifier {
         if (checked.believed().isEmpty()) {
             // no receipt central can be believed on (none, or only unknown statuses or oversized fields): the request
             // failed as a whole, like a 5xx; blaming every event of it would park a backlog for central's fault
-            return new RequestOutcome.Failed("central answered " + reply.status() + " without a believable receipt for any"
-                    + " of the " + events.size() + " events" + bodyExcerpt(reply.body()), RequestOutcome.Cause.NO_RECEIPTS,
+            return new RequestOutcome.Failed("central answered " + reply.status()
+                    + " without a believable receipt for any"
+                    + " of the " + events.size() + " events" + bodyExcerpt(reply.body()),
+                    RequestOutcome.Cause.NO_RECEIPTS,
                     Duration.ZERO, checked.problems());
         }
         Map<Long, String> why = new HashMap<>();
@@ -142,7 +145,8 @@ final class ReplyClassifier {
                 JsonNode after = r.get("retryAfterMs");
                 Duration floor = backoff(e.attempt());
                 Duration asked = after != null && after.isNumber() && after.asDouble() >= 0
-                        ? clamp(after.canConvertToLong() ? Duration.ofMillis(after.asLong()) : settings.retries().maxRetryAfter())
+                        ? clamp(after.canConvertToLong() ? Duration.ofMillis(after.asLong())
+                                : settings.retries().maxRetryAfter())
                         : floor;
                 Duration wait = asked.compareTo(floor) >= 0 ? asked : floor;
                 String code = text(r, "code");
@@ -180,7 +184,8 @@ final class ReplyClassifier {
 
     /** A wait that central asked for, at most {@code forwarder.maxRetryAfter}: central's numbers are not trusted. */
     Duration clamp(Duration fromCentral) {
-        return fromCentral.compareTo(settings.retries().maxRetryAfter()) > 0 ? settings.retries().maxRetryAfter() : fromCentral;
+        return fromCentral.compareTo(settings.retries().maxRetryAfter()) > 0 ? settings.retries().maxRetryAfter()
+                : fromCentral;
     }
 
     /** Retry-After as seconds or an HTTP date (RFC 9110 §10.2.3), at most {@code forwarder.maxRetryAfter}. */

@@ -32,8 +32,8 @@ sealed interface RequestOutcome {
     record Throttled(Duration retryAfter, String reason) implements RequestOutcome {}
 
     /**
-     * A 5xx (503 included), timeout, refused or reset connection, another 4xx: retry with backoff, or find the one event
-     * behind it.
+     * A 5xx (503 included), timeout, refused or reset connection, another 4xx: retry with backoff, or find the one
+     * event behind it.
      *
      * @param cause what failed; all but {@link Cause#UNREACHABLE} may be caused by one event of the batch
      * @param retryAfter central's Retry-After (clamped), or zero: the backoff after it is never shorter
@@ -83,7 +83,9 @@ sealed interface RequestOutcome {
         UNAVAILABLE(ReceiptCode.INGEST_UNAVAILABLE),
         /** No whole reply within ingest.timeout. */
         TIMED_OUT(ReceiptCode.INGEST_TIMEOUT),
-        /** The connection was made, then reset or closed before a reply (a parser of central's that dies on one event). */
+        /**
+         * The connection was made, then reset or closed before a reply (a parser of central's that dies on one event).
+         */
         DROPPED(ReceiptCode.INGEST_CONNECTION_DROPPED),
         /**
          * A 4xx that is neither about the request's size or shape (400, 413, 422) nor about the bridge's credentials or
@@ -108,7 +110,9 @@ sealed interface RequestOutcome {
          * event's doing only with proof; then, at the limit, that event is finally rejected with this code.
          */
         BAD_REQUEST(ReceiptCode.INGEST_BAD_REQUEST),
-        /** 413: the request is too large for central or a proxy; with proof, one event is finally rejected at the limit. */
+        /**
+         * 413: the request is too large for central or a proxy; with proof, one event is finally rejected at the limit.
+         */
         TOO_LARGE(ReceiptCode.INGEST_PAYLOAD_TOO_LARGE);
 
         private final @Nullable ReceiptCode parkCode;

@@ -58,7 +58,9 @@ public final class CommandParser {
         this(maxPayloadBytes, limits, expiry, DEFAULT_MAX_EXPIRES_IN);
     }
 
-    /** @param maxExpiresIn latest {@code expiresAt} accepted, after the command's arrival ({@code intake.maxExpiresIn}) */
+    /**
+     * @param maxExpiresIn latest {@code expiresAt} accepted, after the command's arrival ({@code intake.maxExpiresIn})
+     */
     public CommandParser(int maxPayloadBytes, JsonLimits limits, ExpiryRules expiry, Duration maxExpiresIn) {
         this.maxPayloadBytes = maxPayloadBytes;
         this.limits = limits;
@@ -92,7 +94,8 @@ public final class CommandParser {
     }
 
     /** @param commandId the commandId if one valid id could be read, else null */
-    public record Invalid(@Nullable String commandId, ReceiptCode code, String message, String payloadSha256) implements Parsed {}
+    public record Invalid(@Nullable String commandId, ReceiptCode code, String message,
+            String payloadSha256) implements Parsed {}
 
     public Parsed parse(InboundPublish publish) {
         byte[] payload = publish.payload();
@@ -110,7 +113,8 @@ public final class CommandParser {
                     .toString();
             root = json.readTree(text);
         } catch (StreamConstraintsException e) {
-            return new Invalid(null, ReceiptCode.JSON_LIMIT_EXCEEDED, "payload's JSON is too deep or has too long a string or number; "
+            return new Invalid(null, ReceiptCode.JSON_LIMIT_EXCEEDED,
+                    "payload's JSON is too deep or has too long a string or number; "
                     + "at most depth " + limits.maxDepth() + ", strings of " + limits.maxStringLength()
                     + " characters, numbers of " + limits.maxNumberLength() + " characters", sha);
         } catch (IOException e) {
@@ -136,7 +140,8 @@ public final class CommandParser {
                 ? typeNode.asText()
                 : publish.type();
         if (type == null || !TYPE.matcher(type).matches()) {
-            return new Invalid(commandId, ReceiptCode.INVALID_TYPE, "the command type (the topic levels after commands/, or the "
+            return new Invalid(commandId, ReceiptCode.INVALID_TYPE,
+                    "the command type (the topic levels after commands/, or the "
                     + "payload's type) must be " + TYPE_RULE, sha);
         }
         JsonNode expiresNode = root.get("expiresAt");
@@ -144,11 +149,13 @@ public final class CommandParser {
         if (expiresNode != null && !expiresNode.isNull()) {
             Optional<Instant> own = timestamp(expiresNode);
             if (own.isEmpty()) {
-                return new Invalid(commandId, ReceiptCode.INVALID_EXPIRES_AT, "expiresAt must be an RFC 3339 date and time with an "
+                return new Invalid(commandId, ReceiptCode.INVALID_EXPIRES_AT,
+                        "expiresAt must be an RFC 3339 date and time with an "
                         + "offset and a four-digit year, such as 2026-12-02T18:30:00Z", sha);
             }
             if (own.get().isAfter(publish.receivedAt().plus(maxExpiresIn))) {
-                return new Invalid(commandId, ReceiptCode.INVALID_EXPIRES_AT, "expiresAt is more than " + maxExpiresIn.toDays()
+                return new Invalid(commandId, ReceiptCode.INVALID_EXPIRES_AT,
+                        "expiresAt is more than " + maxExpiresIn.toDays()
                         + " days (intake.maxExpiresIn) after the command's arrival; send a nearer one or none", sha);
             }
             expiresAt = expiresAt.isPresent() && expiresAt.get().isBefore(own.get()) ? expiresAt : own;

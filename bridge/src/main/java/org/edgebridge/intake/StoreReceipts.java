@@ -20,8 +20,8 @@ final class StoreReceipts {
     }
 
     /**
-     * {@code stored}, {@code retry_later}/{@code outbox_full} or {@code device_outbox_full}, or {@code rejected}/{@code command_id_reused},
-     * {@code expired} or {@code unstorable}.
+     * {@code stored}, {@code retry_later}/{@code outbox_full} or {@code device_outbox_full}, or {@code rejected}/{@code
+     * command_id_reused}, {@code expired} or {@code unstorable}.
      */
     Receipt receiptFor(StoreResult result) {
         if (result instanceof StoreResult.Stored stored) {
@@ -39,9 +39,12 @@ final class StoreReceipts {
         if (result instanceof StoreResult.DeviceFull full) {
             stats.retryLater.incrementAndGet();
             NewCommand c = result.command();
-            return ReceiptSender.retryLater(c.commandId(), ReceiptCode.DEVICE_OUTBOX_FULL, "this device holds its share of the "
-                    + "bridge's outbox (" + full.openCommands() + " open commands, " + full.openBytes() + " bytes; at most "
-                    + settings.deviceShare().maxCommands() + " and " + settings.deviceShare().maxBytes() + "); send the "
+            return ReceiptSender.retryLater(c.commandId(), ReceiptCode.DEVICE_OUTBOX_FULL,
+                    "this device holds its share of the "
+                    + "bridge's outbox (" + full.openCommands() + " open commands, " + full.openBytes()
+                    + " bytes; at most "
+                    + settings.deviceShare().maxCommands() + " and " + settings.deviceShare().maxBytes()
+                    + "); send the "
                     + "command again once earlier ones are final", c.payloadSha256(), c.topic(),
                     settings.fullRetryAfter().toMillis());
         }
@@ -49,14 +52,17 @@ final class StoreReceipts {
             NewCommand c = result.command();
             stats.countRejected(ReceiptCode.EXPIRED);
             return ReceiptSender.rejected(c.commandId(), ReceiptCode.EXPIRED, "the command's expiry ("
-                    + c.expiresAt().map(Object::toString).orElse("?") + ") had passed when it arrived; it was not stored",
+                    + c.expiresAt().map(Object::toString).orElse("?")
+                    + ") had passed when it arrived; it was not stored",
                     c.payloadSha256(), c.topic());
         }
         if (result instanceof StoreResult.Unstorable unstorable) {
             NewCommand c = result.command();
             stats.countRejected(ReceiptCode.UNSTORABLE);
-            return ReceiptSender.rejected(c.commandId(), ReceiptCode.UNSTORABLE, "the outbox could not store this command ("
-                    + unstorable.error() + "); it was not stored, and the same bytes will fail again", c.payloadSha256(),
+            return ReceiptSender.rejected(c.commandId(), ReceiptCode.UNSTORABLE,
+                    "the outbox could not store this command ("
+                    + unstorable.error() + "); it was not stored, and the same bytes will fail again",
+                    c.payloadSha256(),
                     c.topic());
         }
         StoreResult.IdReused reused = (StoreResult.IdReused) result;

@@ -4,15 +4,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
+import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.edgebridge.broker.BrokerSettings;
 import org.edgebridge.broker.TlsSettings;
+import org.edgebridge.intake.ExpiryRules;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -83,7 +86,8 @@ class ConfigLoaderTest {
                 "mqtt.prot=1", "auth.anonymous=yes", "broken")))
                 .isInstanceOfSatisfying(ConfigException.class, e -> assertThat(e.problems()).containsExactlyInAnyOrder(
                         "--set broken: must be key=value, for example --set mqtt.port=1883",
-                        "mqtt.prot: unknown key (did you mean mqtt.port?); the keys are listed in broker-config/bridge.yaml",
+                        "mqtt.prot: unknown key (did you mean mqtt.port?); the keys are listed in "
+                                + "broker-config/bridge.yaml",
                         "mqtt.port=99999: must be from 0 to 65535",
                         "auth.anonymous=yes: must be true or false",
                         "forwarder.linger=soon: must be a duration such as 500ms, 30s, 5m, 2h or 7d"));
@@ -91,9 +95,9 @@ class ConfigLoaderTest {
 
     @Test
     void expiry_rules_are_read_in_order_and_a_bad_one_names_the_key_and_the_rule() throws Exception {
-        org.edgebridge.intake.ExpiryRules rules = ConfigLoader.load(null, List.of("intake.expiryByType=gate/open=10m, batch/#=2h,+/x=30s"))
+        ExpiryRules rules = ConfigLoader.load(null, List.of("intake.expiryByType=gate/open=10m, batch/#=2h,+/x=30s"))
                 .intake().expiry();
-        java.time.Instant t = java.time.Instant.parse("2026-12-02T00:00:00Z");
+        Instant t = Instant.parse("2026-12-02T00:00:00Z");
         assertThat(rules.expiresAt("gate/open", t)).contains(t.plusSeconds(600));
         assertThat(rules.expiresAt("batch", t)).as("# matches no level too").contains(t.plusSeconds(7200));
         assertThat(rules.expiresAt("batch/release/now", t)).contains(t.plusSeconds(7200));
@@ -113,7 +117,8 @@ class ConfigLoaderTest {
         assertThatThrownBy(() -> ConfigLoader.load(null, List.of("tls.clientAuth=required", "mqtt.port=0",
                 "intake.maxPayloadBytes=1MiB", "tls.keyFile=/nonexistent/key.pem")))
                 .isInstanceOfSatisfying(ConfigException.class, e -> assertThat(e.problems()).anySatisfy(
-                        p -> assertThat(p).startsWith("mqtt.maxPacketBytes=524288: must be at least intake.maxPayloadBytes"))
+                        p -> assertThat(p).startsWith("mqtt.maxPacketBytes=524288: must be at least "
+                                + "intake.maxPayloadBytes"))
                         .anySatisfy(p -> assertThat(p).startsWith("tls.certFile: must be set when tls.keyFile is set"))
                         .anySatisfy(p -> assertThat(p).startsWith("tls.keyFile=/nonexistent/key.pem: no readable file"))
                         .anySatisfy(p -> assertThat(p).startsWith("tls.clientAuth=required: needs tls.caFile"))
@@ -125,7 +130,8 @@ class ConfigLoaderTest {
         Path bad = dir.resolve("bad.yaml");
         Files.writeString(bad, "mqtt: [unclosed\n");
         assertThatThrownBy(() -> ConfigLoader.load(bad, List.of())).hasMessageContaining("not valid YAML");
-        assertThatThrownBy(() -> ConfigLoader.load(dir.resolve("none.yaml"), List.of())).hasMessageContaining("no such file");
+        assertThatThrownBy(() -> ConfigLoader.load(dir.resolve("none.yaml"), List.of()))
+                .hasMessageContaining("no such file");
     }
 
     @Test
@@ -177,7 +183,8 @@ class ConfigLoaderTest {
         assertThatThrownBy(() -> ConfigLoader.load(null, List.of("forwarder.backofMax=1s")))
                 .hasMessageContaining("(did you mean forwarder.backoffMax?)");
         assertThatThrownBy(() -> ConfigLoader.load(null, List.of("completely.different=1")))
-                .isInstanceOfSatisfying(ConfigException.class, e -> assertThat(e.problems().get(0)).doesNotContain("did you mean"));
+                .isInstanceOfSatisfying(ConfigException.class,
+                e -> assertThat(e.problems().get(0)).doesNotContain("did you mean"));
     }
 
     @Test
@@ -225,7 +232,8 @@ class ConfigLoaderTest {
     @Test
     void check_config_warns_when_no_device_could_connect_and_no_admin_action_would_work() {
         assertThat(ConfigWarnings.of(ConfigLoader.load(null, List.of()))).hasSize(2)
-                .anySatisfy(w -> assertThat(w).startsWith("auth.anonymous=false, no auth.passwordFile and no client certificates"))
+                .anySatisfy(w -> assertThat(w)
+                .startsWith("auth.anonymous=false, no auth.passwordFile and no client certificates"))
                 .anySatisfy(w -> assertThat(w).startsWith("admin.token is not set"));
         assertThat(ConfigWarnings.of(ConfigLoader.load(null, List.of("auth.anonymous=true",
                 "admin.token=0123456789abcdef")))).isEmpty();
@@ -252,11 +260,15 @@ class ConfigLoaderTest {
         assertThat(ConfigWarnings.of(ConfigLoader.load(null, List.of("auth.anonymous=true", "admin.token=short-token",
                 "ingest.url=http://central.example:8090/ingest", "ingest.token=" + "t".repeat(32)))))
                 .hasSize(2)
-                .anySatisfy(w -> assertThat(w).startsWith("admin.token has 11 characters: a token this short can be guessed"))
-                .anySatisfy(w -> assertThat(w).startsWith("ingest.token is sent to http://central.example:8090/ingest over plain http://"));
-        assertThat(ConfigWarnings.of(ConfigLoader.load(null, List.of("auth.anonymous=true", "admin.token=0123456789abcdef",
+                .anySatisfy(w -> assertThat(w)
+                .startsWith("admin.token has 11 characters: a token this short can be guessed"))
+                .anySatisfy(w -> assertThat(w)
+                .startsWith("ingest.token is sent to http://central.example:8090/ingest over plain http://"));
+        assertThat(ConfigWarnings.of(ConfigLoader.load(null,
+                List.of("auth.anonymous=true", "admin.token=0123456789abcdef",
                 "ingest.url=https://central.example/ingest", "ingest.token=x")))).isEmpty();
-        assertThat(ConfigWarnings.of(ConfigLoader.load(null, List.of("auth.anonymous=true", "admin.token=0123456789abcdef",
+        assertThat(ConfigWarnings.of(ConfigLoader.load(null,
+                List.of("auth.anonymous=true", "admin.token=0123456789abcdef",
                 "ingest.url=http://127.0.0.1:8090/ingest", "ingest.token=x")))).isEmpty();
     }
 
@@ -264,7 +276,8 @@ class ConfigLoaderTest {
     void an_admin_host_that_is_not_loopback_needs_an_admin_token_and_then_guards_reads_with_it() {
         assertThatThrownBy(() -> ConfigLoader.load(null, List.of("admin.host=0.0.0.0")))
                 .isInstanceOf(ConfigException.class)
-                .hasMessageContaining("admin.host=0.0.0.0 is not a loopback address: the status, the outbox (with payloads), "
+                .hasMessageContaining("admin.host=0.0.0.0 is not a loopback address: the status, the outbox (with "
+                + "payloads), "
                         + "the devices and the metrics then need admin.token");
         assertThat(ConfigLoader.load(null, List.of("admin.host=0.0.0.0", "admin.token=0123456789abcdef")).admin()
                 .readsNeedToken()).isTrue();
@@ -279,8 +292,8 @@ class ConfigLoaderTest {
 
     @Test
     void ingest_proxy_takes_an_http_host_port_url_and_a_value_that_is_not_one_is_a_config_error() {
-        assertThat(ConfigLoader.load(null, List.of("ingest.proxy=http://proxy.site.example:3128")).forwarder().central().proxy())
-                .contains(java.net.URI.create("http://proxy.site.example:3128"));
+        assertThat(ConfigLoader.load(null, List.of("ingest.proxy=http://proxy.site.example:3128")).forwarder().central()
+                .proxy()).contains(URI.create("http://proxy.site.example:3128"));
         assertThat(ConfigLoader.load(null, List.of()).forwarder().central().proxy()).isEmpty();
         for (String bad : List.of("proxy.site.example:3128", "http://proxy.site.example", "https://proxy:3128",
                 "http://user:pw@proxy:3128", "http://proxy:3128/path", "not a url")) {

@@ -89,7 +89,10 @@ class TokenFilesTest {
         BridgeConfig c = ConfigLoader.load(null, List.of("ingest.tokenFile=" + loose, "admin.tokenFile=" + group));
         assertThat(c.forwarder().credentials().token()).contains("central-secret");
         assertThat(ConfigWarnings.of(c))
-                .contains("ingest.tokenFile=" + loose + ": readable by every user; make it owner-only (chmod 600, or systemd LoadCredential=)",
-                        "admin.tokenFile=" + group + ": readable by its group; make it owner-only (chmod 600, or systemd LoadCredential=)");
+                .contains("ingest.tokenFile=" + loose
+                + ": readable by every user; make it owner-only (chmod 600, or systemd LoadCredential=)",
+                        "admin.tokenFile=" + group
+                                + ": readable by its group; make it owner-only (chmod 600, or systemd "
+                                + "LoadCredential=)");
     }
 }

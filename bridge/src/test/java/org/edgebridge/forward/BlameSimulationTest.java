@@ -2,18 +2,32 @@ package org.edgebridge.forward;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import ch.qos.logback.classic.Logger;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The blame simulation (docs/forwarding.md, "Blame"): generated cases, each from a printed seed, run through the real
  * forwarder against a scripted central on a moved clock ({@link BlameRun}), checked against the ground truth of
- * {@link BlameScenario}. CI runs a few hundred; {@code -Dblame.scenarios=10000} runs more ({@code -Dblame.threads=2} two at a time), {@code -Dblame.seed=N}
- * starts at a given seed (a case that failed runs again alone with its seed and {@code -Dblame.scenarios=1}).
+ * {@link BlameScenario}. CI runs a few hundred; {@code -Dblame.scenarios=10000} runs more ({@code -Dblame.threads=2}
+ * two at a time), {@code -Dblame.seed=N} starts at a given seed (a case that failed runs again alone with its seed and
+ * {@code -Dblame.scenarios=1}).
  */
 class BlameSimulationTest {
     @TempDir
@@ -27,7 +41,7 @@ class BlameSimulationTest {
                 + " (again: -Dblame.seed=" + first + " -Dblame.scenarios=" + count + ")");
         List<String> failures = new ArrayList<>();
         long started = System.nanoTime();
-        ch.qos.logback.classic.Logger forwarding = (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger("org.edgebridge");
+        Logger forwarding = (Logger) LoggerFactory.getLogger("org.edgebridge");
         ch.qos.logback.classic.Level level = forwarding.getLevel();
         if (!Boolean.getBoolean("blame.log")) {
             forwarding.setLevel(ch.qos.logback.classic.Level.ERROR); // thousands of cases: their warnings are the point
@@ -45,9 +59,9 @@ class BlameSimulationTest {
     }
 
     private static void deleteQuietly(Path d) {
-        try (java.util.stream.Stream<Path> files = java.nio.file.Files.walk(d)) {
-            files.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
-        } catch (java.io.IOException | java.io.UncheckedIOException e) {
+        try (Stream<Path> files = Files.walk(d)) {
+            files.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+        } catch (IOException | UncheckedIOException e) {
             // a temp dir left behind is no failure
         }
     }
@@ -65,12 +79,12 @@ class BlameSimulationTest {
 
     private Path makeFastDisk() {
         Path shm = Path.of("/dev/shm");
-        if (java.nio.file.Files.isDirectory(shm) && java.nio.file.Files.isWritable(shm)) {
+        if (Files.isDirectory(shm) && Files.isWritable(shm)) {
             try {
-                Path d = java.nio.file.Files.createTempDirectory(shm, "blame-");
+                Path d = Files.createTempDirectory(shm, "blame-");
                 d.toFile().deleteOnExit();
                 return d;
-            } catch (java.io.IOException e) {
+            } catch (IOException e) {
                 return dir;
             }
         }
@@ -79,8 +93,8 @@ class BlameSimulationTest {
 
     private void runCases(long first, int count, List<String> failures) {
         int threads = Integer.getInteger("blame.threads", 1);
-        java.util.concurrent.atomic.AtomicLong nextSeed = new java.util.concurrent.atomic.AtomicLong(first);
-        java.util.concurrent.atomic.AtomicInteger done = new java.util.concurrent.atomic.AtomicInteger();
+        AtomicLong nextSeed = new AtomicLong(first);
+        AtomicInteger done = new AtomicInteger();
         Path disk = fastDisk();
         Runnable worker = () -> {
             for (long seed = nextSeed.getAndIncrement(); seed < first + count; seed = nextSeed.getAndIncrement()) {
@@ -103,19 +117,19 @@ class BlameSimulationTest {
             return;
         }
         // cases are independent (each its own clock, outbox and forwarder): -Dblame.threads=N runs N at once
-        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(threads);
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
         try {
-            List<java.util.concurrent.Future<?>> runs = new ArrayList<>();
+            List<Future<?>> runs = new ArrayList<>();
             for (int i = 0; i < threads; i++) {
                 runs.add(pool.submit(worker));
             }
-            for (java.util.concurrent.Future<?> run : runs) {
+            for (Future<?> run : runs) {
                 run.get();
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted", e);
-        } catch (java.util.concurrent.ExecutionException e) {
+        } catch (ExecutionException e) {
             throw new IllegalStateException("a case threw", e.getCause());
         } finally {
             pool.shutdownNow();
@@ -133,8 +147,10 @@ class BlameSimulationTest {
         }
         if (!found.isEmpty()) {
             synchronized (failures) {
-                System.out.println("blame simulation: FAILED " + scenario.describe() + "\n    " + String.join("\n    ", found));
-                failures.add(scenario.describe() + "\n    " + String.join("\n    ", found.subList(0, Math.min(8, found.size()))));
+                System.out.println("blame simulation: FAILED " + scenario.describe() + "\n    "
+                        + String.join("\n    ", found));
+                failures.add(scenario.describe() + "\n    "
+                        + String.join("\n    ", found.subList(0, Math.min(8, found.size()))));
             }
         }
     }

@@ -13,7 +13,8 @@ import org.junit.jupiter.api.io.TempDir;
 /** The rules of docs/install.md, "Storage that keeps what it acknowledges", at and around their edges. */
 class StorageHonestyTest {
     private static StorageHonesty at(long medianMicros, int rate, int maxBatch) {
-        return new StorageHonesty(new FsyncProbe.FsyncLatency(8, medianMicros, medianMicros, medianMicros * 2), null, rate, maxBatch);
+        return new StorageHonesty(new FsyncProbe.FsyncLatency(8, medianMicros, medianMicros, medianMicros * 2), null,
+                rate, maxBatch);
     }
 
     @Test
@@ -66,7 +67,8 @@ class StorageHonestyTest {
         }
         PrometheusMeterRegistry meters = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         new StorageHonesty(l, null, 1000, 256).register(meters);
-        assertThat(meters.scrape()).contains("edgebridge_storage_fsync_median_seconds", "edgebridge_storage_fsync_max_seconds");
+        assertThat(meters.scrape()).contains("edgebridge_storage_fsync_median_seconds",
+                "edgebridge_storage_fsync_max_seconds");
     }
 
     @Test

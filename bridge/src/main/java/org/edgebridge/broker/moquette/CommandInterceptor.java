@@ -17,8 +17,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Moquette 0.17 bugs answered: the PUBACK is sent before {@code onPublish} runs (so custody is the {@code stored}
- * receipt, never the PUBACK); a payload read after {@code super.onPublish} is already released (Moquette #773), so it is
- * copied first and released once, in {@code finally}; {@code AbstractInterceptHandler} has no
+ * receipt, never the PUBACK); a payload read after {@code super.onPublish} is already released (Moquette #773), so it
+ * is copied first and released once, in {@code finally}; {@code AbstractInterceptHandler} has no
  * {@code onSessionLoopError}, which is where a dead session loop is reported. Proven by {@code EndToEndIT} (every
  * command) and {@code CrashWindowIT} ({@code BEFORE_INTAKE_COMMIT}: PUBACKed, not committed, resent, stored once).
  *

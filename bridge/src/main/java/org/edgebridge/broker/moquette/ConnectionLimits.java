@@ -56,7 +56,8 @@ final class ConnectionLimits {
     private final Map<InetAddress, LinkedHashSet<Channel>> beforeLoginByAddress = new HashMap<>();
     private final Map<String, LinkedHashSet<Channel>> beforeLoginByNetwork = new HashMap<>();
 
-    ConnectionLimits(int maxTotal, int maxPerAddress, int maxBeforeLogin, int maxBeforeLoginPerNetwork, BrokerLimits limits,
+    ConnectionLimits(int maxTotal, int maxPerAddress, int maxBeforeLogin, int maxBeforeLoginPerNetwork,
+            BrokerLimits limits,
             RefusalLog log) {
         this.maxTotal = maxTotal;
         this.maxPerAddress = maxPerAddress;
@@ -118,7 +119,8 @@ final class ConnectionLimits {
             return false;
         }
         if (!oldest.isEmpty()) {
-            log.warn("connections-before-login", "", "closed " + oldest.size() + " connection(s) that had not logged in, the "
+            log.warn("connections-before-login", "",
+                    "closed " + oldest.size() + " connection(s) that had not logged in, the "
                     + "oldest, to make room for a new one from " + address + " (mqtt.maxConnectionsBeforeLogin, "
                     + "mqtt.maxConnectionsBeforeLoginPerNetwork, mqtt.maxConnections, mqtt.maxConnectionsPerAddress)");
             closeAll(oldest);

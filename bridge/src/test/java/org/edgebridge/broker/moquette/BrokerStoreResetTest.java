@@ -107,7 +107,8 @@ class BrokerStoreResetTest {
                         new BrokerSettings.CertificateLogins(store.resolveSibling("certificate-devices"), 1000,
                                 Optional.empty())),
                 new BrokerSettings.Limits(
-                        new BrokerSettings.Connections(4096, Duration.ofSeconds(10), 1024, DataSize.ofBytes(16_384), 100),
+                        new BrokerSettings.Connections(4096, Duration.ofSeconds(10), 1024, DataSize.ofBytes(16_384),
+                                100),
                         new BrokerSettings.BeforeLogin(1024, 768),
                         new BrokerSettings.QueuedReceipts(256, DataSize.ofBytes(262_144), 200_000,
                                 DataSize.ofBytes(256L << 20)),
