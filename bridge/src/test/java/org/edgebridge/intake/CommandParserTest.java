@@ -119,23 +119,26 @@ class CommandParserTest {
     @Test
     void a_number_longer_than_the_shipped_limit_is_rejected_json_limit_exceeded() {
         CommandParser roomy = new CommandParser(262_144, SHIPPED);
-        assertRejected(parseOn(roomy, "t", "{\"commandId\":\"NUM-1\",\"n\":" + "9".repeat(101) + "}"),
-                "json_limit_exceeded");
-        assertRejected(parseOn(roomy, "t", "{\"commandId\":\"NUM-2\",\"n\":0." + "9".repeat(200) + "}"),
-                "json_limit_exceeded");
-        assertThat(parseOn(roomy, "t", "{\"commandId\":\"NUM-3\",\"n\":" + "9".repeat(100) + "}"))
+        assertRejected(parseOn(roomy, "t", command("NUM-1", "\"n\":" + "9".repeat(101) + "}")), JSON_LIMIT);
+        assertRejected(parseOn(roomy, "t", command("NUM-2", "\"n\":0." + "9".repeat(200) + "}")), JSON_LIMIT);
+        assertThat(parseOn(roomy, "t", command("NUM-3", "\"n\":" + "9".repeat(100) + "}")))
                 .isInstanceOf(CommandParser.Valid.class);
     }
 
     @Test
     void a_string_longer_than_the_limit_is_rejected_json_limit_exceeded() {
         CommandParser strict = new CommandParser(1_000_000, new JsonLimits(32, 1000, 100));
-        assertRejected(parseOn(strict, "t", "{\"commandId\":\"STR-1\",\"s\":\"" + "x".repeat(1001) + "\"}"),
-                "json_limit_exceeded");
-        assertRejected(parseOn(strict, "t", "{\"commandId\":\"STR-2\",\"" + "k".repeat(1001) + "\":1}"),
-                "json_limit_exceeded");
-        assertThat(parseOn(strict, "t", "{\"commandId\":\"STR-3\",\"s\":\"" + "x".repeat(1000) + "\"}"))
+        assertRejected(parseOn(strict, "t", command("STR-1", "\"s\":\"" + "x".repeat(1001) + "\"}")), JSON_LIMIT);
+        assertRejected(parseOn(strict, "t", command("STR-2", "\"" + "k".repeat(1001) + "\":1}")), JSON_LIMIT);
+        assertThat(parseOn(strict, "t", command("STR-3", "\"s\":\"" + "x".repeat(1000) + "\"}")))
                 .isInstanceOf(CommandParser.Valid.class);
+    }
+
+    private static final String JSON_LIMIT = "json_limit_exceeded";
+
+    /** The JSON of a command with {@code id} as its commandId, then {@code rest}, which closes the object. */
+    private static String command(String id, String rest) {
+        return "{\"commandId\":\"" + id + "\"," + rest;
     }
 
     @ParameterizedTest(name = "topic type {0} is rejected invalid_type")
