@@ -2,15 +2,21 @@ package org.edgebridge;
 
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
+import java.util.Objects;
 import org.edgebridge.admin.AdminServer;
 import org.edgebridge.admin.StatusReport;
 import org.edgebridge.broker.Broker;
 import org.edgebridge.broker.InboundCommands;
 import org.edgebridge.broker.InboundPublish;
 import org.edgebridge.broker.moquette.MoquetteBroker;
+import org.edgebridge.commission.CentralCheck;
 import org.edgebridge.config.BridgeConfig;
 import org.edgebridge.config.ConfigWarnings;
 import org.edgebridge.config.ConfigKeys;
@@ -36,16 +42,17 @@ import org.slf4j.LoggerFactory;
  * device PUBLISH → {@link Broker} → {@link Intake} → {@link Outbox} → {@link Forwarder} → central → receipts
  * ({@link ReceiptSender}) → device. {@link #start} takes the data dir's lock, opens the outbox, builds every part
  * with {@code new} and starts the parts in {@link #parts} order: the outbox's checkpointer ({@link WalCheckpointer}),
- * admin (so that status answers while the rest starts), broker, intake, forwarder, retention. {@link #close()} stops taking commands, then closes the parts in
- * the reverse order, so that nothing is lost: the request under way finishes, what is queued is written and its
- * receipts still reach the devices, then the broker and the admin side stop; the outbox and the lock go last.
+ * admin (so that status answers while the rest starts), broker, intake, forwarder, retention. {@link #close()} stops
+ * taking commands, then closes the parts in the reverse order, so that nothing is lost: the request under way finishes,
+ * what is queued is written and its receipts still reach the devices, then the broker and the admin side stop; the
+ * outbox and the lock go last.
  */
 public final class Bridge implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Bridge.class);
     /** A part whose close takes this long is named in the log. */
     private static final long SLOW_PART_MILLIS = 1_000;
     /** How long past its budget a stop may run before every thread's stack is logged ({@link StopWatchdog}). */
-    private static final java.time.Duration STOP_GRACE = java.time.Duration.ofSeconds(10);
+    private static final Duration STOP_GRACE = Duration.ofSeconds(10);
 
     private final BridgeConfig config;
     private final Outbox outbox;
@@ -81,12 +88,13 @@ public final class Bridge implements AutoCloseable {
         this.checkpointer = new WalCheckpointer(outbox);
         this.admin = new AdminServer(config.admin(), new AdminServer.Parts(site(config), outbox,
                 broker, intake, forwarder, retention, receipts, workers, meters, clock,
-                new StatusReport.Central(config.forwarder().url().toString(),
-                        config.forwarder().compression().name().toLowerCase(java.util.Locale.ROOT),
-                        config.forwarder().proxy().map(Object::toString).orElse("direct"),
-                        config.forwarder().clientCertificate().map(c -> "file " + c.certFile()).orElse("none"),
-                        config.forwarder().oauth2().map(o -> "oauth2 " + o.tokenUrl() + " as " + o.clientId()).orElse("none")),
-                () -> new org.edgebridge.commission.CentralCheck(config.forwarder(), clock).run(), config.forecast(), config.budget(),
+                new StatusReport.Central(config.forwarder().central().url().toString(),
+                        config.forwarder().central().compression().name().toLowerCase(Locale.ROOT),
+                        config.forwarder().central().proxy().map(Object::toString).orElse("direct"),
+                        config.forwarder().credentials().clientCertificate().map(c -> "file " + c.certFile())
+                                .orElse("none"), config.forwarder().credentials().oauth2()
+                                .map(o -> "oauth2 " + o.tokenUrl() + " as " + o.clientId()).orElse("none")),
+                () -> new CentralCheck(config.forwarder(), clock).run(), config.forecast(), config.budget(),
                 storage));
         this.parts = List.of(checkpointer, admin, broker, intake, forwarder, retention);
     }
@@ -119,8 +127,9 @@ public final class Bridge implements AutoCloseable {
         Bridge bridge;
         try {
             PrivateDataDir.restrict(config.dataDir());
-            StorageHonesty storage = StorageHonesty.measure(config.dataDir(), java.util.Objects.requireNonNull(
-                    ConfigKeys.STORAGE_EXPECTED_INTAKE_RATE.value(config.effective().get(ConfigKeys.STORAGE_EXPECTED_INTAKE_RATE.name()))),
+            StorageHonesty storage = StorageHonesty.measure(config.dataDir(), Objects.requireNonNull(
+                    ConfigKeys.STORAGE_EXPECTED_INTAKE_RATE.value(config.effective()
+                            .get(ConfigKeys.STORAGE_EXPECTED_INTAKE_RATE.name()))),
                     config.intake().maxBatch());
             outbox = openOutbox(config, clock);
             bridge = new Bridge(config, clock, lock, outbox, storage, onWorkerDeath);
@@ -141,9 +150,12 @@ public final class Bridge implements AutoCloseable {
             throw e;
         }
         LOG.info("edge bridge {} running: MQTT {}, admin http://{}:{}/, central {}", config.edgeId(),
-                bridge.broker.listeners(), config.admin().host(), bridge.admin.port(), config.forwarder().url());
-        // one line in a fixed shape for scripts and tests that start the bridge with a port "any" (BridgeProcess reads it)
-        LOG.info("bound ports: mqtt={} tls={} admin={}", portText(bridge.broker.mqttPort()), portText(bridge.broker.tlsPort()),
+                bridge.broker.listeners(), config.admin().host(), bridge.admin.port(),
+                        config.forwarder().central().url());
+        // one line in a fixed shape for scripts and tests that start the bridge with a port "any" (BridgeProcess reads
+        // it)
+        LOG.info("bound ports: mqtt={} tls={} admin={}", portText(bridge.broker.mqttPort()),
+                portText(bridge.broker.tlsPort()),
                 bridge.admin.port());
         return bridge;
     }
@@ -156,7 +168,7 @@ public final class Bridge implements AutoCloseable {
     private static void syncNames(BridgeConfig config) {
         try {
             Fsync.directories(config.dataDir());
-        } catch (java.io.IOException | java.io.UncheckedIOException e) {
+        } catch (IOException | UncheckedIOException e) {
             LOG.warn("data.dir={}: could not sync its directories ({}); a power cut soon after this start may lose a "
                     + "file created by it", config.dataDir().toAbsolutePath(), e.toString());
         }
@@ -238,8 +250,8 @@ public final class Bridge implements AutoCloseable {
         return broker;
     }
 
-    private static java.time.Duration remaining(long deadlineNanos) {
-        return java.time.Duration.ofNanos(Math.max(1_000_000, deadlineNanos - System.nanoTime()));
+    private static Duration remaining(long deadlineNanos) {
+        return Duration.ofNanos(Math.max(1_000_000, deadlineNanos - System.nanoTime()));
     }
 
     @Override

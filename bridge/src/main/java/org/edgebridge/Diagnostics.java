@@ -29,9 +29,10 @@ final class Diagnostics {
         Map<String, Object> disk = new LinkedHashMap<>();
         disk.put("dataDir", data.toAbsolutePath().toString());
         disk.put("outboxBytes", size(config.outboxFile()) + size(Path.of(config.outboxFile() + "-wal")));
-        disk.put("brokerStoreBytes", size(config.broker().storeDir()));
+        disk.put("brokerStoreBytes", size(config.broker().sessions().storeDir()));
         try {
-            disk.put("freeBytes", Files.getFileStore(Files.exists(data) ? data : data.toAbsolutePath().getParent()).getUsableSpace());
+            disk.put("freeBytes", Files.getFileStore(Files.exists(data) ? data : data.toAbsolutePath().getParent())
+                    .getUsableSpace());
         } catch (IOException e) {
             disk.put("freeBytes", "unknown: " + e.getMessage());
         }

@@ -1,9 +1,13 @@
 package org.edgebridge;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
@@ -21,14 +25,19 @@ import org.edgebridge.lifecycle.ExitCodes;
 import org.edgebridge.tls.DevCertificates;
 import org.edgebridge.worker.FatalErrors;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
-/** The command line: {@code run}, {@code demo}, {@code central-sim}, {@code check-config}, {@code check-central}, {@code device add}. */
+/**
+ * The command line: {@code run}, {@code demo}, {@code central-sim}, {@code check-config}, {@code check-central}, {@code
+ * device add}.
+ */
 @Command(name = "edge-bridge", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
         description = "MQTT-to-HTTP bridge with an embedded broker, a SQLite outbox and per-event receipts.",
-        subcommands = {CommandLine.HelpCommand.class, Main.Run.class, Main.Demo.class, Main.CentralSimCommand.class, Main.CheckConfig.class,
+        subcommands = {CommandLine.HelpCommand.class, Main.Run.class, Main.Demo.class, Main.CentralSimCommand.class,
+                Main.CheckConfig.class,
             Main.Diagnose.class, Main.ConfigReference.class, DeviceCommand.class, CheckCentralCommand.class})
 public final class Main {
     public static void main(String[] args) {
@@ -48,7 +57,7 @@ public final class Main {
                         return ExitCodes.CONFIG;
                     }
                     cmd.getErr().println("error: " + rootMessage(e));
-                    org.slf4j.LoggerFactory.getLogger(Main.class).debug("start-up failed", e);
+                    LoggerFactory.getLogger(Main.class).debug("start-up failed", e);
                     return ExitCodes.FAILED;
                 });
     }
@@ -69,11 +78,13 @@ public final class Main {
 
     /** {@code --config} and {@code --set}, shared by the subcommands that read a configuration. */
     static final class ConfigOptions {
-        @Option(names = "--config", paramLabel = "FILE", description = "YAML config file (see broker-config/bridge.yaml); "
+        @Option(names = "--config", paramLabel = "FILE",
+                description = "YAML config file (see broker-config/bridge.yaml); "
                 + "without it, the documented defaults")
         @Nullable Path file;
 
-        @Option(names = "--set", paramLabel = "KEY=VALUE", description = "override one key; repeatable; wins over the file and "
+        @Option(names = "--set", paramLabel = "KEY=VALUE",
+                description = "override one key; repeatable; wins over the file and "
                 + "EDGE_BRIDGE_* environment variables (docs/configuration.md)")
         List<String> sets = new ArrayList<>();
     }
@@ -82,7 +93,7 @@ public final class Main {
      * A worker died: exit with {@link ExitCodes#WORKER_DIED} (the shutdown hook stops the bridge as on SIGTERM),
      * and halt if that stop takes longer than its budget plus 10 s.
      */
-    static void exitAfterWorkerDeath(java.time.Duration shutdownBudget) {
+    static void exitAfterWorkerDeath(Duration shutdownBudget) {
         Thread halt = new Thread(() -> {
             try {
                 Thread.sleep(shutdownBudget.toMillis() + 10_000);
@@ -104,7 +115,7 @@ public final class Main {
                 try {
                     r.close();
                 } catch (Exception e) {
-                    org.slf4j.LoggerFactory.getLogger(Main.class).error("error while stopping", e);
+                    LoggerFactory.getLogger(Main.class).error("error while stopping", e);
                 }
             }
             stopped.countDown();
@@ -121,19 +132,22 @@ public final class Main {
         public Integer call() throws Exception {
             BridgeConfig config = ConfigLoader.load(options.file, options.sets);
             FatalErrors.haltOnAnyError();
-            Bridge bridge = Bridge.start(config, Clock.systemUTC(), () -> exitAfterWorkerDeath(config.shutdownTimeout()));
+            Bridge bridge = Bridge.start(config, Clock.systemUTC(),
+                    () -> exitAfterWorkerDeath(config.shutdownTimeout()));
             runUntilStopped(bridge);
             return ExitCodes.OK;
         }
     }
 
-    @Command(name = "demo", mixinStandardHelpOptions = true, description = "Run the bridge with an embedded reference central on 127.0.0.1:8090, "
+    @Command(name = "demo", mixinStandardHelpOptions = true,
+            description = "Run the bridge with an embedded reference central on 127.0.0.1:8090, "
             + "dev TLS material and anonymous devices on loopback.")
     static final class Demo implements Callable<Integer> {
         @CommandLine.Mixin
         ConfigOptions options = new ConfigOptions();
 
-        @Option(names = "--central-port", defaultValue = "8090", paramLabel = "PORT", description = "port of the embedded central (0: any free; default: ${DEFAULT-VALUE})")
+        @Option(names = "--central-port", defaultValue = "8090", paramLabel = "PORT",
+                description = "port of the embedded central (0: any free; default: ${DEFAULT-VALUE})")
         int centralPort;
 
         @Override
@@ -167,8 +181,8 @@ public final class Main {
         }
 
         private static void printWelcome(PrintStream out, BridgeConfig c, Bridge bridge, DevCertificates.Material tls) {
-            String host = c.broker().host();
-            String prefix = c.broker().topicPrefix();
+            String host = c.broker().listener().host();
+            String prefix = c.broker().publishes().topicPrefix();
             out.println();
             out.println("edge bridge demo is running (Ctrl-C stops it)");
             out.println("  MQTT        " + bridge.broker().listeners() + "  (anonymous devices allowed)");
@@ -176,51 +190,62 @@ public final class Main {
             String admin = "http://" + c.admin().host() + ":" + bridge.adminPort();
             out.println("  status page " + admin + "/  (JSON: " + admin + "/api/status)");
             out.println("  admin token " + c.admin().token().orElse("(none)"));
-            out.println("  central     " + c.forwarder().url() + "  (reference central, in memory)");
+            out.println("  central     " + c.forwarder().central().url() + "  (reference central, in memory)");
             out.println("  data        " + c.dataDir().toAbsolutePath());
             out.println();
             out.println("Send a command as device demo-device and print the receipt it gets:");
-            out.println("  mosquitto_rr -V mqttv311 -h " + host + " -p " + bridge.broker().mqttPort() + " -i demo-device -c -q 1 \\");
-            out.println("    -e " + prefix + "/demo-device/receipts -t " + prefix + "/demo-device/commands/workorder/arrive \\");
+            out.println("  mosquitto_rr -V mqttv311 -h " + host + " -p " + bridge.broker().mqttPort()
+                    + " -i demo-device -c -q 1 \\");
+            out.println("    -e " + prefix + "/demo-device/receipts -t " + prefix
+                    + "/demo-device/commands/workorder/arrive \\");
             out.println("    -m '{\"commandId\":\"ARRIVE-WO-1\",\"workOrderId\":\"WO-1\",\"action\":\"ARRIVE\"}'");
             out.println("Run it again (a device resends until it has a final receipt) to get the final receipt.");
             out.println();
         }
     }
 
-    @Command(name = "central-sim", mixinStandardHelpOptions = true, description = "Run the reference central alone (docs/protocol.md §2, server side).")
+    @Command(name = "central-sim", mixinStandardHelpOptions = true,
+            description = "Run the reference central alone (docs/protocol.md §2, server side).")
     static final class CentralSimCommand implements Callable<Integer> {
-        @Option(names = "--port", defaultValue = "8090", paramLabel = "PORT", description = "port (0: any free one, printed at start; default: ${DEFAULT-VALUE})")
+        @Option(names = "--port", defaultValue = "8090", paramLabel = "PORT",
+                description = "port (0: any free one, printed at start; default: ${DEFAULT-VALUE})")
         int port;
 
-        @Option(names = "--host", defaultValue = "127.0.0.1", paramLabel = "HOST", description = "bind address (default: ${DEFAULT-VALUE})")
+        @Option(names = "--host", defaultValue = "127.0.0.1", paramLabel = "HOST",
+                description = "bind address (default: ${DEFAULT-VALUE})")
         @SuppressWarnings("NullAway.Init") // picocli sets it: the option has a default value
         String host;
 
-        @Option(names = "--token", paramLabel = "TOKEN", description = "bearer token required from the bridge (default: none required)")
+        @Option(names = "--token", paramLabel = "TOKEN",
+                description = "bearer token required from the bridge (default: none required)")
         @Nullable String token;
 
-        @Option(names = "--max-request-bytes", defaultValue = "16777216", paramLabel = "BYTES", description = "larger requests get 413 (default: ${DEFAULT-VALUE})")
+        @Option(names = "--max-request-bytes", defaultValue = "16777216", paramLabel = "BYTES",
+                description = "larger requests get 413 (default: ${DEFAULT-VALUE})")
         long maxRequestBytes;
 
-        @Option(names = "--delay-ms", defaultValue = "0", paramLabel = "MS", description = "answer each request this long after "
-                + "it was applied, as a central far away would (no thread is held while it waits; default: ${DEFAULT-VALUE})")
+        @Option(names = "--delay-ms", defaultValue = "0", paramLabel = "MS",
+                description = "answer each request this long after "
+                + "it was applied, as a central far away would (no thread is held while it waits; default: "
+                + "${DEFAULT-VALUE})")
         long delayMs;
 
-        @Option(names = "--set", hidden = true, description = "accepted for symmetry with the other subcommands; unused")
+        @Option(names = "--set", hidden = true,
+                description = "accepted for symmetry with the other subcommands; unused")
         List<String> sets = new ArrayList<>();
 
         @Override
         public Integer call() throws Exception {
             CentralSim central = new CentralSim(Optional.ofNullable(token), maxRequestBytes, Clock.systemUTC())
-                    .replyDelay(java.time.Duration.ofMillis(delayMs)).start(host, port);
+                    .replyDelay(Duration.ofMillis(delayMs)).start(host, port);
             System.out.println("reference central listening on http://" + host + ":" + central.port() + "/ingest");
             runUntilStopped(central);
             return ExitCodes.OK;
         }
     }
 
-    @Command(name = "check-config", mixinStandardHelpOptions = true, description = "Validate a configuration and print every problem.")
+    @Command(name = "check-config", mixinStandardHelpOptions = true,
+            description = "Validate a configuration and print every problem.")
     static final class CheckConfig implements Callable<Integer> {
         @CommandLine.Mixin
         ConfigOptions options = new ConfigOptions();
@@ -237,7 +262,8 @@ public final class Main {
         }
     }
 
-    @Command(name = "diagnose", mixinStandardHelpOptions = true, description = "Print what a support ticket needs as JSON: version, configuration "
+    @Command(name = "diagnose", mixinStandardHelpOptions = true,
+            description = "Print what a support ticket needs as JSON: version, configuration "
             + "(secrets masked), disk, outbox counts and the latest problems.")
     static final class Diagnose implements Callable<Integer> {
         @CommandLine.Mixin
@@ -247,15 +273,15 @@ public final class Main {
         public Integer call() throws Exception {
             BridgeConfig config = ConfigLoader.load(options.file, options.sets);
             Map<String, Object> report = Diagnostics.collect(config, new Version().getVersion()[0]);
-            System.out.println(new com.fasterxml.jackson.databind.ObjectMapper()
-                    .registerModule(new com.fasterxml.jackson.datatype.jsr310.JavaTimeModule())
-                    .disable(com.fasterxml.jackson.databind.SerializationFeature.WRITE_DATES_AS_TIMESTAMPS)
+            System.out.println(new ObjectMapper().registerModule(new JavaTimeModule())
+                    .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS)
                     .writerWithDefaultPrettyPrinter().writeValueAsString(report));
             return ExitCodes.OK;
         }
     }
 
-    @Command(name = "config-reference", mixinStandardHelpOptions = true, description = "Print every configuration key with its default (docs/configuration.md).")
+    @Command(name = "config-reference", mixinStandardHelpOptions = true,
+            description = "Print every configuration key with its default (docs/configuration.md).")
     static final class ConfigReference implements Callable<Integer> {
         @Override
         public Integer call() {

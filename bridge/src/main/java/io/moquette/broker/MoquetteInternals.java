@@ -4,10 +4,26 @@ import io.moquette.broker.config.IConfig;
 import io.moquette.broker.security.IAuthenticator;
 import io.moquette.broker.subscriptions.ISubscriptionsDirectory;
 import io.moquette.broker.subscriptions.Topic;
+import io.moquette.interception.BrokerInterceptor;
+import io.moquette.persistence.H2Builder;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandler;
+import io.netty.channel.EventLoopGroup;
+import io.netty.handler.codec.mqtt.MqttMessageBuilders;
+import io.netty.handler.codec.mqtt.MqttPublishMessage;
+import io.netty.handler.codec.mqtt.MqttQoS;
 import io.netty.util.AttributeKey;
 import java.lang.reflect.Field;
+import java.util.Map;
+import java.util.Queue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.IntSupplier;
+import org.h2.mvstore.MVStore;
+import org.slf4j.LoggerFactory;
 
 /**
  * Moquette 0.17 limits answered: its protocol handler, connection state, subscription directory and queues are
@@ -65,9 +81,10 @@ public final class MoquetteInternals {
         try {
             Field f = PostOffice.class.getDeclaredField("subscriptions");
             f.setAccessible(true);
-            directory = (io.moquette.broker.subscriptions.ISubscriptionsDirectory) f.get(postOffice);
+            directory = (ISubscriptionsDirectory) f.get(postOffice);
         } catch (ReflectiveOperationException e) {
-            throw new IllegalStateException("Moquette's PostOffice has no field 'subscriptions': this bridge needs Moquette 0.17", e);
+            throw new IllegalStateException("Moquette's PostOffice has no field 'subscriptions': this bridge needs "
+                    + "Moquette 0.17", e);
         }
         return directory.matchWithoutQosSharpening(Topic.asTopic(topic)).stream()
                 .anyMatch(s -> clientId.equals(s.getClientId()));
@@ -80,21 +97,22 @@ public final class MoquetteInternals {
      *
      * @return false if the session loop's queue was full (nothing was handed on)
      */
-    public static boolean notifyPublishedInOrder(Server server, String clientId, String username, String topic, byte[] payload) {
+    public static boolean notifyPublishedInOrder(Server server, String clientId, String username, String topic,
+            byte[] payload) {
         PostOffice postOffice = (PostOffice) read(server, "dispatcher");
-        io.moquette.interception.BrokerInterceptor interceptor = (io.moquette.interception.BrokerInterceptor) read(server, "interceptor");
+        BrokerInterceptor interceptor = (BrokerInterceptor) read(server, "interceptor");
         if (postOffice == null || interceptor == null) {
             return false;
         }
-        io.netty.handler.codec.mqtt.MqttPublishMessage msg = io.netty.handler.codec.mqtt.MqttMessageBuilders.publish()
-                .topicName(topic).qos(io.netty.handler.codec.mqtt.MqttQoS.AT_LEAST_ONCE).retained(false).messageId(1)
-                .payload(io.netty.buffer.Unpooled.wrappedBuffer(payload)).build();
+        MqttPublishMessage msg = MqttMessageBuilders.publish()
+                .topicName(topic).qos(MqttQoS.AT_LEAST_ONCE).retained(false).messageId(1)
+                .payload(Unpooled.wrappedBuffer(payload)).build();
         PostOffice.RouteResult routed = postOffice.routeCommand(clientId, "EDGE BRIDGE WILL", () -> {
             try {
                 interceptor.notifyTopicPublished(msg, clientId, username);
             } catch (RuntimeException e) {
                 // never let it escape: an exception kills a 0.17 session loop for good
-                org.slf4j.LoggerFactory.getLogger(MoquetteInternals.class).error("handing the will of {} on failed", clientId, e);
+                LoggerFactory.getLogger(MoquetteInternals.class).error("handing the will of {} on failed", clientId, e);
             } finally {
                 msg.release();
             }
@@ -112,25 +130,26 @@ public final class MoquetteInternals {
      * routed to it) plus the PUBLISHes queued for the interceptor thread, which 0.17 does not bound. Each is a
      * queue's size: O(1), thread-safe.
      */
-    public static java.util.function.IntSupplier inboundBacklog(Server server) {
+    public static IntSupplier inboundBacklog(Server server) {
         Object interceptor = read(server, "interceptor");
         PostOffice postOffice = (PostOffice) read(server, "dispatcher");
         try {
-            java.util.concurrent.ThreadPoolExecutor executor =
-                    (java.util.concurrent.ThreadPoolExecutor) field(interceptor.getClass(), "executor").get(interceptor);
-            java.util.concurrent.BlockingQueue<Runnable> publishes = executor.getQueue();
+            ThreadPoolExecutor executor =
+                    (ThreadPoolExecutor) field(interceptor.getClass(), "executor").get(interceptor);
+            BlockingQueue<Runnable> publishes = executor.getQueue();
             Object loops = field(PostOffice.class, "sessionLoops").get(postOffice);
-            java.util.concurrent.BlockingQueue<?>[] sessionQueues =
-                    (java.util.concurrent.BlockingQueue<?>[]) field(SessionEventLoopGroup.class, "sessionQueues").get(loops);
+            BlockingQueue<?>[] sessionQueues =
+                    (BlockingQueue<?>[]) field(SessionEventLoopGroup.class, "sessionQueues").get(loops);
             return () -> {
                 int n = publishes.size();
-                for (java.util.concurrent.BlockingQueue<?> q : sessionQueues) {
+                for (BlockingQueue<?> q : sessionQueues) {
                     n += q.size();
                 }
                 return n;
             };
         } catch (ReflectiveOperationException | ClassCastException e) {
-            throw new IllegalStateException("Moquette's interceptor pool or session-loop queues are not where 0.17 keeps them: "
+            throw new IllegalStateException("Moquette's interceptor pool or session-loop queues are not where 0.17 "
+                    + "keeps them: "
                     + "this bridge needs Moquette 0.17", e);
         }
     }
@@ -147,9 +166,9 @@ public final class MoquetteInternals {
             Object repository = field(PostOffice.class, "retainedRepository").get(postOffice);
             int cleared = 0;
             for (Field f : repository.getClass().getDeclaredFields()) {
-                if (java.util.Map.class.isAssignableFrom(f.getType())) {
+                if (Map.class.isAssignableFrom(f.getType())) {
                     f.setAccessible(true);
-                    java.util.Map<?, ?> retained = (java.util.Map<?, ?>) f.get(repository);
+                    Map<?, ?> retained = (Map<?, ?>) f.get(repository);
                     cleared += retained.size();
                     retained.clear();
                 }
@@ -169,7 +188,7 @@ public final class MoquetteInternals {
     public static int queuedFor(Server server, String clientId) {
         SessionRegistry sessions = (SessionRegistry) read(server, "sessions");
         try {
-            Session session = ((java.util.Map<String, Session>) field(SessionRegistry.class, "pool").get(sessions)).get(clientId);
+            Session session = ((Map<String, Session>) field(SessionRegistry.class, "pool").get(sessions)).get(clientId);
             if (session == null) {
                 return 0;
             }
@@ -177,28 +196,28 @@ public final class MoquetteInternals {
             for (Field f : queue.getClass().getDeclaredFields()) {
                 if (f.getName().equals("head") && f.getType() == java.util.concurrent.atomic.AtomicLong.class) {
                     f.setAccessible(true);
-                    long head = ((java.util.concurrent.atomic.AtomicLong) f.get(queue)).get();
-                    long tail = ((java.util.concurrent.atomic.AtomicLong) field(queue.getClass(), "tail").get(queue)).get();
+                    long head = ((AtomicLong) f.get(queue)).get();
+                    long tail = ((AtomicLong) field(queue.getClass(), "tail").get(queue)).get();
                     return (int) Math.max(0, head - tail);
                 }
-                if (java.util.Queue.class.isAssignableFrom(f.getType())) {
+                if (Queue.class.isAssignableFrom(f.getType())) {
                     f.setAccessible(true);
-                    java.util.Queue<?> q = (java.util.Queue<?>) f.get(queue);
+                    Queue<?> q = (Queue<?>) f.get(queue);
                     return q == null ? 0 : q.size();
                 }
             }
             return 0;
         } catch (ReflectiveOperationException | ClassCastException e) {
-            throw new IllegalStateException("Moquette's session queues are not where 0.17 keeps them: this bridge needs Moquette 0.17", e);
+            throw new IllegalStateException("Moquette's session queues are not where 0.17 keeps them: this bridge "
+                    + "needs Moquette 0.17", e);
         }
     }
 
     /**
      * Shuts down the event loops of Moquette's own acceptor at once. The bridge binds its own listeners, so these
      * loops never carry a connection, but 0.17's {@code stopServer()} shuts them down with Netty's default quiet
-     * period and waits for it: every stop of the bridge took 2 s more (measured: 2,028 ms in {@code stopServer},
-     * 5 ms in the bridge's own listeners). Called just before {@code stopServer()}, whose own shutdown call then finds
-     * them terminated.
+     * period and waits for it: every stop of the bridge took 2 s more (docs/BENCHMARKS.md). Called just before
+     * {@code stopServer()}, whose own shutdown call then finds them terminated.
      */
     public static void stopIdleAcceptor(Server server, long timeoutMillis) {
         Object acceptor = read(server, "acceptor");
@@ -207,9 +226,9 @@ public final class MoquetteInternals {
         }
         try {
             for (String name : new String[] {"workerGroup", "bossGroup"}) {
-                io.netty.channel.EventLoopGroup group = (io.netty.channel.EventLoopGroup) field(acceptor.getClass(), name).get(acceptor);
+                EventLoopGroup group = (EventLoopGroup) field(acceptor.getClass(), name).get(acceptor);
                 if (group != null) {
-                    group.shutdownGracefully(0, timeoutMillis, java.util.concurrent.TimeUnit.MILLISECONDS)
+                    group.shutdownGracefully(0, timeoutMillis, TimeUnit.MILLISECONDS)
                             .awaitUninterruptibly(timeoutMillis + 1_000);
                 }
             }
@@ -235,7 +254,7 @@ public final class MoquetteInternals {
             return true;
         }
         scheduler.shutdown(); // cancels the periodic commit (ScheduledThreadPoolExecutor's default), lets one run out
-        return scheduler.awaitTermination(timeoutMillis, java.util.concurrent.TimeUnit.MILLISECONDS);
+        return scheduler.awaitTermination(timeoutMillis, TimeUnit.MILLISECONDS);
     }
 
     /**
@@ -243,7 +262,7 @@ public final class MoquetteInternals {
      * ({@code H2Builder.initStore}: {@code MVStore.commit()}), and h2-mvstore 2.1.212 never fsyncs a commit (only
      * {@code MVStore.sync()} calls {@code FileChannel.force}, and nothing in Moquette calls it; {@code close} does not
      * either): after a power cut the store held none of the sessions of that life, and with its directory never synced
-     * it was gone (issue 41: 60 of 60 reconnects after a cut got {@code sessionPresent=0}). This schedules, on the same
+     * it was gone (every reconnect after a cut got {@code sessionPresent=0}). This schedules, on the same
      * scheduler, a commit followed by a sync of the file whenever the store's version moved since the last sync. A
      * session acknowledged one {@code interval} plus a commit and an fsync before a cut survives it.
      */
@@ -252,11 +271,12 @@ public final class MoquetteInternals {
                 || !(read(server, "h2Builder") instanceof io.moquette.persistence.H2Builder builder)) {
             return; // no persistence: nothing to sync
         }
-        org.h2.mvstore.MVStore store;
+        MVStore store;
         try {
-            store = (org.h2.mvstore.MVStore) field(io.moquette.persistence.H2Builder.class, "mvStore").get(builder);
+            store = (MVStore) field(H2Builder.class, "mvStore").get(builder);
         } catch (ReflectiveOperationException | ClassCastException e) {
-            throw new IllegalStateException("Moquette's H2Builder keeps no MVStore where 0.17 keeps it: this bridge needs "
+            throw new IllegalStateException("Moquette's H2Builder keeps no MVStore where 0.17 keeps it: this bridge "
+                    + "needs "
                     + "Moquette 0.17", e);
         }
         long[] synced = {-1};
@@ -272,10 +292,10 @@ public final class MoquetteInternals {
                 }
             } catch (RuntimeException e) {
                 // a closed or failed store (a full disk): the next run tries again; the broker's own checks report it
-                org.slf4j.LoggerFactory.getLogger(MoquetteInternals.class).warn("broker store: commit and sync failed: {}",
+                LoggerFactory.getLogger(MoquetteInternals.class).warn("broker store: commit and sync failed: {}",
                         e.toString());
             }
-        }, intervalMillis, intervalMillis, java.util.concurrent.TimeUnit.MILLISECONDS);
+        }, intervalMillis, intervalMillis, TimeUnit.MILLISECONDS);
     }
 
     private static Field field(Class<?> type, String name) throws NoSuchFieldException {
@@ -290,7 +310,8 @@ public final class MoquetteInternals {
             f.setAccessible(true);
             return f.get(server);
         } catch (ReflectiveOperationException e) {
-            throw new IllegalStateException("Moquette's Server has no field '" + field + "': this bridge needs Moquette 0.17", e);
+            throw new IllegalStateException("Moquette's Server has no field '" + field
+                    + "': this bridge needs Moquette 0.17", e);
         }
     }
 }

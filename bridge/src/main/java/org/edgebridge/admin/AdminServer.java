@@ -18,6 +18,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import org.edgebridge.code.AlarmCode;
 import org.edgebridge.storage.StorageHonesty;
 import org.edgebridge.broker.BrokerView;
 import org.edgebridge.config.AdminSettings;
@@ -213,9 +214,9 @@ public final class AdminServer implements Component, AutoCloseable {
     /** {@code POST /api/alarms/{code}/ack}: only alarms that wait for an admin can be acknowledged. */
     private static void acknowledge(Context ctx, BrokerView broker) {
         String code = ctx.pathParam("code");
-        if (!code.equals(StatusReport.STORE_RESET)) {
+        if (!code.equals(AlarmCode.BROKER_STORE_RESET.wire())) {
             throw new OutboxApi.ApiError(404, "not_acknowledgeable", "no alarm '" + code + "' waits for an acknowledgement; "
-                    + "only " + StatusReport.STORE_RESET + " does (the others clear when their cause does)");
+                    + "only " + AlarmCode.BROKER_STORE_RESET.wire() + " does (the others clear when their cause does)");
         }
         int n = broker.storeResets().acknowledgeAll("admin API from " + ctx.ip());
         json(ctx, 200, Map.of("alarm", code, "acknowledged", n));

@@ -20,11 +20,13 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.Function;
 import java.util.stream.Collectors;
 import java.util.function.Supplier;
 import java.util.function.ToDoubleFunction;
 import org.edgebridge.broker.BrokerView;
 import org.edgebridge.broker.DeviceView;
+import org.edgebridge.code.ReceiptCode;
 import org.edgebridge.forward.ForwarderControl;
 import org.edgebridge.forward.ForwarderStatus;
 import org.edgebridge.intake.IntakeView;
@@ -42,9 +44,9 @@ import org.jspecify.annotations.Nullable;
  * when scraped; outbox counts are read at most once a second.
  */
 final class BridgeMetrics implements AutoCloseable {
-    static final List<String> REJECTION_CODES = List.of("invalid_json", "missing_command_id", "invalid_command_id",
-            "payload_too_large", "command_id_reused", "json_limit_exceeded", "invalid_type", "invalid_expires_at", "expired",
-            "unstorable");
+    /** The codes the intake rejects commands with: a series each, from start. */
+    static final List<String> REJECTION_CODES = ReceiptCode.ofKind(ReceiptCode.Kind.REJECTED).stream()
+            .map(ReceiptCode::wire).toList();
 
     private final PrometheusMeterRegistry registry;
     private final JvmGcMetrics gc = new JvmGcMetrics();
@@ -58,7 +60,8 @@ final class BridgeMetrics implements AutoCloseable {
      * @param registry where every part's meters are (the receipts' latency histograms among them); its owner closes it
      * @param alarms the alarms raised now, read at each scrape for {@code edgebridge_alarm_active}
      */
-    BridgeMetrics(PrometheusMeterRegistry registry, AdminOutbox outbox, IntakeView intake, ForwarderControl forwarder, BrokerView broker, RetentionPurger retention,
+    BridgeMetrics(PrometheusMeterRegistry registry, AdminOutbox outbox, IntakeView intake, ForwarderControl forwarder,
+            BrokerView broker, RetentionPurger retention,
             ReceiptSender receipts, Supplier<List<StatusReport.Alarm>> alarms, Clock clock) {
         this.registry = registry;
         this.alarms = alarms;
@@ -68,7 +71,8 @@ final class BridgeMetrics implements AutoCloseable {
                         + "10 devices are named, the most open commands first); no series while none is")
                 .register(registry);
         this.activeAlarms = MultiGauge.builder("edgebridge.alarm.active")
-                .description("alarms raised now, per code (as on /api/status; how many, for an alarm that can repeat such as "
+                .description("alarms raised now, per code (as on /api/status; how many, for an alarm that can repeat "
+                + "such as "
                         + "takeover_storm); a code has no series while its alarm is not raised")
                 .register(registry);
         new JvmMemoryMetrics().bindTo(registry);
@@ -85,7 +89,8 @@ final class BridgeMetrics implements AutoCloseable {
         Supplier<OutboxCounts> counts = memoize(outbox.reads()::counts, Duration.ofSeconds(1));
         for (CommandState state : CommandState.values()) {
             Gauge.builder("edgebridge.outbox.commands", counts, c -> c.get().count(state))
-                    .description("outbox rows per state").tag("state", state.dbName()).strongReference(true).register(registry);
+                    .description("outbox rows per state").tag("state", state.dbName()).strongReference(true)
+                    .register(registry);
         }
         Gauge.builder("edgebridge.outbox.oldest.open.age.seconds", counts, c -> c.get().oldestPendingReceivedAt()
                         .map(t -> Duration.between(t, clock.instant()).toMillis() / 1000.0).orElse(0.0))
@@ -93,7 +98,8 @@ final class BridgeMetrics implements AutoCloseable {
         Gauge.builder("edgebridge.outbox.open", outbox, AdminOutbox::openCount)
                 .description("commands not final yet (back-pressure counts these)").register(registry);
         Gauge.builder("edgebridge.outbox.max.pending", intake, IntakeView::maxPending)
-                .description("outbox.maxPending: open commands at which new ones get retry_later / outbox_full").register(registry);
+                .description("outbox.maxPending: open commands at which new ones get retry_later / outbox_full")
+                .register(registry);
         Gauge.builder("edgebridge.outbox.full", intake, i -> i.isFull() ? 1 : 0)
                 .description("1 while new commands get retry_later / outbox_full").register(registry);
         counter("edgebridge.outbox.writer.transactions", outbox, o -> o.writerFigures().transactions(),
@@ -108,7 +114,8 @@ final class BridgeMetrics implements AutoCloseable {
         counter("edgebridge.outbox.purged", retention, r -> r.status().purged(), "final rows deleted by retention");
         Gauge.builder("edgebridge.outbox.free.page.bytes", outbox, BridgeMetrics::freeBytes).baseUnit("bytes")
                 .description("free pages in the outbox file: reused before the file grows, counted as free disk "
-                        + "for outbox.minFreeDisk; given back to the file system after each retention run").register(registry);
+                        + "for outbox.minFreeDisk; given back to the file system after each retention run")
+                        .register(registry);
         counter("edgebridge.outbox.pages.given.back", retention, r -> r.status().pagesGivenBack(),
                 "free pages of the outbox file given back to the file system (incremental vacuum)");
 
@@ -122,7 +129,8 @@ final class BridgeMetrics implements AutoCloseable {
         counter("edgebridge.intake.received", stats, IntakeStats::received, "command PUBLISHes seen");
         counter("edgebridge.intake.stored", stats, IntakeStats::stored, "commands stored (custody taken)");
         counter("edgebridge.intake.replayed", stats, IntakeStats::replayed, "resends answered with the latest receipt");
-        counter("edgebridge.intake.retry.later", stats, IntakeStats::retryLater, "commands refused for now (retry_later)");
+        counter("edgebridge.intake.retry.later", stats, IntakeStats::retryLater,
+                "commands refused for now (retry_later)");
         counter("edgebridge.intake.store.failures", stats, IntakeStats::storeFailures,
                 "outbox writes that failed (e.g. disk full); their commands got retry_later / outbox_unavailable");
         for (String code : REJECTION_CODES) {
@@ -147,10 +155,12 @@ final class BridgeMetrics implements AutoCloseable {
         tagged("edgebridge.forwarder.replies.cut", "reason", forwarder, ForwarderStatus::cutReplies,
                 "replies of central cut off: deadline = the exchange took longer than ingest.timeout, too_large = "
                 + "the body was longer than ingest.maxReplyBytes");
-        Gauge.builder("edgebridge.forwarder.failures.to.park", forwarder, f -> f.status().serverErrors().failuresToPark())
+        Gauge.builder("edgebridge.forwarder.failures.to.park", forwarder,
+                f -> f.status().serverErrors().failuresToPark())
                 .description("failures alone in a row that park an event now: forwarder.maxServerErrors, more while "
                         + "central fails other requests too").register(registry);
-        Gauge.builder("edgebridge.forwarder.central.failed.share", forwarder, f -> f.status().serverErrors().failedShare())
+        Gauge.builder("edgebridge.forwarder.central.failed.share", forwarder,
+                f -> f.status().serverErrors().failedShare())
                 .description("share of the last requests without a suspect that central failed (5xx, timeouts, dropped "
                         + "connections), smoothed").register(registry);
         Gauge.builder("edgebridge.forwarder.consecutive.failures", forwarder, f -> f.status().consecutiveFailures())
@@ -164,11 +174,13 @@ final class BridgeMetrics implements AutoCloseable {
         counter("edgebridge.receipts.sent", receipts, ReceiptSender::sentCount, "receipts handed to the broker");
         counter("edgebridge.receipts.refused", receipts, ReceiptSender::refusedCount,
                 "receipts the broker could not take (its queues full); devices get them again when they resend");
-        FunctionCounter.builder("edgebridge.broker.receipts.left.out", broker, b -> b.status().limits().receiptsDropped())
+        FunctionCounter.builder("edgebridge.broker.receipts.left.out", broker,
+                b -> b.status().limits().receiptsDropped())
                 .tag("bound", "device").description("receipts not queued for a device (mqtt.maxQueuedReceipts, "
                         + "mqtt.maxQueuedReceiptBytes); the device gets them when it resends").register(registry);
         FunctionCounter.builder("edgebridge.broker.receipts.left.out", broker,
-                b -> b.status().limits().receiptsDroppedSiteFull()).tag("bound", "site").description("receipts not queued "
+                b -> b.status().limits().receiptsDroppedSiteFull()).tag("bound", "site")
+                        .description("receipts not queued "
                         + "because all devices' queues together were full (mqtt.maxQueuedReceiptsTotal, "
                         + "mqtt.maxQueuedReceiptBytesTotal)").register(registry);
         Gauge.builder("edgebridge.broker.queued.receipts", broker, b -> b.status().limits().queuedReceipts())
@@ -177,12 +189,15 @@ final class BridgeMetrics implements AutoCloseable {
                 .baseUnit("bytes").description("their bytes").register(registry);
         Gauge.builder("edgebridge.broker.connected.clients", broker, b -> b.status().connectedClients())
                 .description("MQTT connections of devices open now").register(registry);
-        counter("edgebridge.broker.denied.publishes", broker, b -> b.status().deniedPublishes(), "PUBLISHes refused by the ACL");
-        counter("edgebridge.broker.denied.subscribes", broker, b -> b.status().deniedSubscribes(), "SUBSCRIBEs refused by the ACL");
+        counter("edgebridge.broker.denied.publishes", broker, b -> b.status().deniedPublishes(),
+                "PUBLISHes refused by the ACL");
+        counter("edgebridge.broker.denied.subscribes", broker, b -> b.status().deniedSubscribes(),
+                "SUBSCRIBEs refused by the ACL");
         counter("edgebridge.broker.protocol.violations", broker, b -> b.status().protocolViolations(),
                 "connections closed for malformed or oversized packets");
         counter("edgebridge.broker.store.resets", broker, b -> b.status().storeResets(),
-                "broker stores set aside by this process because the broker could not start on them (alarm broker_store_reset)");
+                "broker stores set aside by this process because the broker could not start on them (alarm "
+                        + "broker_store_reset)");
         counter("edgebridge.broker.takeovers", broker,
                 b -> b.devices().list().stream().mapToLong(DeviceView::takeovers).sum(), "session takeovers");
         Gauge.builder("edgebridge.broker.takeover.storms", broker, b -> b.takeoverStorms().size())
@@ -192,8 +207,10 @@ final class BridgeMetrics implements AutoCloseable {
         loginsRefused(broker, "busy", b -> b.status().loginsRefusedBusy());
         loginsRefused(broker, "busy_address", b -> b.status().loginsRefusedBusyAddress());
         counter("edgebridge.broker.connections.before.login.oldest.closed", broker,
-                b -> b.status().limits().beforeLoginOldestClosed(), "connections that had not logged in closed, the oldest, "
-                + "to make room for a new one (mqtt.maxConnectionsBeforeLogin, mqtt.maxConnectionsBeforeLoginPerNetwork)");
+                b -> b.status().limits().beforeLoginOldestClosed(),
+                        "connections that had not logged in closed, the oldest, "
+                + "to make room for a new one (mqtt.maxConnectionsBeforeLogin, "
+                + "mqtt.maxConnectionsBeforeLoginPerNetwork)");
         Gauge.builder("edgebridge.broker.connections.before.login", broker, b -> b.status().limits().openBeforeLogin())
                 .description("MQTT connections open now that have not logged in").register(registry);
         counter("edgebridge.broker.connections.held.too.many", broker, b -> b.status().limits().heldTooMany(),
@@ -202,10 +219,14 @@ final class BridgeMetrics implements AutoCloseable {
         Gauge.builder("edgebridge.broker.certificate.devices", broker, b -> b.certificateDevices().remembered())
                 .description("client ids remembered because they connected with a client certificate (each needs it "
                         + "on every listener); at most auth.maxCertificateDevices").register(registry);
-        counter("edgebridge.broker.certificate.devices.not.remembered", broker, b -> b.certificateDevices().notRemembered(),
-                "client ids that connected with a certificate but were not remembered: auth.maxCertificateDevices reached");
+        counter("edgebridge.broker.certificate.devices.not.remembered", broker,
+                b -> b.certificateDevices().notRemembered(),
+                "client ids that connected with a certificate but were not remembered: auth.maxCertificateDevices "
+                        + "reached");
         Gauge.builder("edgebridge.broker.waiting.publishes", broker, b -> b.status().waitingPublishes())
-                .description("PUBLISHes waiting in front of the intake writer (the broker's interceptor queue and the intake's queue)").register(registry);
+                .description("PUBLISHes waiting in front of the intake writer (the broker's interceptor queue and the "
+                        + "intake's queue)")
+                .register(registry);
         Gauge.builder("edgebridge.broker.waiting.publishes.most", broker, b -> b.status().mostWaitingPublishes())
                 .description("the most PUBLISHes seen waiting in front of the intake since start").register(registry);
         counter("edgebridge.broker.read.pauses", broker, b -> b.status().readPauses(),
@@ -225,36 +246,45 @@ final class BridgeMetrics implements AutoCloseable {
         if (forwarder.status().clientCertificate().isPresent()) {
             Gauge.builder("edgebridge.ingest.client.certificate.expiry.timestamp", forwarder,
                             f -> f.status().clientCertificate().map(c -> c.notAfter().getEpochSecond()).orElse(0L))
-                    .baseUnit("seconds").description("when the client certificate presented to central (ingest.certFile) "
-                            + "expires, in Unix seconds (alarm ingest_certificate_expiring before, ingest_certificate_expired after)")
+                    .baseUnit("seconds")
+                    .description("when the client certificate presented to central (ingest.certFile) "
+                            + "expires, in Unix seconds (alarm ingest_certificate_expiring before, "
+                            + "ingest_certificate_expired after)")
                     .register(registry);
             counter("edgebridge.ingest.client.certificate.reloads", forwarder,
                     f -> f.status().clientCertificate().map(c -> c.reloads()).orElse(0L),
                     "changed client certificate files taken into use since start");
         }
         if (forwarder.status().oauth2().isPresent()) {
-            counter("edgebridge.ingest.token.requests", forwarder, f -> f.status().oauth2().map(t -> t.requests()).orElse(0L),
+            counter("edgebridge.ingest.token.requests", forwarder,
+                    f -> f.status().oauth2().map(t -> t.requests()).orElse(0L),
                     "requests to the OAuth2 token endpoint (ingest.oauth2.tokenUrl) since start");
-            counter("edgebridge.ingest.token.failures", forwarder, f -> f.status().oauth2().map(t -> t.failures()).orElse(0L),
+            counter("edgebridge.ingest.token.failures", forwarder,
+                    f -> f.status().oauth2().map(t -> t.failures()).orElse(0L),
                     "requests to the OAuth2 token endpoint that got no token (alarm ingest_token_endpoint_failing)");
             counter("edgebridge.ingest.token.renewals.after.401", forwarder,
                     f -> f.status().oauth2().map(t -> t.refreshedAfter401()).orElse(0L),
-                    "tokens dropped because central answered 401 to them (the request was sent once more with a new one)");
+                    "tokens dropped because central answered 401 to them (the request was sent once more with a new "
+                            + "one)");
         }
     }
 
     private void loginsRefused(BrokerView broker, String reason, ToDoubleFunction<BrokerView> f) {
         FunctionCounter.builder("edgebridge.broker.logins.refused", broker, f).tag("reason", reason)
-                .description("CONNECTs refused at login: credentials = wrong, unknown or missing (CONNACK 4); throttled = "
-                        + "too many failed logins of the client id or address this minute, busy = too many password checks "
-                        + "waiting (auth.queue), busy_address = too many of one address (auth.queuePerAddress) (all CONNACK 3); certificate_needed = a client id that needs its client certificate came without it "
+                .description("CONNECTs refused at login: credentials = wrong, unknown or missing (CONNACK 4); "
+                + "throttled = "
+                        + "too many failed logins of the client id or address this minute, busy = too many password "
+                        + "checks "
+                        + "waiting (auth.queue), busy_address = too many of one address (auth.queuePerAddress) (all "
+                        + "CONNACK 3); certificate_needed = a client id that needs its client certificate came without "
+                        + "it "
                         + "(CONNACK 5)")
                 .register(registry);
     }
 
     /** One counter per key of a map of the forwarder's status, tagged with the key. */
     private void tagged(String name, String tag, ForwarderControl forwarder,
-            java.util.function.Function<ForwarderStatus, java.util.Map<String, Long>> counts, String description) {
+            Function<ForwarderStatus, Map<String, Long>> counts, String description) {
         for (String key : counts.apply(forwarder.status()).keySet()) {
             FunctionCounter.builder(name, forwarder, f -> counts.apply(f.status()).get(key)).tag(tag, key)
                     .description(description).register(registry);

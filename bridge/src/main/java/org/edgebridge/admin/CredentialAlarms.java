@@ -4,27 +4,26 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import org.edgebridge.code.AlarmCode;
 import org.edgebridge.forward.ForwarderStatus;
 import org.edgebridge.forward.auth.ClientCertificateStatus;
 
 /** The alarms about the bridge's own credentials for central: its client certificate and its OAuth2 token. Pure. */
 final class CredentialAlarms {
-    static final String CERTIFICATE_EXPIRED = "ingest_certificate_expired";
-    static final String CERTIFICATE_EXPIRING = "ingest_certificate_expiring";
-    static final String CERTIFICATE_UNUSABLE = "ingest_certificate_unusable";
-    static final String TOKEN_ENDPOINT_FAILING = "ingest_token_endpoint_failing";
-
     private CredentialAlarms() {}
 
     static List<StatusReport.Alarm> of(ForwarderStatus f, Instant now) {
         List<StatusReport.Alarm> alarms = new ArrayList<>();
         f.clientCertificate().ifPresent(c -> certificate(c, now, alarms));
-        f.oauth2().filter(t -> t.failuresInARow() > 0).ifPresent(t -> alarms.add(new StatusReport.Alarm(TOKEN_ENDPOINT_FAILING,
-                "no token for central from the OAuth2 token endpoint (" + t.failuresInARow() + " failed requests in a row, "
-                + t.failures() + " since start): " + t.lastFailure().orElse("?") + (t.tokenExpiresAt().filter(now::isBefore)
+        f.oauth2().filter(t -> t.failuresInARow() > 0)
+                .ifPresent(t -> alarms.add(new StatusReport.Alarm(AlarmCode.INGEST_TOKEN_ENDPOINT_FAILING,
+                "no token for central from the OAuth2 token endpoint (" + t.failuresInARow()
+                        + " failed requests in a row, " + t.failures() + " since start): " + t.lastFailure().orElse("?")
+                + (t.tokenExpiresAt().filter(now::isBefore)
                         .map(at -> "; the token got before is used until it expires at " + at)
                         .orElse("; nothing is sent to central until one comes: commands are kept, tried again with the "
-                                + "forwarder's backoff (not central's fault: its circuit breaker and the commands' counts "
+                                + "forwarder's backoff (not central's fault: its circuit breaker and the commands' "
+                                + "counts "
                                 + "are not touched)")))));
         return alarms;
     }
@@ -32,17 +31,21 @@ final class CredentialAlarms {
     private static void certificate(ClientCertificateStatus c, Instant now, List<StatusReport.Alarm> alarms) {
         String which = "the client certificate for central (ingest.certFile=" + c.certFile() + ", " + c.subject()
                 + ", serial " + c.serial() + ")";
-        String renew = "put the renewed certificate and its key in place (ingest.certFile, ingest.keyFile): they are read "
+        String renew = "put the renewed certificate and its key in place (ingest.certFile, ingest.keyFile): they are "
+                + "read "
                 + "at the next request, no restart";
         if (c.expiredAt(now)) {
-            alarms.add(new StatusReport.Alarm(CERTIFICATE_EXPIRED, which + " expired at " + c.notAfter() + ": central "
+            alarms.add(new StatusReport.Alarm(AlarmCode.INGEST_CERTIFICATE_EXPIRED,
+                    which + " expired at " + c.notAfter() + ": central "
                     + "refuses the TLS handshake; commands are kept in the outbox; " + renew));
         } else if (c.expiringAt(now)) {
-            alarms.add(new StatusReport.Alarm(CERTIFICATE_EXPIRING, which + " expires at " + c.notAfter() + ", in "
+            alarms.add(new StatusReport.Alarm(AlarmCode.INGEST_CERTIFICATE_EXPIRING,
+                    which + " expires at " + c.notAfter() + ", in "
                     + days(Duration.between(now, c.notAfter())) + " (ingest.certExpiryWarning): " + renew));
         }
-        c.reloadProblem().ifPresent(problem -> alarms.add(new StatusReport.Alarm(CERTIFICATE_UNUSABLE, "the client "
-                + "certificate files changed on disk but cannot be used (" + problem + "); the previous certificate (serial "
+        c.reloadProblem().ifPresent(problem -> alarms.add(new StatusReport.Alarm(AlarmCode.INGEST_CERTIFICATE_UNUSABLE,
+                "the client certificate files changed on disk but cannot be used (" + problem
+                + "); the previous certificate (serial "
                 + c.serial() + ", valid until " + c.notAfter() + ") is still presented")));
     }
 

@@ -5,13 +5,16 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.stream.Collectors;
 import org.edgebridge.broker.BrokerView;
 import org.edgebridge.broker.BrokerStatus;
 import org.edgebridge.broker.BrokerStoreResets;
 import org.edgebridge.broker.CertificateDevices;
 import org.edgebridge.broker.DeviceView;
+import org.edgebridge.code.AlarmCode;
 import org.edgebridge.forward.ForwarderControl;
 import org.edgebridge.forward.ForwarderStatus;
 import org.edgebridge.intake.IntakeView;
@@ -26,11 +29,6 @@ import org.jspecify.annotations.Nullable;
 
 /** Gathers the status records of every part into the shape of {@code GET /api/status}. Thread-safe. */
 public final class StatusReport {
-    /** Failed requests in a row after which central counts as unreachable on the status page. */
-    static final int CENTRAL_FAILURES_ALARM = 3;
-    /** How long the alarm for a receipt central left out stays up after the last one. */
-    static final Duration MISSING_RECEIPT_ALARM_FOR = Duration.ofMinutes(10);
-
     /**
      * Which box this is: its {@code edge.id}, and whether devices reach it through a load balancer
      * ({@code edge.behindBalancer}, docs/scale-out.md); where the tokens come from ({@code file <path>}, {@code inline}
@@ -59,7 +57,8 @@ public final class StatusReport {
     private final Workers workers;
     private final StorageHonesty storage;
 
-    StatusReport(Site site, AdminOutbox outbox, BrokerView broker, IntakeView intake, ForwarderControl forwarder, RetentionPurger retention,
+    StatusReport(Site site, AdminOutbox outbox, BrokerView broker, IntakeView intake, ForwarderControl forwarder,
+            RetentionPurger retention,
             Workers workers, Clock clock, Central central, StorageHonesty storage) {
         this.workers = workers;
         this.storage = storage;
@@ -97,7 +96,11 @@ public final class StatusReport {
     }
 
     /** One alarm on the status page: a stable code and a sentence for the admin. */
-    public record Alarm(String code, String message) {}
+    public record Alarm(String code, String message) {
+        public Alarm(AlarmCode code, String message) {
+            this(code.wire(), message);
+        }
+    }
 
     public Map<String, Object> snapshot() {
         BrokerStatus b = broker.status();
@@ -170,14 +173,17 @@ public final class StatusReport {
         storeResetAlarm(broker.storeResets().unacknowledged()).ifPresent(alarms::add);
         // storage_fsync_implausible is a notice (storage.notice), not an alarm: a virtual machine or a disk with
         // power-loss protection syncs that fast rightly, and a page that is never healthy hides the alarms that matter
-        storage.finding().filter(s -> !s.code().equals(StorageHonesty.TOO_FAST))
+        storage.finding().filter(s -> !s.code().equals(AlarmCode.STORAGE_FSYNC_IMPLAUSIBLE.wire()))
                 .ifPresent(s -> alarms.add(new Alarm(s.code(), s.message())));
-        workers.death().ifPresent(d -> alarms.add(0, new Alarm("worker_died", "worker " + d + " died: the bridge is not "
-                + "ready; run by the run command it exits with code " + ExitCodes.WORKER_DIED + " for its supervisor to "
+        workers.death().ifPresent(d -> alarms.add(0,
+                new Alarm(AlarmCode.WORKER_DIED, "worker " + d + " died: the bridge is not "
+                + "ready; run by the run command it exits with code " + ExitCodes.WORKER_DIED
+                + " for its supervisor to "
                 + "start it again")));
         for (DeviceView d : storms) {
-            alarms.add(new Alarm("takeover_storm", "client id " + d.clientId() + " took over its own session "
-                    + d.takeoversLastMinute() + " times in the last minute: a device opening a new connection again and again"));
+            alarms.add(new Alarm(AlarmCode.TAKEOVER_STORM, "client id " + d.clientId() + " took over its own session "
+                    + d.takeoversLastMinute()
+                    + " times in the last minute: a device opening a new connection again and again"));
         }
         return alarms;
     }
@@ -192,91 +198,101 @@ public final class StatusReport {
         s.put("probeError", storage.probeError());
         s.put("capacityPerSecond", storage.capacityPerSecond().orElse(null));
         s.put("expectedIntakeRate", storage.expectedIntakeRate());
-        s.put("notice", storage.finding().filter(f -> f.code().equals(StorageHonesty.TOO_FAST))
+        s.put("notice", storage.finding().filter(f -> f.code().equals(AlarmCode.STORAGE_FSYNC_IMPLAUSIBLE.wire()))
                 .map(f -> Map.of("code", f.code(), "message", f.message())).orElse(null));
         return s;
     }
-
-    /** Code of the alarm raised when the broker's store was set aside; {@code POST /api/alarms/{code}/ack} clears it. */
-    static final String STORE_RESET = "broker_store_reset";
 
     private static Optional<Alarm> storeResetAlarm(List<BrokerStoreResets.Reset> resets) {
         if (resets.isEmpty()) {
             return Optional.empty();
         }
         BrokerStoreResets.Reset last = resets.get(resets.size() - 1);
-        return Optional.of(new Alarm(STORE_RESET, (resets.size() == 1 ? "the broker's session store was"
+        return Optional.of(new Alarm(AlarmCode.BROKER_STORE_RESET,
+                (resets.size() == 1 ? "the broker's session store was"
                 : resets.size() + " times the broker's session store was") + " set aside (last at " + last.at() + ": "
                 + last.reason() + ") and the broker started with an empty store: devices got sessionPresent=0 and "
                 + "subscribed again, commands are in the outbox. The old store is kept in " + last.directory()
-                + ". Acknowledge with POST /api/alarms/" + STORE_RESET + "/ack"));
+                + ". Acknowledge with POST /api/alarms/" + AlarmCode.BROKER_STORE_RESET.wire() + "/ack"));
     }
 
     private List<Alarm> alarms(BrokerStatus b, OutboxCounts counts, ForwarderStatus f, IntakeView intake) {
         List<Alarm> alarms = new ArrayList<>();
         if (intake.writeFailure().isPresent() || f.unsettledEvents() > 0) {
-            alarms.add(new Alarm("outbox_unwritable", "the outbox could not be written"
+            alarms.add(new Alarm(AlarmCode.OUTBOX_UNWRITABLE, "the outbox could not be written"
                     + intake.writeFailure().map(failure -> " (" + failure + "): new commands get retry_later / "
                             + "outbox_unavailable until a write succeeds").orElse("")
-                    + (f.unsettledEvents() > 0 ? "; central's answers for " + f.unsettledEvents() + " events wait to be "
+                    + (f.unsettledEvents() > 0 ? "; central's answers for " + f.unsettledEvents()
+                    + " events wait to be "
                             + "committed, and nothing new is sent to central until they are" : "")));
         }
         if (intake.isLowOnDisk()) {
-            alarms.add(new Alarm("low_disk", "free disk is below outbox.minFreeDisk: new commands get retry_later / outbox_full"));
+            alarms.add(new Alarm(AlarmCode.LOW_DISK,
+                    "free disk is below outbox.minFreeDisk: new commands get retry_later / outbox_full"));
         } else if (intake.isFull()) {
-            alarms.add(new Alarm("outbox_full", "the outbox holds outbox.maxPending open commands: new commands get "
+            alarms.add(new Alarm(AlarmCode.OUTBOX_FULL,
+                    "the outbox holds outbox.maxPending open commands: new commands get "
                     + "retry_later / outbox_full until central takes some"));
         }
         List<IntakeView.DeviceAtShare> atShare = intake.devicesAtShare();
         if (!atShare.isEmpty()) {
-            alarms.add(new Alarm("device_outbox_full", "devices at their share of the outbox (outbox.maxPendingPerDevice "
+            alarms.add(new Alarm(AlarmCode.DEVICE_OUTBOX_FULL,
+                    "devices at their share of the outbox (outbox.maxPendingPerDevice "
                     + intake.deviceShare().maxCommands() + " commands / outbox.maxPendingBytesPerDevice "
-                    + intake.deviceShare().maxBytes() + " bytes): their new commands get retry_later / device_outbox_full "
+                    + intake.deviceShare().maxBytes()
+                    + " bytes): their new commands get retry_later / device_outbox_full "
                     + "until central takes their earlier ones; others are not touched: " + atShare.stream()
-                            .map(d -> d.clientId() + " (" + d.openCommands() + " commands, " + d.openBytes() + " bytes)")
-                            .collect(java.util.stream.Collectors.joining(", "))));
+                            .map(d -> d.clientId() + " (" + d.openCommands() + " commands, " + d.openBytes()
+                            + " bytes)").collect(Collectors.joining(", "))));
         }
         if (!b.running()) {
-            alarms.add(new Alarm("broker_down", "the MQTT broker is not running"));
+            alarms.add(new Alarm(AlarmCode.BROKER_DOWN, "the MQTT broker is not running"));
         }
         if (f.state().equals("redirected_by_central")) {
-            alarms.add(new Alarm("central_redirect", "central answered with a redirect: " + f.pauseReason().orElse("?")
+            alarms.add(new Alarm(AlarmCode.CENTRAL_REDIRECT,
+                    "central answered with a redirect: " + f.pauseReason().orElse("?")
                     + "; forwarding is paused and tried again every forwarder.authRetryInterval: fix ingest.url"));
         }
         if (f.state().equals("paused_by_central")) {
-            alarms.add(new Alarm("central_refused", "central refused the bridge: " + f.pauseReason().orElse("?")
+            alarms.add(new Alarm(AlarmCode.CENTRAL_REFUSED, "central refused the bridge: " + f.pauseReason().orElse("?")
                     + "; check ingest.url and ingest.token"));
         }
-        if (f.circuitBreaker().equals("open") || f.consecutiveFailures() >= CENTRAL_FAILURES_ALARM) {
-            alarms.add(new Alarm("central_unreachable", "central is not answering ("
-                    + (f.circuitBreaker().equals("open") ? "circuit breaker open" : f.consecutiveFailures() + " failed requests in a row")
-                    + "): " + f.lastError().orElse("?") + nextRequest(f) + "; commands are kept and sent when it answers again"));
+        if (f.circuitBreaker().equals("open") || f.consecutiveFailures() >= AlarmThresholds.CENTRAL_FAILURES_IN_A_ROW) {
+            alarms.add(new Alarm(AlarmCode.CENTRAL_UNREACHABLE, "central is not answering ("
+                    + (f.circuitBreaker().equals("open") ? "circuit breaker open" : f.consecutiveFailures()
+                    + " failed requests in a row") + "): " + f.lastError().orElse("?") + nextRequest(f)
+                    + "; commands are kept and sent when it answers again"));
         }
         if (f.receiptViolations().recent()) {
-            alarms.add(new Alarm("central_receipt_violations", f.receiptViolations().last().orElse("?") + " (counts since "
+            alarms.add(new Alarm(AlarmCode.CENTRAL_RECEIPT_VIOLATIONS,
+                    f.receiptViolations().last().orElse("?") + " (counts since "
                     + "start: " + f.receiptViolations().counts() + ")"));
         }
-        f.lastMissingReceiptAt().filter(at -> at.plus(MISSING_RECEIPT_ALARM_FOR).isAfter(clock.instant())).ifPresent(at ->
-                alarms.add(new Alarm("central_missing_receipts", "central answered requests without a receipt for "
-                        + f.missingReceipts() + " events since start (last at " + at + "): it breaks the protocol. Each "
-                        + "is sent again; a missing receipt counts toward parking its event (code central_no_receipt) only "
-                        + "when central answered other events at the same time (docs/forwarding.md, \"Blame\")")));
+        f.lastMissingReceiptAt().filter(at -> at.plus(AlarmThresholds.MISSING_RECEIPTS_SHOWN_FOR)
+                .isAfter(clock.instant())).ifPresent(at ->
+                alarms.add(new Alarm(AlarmCode.CENTRAL_MISSING_RECEIPTS,
+                        "central answered requests without a receipt for "
+                        + f.missingReceipts() + " events since start (last at " + at
+                        + "): it breaks the protocol. Each is sent again; a missing receipt counts toward parking its "
+                        + "event (code central_no_receipt) only when central answered other events at the same time "
+                        + "(docs/forwarding.md, \"Blame\")")));
         if (f.serverErrors().raised()) {
-            alarms.add(new Alarm("central_failing_at_random", String.format(java.util.Locale.ROOT, "central failed %.0f %% "
+            alarms.add(new Alarm(AlarmCode.CENTRAL_FAILING_AT_RANDOM,
+                    String.format(Locale.ROOT, "central failed %.0f %% "
                     + "of the last requests, whatever their events: an event that fails alone is parked only after %d "
                     + "failures in a row (forwarder.maxServerErrors=%d is proof only while central fails at most one "
                     + "request in twenty)", f.serverErrors().failedShare() * 100, f.serverErrors().failuresToPark(),
                     f.serverErrors().maxServerErrors())));
         }
         if (f.pausedByAdmin()) {
-            alarms.add(new Alarm("forwarder_paused", "forwarding is paused by an admin"));
+            alarms.add(new Alarm(AlarmCode.FORWARDER_PAUSED, "forwarding is paused by an admin"));
         }
         if (counts.count(CommandState.PARKED) > 0) {
-            alarms.add(new Alarm("parked_commands", counts.count(CommandState.PARKED)
+            alarms.add(new Alarm(AlarmCode.PARKED_COMMANDS, counts.count(CommandState.PARKED)
                     + " commands are parked and wait for an admin to requeue or reject them"));
         }
         if (b.restartsAfterLoopDeath() > 0) {
-            alarms.add(new Alarm("broker_restarted", "the broker was restarted " + b.restartsAfterLoopDeath()
+            alarms.add(new Alarm(AlarmCode.BROKER_RESTARTED, "the broker was restarted " + b.restartsAfterLoopDeath()
                     + " times after an internal thread died"));
         }
         return alarms;

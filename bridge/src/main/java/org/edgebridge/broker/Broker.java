@@ -37,12 +37,17 @@ public final class Broker implements Component, BrokerView, DevicePublisher, Aut
      * @param commands receives each PUBLISH on a device's own command topic, on the broker's one intake thread
      * @param engine builds the MQTT server itself ({@code MoquetteBroker::new})
      */
-    /** A broker whose loss (see {@link #Broker(BrokerSettings, Clock, InboundCommands, BrokerEngine.Factory, Consumer)}) is only logged: for tests. */
+    /**
+     * A broker whose loss (see {@link #Broker(BrokerSettings, Clock, InboundCommands, BrokerEngine.Factory, Consumer)})
+     * is only logged: for tests.
+     */
     public Broker(BrokerSettings settings, Clock clock, InboundCommands commands, BrokerEngine.Factory engine) {
         this(settings, clock, commands, engine, cause -> { });
     }
 
-    /** @param lost told when the broker cannot serve any more (it could not be started again): the process should end */
+    /**
+     * @param lost told when the broker cannot serve any more (it could not be started again): the process should end
+     */
     public Broker(BrokerSettings settings, Clock clock, InboundCommands commands, BrokerEngine.Factory engine,
             Consumer<Throwable> lost) {
         this(settings, clock, commands, engine, lost, ReceiptAcks.NONE);
@@ -52,19 +57,21 @@ public final class Broker implements Component, BrokerView, DevicePublisher, Aut
     public Broker(BrokerSettings settings, Clock clock, InboundCommands commands, BrokerEngine.Factory engine,
             Consumer<Throwable> lost, ReceiptAcks acks) {
         this.settings = settings;
-        this.devices = new DeviceRegistry(clock, settings.takeoverAlarmPerMinute(), settings.limits().maxKnownDevices());
-        Optional<PasswordFile> passwords = settings.passwordFile().map(Broker::loadPasswords);
+        this.devices = new DeviceRegistry(clock, settings.sessions().takeoverAlarmPerMinute(),
+                settings.limits().maxKnownDevices());
+        Optional<PasswordFile> passwords = settings.login().passwordFile().map(Broker::loadPasswords);
         RefusalLog refusals = new RefusalLog(LOG, clock, REFUSAL_LOG_INTERVAL);
         BrokerSettings.LoginSettings ls = settings.login();
-        this.login = new DeviceLogin(passwords, settings.anonymous(),
-                new FailedLogins(clock, ls.failuresPerClientId(), ls.failuresPerAddress()), refusals, ls.threads(), ls.queue(), ls.queuePerAddress(),
-                RecentLogins.load(ls.recentLoginsFile(), settings.limits().maxKnownDevices()));
-        this.storeResets = new BrokerStoreResets(settings.storeDir(), clock);
-        this.certificates = CertificateDevices.load(ls.certificateDevicesFile(), ls.maxCertificateDevices(),
-                ls.certificateClientIds());
-        this.moquette = engine.create(new BrokerEngine.Parts(settings, clock, commands, devices, login, refusals, storeResets,
-                certificates, lost, acks));
-        if (!settings.anonymous() && passwords.map(PasswordFile::size).orElse(0) == 0) {
+        this.login = new DeviceLogin(passwords, ls.anonymous(),
+                new FailedLogins(clock, ls.throttle().failuresPerClientId(), ls.throttle().failuresPerAddress()),
+                refusals, ls.threads(), ls.queue().total(), ls.queue().perAddress(),
+                RecentLogins.load(ls.queue().recentLoginsFile(), settings.limits().maxKnownDevices()));
+        this.storeResets = new BrokerStoreResets(settings.sessions().storeDir(), clock);
+        this.certificates = CertificateDevices.load(ls.certificates().devicesFile(), ls.certificates().maxDevices(),
+                ls.certificates().clientIds());
+        this.moquette = engine.create(new BrokerEngine.Parts(settings, clock, commands, devices, login, refusals,
+                storeResets, certificates, lost, acks));
+        if (!settings.login().anonymous() && passwords.map(PasswordFile::size).orElse(0) == 0) {
             LOG.warn("auth.anonymous=false and no registered devices (auth.passwordFile): no device can connect");
         }
     }
@@ -96,7 +103,10 @@ public final class Broker implements Component, BrokerView, DevicePublisher, Aut
         return moquette.listeners();
     }
 
-    /** The port the plain MQTT listener bound (also with {@code mqtt.port=any}); 0 when it is off or before the first start. */
+    /**
+     * The port the plain MQTT listener bound (also with {@code mqtt.port=any}); 0 when it is off or before the first
+     * start.
+     */
     public int mqttPort() {
         return moquette.mqttPort();
     }
@@ -117,7 +127,8 @@ public final class Broker implements Component, BrokerView, DevicePublisher, Aut
 
     /** Client ids whose takeovers in the last minute reached {@code mqtt.takeoverAlarmPerMinute}. */
     public List<DeviceView> takeoverStorms() {
-        return devices.list().stream().filter(d -> d.takeoversLastMinute() >= settings.takeoverAlarmPerMinute()).toList();
+        int storm = settings.sessions().takeoverAlarmPerMinute();
+        return devices.list().stream().filter(d -> d.takeoversLastMinute() >= storm).toList();
     }
 
     public DeviceRegistry devices() {

@@ -1,6 +1,13 @@
 package org.edgebridge.broker;
 
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.HexFormat;
+import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.PriorityBlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
@@ -23,7 +30,7 @@ import org.jspecify.annotations.Nullable;
  *       refused with CONNACK 3 at once. Client ids whose password was verified before, by this run or an earlier one
  *       ({@link RecentLogins}), wait in a lane of their own (as long,
  *       one check per client id), served first: a flood of strangers from 10-20 addresses once kept every device
- *       that was not in the verified cache out (issue 40). An unknown client id or username costs the same as a
+ *       that was not in the verified cache out. An unknown client id or username costs the same as a
  *       wrong password, so timing does not tell which exist.</li>
  *   <li>A client id or source address with too many failed logins in the last minute is refused with CONNACK 3
  *       without a password check ({@link FailedLogins}).</li>
@@ -54,8 +61,8 @@ public final class DeviceLogin implements AutoCloseable {
     // guarded by this: the checks waiting or running, per lane, per address and per client id of the known lane
     private int waitingStrangers;
     private int waitingKnown;
-    private final java.util.Map<String, Integer> waitingPerAddress = new java.util.HashMap<>();
-    private final java.util.Set<String> waitingKnownIds = new java.util.HashSet<>();
+    private final Map<String, Integer> waitingPerAddress = new HashMap<>();
+    private final Set<String> waitingKnownIds = new HashSet<>();
     private final AtomicLong refusedBusy = new AtomicLong();
     private final AtomicLong refusedBusyAddress = new AtomicLong();
     private final AtomicLong refusedThrottled = new AtomicLong();
@@ -65,7 +72,8 @@ public final class DeviceLogin implements AutoCloseable {
      * @param recent client ids whose password was verified before (also by an earlier run): their checks wait in
      *     the lane served first
      * @param queue checks that may wait in each lane
-     * @param queuePerAddress checks that may wait or run for one source address (IPv4 address, IPv6 /64), strangers' lane
+     * @param queuePerAddress checks that may wait or run for one source address (IPv4 address, IPv6 /64), strangers'
+     * lane
      */
     DeviceLogin(Optional<PasswordFile> passwords, boolean anonymous, FailedLogins failures, RefusalLog log, int threads,
             int queue, int queuePerAddress, RecentLogins recent) {
@@ -78,7 +86,8 @@ public final class DeviceLogin implements AutoCloseable {
         this.log = log;
         AtomicInteger n = new AtomicInteger();
         // bounded by the counts above (at most 2 x queue waiting); the known lane first, then by arrival
-        this.pool = new ThreadPoolExecutor(threads, threads, 0, TimeUnit.MILLISECONDS, new PriorityBlockingQueue<>(), r -> {
+        this.pool = new ThreadPoolExecutor(threads, threads, 0, TimeUnit.MILLISECONDS, new PriorityBlockingQueue<>(),
+                r -> {
             Thread t = new Thread(r, "mqtt-auth-" + n.incrementAndGet());
             t.setDaemon(true);
             return t;
@@ -90,13 +99,15 @@ public final class DeviceLogin implements AutoCloseable {
      * @param address the client's address (for throttling and the log), or null
      * @return completed at once unless a password has to be checked; never completes exceptionally
      */
-    public CompletableFuture<Result> check(String clientId, String username, byte[] password, boolean certified, String address) {
+    public CompletableFuture<Result> check(String clientId, String username, byte[] password, boolean certified,
+            String address) {
         if (username == null) {
             if (certified) {
                 return done(Result.ACCEPTED);
             }
             if (passwords.map(p -> p.isRegistered(clientId)).orElse(false)) {
-                return refused(clientId, "registered, so it needs its username and password (or its client certificate)");
+                return refused(clientId,
+                        "registered, so it needs its username and password (or its client certificate)");
             }
             return anonymous ? done(Result.ACCEPTED) : refused(clientId, "no credentials and auth.anonymous=false");
         }
@@ -105,7 +116,8 @@ public final class DeviceLogin implements AutoCloseable {
         }
         if (passwords.isEmpty()) {
             // No registry: credentials cannot be checked, so they count for nothing more than anonymous.
-            return anonymous ? done(Result.ACCEPTED) : refused(clientId, "credentials given but no auth.passwordFile to check them");
+            return anonymous ? done(Result.ACCEPTED)
+                    : refused(clientId, "credentials given but no auth.passwordFile to check them");
         }
         PasswordFile file = passwords.get();
         if (file.isVerified(clientId, username, password)) {
@@ -162,7 +174,9 @@ public final class DeviceLogin implements AutoCloseable {
         }
     }
 
-    /** @param knownLane counted in the lane of client ids seen recently; @param refusal why it was not counted, or null */
+    /**
+     * @param knownLane counted in the lane of client ids seen recently; @param refusal why it was not counted, or null
+     */
     private record Admission(boolean knownLane, @Nullable String refusal) {}
 
     /** Counts a check as waiting, if there is room for it: in the known lane if it may, else in the strangers'. */
@@ -180,7 +194,8 @@ public final class DeviceLogin implements AutoCloseable {
         }
         if (waitingStrangers >= queue) {
             refusedBusy.incrementAndGet();
-            return new Admission(false, waitingStrangers + " password checks are waiting already (auth.queue; a login flood?)");
+            return new Admission(false, waitingStrangers
+                    + " password checks are waiting already (auth.queue; a login flood?)");
         }
         waitingStrangers++;
         waitingPerAddress.merge(key, 1, Integer::sum);
@@ -209,9 +224,9 @@ public final class DeviceLogin implements AutoCloseable {
             return address;
         }
         try {
-            byte[] bytes = java.net.InetAddress.getByName(address).getAddress(); // a literal: no DNS lookup
-            return bytes.length == 16 ? java.util.HexFormat.of().formatHex(bytes, 0, 8) + "::/64" : address;
-        } catch (java.net.UnknownHostException e) {
+            byte[] bytes = InetAddress.getByName(address).getAddress(); // a literal: no DNS lookup
+            return bytes.length == 16 ? HexFormat.of().formatHex(bytes, 0, 8) + "::/64" : address;
+        } catch (UnknownHostException e) {
             return address;
         }
     }
@@ -248,7 +263,8 @@ public final class DeviceLogin implements AutoCloseable {
 
     private Result refusedNow(String clientId, String why) {
         refusedCredentials.incrementAndGet();
-        log.info("credentials", clientId, "refused CONNECT of " + RefusalLog.quote(clientId) + " with CONNACK 4: " + why);
+        log.info("credentials", clientId, "refused CONNECT of " + RefusalLog.quote(clientId) + " with CONNACK 4: "
+                + why);
         return Result.BAD_CREDENTIALS;
     }
 

@@ -10,7 +10,7 @@ import java.util.function.ToIntFunction;
 /**
  * The bound on each device's receipts waiting in the broker's queue for it ({@code mqtt.maxQueuedReceipts} entries,
  * {@code mqtt.maxQueuedReceiptBytes} bytes). Moquette 0.17 queues every receipt past the 10 in flight, without
- * limit, in its store: a device that never reads grew it by 144 MB (issue 24). A receipt past the bound is not
+ * limit, in its store: a device that never reads grew it without end. A receipt past the bound is not
  * handed to the broker at all; it is not lost, because the outbox answers the device's resend with it. The same holds
  * for all devices together ({@code mqtt.maxQueuedReceiptsTotal}, {@code mqtt.maxQueuedReceiptBytesTotal}): many devices
  * that each stay under their own bound cannot fill the disk either.
@@ -119,7 +119,7 @@ public final class ReceiptQueues {
      * Reads the queue of every device that has a ledger again from the broker, at most once a second: a ledger is
      * otherwise brought up to date only by a receipt for its own device, so a device that read its queue (or whose
      * session went away: 0 queued) and got no receipt since kept counting toward the site's totals, which drifted up
-     * until the site bound refused every device's receipts (issue 40). Called before each receipt is admitted and
+     * until the site bound refused every device's receipts. Called before each receipt is admitted and
      * when the status is read.
      *
      * @param queuedNow receipts the broker holds queued for a device now (0 when it has no session)
@@ -148,7 +148,9 @@ public final class ReceiptQueues {
         return l.queued + l.onTheirWay;
     }
 
-    /** The bytes of a device's receipts held: known sizes, and the average allowed size for the ones from before start. */
+    /**
+     * The bytes of a device's receipts held: known sizes, and the average allowed size for the ones from before start.
+     */
     private long heldBytes(Ledger l) {
         return l.bytes + Math.max(0, held(l) - l.sizes.size()) * (maxBytes / maxEntries);
     }

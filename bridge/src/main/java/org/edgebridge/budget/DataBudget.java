@@ -1,5 +1,6 @@
 package org.edgebridge.budget;
 
+import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
@@ -16,11 +17,13 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import org.edgebridge.code.AlarmCode;
 import org.edgebridge.forward.WireBytes;
 import org.edgebridge.worker.GuardedRuns;
 import org.jspecify.annotations.Nullable;
@@ -44,7 +47,7 @@ public final class DataBudget implements AutoCloseable {
     static final String FILE = "data-budget.json";
     static final int TOP_DEVICES = 10;
     private static final ObjectMapper JSON = new ObjectMapper()
-            .configure(com.fasterxml.jackson.databind.DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
+            .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
     private static final DateTimeFormatter MONTH = DateTimeFormatter.ofPattern("yyyy-MM");
 
     /** What is persisted. */
@@ -106,7 +109,8 @@ public final class DataBudget implements AutoCloseable {
     }
 
     public void start() {
-        timer.scheduleAtFixedRate(GuardedRuns.of(this::sample, LOG, "data budget reading failed (the next one counts it)"),
+        timer.scheduleAtFixedRate(GuardedRuns.of(this::sample, LOG,
+                "data budget reading failed (the next one counts it)"),
                 INTERVAL.toMillis(), INTERVAL.toMillis(), TimeUnit.MILLISECONDS);
     }
 
@@ -164,7 +168,8 @@ public final class DataBudget implements AutoCloseable {
             }
             Files.move(next, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
         } catch (IOException e) {
-            LOG.warn("{} cannot be written ({}): this month's figures are kept in memory until it can", file, e.toString());
+            LOG.warn("{} cannot be written ({}): this month's figures are kept in memory until it can", file,
+                    e.toString());
         }
     }
 
@@ -174,7 +179,8 @@ public final class DataBudget implements AutoCloseable {
         month.devices().entrySet().stream().sorted(Map.Entry.<String, Long>comparingByValue(Comparator.reverseOrder())
                 .thenComparing(Map.Entry.comparingByKey())).limit(TOP_DEVICES)
                 .forEach(e -> top.add(new Device(e.getKey(), e.getValue())));
-        return new Snapshot(day, month, month.wireBodyBytes() > 0 ? (double) month.bodyBytes() / month.wireBodyBytes() : null,
+        return new Snapshot(day, month, month.wireBodyBytes() > 0 ? (double) month.bodyBytes() / month.wireBodyBytes()
+                : null,
                 budget.orElse(null), budget.map(b -> (double) month.totalBytes() / b).orElse(null), List.copyOf(top),
                 "past 100 % the bridge keeps sending every command, live and backlog: nothing is dropped or held back; "
                 + "POST /api/forwarder/pause stops sending if the link's cost must stop");
@@ -188,13 +194,15 @@ public final class DataBudget implements AutoCloseable {
         if (used == null || budget == null || used < 0.8) {
             return List.of();
         }
-        String figures = String.format(java.util.Locale.ROOT, "%d %% of ingest.dataBudget (%d of %d bytes to and from "
+        String figures = String.format(Locale.ROOT, "%d %% of ingest.dataBudget (%d of %d bytes to and from "
                 + "central in %s)", Math.round(used * 100), s.month().totalBytes(), budget, s.month().period())
                 + (s.topDevices().isEmpty() ? "" : "; most by " + s.topDevices().get(0).deviceId());
         return used >= 1.0
-                ? List.of(new Alarm("data_budget_exceeded", "this month's data to central is over its budget: " + figures
+                ? List.of(new Alarm(AlarmCode.DATA_BUDGET_EXCEEDED.wire(),
+                        "this month's data to central is over its budget: " + figures
                         + "; " + s.past100()))
-                : List.of(new Alarm("data_budget_warning", "this month's data to central is at " + figures));
+                : List.of(new Alarm(AlarmCode.DATA_BUDGET_WARNING.wire(),
+                        "this month's data to central is at " + figures));
     }
 
     @Override

@@ -2,6 +2,7 @@ package org.edgebridge.commission;
 
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -29,14 +30,16 @@ public final class CentralCheck {
     }
 
     public CheckReport run() {
-        java.time.Instant at = clock.instant();
-        Deadline deadline = new Deadline(settings.timeout().compareTo(MAX_STEP) < 0 ? settings.timeout() : MAX_STEP);
+        Instant at = clock.instant();
+        Deadline deadline = new Deadline(settings.requests().timeout().compareTo(MAX_STEP) < 0
+                ? settings.requests().timeout() : MAX_STEP);
         List<CheckStep> steps = new ArrayList<>();
         Optional<ClientCertificate> certificate = Optional.empty();
-        if (settings.clientCertificate().isPresent()) {
+        if (settings.credentials().clientCertificate().isPresent()) {
             try {
-                certificate = Optional.of(ClientCertificate.load(settings.clientCertificate().get().certFile(),
-                        settings.clientCertificate().get().keyFile()));
+                certificate = Optional.of(ClientCertificate.load(settings.credentials().clientCertificate().get()
+                        .certFile(),
+                        settings.credentials().clientCertificate().get().keyFile()));
             } catch (IllegalArgumentException e) {
                 certificate = Optional.empty(); // the client-certificate step says so
             }
@@ -52,7 +55,8 @@ public final class CentralCheck {
         steps.add(token);
         steps.add(http.request(blockedBy, token.failed()));
         steps.add(http.clock());
-        return new CheckReport(settings.url().toString(), settings.proxy().map(Object::toString).orElse("direct"), at,
+        return new CheckReport(settings.central().url().toString(),
+                settings.central().proxy().map(Object::toString).orElse("direct"), at,
                 List.copyOf(steps));
     }
 }

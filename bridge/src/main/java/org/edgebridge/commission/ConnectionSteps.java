@@ -12,6 +12,7 @@ import java.net.SocketTimeoutException;
 import java.net.URI;
 import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
+import java.security.cert.X509Certificate;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -53,11 +54,11 @@ final class ConnectionSteps {
         this.settings = settings;
         this.deadline = deadline;
         this.clock = clock;
-        this.url = settings.url();
+        this.url = settings.central().url();
         this.https = "https".equalsIgnoreCase(url.getScheme());
-        this.key = settings.proxy().isPresent() ? "ingest.proxy" : "ingest.url";
-        this.role = settings.proxy().isPresent() ? "the proxy (ingest.proxy)" : "central (ingest.url)";
-        this.target = settings.proxy().orElse(url);
+        this.key = settings.central().proxy().isPresent() ? "ingest.proxy" : "ingest.url";
+        this.role = settings.central().proxy().isPresent() ? "the proxy (ingest.proxy)" : "central (ingest.url)";
+        this.target = settings.central().proxy().orElse(url);
     }
 
     static int port(URI uri) {
@@ -73,16 +74,20 @@ final class ConnectionSteps {
         try {
             addresses = deadline.resolve(host);
         } catch (UnknownHostException e) {
-            return failed(steps, CheckStep.fail("dns", host + " does not resolve: the name of " + role + " has no address ("
+            return failed(steps, CheckStep.fail("dns",
+                    host + " does not resolve: the name of " + role + " has no address ("
                     + e.getMessage() + ")", "check the host name in " + key + " for a typo, and the box's DNS servers "
                     + "(/etc/resolv.conf; 'getent hosts " + host + "' must print an address)", since(start)));
         } catch (TimeoutException e) {
             return failed(steps, CheckStep.fail("dns", "the name " + host + " of " + role + " got no answer within "
-                    + deadline.millis() + " ms", "check the box's DNS servers (/etc/resolv.conf) and that DNS (port 53) "
+                    + deadline.millis() + " ms",
+                    "check the box's DNS servers (/etc/resolv.conf) and that DNS (port 53) "
                     + "may leave the site", since(start)));
         }
-        steps.add(CheckStep.pass("dns", host + " resolves to " + Arrays.stream(addresses).map(InetAddress::getHostAddress)
-                .collect(Collectors.joining(", ")) + (settings.proxy().isPresent() ? "; central (" + url.getHost()
+        steps.add(CheckStep.pass("dns", host + " resolves to " + Arrays.stream(addresses)
+                .map(InetAddress::getHostAddress)
+                .collect(Collectors.joining(", ")) + (settings.central().proxy().isPresent() ? "; central ("
+                + url.getHost()
                 + ") is resolved and reached by the proxy" : ""), since(start)));
 
         start = System.nanoTime();
@@ -101,11 +106,13 @@ final class ConnectionSteps {
         }
     }
 
-    private Optional<String> throughTheSocket(Socket socket, List<CheckStep> steps, Optional<ClientCertificate> certificate) {
-        if (settings.proxy().isEmpty()) {
+    private Optional<String> throughTheSocket(Socket socket, List<CheckStep> steps,
+            Optional<ClientCertificate> certificate) {
+        if (settings.central().proxy().isEmpty()) {
             steps.add(CheckStep.skip("proxy", "no ingest.proxy: the connection to central is direct"));
         } else if (!https) {
-            steps.add(CheckStep.skip("proxy", "http:// central: requests go to the proxy as plain HTTP, no CONNECT (the "
+            steps.add(CheckStep.skip("proxy",
+                    "http:// central: requests go to the proxy as plain HTTP, no CONNECT (the "
                     + "request step checks the proxy)"));
         } else {
             CheckStep tunnel = connectTunnel(socket);
@@ -117,8 +124,9 @@ final class ConnectionSteps {
         if (!https) {
             steps.add(CheckStep.skip("tls", "http:// central: no TLS (anyone on the way can read the commands; use "
                     + "https:// where central offers it)"));
-            steps.add(CheckStep.skip("client-certificate", settings.clientCertificate().isPresent()
-                    ? "http:// central: ingest.certFile is not used" : "http:// central: no TLS, no client certificate"));
+            steps.add(CheckStep.skip("client-certificate", settings.credentials().clientCertificate().isPresent()
+                    ? "http:// central: ingest.certFile is not used"
+                            : "http:// central: no TLS, no client certificate"));
             return Optional.empty();
         }
         return handshake(socket, steps, certificate);
@@ -144,18 +152,21 @@ final class ConnectionSteps {
         String where = role + " at " + host + ":" + port;
         if (e instanceof ConnectException) {
             return CheckStep.fail("tcp", "nothing accepts connections at " + where + " (" + e.getMessage() + ")",
-                    "check the port in " + key + " and that " + role + " runs there; a firewall may refuse it too", millis);
+                    "check the port in " + key + " and that " + role + " runs there; a firewall may refuse it too",
+                            millis);
         }
         if (e instanceof SocketTimeoutException) {
-            return CheckStep.fail("tcp", "no answer from " + where + " within " + deadline.millis() + " ms: the packets are "
-                    + "dropped on the way", "check the firewalls between this box and " + role + " (outbound TCP to port "
+            return CheckStep.fail("tcp", "no answer from " + where + " within " + deadline.millis()
+                    + " ms: the packets are dropped on the way", "check the firewalls between this box and " + role
+                    + " (outbound TCP to port "
                     + port + ") and the address in " + key, millis);
         }
         if (e instanceof NoRouteToHostException) {
             return CheckStep.fail("tcp", "no route to " + where, "check the box's network: its address, default route "
                     + "and VLAN", millis);
         }
-        return CheckStep.fail("tcp", "cannot connect to " + where + ": " + e, "check " + key + " and the network", millis);
+        return CheckStep.fail("tcp", "cannot connect to " + where + ": " + e, "check " + key + " and the network",
+                millis);
     }
 
     /** {@code CONNECT host:port} through the proxy on {@code socket}, as the JDK's client sends it. */
@@ -165,7 +176,8 @@ final class ConnectionSteps {
         String proxy = target.getHost() + ":" + port(target);
         try {
             OutputStream out = socket.getOutputStream();
-            out.write(("CONNECT " + authority + " HTTP/1.1\r\nHost: " + authority + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+            out.write(("CONNECT " + authority + " HTTP/1.1\r\nHost: " + authority + "\r\n\r\n")
+                    .getBytes(StandardCharsets.US_ASCII));
             out.flush();
             String head = readHead(socket.getInputStream());
             String statusLine = head.lines().findFirst().orElse("");
@@ -181,8 +193,9 @@ final class ConnectionSteps {
                     + deadline.millis() + " ms", "check that ingest.proxy is an HTTP proxy (not SOCKS) and its port",
                     since(start));
         } catch (IOException e) {
-            return CheckStep.fail("proxy", "the proxy at " + proxy + " closed the connection instead of answering CONNECT "
-                    + authority + " (" + e.getMessage() + ")", "check that ingest.proxy is an HTTP proxy (not SOCKS) and "
+            return CheckStep.fail("proxy", "the proxy at " + proxy
+                    + " closed the connection instead of answering CONNECT " + authority + " (" + e.getMessage() + ")",
+                    "check that ingest.proxy is an HTTP proxy (not SOCKS) and "
                     + "its port", since(start));
         }
     }
@@ -198,11 +211,14 @@ final class ConnectionSteps {
 
     private static String proxyFix(int status, String authority) {
         return switch (status) {
-            case 407 -> "ask the proxy's admin to let this box's address through without a login (the bridge has no proxy "
+            case 407 -> "ask the proxy's admin to let this box's address through without a login (the bridge has no "
+                    + "proxy "
                     + "credentials)";
-            case 403 -> "ask the proxy's admin to allow this box CONNECT to " + authority + " (a port other than 443 is "
+            case 403 -> "ask the proxy's admin to allow this box CONNECT to " + authority
+                    + " (a port other than 443 is "
                     + "often refused)";
-            case 502, 503, 504, 500 -> "check central's host and port in ingest.url (the proxy resolves and connects to "
+            case 502, 503, 504, 500 -> "check central's host and port in ingest.url (the proxy resolves and connects "
+                    + "to "
                     + "them) and that central runs; the proxy's log says more";
             default -> "check ingest.proxy: it must be the site's HTTP proxy (host and port)";
         };
@@ -210,15 +226,18 @@ final class ConnectionSteps {
 
     private Optional<String> handshake(Socket socket, List<CheckStep> steps, Optional<ClientCertificate> certificate) {
         long start = System.nanoTime();
-        String trust = settings.caFile().map(f -> "ingest.caFile=" + f).orElse("the JVM's trust store (no ingest.caFile)");
+        String trust = settings.credentials().caFile().map(f -> "ingest.caFile=" + f)
+                .orElse("the JVM's trust store (no ingest.caFile)");
         WatchedTls watched;
         try {
-            watched = new WatchedTls(settings.caFile(), certificate);
+            watched = new WatchedTls(settings.credentials().caFile(), certificate);
         } catch (IllegalStateException e) {
-            return failed(steps, CheckStep.fail("tls", String.valueOf(e.getMessage()), "put the PEM file of the CA that signed "
+            return failed(steps, CheckStep.fail("tls", String.valueOf(e.getMessage()),
+                    "put the PEM file of the CA that signed "
                     + "central's certificate at ingest.caFile (ask central's team for it)", since(start)));
         }
-        try (SSLSocket tls = (SSLSocket) watched.context().getSocketFactory().createSocket(socket, url.getHost(), port(url), false)) {
+        try (SSLSocket tls = (SSLSocket) watched.context().getSocketFactory()
+                .createSocket(socket, url.getHost(), port(url), false)) {
             SSLParameters p = tls.getSSLParameters();
             p.setEndpointIdentificationAlgorithm("HTTPS");
             tls.setSSLParameters(p);
@@ -231,18 +250,21 @@ final class ConnectionSteps {
                 if (!watched.serverTrusted() || alert == null && !watched.certificateAsked()) {
                     return failed(steps, tlsFailure(e, trust, since(start)));
                 }
-                steps.add(CheckStep.pass("tls", "central's certificate is trusted by " + trust + " and its name matches "
+                steps.add(CheckStep.pass("tls", "central's certificate is trusted by " + trust
+                        + " and its name matches "
                         + url.getHost() + " (the handshake then ended on central's refusal of the client certificate)",
                         since(start)));
                 steps.add(clientCertificateRefused(certificate, alert != null ? alert : rootMessage(e), since(start)));
                 return Optional.of("client-certificate");
             }
-            java.security.cert.X509Certificate server = (java.security.cert.X509Certificate) tls.getSession()
+            X509Certificate server = (X509Certificate) tls.getSession()
                     .getPeerCertificates()[0];
             Instant notAfter = server.getNotAfter().toInstant();
-            steps.add(CheckStep.pass("tls", tls.getSession().getProtocol() + " with " + server.getSubjectX500Principal().getName()
+            steps.add(CheckStep.pass("tls", tls.getSession().getProtocol() + " with " + server.getSubjectX500Principal()
+                    .getName()
                     + ", issued by " + server.getIssuerX500Principal().getName() + ", valid until " + notAfter
-                    + (notAfter.isBefore(clock.instant().plus(Duration.ofDays(14))) ? " (in under 14 days: tell central's team)" : "")
+                    + (notAfter.isBefore(clock.instant().plus(Duration.ofDays(14)))
+                    ? " (in under 14 days: tell central's team)" : "")
                     + "; trusted by " + trust + ", its name matches " + url.getHost(), since(start)));
             long probeStart = System.nanoTime();
             @Nullable String refusal = probe(tls);
@@ -278,9 +300,10 @@ final class ConnectionSteps {
 
     private CheckStep clientCertificateTaken(Optional<ClientCertificate> certificate, boolean presented, long millis) {
         if (certificate.isEmpty()) {
-            return settings.clientCertificate().isPresent()
-                    ? CheckStep.fail("client-certificate", "ingest.certFile cannot be used (see above)", "fix the pair", millis)
-                    : CheckStep.skip("client-certificate", "no ingest.certFile, and central did not ask for a certificate");
+            return settings.credentials().clientCertificate().isPresent()
+                    ? CheckStep.fail("client-certificate", "ingest.certFile cannot be used (see above)", "fix the pair",
+                            millis) : CheckStep.skip("client-certificate",
+                            "no ingest.certFile, and central did not ask for a certificate");
         }
         ClientCertificate c = certificate.get();
         Instant now = clock.instant();
@@ -289,9 +312,12 @@ final class ConnectionSteps {
             return local.get();
         }
         long days = Duration.between(now, c.notAfter()).toDays();
-        Duration warning = settings.clientCertificate().map(s -> s.expiryWarning()).orElse(Duration.ofDays(14));
-        return CheckStep.pass("client-certificate", c.subject() + " (serial " + c.serial() + "), valid until " + c.notAfter()
-                + " (" + days + " days" + (c.notAfter().isBefore(now.plus(warning)) ? ", within ingest.certExpiryWarning: "
+        Duration warning = settings.credentials().clientCertificate().map(s -> s.expiryWarning())
+                .orElse(Duration.ofDays(14));
+        return CheckStep.pass("client-certificate",
+                c.subject() + " (serial " + c.serial() + "), valid until " + c.notAfter()
+                + " (" + days + " days" + (c.notAfter().isBefore(now.plus(warning))
+                ? ", within ingest.certExpiryWarning: "
                 + "renew it soon" : "") + "); " + (presented ? "central asked for it and took it"
                 : "central did not ask for it (it is not needed there)"), millis);
     }
@@ -300,13 +326,16 @@ final class ConnectionSteps {
     private static Optional<CheckStep> localProblem(ClientCertificate c, Instant now, long millis) {
         if (!now.isBefore(c.notAfter())) {
             return Optional.of(CheckStep.fail("client-certificate", "the certificate in ingest.certFile (" + c.subject()
-                    + ", serial " + c.serial() + ") expired at " + c.notAfter(), "renew it and put the new certificate and "
-                    + "key at ingest.certFile and ingest.keyFile (a running bridge takes them without a restart)", millis));
+                    + ", serial " + c.serial() + ") expired at " + c.notAfter(),
+                    "renew it and put the new certificate and "
+                    + "key at ingest.certFile and ingest.keyFile (a running bridge takes them without a restart)",
+                    millis));
         }
         Instant notBefore = c.leaf().getNotBefore().toInstant();
         if (now.isBefore(notBefore)) {
             return Optional.of(CheckStep.fail("client-certificate", "the certificate in ingest.certFile (" + c.subject()
-                    + ") is valid only from " + notBefore, "check the box's clock (the clock step) or the certificate's "
+                    + ") is valid only from " + notBefore,
+                    "check the box's clock (the clock step) or the certificate's "
                     + "dates", millis));
         }
         return Optional.empty();
@@ -314,14 +343,16 @@ final class ConnectionSteps {
 
     private CheckStep clientCertificateRefused(Optional<ClientCertificate> certificate, String why, long millis) {
         if (certificate.isEmpty()) {
-            return CheckStep.fail("client-certificate", "central asks for a client certificate and refused the connection "
-                    + "without one (" + why + ")", "set ingest.certFile and ingest.keyFile to this box's certificate and key, "
+            return CheckStep.fail("client-certificate",
+                    "central asks for a client certificate and refused the connection without one (" + why + ")",
+                    "set ingest.certFile and ingest.keyFile to this box's certificate and key, "
                     + "issued by a CA central trusts", millis);
         }
         ClientCertificate c = certificate.get();
         return localProblem(c, clock.instant(), millis).orElseGet(() -> CheckStep.fail("client-certificate",
                 "central refused the client certificate " + c.subject() + " (serial " + c.serial() + ", issued by "
-                + c.leaf().getIssuerX500Principal().getName() + "): " + why, "have the certificate issued by a CA central "
+                + c.leaf().getIssuerX500Principal().getName() + "): " + why,
+                "have the certificate issued by a CA central "
                 + "trusts (ask central's team which), then put it at ingest.certFile and ingest.keyFile", millis));
     }
 
@@ -341,20 +372,27 @@ final class ConnectionSteps {
         String all = causes(e);
         String host = url.getHost();
         if (all.contains("CertificateExpiredException") || all.contains("validity check failed")) {
-            return CheckStep.fail("tls", "central's certificate has expired (" + rootMessage(e) + ")", "central's team must "
-                    + "renew its certificate; if it has not expired, the box's clock is wrong (see the clock step)", millis);
+            return CheckStep.fail("tls", "central's certificate has expired (" + rootMessage(e) + ")",
+                    "central's team must "
+                    + "renew its certificate; if it has not expired, the box's clock is wrong (see the clock step)",
+                    millis);
         }
         if (all.contains("No subject alternative") || all.contains("No name matching")) {
-            return CheckStep.fail("tls", "central's certificate is not for " + host + " (" + rootMessage(e) + ")", "use in "
-                    + "ingest.url the name central's certificate is issued for, or have it reissued for " + host, millis);
+            return CheckStep.fail("tls", "central's certificate is not for " + host + " (" + rootMessage(e) + ")",
+                    "use in "
+                    + "ingest.url the name central's certificate is issued for, or have it reissued for " + host,
+                    millis);
         }
-        if (all.contains("PKIX path") || all.contains("CertPathBuilderException") || all.contains("CertPathValidatorException")) {
+        if (all.contains("PKIX path") || all.contains("CertPathBuilderException")
+                || all.contains("CertPathValidatorException")) {
             return CheckStep.fail("tls", "central's certificate chain is not signed by a CA in " + trust + " ("
-                    + rootMessage(e) + ")", "set ingest.caFile to the PEM file of the CA that signed central's certificate "
+                    + rootMessage(e) + ")",
+                    "set ingest.caFile to the PEM file of the CA that signed central's certificate "
                     + "(ask central's team for it)", millis);
         }
         if (all.contains("Unsupported or unrecognized SSL message")) {
-            return CheckStep.fail("tls", "central at " + host + ":" + port(url) + " does not speak TLS", "use http:// in "
+            return CheckStep.fail("tls", "central at " + host + ":" + port(url) + " does not speak TLS",
+                    "use http:// in "
                     + "ingest.url, or central's https port", millis);
         }
         if (e instanceof SocketTimeoutException) {
@@ -362,8 +400,10 @@ final class ConnectionSteps {
                     + "ingest.url's port is central's https port", millis);
         }
         if (all.contains("handshake_failure") || all.contains("protocol_version")) {
-            return CheckStep.fail("tls", "central and this box have no TLS version or cipher in common (" + rootMessage(e)
-                    + ")", "ask central's team which TLS versions it takes (the bridge offers TLS 1.2 and 1.3)", millis);
+            return CheckStep.fail("tls", "central and this box have no TLS version or cipher in common ("
+                    + rootMessage(e)
+                    + ")", "ask central's team which TLS versions it takes (the bridge offers TLS 1.2 and 1.3)",
+                    millis);
         }
         return CheckStep.fail("tls", "the TLS handshake with central failed: " + rootMessage(e), "check ingest.url, "
                 + "ingest.caFile and ingest.certFile", millis);

@@ -21,6 +21,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.edgebridge.forward.ForwarderSettings;
 import org.edgebridge.forward.auth.ClientCertificate;
+import org.edgebridge.forward.auth.OAuth2Settings;
 import org.edgebridge.forward.auth.OAuth2Tokens;
 import org.edgebridge.forward.auth.TlsContexts;
 import org.edgebridge.forward.auth.TokenUnavailable;
@@ -50,23 +51,25 @@ final class RequestSteps {
         this.clock = clock;
         HttpClient.Builder builder = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
                 .connectTimeout(deadline.each()).followRedirects(HttpClient.Redirect.NEVER);
-        if (settings.caFile().isPresent() || certificate.isPresent()) {
-            builder.sslContext(TlsContexts.of(settings.caFile(), certificate));
+        if (settings.credentials().caFile().isPresent() || certificate.isPresent()) {
+            builder.sslContext(TlsContexts.of(settings.credentials().caFile(), certificate));
         }
-        settings.proxy().ifPresent(p -> builder.proxy(ProxySelector.of(new InetSocketAddress(p.getHost(), ConnectionSteps.port(p)))));
+        settings.central().proxy().ifPresent(p -> builder.proxy(ProxySelector.of(new InetSocketAddress(p.getHost(),
+                ConnectionSteps.port(p)))));
         this.http = builder.build();
     }
 
     /** The token step: a token from ingest.oauth2.tokenUrl, or what else authenticates the request. */
     CheckStep token() {
-        Optional<org.edgebridge.forward.auth.OAuth2Settings> oauth2 = settings.oauth2();
+        Optional<OAuth2Settings> oauth2 = settings.credentials().oauth2();
         if (oauth2.isEmpty()) {
-            bearer = settings.token().orElse(null);
+            bearer = settings.credentials().token().orElse(null);
             return CheckStep.skip("oauth2-token", "no ingest.oauth2.tokenUrl; " + (bearer != null
                     ? "the fixed ingest.token is sent (the request step checks it)" : "no bearer token is sent"));
         }
         long start = System.nanoTime();
-        OAuth2Tokens tokens = new OAuth2Tokens(oauth2.get(), () -> http, settings.timeout(), ConnectionSteps::rootMessage, clock);
+        OAuth2Tokens tokens = new OAuth2Tokens(oauth2.get(), () -> http, settings.requests().timeout(),
+                ConnectionSteps::rootMessage, clock);
         try {
             bearer = tokens.bearer();
         } catch (TokenUnavailable e) {
@@ -76,7 +79,8 @@ final class RequestSteps {
                 return CheckStep.fail("oauth2-token", reason.substring(0, hint), reason.substring(hint + 2),
                         ConnectionSteps.since(start));
             }
-            return CheckStep.fail("oauth2-token", reason, "check ingest.oauth2.tokenUrl (host, port, path) and that this box "
+            return CheckStep.fail("oauth2-token", reason,
+                    "check ingest.oauth2.tokenUrl (host, port, path) and that this box "
                     + "reaches it (through ingest.proxy when set)", ConnectionSteps.since(start));
         }
         var status = tokens.status();
@@ -95,15 +99,16 @@ final class RequestSteps {
         }
         long start = System.nanoTime();
         ObjectNode body = JSON.createObjectNode();
-        body.put("edgeId", settings.edgeId());
+        body.put("edgeId", settings.central().edgeId());
         String batchId = "check-" + HexFormat.of().formatHex(java.security.SecureRandom.getSeed(8));
         body.put("batchId", batchId);
         body.putArray("events");
-        HttpRequest.Builder request = HttpRequest.newBuilder(settings.url()).timeout(settings.timeout())
+        HttpRequest.Builder request = HttpRequest.newBuilder(settings.central().url())
+                .timeout(settings.requests().timeout())
                 .header("Content-Type", "application/json").header("Idempotency-Key", batchId)
-                .POST(HttpRequest.BodyPublishers.ofByteArray(settings.compression().encode(body.toString()
+                .POST(HttpRequest.BodyPublishers.ofByteArray(settings.central().compression().encode(body.toString()
                         .getBytes(StandardCharsets.UTF_8))));
-        settings.compression().contentEncoding().ifPresent(e -> request.header("Content-Encoding", e));
+        settings.central().compression().contentEncoding().ifPresent(e -> request.header("Content-Encoding", e));
         if (bearer != null) {
             request.header("Authorization", "Bearer " + bearer);
         }
@@ -113,14 +118,16 @@ final class RequestSteps {
         HttpResponse<InputStream> response;
         byte[] reply;
         try {
-            response = exchange.get(settings.timeout().toMillis(), TimeUnit.MILLISECONDS);
+            response = exchange.get(settings.requests().timeout().toMillis(), TimeUnit.MILLISECONDS);
             try (InputStream in = response.body()) {
                 reply = in.readNBytes(MAX_REPLY_BYTES);
             }
         } catch (TimeoutException e) {
             exchange.cancel(true);
-            return CheckStep.fail("request", "central did not answer within ingest.timeout (" + settings.timeout().toMillis()
-                    + " ms)", "check that central runs and answers; raise ingest.timeout only if central is known to be this "
+            return CheckStep.fail("request", "central did not answer within ingest.timeout (" + settings.requests()
+                    .timeout().toMillis()
+                    + " ms)", "check that central runs and answers; raise ingest.timeout only if central is known to "
+                    + "be this "
                     + "slow", ConnectionSteps.since(start));
         } catch (ExecutionException | IOException e) {
             Throwable cause = e instanceof ExecutionException && e.getCause() != null ? e.getCause() : e;
@@ -143,17 +150,22 @@ final class RequestSteps {
             JsonNode receipts = parse(reply).path("receipts");
             if (receipts.isArray() && receipts.isEmpty()) {
                 return CheckStep.pass("request", "central took the check request (batchId " + batchId + ", no events) "
-                        + "with " + status + " and no receipts, as docs/protocol.md §2.1 says" + authenticated(), millis);
+                        + "with " + status + " and no receipts, as docs/protocol.md §2.1 says" + authenticated(),
+                        millis);
             }
-            return CheckStep.fail("request", "central answered " + status + " but not with an empty receipts array" + said,
-                    "check that ingest.url is central's ingest endpoint (not a maintenance page or another API)", millis);
+            return CheckStep.fail("request", "central answered " + status + " but not with an empty receipts array"
+                    + said,
+                    "check that ingest.url is central's ingest endpoint (not a maintenance page or another API)",
+                            millis);
         }
         String fix = switch (status) {
-            case 401, 403 -> settings.oauth2().isPresent() ? "central does not take the token from ingest.oauth2.tokenUrl: "
+            case 401, 403 -> settings.credentials().oauth2().isPresent()
+                    ? "central does not take the token from ingest.oauth2.tokenUrl: "
                     + "check ingest.oauth2.scope and ingest.oauth2.audience with central's team"
                     : "check ingest.token (or the file in ingest.tokenFile) with central's team";
             case 404, 405, 410 -> "check the path in ingest.url (central's ingest endpoint, e.g. /ingest)";
-            case 407 -> "the proxy wants a login, and the bridge sends none: ask the proxy's admin to let this box through";
+            case 407 -> "the proxy wants a login, and the bridge sends none: ask the proxy's admin to let this box "
+                    + "through";
             case 400, 422 -> "central does not take a request with no events: it does not implement the check of "
                     + "docs/protocol.md §2.1 (tell central's team)";
             case 413 -> "central refuses even an empty request as too large: tell central's team";
@@ -164,7 +176,8 @@ final class RequestSteps {
     }
 
     private String authenticated() {
-        return settings.oauth2().isPresent() ? " (with the OAuth2 token)" : bearer != null ? " (with ingest.token)"
+        return settings.credentials().oauth2().isPresent() ? " (with the OAuth2 token)" : bearer != null
+                ? " (with ingest.token)"
                 : " (no token sent)";
     }
 
@@ -172,7 +185,8 @@ final class RequestSteps {
     CheckStep clock() {
         String date = dateHeader;
         if (date == null) {
-            return received.equals(Instant.EPOCH) ? CheckStep.skip("clock", "no reply from central to read its Date from")
+            return received.equals(Instant.EPOCH) ? CheckStep.skip("clock",
+                    "no reply from central to read its Date from")
                     : CheckStep.skip("clock", "central's reply had no Date header: the skew cannot be measured");
         }
         Optional<ClockSkew> skew = ClockSkew.of(date, sent, received);
@@ -181,8 +195,10 @@ final class RequestSteps {
         }
         if (skew.get().tooLarge()) {
             return CheckStep.fail("clock", skew.get().describe() + " (its Date: " + date + "); more than "
-                    + ClockSkew.MAX.toSeconds() + " s", "set the box's time: turn on NTP (timedatectl set-ntp true) and "
-                    + "check that it reaches a time server; central reads the commands' receivedAt and expiresAt by its "
+                    + ClockSkew.MAX.toSeconds() + " s",
+                    "set the box's time: turn on NTP (timedatectl set-ntp true) and "
+                    + "check that it reaches a time server; central reads the commands' receivedAt and expiresAt by "
+                    + "its "
                     + "own clock", 0);
         }
         return CheckStep.pass("clock", skew.get().describe() + ", within " + ClockSkew.MAX.toSeconds() + " s", 0);

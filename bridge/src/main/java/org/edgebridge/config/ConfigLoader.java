@@ -4,6 +4,7 @@ import static org.edgebridge.config.ConfigKeys.*;
 import static org.edgebridge.config.IngestKeys.*;
 
 import com.fasterxml.jackson.core.JacksonException;
+import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
@@ -18,14 +19,20 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.edgebridge.broker.BrokerSettings;
 import org.edgebridge.broker.TlsSettings;
+import org.edgebridge.budget.BudgetSettings;
+import org.edgebridge.forecast.ForecastSettings;
 import org.edgebridge.forward.ForwarderSettings;
 import org.edgebridge.forward.ReceiptCaps;
 import org.edgebridge.intake.IntakeSettings;
 import org.edgebridge.intake.JsonLimits;
 import org.edgebridge.outbox.DeviceShare;
 import org.edgebridge.outbox.RetentionSettings;
+import org.edgebridge.unit.DataSize;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -36,7 +43,7 @@ import org.jspecify.annotations.Nullable;
 public final class ConfigLoader {
     /** A key given twice in one map is an error, not "the last one wins". */
     private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory())
-            .enable(com.fasterxml.jackson.core.JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
+            .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
     /** Environment variables that set a key: {@code EDGE_BRIDGE_} + the key, dots as '_', in capitals. */
     public static final String ENV_PREFIX = "EDGE_BRIDGE_";
 
@@ -86,10 +93,11 @@ public final class ConfigLoader {
             root = YAML.readTree(file.toFile());
         } catch (JacksonException e) {
             String where = e.getLocation() == null ? "" : " at line " + e.getLocation().getLineNr();
-            java.util.regex.Matcher dup = java.util.regex.Pattern.compile("Duplicate field '([^']*)'")
+            Matcher dup = Pattern.compile("Duplicate field '([^']*)'")
                     .matcher(String.valueOf(e.getOriginalMessage()));
             if (dup.find()) {
-                throw new ConfigException("--config " + file + where + ": '" + dup.group(1) + "' is given twice in the same "
+                throw new ConfigException("--config " + file + where + ": '" + dup.group(1)
+                        + "' is given twice in the same "
                         + "map; keep one (the file would otherwise mean whichever came last)");
             }
             throw new ConfigException("--config " + file + ": not valid YAML" + where + ": " + e.getOriginalMessage());
@@ -124,8 +132,10 @@ public final class ConfigLoader {
                 }
                 ConfigKey<?> key = ConfigKeys.find(name);
                 if (key != null && key.textual() && (value.isNumber() || value.isBoolean())) {
-                    problems.add(name + ": YAML reads this unquoted value as the " + (value.isNumber() ? "number " : "boolean ")
-                            + value.asText() + ", not as the text written (YAML turns 0777 into 511, 1e3 into 1000.0, yes into true); "
+                    problems.add(name + ": YAML reads this unquoted value as the "
+                            + (value.isNumber() ? "number " : "boolean ")
+                            + value.asText() + ", not as the text written (YAML turns 0777 into 511, 1e3 into 1000.0, "
+                            + "yes into true); "
                             + "put the value in quotes: " + name + ": \"...\"");
                 } else if (value.isNull() || value.asText().isEmpty()) {
                     raw.remove(name);
@@ -138,11 +148,12 @@ public final class ConfigLoader {
 
     /** {@code EDGE_BRIDGE_MQTT_PORT=1884} sets mqtt.port, {@code EDGE_BRIDGE_TLS_CERTFILE} tls.certFile. */
     private void readEnvironment(Map<String, String> env) {
-        new java.util.TreeMap<>(env).forEach((variable, value) -> {
+        new TreeMap<>(env).forEach((variable, value) -> {
             if (!variable.startsWith(ENV_PREFIX)) {
                 return;
             }
-            ConfigKey<?> key = ConfigKeys.ALL.stream().filter(k -> envName(k.name()).equals(variable)).findFirst().orElse(null);
+            ConfigKey<?> key = ConfigKeys.ALL.stream().filter(k -> envName(k.name()).equals(variable)).findFirst()
+                    .orElse(null);
             if (key == null) {
                 problems.add("environment " + variable + ": names no key (" + ENV_PREFIX
                         + "KEY with the key's dots as '_', for example " + envName("mqtt.port") + ")");
@@ -177,7 +188,8 @@ public final class ConfigLoader {
     private BridgeConfig build() {
         for (String name : raw.keySet()) {
             if (ConfigKeys.find(name) == null) {
-                problems.add(name + ": unknown key" + KeySuggestion.forName(name) + "; the keys are listed in broker-config/bridge.yaml");
+                problems.add(name + ": unknown key" + KeySuggestion.forName(name)
+                        + "; the keys are listed in broker-config/bridge.yaml");
             }
         }
         Map<String, String> effective = new LinkedHashMap<>();
@@ -200,10 +212,12 @@ public final class ConfigLoader {
         }
         boolean valid = problems.isEmpty();
         Optional<String> ingestToken = valid
-                ? TokenFiles.token(INGEST_TOKEN, values.get(INGEST_TOKEN), INGEST_TOKEN_FILE, values.get(INGEST_TOKEN_FILE), problems)
+                ? TokenFiles.token(INGEST_TOKEN, values.get(INGEST_TOKEN), INGEST_TOKEN_FILE,
+                        values.get(INGEST_TOKEN_FILE), problems)
                 : Optional.<String>empty();
         Optional<String> adminToken = valid
-                ? TokenFiles.token(ADMIN_TOKEN, values.get(ADMIN_TOKEN), ADMIN_TOKEN_FILE, values.get(ADMIN_TOKEN_FILE), problems)
+                ? TokenFiles.token(ADMIN_TOKEN, values.get(ADMIN_TOKEN), ADMIN_TOKEN_FILE, values.get(ADMIN_TOKEN_FILE),
+                        problems)
                 : Optional.<String>empty();
         if (!problems.isEmpty()) {
             throw new ConfigException(problems);
@@ -216,22 +230,32 @@ public final class ConfigLoader {
         Optional<TlsSettings> tls = v.get(TLS_CERT_FILE).map(cert -> new TlsSettings(
                 v.get(TLS_PORT), cert, v.get(TLS_KEY_FILE).orElseThrow(), v.get(TLS_CA_FILE), v.get(TLS_CLIENT_AUTH)));
         BrokerSettings broker = new BrokerSettings(
-                v.get(MQTT_HOST), v.get(MQTT_PORT), v.get(MQTT_TOPIC_PREFIX), v.get(MQTT_MAX_PACKET_BYTES),
-                v.get(MQTT_SESSION_QUEUE_SIZE), v.get(MQTT_SESSION_EXPIRY), dataDir.resolve("broker"), tls,
-                v.get(AUTH_ANONYMOUS), v.get(AUTH_PASSWORD_FILE), v.get(MQTT_TAKEOVER_ALARM_PER_MINUTE),
-                v.get(MQTT_THROTTLE_TAKEOVERS),
-                new BrokerSettings.LoginSettings(v.get(AUTH_THREADS), v.get(AUTH_QUEUE), v.get(AUTH_QUEUE_PER_ADDRESS),
-                        v.get(AUTH_FAILED_LOGINS_PER_CLIENT_ID), v.get(AUTH_FAILED_LOGINS_PER_ADDRESS),
-                        dataDir.resolve("certificate-devices"), dataDir.resolve("recent-logins"), v.get(AUTH_MAX_CERTIFICATE_DEVICES),
-                        v.get(AUTH_CERTIFICATE_CLIENT_IDS)),
-                maxWaitingPublishes(v.get(INTAKE_MAX_QUEUED_BYTES), v.get(MQTT_MAX_PACKET_BYTES)),
-                new BrokerSettings.Limits(v.get(MQTT_MAX_CONNECTIONS), v.get(MQTT_MAX_CONNECTIONS_PER_ADDRESS),
-                        v.get(MQTT_MAX_CONNECT_BYTES), v.get(MQTT_CONNECT_TIMEOUT), v.get(MQTT_MAX_KNOWN_DEVICES),
-                        v.get(MQTT_MAX_TOPIC_BYTES), v.get(MQTT_MAX_QUEUED_RECEIPTS), v.get(MQTT_MAX_QUEUED_RECEIPT_BYTES),
-                        v.get(MQTT_MAX_QUEUED_RECEIPTS_TOTAL), v.get(MQTT_MAX_QUEUED_RECEIPT_BYTES_TOTAL),
-                        v.get(MQTT_MAX_CONNECTIONS_BEFORE_LOGIN), v.get(MQTT_MAX_CONNECTIONS_BEFORE_LOGIN_PER_NETWORK),
-                        v.get(MQTT_MAX_HELD_PACKETS), v.get(MQTT_MAX_COMMANDS_AWAITING_COMMIT)),
-                v.get(MQTT_PUBACK_AFTER_COMMIT));
+                new BrokerSettings.Listener(v.get(MQTT_HOST), v.get(MQTT_PORT), tls),
+                new BrokerSettings.Publishes(v.get(MQTT_TOPIC_PREFIX), DataSize.ofBytes(v.get(MQTT_MAX_PACKET_BYTES)),
+                        maxWaitingPublishes(v.get(INTAKE_MAX_QUEUED_BYTES), v.get(MQTT_MAX_PACKET_BYTES)),
+                        v.get(MQTT_PUBACK_AFTER_COMMIT), v.get(MQTT_MAX_COMMANDS_AWAITING_COMMIT)),
+                new BrokerSettings.Sessions(dataDir.resolve("broker"), v.get(MQTT_SESSION_QUEUE_SIZE),
+                        v.get(MQTT_SESSION_EXPIRY), v.get(MQTT_TAKEOVER_ALARM_PER_MINUTE),
+                                v.get(MQTT_THROTTLE_TAKEOVERS)),
+                new BrokerSettings.LoginSettings(v.get(AUTH_ANONYMOUS), v.get(AUTH_PASSWORD_FILE), v.get(AUTH_THREADS),
+                        new BrokerSettings.PasswordQueue(v.get(AUTH_QUEUE), dataDir.resolve("recent-logins"),
+                                v.get(AUTH_QUEUE_PER_ADDRESS)),
+                        new BrokerSettings.LoginThrottle(v.get(AUTH_FAILED_LOGINS_PER_CLIENT_ID),
+                                v.get(AUTH_FAILED_LOGINS_PER_ADDRESS)),
+                        new BrokerSettings.CertificateLogins(dataDir.resolve("certificate-devices"),
+                                v.get(AUTH_MAX_CERTIFICATE_DEVICES), v.get(AUTH_CERTIFICATE_CLIENT_IDS))),
+                new BrokerSettings.Limits(
+                        new BrokerSettings.Connections(v.get(MQTT_MAX_CONNECTIONS), v.get(MQTT_CONNECT_TIMEOUT),
+                                v.get(MQTT_MAX_CONNECTIONS_PER_ADDRESS),
+                                        DataSize.ofBytes(v.get(MQTT_MAX_CONNECT_BYTES)),
+                                v.get(MQTT_MAX_HELD_PACKETS)),
+                        new BrokerSettings.BeforeLogin(v.get(MQTT_MAX_CONNECTIONS_BEFORE_LOGIN),
+                                v.get(MQTT_MAX_CONNECTIONS_BEFORE_LOGIN_PER_NETWORK)),
+                        new BrokerSettings.QueuedReceipts(v.get(MQTT_MAX_QUEUED_RECEIPTS),
+                                DataSize.ofBytes(v.get(MQTT_MAX_QUEUED_RECEIPT_BYTES)),
+                                        v.get(MQTT_MAX_QUEUED_RECEIPTS_TOTAL),
+                                DataSize.ofBytes(v.get(MQTT_MAX_QUEUED_RECEIPT_BYTES_TOTAL))),
+                        v.get(MQTT_MAX_KNOWN_DEVICES), DataSize.ofBytes(v.get(MQTT_MAX_TOPIC_BYTES))));
         IntakeSettings intake = new IntakeSettings(
                 v.get(INTAKE_MAX_PAYLOAD_BYTES), v.get(INTAKE_MAX_BATCH), v.get(INTAKE_QUEUE_CAPACITY),
                 v.get(OUTBOX_MAX_PENDING), v.get(OUTBOX_MIN_FREE_DISK), v.get(OUTBOX_FULL_RETRY_AFTER),
@@ -243,22 +267,30 @@ public final class ConfigLoader {
                 v.get(OUTBOX_RETENTION), v.get(OUTBOX_PURGE_BATCH), v.get(OUTBOX_PURGE_INTERVAL),
                 v.get(OUTBOX_DEVICE_RETENTION));
         ForwarderSettings forwarder = new ForwarderSettings(
-                v.get(EDGE_ID), v.get(INGEST_URL), ingestToken, v.get(INGEST_CA_FILE), v.get(INGEST_TIMEOUT),
-                v.get(FORWARDER_MAX_EVENTS), v.get(FORWARDER_MAX_BYTES), v.get(FORWARDER_LINGER),
-                v.get(FORWARDER_REQUESTS_PER_SECOND), v.get(FORWARDER_EVENTS_PER_SECOND),
-                v.get(FORWARDER_MAX_CONCURRENT_REQUESTS), v.get(FORWARDER_MAX_ATTEMPTS),
-                v.get(FORWARDER_BACKOFF_INITIAL), v.get(FORWARDER_BACKOFF_MAX), v.get(FORWARDER_AUTH_RETRY_INTERVAL),
-                v.get(FORWARDER_BREAKER_FAILURE_RATE), v.get(FORWARDER_BREAKER_OPEN_FOR), v.get(FORWARDER_MAX_RETRY_AFTER),
-                v.get(FORWARDER_MAX_SERVER_ERRORS), v.get(INGEST_MAX_REPLY_BYTES),
-                new ReceiptCaps(v.get(INGEST_MAX_RECEIPT_RESULT_BYTES), v.get(INGEST_MAX_RECEIPT_MESSAGE_BYTES),
-                        v.get(INGEST_MAX_RECEIPT_CODE_BYTES)), v.get(INGEST_PROXY), v.get(INGEST_COMPRESSION),
-                IngestCredentials.clientCertificate(v), IngestCredentials.oauth2(v));
+                new ForwarderSettings.Central(v.get(EDGE_ID), v.get(INGEST_URL), v.get(INGEST_PROXY),
+                        v.get(INGEST_COMPRESSION)),
+                new ForwarderSettings.Credentials(ingestToken, v.get(INGEST_CA_FILE),
+                        IngestCredentials.clientCertificate(v),
+                        IngestCredentials.oauth2(v)),
+                new ForwarderSettings.Batching(v.get(FORWARDER_MAX_EVENTS),
+                        DataSize.ofBytes(v.get(FORWARDER_MAX_BYTES)),
+                        v.get(FORWARDER_LINGER), v.get(FORWARDER_EVENTS_PER_SECOND)),
+                new ForwarderSettings.Requests(v.get(FORWARDER_MAX_CONCURRENT_REQUESTS), v.get(INGEST_TIMEOUT),
+                        v.get(FORWARDER_REQUESTS_PER_SECOND), DataSize.ofBytes(v.get(INGEST_MAX_REPLY_BYTES)),
+                        new ReceiptCaps(v.get(INGEST_MAX_RECEIPT_RESULT_BYTES), v.get(INGEST_MAX_RECEIPT_MESSAGE_BYTES),
+                                v.get(INGEST_MAX_RECEIPT_CODE_BYTES))),
+                new ForwarderSettings.Retries(v.get(FORWARDER_MAX_ATTEMPTS),
+                        new ForwarderSettings.Backoff(v.get(FORWARDER_BACKOFF_INITIAL), v.get(FORWARDER_BACKOFF_MAX)),
+                        v.get(FORWARDER_MAX_RETRY_AFTER), v.get(FORWARDER_MAX_SERVER_ERRORS),
+                        v.get(FORWARDER_AUTH_RETRY_INTERVAL)),
+                new ForwarderSettings.Breaker(v.get(FORWARDER_BREAKER_FAILURE_RATE),
+                        v.get(FORWARDER_BREAKER_OPEN_FOR)));
         AdminSettings admin = new AdminSettings(v.get(ADMIN_HOST), v.get(ADMIN_PORT), adminToken,
                 AdminSettings.readsNeedToken(v.get(ADMIN_HOST), v.get(ADMIN_TOKEN_FOR_READS)));
-        return new BridgeConfig(v.get(EDGE_ID), v.get(EDGE_BEHIND_BALANCER), dataDir, broker, intake, retention, forwarder, admin,
-                v.get(SHUTDOWN_TIMEOUT), Map.copyOf(v.texts()), new org.edgebridge.forecast.ForecastSettings(dataDir,
+        return new BridgeConfig(v.get(EDGE_ID), v.get(EDGE_BEHIND_BALANCER), dataDir, broker, intake, retention,
+                forwarder, admin, v.get(SHUTDOWN_TIMEOUT), Map.copyOf(v.texts()), new ForecastSettings(dataDir,
                         v.get(OUTBOX_MIN_FREE_DISK), v.get(StorageKeys.STORAGE_RATED_TBW)),
-                new org.edgebridge.budget.BudgetSettings(dataDir, v.get(StorageKeys.INGEST_DATA_BUDGET)));
+                new BudgetSettings(dataDir, v.get(StorageKeys.INGEST_DATA_BUDGET)));
     }
 
     /**

@@ -5,6 +5,7 @@ import java.time.Instant;
 import java.util.function.IntFunction;
 import java.util.function.IntSupplier;
 import org.edgebridge.outbox.ClaimedEvent;
+import org.edgebridge.outbox.CommandState;
 import org.edgebridge.outbox.Settlement;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -19,9 +20,6 @@ import org.slf4j.LoggerFactory;
  */
 final class AloneFailures {
     private static final Logger LOG = LoggerFactory.getLogger(AloneFailures.class);
-
-    /** The code of an event parked because central answered it again and again without its receipt. */
-    static final String NO_RECEIPT = "central_no_receipt";
 
     private final int maxServerErrors;
     private final IntSupplier failuresToPark;
@@ -52,10 +50,12 @@ final class AloneFailures {
         int n = e.centralFailures() + 1;
         int limit = Math.max(maxServerErrors, failuresToPark.getAsInt());
         String of = limit == maxServerErrors ? "forwarder.maxServerErrors=" + limit
-                : limit + " (forwarder.maxServerErrors=" + maxServerErrors + ", more while central fails other requests too)";
+                : limit + " (forwarder.maxServerErrors=" + maxServerErrors
+                        + ", more while central fails other requests too)";
         if (n >= limit && rejectAtLimit) {
-            LOG.warn("event {} of {} rejected ({}): {} {} times ({})", e.commandId(), e.clientId(), parkCode, why, n, of);
-            return new Settlement.Final(e.id(), org.edgebridge.outbox.CommandState.REJECTED, parkCode,
+            LOG.warn("event {} of {} rejected ({}): {} {} times ({})", e.commandId(), e.clientId(), parkCode, why, n,
+                    of);
+            return new Settlement.Final(e.id(), CommandState.REJECTED, parkCode,
                     why + " " + n + " times (" + of + ")", null);
         }
         if (n >= limit) {

@@ -5,6 +5,7 @@ import java.util.List;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.TimeUnit;
 import org.edgebridge.forward.auth.TokenUnavailable;
 import org.edgebridge.outbox.ClaimedEvent;
 import org.edgebridge.outbox.Expiries;
@@ -90,7 +91,8 @@ final class CentralCall {
      * @param failures which failures the circuit breaker records
      * @return the outcome; {@link RequestOutcome.NotPermitted} when the circuit breaker refused the call
      */
-    RequestOutcome send(String batchId, List<ClaimedEvent> events, ForwarderLoop.Sleeper rateLimitWait, Failures failures) {
+    RequestOutcome send(String batchId, List<ClaimedEvent> events, ForwarderLoop.Sleeper rateLimitWait,
+            Failures failures) {
         return send(batchId, events, List.of(), rateLimitWait, failures);
     }
 
@@ -112,7 +114,7 @@ final class CentralCall {
         if (wait > 0) {
             rateLimitWait.sleep(Duration.ofNanos(wait));
         }
-        byte[] body = IngestRequest.body(settings.edgeId(), batchId, events, expired);
+        byte[] body = IngestRequest.body(settings.central().edgeId(), batchId, events, expired);
         Optional<String> bearer;
         try {
             bearer = authorization.bearer();
@@ -135,11 +137,14 @@ final class CentralCall {
                 Sent answer = new Sent(reply, classifier.classify(reply, events), tookMs);
                 if (answer.outcome() instanceof RequestOutcome.Answered answered) {
                     violations.record(answered.problems(), events.size());
-                } else if (answer.outcome() instanceof RequestOutcome.Failed f && f.cause() == RequestOutcome.Cause.NO_RECEIPTS) {
-                    violations.record(!f.problems().isEmpty() ? f.problems() : events.stream().map(e -> new ReceiptCheck.Problem(
+                } else if (answer.outcome() instanceof RequestOutcome.Failed f
+                        && f.cause() == RequestOutcome.Cause.NO_RECEIPTS) {
+                    violations.record(!f.problems().isEmpty() ? f.problems()
+                            : events.stream().map(e -> new ReceiptCheck.Problem(
                             ReceiptCheck.Violation.MISSING, e.id(), f.reason())).toList(), events.size());
                 }
-                if (answer.isFailure() && (failures == Failures.IGNORED || failures == Failures.ONE_EVENT_FAILURES_DEFERRED
+                if (answer.isFailure() && (failures == Failures.IGNORED
+                        || failures == Failures.ONE_EVENT_FAILURES_DEFERRED
                         && answer.outcome() instanceof RequestOutcome.Failed f && f.mayBeOneEvent())) {
                     throw new IgnoredFailure(answer);
                 }
@@ -170,7 +175,7 @@ final class CentralCall {
 
     /** One failure of central for the circuit breaker: a round whose requests it ignored found no single event. */
     void recordFailure(String reason) {
-        guards.breaker.onError(0, java.util.concurrent.TimeUnit.NANOSECONDS, new CentralFailed(reason));
+        guards.breaker.onError(0, TimeUnit.NANOSECONDS, new CentralFailed(reason));
     }
 
     /** What {@link #recordFailure} records. */

@@ -32,10 +32,10 @@ final class CentralGuards {
                 .slidingWindowType(CircuitBreakerConfig.SlidingWindowType.COUNT_BASED)
                 .slidingWindowSize(20)
                 .minimumNumberOfCalls(5)
-                .failureRateThreshold(settings.breakerFailureRate())
-                .slowCallDurationThreshold(settings.timeout())
+                .failureRateThreshold(settings.breaker().failureRate())
+                .slowCallDurationThreshold(settings.requests().timeout())
                 .slowCallRateThreshold(100)
-                .waitDurationInOpenState(settings.breakerOpenFor())
+                .waitDurationInOpenState(settings.breaker().openFor())
                 .permittedNumberOfCallsInHalfOpenState(1)
                 // the breaker owns its permit: calls go through executeSupplier, which records each result
                 // (CentralCall.Sent) as a failure or a success and releases the permit whatever happens
@@ -45,10 +45,10 @@ final class CentralGuards {
                 // claims anything: the forwarder sees OPEN and waits without claiming
                 .clock(clock)
                 .build());
-        this.requests = evenlySpaced("central-requests", settings.requestsPerSecond());
-        this.events = limiter("central-events", settings.eventsPerSecond(), settings.batchLimit());
+        this.requests = evenlySpaced("central-requests", settings.requests().perSecond());
+        this.events = limiter("central-events", settings.batching().eventsPerSecond(), settings.batching().limit());
         this.bulkhead = bulkheads.bulkhead("central", BulkheadConfig.custom()
-                .maxConcurrentCalls(settings.maxConcurrentRequests())
+                .maxConcurrentCalls(settings.requests().maxConcurrent())
                 .maxWaitDuration(Duration.ZERO)
                 .build());
     }
@@ -56,8 +56,8 @@ final class CentralGuards {
     /**
      * A limiter of one permit every {@code 1/perSecond}: requests evenly spaced, so that a busy forwarder's next batch
      * waits at most one spacing for its request, and an idle one has its permit at once. (Two permits per tenth of a
-     * second, as before, made the third request of a tenth wait for the next tenth: up to 100 ms at 20 per second,
-     * docs/BENCHMARKS.md "Where publish → final goes".)
+     * second, as before, made the third request of a tenth wait for the next tenth: docs/BENCHMARKS.md "Where
+     * publish → final goes".)
      */
     private AtomicRateLimiter evenlySpaced(String name, int perSecond) {
         return (AtomicRateLimiter) limiters.rateLimiter(name, RateLimiterConfig.custom()
@@ -85,7 +85,7 @@ final class CentralGuards {
      * second's worth; at least a tenth of the rate). A request reserves its events from the refreshes to come, and a
      * refresh that passes while a request is on its way is lost: Resilience4j does not carry unused permits over. With
      * a tenth of the rate per refresh, as before, a batch of 500 at 2,000 events/s needed 2.5 refreshes and lost about
-     * 1.5 of them during its 150 ms request: a backlog drained at 1,625 of 2,000 events/s (B5, docs/BENCHMARKS.md).
+     * 1.5 of them during its request: a backlog drained well below the rate (B5, docs/BENCHMARKS.md).
      * With a batch per refresh a request that takes less than one refresh loses nothing, and a backlog drains at the
      * rate. In any one-second window at most the rate plus one batch passes, as it did.
      */

@@ -13,10 +13,10 @@ import org.slf4j.LoggerFactory;
 /**
  * Batches claimed in the transaction that settled the previous request ({@link ForwarderOutbox#settleAndClaim}),
  * waiting for the next step, which sends one instead of claiming. Why: a claim of its own was a second commit and a
- * second wait for the write lock per request, about 3 ms of a 7 ms step at 1,000 commands/s (issue 16,
- * docs/BENCHMARKS.md). A batch claimed ahead is sent by the next step that may send; a step that is held back
- * (paused, backing off, breaker open) puts it back to pending, as does {@link Forwarder#close}. A crash leaves it in
- * flight, and the next start returns it to pending like any claim. Thread-safe: any worker adds and takes.
+ * second wait for the write lock per request, nearly half of a step at 1,000 commands/s (docs/BENCHMARKS.md). A batch
+ * claimed ahead is sent by the next step that may send; a step that is held back (paused, backing off, breaker open)
+ * puts it back to pending, as does {@link Forwarder#close}. A crash leaves it in flight, and the next start returns it
+ * to pending like any claim. Thread-safe: any worker adds and takes.
  */
 final class ClaimedAhead {
     private static final Logger LOG = LoggerFactory.getLogger(ClaimedAhead.class);
@@ -38,8 +38,8 @@ final class ClaimedAhead {
 
     /**
      * The longest wait for the next request's permit with which a settle still claims ahead. A batch claimed ahead
-     * leaves out what comes while its request waits for the permit; at the default 400 requests per second (one
-     * every 2.5 ms) that is a few milliseconds' worth, which goes in the next request. A longer wait is a site's low
+     * leaves out what comes while its request waits for the permit; at the default 400 requests per second that is
+     * a few milliseconds' worth, which goes in the next request. A longer wait is a site's low
      * {@code forwarder.requestsPerSecond}: then the step waits first and claims after, so that its batch takes what
      * came meanwhile ({@link CentralGuards#untilRequestPermit}).
      */
@@ -53,7 +53,8 @@ final class ClaimedAhead {
         if (!batches.isEmpty() || guards.untilRequestPermit().compareTo(MAX_PERMIT_WAIT) > 0) {
             return Optional.empty();
         }
-        return Optional.of(new ForwarderOutbox.NextClaim(settings.batchLimit(), IngestRequest.eventBudget(settings),
+        return Optional.of(new ForwarderOutbox.NextClaim(settings.batching().limit(),
+                IngestRequest.eventBudget(settings),
                 IngestRequest::eventBytes, storedUpTo.getAsLong(), BatchIds.next()));
     }
 
@@ -80,7 +81,8 @@ final class ClaimedAhead {
             try {
                 outbox.releaseUnsentClaim(b.claimId(), reason);
             } catch (RuntimeException e) {
-                LOG.warn("could not put {} events claimed ahead back to pending ({}); they return to pending at the next start",
+                LOG.warn("could not put {} events claimed ahead back to pending ({}); they return to pending at the "
+                        + "next start",
                         b.events().size(), e.toString());
             }
         }

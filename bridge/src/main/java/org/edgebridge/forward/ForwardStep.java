@@ -1,5 +1,6 @@
 package org.edgebridge.forward;
 
+import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
@@ -46,8 +47,10 @@ final class ForwardStep {
     private final AtomicLong failedSteps = new AtomicLong();
 
     /** @param storedUpTo the highest outbox row whose {@code stored} receipt has been handed out */
-    ForwardStep(ForwarderSettings settings, ForwarderOutbox outbox, LongSupplier storedUpTo, Clock clock, ForwarderPolicy policy,
-            CentralGuards guards, BatchSettler settler, FinalReceipts finalReceipts, Suspicions suspicions, Exchange exchange,
+    ForwardStep(ForwarderSettings settings, ForwarderOutbox outbox, LongSupplier storedUpTo, Clock clock,
+            ForwarderPolicy policy,
+            CentralGuards guards, BatchSettler settler, FinalReceipts finalReceipts, Suspicions suspicions,
+                    Exchange exchange,
             ClaimedAhead claimedAhead, ExpiryReports expiryReports) {
         this.expiryReports = expiryReports;
         this.settings = settings;
@@ -116,7 +119,8 @@ final class ForwardStep {
             Optional<ClaimedAhead.Batch> ahead = claimedAhead.take();
             String claimId = ahead.map(ClaimedAhead.Batch::claimId).orElseGet(BatchIds::next);
             List<ClaimedEvent> events = ahead.isPresent() ? ahead.get().events()
-                    : outbox.claim(settings.batchLimit(), IngestRequest.eventBudget(settings), IngestRequest::eventBytes,
+                    : outbox.claim(settings.batching().limit(), IngestRequest.eventBudget(settings),
+                            IngestRequest::eventBytes,
                             storedUpTo.getAsLong(), claimId);
             if (events.isEmpty()) {
                 policy.enter(ForwarderState.IDLE);
@@ -125,10 +129,12 @@ final class ForwardStep {
             int sent;
             try {
                 Suspicions.Plan plan = suspicions.plan(events, clock.instant(),
-                        guards.breaker.getState() == io.github.resilience4j.circuitbreaker.CircuitBreaker.State.CLOSED);
+                        guards.breaker.getState() == CircuitBreaker.State.CLOSED);
                 settler.releaseUnsent(SentRequest.unmeasured(claimId), plan.held(), plan.waitingForCompany()
-                        ? "held back: a suspected event waits for other events to be compared with (docs/forwarding.md, Blame)"
-                        : "held back: an earlier event of the same device, or of its group, is suspected of making central fail");
+                        ? "held back: a suspected event waits for other events to be compared with "
+                                + "(docs/forwarding.md, Blame)"
+                        : "held back: an earlier event of the same device, or of its group, is suspected of making "
+                                + "central fail");
                 if (plan.sendsNothing()) {
                     policy.enter(ForwarderState.IDLE);
                     return new StepResult.Idle(ForwarderState.IDLE, ForwarderWaits.IDLE_POLL);
@@ -150,9 +156,11 @@ final class ForwardStep {
     private void releaseClaim(String claimId, RuntimeException cause) {
         try {
             int released = outbox.releaseClaim(claimId, "released after an unexpected failure: " + cause);
-            LOG.warn("unexpected failure while sending a batch; its {} events still in flight are pending again", released);
+            LOG.warn("unexpected failure while sending a batch; its {} events still in flight are pending again",
+                    released);
         } catch (RuntimeException e) {
-            LOG.warn("could not release the claim of a failed batch ({}); it returns to pending at the next start", e.toString());
+            LOG.warn("could not release the claim of a failed batch ({}); it returns to pending at the next start",
+                    e.toString());
         }
     }
 

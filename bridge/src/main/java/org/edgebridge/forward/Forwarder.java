@@ -7,6 +7,8 @@ import io.github.resilience4j.ratelimiter.RateLimiterRegistry;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
 import java.util.function.LongSupplier;
 import org.edgebridge.forward.auth.ClientCertificateFiles;
 import org.edgebridge.forward.auth.OAuth2Tokens;
@@ -57,55 +59,64 @@ public final class Forwarder implements Component, ForwarderControl, AutoCloseab
     private final CentralFailureRate failureRate;
     private final ReceiptViolations receiptViolations;
     private final IngestClient client;
-    private final java.util.Optional<ClientCertificateFiles> certificates;
+    private final Optional<ClientCertificateFiles> certificates;
     private final CentralAuthorization authorization;
 
     /** @param storedUpTo the highest outbox row whose {@code stored} receipt has been handed out */
-    /** @param meters where the requests' figures go ({@code edgebridge_forwarder_request_duration_seconds}, batch sizes) */
-    public Forwarder(ForwarderSettings settings, ForwarderOutbox outbox, ReceiptSender receipts, LongSupplier storedUpTo, Clock clock,
+    /**
+     * @param meters where the requests' figures go ({@code edgebridge_forwarder_request_duration_seconds}, batch sizes)
+     */
+    public Forwarder(ForwarderSettings settings, ForwarderOutbox outbox, ReceiptSender receipts,
+            LongSupplier storedUpTo, Clock clock,
             Workers threads, MeterRegistry meters) {
         this(settings, outbox, receipts, storedUpTo, clock, threads, meters, null);
     }
 
     /** For tests: {@code rateLimitWait} waits the rate limiters' waits instead of the loop (null: the loop). */
-    Forwarder(ForwarderSettings settings, ForwarderOutbox outbox, ReceiptSender receipts, LongSupplier storedUpTo, Clock clock,
+    Forwarder(ForwarderSettings settings, ForwarderOutbox outbox, ReceiptSender receipts, LongSupplier storedUpTo,
+            Clock clock,
             Workers threads, MeterRegistry meters, ForwarderLoop.@Nullable Sleeper rateLimitWait) {
         this(settings, outbox, receipts, storedUpTo, clock, threads, meters, rateLimitWait, null);
     }
 
     /** For the blame simulation: {@code central} answers instead of {@link IngestClient} (null: HTTP to ingest.url). */
-    Forwarder(ForwarderSettings settings, ForwarderOutbox outbox, ReceiptSender receipts, LongSupplier storedUpTo, Clock clock,
-            Workers threads, MeterRegistry meters, ForwarderLoop.@Nullable Sleeper rateLimitWait, @Nullable IngestPort central) {
+    Forwarder(ForwarderSettings settings, ForwarderOutbox outbox, ReceiptSender receipts, LongSupplier storedUpTo,
+            Clock clock, Workers threads, MeterRegistry meters, ForwarderLoop.@Nullable Sleeper rateLimitWait,
+                    @Nullable IngestPort central) {
         this.settings = settings;
         this.outbox = outbox;
-        this.loop = new ForwarderLoop(settings.linger());
+        this.loop = new ForwarderLoop(settings.batching().linger());
         this.guards = new CentralGuards(settings, clock);
         this.policy = new ForwarderPolicy(settings, clock, guards.breaker);
-        this.failureRate = new CentralFailureRate(settings.maxServerErrors(), clock);
-        AloneFailures alone = new AloneFailures(settings.maxServerErrors(), failureRate::failuresToPark,
+        this.failureRate = new CentralFailureRate(settings.retries().maxServerErrors(), clock);
+        AloneFailures alone = new AloneFailures(settings.retries().maxServerErrors(), failureRate::failuresToPark,
                 n -> ReplyClassifier.backoff(settings, n));
         ReplyClassifier classifier = new ReplyClassifier(settings, clock, alone);
         Suspicions suspicions = new Suspicions(n -> ReplyClassifier.backoff(settings, n), alone);
         this.finalReceipts = new FinalReceipts(outbox, receipts);
         this.settler = new BatchSettler(settings, outbox, finalReceipts, suspicions);
         this.receiptViolations = new ReceiptViolations(clock);
-        this.certificates = settings.clientCertificate().map(c -> new ClientCertificateFiles(c, clock));
+        this.certificates = settings.credentials().clientCertificate().map(c -> new ClientCertificateFiles(c, clock));
         this.client = new IngestClient(settings, certificates);
-        this.authorization = new CentralAuthorization(settings.token(), settings.oauth2().map(o -> new OAuth2Tokens(o,
-                client::http, settings.timeout(), e -> TransportFailures.describe(o.tokenUrl(), settings.proxy(), e)
+        this.authorization = new CentralAuthorization(settings.credentials().token(),
+                settings.credentials().oauth2().map(o -> new OAuth2Tokens(o,
+                client::http, settings.requests().timeout(),
+                        e -> TransportFailures.describe(o.tokenUrl(), settings.central().proxy(), e)
                         .replace("ingest.url", "ingest.oauth2.tokenUrl"), clock)));
-        CentralCall call = new CentralCall(settings, guards, central != null ? central : client, classifier, receiptViolations,
+        CentralCall call = new CentralCall(settings, guards, central != null ? central : client, classifier,
+                receiptViolations,
                 new RequestFigures(meters), authorization, client.wire());
         this.claimedAhead = new ClaimedAhead(settings, storedUpTo, guards);
         ForwarderLoop.Sleeper waits = rateLimitWait != null ? rateLimitWait : loop::sleep;
         this.sender = new BatchSender(call, waits, clock);
         Exchange exchange = new Exchange(sender, settler, suspicions, policy, call, failureRate, claimedAhead, clock,
-                settings.breakerOpenFor());
+                settings.breaker().openFor());
         this.expiryReports = new ExpiryReports(outbox.expiries(), finalReceipts, call, policy, waits, clock,
-                settings.maxBytes(), failureRate::failuresToPark, classifier::backoff);
-        this.step = new ForwardStep(settings, outbox, storedUpTo, clock, policy, guards, settler, finalReceipts, suspicions,
+                settings.batching().maxBytes().intBytes(), failureRate::failuresToPark, classifier::backoff);
+        this.step = new ForwardStep(settings, outbox, storedUpTo, clock, policy, guards, settler, finalReceipts,
+                suspicions,
                 exchange, claimedAhead, expiryReports);
-        loop.addThreads(threads, settings.maxConcurrentRequests(), step::run);
+        loop.addThreads(threads, settings.requests().maxConcurrent(), step::run);
     }
 
     public CircuitBreaker circuitBreaker() {
@@ -155,7 +166,7 @@ public final class Forwarder implements Component, ForwarderControl, AutoCloseab
 
     @Override
     public RetryNow retryNow() {
-        java.util.Optional<java.time.Instant> wasUntil = policy.nextAttemptAt();
+        Optional<Instant> wasUntil = policy.nextAttemptAt();
         boolean breakerWasOpen = policy.endWaits();
         int due = outbox.makePendingDue();
         loop.endWait();
@@ -182,17 +193,19 @@ public final class Forwarder implements Component, ForwarderControl, AutoCloseab
                 guards.breaker.getState().name().toLowerCase(), policy.pausedByAdmin(), policy.pauseReason(),
                 policy.lastSuccessAt(), policy.lastError(), policy.lastErrorAt(), policy.nextAttemptAt(),
                 policy.consecutiveFailures(), sender.requests(), sender.eventsSent(), finalReceipts.count(),
-                settler.parked(), settings.requestsPerSecond(), settings.eventsPerSecond(), settler.unsettledEvents(),
+                settler.parked(), settings.requests().perSecond(), settings.batching().eventsPerSecond(),
+                        settler.unsettledEvents(),
                 step.failedSteps(), receiptViolations.view(), client.cutReplies(), sender.missingReceipts(),
                 sender.lastMissingReceiptAt(), certificates.map(ClientCertificateFiles::status),
                 authorization.status(), expiryReports.figures(),
-                new ForwarderStatus.ServerErrors(settings.maxServerErrors(), failureRate.share(), failureRate.failuresToPark()));
+                new ForwarderStatus.ServerErrors(settings.retries().maxServerErrors(), failureRate.share(),
+                        failureRate.failuresToPark()));
     }
 
     /** {@link #close(Duration)} with the request timeout and 5 s, for try-with-resources. */
     @Override
     public void close() {
-        close(settings.timeout().plusSeconds(5));
+        close(settings.requests().timeout().plusSeconds(5));
     }
 
     /**

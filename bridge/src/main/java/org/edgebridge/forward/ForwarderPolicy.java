@@ -43,7 +43,8 @@ final class ForwarderPolicy {
         this.settings = settings;
         this.clock = clock;
         this.breaker = breaker;
-        this.requestBackoff = new RequestBackoff(settings.backoffInitial(), settings.backoffMax());
+        this.requestBackoff = new RequestBackoff(settings.retries().backoff().initial(),
+                settings.retries().backoff().max());
         breaker.getEventPublisher().onStateTransition(e -> {
             if (e.getStateTransition().getToState() == CircuitBreaker.State.OPEN) {
                 breakerOpenedAt = clock.instant();
@@ -72,7 +73,7 @@ final class ForwarderPolicy {
             return held(ForwarderState.BACKING_OFF, Duration.between(now, backoffEnds));
         }
         if (breaker.getState() == CircuitBreaker.State.OPEN) {
-            Duration left = Duration.between(now, breakerOpenedAt.plus(settings.breakerOpenFor()));
+            Duration left = Duration.between(now, breakerOpenedAt.plus(settings.breaker().openFor()));
             if (left.isNegative() || left.isZero()) {
                 halfOpen();
             } else {
@@ -127,7 +128,8 @@ final class ForwarderPolicy {
      * @return whether the breaker was open
      */
     boolean endWaits() {
-        LOG.info("every wait ended by an admin (was {}; next attempt was {})", state.statusName(), nextAttemptAt().orElse(null));
+        LOG.info("every wait ended by an admin (was {}; next attempt was {})", state.statusName(),
+                nextAttemptAt().orElse(null));
         clearPause();
         backoffUntil = Instant.EPOCH;
         if (breaker.getState() == CircuitBreaker.State.OPEN) {
@@ -187,10 +189,11 @@ final class ForwarderPolicy {
     /** 401, 403, 404, another 4xx or a 3xx: paused, tried again every {@code forwarder.authRetryInterval}. */
     void refused(String reason, boolean redirect) {
         if (pausedUntil == null) {
-            LOG.error("central refused the bridge ({}): forwarding paused, retried every {} s; check ingest.url and ingest.token",
-                    reason, settings.authRetryInterval().toSeconds());
+            LOG.error("central refused the bridge ({}): forwarding paused, retried every {} s; check ingest.url and "
+                    + "ingest.token",
+                    reason, settings.retries().authRetryInterval().toSeconds());
         }
-        pausedUntil = clock.instant().plus(settings.authRetryInterval());
+        pausedUntil = clock.instant().plus(settings.retries().authRetryInterval());
         pauseReason = reason;
         pausedByRedirect = redirect;
         failure(reason);
@@ -243,7 +246,7 @@ final class ForwarderPolicy {
         Instant now = clock.instant();
         Instant next = until != null ? until : backoffUntil;
         if (breaker.getState() == CircuitBreaker.State.OPEN) {
-            Instant breakerEnds = breakerOpenedAt.plus(settings.breakerOpenFor());
+            Instant breakerEnds = breakerOpenedAt.plus(settings.breaker().openFor());
             next = breakerEnds.isAfter(next) ? breakerEnds : next;
         }
         return Optional.ofNullable(next.isAfter(now) ? next : null);

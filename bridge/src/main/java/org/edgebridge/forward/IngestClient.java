@@ -3,16 +3,19 @@ package org.edgebridge.forward;
 import java.net.InetSocketAddress;
 import java.net.ProxySelector;
 import java.net.http.HttpClient;
+import java.net.http.HttpConnectTimeoutException;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.net.http.HttpTimeoutException;
 import java.time.Duration;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicLong;
 import org.edgebridge.forward.auth.ClientCertificate;
 import org.edgebridge.forward.auth.ClientCertificateFiles;
 import org.edgebridge.forward.auth.TlsContexts;
@@ -28,8 +31,8 @@ final class IngestClient implements IngestPort {
     private final ForwarderSettings settings;
     private final Optional<ClientCertificateFiles> certificates;
     private volatile Connection connection;
-    private final java.util.concurrent.atomic.AtomicLong pastDeadline = new java.util.concurrent.atomic.AtomicLong();
-    private final java.util.concurrent.atomic.AtomicLong overCap = new java.util.concurrent.atomic.AtomicLong();
+    private final AtomicLong pastDeadline = new AtomicLong();
+    private final AtomicLong overCap = new AtomicLong();
     private final WireBytes wire;
 
     /** An HTTP client and the client certificate its TLS context presents (null: none). */
@@ -38,18 +41,20 @@ final class IngestClient implements IngestPort {
     IngestClient(ForwarderSettings settings, Optional<ClientCertificateFiles> certificates) {
         this.settings = settings;
         this.certificates = certificates;
-        this.wire = new WireBytes("https".equalsIgnoreCase(settings.url().getScheme()));
+        this.wire = new WireBytes("https".equalsIgnoreCase(settings.central().url().getScheme()));
         this.connection = connect(certificates.map(ClientCertificateFiles::current).orElse(null));
     }
 
     private Connection connect(@Nullable ClientCertificate certificate) {
-        Duration connectTimeout = settings.timeout().compareTo(Duration.ofSeconds(10)) < 0
-                ? settings.timeout() : Duration.ofSeconds(10);
+        Duration connectTimeout = settings.requests().timeout().compareTo(Duration.ofSeconds(10)) < 0
+                ? settings.requests().timeout() : Duration.ofSeconds(10);
         HttpClient.Builder builder = HttpClient.newBuilder();
-        if (settings.caFile().isPresent() || certificate != null) {
-            builder.sslContext(TlsContexts.of(settings.caFile(), Optional.ofNullable(certificate)));
+        if (settings.credentials().caFile().isPresent() || certificate != null) {
+            builder.sslContext(TlsContexts.of(settings.credentials().caFile(), Optional.ofNullable(certificate)));
         }
-        settings.proxy().ifPresent(proxy -> builder.proxy(ProxySelector.of(new InetSocketAddress(proxy.getHost(), proxy.getPort()))));
+        settings.central().proxy()
+                .ifPresent(proxy -> builder.proxy(ProxySelector.of(new InetSocketAddress(proxy.getHost(),
+                proxy.getPort()))));
         return new Connection(builder
                 .version(HttpClient.Version.HTTP_1_1)
                 .connectTimeout(connectTimeout)
@@ -86,21 +91,23 @@ final class IngestClient implements IngestPort {
      */
     @Override
     public IngestReply post(String batchId, byte[] body, Optional<String> bearer) {
-        byte[] onTheWire = settings.compression().encode(body);
-        HttpRequest.Builder request = HttpRequest.newBuilder(settings.url())
-                .timeout(settings.timeout())
+        byte[] onTheWire = settings.central().compression().encode(body);
+        HttpRequest.Builder request = HttpRequest.newBuilder(settings.central().url())
+                .timeout(settings.requests().timeout())
                 .header("Content-Type", "application/json")
                 .header("Idempotency-Key", batchId)
                 .POST(HttpRequest.BodyPublishers.ofByteArray(onTheWire));
-        settings.compression().contentEncoding().ifPresent(encoding -> request.header("Content-Encoding", encoding));
+        settings.central().compression().contentEncoding()
+                .ifPresent(encoding -> request.header("Content-Encoding", encoding));
         bearer.ifPresent(token -> request.header("Authorization", "Bearer " + token));
         HttpRequest built = request.build();
-        wire.sent(("POST " + settings.url().getRawPath() + " HTTP/1.1\r\n").length() + WireBytes.headBytes(built.headers()),
+        wire.sent(("POST " + settings.central().url().getRawPath() + " HTTP/1.1\r\n").length()
+                + WireBytes.headBytes(built.headers()),
                 body.length, onTheWire.length);
         CompletableFuture<HttpResponse<byte[]>> exchange =
-                http().sendAsync(built, CappedBody.handler(settings.maxReplyBytes()));
+                http().sendAsync(built, CappedBody.handler(settings.requests().maxReplyBytes().intBytes()));
         try {
-            HttpResponse<byte[]> response = exchange.get(settings.timeout().toNanos(), TimeUnit.NANOSECONDS);
+            HttpResponse<byte[]> response = exchange.get(settings.requests().timeout().toNanos(), TimeUnit.NANOSECONDS);
             wire.received(response.headers(), response.body().length);
             return new IngestReply(response.statusCode(), response.body(), response.headers().firstValue("Retry-After"),
                     response.headers().firstValue("Location"), null);
@@ -126,15 +133,18 @@ final class IngestClient implements IngestPort {
                 return IngestReply.transportFailure(Objects.requireNonNull(tooLarge.getMessage())); // made with one
             }
         }
-        if (cause instanceof java.net.http.HttpConnectTimeoutException) {
-            return IngestReply.transportFailure(TransportFailures.describe(settings.url(), settings.proxy(), cause));
+        if (cause instanceof HttpConnectTimeoutException) {
+            return IngestReply.transportFailure(TransportFailures.describe(settings.central().url(),
+                    settings.central().proxy(), cause));
         }
         if (cause instanceof HttpTimeoutException) {
             return pastDeadline();
         }
         return IngestReply.transportFailure(expiredCertificate().map(c -> TransportFailures.expiredClientCertificate(
-                settings.url(), c.notAfter(), c.serial(), TransportFailures.describe(settings.url(), settings.proxy(), cause)))
-                .orElseGet(() -> TransportFailures.describe(settings.url(), settings.proxy(), cause)));
+                settings.central().url(), c.notAfter(), c.serial(),
+                        TransportFailures.describe(settings.central().url(), settings.central().proxy(), cause)))
+                .orElseGet(() -> TransportFailures.describe(settings.central().url(), settings.central().proxy(),
+                cause)));
     }
 
     /**
@@ -149,7 +159,7 @@ final class IngestClient implements IngestPort {
 
     private IngestReply pastDeadline() {
         pastDeadline.incrementAndGet();
-        return IngestReply.timeout(settings.timeout().toMillis());
+        return IngestReply.timeout(settings.requests().timeout().toMillis());
     }
 
     /** The bytes exchanged with central since start (the data budget's source). */
@@ -157,8 +167,11 @@ final class IngestClient implements IngestPort {
         return wire;
     }
 
-    /** Replies cut off since start: {@code deadline} (past ingest.timeout), {@code too_large} (over ingest.maxReplyBytes). */
-    java.util.Map<String, Long> cutReplies() {
-        return java.util.Map.of("deadline", pastDeadline.get(), "too_large", overCap.get());
+    /**
+     * Replies cut off since start: {@code deadline} (past ingest.timeout), {@code too_large} (over
+     * ingest.maxReplyBytes).
+     */
+    Map<String, Long> cutReplies() {
+        return Map.of("deadline", pastDeadline.get(), "too_large", overCap.get());
     }
 }

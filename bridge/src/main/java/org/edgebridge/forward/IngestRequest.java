@@ -20,9 +20,11 @@ final class IngestRequest {
     private static final JsonFactory JSON = new JsonFactory();
 
     /** What an event's JSON holds besides its variable fields: the names, quotes, braces, the comma after it. */
-    private static final int EVENT_FRAME_BYTES = ("{\"eventId\":\"\",\"deviceId\":\"\",\"sequence\":,\"type\":\"\",\"topic\":\"\","
+    private static final int EVENT_FRAME_BYTES = ("{\"eventId\":\"\",\"deviceId\":\"\",\"sequence\":,\"type\":\"\","
+            + "\"topic\":\"\","
             + "\"payload\":,\"payloadSha256\":\"\",\"receivedAt\":\"\",\"attempt\":},").length()
-            + ",\"expiresAt\":\"\"".length() + "2026-11-29T06:33:00.123456789Z".length(); // counted whether it has one or not
+            + ",\"expiresAt\":\"\"".length()
+            + "2026-11-29T06:33:00.123456789Z".length(); // counted whether it has one or not
     /** The widest sequence (a long), SHA-256 in hex, receivedAt (ISO_INSTANT with nanoseconds), attempt (an int). */
     private static final int EVENT_NUMBERS_BYTES = 20 + 64 + "2026-11-29T06:33:00.123456789Z".length() + 11;
     /** The request around its events, but for the edge id: {@code {"edgeId":"","batchId":"<uuid>","events":[]}}. */
@@ -36,13 +38,15 @@ final class IngestRequest {
      * escaped in 2 bytes and control characters in at most 6.
      */
     static long eventBytes(String clientId, String commandId, String type, String topic, int payloadBytes) {
-        return EVENT_FRAME_BYTES + EVENT_NUMBERS_BYTES + stringBytes(clientId) + stringBytes(commandId) + stringBytes(type)
+        return EVENT_FRAME_BYTES + EVENT_NUMBERS_BYTES + stringBytes(clientId) + stringBytes(commandId)
+                + stringBytes(type)
                 + stringBytes(topic) + payloadBytes;
     }
 
     /** The bytes of {@code forwarder.maxBytes} left for events once the request's envelope is counted. */
     static int eventBudget(ForwarderSettings settings) {
-        return (int) Math.max(0, settings.maxBytes() - ENVELOPE_BYTES - stringBytes(settings.edgeId()));
+        return (int) Math.max(0, settings.batching().maxBytes()
+                .intBytes() - ENVELOPE_BYTES - stringBytes(settings.central().edgeId()));
     }
 
     /** The most bytes Jackson writes for the characters of a JSON string (without its quotes). */

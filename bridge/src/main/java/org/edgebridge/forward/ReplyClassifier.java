@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import org.edgebridge.code.ReceiptCode;
 import org.edgebridge.outbox.ClaimedEvent;
 import org.edgebridge.outbox.CommandState;
 import org.edgebridge.outbox.Settlement;
@@ -55,7 +56,8 @@ final class ReplyClassifier {
         }
         String reason = "HTTP " + status + bodyExcerpt(reply.body());
         if (status >= 300 && status < 400) {
-            return new RequestOutcome.Refused("HTTP " + status + reply.location().map(l -> " to " + ReceiptCheck.excerpt(l)).orElse(" (no Location)")
+            return new RequestOutcome.Refused("HTTP " + status
+                    + reply.location().map(l -> " to " + ReceiptCheck.excerpt(l)).orElse(" (no Location)")
                     + ": ingest.url is not central's ingest endpoint (redirects are not followed: a POST must not be "
                     + "sent somewhere else unchecked)", true);
         }
@@ -106,12 +108,14 @@ final class ReplyClassifier {
             return new RequestOutcome.Failed("central answered " + reply.status() + " without a receipts array"
                     + bodyExcerpt(reply.body()), RequestOutcome.Cause.NO_RECEIPTS);
         }
-        ReceiptCheck.Checked checked = ReceiptCheck.check(list, events, settings.receiptCaps());
+        ReceiptCheck.Checked checked = ReceiptCheck.check(list, events, settings.requests().receiptCaps());
         if (checked.believed().isEmpty()) {
             // no receipt central can be believed on (none, or only unknown statuses or oversized fields): the request
             // failed as a whole, like a 5xx; blaming every event of it would park a backlog for central's fault
-            return new RequestOutcome.Failed("central answered " + reply.status() + " without a believable receipt for any"
-                    + " of the " + events.size() + " events" + bodyExcerpt(reply.body()), RequestOutcome.Cause.NO_RECEIPTS,
+            return new RequestOutcome.Failed("central answered " + reply.status()
+                    + " without a believable receipt for any"
+                    + " of the " + events.size() + " events" + bodyExcerpt(reply.body()),
+                    RequestOutcome.Cause.NO_RECEIPTS,
                     Duration.ZERO, checked.problems());
         }
         Map<Long, String> why = new HashMap<>();
@@ -141,7 +145,8 @@ final class ReplyClassifier {
                 JsonNode after = r.get("retryAfterMs");
                 Duration floor = backoff(e.attempt());
                 Duration asked = after != null && after.isNumber() && after.asDouble() >= 0
-                        ? clamp(after.canConvertToLong() ? Duration.ofMillis(after.asLong()) : settings.maxRetryAfter())
+                        ? clamp(after.canConvertToLong() ? Duration.ofMillis(after.asLong())
+                                : settings.retries().maxRetryAfter())
                         : floor;
                 Duration wait = asked.compareTo(floor) >= 0 ? asked : floor;
                 String code = text(r, "code");
@@ -162,7 +167,7 @@ final class ReplyClassifier {
      * (code {@code central_no_receipt}), so that a central that leaves one event out cannot hold its device for ever.
      */
     Settlement noReceipt(ClaimedEvent e, String why, Instant now) {
-        return alone.settle(e, AloneFailures.NO_RECEIPT, false, why, now);
+        return alone.settle(e, ReceiptCode.CENTRAL_NO_RECEIPT.wire(), false, why, now);
     }
 
     /** A per-event wait when central gives none: backoffInitial doubled per attempt, capped at backoffMax. */
@@ -173,13 +178,14 @@ final class ReplyClassifier {
     /** {@link #backoff(int)} of these settings. */
     static Duration backoff(ForwarderSettings settings, int attempt) {
         int doublings = Math.min(Math.max(attempt - 1, 0), 30);
-        Duration d = settings.backoffInitial().multipliedBy(1L << doublings);
-        return d.compareTo(settings.backoffMax()) > 0 ? settings.backoffMax() : d;
+        Duration d = settings.retries().backoff().initial().multipliedBy(1L << doublings);
+        return d.compareTo(settings.retries().backoff().max()) > 0 ? settings.retries().backoff().max() : d;
     }
 
     /** A wait that central asked for, at most {@code forwarder.maxRetryAfter}: central's numbers are not trusted. */
     Duration clamp(Duration fromCentral) {
-        return fromCentral.compareTo(settings.maxRetryAfter()) > 0 ? settings.maxRetryAfter() : fromCentral;
+        return fromCentral.compareTo(settings.retries().maxRetryAfter()) > 0 ? settings.retries().maxRetryAfter()
+                : fromCentral;
     }
 
     /** Retry-After as seconds or an HTTP date (RFC 9110 §10.2.3), at most {@code forwarder.maxRetryAfter}. */

@@ -2,6 +2,7 @@ package org.edgebridge.forward;
 
 import java.time.Duration;
 import java.util.List;
+import org.edgebridge.code.ReceiptCode;
 import org.edgebridge.outbox.Settlement;
 import org.jspecify.annotations.Nullable;
 
@@ -31,8 +32,8 @@ sealed interface RequestOutcome {
     record Throttled(Duration retryAfter, String reason) implements RequestOutcome {}
 
     /**
-     * A 5xx (503 included), timeout, refused or reset connection, another 4xx: retry with backoff, or find the one event
-     * behind it.
+     * A 5xx (503 included), timeout, refused or reset connection, another 4xx: retry with backoff, or find the one
+     * event behind it.
      *
      * @param cause what failed; all but {@link Cause#UNREACHABLE} may be caused by one event of the batch
      * @param retryAfter central's Retry-After (clamped), or zero: the backoff after it is never shorter
@@ -64,7 +65,7 @@ sealed interface RequestOutcome {
          * {@link Cause#UNREACHABLE}.
          */
         @Nullable String parkCode() {
-            return cause.parkCode;
+            return cause.parkCode == null ? null : cause.parkCode.wire();
         }
     }
 
@@ -73,46 +74,50 @@ sealed interface RequestOutcome {
         /** No connection: refused, DNS, TLS, connect timeout. Central's or the network's, never one event's. */
         UNREACHABLE(null),
         /** An HTTP 5xx other than 503. */
-        SERVER_ERROR("ingest_server_error"),
+        SERVER_ERROR(ReceiptCode.INGEST_SERVER_ERROR),
         /**
          * 503: central says it cannot serve now. Mostly all of central (its Retry-After is waited), but a gateway in
          * front of a central that dies on one event answers 503 too: hunted like a 5xx, so that one event cannot hold a
          * site (or open its circuit breaker) for ever.
          */
-        UNAVAILABLE("ingest_unavailable"),
+        UNAVAILABLE(ReceiptCode.INGEST_UNAVAILABLE),
         /** No whole reply within ingest.timeout. */
-        TIMED_OUT("ingest_timeout"),
-        /** The connection was made, then reset or closed before a reply (a parser of central's that dies on one event). */
-        DROPPED("ingest_connection_dropped"),
+        TIMED_OUT(ReceiptCode.INGEST_TIMEOUT),
+        /**
+         * The connection was made, then reset or closed before a reply (a parser of central's that dies on one event).
+         */
+        DROPPED(ReceiptCode.INGEST_CONNECTION_DROPPED),
         /**
          * A 4xx that is neither about the request's size or shape (400, 413, 422) nor about the bridge's credentials or
          * URL (401, 403, 404, 405, 407, 410), such as 409 or 415: it may follow one event like a 5xx.
          */
-        REFUSED("ingest_refused"),
+        REFUSED(ReceiptCode.INGEST_REFUSED),
         /**
          * A 2xx that answers no event of the request: no receipts array (an error or maintenance page served as 200,
          * a 204, {@code {}}) or an array without a receipt for any of them. Central's or a gateway's fault as often as
          * one event's: hunted like a 5xx, so that neither a central that answers so for a while parks the backlog
          * nor one poison event answered so holds a site.
          */
-        NO_RECEIPTS("central_no_receipt"),
+        NO_RECEIPTS(ReceiptCode.CENTRAL_NO_RECEIPT),
         /**
          * 403: mostly the bridge's credentials (the forwarder pauses, as for a 401), but a web application firewall
          * in front of central answers 403 to one event whose payload it dislikes: hunted like a 5xx first, and only
          * when no other event gets through is it central refusing the bridge (paused, alarm central_refused).
          */
-        FORBIDDEN("ingest_forbidden"),
+        FORBIDDEN(ReceiptCode.INGEST_FORBIDDEN),
         /**
          * 400 or 422: central (or a gateway, or a TLS port spoken to in plain HTTP) calls the request malformed. One
          * event's doing only with proof; then, at the limit, that event is finally rejected with this code.
          */
-        BAD_REQUEST("ingest_bad_request"),
-        /** 413: the request is too large for central or a proxy; with proof, one event is finally rejected at the limit. */
-        TOO_LARGE("ingest_payload_too_large");
+        BAD_REQUEST(ReceiptCode.INGEST_BAD_REQUEST),
+        /**
+         * 413: the request is too large for central or a proxy; with proof, one event is finally rejected at the limit.
+         */
+        TOO_LARGE(ReceiptCode.INGEST_PAYLOAD_TOO_LARGE);
 
-        private final @Nullable String parkCode;
+        private final @Nullable ReceiptCode parkCode;
 
-        Cause(@Nullable String parkCode) {
+        Cause(@Nullable ReceiptCode parkCode) {
             this.parkCode = parkCode;
         }
 

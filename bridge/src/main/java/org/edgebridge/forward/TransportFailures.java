@@ -7,6 +7,10 @@ import java.net.URI;
 import java.net.UnknownHostException;
 import java.net.http.HttpConnectTimeoutException;
 import java.nio.channels.UnresolvedAddressException;
+import java.time.Instant;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
 import javax.net.ssl.SSLException;
 import org.jspecify.annotations.Nullable;
 
@@ -19,12 +23,12 @@ final class TransportFailures {
     private TransportFailures() {}
 
     /** What {@link #describe} says of a failure before a connection was made: central or the network is down. */
-    private static final java.util.List<String> BEFORE_CONNECT = java.util.List.of("does not resolve", "no connection to ",
+    private static final List<String> BEFORE_CONNECT = List.of("does not resolve", "no connection to ",
             "TLS with ", "no route to ", " refused", "cannot connect to ", "did not open the CONNECT tunnel");
 
     /**
      * Whether a described failure happened after the connection was made: reset, or closed before a reply. A central
-     * whose parser dies on one event does that to every request that holds it (issue 23), so it may be one event's
+     * whose parser dies on one event does that to every request that holds it, so it may be one event's
      * doing, like a 5xx; a refused connection, DNS, TLS or a connect timeout are not.
      */
     static boolean droppedAfterConnect(@Nullable String described) {
@@ -35,14 +39,14 @@ final class TransportFailures {
      * As {@link #describe(URI, Throwable)}, through {@code ingest.proxy} when one is set: a CONNECT the proxy refused
      * says so, TLS failures concern central (through the tunnel), anything else concerns the proxy.
      */
-    static String describe(URI url, java.util.Optional<URI> proxy, Throwable error) {
+    static String describe(URI url, Optional<URI> proxy, Throwable error) {
         if (proxy.isEmpty()) {
             return describe(url, error);
         }
         String via = "ingest.proxy " + proxy.get().getHost() + ":" + proxy.get().getPort();
         for (Throwable t = error; t != null; t = t.getCause()) {
             String m = t.getMessage() == null ? "" : t.getMessage();
-            if (m.toLowerCase(java.util.Locale.ROOT).contains("tunnel failed")) {
+            if (m.toLowerCase(Locale.ROOT).contains("tunnel failed")) {
                 return via + " did not open the CONNECT tunnel to " + url.getHost() + ":" + port(url) + " (" + m
                         + "): the proxy refuses central (403) or cannot reach it (5xx); check the proxy and ingest.url";
             }
@@ -60,11 +64,13 @@ final class TransportFailures {
                 return "host " + url.getHost() + " of ingest.url does not resolve (DNS)";
             }
             if (t instanceof HttpConnectTimeoutException) {
-                return "no connection to " + where + " within the connect timeout (a firewall dropping packets, or the host is down)";
+                return "no connection to " + where
+                        + " within the connect timeout (a firewall dropping packets, or the host is down)";
             }
             if (t instanceof SSLException) {
                 return "TLS with " + where + " failed (" + message(t) + "); " + (refusedClientCertificate(t)
-                        ? "central refused the client certificate: check ingest.certFile (expired? signed by a CA central trusts?)"
+                        ? "central refused the client certificate: check ingest.certFile (expired? signed by a CA "
+                                + "central trusts?)"
                         : "check the server certificate and ingest.caFile");
             }
             if (t instanceof NoRouteToHostException) {
@@ -95,13 +101,13 @@ final class TransportFailures {
      * A failure after the TLS handshake while the client certificate presented has expired: the server's refusal of it
      * (a TLS failure, before anything was sent: not one event's doing).
      */
-    static String expiredClientCertificate(URI url, java.time.Instant notAfter, String serial, String described) {
+    static String expiredClientCertificate(URI url, Instant notAfter, String serial, String described) {
         return "TLS with " + url.getHost() + ":" + port(url) + ": central does not take the client certificate, which "
                 + "expired at " + notAfter + " (ingest.certFile, serial " + serial + "); renew it (" + described + ")";
     }
 
     /** Alerts a server sends when it does not accept the client's certificate (or the lack of one). */
-    private static final java.util.List<String> CLIENT_CERTIFICATE_ALERTS = java.util.List.of("bad_certificate",
+    private static final List<String> CLIENT_CERTIFICATE_ALERTS = List.of("bad_certificate",
             "certificate_required", "certificate_expired", "certificate_unknown", "unknown_ca", "certificate_revoked",
             "unsupported_certificate");
 

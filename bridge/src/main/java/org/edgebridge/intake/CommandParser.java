@@ -25,6 +25,7 @@ import java.util.HexFormat;
 import java.util.Optional;
 import java.util.regex.Pattern;
 import org.edgebridge.broker.InboundPublish;
+import org.edgebridge.code.ReceiptCode;
 import org.edgebridge.outbox.NewCommand;
 import org.jspecify.annotations.Nullable;
 
@@ -57,7 +58,9 @@ public final class CommandParser {
         this(maxPayloadBytes, limits, expiry, DEFAULT_MAX_EXPIRES_IN);
     }
 
-    /** @param maxExpiresIn latest {@code expiresAt} accepted, after the command's arrival ({@code intake.maxExpiresIn}) */
+    /**
+     * @param maxExpiresIn latest {@code expiresAt} accepted, after the command's arrival ({@code intake.maxExpiresIn})
+     */
     public CommandParser(int maxPayloadBytes, JsonLimits limits, ExpiryRules expiry, Duration maxExpiresIn) {
         this.maxPayloadBytes = maxPayloadBytes;
         this.limits = limits;
@@ -91,13 +94,14 @@ public final class CommandParser {
     }
 
     /** @param commandId the commandId if one valid id could be read, else null */
-    public record Invalid(@Nullable String commandId, String code, String message, String payloadSha256) implements Parsed {}
+    public record Invalid(@Nullable String commandId, ReceiptCode code, String message,
+            String payloadSha256) implements Parsed {}
 
     public Parsed parse(InboundPublish publish) {
         byte[] payload = publish.payload();
         String sha = sha256(payload);
         if (payload.length > maxPayloadBytes) {
-            return new Invalid(topLevelCommandId(payload), "payload_too_large",
+            return new Invalid(topLevelCommandId(payload), ReceiptCode.PAYLOAD_TOO_LARGE,
                     "payload has " + payload.length + " bytes; at most " + maxPayloadBytes + " are accepted", sha);
         }
         JsonNode root;
@@ -109,25 +113,26 @@ public final class CommandParser {
                     .toString();
             root = json.readTree(text);
         } catch (StreamConstraintsException e) {
-            return new Invalid(null, "json_limit_exceeded", "payload's JSON is too deep or has too long a string or number; "
+            return new Invalid(null, ReceiptCode.JSON_LIMIT_EXCEEDED,
+                    "payload's JSON is too deep or has too long a string or number; "
                     + "at most depth " + limits.maxDepth() + ", strings of " + limits.maxStringLength()
                     + " characters, numbers of " + limits.maxNumberLength() + " characters", sha);
         } catch (IOException e) {
             root = null;
         }
         if (root == null || root.isMissingNode()) {
-            return new Invalid(null, "invalid_json", "payload is not UTF-8 JSON", sha);
+            return new Invalid(null, ReceiptCode.INVALID_JSON, "payload is not UTF-8 JSON", sha);
         }
         if (!root.isObject()) {
-            return new Invalid(null, "invalid_json", "payload must be a JSON object", sha);
+            return new Invalid(null, ReceiptCode.INVALID_JSON, "payload must be a JSON object", sha);
         }
         JsonNode idNode = root.get("commandId");
         if (idNode == null || idNode.isNull()) {
-            return new Invalid(null, "missing_command_id", "payload has no commandId", sha);
+            return new Invalid(null, ReceiptCode.MISSING_COMMAND_ID, "payload has no commandId", sha);
         }
         String commandId = validCommandId(idNode);
         if (commandId == null) {
-            return new Invalid(null, "invalid_command_id",
+            return new Invalid(null, ReceiptCode.INVALID_COMMAND_ID,
                     "commandId must be 1-128 chars of [A-Za-z0-9._:@-], starting with a letter or digit", sha);
         }
         JsonNode typeNode = root.get("type");
@@ -135,7 +140,8 @@ public final class CommandParser {
         // a payload's type that is there must itself keep the rule: a number, an object or "" is not "absent"
         String type = typeGiven ? (typeNode.isTextual() ? typeNode.asText() : null) : publish.type();
         if (type == null || !TYPE.matcher(type).matches()) {
-            return new Invalid(commandId, "invalid_type", "the command type (the topic levels after commands/, or the "
+            return new Invalid(commandId, ReceiptCode.INVALID_TYPE,
+                    "the command type (the topic levels after commands/, or the "
                     + "payload's type) must be " + TYPE_RULE, sha);
         }
         JsonNode expiresNode = root.get("expiresAt");
@@ -143,11 +149,13 @@ public final class CommandParser {
         if (expiresNode != null && !expiresNode.isNull()) {
             Optional<Instant> own = timestamp(expiresNode);
             if (own.isEmpty()) {
-                return new Invalid(commandId, "invalid_expires_at", "expiresAt must be an RFC 3339 date and time with an "
+                return new Invalid(commandId, ReceiptCode.INVALID_EXPIRES_AT,
+                        "expiresAt must be an RFC 3339 date and time with an "
                         + "offset and a four-digit year, such as 2026-12-02T18:30:00Z", sha);
             }
             if (own.get().isAfter(publish.receivedAt().plus(maxExpiresIn))) {
-                return new Invalid(commandId, "invalid_expires_at", "expiresAt is more than " + maxExpiresIn.toDays()
+                return new Invalid(commandId, ReceiptCode.INVALID_EXPIRES_AT,
+                        "expiresAt is more than " + maxExpiresIn.toDays()
                         + " days (intake.maxExpiresIn) after the command's arrival; send a nearer one or none", sha);
             }
             expiresAt = expiresAt.isPresent() && expiresAt.get().isBefore(own.get()) ? expiresAt : own;

@@ -11,6 +11,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.edgebridge.broker.InboundCommands;
 import org.edgebridge.broker.InboundPublish;
+import org.edgebridge.code.ReceiptCode;
 import org.edgebridge.hook.TestHook;
 import org.edgebridge.lifecycle.Component;
 import org.edgebridge.lifecycle.Once;
@@ -197,9 +198,9 @@ public final class Intake implements Component, IntakeView, AutoCloseable, Inbou
 
     private void refuseUnqueued(NewCommand command, boolean stopping) {
         if (stopping) {
-            refuse(command, "shutting_down", "the bridge is shutting down; send the command again later");
+            refuse(command, ReceiptCode.SHUTTING_DOWN, "the bridge is shutting down; send the command again later");
         } else {
-            refuse(command, "intake_busy", "the bridge's intake queue is full; send the command again later");
+            refuse(command, ReceiptCode.INTAKE_BUSY, "the bridge's intake queue is full; send the command again later");
         }
     }
 
@@ -217,7 +218,7 @@ public final class Intake implements Component, IntakeView, AutoCloseable, Inbou
         return true;
     }
 
-    private void refuse(NewCommand c, String code, String message) {
+    private void refuse(NewCommand c, ReceiptCode code, String message) {
         stats.retryLater.incrementAndGet();
         receipts.send(c.clientId(), ReceiptSender.retryLater(c.commandId(), code, message, c.payloadSha256(), c.topic(),
                 RETRY_AFTER_MS));
@@ -286,7 +287,7 @@ public final class Intake implements Component, IntakeView, AutoCloseable, Inbou
             writeFailures.failed(batch.size(), e);
             stats.storeFailures.incrementAndGet();
             for (Queued q : batch) {
-                refuse(q.command(), "outbox_unavailable", "the bridge could not write its outbox; send the command again later");
+                refuse(q.command(), ReceiptCode.OUTBOX_UNAVAILABLE, "the bridge could not write its outbox; send the command again later");
             }
             return;
         }

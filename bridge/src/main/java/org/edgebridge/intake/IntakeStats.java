@@ -4,6 +4,7 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import org.edgebridge.code.ReceiptCode;
 
 /** Counters of the intake since start. Thread-safe. */
 public final class IntakeStats {
@@ -14,8 +15,8 @@ public final class IntakeStats {
     final AtomicLong storeFailures = new AtomicLong();
     private final Map<String, AtomicLong> rejectedByCode = new ConcurrentHashMap<>();
 
-    void countRejected(String code) {
-        rejectedByCode.computeIfAbsent(code, c -> new AtomicLong()).incrementAndGet();
+    void countRejected(ReceiptCode code) {
+        rejectedByCode.computeIfAbsent(code.wire(), c -> new AtomicLong()).incrementAndGet();
     }
 
     public long received() {

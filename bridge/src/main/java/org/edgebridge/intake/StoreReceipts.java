@@ -1,5 +1,6 @@
 package org.edgebridge.intake;
 
+import org.edgebridge.code.ReceiptCode;
 import org.edgebridge.outbox.CommandRecord;
 import org.edgebridge.outbox.NewCommand;
 import org.edgebridge.outbox.StoreResult;
@@ -19,8 +20,8 @@ final class StoreReceipts {
     }
 
     /**
-     * {@code stored}, {@code retry_later}/{@code outbox_full} or {@code device_outbox_full}, or {@code rejected}/{@code command_id_reused},
-     * {@code expired} or {@code unstorable}.
+     * {@code stored}, {@code retry_later}/{@code outbox_full} or {@code device_outbox_full}, or {@code rejected}/{@code
+     * command_id_reused}, {@code expired} or {@code unstorable}.
      */
     Receipt receiptFor(StoreResult result) {
         if (result instanceof StoreResult.Stored stored) {
@@ -30,7 +31,7 @@ final class StoreReceipts {
         if (result instanceof StoreResult.Full) {
             stats.retryLater.incrementAndGet();
             NewCommand c = result.command();
-            return ReceiptSender.retryLater(c.commandId(), "outbox_full",
+            return ReceiptSender.retryLater(c.commandId(), ReceiptCode.OUTBOX_FULL,
                     room.lastBatchWasLowOnDisk() ? "the bridge is low on disk space; send the command again later"
                             : "the bridge's outbox is full; send the command again later",
                     c.payloadSha256(), c.topic(), settings.fullRetryAfter().toMillis());
@@ -38,24 +39,30 @@ final class StoreReceipts {
         if (result instanceof StoreResult.DeviceFull full) {
             stats.retryLater.incrementAndGet();
             NewCommand c = result.command();
-            return ReceiptSender.retryLater(c.commandId(), "device_outbox_full", "this device holds its share of the "
-                    + "bridge's outbox (" + full.openCommands() + " open commands, " + full.openBytes() + " bytes; at most "
-                    + settings.deviceShare().maxCommands() + " and " + settings.deviceShare().maxBytes() + "); send the "
+            return ReceiptSender.retryLater(c.commandId(), ReceiptCode.DEVICE_OUTBOX_FULL,
+                    "this device holds its share of the "
+                    + "bridge's outbox (" + full.openCommands() + " open commands, " + full.openBytes()
+                    + " bytes; at most "
+                    + settings.deviceShare().maxCommands() + " and " + settings.deviceShare().maxBytes()
+                    + "); send the "
                     + "command again once earlier ones are final", c.payloadSha256(), c.topic(),
                     settings.fullRetryAfter().toMillis());
         }
         if (result instanceof StoreResult.Expired) {
             NewCommand c = result.command();
-            stats.countRejected("expired");
-            return ReceiptSender.rejected(c.commandId(), "expired", "the command's expiry ("
-                    + c.expiresAt().map(Object::toString).orElse("?") + ") had passed when it arrived; it was not stored",
+            stats.countRejected(ReceiptCode.EXPIRED);
+            return ReceiptSender.rejected(c.commandId(), ReceiptCode.EXPIRED, "the command's expiry ("
+                    + c.expiresAt().map(Object::toString).orElse("?")
+                    + ") had passed when it arrived; it was not stored",
                     c.payloadSha256(), c.topic());
         }
         if (result instanceof StoreResult.Unstorable unstorable) {
             NewCommand c = result.command();
-            stats.countRejected("unstorable");
-            return ReceiptSender.rejected(c.commandId(), "unstorable", "the outbox could not store this command ("
-                    + unstorable.error() + "); it was not stored, and the same bytes will fail again", c.payloadSha256(),
+            stats.countRejected(ReceiptCode.UNSTORABLE);
+            return ReceiptSender.rejected(c.commandId(), ReceiptCode.UNSTORABLE,
+                    "the outbox could not store this command ("
+                    + unstorable.error() + "); it was not stored, and the same bytes will fail again",
+                    c.payloadSha256(),
                     c.topic());
         }
         StoreResult.IdReused reused = (StoreResult.IdReused) result;
@@ -64,8 +71,8 @@ final class StoreReceipts {
 
     /** The command id is known with other payload bytes: the original is kept. */
     Receipt idReused(NewCommand c, CommandRecord original) {
-        stats.countRejected("command_id_reused");
-        return ReceiptSender.rejected(c.commandId(), "command_id_reused",
+        stats.countRejected(ReceiptCode.COMMAND_ID_REUSED);
+        return ReceiptSender.rejected(c.commandId(), ReceiptCode.COMMAND_ID_REUSED,
                 "commandId was first stored with other payload bytes (sha256 " + original.payloadSha256()
                         + "); the original is kept",
                 c.payloadSha256(), c.topic());

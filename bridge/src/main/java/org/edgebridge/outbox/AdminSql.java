@@ -1,5 +1,7 @@
 package org.edgebridge.outbox;
 
+import org.edgebridge.code.ReceiptCode;
+
 /**
  * The SQL of what admins, the status page and diagnostics read and decide: {@link OutboxReads}, {@link ParkedDesk} and
  * the admin's end of every wait. The rest is in {@link OutboxSql}; the same conventions hold (named parameters,
@@ -38,8 +40,8 @@ final class AdminSql {
      */
     static final String MAYBE_SENT = "SELECT attempts > unsent_attempts FROM commands WHERE id = :id";
 
-    /** The code a parked row is grouped by on the desk: its own, or {@code retry_later_limit} (see {@link ParkedDesk}). */
-    static final String PARKED_CODE = "COALESCE(code, '" + ParkedDesk.RETRY_LATER_LIMIT + "')";
+    /** The code a parked row is grouped by on the desk: its own, or {@link ReceiptCode#RETRY_LATER_LIMIT}. */
+    static final String PARKED_CODE = "COALESCE(code, '" + ReceiptCode.RETRY_LATER_LIMIT.wire() + "')";
 
     /** Parked rows, oldest first, optionally of one desk code and one device; four fixed statements. */
     static String parked(boolean byCode, boolean byDevice) {

@@ -13,14 +13,14 @@ import java.util.Optional;
  * Stores commands: the intake's hot path, and the one part of the outbox that runs its statements as plain JDBC
  * prepared statements ({@link CommandStatements}, prepared once on the writer's connection and run again for every
  * command). Why not Jdbi's statements here: with them (even with the statements kept prepared and the row mapper
- * written by hand) the writer spent 120–160 µs of CPU per command against 70–95 µs, and the intake benchmark (B1)
- * lost about a quarter of its rate; Jdbi's per-statement work (context, argument lookup, result handling) was the
- * difference. Everywhere else in the outbox Jdbi's fluent API is used.
+ * written by hand) the writer spent nearly twice the CPU per command, and the intake benchmark (B1) lost about a
+ * quarter of its rate (docs/BENCHMARKS.md); Jdbi's per-statement work (context, argument lookup, result handling) was
+ * the difference. Everywhere else in the outbox Jdbi's fluent API is used.
  *
  * <p>Runs inside a request of the outbox's writer ({@link OutboxWriter}): the commands of one call are one
  * savepoint of the writer's transaction, committed with whatever else met them there, and each command is a savepoint
  * of its own inside it: a command whose write fails on something in it ({@link #isTheCommands}) is rolled back alone
- * and answered {@link StoreResult.Unstorable}, and the others are stored (issue 40). A failure of the disk or the
+ * and answered {@link StoreResult.Unstorable}, and the others are stored. A failure of the disk or the
  * database (SQLITE_FULL, SQLITE_IOERR ...) fails the whole call, as it would fail every command.
  */
 final class CommandWriter {

@@ -5,6 +5,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
+import org.edgebridge.code.ReceiptCode;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.Jdbi;
 
@@ -59,7 +60,7 @@ public final class Expiries {
             // state and attempts checked again: a claim may have taken the row since the read above
             if (handle.createUpdate(OutboxSql.EXPIRE).bind("id", id).bind("now", now).bind("message", message)
                     .execute() == 1) {
-                Settler.history(handle, id, now, "expired", null, "rejected", "expired", message);
+                Settler.history(handle, id, now, "expired", null, "rejected", ReceiptCode.EXPIRED.wire(), message);
                 done.add(id);
             }
         }

@@ -10,7 +10,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Puts the outbox file in {@code auto_vacuum=INCREMENTAL} mode (issue 40), so that the pages of purged rows and dropped
+ * Puts the outbox file in {@code auto_vacuum=INCREMENTAL} mode, so that the pages of purged rows and dropped
  * payloads can be given back to the file system ({@link Outbox#giveBackFreePages}) instead of staying in SQLite's
  * freelist for good. SQLite switches an existing file only with a VACUUM, which rewrites it once (it needs free disk
  * about the file's size, and time: a few seconds per 100 MB); a new file switches at once. Run at open, before Flyway

@@ -17,7 +17,7 @@ import org.jdbi.v3.core.statement.StatementContext;
  * A Jdbi {@link StatementBuilder} for one long-lived handle that keeps its prepared statements, by SQL text, instead of
  * preparing each statement again on every use and closing it after. SQLite parses and plans a statement at each
  * prepare; the forwarder's write handle ran a dozen of them per request (claim, settle, marks), and that, with
- * Jdbi's own per-statement work, was most of the forwarder's CPU at 1,000 commands/s on a 2-core box (issue 16).
+ * Jdbi's own per-statement work, was most of the forwarder's CPU at 1,000 commands/s on a 2-core box (docs/BENCHMARKS.md).
  *
  * <p>A statement handed out is not handed out again until Jdbi gives it back ({@link #close(Connection, String,
  * Statement)}): a nested use of the same SQL gets a statement of its own. At most {@link #MAX_KEPT} statements are

@@ -14,10 +14,9 @@ import org.jspecify.annotations.Nullable;
 /**
  * Plain JDBC statements of one connection, prepared once and kept, for the statements that run for every event of
  * every request ({@link Claimer}); the statements of {@link OutboxSql} keep their {@code :name} parameters and are
- * bound by name here. Why not Jdbi there: measured on a real file with nothing else running, a claim of 10 events
- * (4 devices) took 1.75–1.83 ms of CPU through Jdbi (its per-statement context, binding and row-mapper
- * specialisation cost more than SQLite's own work) and 1.1 ms this way; the claim runs on the outbox writer,
- * which intake and forwarder share (issue 16). Not thread-safe: used on the writer thread only.
+ * bound by name here. Why not Jdbi there: a claim through Jdbi cost about 60 % more CPU (its per-statement context,
+ * binding and row-mapper specialisation cost more than SQLite's own work; docs/BENCHMARKS.md), and the claim runs on
+ * the outbox writer, which intake and forwarder share. Not thread-safe: used on the writer thread only.
  */
 final class NamedStatements implements AutoCloseable {
     private static final Pattern PARAMETER = Pattern.compile(":([A-Za-z]+)");

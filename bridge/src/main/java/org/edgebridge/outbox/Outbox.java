@@ -23,7 +23,7 @@ import org.jdbi.v3.core.Jdbi;
  * <p>Thread-safe. Every write method is a request to the outbox's one writer thread ({@link OutboxWriter}), which
  * owns the one write connection and commits whatever requests wait in one transaction begun IMMEDIATE (the intake's
  * commands, the forwarder's settle and claim, the marks of published receipts meet in one fsync); the method returns
- * once that is committed. No second write path, no lock handed between threads (issue 25). The read methods open a
+ * once that is committed. No second write path, no lock handed between threads. The read methods open a
  * connection for the call (the data source has no pool) and close it before returning. SQLite's busy timeout (30 s)
  * is kept for a writer outside this process, such as an admin's sqlite3. The database runs in WAL mode with
  * {@code synchronous=FULL}: a committed transaction survives a power cut.
@@ -170,7 +170,7 @@ public final class Outbox implements IntakeOutbox, ForwarderOutbox, AdminOutbox 
 
     /**
      * {@link #settle(String, List, int)}, then, in the same transaction, the claim of the next request ({@link #claim}):
-     * one request to the outbox writer per request instead of two (issue 16). The claim sees this settle:
+     * one request to the outbox writer per request instead of two. The claim sees this settle:
      * a device whose event became final here has its next one claimed.
      */
     @Override
@@ -235,7 +235,7 @@ public final class Outbox implements IntakeOutbox, ForwarderOutbox, AdminOutbox 
 
     /**
      * Final commands whose receipt was committed but never handed to the broker (a crash in between, or a device whose
-     * queue was full), at most {@code limit}, device by device (issue 40): up to {@code limit} devices, taken in turn
+     * queue was full), at most {@code limit}, device by device: up to {@code limit} devices, taken in turn
      * from where the last call stopped, each with an equal share of {@code limit} (at least one), its oldest first. Before, the oldest {@code limit} went first, so a device that
      * never reads and had that many held every other device's receipts behind its own for good; now it takes its
      * share, and the publisher skips the rest of it once the broker refuses one. Commits the marks that wait first: a

@@ -81,8 +81,8 @@ final class OutboxSql {
     /**
      * Per device, the row of its lowest open sequence, if that row is pending and due, and central was told of every
      * command of the device that expired here ({@link #UNREPORTED_EXPIRIES}). Only devices with open commands are
-     * visited ({@code devices_with_open}, kept by V7__device_share.sql's triggers), not every device ever seen (issue
-     * 40). CROSS JOIN fixes the join order: one index seek per such device, whatever the backlog (a device whose head waits costs one seek,
+     * visited ({@code devices_with_open}, kept by V7__device_share.sql's triggers), not every device ever seen.
+     * CROSS JOIN fixes the join order: one index seek per such device, whatever the backlog (a device whose head waits costs one seek,
      * not a scan of its rows). NOT INDEXED makes the head row a lookup by its id: left to itself, SQLite 3's planner
      * seeks {@code commands_state} (state, id) there and then the row as well.
      */
@@ -152,7 +152,7 @@ final class OutboxSql {
                 retry_laters = retry_laters + :add, not_before = :nb, last_error = :reason, claimed_at = NULL
             WHERE id = :id AND state = 'inflight' RETURNING state""";
 
-    /** Pending again, one more time central failed on this event alone (issue 23); the caller parks at the limit. */
+    /** Pending again, one more time central failed on this event alone; the caller parks at the limit. */
     static final String SETTLE_FAILED_ALONE = """
             UPDATE commands SET state = 'pending', central_failures = central_failures + 1, not_before = :nb,
                    last_error = :reason, claimed_at = NULL
@@ -196,7 +196,7 @@ final class OutboxSql {
     // ---- receipts, releases, retention ----
 
     /**
-     * The final receipts of these rows were handed to the broker: their payloads are dropped (issue 40), since a resend
+     * The final receipts of these rows were handed to the broker: their payloads are dropped, since a resend
      * needs only the payload's SHA-256 and the receipt, and the space goes back to the file's free pages. {@code :now}
      * is when the caller was done handing them over (the first time is kept: the command's timeline); a device's
      * PUBACK recorded already (it came while the caller was still handing over others) is the latest it can be.
@@ -265,7 +265,7 @@ final class OutboxSql {
 
     /**
      * Up to :limit devices last heard of before :cutoff that the outbox holds no command of (every one purged): their
-     * rows go, so that the table does not keep every device ever seen (issue 40). One scan of devices per purge run.
+     * rows go, so that the table does not keep every device ever seen. One scan of devices per purge run.
      */
     static final String FORGET_DEVICES = """
             DELETE FROM devices WHERE client_id IN (

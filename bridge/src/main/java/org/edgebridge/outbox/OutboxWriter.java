@@ -18,7 +18,7 @@ import org.jspecify.annotations.Nullable;
  * decisions, the purge) as requests. It takes whatever requests wait, runs them in one transaction, each inside a
  * savepoint of its own (a request that fails is rolled back alone and fails alone), commits once, and only then
  * completes each request: one fsync for the intake's commands and the forwarder's settle that met, no lock handed
- * from thread to thread (issue 25). Callers block until their request is committed, so every write method of the
+ * from thread to thread. Callers block until their request is committed, so every write method of the
  * outbox keeps its meaning: when it returns, what it wrote survives a power cut.
  *
  * <p>The connection's statements are kept ({@link KeptStatements}; the plain JDBC ones of {@link #statements()} and

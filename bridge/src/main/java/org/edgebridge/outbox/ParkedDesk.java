@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
+import org.edgebridge.code.ReceiptCode;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.HandleCallback;
 import org.jdbi.v3.core.Jdbi;
@@ -19,11 +20,6 @@ import org.jspecify.annotations.Nullable;
  * most {@link #ROWS_PER_TRANSACTION} rows, so that a bulk action never holds the writer for long. Thread-safe.
  */
 public final class ParkedDesk {
-    /**
-     * The desk code of a command parked after {@code forwarder.maxAttempts} retry_later answers: such a row keeps no
-     * code of its own (its code column is for a final receipt), so the desk groups and selects it under this one.
-     */
-    public static final String RETRY_LATER_LIMIT = "retry_later_limit";
     /** Rows changed in one write transaction of a bulk decision. */
     public static final int ROWS_PER_TRANSACTION = 100;
 
@@ -32,7 +28,7 @@ public final class ParkedDesk {
         /** Parked → pending: sent again, with its counters of retry_later answers reset. */
         REQUEUE("requeued", AdminSql.REQUEUE),
         /** Parked → rejected / {@code rejected_by_admin}: final; its receipt goes to the device. */
-        REJECT("rejected_by_admin", AdminSql.REJECT);
+        REJECT(ReceiptCode.REJECTED_BY_ADMIN.wire(), AdminSql.REJECT);
 
         private final String historyKind;
         private final String update;
@@ -63,9 +59,10 @@ public final class ParkedDesk {
         this.openRows = openRows;
     }
 
-    /** The code a parked command is grouped and selected by: its own, or {@link #RETRY_LATER_LIMIT}. */
+    /** The code a parked command is grouped and selected by: its own, or {@link ReceiptCode#RETRY_LATER_LIMIT} (a row parked after
+     * {@code forwarder.maxAttempts} retry_later answers keeps no code: its code column is for a final receipt). */
     public static String codeOf(CommandRecord parked) {
-        return parked.code() != null ? parked.code() : RETRY_LATER_LIMIT;
+        return parked.code() != null ? parked.code() : ReceiptCode.RETRY_LATER_LIMIT.wire();
     }
 
     /** At most {@code limit} groups, by code then device. */

@@ -4,12 +4,13 @@ import java.time.Clock;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
+import org.edgebridge.code.ReceiptCode;
 import org.jdbi.v3.core.Handle;
 
 /**
  * An admin's remedy for one command that is not final, also while it is still <em>pending</em> (docs/desk.md, "Pending
  * commands"): a poison event the forwarder has not isolated yet, or any command an admin wants out of the way.
- * {@link #park} sets a pending one aside (parked with the code {@link #PARKED_BY_ADMIN}: its device's later commands
+ * {@link #park} sets a pending one aside (parked with the code {@link ReceiptCode#PARKED_BY_ADMIN}: its device's later commands
  * wait behind it, and the desk's requeue and reject work on it as on any parked command); {@link #reject} makes a
  * pending or parked one final at once ({@code rejected} / {@code rejected_by_admin}). One in flight with central right
  * now is left alone (its request settles within {@code ingest.timeout}; the admin asks again), a final one too. The check and the change are one write transaction on the outbox's one writer, so a claim cannot
@@ -17,10 +18,6 @@ import org.jdbi.v3.core.Handle;
  * Thread-safe.
  */
 public final class PendingDesk {
-    /** The code of a command an admin parked while it was pending. */
-    public static final String PARKED_BY_ADMIN = "parked_by_admin";
-    /** The code of a command an admin rejected (pending or parked). */
-    public static final String REJECTED_BY_ADMIN = "rejected_by_admin";
 
     /**
      * What an admin's action on one command found and did.
@@ -51,12 +48,12 @@ public final class PendingDesk {
         return writes.write(handle -> find(handle, clientId, commandId).map(before -> {
             String reason = "parked by an admin" + (before.lastError() != null ? "; before: " + before.lastError() : "");
             int changed = handle.createUpdate(AdminSql.PARK_PENDING).bind("id", before.id()).bind("reason", reason).execute();
-            return done(handle, before, changed, maybeSent(handle, before.id()), PARKED_BY_ADMIN, detail, now);
+            return done(handle, before, changed, maybeSent(handle, before.id()), ReceiptCode.PARKED_BY_ADMIN.wire(), detail, now);
         }));
     }
 
     /**
-     * Rejects the command if it is pending or parked: final {@code rejected} / {@link #REJECTED_BY_ADMIN}, with a
+     * Rejects the command if it is pending or parked: final {@code rejected} / {@link ReceiptCode#REJECTED_BY_ADMIN}, with a
      * history line saying {@code detail}; the caller publishes its receipt. The message of a pending one (in the
      * device's receipt) says whether central may have seen it.
      *
@@ -72,7 +69,7 @@ public final class PendingDesk {
                     ? handle.createUpdate(AdminSql.REJECT).bind("id", before.id()).bind("now", now).execute()
                     : handle.createUpdate(AdminSql.REJECT_PENDING).bind("id", before.id()).bind("message", message)
                             .bind("now", now).execute();
-            return done(handle, before, changed, maybeSent, REJECTED_BY_ADMIN, detail, now);
+            return done(handle, before, changed, maybeSent, ReceiptCode.REJECTED_BY_ADMIN.wire(), detail, now);
         }));
         if (action.isPresent() && action.get().after().isPresent()) {
             openRows.decrementAndGet();

@@ -12,7 +12,7 @@ import org.jspecify.annotations.Nullable;
  * Applies settlements inside one transaction (see {@link Outbox#settle}), and releases claims. Only rows still in flight
  * change. The final receipts, nearly every settlement, are the hot path: they run on the writer's kept plain JDBC
  * statements ({@link NamedStatements}), as the claim does; through Jdbi's batch and row mapping the settle's Java time
- * was about a third of the outbox writer's (JFR of B3 at 1,000 commands/s, issue 25). The rare settlements (retry
+ * was about a third of the outbox writer's (JFR of B3, docs/BENCHMARKS.md). The rare settlements (retry
  * later, failed alone, park, release) stay on Jdbi.
  */
 final class Settler {

@@ -16,8 +16,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Left to itself, SQLite checkpoints inside the commit that takes the log past 1,000 pages: that commit copies
  * ~4 MB and syncs the database file inside the outbox writer's transaction, and the intake and the
- * forwarder wait behind it (at 1,000 commands/s on a 2-core box, every ~130 ms; the claim's p90 was 10 ms, its p99
- * 20 ms, issue 16). The outbox writer's connection checkpoints itself only past {@link
+ * forwarder wait behind it (several times a second at 1,000 commands/s: docs/BENCHMARKS.md). The outbox writer's
+ * connection checkpoints itself only past {@link
  * OutboxDatabase#WRITER_CHECKPOINT_PAGES}, a fallback for an outbox without this thread (tests, embedding) or one
  * that falls behind; this thread runs a PASSIVE checkpoint every {@link #EVERY}, which neither waits for nor blocks
  * the writers, and copies what is committed by then.

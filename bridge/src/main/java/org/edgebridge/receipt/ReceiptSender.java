@@ -2,6 +2,7 @@ package org.edgebridge.receipt;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -9,6 +10,7 @@ import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 import org.edgebridge.broker.DevicePublisher;
+import org.edgebridge.code.ReceiptCode;
 import org.edgebridge.outbox.CommandRecord;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -84,7 +86,7 @@ public final class ReceiptSender {
     }
 
     /** Publishes a stored command's first receipt ({@code stored} from the intake), measured from its PUBLISH. */
-    public boolean sendFirst(String clientId, Receipt receipt, java.time.Instant receivedAt) {
+    public boolean sendFirst(String clientId, Receipt receipt, Instant receivedAt) {
         boolean sent = send(clientId, receipt);
         if (sent) {
             measure(receipt, receivedAt);
@@ -92,7 +94,7 @@ public final class ReceiptSender {
         return sent;
     }
 
-    private void measure(Receipt receipt, java.time.Instant receivedAt) {
+    private void measure(Receipt receipt, Instant receivedAt) {
         if (receipt.isFinal()) {
             figures.finalSent(receivedAt, receipt.status(), receipt.code());
         } else if (receipt.status().equals("stored")) {
@@ -111,14 +113,16 @@ public final class ReceiptSender {
     }
 
     /** A bridge-side rejection of a command that was not stored. */
-    public static Receipt rejected(@Nullable String commandId, String code, String message, String sha, String topic) {
-        return new Receipt(commandId, "rejected", true, code, message, null, null, sha, false, topic, null);
+    public static Receipt rejected(@Nullable String commandId, ReceiptCode code, String message, String sha,
+            String topic) {
+        return new Receipt(commandId, "rejected", true, code.wire(), message, null, null, sha, false, topic, null);
     }
 
     /** The bridge did not take custody; the device must send the command again after {@code retryAfterMs}. */
-    public static Receipt retryLater(String commandId, String code, String message, String sha, String topic,
+    public static Receipt retryLater(String commandId, ReceiptCode code, String message, String sha, String topic,
             long retryAfterMs) {
-        return new Receipt(commandId, "retry_later", false, code, message, null, null, sha, false, topic, retryAfterMs);
+        return new Receipt(commandId, "retry_later", false, code.wire(), message, null, null, sha, false, topic,
+                retryAfterMs);
     }
 
     /** @return false if the broker could not take the receipt now */

@@ -4,15 +4,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
+import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.edgebridge.broker.BrokerSettings;
 import org.edgebridge.broker.TlsSettings;
+import org.edgebridge.intake.ExpiryRules;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -26,16 +29,16 @@ class ConfigLoaderTest {
     void defaults_are_the_documented_ones() {
         BridgeConfig c = ConfigLoader.load(null, List.of());
         assertThat(c.edgeId()).isEqualTo("edge-01");
-        assertThat(c.broker().port()).isEqualTo(1883);
-        assertThat(c.broker().anonymous()).isFalse();
-        assertThat(c.broker().tls()).isEmpty();
+        assertThat(c.broker().listener().port()).isEqualTo(1883);
+        assertThat(c.broker().login().anonymous()).isFalse();
+        assertThat(c.broker().listener().tls()).isEmpty();
         assertThat(c.admin().host()).isEqualTo("127.0.0.1");
         assertThat(c.admin().port()).isEqualTo(8080);
         assertThat(c.intake().maxPayloadBytes()).isEqualTo(262_144);
-        assertThat(c.forwarder().maxEvents()).isEqualTo(500);
-        assertThat(c.forwarder().maxBytes()).isEqualTo(1024 * 1024);
-        assertThat(c.forwarder().maxAttempts()).isEqualTo(50);
-        assertThat(c.forwarder().authRetryInterval()).isEqualTo(Duration.ofSeconds(60));
+        assertThat(c.forwarder().batching().maxEvents()).isEqualTo(500);
+        assertThat(c.forwarder().batching().maxBytes().intBytes()).isEqualTo(1024 * 1024);
+        assertThat(c.forwarder().retries().maxAttempts()).isEqualTo(50);
+        assertThat(c.forwarder().retries().authRetryInterval()).isEqualTo(Duration.ofSeconds(60));
     }
 
     @Test
@@ -73,8 +76,8 @@ class ConfigLoaderTest {
         Path file = dir.resolve("b.yaml");
         Files.writeString(file, "mqtt:\n  port: 1999\nforwarder.maxEvents: 7\n");
         BridgeConfig c = ConfigLoader.load(file, List.of("mqtt.port=2000"));
-        assertThat(c.broker().port()).isEqualTo(2000);
-        assertThat(c.forwarder().maxEvents()).isEqualTo(7);
+        assertThat(c.broker().listener().port()).isEqualTo(2000);
+        assertThat(c.forwarder().batching().maxEvents()).isEqualTo(7);
     }
 
     @Test
@@ -83,7 +86,8 @@ class ConfigLoaderTest {
                 "mqtt.prot=1", "auth.anonymous=yes", "broken")))
                 .isInstanceOfSatisfying(ConfigException.class, e -> assertThat(e.problems()).containsExactlyInAnyOrder(
                         "--set broken: must be key=value, for example --set mqtt.port=1883",
-                        "mqtt.prot: unknown key (did you mean mqtt.port?); the keys are listed in broker-config/bridge.yaml",
+                        "mqtt.prot: unknown key (did you mean mqtt.port?); the keys are listed in "
+                                + "broker-config/bridge.yaml",
                         "mqtt.port=99999: must be from 0 to 65535",
                         "auth.anonymous=yes: must be true or false",
                         "forwarder.linger=soon: must be a duration such as 500ms, 30s, 5m, 2h or 7d"));
@@ -91,9 +95,9 @@ class ConfigLoaderTest {
 
     @Test
     void expiry_rules_are_read_in_order_and_a_bad_one_names_the_key_and_the_rule() throws Exception {
-        org.edgebridge.intake.ExpiryRules rules = ConfigLoader.load(null, List.of("intake.expiryByType=gate/open=10m, batch/#=2h,+/x=30s"))
+        ExpiryRules rules = ConfigLoader.load(null, List.of("intake.expiryByType=gate/open=10m, batch/#=2h,+/x=30s"))
                 .intake().expiry();
-        java.time.Instant t = java.time.Instant.parse("2026-12-02T00:00:00Z");
+        Instant t = Instant.parse("2026-12-02T00:00:00Z");
         assertThat(rules.expiresAt("gate/open", t)).contains(t.plusSeconds(600));
         assertThat(rules.expiresAt("batch", t)).as("# matches no level too").contains(t.plusSeconds(7200));
         assertThat(rules.expiresAt("batch/release/now", t)).contains(t.plusSeconds(7200));
@@ -113,7 +117,8 @@ class ConfigLoaderTest {
         assertThatThrownBy(() -> ConfigLoader.load(null, List.of("tls.clientAuth=required", "mqtt.port=0",
                 "intake.maxPayloadBytes=1MiB", "tls.keyFile=/nonexistent/key.pem")))
                 .isInstanceOfSatisfying(ConfigException.class, e -> assertThat(e.problems()).anySatisfy(
-                        p -> assertThat(p).startsWith("mqtt.maxPacketBytes=524288: must be at least intake.maxPayloadBytes"))
+                        p -> assertThat(p).startsWith("mqtt.maxPacketBytes=524288: must be at least "
+                                + "intake.maxPayloadBytes"))
                         .anySatisfy(p -> assertThat(p).startsWith("tls.certFile: must be set when tls.keyFile is set"))
                         .anySatisfy(p -> assertThat(p).startsWith("tls.keyFile=/nonexistent/key.pem: no readable file"))
                         .anySatisfy(p -> assertThat(p).startsWith("tls.clientAuth=required: needs tls.caFile"))
@@ -125,7 +130,8 @@ class ConfigLoaderTest {
         Path bad = dir.resolve("bad.yaml");
         Files.writeString(bad, "mqtt: [unclosed\n");
         assertThatThrownBy(() -> ConfigLoader.load(bad, List.of())).hasMessageContaining("not valid YAML");
-        assertThatThrownBy(() -> ConfigLoader.load(dir.resolve("none.yaml"), List.of())).hasMessageContaining("no such file");
+        assertThatThrownBy(() -> ConfigLoader.load(dir.resolve("none.yaml"), List.of()))
+                .hasMessageContaining("no such file");
     }
 
     @Test
@@ -142,9 +148,9 @@ class ConfigLoaderTest {
                 "EDGE_BRIDGE_FORWARDER_BACKOFFMAX", "2m", "PATH", "/usr/bin");
         BridgeConfig c = ConfigLoader.load(file, List.of("admin.port=8383"), Map.of(), env);
         assertThat(c.edgeId()).isEqualTo("from-file");
-        assertThat(c.broker().port()).as("the environment wins over the file").isEqualTo(1885);
+        assertThat(c.broker().listener().port()).as("the environment wins over the file").isEqualTo(1885);
         assertThat(c.admin().port()).as("--set wins over the environment").isEqualTo(8383);
-        assertThat(c.forwarder().backoffMax()).isEqualTo(Duration.ofMinutes(2));
+        assertThat(c.forwarder().retries().backoff().max()).isEqualTo(Duration.ofMinutes(2));
     }
 
     @Test
@@ -177,13 +183,14 @@ class ConfigLoaderTest {
         assertThatThrownBy(() -> ConfigLoader.load(null, List.of("forwarder.backofMax=1s")))
                 .hasMessageContaining("(did you mean forwarder.backoffMax?)");
         assertThatThrownBy(() -> ConfigLoader.load(null, List.of("completely.different=1")))
-                .isInstanceOfSatisfying(ConfigException.class, e -> assertThat(e.problems().get(0)).doesNotContain("did you mean"));
+                .isInstanceOfSatisfying(ConfigException.class,
+                e -> assertThat(e.problems().get(0)).doesNotContain("did you mean"));
     }
 
     @Test
     void every_listener_port_takes_any_for_a_free_one_and_zero_keeps_its_meaning() throws IOException {
         BridgeConfig c = ConfigLoader.load(null, List.of("mqtt.port=any", "admin.port=any"));
-        assertThat(c.broker().port()).isEqualTo(BrokerSettings.ANY_PORT);
+        assertThat(c.broker().listener().port()).isEqualTo(BrokerSettings.ANY_PORT);
         assertThat(c.admin().port()).as("the admin listener's free port is 0, as it always was").isZero();
         assertThat(c.effective()).containsEntry("mqtt.port", "any").containsEntry("admin.port", "any");
         assertThat(ConfigLoader.load(null, List.of("admin.port=0")).admin().port()).isZero();
@@ -192,7 +199,7 @@ class ConfigLoaderTest {
         Path key = Files.writeString(dir.resolve("key.pem"), "not read here");
         BridgeConfig tls = ConfigLoader.load(null, List.of("mqtt.port=any", "tls.port=any", "tls.certFile=" + cert,
                 "tls.keyFile=" + key));
-        assertThat(tls.broker().tls().orElseThrow().port()).as("two 'any' ports are not the same port")
+        assertThat(tls.broker().listener().tls().orElseThrow().port()).as("two 'any' ports are not the same port")
                 .isEqualTo(BrokerSettings.ANY_PORT);
 
         assertThatThrownBy(() -> ConfigLoader.load(null, List.of("mqtt.port=free", "tls.port=0", "admin.port=-1")))
@@ -225,7 +232,8 @@ class ConfigLoaderTest {
     @Test
     void check_config_warns_when_no_device_could_connect_and_no_admin_action_would_work() {
         assertThat(ConfigWarnings.of(ConfigLoader.load(null, List.of()))).hasSize(2)
-                .anySatisfy(w -> assertThat(w).startsWith("auth.anonymous=false, no auth.passwordFile and no client certificates"))
+                .anySatisfy(w -> assertThat(w)
+                .startsWith("auth.anonymous=false, no auth.passwordFile and no client certificates"))
                 .anySatisfy(w -> assertThat(w).startsWith("admin.token is not set"));
         assertThat(ConfigWarnings.of(ConfigLoader.load(null, List.of("auth.anonymous=true",
                 "admin.token=0123456789abcdef")))).isEmpty();
@@ -244,7 +252,7 @@ class ConfigLoaderTest {
         Files.writeString(file, "admin:\n  token: \"0777\"\ningest:\n  token: '12:30'\n");
         BridgeConfig quoted = ConfigLoader.load(file, List.of());
         assertThat(quoted.admin().token()).contains("0777");
-        assertThat(quoted.forwarder().token()).contains("12:30");
+        assertThat(quoted.forwarder().credentials().token()).contains("12:30");
     }
 
     @Test
@@ -252,11 +260,15 @@ class ConfigLoaderTest {
         assertThat(ConfigWarnings.of(ConfigLoader.load(null, List.of("auth.anonymous=true", "admin.token=short-token",
                 "ingest.url=http://central.example:8090/ingest", "ingest.token=" + "t".repeat(32)))))
                 .hasSize(2)
-                .anySatisfy(w -> assertThat(w).startsWith("admin.token has 11 characters: a token this short can be guessed"))
-                .anySatisfy(w -> assertThat(w).startsWith("ingest.token is sent to http://central.example:8090/ingest over plain http://"));
-        assertThat(ConfigWarnings.of(ConfigLoader.load(null, List.of("auth.anonymous=true", "admin.token=0123456789abcdef",
+                .anySatisfy(w -> assertThat(w)
+                .startsWith("admin.token has 11 characters: a token this short can be guessed"))
+                .anySatisfy(w -> assertThat(w)
+                .startsWith("ingest.token is sent to http://central.example:8090/ingest over plain http://"));
+        assertThat(ConfigWarnings.of(ConfigLoader.load(null,
+                List.of("auth.anonymous=true", "admin.token=0123456789abcdef",
                 "ingest.url=https://central.example/ingest", "ingest.token=x")))).isEmpty();
-        assertThat(ConfigWarnings.of(ConfigLoader.load(null, List.of("auth.anonymous=true", "admin.token=0123456789abcdef",
+        assertThat(ConfigWarnings.of(ConfigLoader.load(null,
+                List.of("auth.anonymous=true", "admin.token=0123456789abcdef",
                 "ingest.url=http://127.0.0.1:8090/ingest", "ingest.token=x")))).isEmpty();
     }
 
@@ -264,7 +276,8 @@ class ConfigLoaderTest {
     void an_admin_host_that_is_not_loopback_needs_an_admin_token_and_then_guards_reads_with_it() {
         assertThatThrownBy(() -> ConfigLoader.load(null, List.of("admin.host=0.0.0.0")))
                 .isInstanceOf(ConfigException.class)
-                .hasMessageContaining("admin.host=0.0.0.0 is not a loopback address: the status, the outbox (with payloads), "
+                .hasMessageContaining("admin.host=0.0.0.0 is not a loopback address: the status, the outbox (with "
+                + "payloads), "
                         + "the devices and the metrics then need admin.token");
         assertThat(ConfigLoader.load(null, List.of("admin.host=0.0.0.0", "admin.token=0123456789abcdef")).admin()
                 .readsNeedToken()).isTrue();
@@ -279,9 +292,9 @@ class ConfigLoaderTest {
 
     @Test
     void ingest_proxy_takes_an_http_host_port_url_and_a_value_that_is_not_one_is_a_config_error() {
-        assertThat(ConfigLoader.load(null, List.of("ingest.proxy=http://proxy.site.example:3128")).forwarder().proxy())
-                .contains(java.net.URI.create("http://proxy.site.example:3128"));
-        assertThat(ConfigLoader.load(null, List.of()).forwarder().proxy()).isEmpty();
+        assertThat(ConfigLoader.load(null, List.of("ingest.proxy=http://proxy.site.example:3128")).forwarder().central()
+                .proxy()).contains(URI.create("http://proxy.site.example:3128"));
+        assertThat(ConfigLoader.load(null, List.of()).forwarder().central().proxy()).isEmpty();
         for (String bad : List.of("proxy.site.example:3128", "http://proxy.site.example", "https://proxy:3128",
                 "http://user:pw@proxy:3128", "http://proxy:3128/path", "not a url")) {
             assertThatThrownBy(() -> ConfigLoader.load(null, List.of("ingest.proxy=" + bad))).as(bad)

@@ -3,12 +3,16 @@ package org.edgebridge.config;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.security.KeyPairGenerator;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import org.bouncycastle.openssl.jcajce.JcaPEMWriter;
+import org.edgebridge.forward.auth.OAuth2Settings;
 import org.edgebridge.tls.DevCertificates;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -27,7 +31,8 @@ class IngestCredentialsTest {
         cert = dir.resolve("bridge.pem");
         key = dir.resolve("bridge-key.pem");
         Instant now = Instant.now();
-        DevCertificates.issueClient(dir, "edge-01", now.minus(Duration.ofHours(1)), now.plus(Duration.ofDays(90)), cert, key);
+        DevCertificates.issueClient(dir, "edge-01", now.minus(Duration.ofHours(1)), now.plus(Duration.ofDays(90)), cert,
+                key);
     }
 
     private static void assertRefused(String problem, String... sets) {
@@ -38,11 +43,11 @@ class IngestCredentialsTest {
     @Test
     void a_usable_pair_is_taken_with_the_shipped_warning_of_14_days() {
         BridgeConfig c = ConfigLoader.load(null, List.of("ingest.certFile=" + cert, "ingest.keyFile=" + key));
-        assertThat(c.forwarder().clientCertificate()).hasValueSatisfying(s -> {
+        assertThat(c.forwarder().credentials().clientCertificate()).hasValueSatisfying(s -> {
             assertThat(s.certFile()).isEqualTo(cert);
             assertThat(s.expiryWarning()).isEqualTo(Duration.ofDays(14));
         });
-        assertThat(ConfigLoader.load(null, List.of()).forwarder().clientCertificate()).isEmpty();
+        assertThat(ConfigLoader.load(null, List.of()).forwarder().credentials().clientCertificate()).isEmpty();
     }
 
     @Test
@@ -65,7 +70,8 @@ class IngestCredentialsTest {
     @Test
     void a_key_file_others_may_read_is_refused() throws Exception {
         Files.setPosixFilePermissions(key, PosixFilePermissions.fromString("rw-r--r--"));
-        assertRefused("ingest.keyFile=" + key + ": readable by every user, refused: it holds a secret; make it owner-only",
+        assertRefused("ingest.keyFile=" + key
+                + ": readable by every user, refused: it holds a secret; make it owner-only",
                 "ingest.certFile=" + cert, "ingest.keyFile=" + key);
     }
 
@@ -73,14 +79,15 @@ class IngestCredentialsTest {
     void a_key_of_another_certificate_or_in_another_format_is_refused_saying_how_to_fix_it() throws Exception {
         Path other = dir.resolve("other.pem");
         Path otherKey = dir.resolve("other-key.pem");
-        DevCertificates.issueClient(dir, "edge-02", Instant.now(), Instant.now().plus(Duration.ofDays(9)), other, otherKey);
+        DevCertificates.issueClient(dir, "edge-02", Instant.now(), Instant.now().plus(Duration.ofDays(9)), other,
+                otherKey);
         assertRefused("ingest.keyFile=" + otherKey + ": is not the key of the certificate in ingest.certFile=" + cert,
                 "ingest.certFile=" + cert, "ingest.keyFile=" + otherKey);
         Path sec1 = dir.resolve("sec1-key.pem");
-        java.security.KeyPairGenerator g = java.security.KeyPairGenerator.getInstance("EC");
+        KeyPairGenerator g = KeyPairGenerator.getInstance("EC");
         g.initialize(256);
-        java.io.StringWriter text = new java.io.StringWriter();
-        try (org.bouncycastle.openssl.jcajce.JcaPEMWriter pem = new org.bouncycastle.openssl.jcajce.JcaPEMWriter(text)) {
+        StringWriter text = new StringWriter();
+        try (JcaPEMWriter pem = new JcaPEMWriter(text)) {
             pem.writeObject(g.generateKeyPair().getPrivate()); // BEGIN EC PRIVATE KEY (SEC1)
         }
         Files.writeString(sec1, text.toString());
@@ -92,9 +99,10 @@ class IngestCredentialsTest {
     @Test
     void an_expired_certificate_is_not_a_config_error_but_an_alarm_later() {
         Instant now = Instant.now();
-        DevCertificates.issueClient(dir, "edge-01", now.minus(Duration.ofDays(9)), now.minus(Duration.ofDays(1)), cert, key);
+        DevCertificates.issueClient(dir, "edge-01", now.minus(Duration.ofDays(9)), now.minus(Duration.ofDays(1)), cert,
+                key);
         assertThat(ConfigLoader.load(null, List.of("ingest.certFile=" + cert, "ingest.keyFile=" + key))
-                .forwarder().clientCertificate()).isPresent();
+                .forwarder().credentials().clientCertificate()).isPresent();
     }
 
     private Path clientSecret(String mode) throws Exception {
@@ -108,14 +116,15 @@ class IngestCredentialsTest {
     void the_oauth2_keys_make_the_client_credentials_grant_with_basic_authentication_by_default() throws Exception {
         Path secret = clientSecret("rw-------");
         BridgeConfig c = ConfigLoader.load(null, List.of("ingest.oauth2.tokenUrl=https://idp.example/oauth2/token",
-                "ingest.oauth2.clientId=edge-01", "ingest.oauth2.clientSecretFile=" + secret, "ingest.oauth2.scope=ingest"));
-        assertThat(c.forwarder().oauth2()).hasValueSatisfying(o -> {
+                "ingest.oauth2.clientId=edge-01", "ingest.oauth2.clientSecretFile=" + secret,
+                        "ingest.oauth2.scope=ingest"));
+        assertThat(c.forwarder().credentials().oauth2()).hasValueSatisfying(o -> {
             assertThat(o.clientId()).isEqualTo("edge-01");
             assertThat(o.scope()).contains("ingest");
             assertThat(o.audience()).isEmpty();
-            assertThat(o.clientAuth()).isEqualTo(org.edgebridge.forward.auth.OAuth2Settings.ClientAuth.BASIC);
+            assertThat(o.clientAuth()).isEqualTo(OAuth2Settings.ClientAuth.BASIC);
         });
-        assertThat(c.forwarder().token()).isEmpty();
+        assertThat(c.forwarder().credentials().token()).isEmpty();
         assertThat(c.masked().values()).doesNotContain("s3cret");
         assertThat(ConfigWarnings.of(c)).noneMatch(w -> w.contains("oauth2"));
     }
@@ -127,19 +136,23 @@ class IngestCredentialsTest {
                 "ingest.oauth2.tokenUrl=https://idp.example/token", "ingest.oauth2.clientSecretFile=" + secret);
         assertRefused("ingest.oauth2.clientSecretFile: must be set when ingest.oauth2.tokenUrl is set",
                 "ingest.oauth2.tokenUrl=https://idp.example/token", "ingest.oauth2.clientId=edge-01");
-        assertRefused("ingest.oauth2.tokenUrl: must be set when ingest.oauth2.scope is set", "ingest.oauth2.scope=ingest");
+        assertRefused("ingest.oauth2.tokenUrl: must be set when ingest.oauth2.scope is set",
+                "ingest.oauth2.scope=ingest");
         assertRefused("ingest.oauth2.tokenUrl and ingest.token: both are set", "ingest.token=fixed",
                 "ingest.oauth2.tokenUrl=https://idp.example/token", "ingest.oauth2.clientId=edge-01",
                 "ingest.oauth2.clientSecretFile=" + secret);
-        assertRefused("ingest.oauth2.tokenUrl=ftp://idp: must be an http:// or https:// URL", "ingest.oauth2.tokenUrl=ftp://idp");
+        assertRefused("ingest.oauth2.tokenUrl=ftp://idp: must be an http:// or https:// URL",
+                "ingest.oauth2.tokenUrl=ftp://idp");
     }
 
     @Test
     void a_client_secret_file_missing_or_readable_by_others_is_refused_naming_it() throws Exception {
         Path secret = clientSecret("rw-r-----");
-        List<String> sets = List.of("ingest.oauth2.tokenUrl=https://idp.example/token", "ingest.oauth2.clientId=edge-01",
+        List<String> sets = List.of("ingest.oauth2.tokenUrl=https://idp.example/token",
+                "ingest.oauth2.clientId=edge-01",
                 "ingest.oauth2.clientSecretFile=" + secret);
-        assertRefused("ingest.oauth2.clientSecretFile=" + secret + ": readable by its group, refused", sets.toArray(String[]::new));
+        assertRefused("ingest.oauth2.clientSecretFile=" + secret + ": readable by its group, refused",
+                sets.toArray(String[]::new));
         assertRefused("ingest.oauth2.clientSecretFile=" + dir.resolve("none") + ": no such file",
                 "ingest.oauth2.tokenUrl=https://idp.example/token", "ingest.oauth2.clientId=edge-01",
                 "ingest.oauth2.clientSecretFile=" + dir.resolve("none"));
@@ -149,6 +162,7 @@ class IngestCredentialsTest {
     void a_token_endpoint_over_plain_http_to_another_host_is_warned_about() throws Exception {
         BridgeConfig c = ConfigLoader.load(null, List.of("ingest.oauth2.tokenUrl=http://idp.example/token",
                 "ingest.oauth2.clientId=edge-01", "ingest.oauth2.clientSecretFile=" + clientSecret("rw-------")));
-        assertThat(ConfigWarnings.of(c)).anyMatch(w -> w.startsWith("ingest.oauth2.tokenUrl is http://idp.example/token, plain http://"));
+        assertThat(ConfigWarnings.of(c))
+                .anyMatch(w -> w.startsWith("ingest.oauth2.tokenUrl is http://idp.example/token, plain http://"));
     }
 }

@@ -32,7 +32,7 @@ class TokenFilesTest {
         Path ingest = secret("ingest.token", "central-secret\n", "rw-------");
         Path admin = secret("admin.token", "admin-secret\r\n", "rw-------");
         BridgeConfig c = ConfigLoader.load(null, List.of("ingest.tokenFile=" + ingest, "admin.tokenFile=" + admin));
-        assertThat(c.forwarder().token()).contains("central-secret");
+        assertThat(c.forwarder().credentials().token()).contains("central-secret");
         assertThat(c.admin().token()).contains("admin-secret");
         assertThat(TokenFiles.warnings(c.effective())).isEmpty();
         assertThat(c.masked()).containsEntry("ingest.tokenFile", ingest.toString());
@@ -87,9 +87,12 @@ class TokenFilesTest {
         Path loose = secret("loose.token", "central-secret\n", "rw-r--r--");
         Path group = secret("group.token", "admin-secret\n", "rw-r-----");
         BridgeConfig c = ConfigLoader.load(null, List.of("ingest.tokenFile=" + loose, "admin.tokenFile=" + group));
-        assertThat(c.forwarder().token()).contains("central-secret");
+        assertThat(c.forwarder().credentials().token()).contains("central-secret");
         assertThat(ConfigWarnings.of(c))
-                .contains("ingest.tokenFile=" + loose + ": readable by every user; make it owner-only (chmod 600, or systemd LoadCredential=)",
-                        "admin.tokenFile=" + group + ": readable by its group; make it owner-only (chmod 600, or systemd LoadCredential=)");
+                .contains("ingest.tokenFile=" + loose
+                + ": readable by every user; make it owner-only (chmod 600, or systemd LoadCredential=)",
+                        "admin.tokenFile=" + group
+                                + ": readable by its group; make it owner-only (chmod 600, or systemd "
+                                + "LoadCredential=)");
     }
 }

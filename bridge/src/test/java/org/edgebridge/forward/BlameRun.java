@@ -12,16 +12,21 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
 import org.edgebridge.TestClock;
+import org.edgebridge.config.BridgeConfig;
 import org.edgebridge.config.ConfigLoader;
 import org.edgebridge.intake.TestHashes;
 import org.edgebridge.outbox.CommandRecord;
 import org.edgebridge.outbox.CommandState;
 import org.edgebridge.outbox.NewCommand;
 import org.edgebridge.outbox.Outbox;
+import org.edgebridge.outbox.StoreResult;
 import org.edgebridge.receipt.ReceiptFigures;
 import org.edgebridge.receipt.ReceiptSender;
 import org.edgebridge.worker.Workers;
@@ -40,9 +45,9 @@ final class BlameRun {
     static final Duration POISON_BOUND = Duration.ofMinutes(40);
 
     /** Of all cases run, the longest from central turning healthy to a poison parked (ms), for the docs. */
-    static final java.util.concurrent.atomic.AtomicLong LONGEST_PARK = new java.util.concurrent.atomic.AtomicLong();
+    static final AtomicLong LONGEST_PARK = new AtomicLong();
     /** Of all cases run, the longest step (ms). */
-    static final java.util.concurrent.atomic.AtomicLong LONGEST_STEP = new java.util.concurrent.atomic.AtomicLong();
+    static final AtomicLong LONGEST_STEP = new AtomicLong();
 
     /** The longest the simulation lets an idle forwarder wait before its next step. */
     private static final Duration IDLE_STEP = Duration.ofSeconds(5);
@@ -63,11 +68,11 @@ final class BlameRun {
     /** Each command's expiresAt, as the scenario gave it. */
     private final Map<String, Optional<Instant>> expiresAt = new HashMap<>();
     /** Commands whose expiresAt had passed when they arrived: never stored, by design. */
-    private final java.util.Set<String> expiredOnArrival = new java.util.HashSet<>();
+    private final Set<String> expiredOnArrival = new HashSet<>();
     private Outbox outbox;
     private Forwarder forwarder;
     private final ScriptedCentral central;
-    private final org.edgebridge.config.BridgeConfig config;
+    private final BridgeConfig config;
 
     BlameRun(BlameScenario scenario, Path dir) {
         this.scenario = scenario;
@@ -77,7 +82,7 @@ final class BlameRun {
         scenario.arrivals().forEach(a -> expiresAt.put(a.commandId(), a.expiresAt()));
         this.config = ConfigLoader.load(null, List.of("ingest.url=http://127.0.0.1:9/ingest",
                 "forwarder.requestsPerSecond=100000", "forwarder.eventsPerSecond=1000000"));
-        this.central = new ScriptedCentral(scenario, clock, config.forwarder().timeout());
+        this.central = new ScriptedCentral(scenario, clock, config.forwarder().requests().timeout());
     }
 
     List<String> run() {
@@ -95,15 +100,16 @@ final class BlameRun {
                     due.add(command(arrivals.get(next++)));
                 }
                 if (!due.isEmpty()) {
-                    for (org.edgebridge.outbox.StoreResult x : outbox.store(due)) {
-                        if (x instanceof org.edgebridge.outbox.StoreResult.Expired) {
+                    for (StoreResult x : outbox.store(due)) {
+                        if (x instanceof StoreResult.Expired) {
                             expiredOnArrival.add(x.command().commandId());
-                        } else if (!(x instanceof org.edgebridge.outbox.StoreResult.Stored)) {
+                        } else if (!(x instanceof StoreResult.Stored)) {
                             found.add("I4: " + x.command().commandId() + " not stored: " + x);
                         }
                     }
                 }
-                if (restart < scenario.restarts().size() && !scenario.restarts().get(restart).at().isAfter(clock.instant())) {
+                if (restart < scenario.restarts().size()
+                        && !scenario.restarts().get(restart).at().isAfter(clock.instant())) {
                     restart(scenario.restarts().get(restart++).graceful());
                 }
                 Instant before = clock.instant();
@@ -116,7 +122,8 @@ final class BlameRun {
                 if (r instanceof StepResult.Sent) {
                     noteParked();
                 }
-                Duration wait = r.waitFor().compareTo(ForwarderLoop.LONGEST_WAIT) > 0 ? ForwarderLoop.LONGEST_WAIT : r.waitFor();
+                Duration wait = r.waitFor().compareTo(ForwarderLoop.LONGEST_WAIT) > 0 ? ForwarderLoop.LONGEST_WAIT
+                        : r.waitFor();
                 if (r.endsOnWake()) {
                     // idle: the loop would poll every 0.5 s and wake at a new command; the simulation steps at the next
                     // arrival or after IDLE_STEP (a pending event's own wait may then end up to that much later)
@@ -215,14 +222,16 @@ final class BlameRun {
 
     private void check() {
         LONGEST_STEP.accumulateAndGet(longestStep.toMillis(), Math::max);
-        Duration stepBound = config.forwarder().timeout().multipliedBy(STEP_TIMEOUTS).plusSeconds(1);
+        Duration stepBound = config.forwarder().requests().timeout().multipliedBy(STEP_TIMEOUTS).plusSeconds(1);
         if (longestStep.compareTo(stepBound) > 0) {
-            found.add("I3: a step held the forwarder " + longestStep.toMillis() + " ms (bound " + stepBound.toMillis() + ")");
+            found.add("I3: a step held the forwarder " + longestStep.toMillis() + " ms (bound " + stepBound.toMillis()
+                    + ")");
         }
         Map<String, Long> firstPoison = new HashMap<>(); // per device, the sequence of its first poison
         for (BlameScenario.Arrival a : scenario.arrivals()) {
             if (scenario.poisons().containsKey(a.commandId())) {
-                outbox.find(a.device(), a.commandId()).ifPresent(c -> firstPoison.merge(a.device(), c.sequence(), Math::min));
+                outbox.find(a.device(), a.commandId()).ifPresent(c -> firstPoison.merge(a.device(), c.sequence(),
+                        Math::min));
             }
         }
         for (BlameScenario.Arrival a : scenario.arrivals().subList(0, delivered)) {
@@ -248,7 +257,8 @@ final class BlameRun {
             }
             boolean behindPoison = firstPoison.containsKey(a.device()) && c.sequence() > firstPoison.get(a.device());
             if (!poison && !c.state().isFinal() && !behindPoison) {
-                found.add("I4: " + a.commandId() + " of " + a.device() + " is still " + c.state().dbName() + " at the end ("
+                found.add("I4: " + a.commandId() + " of " + a.device() + " is still " + c.state().dbName()
+                        + " at the end ("
                         + c.lastError() + ")");
             }
             if (poison && !blamed && !c.state().isFinal() && !behindPoison) {
@@ -256,11 +266,13 @@ final class BlameRun {
                         + c.state().dbName() + " at the end (" + c.lastError() + ")");
             }
             if (poison && parkedAt.containsKey(a.commandId())) {
-                LONGEST_PARK.accumulateAndGet(Math.max(0, Duration.between(scenario.healthyFrom(), parkedAt.get(a.commandId()))
+                LONGEST_PARK.accumulateAndGet(Math.max(0,
+                        Duration.between(scenario.healthyFrom(), parkedAt.get(a.commandId()))
                         .toMillis()), Math::max);
             }
             if (poison && parkedAt.containsKey(a.commandId())
-                    && Duration.between(scenario.healthyFrom(), parkedAt.get(a.commandId())).compareTo(POISON_BOUND) > 0) {
+                    && Duration.between(scenario.healthyFrom(), parkedAt.get(a.commandId()))
+                            .compareTo(POISON_BOUND) > 0) {
                 found.add("I2: poison " + a.commandId() + " was parked " + Duration.between(scenario.healthyFrom(),
                         parkedAt.get(a.commandId())).toSeconds() + " s after central turned healthy (bound "
                         + POISON_BOUND.toSeconds() + " s)");
@@ -276,8 +288,10 @@ final class BlameRun {
         found.addAll(central.orderViolations.stream().map(v -> "I4: order: " + v).toList());
         ForwarderStatus status = forwarder.status();
         if (status.consecutiveFailures() >= 3 || status.circuitBreaker().equals("open")) {
-            found.add("status: central healthy for " + BlameScenario.TAIL.toMinutes() + " min, yet the status says it fails ("
-                    + status.consecutiveFailures() + " failed requests in a row, breaker " + status.circuitBreaker() + ", "
+            found.add("status: central healthy for " + BlameScenario.TAIL.toMinutes()
+                    + " min, yet the status says it fails ("
+                    + status.consecutiveFailures() + " failed requests in a row, breaker " + status.circuitBreaker()
+                    + ", "
                     + status.lastError().orElse("") + ")");
         }
     }

@@ -2,11 +2,24 @@ package org.edgebridge.forward;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import ch.qos.logback.classic.Logger;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -28,7 +41,7 @@ class BlameSimulationTest {
                 + " (again: -Dblame.seed=" + first + " -Dblame.scenarios=" + count + ")");
         List<String> failures = new ArrayList<>();
         long started = System.nanoTime();
-        ch.qos.logback.classic.Logger forwarding = (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger("org.edgebridge");
+        Logger forwarding = (Logger) LoggerFactory.getLogger("org.edgebridge");
         ch.qos.logback.classic.Level level = forwarding.getLevel();
         if (!Boolean.getBoolean("blame.log")) {
             forwarding.setLevel(ch.qos.logback.classic.Level.ERROR); // thousands of cases: their warnings are the point
@@ -46,9 +59,9 @@ class BlameSimulationTest {
     }
 
     private static void deleteQuietly(Path d) {
-        try (java.util.stream.Stream<Path> files = java.nio.file.Files.walk(d)) {
-            files.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
-        } catch (java.io.IOException | java.io.UncheckedIOException e) {
+        try (Stream<Path> files = Files.walk(d)) {
+            files.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+        } catch (IOException | UncheckedIOException e) {
             // a temp dir left behind is no failure
         }
     }
@@ -66,12 +79,12 @@ class BlameSimulationTest {
 
     private Path makeFastDisk() {
         Path shm = Path.of("/dev/shm");
-        if (java.nio.file.Files.isDirectory(shm) && java.nio.file.Files.isWritable(shm)) {
+        if (Files.isDirectory(shm) && Files.isWritable(shm)) {
             try {
-                Path d = java.nio.file.Files.createTempDirectory(shm, "blame-");
+                Path d = Files.createTempDirectory(shm, "blame-");
                 d.toFile().deleteOnExit();
                 return d;
-            } catch (java.io.IOException e) {
+            } catch (IOException e) {
                 return dir;
             }
         }
@@ -80,8 +93,8 @@ class BlameSimulationTest {
 
     private void runCases(long first, int count, List<String> failures) {
         int threads = Integer.getInteger("blame.threads", Runtime.getRuntime().availableProcessors());
-        java.util.concurrent.atomic.AtomicLong nextSeed = new java.util.concurrent.atomic.AtomicLong(first);
-        java.util.concurrent.atomic.AtomicInteger done = new java.util.concurrent.atomic.AtomicInteger();
+        AtomicLong nextSeed = new AtomicLong(first);
+        AtomicInteger done = new AtomicInteger();
         Path disk = fastDisk();
         Runnable worker = () -> {
             for (long seed = nextSeed.getAndIncrement(); seed < first + count; seed = nextSeed.getAndIncrement()) {
@@ -104,19 +117,19 @@ class BlameSimulationTest {
             return;
         }
         // cases are independent (each its own clock, outbox and forwarder): -Dblame.threads=N runs N at once
-        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(threads);
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
         try {
-            List<java.util.concurrent.Future<?>> runs = new ArrayList<>();
+            List<Future<?>> runs = new ArrayList<>();
             for (int i = 0; i < threads; i++) {
                 runs.add(pool.submit(worker));
             }
-            for (java.util.concurrent.Future<?> run : runs) {
+            for (Future<?> run : runs) {
                 run.get();
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted", e);
-        } catch (java.util.concurrent.ExecutionException e) {
+        } catch (ExecutionException e) {
             throw new IllegalStateException("a case threw", e.getCause());
         } finally {
             pool.shutdownNow();
@@ -134,8 +147,10 @@ class BlameSimulationTest {
         }
         if (!found.isEmpty()) {
             synchronized (failures) {
-                System.out.println("blame simulation: FAILED " + scenario.describe() + "\n    " + String.join("\n    ", found));
-                failures.add(scenario.describe() + "\n    " + String.join("\n    ", found.subList(0, Math.min(8, found.size()))));
+                System.out.println("blame simulation: FAILED " + scenario.describe() + "\n    "
+                        + String.join("\n    ", found));
+                failures.add(scenario.describe() + "\n    "
+                        + String.join("\n    ", found.subList(0, Math.min(8, found.size()))));
             }
         }
     }

@@ -3,7 +3,10 @@ package org.edgebridge.intake;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
+import java.util.function.Function;
 import org.edgebridge.broker.InboundPublish;
 import org.edgebridge.config.ConfigKeys;
 import org.junit.jupiter.api.Test;
@@ -27,7 +30,8 @@ class CommandParserTest {
     }
 
     private static InboundPublish publish(String payload) {
-        return new InboundPublish("dev", "devices/dev/commands/a/b", "a/b", payload.getBytes(StandardCharsets.UTF_8), Instant.EPOCH);
+        return new InboundPublish("dev", "devices/dev/commands/a/b", "a/b", payload.getBytes(StandardCharsets.UTF_8),
+                Instant.EPOCH);
     }
 
     @ParameterizedTest(name = "{0} -> {1}")
@@ -48,7 +52,7 @@ class CommandParserTest {
     void bad_payloads_get_their_stable_code(String payload, String code) {
         CommandParser.Parsed parsed = parse(payload);
         assertThat(parsed).isInstanceOfSatisfying(CommandParser.Invalid.class, i -> {
-            assertThat(i.code()).isEqualTo(code);
+            assertThat(i.code().wire()).isEqualTo(code);
             assertThat(i.commandId()).isNull();
         });
     }
@@ -56,18 +60,19 @@ class CommandParserTest {
     @Test
     void invalid_utf8_is_invalid_json() {
         assertThat(parse(new byte[] {'{', '"', (byte) 0xC3, '"', '}'}))
-                .isInstanceOfSatisfying(CommandParser.Invalid.class, i -> assertThat(i.code()).isEqualTo("invalid_json"));
+                .isInstanceOfSatisfying(CommandParser.Invalid.class,
+                i -> assertThat(i.code().wire()).isEqualTo("invalid_json"));
     }
 
     @Test
     void too_large_payload_keeps_its_command_id_when_one_can_be_read() {
         String big = "{\"commandId\":\"BIG-1\",\"pad\":\"" + "x".repeat(200) + "\"}";
         assertThat(parse(big)).isInstanceOfSatisfying(CommandParser.Invalid.class, i -> {
-            assertThat(i.code()).isEqualTo("payload_too_large");
+            assertThat(i.code().wire()).isEqualTo("payload_too_large");
             assertThat(i.commandId()).isEqualTo("BIG-1");
         });
         assertThat(parse("x".repeat(101))).isInstanceOfSatisfying(CommandParser.Invalid.class, i -> {
-            assertThat(i.code()).isEqualTo("payload_too_large");
+            assertThat(i.code().wire()).isEqualTo("payload_too_large");
             assertThat(i.commandId()).isNull();
         });
     }
@@ -80,12 +85,15 @@ class CommandParserTest {
                 v -> {
                     assertThat(v.command().type()).isEqualTo("custom");
                     assertThat(v.command().payloadSha256())
-                            .isEqualTo(CommandParser.sha256("{\"commandId\":\"A\",\"type\":\"custom\"}".getBytes(StandardCharsets.UTF_8)));
+                            .isEqualTo(CommandParser.sha256(
+                                    "{\"commandId\":\"A\",\"type\":\"custom\"}".getBytes(StandardCharsets.UTF_8)));
                 });
         CommandParser roomy = new CommandParser(1000, SHIPPED);
-        assertThat(roomy.parse(publish("{\"commandId\":\"" + "a".repeat(128) + "\"}"))).isInstanceOf(CommandParser.Valid.class);
+        assertThat(roomy.parse(publish("{\"commandId\":\"" + "a".repeat(128) + "\"}")))
+                .isInstanceOf(CommandParser.Valid.class);
         assertThat(roomy.parse(publish("{\"commandId\":\"" + "a".repeat(129) + "\"}")))
-                .isInstanceOfSatisfying(CommandParser.Invalid.class, i -> assertThat(i.code()).isEqualTo("invalid_command_id"));
+                .isInstanceOfSatisfying(CommandParser.Invalid.class,
+                i -> assertThat(i.code().wire()).isEqualTo("invalid_command_id"));
     }
 
     private static CommandParser.Parsed parseOn(CommandParser parser, String topicType, String payload) {
@@ -94,7 +102,8 @@ class CommandParserTest {
     }
 
     private static void assertRejected(CommandParser.Parsed parsed, String code) {
-        assertThat(parsed).isInstanceOfSatisfying(CommandParser.Invalid.class, i -> assertThat(i.code()).isEqualTo(code));
+        assertThat(parsed).isInstanceOfSatisfying(CommandParser.Invalid.class,
+                i -> assertThat(i.code().wire()).isEqualTo(code));
     }
 
     @Test
@@ -102,24 +111,34 @@ class CommandParserTest {
         CommandParser roomy = new CommandParser(262_144, SHIPPED);
         String deep = "{\"commandId\":\"DEEP-1\",\"n\":" + "[".repeat(989) + "]".repeat(989) + "}";
         assertRejected(parseOn(roomy, "t", deep), "json_limit_exceeded");
-        String fine = "{\"commandId\":\"DEEP-2\",\"n\":" + "[".repeat(SHIPPED.maxDepth() - 1) + "]".repeat(SHIPPED.maxDepth() - 1) + "}";
+        String fine = "{\"commandId\":\"DEEP-2\",\"n\":" + "[".repeat(SHIPPED.maxDepth() - 1)
+                + "]".repeat(SHIPPED.maxDepth() - 1) + "}";
         assertThat(parseOn(roomy, "t", fine)).isInstanceOf(CommandParser.Valid.class);
     }
 
     @Test
     void a_number_longer_than_the_shipped_limit_is_rejected_json_limit_exceeded() {
         CommandParser roomy = new CommandParser(262_144, SHIPPED);
-        assertRejected(parseOn(roomy, "t", "{\"commandId\":\"NUM-1\",\"n\":" + "9".repeat(101) + "}"), "json_limit_exceeded");
-        assertRejected(parseOn(roomy, "t", "{\"commandId\":\"NUM-2\",\"n\":0." + "9".repeat(200) + "}"), "json_limit_exceeded");
-        assertThat(parseOn(roomy, "t", "{\"commandId\":\"NUM-3\",\"n\":" + "9".repeat(100) + "}")).isInstanceOf(CommandParser.Valid.class);
+        assertRejected(parseOn(roomy, "t", command("NUM-1", "\"n\":" + "9".repeat(101) + "}")), JSON_LIMIT);
+        assertRejected(parseOn(roomy, "t", command("NUM-2", "\"n\":0." + "9".repeat(200) + "}")), JSON_LIMIT);
+        assertThat(parseOn(roomy, "t", command("NUM-3", "\"n\":" + "9".repeat(100) + "}")))
+                .isInstanceOf(CommandParser.Valid.class);
     }
 
     @Test
     void a_string_longer_than_the_limit_is_rejected_json_limit_exceeded() {
         CommandParser strict = new CommandParser(1_000_000, new JsonLimits(32, 1000, 100));
-        assertRejected(parseOn(strict, "t", "{\"commandId\":\"STR-1\",\"s\":\"" + "x".repeat(1001) + "\"}"), "json_limit_exceeded");
-        assertRejected(parseOn(strict, "t", "{\"commandId\":\"STR-2\",\"" + "k".repeat(1001) + "\":1}"), "json_limit_exceeded");
-        assertThat(parseOn(strict, "t", "{\"commandId\":\"STR-3\",\"s\":\"" + "x".repeat(1000) + "\"}")).isInstanceOf(CommandParser.Valid.class);
+        assertRejected(parseOn(strict, "t", command("STR-1", "\"s\":\"" + "x".repeat(1001) + "\"}")), JSON_LIMIT);
+        assertRejected(parseOn(strict, "t", command("STR-2", "\"" + "k".repeat(1001) + "\":1}")), JSON_LIMIT);
+        assertThat(parseOn(strict, "t", command("STR-3", "\"s\":\"" + "x".repeat(1000) + "\"}")))
+                .isInstanceOf(CommandParser.Valid.class);
+    }
+
+    private static final String JSON_LIMIT = "json_limit_exceeded";
+
+    /** The JSON of a command with {@code id} as its commandId, then {@code rest}, which closes the object. */
+    private static String command(String id, String rest) {
+        return "{\"commandId\":\"" + id + "\"," + rest;
     }
 
     @ParameterizedTest(name = "topic type {0} is rejected invalid_type")
@@ -132,13 +151,16 @@ class CommandParserTest {
     void a_payload_type_outside_the_identifier_rule_is_rejected_invalid_type_with_its_command_id() {
         assertThat(parseOn(parser, "t", "{\"commandId\":\"T-2\",\"type\":\"\\ud800\"}"))
                 .isInstanceOfSatisfying(CommandParser.Invalid.class, i -> {
-                    assertThat(i.code()).isEqualTo("invalid_type");
+                    assertThat(i.code().wire()).isEqualTo("invalid_type");
                     assertThat(i.commandId()).isEqualTo("T-2");
                 });
         CommandParser roomy = new CommandParser(1000, SHIPPED);
-        assertRejected(parseOn(roomy, "t", "{\"commandId\":\"T-3\",\"type\":\"" + "a".repeat(129) + "\"}"), "invalid_type");
-        assertThat(parseOn(roomy, "t", "{\"commandId\":\"T-4\",\"type\":\"" + "a".repeat(128) + "\"}")).isInstanceOf(CommandParser.Valid.class);
-        assertThat(parseOn(roomy, "workorder/arrive-2.b_c:d@e", "{\"commandId\":\"T-5\"}")).isInstanceOf(CommandParser.Valid.class);
+        assertRejected(parseOn(roomy, "t", "{\"commandId\":\"T-3\",\"type\":\"" + "a".repeat(129) + "\"}"),
+                "invalid_type");
+        assertThat(parseOn(roomy, "t", "{\"commandId\":\"T-4\",\"type\":\"" + "a".repeat(128) + "\"}"))
+                .isInstanceOf(CommandParser.Valid.class);
+        assertThat(parseOn(roomy, "workorder/arrive-2.b_c:d@e", "{\"commandId\":\"T-5\"}"))
+                .isInstanceOf(CommandParser.Valid.class);
     }
 
     @ParameterizedTest(name = "payload type {0} is rejected invalid_type, not replaced by the topic's")
@@ -158,7 +180,7 @@ class CommandParserTest {
         CommandParser withRule = new CommandParser(1000, SHIPPED,
                 new ExpiryRules(java.util.List.of(new ExpiryRules.Rule("a/+", java.time.Duration.ofMinutes(10)))));
         Instant at = Instant.parse("2026-12-02T06:00:00Z");
-        java.util.function.Function<String, CommandParser.Parsed> parseAt = p -> withRule.parse(new InboundPublish("dev",
+        Function<String, CommandParser.Parsed> parseAt = p -> withRule.parse(new InboundPublish("dev",
                 "devices/dev/commands/a/b", "a/b", p.getBytes(StandardCharsets.UTF_8), at));
         assertThat(parseAt.apply("{\"commandId\":\"A\"}")).isInstanceOfSatisfying(CommandParser.Valid.class,
                 v -> assertThat(v.command().expiresAt()).as("the rule").contains(at.plusSeconds(600)));
@@ -167,13 +189,14 @@ class CommandParserTest {
                         v -> assertThat(v.command().expiresAt()).as("06:00Z, earlier than the rule").contains(at));
         assertThat(parseAt.apply("{\"commandId\":\"A\",\"expiresAt\":\"2026-12-03T00:00:00Z\"}"))
                 .isInstanceOfSatisfying(CommandParser.Valid.class,
-                        v -> assertThat(v.command().expiresAt()).as("the rule is earlier").contains(at.plusSeconds(600)));
+                        v -> assertThat(v.command().expiresAt()).as("the rule is earlier")
+                                .contains(at.plusSeconds(600)));
         assertThat(parse("{\"commandId\":\"A\"}")).isInstanceOfSatisfying(CommandParser.Valid.class,
                 v -> assertThat(v.command().expiresAt()).as("no rule, no field: never").isEmpty());
-        for (String bad : java.util.List.of("\"tomorrow\"", "1733119200", "\"2026-12-02T06:00:00\"", "{}")) {
+        for (String bad : List.of("\"tomorrow\"", "1733119200", "\"2026-12-02T06:00:00\"", "{}")) {
             assertThat(parse("{\"commandId\":\"A\",\"expiresAt\":" + bad + "}"))
                     .as(bad).isInstanceOfSatisfying(CommandParser.Invalid.class, i -> {
-                        assertThat(i.code()).isEqualTo("invalid_expires_at");
+                        assertThat(i.code().wire()).isEqualTo("invalid_expires_at");
                         assertThat(i.commandId()).isEqualTo("A");
                     });
         }
@@ -187,15 +210,15 @@ class CommandParserTest {
     @Test
     void an_expires_at_without_a_four_digit_year_or_past_the_horizon_is_rejected_invalid_expires_at() {
         assertThat(ConfigKeys.INTAKE_MAX_EXPIRES_IN.defaultValue()).isEqualTo("366d");
-        CommandParser shipped = new CommandParser(1000, SHIPPED, ExpiryRules.NONE, java.time.Duration.ofDays(366));
+        CommandParser shipped = new CommandParser(1000, SHIPPED, ExpiryRules.NONE, Duration.ofDays(366));
         Instant at = Instant.parse("2026-12-02T06:00:00Z");
-        java.util.function.Function<String, CommandParser.Parsed> parseAt = e -> shipped.parse(new InboundPublish("dev",
+        Function<String, CommandParser.Parsed> parseAt = e -> shipped.parse(new InboundPublish("dev",
                 "devices/dev/commands/a/b", "a/b", ("{\"commandId\":\"XA1\",\"expiresAt\":\"" + e + "\"}")
                         .getBytes(StandardCharsets.UTF_8), at));
-        for (String bad : java.util.List.of("+999999999-12-31T23:59:59Z", "-999999999-01-01T00:00:00Z",
+        for (String bad : List.of("+999999999-12-31T23:59:59Z", "-999999999-01-01T00:00:00Z",
                 "+10000-01-01T00:00:00Z", "9999-12-31T23:59:59Z", "2027-12-04T06:00:00Z")) {
             assertThat(parseAt.apply(bad)).as(bad).isInstanceOfSatisfying(CommandParser.Invalid.class, i -> {
-                assertThat(i.code()).isEqualTo("invalid_expires_at");
+                assertThat(i.code().wire()).isEqualTo("invalid_expires_at");
                 assertThat(i.commandId()).isEqualTo("XA1");
             });
         }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Instant;
 import java.util.List;
+import org.edgebridge.code.ReceiptCode;
 import org.junit.jupiter.api.Test;
 
 /** An admin's park and reject of a pending command ({@link PendingDesk}) against a real SQLite file. */
@@ -42,10 +43,10 @@ class PendingDeskTest extends OutboxOnFile {
         assertThat(parked.maybeSent()).isFalse();
         CommandRecord after = parked.after().orElseThrow();
         assertThat(after.state()).isEqualTo(CommandState.PARKED);
-        assertThat(after.code()).isEqualTo(PendingDesk.PARKED_BY_ADMIN);
+        assertThat(after.code()).isEqualTo(ReceiptCode.PARKED_BY_ADMIN.wire());
         assertThat(after.lastError()).startsWith("parked by an admin");
         assertThat(outbox.openCount()).as("parked is still open").isEqualTo(3);
-        assertThat(outbox.parked().list(PendingDesk.PARKED_BY_ADMIN, null, 10)).extracting(CommandRecord::commandId)
+        assertThat(outbox.parked().list(ReceiptCode.PARKED_BY_ADMIN.wire(), null, 10)).extracting(CommandRecord::commandId)
                 .containsExactly("a1");
         assertThat(historyKinds("a", "a1")).containsExactly("parked_by_admin");
         assertThat(outbox.reads().history(after.id()).get(0).detail())
@@ -87,7 +88,7 @@ class PendingDeskTest extends OutboxOnFile {
         assertThat(done.maybeSent()).isFalse();
         CommandRecord after = done.after().orElseThrow();
         assertThat(after.state()).isEqualTo(CommandState.REJECTED);
-        assertThat(after.code()).isEqualTo(PendingDesk.REJECTED_BY_ADMIN);
+        assertThat(after.code()).isEqualTo(ReceiptCode.REJECTED_BY_ADMIN.wire());
         assertThat(after.message()).contains("central never saw it");
         assertThat(after.finalAt()).contains(T0);
         assertThat(outbox.openCount()).isEqualTo(1);

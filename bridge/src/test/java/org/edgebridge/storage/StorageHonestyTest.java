@@ -6,23 +6,25 @@ import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import org.edgebridge.code.AlarmCode;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The rules of docs/install.md, "Storage that keeps what it acknowledges", at and around their edges. */
 class StorageHonestyTest {
     private static StorageHonesty at(long medianMicros, int rate, int maxBatch) {
-        return new StorageHonesty(new FsyncProbe.FsyncLatency(8, medianMicros, medianMicros, medianMicros * 2), null, rate, maxBatch);
+        return new StorageHonesty(new FsyncProbe.FsyncLatency(8, medianMicros, medianMicros, medianMicros * 2), null,
+                rate, maxBatch);
     }
 
     @Test
     void a_sync_in_tens_of_microseconds_is_implausible() {
         assertThat(at(30, 1000, 256).finding()).hasValueSatisfying(f -> {
-            assertThat(f.code()).isEqualTo(StorageHonesty.TOO_FAST);
+            assertThat(f.code()).isEqualTo(AlarmCode.STORAGE_FSYNC_IMPLAUSIBLE.wire());
             assertThat(f.message()).contains("30 µs", "power-loss protection", "docs/install.md");
         });
         assertThat(at(StorageHonesty.PLAUSIBLE_MICROS - 1, 1000, 256).finding()).map(StorageHonesty.Finding::code)
-                .contains(StorageHonesty.TOO_FAST);
+                .contains(AlarmCode.STORAGE_FSYNC_IMPLAUSIBLE.wire());
     }
 
     @Test
@@ -37,7 +39,7 @@ class StorageHonestyTest {
         StorageHonesty slow = at(200_000, 1000, 256);
         assertThat(slow.capacityPerSecond()).contains(640L);
         assertThat(slow.finding()).hasValueSatisfying(f -> {
-            assertThat(f.code()).isEqualTo(StorageHonesty.TOO_SLOW);
+            assertThat(f.code()).isEqualTo(AlarmCode.STORAGE_FSYNC_SLOW.wire());
             assertThat(f.message()).contains("640 commands/s", "storage.expectedIntakeRate=1000");
         });
         assertThat(at(200_000, 640, 256).finding()).isEmpty();
@@ -65,7 +67,8 @@ class StorageHonestyTest {
         }
         PrometheusMeterRegistry meters = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         new StorageHonesty(l, null, 1000, 256).register(meters);
-        assertThat(meters.scrape()).contains("edgebridge_storage_fsync_median_seconds", "edgebridge_storage_fsync_max_seconds");
+        assertThat(meters.scrape()).contains("edgebridge_storage_fsync_median_seconds",
+                "edgebridge_storage_fsync_max_seconds");
     }
 
     @Test

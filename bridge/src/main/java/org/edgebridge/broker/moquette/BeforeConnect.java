@@ -15,7 +15,7 @@ import org.jspecify.annotations.Nullable;
  * Netty's {@code MqttDecoder} (as Moquette 0.17 sets it up) buffers a whole packet of up to {@code mqtt.maxPacketBytes}
  * before anyone can look at it, and the idle timer before CONNECT restarts with every byte. So 700 connections that
  * each declared a 520 KB PUBLISH before any CONNECT and then trickled bytes drove a bridge at -Xmx256m out of direct
- * memory (issue 24). Proven by {@code ConnectLimitsIT}.
+ * memory. Proven by {@code BeforeLoginLimitsIT}.
  *
  * <p>Sits in front of the decoder, on the raw bytes, until the client's CONNECT has arrived whole:
  * <ul>

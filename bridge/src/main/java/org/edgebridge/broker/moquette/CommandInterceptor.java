@@ -19,8 +19,8 @@ import org.slf4j.LoggerFactory;
  * Moquette 0.17 bugs answered: the PUBACK is sent before {@code onPublish} runs (so a command's QoS 1 PUBLISH is taken
  * before Moquette by {@link PubackAfterCommit}, and only what Moquette still carries comes here: Last Wills, QoS 0 and
  * 2 commands, and every command with {@code mqtt.pubackAfterCommit=false}, whose custody is the {@code stored}
- * receipt, never the PUBACK); a payload read after {@code super.onPublish} is already released (#773), so it is
- * copied first and released once, in {@code finally}; {@code AbstractInterceptHandler} has no
+ * receipt, never the PUBACK); a payload read after {@code super.onPublish} is already released (Moquette #773), so it
+ * is copied first and released once, in {@code finally}; {@code AbstractInterceptHandler} has no
  * {@code onSessionLoopError}, which is where a dead session loop is reported. Proven by {@code EndToEndIT} and
  * {@code PubackAfterCommitIT} (the switch off: PUBACKed, not committed, lost by a device that trusts the PUBACK).
  *

@@ -2,6 +2,7 @@ package org.edgebridge.broker.moquette;
 
 import io.moquette.broker.MoquetteInternals;
 import io.netty.buffer.ByteBufUtil;
+import io.netty.channel.Channel;
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.handler.codec.mqtt.MqttConnectMessage;
@@ -29,13 +30,13 @@ import org.jspecify.annotations.Nullable;
  * Moquette 0.17 bugs answered: a SUBSCRIBE that arrives between the CONNACK and Moquette's own "connected" flag
  * closes the connection (13 of 300 connect+subscribe cycles before this gate, 0 of 300 after; measured by hand, no
  * test provokes the race on purpose, but every integration test subscribes right after CONNECT); a second CONNECT
- * on one connection is taken without any check (#969; {@code DeviceLoginIT}); a malformed or oversized packet logs a
- * stack trace per connection ({@code SecurityIT}'s flood of 2,000 of them); a Last Will is published without asking
- * the ACL, so the gate owns it ({@code DeviceLoginIT}, the will test); a retained PUBLISH is kept in the store for
- * ever, so the gate takes every PUBLISH without its retain flag ({@code RetainedPublishesIT}); a topic has no length
- * limit and every receipt repeats it, so a PUBLISH on a topic over {@code mqtt.maxTopicBytes} closes the connection
- * ({@code ReceiptQueueBoundsIT}); packets that come with the CONNECT, before Moquette has taken it, are held,
- * at most {@code mqtt.maxHeldPackets} of them, and nothing more is read until then ({@code HeldPacketsIT}).
+ * on one connection is taken without any check (Moquette #969; {@code DeviceLoginIT}); a malformed or oversized packet
+ * logs a stack trace per connection ({@code SecurityIT}'s flood of 2,000 of them); a Last Will is published without
+ * asking the ACL, so the gate owns it ({@code DeviceLoginIT}, the will test); a retained PUBLISH is kept in the store
+ * for ever, so the gate takes every PUBLISH without its retain flag ({@code RetainedPublishesIT}); a topic has no
+ * length limit and every receipt repeats it, so a PUBLISH on a topic over {@code mqtt.maxTopicBytes} closes the
+ * connection ({@code ReceiptQueueBoundsIT}); packets that come with the CONNECT, before Moquette has taken it, are
+ * held, at most {@code mqtt.maxHeldPackets} of them, and nothing more is read until then ({@code HeldPacketsIT}).
  *
  * <p>Holds a client's packets after its CONNECT until Moquette has really accepted the connection, then passes
  * them on in order. Without it, Moquette 0.17 closes a connection whose SUBSCRIBE arrives in the instant
@@ -68,7 +69,7 @@ final class ConnectGate extends ChannelDuplexHandler {
     private final int maxTopicBytes;
     private final int maxHeldPackets;
     /** Told when the connection's CONNECT was accepted: it leaves the lane of those that have not logged in. */
-    private final Consumer<io.netty.channel.Channel> onLogin;
+    private final Consumer<Channel> onLogin;
     private State state = State.AWAIT_CONNECT;
     private final ArrayDeque<Object> held = new ArrayDeque<>();
     private long connectAt;
@@ -82,9 +83,10 @@ final class ConnectGate extends ChannelDuplexHandler {
      * @param willSink gets the will of a connection that broke; called on the event loop, must not block
      * @param stopping true while the bridge closes its connections itself: no will is sent then
      */
-    ConnectGate(ConnectPolicy policy, DeviceLogin login, ProtocolViolations violations, Consumer<ConnectPolicy.LastWill> willSink,
+    ConnectGate(ConnectPolicy policy, DeviceLogin login, ProtocolViolations violations,
+            Consumer<ConnectPolicy.LastWill> willSink,
             BooleanSupplier stopping, InboundBackPressure backPressure, BrokerLimits limits, int maxTopicBytes,
-            int maxHeldPackets, Consumer<io.netty.channel.Channel> onLogin) {
+            int maxHeldPackets, Consumer<Channel> onLogin) {
         this.maxHeldPackets = maxHeldPackets;
         this.onLogin = onLogin;
         this.backPressure = backPressure;
@@ -224,7 +226,8 @@ final class ConnectGate extends ChannelDuplexHandler {
 
     /**
      * Whether one more packet may be held before Moquette has taken the CONNECT: at most {@code mqtt.maxHeldPackets}
-     * (the bytes are bounded by reading nothing meanwhile: only what one read brought in can be held). Counts a refusal.
+     * (the bytes are bounded by reading nothing meanwhile: only what one read brought in can be held). Counts a
+     * refusal.
      */
     private boolean roomToHold() {
         if (held.size() < maxHeldPackets) {
@@ -241,7 +244,8 @@ final class ConnectGate extends ChannelDuplexHandler {
     /** The same PUBLISH (same payload buffer, owned by the copy) with retain=0. */
     private static MqttPublishMessage withoutRetain(MqttPublishMessage m) {
         MqttFixedHeader h = m.fixedHeader();
-        return new MqttPublishMessage(new MqttFixedHeader(h.messageType(), h.isDup(), h.qosLevel(), false, h.remainingLength()),
+        return new MqttPublishMessage(new MqttFixedHeader(h.messageType(), h.isDup(), h.qosLevel(), false,
+                h.remainingLength()),
                 m.variableHeader(), m.payload());
     }
 
@@ -268,7 +272,8 @@ final class ConnectGate extends ChannelDuplexHandler {
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
         FatalErrors.haltIfFatal(Thread.currentThread(), cause); // an OutOfMemoryError in a handler ends the process
-        violations.record("a connection error (" + cause.getClass().getSimpleName() + ")", ctx.channel().remoteAddress());
+        violations.record("a connection error (" + cause.getClass().getSimpleName() + ")",
+                ctx.channel().remoteAddress());
         ctx.close();
     }
 
@@ -308,7 +313,8 @@ final class ConnectGate extends ChannelDuplexHandler {
         // Runs before Moquette's handler sees the close, so "connected" still tells whether Moquette took the CONNECT.
         ConnectPolicy.LastWill w = will;
         will = null;
-        if (w != null && !disconnected && (state == State.OPEN || MoquetteInternals.isConnected(ctx.channel())) && !stopping.getAsBoolean()) {
+        if (w != null && !disconnected && (state == State.OPEN || MoquetteInternals.isConnected(ctx.channel()))
+                && !stopping.getAsBoolean()) {
             willSink.accept(w);
         }
         super.channelInactive(ctx);

@@ -64,7 +64,8 @@ final class ConnectPolicy {
     private final BrokerLimits limits;
     private final byte[] certSecret;
 
-    ConnectPolicy(BrokerSettings settings, Topics topics, DeviceRegistry devices, RefusalLog log, CertificateDevices certificates,
+    ConnectPolicy(BrokerSettings settings, Topics topics, DeviceRegistry devices, RefusalLog log,
+            CertificateDevices certificates,
             BrokerLimits limits) {
         this.limits = limits;
         this.settings = settings;
@@ -83,7 +84,8 @@ final class ConnectPolicy {
      * @param will the device's Last Will, or null
      * @param certified a client certificate names this client id
      */
-    record Verdict(@Nullable MqttConnectReturnCode refuse, @Nullable MqttConnectMessage connect, @Nullable LastWill will,
+    record Verdict(@Nullable MqttConnectReturnCode refuse, @Nullable MqttConnectMessage connect,
+            @Nullable LastWill will,
             boolean certified) {}
 
     /** A Last Will accepted at CONNECT: a command of its device, sent when the connection breaks. */
@@ -94,7 +96,8 @@ final class ConnectPolicy {
             String clientId = connect.payload().clientIdentifier();
             if (!Topics.isUsableClientId(clientId)) {
                 log.info("client-id", "", "refused CONNECT with client id " + RefusalLog.quote(clientId)
-                        + " from " + channel.remoteAddress() + " with CONNACK 2: it must be 1-128 characters without / + # or control characters");
+                        + " from " + channel.remoteAddress()
+                        + " with CONNACK 2: it must be 1-128 characters without / + # or control characters");
                 return refuse(MqttConnectReturnCode.CONNECTION_REFUSED_IDENTIFIER_REJECTED);
             }
             X509Certificate cert = peerCertificate(channel);
@@ -103,14 +106,16 @@ final class ConnectPolicy {
                 if (!identities.contains(clientId)) {
                     devices.refusedConnect(clientId);
                     log.warn("certificate", clientId, "refused CONNECT of " + RefusalLog.quote(clientId)
-                            + " with CONNACK 5: its client certificate names " + RefusalLog.quote(String.join(", ", identities)));
+                            + " with CONNACK 5: its client certificate names "
+                            + RefusalLog.quote(String.join(", ", identities)));
                     return refuse(MqttConnectReturnCode.CONNECTION_REFUSED_NOT_AUTHORIZED);
                 }
                 certificates.remember(clientId);
             } else if (certificates.needsCertificate(clientId)) {
                 certificates.refused();
                 log.warn("certificate", clientId, "refused CONNECT of " + RefusalLog.quote(clientId) + " from "
-                        + channel.remoteAddress() + " with CONNACK 5: this client id connects with a client certificate "
+                        + channel.remoteAddress()
+                        + " with CONNACK 5: this client id connects with a client certificate "
                         + "(it did before, or matches auth.certificateClientIds), and this CONNECT came without one");
                 return refuse(MqttConnectReturnCode.CONNECTION_REFUSED_NOT_AUTHORIZED);
             }
@@ -118,30 +123,34 @@ final class ConnectPolicy {
             LastWill will = null;
             if (header.isWillFlag()) {
                 String willTopic = connect.payload().willTopic();
-                if (willTopic != null && ByteBufUtil.utf8Bytes(willTopic) > settings.limits().maxTopicBytes()) {
+                if (willTopic != null && ByteBufUtil.utf8Bytes(willTopic) > settings.limits().maxTopic().intBytes()) {
                     limits.topicTooLong();
-                    log.warn("will", clientId, "refused CONNECT of " + RefusalLog.quote(clientId) + " with CONNACK 5: its Last Will's topic "
-                            + "is longer than mqtt.maxTopicBytes (" + settings.limits().maxTopicBytes() + " bytes)");
+                    log.warn("will", clientId, "refused CONNECT of " + RefusalLog.quote(clientId)
+                            + " with CONNACK 5: its Last Will's topic "
+                            + "is longer than mqtt.maxTopicBytes (" + settings.limits().maxTopic().intBytes()
+                            + " bytes)");
                     return refuse(MqttConnectReturnCode.CONNECTION_REFUSED_NOT_AUTHORIZED);
                 }
                 if (topics.commandType(clientId, willTopic) == null) {
                     devices.refusedConnect(clientId);
-                    log.warn("will", clientId, "refused CONNECT of " + RefusalLog.quote(clientId) + " with CONNACK 5: its Last Will is on "
-                            + RefusalLog.quote(willTopic) + ", but a device may publish (and leave a will) only on its own command topics "
+                    log.warn("will", clientId, "refused CONNECT of " + RefusalLog.quote(clientId)
+                            + " with CONNACK 5: its Last Will is on " + RefusalLog.quote(willTopic)
+                            + ", but a device may publish (and leave a will) only on its own command topics "
                             + topics.commandTopicPattern(clientId));
                     return refuse(MqttConnectReturnCode.CONNECTION_REFUSED_NOT_AUTHORIZED);
                 }
                 byte[] payload = connect.payload().willMessageInBytes();
                 will = new LastWill(clientId, willTopic, payload == null ? new byte[0] : payload);
             }
-            if (settings.throttleTakeovers()
-                    && devices.recentTakeovers(clientId) >= settings.takeoverAlarmPerMinute()) {
+            if (settings.sessions().throttleTakeovers()
+                    && devices.recentTakeovers(clientId) >= settings.sessions().takeoverAlarmPerMinute()) {
                 devices.refusedConnect(clientId);
                 return refuse(MqttConnectReturnCode.CONNECTION_REFUSED_SERVER_UNAVAILABLE);
             }
             boolean certLogin = cert != null && !header.hasUserName();
             MqttConnectMessage passOn = certLogin || will != null
-                    ? rewrite(connect, certLogin ? DeviceLogin.CERT_USER_PREFIX + clientId : null, certLogin ? certSecret : null)
+                    ? rewrite(connect, certLogin ? DeviceLogin.CERT_USER_PREFIX + clientId : null,
+                            certLogin ? certSecret : null)
                     : connect;
             return new Verdict(null, passOn, will, cert != null);
         } catch (RuntimeException e) {
@@ -205,7 +214,8 @@ final class ConnectPolicy {
      * The CONNECT without its will and, when {@code username} is not null, with these credentials instead of its
      * own.
      */
-    private static MqttConnectMessage rewrite(MqttConnectMessage m, @Nullable String username, byte @Nullable [] password) {
+    private static MqttConnectMessage rewrite(MqttConnectMessage m, @Nullable String username,
+            byte @Nullable [] password) {
         MqttConnectVariableHeader h = m.variableHeader();
         MqttConnectPayload p = m.payload();
         boolean replace = username != null;

@@ -17,10 +17,10 @@ import org.jspecify.annotations.Nullable;
  * Not a Moquette bug, bounds the bridge adds: MQTT connections open at once, in total ({@code mqtt.maxConnections})
  * and per source address ({@code mqtt.maxConnectionsPerAddress}), over both listeners, with a lane of their own for
  * connections that have not logged in yet: at most {@code mqtt.maxConnectionsBeforeLogin} of them in all and
- * {@code mqtt.maxConnectionsBeforeLoginPerNetwork} per IPv4 /24 or IPv6 /64. Proven by {@code ConnectionLimitsIT},
- * {@code BeforeLoginLimitsIT} and {@code StrangersLaneIT}.
+ * {@code mqtt.maxConnectionsBeforeLoginPerNetwork} per IPv4 /24 or IPv6 /64. Proven by {@code BeforeLoginLimitsIT}
+ * and {@code StrangersLaneIT}.
  *
- * <p>Strangers must not crowd out devices (issue 40): 1,100 idle sockets from the devices' own NAT address used to
+ * <p>Strangers must not crowd out devices: 1,100 idle sockets from the devices' own NAT address used to
  * fill {@code mqtt.maxConnectionsPerAddress} and keep every new device out. So when a cap is reached, the OLDEST
  * connection that has not logged in (of that address, of that network, or anywhere, as the cap is) is closed to make
  * room, and a new connection is refused only when every connection under the cap has logged in. A new connection is
@@ -56,7 +56,8 @@ final class ConnectionLimits {
     private final Map<InetAddress, LinkedHashSet<Channel>> beforeLoginByAddress = new HashMap<>();
     private final Map<String, LinkedHashSet<Channel>> beforeLoginByNetwork = new HashMap<>();
 
-    ConnectionLimits(int maxTotal, int maxPerAddress, int maxBeforeLogin, int maxBeforeLoginPerNetwork, BrokerLimits limits,
+    ConnectionLimits(int maxTotal, int maxPerAddress, int maxBeforeLogin, int maxBeforeLoginPerNetwork,
+            BrokerLimits limits,
             RefusalLog log) {
         this.maxTotal = maxTotal;
         this.maxPerAddress = maxPerAddress;
@@ -118,7 +119,8 @@ final class ConnectionLimits {
             return false;
         }
         if (!oldest.isEmpty()) {
-            log.warn("connections-before-login", "", "closed " + oldest.size() + " connection(s) that had not logged in, the "
+            log.warn("connections-before-login", "",
+                    "closed " + oldest.size() + " connection(s) that had not logged in, the "
                     + "oldest, to make room for a new one from " + address + " (mqtt.maxConnectionsBeforeLogin, "
                     + "mqtt.maxConnectionsBeforeLoginPerNetwork, mqtt.maxConnections, mqtt.maxConnectionsPerAddress)");
             closeAll(oldest);

@@ -9,8 +9,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Moquette 0.17 bugs answered: an exception here kills a session loop for good (never throws); a QoS 1 DUP resend
- * kills a session loop when any subscription matches its topic (#750; no filter but a device's own receipt topic is
- * granted, so none can); a denied PUBLISH gets neither PUBACK nor disconnect (the denial is reported, and
+ * kills a session loop when any subscription matches its topic (Moquette #750; no filter but a device's own receipt
+ * topic is granted, so none can); a denied PUBLISH gets neither PUBACK nor disconnect (the denial is reported, and
  * {@code MoquetteBroker} closes the connection from its own thread). Proven by {@code EndToEndIT} (a PUBLISH on
  * another device's topic closes the connection, a SUBSCRIBE outside its own receipts gets 0x80) and
  * {@code LogLinesIT}.
@@ -20,7 +20,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Never throws: in Moquette 0.17 an exception here kills a session-loop thread for good. Because no
  * filter other than a device's exact receipt topic is ever granted, no subscription can match a command
- * topic, which also keeps 0.17's DUP-resend crash (issue #750) from being reachable.
+ * topic, which also keeps 0.17's DUP-resend crash (Moquette #750) from being reachable.
  */
 final class DeviceAuthorizer implements IAuthorizatorPolicy {
     private static final Logger LOG = LoggerFactory.getLogger(DeviceAuthorizer.class);
@@ -33,7 +33,8 @@ final class DeviceAuthorizer implements IAuthorizatorPolicy {
      * @param onDeniedPublish called with (clientId, topic) for a refused PUBLISH; must not block
      * @param onDeniedSubscribe called with (clientId, filter) for a refused SUBSCRIBE; must not block
      */
-    DeviceAuthorizer(Topics topics, BiConsumer<String, String> onDeniedPublish, BiConsumer<String, String> onDeniedSubscribe) {
+    DeviceAuthorizer(Topics topics, BiConsumer<String, String> onDeniedPublish, BiConsumer<String,
+            String> onDeniedSubscribe) {
         this.topics = topics;
         this.onDeniedPublish = onDeniedPublish;
         this.onDeniedSubscribe = onDeniedSubscribe;

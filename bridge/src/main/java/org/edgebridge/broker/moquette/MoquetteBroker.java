@@ -7,6 +7,7 @@ import io.moquette.interception.InterceptHandler;
 import io.netty.channel.ChannelHandler;
 import io.netty.handler.ssl.SslContext;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -38,8 +39,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The embedded Moquette 0.17, run the bridge's way: its lifecycle, the bridge's own listeners in front of its
- * protocol handler, the ACL, and receipts out. The only way into this package is {@code org.edgebridge.broker.Broker}, which builds it
- * through {@link BrokerEngine.Factory} ({@code MoquetteBroker::new}, passed in by the composition root).
+ * protocol handler, the ACL, and receipts out. The only way into this package is {@code org.edgebridge.broker.Broker},
+ * which builds it through {@link BrokerEngine.Factory} ({@code MoquetteBroker::new}, passed in by the composition
+ * root).
  *
  * <p>Moquette 0.17 bug answered here: an exception in a session loop's command kills that thread for good, and
  * every client hashed to it gets no CONNACK, PUBACK or SUBACK any more. {@code onSessionLoopError} restarts the
@@ -86,7 +88,7 @@ public final class MoquetteBroker implements BrokerEngine {
     public MoquetteBroker(BrokerEngine.Parts parts) {
         this.settings = parts.settings();
         this.clock = parts.clock();
-        this.topics = new Topics(settings.topicPrefix());
+        this.topics = new Topics(settings.publishes().topicPrefix());
         this.commands = parts.commands();
         this.devices = parts.devices();
         this.login = parts.login();
@@ -103,29 +105,34 @@ public final class MoquetteBroker implements BrokerEngine {
             }
         }));
         this.receipts = new ReceiptsOut(topics, refusals,
-                new ReceiptQueues(settings.limits().maxQueuedReceipts(), settings.limits().maxQueuedReceiptBytes(),
-                        settings.limits().maxQueuedReceiptsTotal(), settings.limits().maxQueuedReceiptBytesTotal()));
-        this.connections = new ConnectionLimits(settings.limits().maxConnections(), settings.limits().maxConnectionsPerAddress(),
-                settings.limits().maxConnectionsBeforeLogin(), settings.limits().maxConnectionsBeforeLoginPerNetwork(), limits,
+                new ReceiptQueues(settings.limits().receipts().perDevice(),
+                        settings.limits().receipts().bytesPerDevice().bytes(),
+                        settings.limits().receipts().total(), settings.limits().receipts().bytesTotal().bytes()));
+        this.connections = new ConnectionLimits(settings.limits().connections().max(),
+                settings.limits().connections().maxPerAddress(),
+                settings.limits().beforeLogin().max(), settings.limits().beforeLogin().maxPerNetwork(), limits,
                 refusals);
     }
 
     /** Starts Moquette ({@link MoquetteStart}), then the listeners, and checks that each accepts connections. */
     public synchronized void start() {
-        Optional<SslContext> ssl = settings.tls().map(t -> new PemSslContextCreator(t).build());
-        List<InterceptHandler> handlers = List.of(new CommandInterceptor(topics, clock, commands, devices, this::onLoopDeath));
+        Optional<SslContext> ssl = settings.listener().tls().map(t -> new PemSslContextCreator(t).build());
+        List<InterceptHandler> handlers = List.of(new CommandInterceptor(topics, clock, commands, devices,
+                this::onLoopDeath));
         DeviceAuthorizer authorizer = new DeviceAuthorizer(topics, acl::publish, acl::subscribe);
         ConnectPolicy policy = new ConnectPolicy(settings, topics, devices, refusals, certificates, limits);
         DeviceAuthenticator authenticator = new DeviceAuthenticator(login, policy);
         listening = false;
-        MoquetteStart.Started started = MoquetteStart.start(settings, clock, handlers, authenticator, authorizer, storeResets);
+        MoquetteStart.Started started = MoquetteStart.start(settings, clock, handlers, authenticator, authorizer,
+                storeResets);
         Server s = started.server();
         server = s;
         MoquetteInternals.syncStoreCommits(s, MoquetteProperties.AUTOSAVE_SECONDS * 1_000L);
         int retained = MoquetteInternals.clearRetained(s);
         if (retained > 0) {
             limits.retainedClearedAtStart(retained);
-            LOG.info("broker store: removed {} retained messages (left by an older bridge; the bridge keeps none)", retained);
+            LOG.info("broker store: removed {} retained messages (left by an older bridge; the bridge keeps none)",
+                    retained);
         }
         MqttListeners l = new MqttListeners();
         listeners = l;
@@ -135,35 +142,40 @@ public final class MoquetteBroker implements BrokerEngine {
                     (clientId, topic) -> MoquetteInternals.routesTo(s, clientId, topic), topics);
             java.util.function.IntSupplier inBroker = MoquetteInternals.inboundBacklog(s);
             InboundBackPressure pressure = new InboundBackPressure(() -> inBroker.getAsInt() + commands.waiting(),
-                    settings.maxWaitingPublishes());
+                    settings.publishes().maxWaiting());
             backPressure = pressure;
             Supplier<ChannelHandler> gate = () -> new ConnectGate(policy, login, violations, will -> lastWill(s, will),
-                    () -> stopping || server != s, pressure, limits, settings.limits().maxTopicBytes(),
-                    settings.limits().maxHeldPackets(), connections::loggedIn);
+                    () -> stopping || server != s, pressure, limits, settings.limits().maxTopic().intBytes(),
+                    settings.limits().connections().maxHeldPackets(), connections::loggedIn);
             BrokerSettings.Limits bounds = settings.limits();
-            Supplier<ChannelHandler> beforeConnect = () -> new BeforeConnect(bounds.maxConnectBytes(), bounds.connectTimeout(),
+            Supplier<ChannelHandler> beforeConnect = () -> new BeforeConnect(bounds.connections().maxConnectBytes()
+                    .intBytes(), bounds.connections().connectTimeout(),
                     violations, limits);
             Supplier<ChannelHandler> receiptAcks = () -> new FinalReceiptAcks(topics, acks, clock);
-            Supplier<ChannelHandler> pubackAfterCommit = settings.pubackAfterCommit()
-                    ? () -> new PubackAfterCommit(topics, clock, commands, limits, bounds.maxCommandsAwaitingCommit()) : null;
-            MqttListeners.Pipeline pipeline = new MqttListeners.Pipeline(protocol, connections, beforeConnect, gate, sessionCheck,
-                    receiptAcks, pubackAfterCommit, settings.maxPacketBytes(),
-                    (int) Math.max(1, bounds.connectTimeout().toSeconds()));
-            if (settings.port() != 0) {
-                mqttPort = l.bind(settings.host(), mqttPort != 0 ? mqttPort : settings.port(), null, pipeline, "mqtt.port");
+            Supplier<ChannelHandler> pubackAfterCommit = settings.publishes().pubackAfterCommit()
+                    ? () -> new PubackAfterCommit(topics, clock, commands, limits, settings.publishes().maxAwaitingCommit())
+                    : null;
+            MqttListeners.Pipeline pipeline = new MqttListeners.Pipeline(protocol, connections, beforeConnect, gate,
+                    sessionCheck, receiptAcks, pubackAfterCommit, settings.publishes().maxPacket().intBytes(),
+                    (int) Math.max(1, bounds.connections().connectTimeout().toSeconds()));
+            if (settings.listener().port() != 0) {
+                mqttPort = l.bind(settings.listener().host(), mqttPort != 0 ? mqttPort : settings.listener().port(),
+                        null, pipeline, "mqtt.port");
             }
-            settings.tls().ifPresent(t -> tlsPort = l.bind(settings.host(), tlsPort != 0 ? tlsPort : t.port(), ssl.orElseThrow(),
+            settings.listener().tls().ifPresent(t -> tlsPort = l.bind(settings.listener().host(), tlsPort != 0 ? tlsPort
+                    : t.port(), ssl.orElseThrow(),
                     pipeline, "tls.port"));
             List<String> dead = new ArrayList<>();
-            if (mqttPort != 0 && !MqttListeners.accepts(settings.host(), mqttPort)) {
+            if (mqttPort != 0 && !MqttListeners.accepts(settings.listener().host(), mqttPort)) {
                 dead.add("mqtt.port=" + mqttPort);
             }
-            if (tlsPort != 0 && !MqttListeners.accepts(settings.host(), tlsPort)) {
+            if (tlsPort != 0 && !MqttListeners.accepts(settings.listener().host(), tlsPort)) {
                 dead.add("tls.port=" + tlsPort);
             }
             if (!dead.isEmpty()) {
-                throw new IllegalStateException("the MQTT broker started but is not listening on " + String.join(", ", dead)
-                        + " (host " + settings.host() + ")");
+                throw new IllegalStateException("the MQTT broker started but is not listening on "
+                        + String.join(", ", dead)
+                        + " (host " + settings.listener().host() + ")");
             }
         } catch (RuntimeException e) {
             stopServer();
@@ -173,7 +185,10 @@ public final class MoquetteBroker implements BrokerEngine {
         LOG.info("MQTT broker listening on {}", listeners());
     }
 
-    /** The port the plain MQTT listener bound (also with {@code mqtt.port=any}); 0 when it is off or before the first start. */
+    /**
+     * The port the plain MQTT listener bound (also with {@code mqtt.port=any}); 0 when it is off or before the first
+     * start.
+     */
     public int mqttPort() {
         return mqttPort;
     }
@@ -186,11 +201,13 @@ public final class MoquetteBroker implements BrokerEngine {
     /** The listeners with the ports they bound, e.g. {@code mqtt://0.0.0.0:1883, mqtts://0.0.0.0:8883}. */
     public String listeners() {
         List<String> out = new ArrayList<>();
-        if (settings.port() != 0) {
-            out.add("mqtt://" + settings.host() + ":" + (mqttPort != 0 ? mqttPort : settings.port()));
+        if (settings.listener().port() != 0) {
+            out.add("mqtt://" + settings.listener().host() + ":"
+                    + (mqttPort != 0 ? mqttPort : settings.listener().port()));
         }
-        settings.tls().ifPresent(t -> out.add("mqtts://" + settings.host() + ":" + (tlsPort != 0 ? tlsPort : t.port())
-                + (t.clientAuth() == TlsSettings.ClientAuth.NONE ? "" : " (client certificates " + t.clientAuth().name().toLowerCase() + ")")));
+        settings.listener().tls().ifPresent(t -> out.add("mqtts://" + settings.listener().host() + ":" + (tlsPort != 0
+                ? tlsPort : t.port()) + (t.clientAuth() == TlsSettings.ClientAuth.NONE ? "" : " (client certificates "
+                + t.clientAuth().name().toLowerCase() + ")")));
         return String.join(", ", out);
     }
 
@@ -233,7 +250,8 @@ public final class MoquetteBroker implements BrokerEngine {
     private void lastWill(Server s, ConnectPolicy.LastWill will) {
         wills.incrementAndGet();
         if (!MoquetteInternals.notifyPublishedInOrder(s, will.clientId(), null, will.topic(), will.payload())) {
-            LOG.warn("the Last Will of {} was not taken (broker queues full); it is lost", RefusalLog.quote(will.clientId()));
+            LOG.warn("the Last Will of {} was not taken (broker queues full); it is lost",
+                    RefusalLog.quote(will.clientId()));
         }
     }
 
@@ -258,15 +276,16 @@ public final class MoquetteBroker implements BrokerEngine {
         try {
             start();
         } catch (RuntimeException e) {
-            LOG.error("the broker could not be started again: the bridge stops so that its supervisor starts it again", e);
+            LOG.error("the broker could not be started again: the bridge stops so that its supervisor starts it again",
+                    e);
             lost.accept(e);
             return;
         }
         LOG.warn("broker restarted after a session-loop death; devices reconnect");
     }
 
-    /** How long Moquette's own stop may take (a clean one takes ~100 ms): {@link BoundedStop}. */
-    static final java.time.Duration STOP_LIMIT = java.time.Duration.ofSeconds(15);
+    /** How long Moquette's own stop may take (a clean one takes a fraction of a second): {@link BoundedStop}. */
+    static final Duration STOP_LIMIT = Duration.ofSeconds(15);
 
     /** Stops the enforcer, then closes the listeners (and every device connection), then Moquette. */
     @Override

@@ -24,19 +24,19 @@ final class MoquetteProperties {
     static Properties of(BrokerSettings settings) {
         Properties p = new Properties();
         // Moquette binds nothing itself: the bridge's MqttListeners accept connections (see MoquetteInternals).
-        p.setProperty("host", settings.host());
+        p.setProperty("host", settings.listener().host());
         p.setProperty("port", "disabled");
         p.setProperty("websocket_port", "disabled");
         p.setProperty("telemetry_enabled", "false");
-        p.setProperty("allow_anonymous", String.valueOf(settings.anonymous()));
+        p.setProperty("allow_anonymous", String.valueOf(settings.login().anonymous()));
         p.setProperty("allow_zero_byte_client_id", "false");
         p.setProperty("persistence_enabled", "true");
-        p.setProperty("data_path", settings.storeDir().toAbsolutePath().toString());
+        p.setProperty("data_path", settings.sessions().storeDir().toAbsolutePath().toString());
         p.setProperty("persistent_queue_type", "h2");
         p.setProperty("autosave_interval", String.valueOf(AUTOSAVE_SECONDS));
-        p.setProperty("persistent_client_expiration", settings.sessionExpiry().toSeconds() + "s");
-        p.setProperty("netty.mqtt.message_size", String.valueOf(settings.maxPacketBytes()));
-        p.setProperty("session_queue_size", String.valueOf(settings.sessionQueueSize()));
+        p.setProperty("persistent_client_expiration", settings.sessions().expiry().toSeconds() + "s");
+        p.setProperty("netty.mqtt.message_size", String.valueOf(settings.publishes().maxPacket().intBytes()));
+        p.setProperty("session_queue_size", String.valueOf(settings.sessions().queueSize()));
         p.setProperty("intercept.thread_pool.size", "1");
         p.setProperty("netty.epoll", "false");
         p.setProperty("buffer_flush_millis", "immediate");

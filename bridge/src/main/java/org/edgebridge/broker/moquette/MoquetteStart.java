@@ -36,10 +36,10 @@ final class MoquetteStart {
             DeviceAuthenticator authenticator, DeviceAuthorizer authorizer, BrokerStoreResets storeResets) {
         MemoryConfig config = new MemoryConfig(MoquetteProperties.of(settings));
         try {
-            BrokerStoreRepair.repair(settings.storeDir(), clock);
+            BrokerStoreRepair.repair(settings.sessions().storeDir(), clock);
             return new Started(startOnce(config, handlers, authenticator, authorizer), config);
         } catch (BrokerStoreRefused e) {
-            if (!Files.exists(settings.storeDir().resolve(BrokerStoreRepair.STORE_FILE))) {
+            if (!Files.exists(settings.sessions().storeDir().resolve(BrokerStoreRepair.STORE_FILE))) {
                 throw new IllegalStateException(e.getMessage(), e);
             }
             storeResets.setAside(e);
@@ -58,7 +58,8 @@ final class MoquetteStart {
      *
      * @throws BrokerStoreRefused (Moquette refused to start; the cause says why)
      */
-    private static Server startOnce(MemoryConfig config, List<InterceptHandler> handlers, DeviceAuthenticator authenticator,
+    private static Server startOnce(MemoryConfig config, List<InterceptHandler> handlers,
+            DeviceAuthenticator authenticator,
             DeviceAuthorizer authorizer) {
         Server s = new Server();
         FailedStart cleanup = FailedStart.before();
@@ -69,7 +70,8 @@ final class MoquetteStart {
             try {
                 Set<Thread> left = cleanup.cleanUp(s);
                 if (!left.isEmpty()) {
-                    LOG.warn("after the failed broker start, {} session-loop threads did not end: {}", left.size(), left);
+                    LOG.warn("after the failed broker start, {} session-loop threads did not end: {}", left.size(),
+                            left);
                 }
             } catch (InterruptedException | RuntimeException cleanupError) {
                 if (cleanupError instanceof InterruptedException) {

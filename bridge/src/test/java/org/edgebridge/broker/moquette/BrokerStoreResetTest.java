@@ -17,6 +17,7 @@ import java.util.Set;
 import org.edgebridge.broker.Broker;
 import org.edgebridge.broker.BrokerSettings;
 import org.edgebridge.broker.BrokerStoreResets;
+import org.edgebridge.unit.DataSize;
 import org.h2.mvstore.MVStore;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -97,10 +98,20 @@ class BrokerStoreResetTest {
         try (ServerSocket s = new ServerSocket(0)) {
             port = s.getLocalPort();
         }
-        return new BrokerSettings("127.0.0.1", port, "devices", 65_536, 1024, Duration.ofDays(7), store, Optional.empty(),
-                true, Optional.empty(), 10, false, new BrokerSettings.LoginSettings(1, 16, 8, 10, 100,
-                        store.resolveSibling("certificate-devices"), store.resolveSibling("recent-logins"), 1000, Optional.empty()), 64,
-                new BrokerSettings.Limits(4096, 1024, 16_384, Duration.ofSeconds(10), 10_000,
-                        512, 256, 262_144, 200_000, 256L << 20, 1024, 768, 100, 100), true);
+        return new BrokerSettings(new BrokerSettings.Listener("127.0.0.1", port, Optional.empty()),
+                new BrokerSettings.Publishes("devices", DataSize.ofBytes(65_536), 64, true, 100),
+                new BrokerSettings.Sessions(store, 1024, Duration.ofDays(7), 10, false),
+                new BrokerSettings.LoginSettings(true, Optional.empty(), 1,
+                        new BrokerSettings.PasswordQueue(16, store.resolveSibling("recent-logins"), 8),
+                        new BrokerSettings.LoginThrottle(10, 100),
+                        new BrokerSettings.CertificateLogins(store.resolveSibling("certificate-devices"), 1000,
+                                Optional.empty())),
+                new BrokerSettings.Limits(
+                        new BrokerSettings.Connections(4096, Duration.ofSeconds(10), 1024, DataSize.ofBytes(16_384),
+                                100),
+                        new BrokerSettings.BeforeLogin(1024, 768),
+                        new BrokerSettings.QueuedReceipts(256, DataSize.ofBytes(262_144), 200_000,
+                                DataSize.ofBytes(256L << 20)),
+                        10_000, DataSize.ofBytes(512)));
     }
 }

@@ -19,6 +19,7 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
+import org.edgebridge.code.ReceiptCode;
 import org.edgebridge.broker.Topics;
 import org.edgebridge.receipt.Receipt;
 import org.edgebridge.receipt.ReceiptSender;
@@ -64,8 +65,8 @@ class FinalReceiptAcksTest {
     void the_pubacks_of_final_receipts_are_told_and_nothing_else() throws Exception {
         connect("dev-1");
         receipt("dev-1", 1, bytes(stored("C-1")));
-        receipt("dev-1", 2, bytes(ReceiptSender.rejected("C-1", "sim_rejected", "no", "sha", "t")));
-        receipt("dev-1", 3, bytes(ReceiptSender.retryLater("C-2", "outbox_full", "later", "sha", "t", 1000)));
+        receipt("dev-1", 2, bytes(ReceiptSender.rejected("C-1", ReceiptCode.INVALID_JSON, "no", "sha", "t")));
+        receipt("dev-1", 3, bytes(ReceiptSender.retryLater("C-2", ReceiptCode.OUTBOX_FULL, "later", "sha", "t", 1000)));
         puback(1);
         puback(3);
         puback(9);
@@ -80,7 +81,7 @@ class FinalReceiptAcksTest {
     void at_most_64_final_receipts_are_noted_per_connection_the_oldest_note_goes_first() throws Exception {
         connect("dev-2");
         for (int id = 1; id <= FinalReceiptAcks.MAX_NOTED + 1; id++) {
-            receipt("dev-2", id, bytes(ReceiptSender.rejected("C-" + id, "x", "y", "sha", "t")));
+            receipt("dev-2", id, bytes(ReceiptSender.rejected("C-" + id, ReceiptCode.INVALID_JSON, "y", "sha", "t")));
         }
         puback(1);
         puback(FinalReceiptAcks.MAX_NOTED + 1);
@@ -90,7 +91,7 @@ class FinalReceiptAcksTest {
     @Test
     void a_receipt_on_another_topic_or_not_json_is_not_noted() throws Exception {
         connect("dev-3");
-        receipt("other", 1, bytes(ReceiptSender.rejected("C-1", "x", "y", "sha", "t")));
+        receipt("other", 1, bytes(ReceiptSender.rejected("C-1", ReceiptCode.INVALID_JSON, "y", "sha", "t")));
         receipt("dev-3", 2, "not json".getBytes());
         receipt("dev-3", 3, ("{\"commandId\":\"" + "x".repeat(2000) + "\",\"final\":true}").getBytes());
         puback(1);

@@ -22,7 +22,7 @@ public final class RawBroker implements AutoCloseable {
 
     public RawBroker(BrokerSettings settings) {
         Properties p = MoquetteProperties.of(settings);
-        p.setProperty("port", String.valueOf(settings.port()));
+        p.setProperty("port", String.valueOf(settings.listener().port()));
         p.setProperty("allow_anonymous", "true");
         // Not h2: with h2 queues, bare 0.17 closes its store and kills its session loops as soon as a subscriber
         // falls behind (a queued message's buffer is released before the lazy commit serializes it; see
