@@ -26,7 +26,10 @@ import org.junit.jupiter.api.io.TempDir;
  * Moquette PUBACKs a PUBLISH before the intake sees it and queues it for the intake thread without a bound, so
  * devices that publish large commands faster than the intake parses them filled that queue (and the heap) without
  * limit. Here 12 devices send 200 KB commands that cost the intake a JSON parse each, as fast as the broker
- * acknowledges them, into a bridge with a 256 MiB heap: the queue stays near its bound, nothing is lost.
+ * acknowledges them, into a bridge with a 256 MiB heap: the queue stays near its bound, nothing is lost. That queue is
+ * Moquette's path, taken only with {@code mqtt.pubackAfterCommit=false}: with the default, a command's PUBACK waits for
+ * its commit and the per-connection cap ({@code mqtt.maxCommandsAwaitingCommit}) slows a device first, so the intake
+ * may never fall behind (PubackAfterCommitIT shows that cap biting).
  */
 class InboundBackPressureIT {
     private static final int DEVICES = 12;
@@ -40,7 +43,7 @@ class InboundBackPressureIT {
         String numbers = "1234567,".repeat(25_000);
         try (CentralSim central = new CentralSim(Optional.empty(), 64L << 20, Clock.systemUTC()).start("127.0.0.1", 0);
                 BridgeProcess bridge = new BridgeProcess(BridgeProcess.logFile("backpressure"), "data.dir=" + dir.resolve("data"),
-                        "mqtt.host=127.0.0.1", "mqtt.port=any", "auth.anonymous=true",
+                        "mqtt.host=127.0.0.1", "mqtt.port=any", "auth.anonymous=true", "mqtt.pubackAfterCommit=false",
                         "ingest.url=http://127.0.0.1:" + central.port() + "/ingest").start()) {
             List<DeviceSimulator> devices = new ArrayList<>();
             List<Map<String, String>> payloads = new ArrayList<>();
