@@ -1,5 +1,7 @@
 package org.edgebridge.faults;
 
+import static org.awaitility.Awaitility.await;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
@@ -15,6 +17,7 @@ import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
+import org.awaitility.core.ConditionTimeoutException;
 import org.edgebridge.it.BridgeProcess;
 
 /**
@@ -197,6 +200,23 @@ final class BridgeLives implements AutoCloseable {
     public void close() {
         if (current != null) {
             current.close();
+        }
+    }
+
+    /**
+     * Waits until every command of {@code fleet} is final, failing at once if this bridge died on its own.
+     *
+     * @return false when {@code limit} passed first
+     */
+    boolean awaitAllFinal(DeviceFleet fleet, Duration limit) {
+        try {
+            await().atMost(limit).pollInterval(Duration.ofMillis(500)).until(() -> {
+                checkAlive();
+                return fleet.allFinal();
+            });
+            return true;
+        } catch (ConditionTimeoutException e) {
+            return false;
         }
     }
 }

@@ -241,15 +241,7 @@ class CrashLoopIT {
     }
 
     private static boolean drain(BridgeLives bridge, DeviceFleet fleet) {
-        try {
-            await().atMost(DRAIN_LIMIT).pollInterval(Duration.ofMillis(500)).until(() -> {
-                bridge.checkAlive();
-                return fleet.allFinal();
-            });
-            return true;
-        } catch (ConditionTimeoutException e) {
-            return false;
-        }
+        return bridge.awaitAllFinal(fleet, DRAIN_LIMIT);
     }
 
     private static String[] with(String[] sets, String more) {

@@ -293,15 +293,7 @@ class PowerCutIT {
 
     private static boolean drain(BridgeLives bridge, DeviceFleet fleet) {
         fleet.createTheRestNow();
-        try {
-            await().atMost(DRAIN_LIMIT).pollInterval(Duration.ofMillis(500)).until(() -> {
-                bridge.checkAlive();
-                return fleet.allFinal();
-            });
-            return true;
-        } catch (ConditionTimeoutException e) {
-            return false;
-        }
+        return bridge.awaitAllFinal(fleet, DRAIN_LIMIT);
     }
 
     private static long count(Path log, String what) {
