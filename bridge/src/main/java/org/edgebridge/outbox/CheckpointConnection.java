@@ -24,12 +24,36 @@ final class CheckpointConnection implements AutoCloseable {
      * (SQLite's PASSIVE checkpoint).
      */
     synchronized Checkpoint checkpointPassive() {
+        return run(OutboxSql.CHECKPOINT_PASSIVE).checkpoint();
+    }
+
+    /**
+     * Copies the log into the database file and cuts the log file to zero bytes (SQLite's TRUNCATE checkpoint), only
+     * if that needs no waiting: this connection has no busy timeout, so a writer or a reader of the log makes it give
+     * up at once instead of holding the write lock while it waits.
+     *
+     * @return whether the log file was cut
+     */
+    synchronized boolean truncateIfFree() {
+        return !run(OutboxSql.CHECKPOINT).busy();
+    }
+
+    private record Result(boolean busy, Checkpoint checkpoint) {}
+
+    private Result run(String checkpoint) {
         if (handle == null) {
-            handle = jdbi.open();
+            Handle opened = jdbi.open();
+            try {
+                opened.execute(OutboxSql.NO_BUSY_TIMEOUT);
+            } catch (RuntimeException e) {
+                opened.close();
+                throw e;
+            }
+            handle = opened;
         }
         try {
-            return handle.createQuery(OutboxSql.CHECKPOINT_PASSIVE)
-                    .map((rs, ctx) -> new Checkpoint(rs.getLong("log"), rs.getLong("checkpointed"))).one();
+            return handle.createQuery(checkpoint).map((rs, ctx) -> new Result(rs.getInt("busy") != 0,
+                    new Checkpoint(rs.getLong("log"), rs.getLong("checkpointed")))).one();
         } catch (RuntimeException e) {
             close();
             throw e;

@@ -1,5 +1,7 @@
 package org.edgebridge.outbox;
 
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Instant;
@@ -111,6 +113,21 @@ public final class Outbox implements IntakeOutbox, ForwarderOutbox, AdminOutbox 
     /** A passive checkpoint on a connection of its own ({@link WalCheckpointer}'s thread). */
     CheckpointConnection.Checkpoint checkpointPassive() {
         return checkpoints.checkpointPassive();
+    }
+
+    /** {@link CheckpointConnection#truncateIfFree} ({@link WalCheckpointer}'s thread). */
+    boolean truncateLogIfFree() {
+        return checkpoints.truncateIfFree();
+    }
+
+    /** The size of the write-ahead log file (0 when there is none). */
+    long logFileBytes() {
+        try {
+            Path wal = file.resolveSibling(file.getFileName() + "-wal");
+            return Files.exists(wal) ? Files.size(wal) : 0;
+        } catch (IOException e) {
+            return 0;
+        }
     }
 
     /** What the admin API, the status page and diagnostics read. */

@@ -284,6 +284,9 @@ final class OutboxSql {
 
     static final String CHECKPOINT = "PRAGMA wal_checkpoint(TRUNCATE)";
 
+    /** The checkpoint connection's: a checkpoint that would wait for a writer or reader gives up at once (busy=1). */
+    static final String NO_BUSY_TIMEOUT = "PRAGMA busy_timeout = 0";
+
     /** Returns one row: busy (0/1), log (pages in the log), checkpointed (pages copied). */
     static final String CHECKPOINT_PASSIVE = "PRAGMA wal_checkpoint(PASSIVE)";
 

@@ -22,6 +22,12 @@ import org.slf4j.LoggerFactory;
  * that falls behind; this thread runs a PASSIVE checkpoint every {@link #EVERY}, which neither waits for nor blocks
  * the writers, and copies what is committed by then.
  *
+ * <p>SQLite reuses the log file from its start once it is all copied, but never shrinks it: after a burst (or a
+ * fallback checkpoint at {@link OutboxDatabase#WRITER_CHECKPOINT_PAGES}) the file keeps its largest size, tens of MB
+ * the disk floor ({@code outbox.minFreeDisk}) would count as used for good. So once the log is idle (nothing written
+ * between two turns), all copied, and its file is larger than {@link #TRUNCATE_ABOVE_BYTES}, this thread cuts it to
+ * zero with a TRUNCATE checkpoint that gives up at once rather than wait for a writer or reader.
+ *
  * <p>Thread: "outbox-checkpoint", a single-thread scheduler owned by this class. A failed checkpoint is logged (once
  * per kind in a row) and tried again at the next turn: the log only grows until the next one, and the writers'
  * fallback bounds it.
@@ -29,6 +35,8 @@ import org.slf4j.LoggerFactory;
 public final class WalCheckpointer implements Component, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(WalCheckpointer.class);
     static final Duration EVERY = Duration.ofMillis(200);
+    /** An idle, copied log file larger than this is cut to zero (SQLite's default checkpoint size, 1,000 pages). */
+    static final long TRUNCATE_ABOVE_BYTES = 4L << 20;
 
     private final Outbox outbox;
     private final ScheduledExecutorService thread = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -38,6 +46,7 @@ public final class WalCheckpointer implements Component, AutoCloseable {
     });
     private final Once once = new Once();
     private final AtomicLong checkpoints = new AtomicLong();
+    private final AtomicLong logTruncations = new AtomicLong();
     private volatile CheckpointConnection.Checkpoint last = new CheckpointConnection.Checkpoint(0, 0);
     private @Nullable String lastFailure; // outbox-checkpoint thread only
 
@@ -54,8 +63,15 @@ public final class WalCheckpointer implements Component, AutoCloseable {
 
     private void checkpoint() {
         try {
-            last = outbox.checkpointPassive();
+            CheckpointConnection.Checkpoint previous = last;
+            CheckpointConnection.Checkpoint now = outbox.checkpointPassive();
+            last = now;
             checkpoints.incrementAndGet();
+            boolean idle = now.logPages() == previous.logPages() && now.pagesCopied() == now.logPages();
+            if (idle && now.logPages() > 0 && outbox.logFileBytes() > TRUNCATE_ABOVE_BYTES && outbox.truncateLogIfFree()) {
+                logTruncations.incrementAndGet();
+                last = new CheckpointConnection.Checkpoint(0, 0);
+            }
             lastFailure = null;
         } catch (RuntimeException e) {
             if (!String.valueOf(e.getMessage()).equals(lastFailure)) {
@@ -68,13 +84,13 @@ public final class WalCheckpointer implements Component, AutoCloseable {
 
     /**
      * Checkpoints run since start; after the last one, the pages in the log and how many of them are in the database
-     * file (all of them, unless a writer was appending meanwhile).
+     * file (all of them, unless a writer was appending meanwhile); how often an idle log file was cut to zero.
      */
-    public record Status(long checkpoints, long logPages, long pagesInFile) {}
+    public record Status(long checkpoints, long logPages, long pagesInFile, long logTruncations) {}
 
     public Status status() {
         CheckpointConnection.Checkpoint c = last;
-        return new Status(checkpoints.get(), c.logPages(), c.pagesCopied());
+        return new Status(checkpoints.get(), c.logPages(), c.pagesCopied(), logTruncations.get());
     }
 
     @Override
