@@ -1,7 +1,11 @@
 package org.edgebridge.forward;
 
 import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import org.edgebridge.outbox.ClaimedEvent;
 import org.edgebridge.outbox.SentRequest;
 import org.jspecify.annotations.Nullable;
@@ -23,14 +27,20 @@ final class Exchange {
     private final ClaimedAhead claimedAhead;
     private final Clock clock;
     private final java.time.Duration quietFor;
+    private final ProbeSlot probes;
+    private final Duration carryFor;
+    private final List<Carried> carried = new ArrayList<>(); // guarded by itself
 
     /**
      * @param quietFor how long central must have answered nothing before a probe's failure counts for the breaker
      *     ({@code forwarder.breakerOpenFor})
      */
     Exchange(BatchSender sender, BatchSettler settler, Suspicions suspicions, ForwarderPolicy policy, CentralCall call,
-            CentralFailureRate failureRate, ClaimedAhead claimedAhead, Clock clock, java.time.Duration quietFor) {
+            CentralFailureRate failureRate, ClaimedAhead claimedAhead, Clock clock, java.time.Duration quietFor,
+            ProbeSlot probes, Duration carryFor) {
+        this.carryFor = carryFor;
         this.quietFor = quietFor;
+        this.probes = probes;
         this.sender = sender;
         this.settler = settler;
         this.suspicions = suspicions;
@@ -56,21 +66,96 @@ final class Exchange {
         }
     }
 
+    /**
+     * How long a step waits for a probe sent apart before it sends the main request without the probe's outcome: long
+     * enough for central's usual answer, so that the main request proves the probe's failure in the same step.
+     */
+    static final Duration PROBE_GRACE = Duration.ofSeconds(1);
+
+    /**
+     * A probe sent apart that was done only after its step's main request went, and failed in a way one event may
+     * cause: its events stay in flight until a main request sent after that proves it or not.
+     */
+    private record Carried(ProbeSlot.Done probe, RequestOutcome.Failed failure, Instant since) {}
+
+    /**
+     * Takes the probe sent apart by an earlier step once it is done: an answer (or a 429, no connection, ...) is
+     * settled now; a failure one event may cause waits for the next main request, its proof ({@link #run}), at most
+     * {@code carryFor} ({@link #releaseUnprovenCarried}).
+     */
+    void collectProbe() {
+        Optional<ProbeSlot.Done> done = probes.takeDone();
+        if (done.isEmpty()) {
+            return;
+        }
+        RequestOutcome o = done.get().done().outcome();
+        if (o instanceof RequestOutcome.Failed f && f.mayBeOneEvent()) {
+            synchronized (carried) {
+                carried.add(new Carried(done.get(), f, clock.instant()));
+            }
+            return;
+        }
+        Verdict verdict = new Verdict();
+        settled(done.get().done().request(), done.get().events(), o, false, CentralCall.Failures.IGNORED, verdict);
+        conclude(verdict);
+    }
+
+    /** Probe failures that waited {@code carryFor} and no main request went: released, not counted. */
+    void releaseUnprovenCarried() {
+        Instant due = clock.instant().minus(carryFor);
+        List<Carried> stale = new ArrayList<>();
+        synchronized (carried) {
+            carried.removeIf(c -> !c.since().isAfter(due) && stale.add(c));
+        }
+        stale.forEach(c -> resolve(c, false, false));
+    }
+
+    /** The forwarder stops: probe failures still waiting for proof are released (maybe sent), not counted. */
+    void releaseCarried() {
+        takeCarried().forEach(c -> resolve(c, false, true));
+    }
+
+    private List<Carried> takeCarried() {
+        synchronized (carried) {
+            List<Carried> all = List.copyOf(carried);
+            carried.clear();
+            return all;
+        }
+    }
+
+    /** Whether a probe may be sent in this step (none is under way or waiting to be taken). */
+    boolean probeSlotFree() {
+        return !probes.busy();
+    }
+
     /** Sends the plan's requests and settles them. @return the events sent */
     int run(String claimId, Suspicions.Plan plan) {
         Verdict verdict = new Verdict();
+        // taken before this step's main request, which is sent after they failed: its answer proves them or not
+        List<Carried> earlier = plan.comparisonIsMain() ? takeCarried() : List.of();
         RequestOutcome.@Nullable Failed probeFailed = null;
         SentRequest probeBatch = SentRequest.unmeasured(BatchIds.next());
+        Optional<CentralCall.Done> probeDone = Optional.empty();
         if (!plan.probe().isEmpty()) {
-            CentralCall.Done done = sender.send(probeBatch.batchId(), plan.probe(), CentralCall.Failures.IGNORED);
-            probeBatch = done.request();
-            RequestOutcome o = done.outcome();
+            // sent apart: if central hangs on it, the main request goes after PROBE_GRACE and the steps go on
+            String probeId = probeBatch.batchId();
+            List<ClaimedEvent> probe = plan.probe();
+            probes.send(probe, () -> sender.send(probeId, probe, CentralCall.Failures.IGNORED));
+            probeDone = probes.awaitDone(PROBE_GRACE).map(ProbeSlot.Done::done);
+        }
+        boolean probeAnswered = false;
+        if (probeDone.isPresent()) {
+            probeBatch = probeDone.get().request();
+            RequestOutcome o = probeDone.get().outcome();
             if (o instanceof RequestOutcome.Failed f && f.mayBeOneEvent()) {
                 probeFailed = f; // kept in flight until the comparison says whose failure it was
             } else if (!settled(probeBatch, plan.probe(), o, false, CentralCall.Failures.IGNORED, verdict)) {
                 settler.releaseUnsent(SentRequest.unmeasured(claimId), plan.comparison(), "not sent: " + verdict.stopped);
+                earlier.forEach(c -> resolve(c, false, true));
                 conclude(verdict);
                 return plan.probe().size();
+            } else {
+                probeAnswered = o instanceof RequestOutcome.Answered a && a.answersEvents();
             }
         }
         boolean proof = false;
@@ -89,7 +174,9 @@ final class Exchange {
                 if (plan.comparisonIsMain()) {
                     suspicions.failedTogether(plan.comparison(), clock.instant());
                     failureRate.failed();
-                } else if (probeFailed != null) {
+                } else {
+                    // the group's other half failed on its own (the probe failed too, or is still under way): a group
+                    // of its own, looked into apart, so that a poison in each half cannot hide the other
                     suspicions.bothHalvesFailed(plan.probe(), plan.comparison(), clock.instant());
                 }
                 verdict.failed(f, plan.comparisonIsMain());
@@ -108,8 +195,40 @@ final class Exchange {
                 }
             }
         }
+        for (Carried c : earlier) {
+            Verdict own = resolve(c, proof || probeAnswered, true);
+            if (!verdict.answered && own.failure != null && verdict.failure == null) {
+                verdict.failed(own.failure, false);
+            }
+        }
         conclude(verdict);
         return plan.probe().size() + (comparisonSent ? plan.comparison().size() : 0);
+    }
+
+    /**
+     * Settles a probe failure carried from an earlier step: proven when a request sent after it failed, holding none of
+     * its events, got a final receipt. @return what it says of central (a failure when unproven, unless a proven
+     * suspect went with no other request); concluded here when {@code anySent} is false (no step verdict takes it)
+     *
+     * @param proof a request sent after the failure answered events
+     * @param anySent a request was sent after the failure
+     */
+    private Verdict resolve(Carried c, boolean proof, boolean anySent) {
+        List<ClaimedEvent> events = c.probe().events();
+        SentRequest request = c.probe().done().request();
+        Verdict own = new Verdict();
+        if (proof) {
+            settler.settle(request, suspicions.proven(events, c.failure(), clock.instant()));
+            return own;
+        }
+        settler.settle(request, suspicions.unproven(events, c.failure(), clock.instant()));
+        if (anySent || !Suspicions.provenSuspect(events)) {
+            own.failed(c.failure(), false);
+        }
+        if (!anySent) {
+            conclude(own);
+        }
+        return own;
     }
 
     /**

@@ -91,12 +91,21 @@ final class ForwardStep {
     }
 
     private StepResult once() {
+        try {
+            return steps();
+        } finally {
+            exchange.releaseUnprovenCarried(); // a probe failure no main request proved in time: released, uncounted
+        }
+    }
+
+    private StepResult steps() {
         if (!settler.settleKept()) {
             policy.enter(ForwarderState.OUTBOX_UNWRITABLE);
             return new StepResult.Held(ForwarderState.OUTBOX_UNWRITABLE, ForwarderWaits.OUTBOX_UNWRITABLE_RETRY);
         }
         finalReceipts.republishIfDue(clock.instant());
         expiryReports.sweepIfDue();
+        exchange.collectProbe();
         Optional<StepResult> held = policy.holdBack();
         if (held.isPresent()) {
             claimedAhead.releaseAll(outbox, "not sent: the forwarder is " + policy.state().statusName());
@@ -129,7 +138,7 @@ final class ForwardStep {
             int sent;
             try {
                 Suspicions.Plan plan = suspicions.plan(events, clock.instant(),
-                        guards.breaker.getState() == CircuitBreaker.State.CLOSED);
+                        guards.breaker.getState() == CircuitBreaker.State.CLOSED, exchange.probeSlotFree());
                 settler.releaseUnsent(SentRequest.unmeasured(claimId), plan.held(), plan.waitingForCompany()
                         ? "held back: a suspected event waits for other events to be compared with "
                                 + "(docs/forwarding.md, Blame)"

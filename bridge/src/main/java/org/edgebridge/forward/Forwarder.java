@@ -8,13 +8,16 @@ import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Optional;
 import java.util.function.LongSupplier;
 import org.edgebridge.forward.auth.ClientCertificateFiles;
 import org.edgebridge.forward.auth.OAuth2Tokens;
 import org.edgebridge.lifecycle.Component;
 import org.edgebridge.lifecycle.Once;
+import org.edgebridge.outbox.ClaimedEvent;
 import org.edgebridge.outbox.ForwarderOutbox;
+import org.edgebridge.outbox.SentRequest;
 import org.edgebridge.receipt.ReceiptSender;
 import org.edgebridge.worker.Workers;
 import org.jspecify.annotations.Nullable;
@@ -61,6 +64,9 @@ public final class Forwarder implements Component, ForwarderControl, AutoCloseab
     private final IngestClient client;
     private final Optional<ClientCertificateFiles> certificates;
     private final CentralAuthorization authorization;
+    private final ProbeThread probeThread;
+    private final Exchange exchange;
+    private final ProbeSlot probes;
 
     /** @param storedUpTo the highest outbox row whose {@code stored} receipt has been handed out */
     /**
@@ -83,6 +89,13 @@ public final class Forwarder implements Component, ForwarderControl, AutoCloseab
     Forwarder(ForwarderSettings settings, ForwarderOutbox outbox, ReceiptSender receipts, LongSupplier storedUpTo,
             Clock clock, Workers threads, MeterRegistry meters, ForwarderLoop.@Nullable Sleeper rateLimitWait,
                     @Nullable IngestPort central) {
+        this(settings, outbox, receipts, storedUpTo, clock, threads, meters, rateLimitWait, central, null);
+    }
+
+    /** For the blame simulation: {@code probeSlot} sends the probes apart on the simulation's clock (null: a thread). */
+    Forwarder(ForwarderSettings settings, ForwarderOutbox outbox, ReceiptSender receipts, LongSupplier storedUpTo,
+            Clock clock, Workers threads, MeterRegistry meters, ForwarderLoop.@Nullable Sleeper rateLimitWait,
+                    @Nullable IngestPort central, @Nullable ProbeSlot probeSlot) {
         this.settings = settings;
         this.outbox = outbox;
         this.loop = new ForwarderLoop(settings.batching().linger());
@@ -109,8 +122,11 @@ public final class Forwarder implements Component, ForwarderControl, AutoCloseab
         this.claimedAhead = new ClaimedAhead(settings, storedUpTo, guards);
         ForwarderLoop.Sleeper waits = rateLimitWait != null ? rateLimitWait : loop::sleep;
         this.sender = new BatchSender(call, waits, clock);
-        Exchange exchange = new Exchange(sender, settler, suspicions, policy, call, failureRate, claimedAhead, clock,
-                settings.breaker().openFor());
+        this.probeThread = new ProbeThread(threads, loop::wake);
+        this.exchange = new Exchange(sender, settler, suspicions, policy, call, failureRate, claimedAhead, clock,
+                settings.breaker().openFor(), probeSlot != null ? probeSlot : probeThread,
+                settings.retries().backoff().max());
+        this.probes = probeSlot != null ? probeSlot : probeThread;
         this.expiryReports = new ExpiryReports(outbox.expiries(), finalReceipts, call, policy, waits, clock,
                 settings.batching().maxBytes().intBytes(), failureRate::failuresToPark, classifier::backoff);
         this.step = new ForwardStep(settings, outbox, storedUpTo, clock, policy, guards, settler, finalReceipts,
@@ -143,6 +159,7 @@ public final class Forwarder implements Component, ForwarderControl, AutoCloseab
     @Override
     public void start() {
         if (once.start()) {
+            probeThread.start();
             loop.start();
         }
     }
@@ -218,7 +235,13 @@ public final class Forwarder implements Component, ForwarderControl, AutoCloseab
         if (!once.close()) {
             return;
         }
+        long deadline = System.nanoTime() + budget.toNanos();
         loop.close(budget);
+        List<ClaimedEvent> probe = probes.close(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
+        if (!probe.isEmpty()) { // it may have reached central: maybe sent, never expired here as unsent
+            settler.release(SentRequest.unmeasured(BatchIds.next()), probe, "released: the bridge stopped during a probe");
+        }
+        exchange.releaseCarried();
         claimedAhead.releaseAll(outbox, "not sent: the bridge stopped");
         if (!settler.settleKept()) {
             LOG.warn("stopping with central's answers for {} events not committed (the outbox is not writable): their "

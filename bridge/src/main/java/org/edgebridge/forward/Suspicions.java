@@ -88,8 +88,9 @@ final class Suspicions {
      * Splits a claim (each device's events in sequence order, starting at its lowest open event).
      *
      * @param mayProbe false while the circuit breaker is half-open and a main request can carry its one probe
+     * @param probeSlotFree false while a probe sent apart is under way: then no group is probed (its events wait)
      */
-    synchronized Plan plan(List<ClaimedEvent> claim, Instant now, boolean mayProbe) {
+    synchronized Plan plan(List<ClaimedEvent> claim, Instant now, boolean mayProbe, boolean probeSlotFree) {
         Map<String, List<ClaimedEvent>> runs = new LinkedHashMap<>();
         for (ClaimedEvent e : claim) {
             if (e.centralFailures() > 0 && !groupOf.containsKey(e.id())) {
@@ -115,7 +116,7 @@ final class Suspicions {
         List<ClaimedEvent> probe = new ArrayList<>();
         List<ClaimedEvent> otherHalf = new ArrayList<>();
         boolean waiting = false;
-        for (Group g : (mayProbe || main.isEmpty()) ? candidates : List.<Group>of()) {
+        for (Group g : probeSlotFree && (mayProbe || main.isEmpty()) ? candidates : List.<Group>of()) {
             List<List<ClaimedEvent>> sendable = sendable(g, runs.values());
             int total = sendable.stream().mapToInt(List::size).sum();
             int want = Math.max(1, total / 2);
@@ -189,10 +190,17 @@ final class Suspicions {
         Set<Long> keep = new HashSet<>();
         probe.forEach(e -> keep.add(e.id()));
         if (g != null) {
+            // the rest of the group was never answered: a group of its own, probed apart before it joins the main
+            // request again (it may hold another poison, and a main request that hangs holds every device)
+            List<Long> rest = new ArrayList<>();
             for (Long id : List.copyOf(g.ids)) {
                 if (!keep.contains(id)) {
                     forgetLocked(id);
+                    rest.add(id);
                 }
+            }
+            if (!rest.isEmpty()) {
+                addIds(rest, now);
             }
             g.lastProbedAt = now;
             g.waitingSince = now;
@@ -259,10 +267,14 @@ final class Suspicions {
     }
 
     private void add(List<ClaimedEvent> events, Instant now) {
+        addIds(events.stream().map(ClaimedEvent::id).toList(), now);
+    }
+
+    private void addIds(List<Long> ids, Instant now) {
         Group g = new Group(now);
-        events.forEach(e -> {
-            g.ids.add(e.id());
-            groupOf.put(e.id(), g);
+        ids.forEach(id -> {
+            g.ids.add(id);
+            groupOf.put(id, g);
         });
         groups.addLast(g);
         while (groupOf.size() > MAX_TRACKED && groups.size() > 1) {

@@ -49,6 +49,20 @@ final class BlameRun {
     /** Of all cases run, the longest step (ms). */
     static final AtomicLong LONGEST_STEP = new AtomicLong();
 
+    /**
+     * I2, the site keeps flowing: of the commands that arrive once central is healthy (only poisons fail then) and the
+     * request backoff of the outage before has surely ended ({@link #BACKOFF_ENDED}), on devices with no poison, half
+     * are final within this long of their arrival, however many poisons hang.
+     */
+    static final Duration INNOCENT_MEDIAN_BOUND = Duration.ofSeconds(5);
+    /** After central turned healthy: twice forwarder.backoffMax, by when no request backoff of the outage is left. */
+    static final Duration BACKOFF_ENDED = Duration.ofMinutes(2);
+    /** -Dblame.probeInline=true sends the probe before the main request on the step's thread (as before 2026-12-06). */
+    private static final boolean PROBE_INLINE = Boolean.getBoolean("blame.probeInline");
+    /** Of all cases run, the highest median and the longest wait of the innocent commands of I2 (ms), for the docs. */
+    static final AtomicLong HIGHEST_INNOCENT_MEDIAN = new AtomicLong();
+    static final AtomicLong LONGEST_INNOCENT_WAIT = new AtomicLong();
+
     /** The longest the simulation lets an idle forwarder wait before its next step. */
     private static final Duration IDLE_STEP = Duration.ofSeconds(5);
 
@@ -56,6 +70,9 @@ final class BlameRun {
     private final Path dir;
     private final TestClock clock = new TestClock(BlameScenario.START);
     private final Map<String, List<String>> finals = new HashMap<>();
+    /** When each command's first final receipt was handed to the broker. */
+    private final Map<String, Instant> finalAt = new HashMap<>();
+    private SimulatedProbeSlot probeSlot;
     private final List<String> found = new ArrayList<>();
     private final Map<String, Instant> parkedAt = new HashMap<>();
     /** Each poison's device. */
@@ -124,6 +141,7 @@ final class BlameRun {
                 }
                 Duration wait = r.waitFor().compareTo(ForwarderLoop.LONGEST_WAIT) > 0 ? ForwarderLoop.LONGEST_WAIT
                         : r.waitFor();
+                Optional<Instant> probeDone = probeSlot.doneAt();
                 if (r.endsOnWake()) {
                     // idle: the loop would poll every 0.5 s and wake at a new command; the simulation steps at the next
                     // arrival or after IDLE_STEP (a pending event's own wait may then end up to that much later)
@@ -132,6 +150,10 @@ final class BlameRun {
                         Duration untilArrival = Duration.between(clock.instant(), arrivals.get(next).at());
                         wait = untilArrival.compareTo(wait) < 0 ? untilArrival : wait;
                     }
+                }
+                if (probeDone.isPresent() && probeDone.get().isAfter(clock.instant())) { // the loop is woken then
+                    Duration untilProbe = Duration.between(clock.instant(), probeDone.get());
+                    wait = untilProbe.compareTo(wait) < 0 ? untilProbe : wait;
                 }
                 clock.advance(wait.isNegative() || wait.isZero() ? Duration.ofMillis(1) : wait);
                 if (restart >= scenario.restarts().size() && settled()) {
@@ -183,13 +205,15 @@ final class BlameRun {
         ReceiptSender receipts = new ReceiptSender((clientId, json) -> {
             JsonNode r = read(json);
             if (r.path("final").asBoolean()) {
+                finalAt.putIfAbsent(r.path("commandId").asText(), clock.instant());
                 finals.computeIfAbsent(r.path("commandId").asText(), k -> new ArrayList<>())
                         .add(r.path("status").asText() + "/" + r.path("code").asText(""));
             }
             return true;
         }, new ReceiptFigures(new SimpleMeterRegistry(), clock));
+        probeSlot = new SimulatedProbeSlot(clock, central, !PROBE_INLINE);
         return new Forwarder(config.forwarder(), outbox, receipts, () -> Long.MAX_VALUE, clock, new Workers(() -> {}),
-                new SimpleMeterRegistry(), clock::advance, central);
+                new SimpleMeterRegistry(), clock::advance, central, probeSlot);
     }
 
     /** kill -9: the forwarder and the outbox are dropped as they are; SIGTERM: closed. Then started again. */
@@ -286,6 +310,7 @@ final class BlameRun {
             }
         }
         found.addAll(central.orderViolations.stream().map(v -> "I4: order: " + v).toList());
+        checkInnocentsFlow();
         ForwarderStatus status = forwarder.status();
         if (status.consecutiveFailures() >= 3 || status.circuitBreaker().equals("open")) {
             found.add("status: central healthy for " + BlameScenario.TAIL.toMinutes()
@@ -293,6 +318,32 @@ final class BlameRun {
                     + status.consecutiveFailures() + " failed requests in a row, breaker " + status.circuitBreaker()
                     + ", "
                     + status.lastError().orElse("") + ")");
+        }
+    }
+
+    /** I2: the commands of devices with no poison that arrive once central is healthy are not held by the poisons. */
+    private void checkInnocentsFlow() {
+        Set<String> poisoned = new HashSet<>(poisonDevices.values());
+        List<Long> waits = new ArrayList<>();
+        for (BlameScenario.Arrival a : scenario.arrivals().subList(0, delivered)) {
+            Instant done = finalAt.get(a.commandId());
+            if (!a.at().isBefore(scenario.healthyFrom().plus(BACKOFF_ENDED)) && !poisoned.contains(a.device())
+                    && done != null) {
+                waits.add(Duration.between(a.at(), done).toMillis());
+            }
+        }
+        if (waits.isEmpty()) {
+            return;
+        }
+        waits.sort(null);
+        long median = waits.get(waits.size() / 2);
+        long longest = waits.get(waits.size() - 1);
+        HIGHEST_INNOCENT_MEDIAN.accumulateAndGet(median, Math::max);
+        LONGEST_INNOCENT_WAIT.accumulateAndGet(longest, Math::max);
+        if (median > INNOCENT_MEDIAN_BOUND.toMillis()) {
+            found.add("I2: the poisons held the site: of " + waits.size() + " commands of other devices sent while "
+                    + "central was healthy (from 2 min on), half waited over " + median + " ms for their final receipt (bound "
+                    + INNOCENT_MEDIAN_BOUND.toMillis() + " ms; longest " + longest + " ms)");
         }
     }
 

@@ -52,8 +52,10 @@ class BlameSimulationTest {
             forwarding.setLevel(level);
         }
         System.out.printf("blame simulation: %d cases in %.1f s, %d failed; longest step %d ms, longest from central "
-                + "healthy to a poison parked %d s%n", count, (System.nanoTime() - started) / 1e9, failures.size(),
-                BlameRun.LONGEST_STEP.get(), BlameRun.LONGEST_PARK.get() / 1000);
+                + "healthy to a poison parked %d s; innocent commands once central was healthy: highest median wait "
+                + "%d ms, longest wait %d s%n", count, (System.nanoTime() - started) / 1e9, failures.size(),
+                BlameRun.LONGEST_STEP.get(), BlameRun.LONGEST_PARK.get() / 1000, BlameRun.HIGHEST_INNOCENT_MEDIAN.get(),
+                BlameRun.LONGEST_INNOCENT_WAIT.get() / 1000);
         assertThat(failures).as("cases that break an invariant (rerun one with -Dblame.seed=SEED -Dblame.scenarios=1)")
                 .isEmpty();
     }

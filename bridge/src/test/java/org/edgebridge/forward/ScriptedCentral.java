@@ -46,6 +46,22 @@ final class ScriptedCentral implements IngestPort {
     /** Requests central failed while it answers others (a poison's), and all requests with a poison. */
     Instant lastAnsweredAt = Instant.EPOCH;
 
+    /** While a probe is sent apart: what it took, instead of moving the clock. */
+    private boolean apart;
+    private Duration took = Duration.ZERO;
+
+    /** Runs {@code send} (a probe sent apart) without moving the clock. @return how long central took */
+    Duration apart(Runnable send) {
+        apart = true;
+        took = Duration.ZERO;
+        try {
+            send.run();
+            return took;
+        } finally {
+            apart = false;
+        }
+    }
+
     ScriptedCentral(BlameScenario scenario, TestClock clock, Duration timeout) {
         this.scenario = scenario;
         this.clock = clock;
@@ -86,7 +102,11 @@ final class ScriptedCentral implements IngestPort {
     private IngestReply fail(Failure failure, List<JsonNode> events) {
         switch (failure) {
             case TIMEOUT:
-                clock.advance(timeout);
+                if (apart) {
+                    took = timeout;
+                } else {
+                    clock.advance(timeout);
+                }
                 if (random.nextBoolean()) {
                     events.forEach(this::apply); // central applied them; the reply was lost
                 }

@@ -7,7 +7,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import org.edgebridge.device.DeviceSimulator;
 import org.edgebridge.outbox.CommandState;
@@ -80,6 +82,79 @@ class BlameCasesIT {
                     + "poisons parked after %d ms%n", othersDone.toMillis(), Duration.between(start, Instant.now()).toMillis());
             assertThat(site.bridge.outbox().find("dev-p1", "P-1").orElseThrow().code()).isEqualTo("ingest_server_error");
             assertThat(site.status().path("forwarder").path("state").asText()).isNotEqualTo("paused_by_central");
+        }
+    }
+
+    /**
+     * Found from outside (2026-12-06): central hangs (no answer until {@code ingest.timeout}, 30 s) on any request that
+     * holds H-1 or H-2, while 8 other devices send one command a second. A probe used to go before the main request on
+     * the forwarder's one thread, so each hang held every other device: their commands' publish-to-final median was 82 s.
+     * A probe now goes apart ({@code ProbeSlot}); the main request waits for it at most a second.
+     */
+    @Test
+    void two_poisons_central_hangs_on_never_hold_the_other_devices_for_its_timeout() throws Exception {
+        try (HostileSite site = new HostileSite(dir)) {
+            Set<String> poisons = Set.of("H-1", "H-2");
+            HostileCentral.Reply normal = HostileCentral.applying();
+            HostileCentral.Reply hang = HostileCentral.silent();
+            site.central.otherwise((request, wire) -> (request.events().stream().anyMatch(e -> poisons.contains(e.eventId()))
+                    ? hang : normal).answer(request, wire));
+            site.device("dev-h1").publish("t", DeviceSimulator.command("H-1", ""));
+            site.device("dev-h2").publish("t", DeviceSimulator.command("H-2", ""));
+            List<DeviceSimulator> others = new ArrayList<>();
+            for (int d = 1; d <= 8; d++) {
+                others.add(site.device("dev-" + d));
+            }
+            Map<String, Instant> sentAt = new HashMap<>();
+            Map<String, Instant> finalAt = new HashMap<>();
+            Instant start = Instant.now();
+            for (int second = 1; second <= 60; second++) {
+                for (int d = 0; d < others.size(); d++) {
+                    String id = "D" + (d + 1) + "-" + second;
+                    others.get(d).publish("t", DeviceSimulator.command(id, ""));
+                    sentAt.put(id, Instant.now());
+                }
+                Instant next = start.plusSeconds(second);
+                await().atMost(Duration.ofSeconds(2)).pollInterval(Duration.ofMillis(50)).until(() -> {
+                    noteFinals(others, sentAt, finalAt);
+                    return !Instant.now().isBefore(next); // the devices' pace: one command a second each
+                });
+            }
+            try {
+                await().atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofMillis(100)).until(() -> {
+                    noteFinals(others, sentAt, finalAt);
+                    return finalAt.size() == sentAt.size();
+                });
+            } finally {
+                if (Boolean.getBoolean("blame.dump")) {
+                    site.central.requests().forEach(r -> System.out.println("DUMP " + r.at() + " " + r.number() + " "
+                            + r.events().stream().map(e -> e.eventId()).toList()));
+                }
+            }
+            List<Long> waits = sentAt.keySet().stream().map(id -> Duration.between(sentAt.get(id), finalAt.get(id)).toMillis())
+                    .sorted().toList();
+            long median = waits.get(waits.size() / 2);
+            System.out.printf("FIGURES blame, two poisons central hangs on: the other devices' %d commands publish->final "
+                    + "median %d ms, p99 %d ms, longest %d ms%n", waits.size(), median,
+                    waits.get(waits.size() * 99 / 100), waits.get(waits.size() - 1));
+            assertThat(median).as("I2: a poison central hangs on never holds the other devices for ingest.timeout (30 s)")
+                    .isLessThan(Duration.ofSeconds(30).toMillis());
+            for (DeviceSimulator device : others) {
+                assertThat(device.receipts().stream().filter(r -> r.path("final").asBoolean())
+                        .allMatch(r -> r.path("status").asText().equals("accepted"))).isTrue();
+            }
+        }
+    }
+
+    private static void noteFinals(List<DeviceSimulator> devices, Map<String, Instant> sentAt, Map<String, Instant> finalAt) {
+        Instant now = Instant.now();
+        for (DeviceSimulator device : devices) {
+            for (com.fasterxml.jackson.databind.JsonNode r : device.receipts()) {
+                String id = r.path("commandId").asText();
+                if (r.path("final").asBoolean() && sentAt.containsKey(id)) {
+                    finalAt.putIfAbsent(id, now);
+                }
+            }
         }
     }
 
