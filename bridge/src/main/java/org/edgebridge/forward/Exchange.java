@@ -123,6 +123,19 @@ final class Exchange {
         }
     }
 
+    /**
+     * Whether a probe of several events is out (under way, or failed and waiting for its proof): a group is being
+     * narrowed, and a suspect alone waits rather than take the slot the group's next probe needs.
+     */
+    boolean groupProbeOut() {
+        if (probes.eventsOut() > 1) {
+            return true;
+        }
+        synchronized (carried) {
+            return carried.stream().anyMatch(c -> c.probe().events().size() > 1);
+        }
+    }
+
     /** Whether a probe may be sent in this step (none is under way or waiting to be taken). */
     boolean probeSlotFree() {
         return !probes.busy();
@@ -158,7 +171,6 @@ final class Exchange {
                 probeAnswered = o instanceof RequestOutcome.Answered a && a.answersEvents();
             }
         }
-        boolean proof = false;
         boolean comparisonSent = false;
         if (!plan.comparison().isEmpty()) {
             CentralCall.Failures failures = plan.comparisonIsMain() ? CentralCall.Failures.RECORDED : CentralCall.Failures.IGNORED;
@@ -166,9 +178,10 @@ final class Exchange {
             SentRequest batchId = done.request();
             RequestOutcome o = done.outcome();
             comparisonSent = true;
-            if (o instanceof RequestOutcome.Answered a) {
-                proof = a.answersEvents();
-            }
+            boolean proof = o instanceof RequestOutcome.Answered a && a.answersEvents();
+            // the probes' failures first: their events are pending again before the main request's settle claims the
+            // next batch, so that a narrowed group's next probe can go in the very next step
+            probeFailures(plan, probeBatch, probeFailed, earlier, proof, probeAnswered, true, verdict);
             if (o instanceof RequestOutcome.Failed f && f.mayBeOneEvent()) {
                 settler.release(batchId, plan.comparison(), f.reason());
                 if (plan.comparisonIsMain()) {
@@ -183,7 +196,19 @@ final class Exchange {
             } else {
                 settled(batchId, plan.comparison(), o, plan.comparisonIsMain(), failures, verdict);
             }
+        } else {
+            probeFailures(plan, probeBatch, probeFailed, earlier, false, probeAnswered, false, verdict);
         }
+        conclude(verdict);
+        return plan.probe().size() + (comparisonSent ? plan.comparison().size() : 0);
+    }
+
+    /**
+     * Settles this step's probe failure and those carried from earlier steps, proven or not by {@code proof} (the
+     * comparison, sent after them, answered events; the carried ones are also proven by this step's probe answered).
+     */
+    private void probeFailures(Suspicions.Plan plan, SentRequest probeBatch, RequestOutcome.@Nullable Failed probeFailed,
+            List<Carried> earlier, boolean proof, boolean probeAnswered, boolean comparisonSent, Verdict verdict) {
         if (probeFailed != null) {
             if (proof) {
                 settler.settle(probeBatch, suspicions.proven(plan.probe(), probeFailed, clock.instant()));
@@ -201,8 +226,6 @@ final class Exchange {
                 verdict.failed(own.failure, false);
             }
         }
-        conclude(verdict);
-        return plan.probe().size() + (comparisonSent ? plan.comparison().size() : 0);
     }
 
     /**

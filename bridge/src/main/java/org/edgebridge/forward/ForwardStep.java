@@ -138,7 +138,8 @@ final class ForwardStep {
             int sent;
             try {
                 Suspicions.Plan plan = suspicions.plan(events, clock.instant(),
-                        guards.breaker.getState() == CircuitBreaker.State.CLOSED, exchange.probeSlotFree());
+                        guards.breaker.getState() == CircuitBreaker.State.CLOSED, exchange.probeSlotFree(),
+                        exchange.groupProbeOut());
                 settler.releaseUnsent(SentRequest.unmeasured(claimId), plan.held(), plan.waitingForCompany()
                         ? "held back: a suspected event waits for other events to be compared with "
                                 + "(docs/forwarding.md, Blame)"

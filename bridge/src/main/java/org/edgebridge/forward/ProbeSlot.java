@@ -18,6 +18,9 @@ interface ProbeSlot {
     /** Whether a probe is under way or done and not yet taken: no other probe may go then. */
     boolean busy();
 
+    /** The events of the probe under way or done and not yet taken (0: none). */
+    int eventsOut();
+
     /** Sends a probe ({@code request} sends it and returns its outcome); the slot must not be busy. */
     void send(List<ClaimedEvent> events, Supplier<CentralCall.Done> request);
 

@@ -41,6 +41,11 @@ final class ProbeThread implements ProbeSlot {
     }
 
     @Override
+    public synchronized int eventsOut() {
+        return events == null ? 0 : events.size();
+    }
+
+    @Override
     public void send(List<ClaimedEvent> probe, Supplier<CentralCall.Done> send) {
         synchronized (this) {
             if (events != null) {

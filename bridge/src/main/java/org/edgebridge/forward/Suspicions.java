@@ -89,8 +89,10 @@ final class Suspicions {
      *
      * @param mayProbe false while the circuit breaker is half-open and a main request can carry its one probe
      * @param probeSlotFree false while a probe sent apart is under way: then no group is probed (its events wait)
+     * @param groupProbeOut a probe of several events is out: a suspect alone is not probed now (its group needs the slot)
      */
-    synchronized Plan plan(List<ClaimedEvent> claim, Instant now, boolean mayProbe, boolean probeSlotFree) {
+    synchronized Plan plan(List<ClaimedEvent> claim, Instant now, boolean mayProbe, boolean probeSlotFree,
+            boolean groupProbeOut) {
         Map<String, List<ClaimedEvent>> runs = new LinkedHashMap<>();
         for (ClaimedEvent e : claim) {
             if (e.centralFailures() > 0 && !groupOf.containsKey(e.id())) {
@@ -112,14 +114,22 @@ final class Suspicions {
                 candidates.add(g);
             }
         }
-        candidates.sort(java.util.Comparator.comparing((Group g) -> g.lastProbedAt)); // stable: claim order on ties
+        // groups first, then suspects: a group holds other devices' commands that may well be innocent, a suspect only
+        // its own device; then the one probed longest ago (stable: claim order on ties)
+        candidates.sort(java.util.Comparator.comparing((Group g) -> g.ids.size() == 1)
+                .thenComparing((Group g) -> g.lastProbedAt));
         List<ClaimedEvent> probe = new ArrayList<>();
         List<ClaimedEvent> otherHalf = new ArrayList<>();
         boolean waiting = false;
         for (Group g : probeSlotFree && (mayProbe || main.isEmpty()) ? candidates : List.<Group>of()) {
+            if (groupProbeOut && g.ids.size() == 1) {
+                continue;
+            }
             List<List<ClaimedEvent>> sendable = sendable(g, runs.values());
             int total = sendable.stream().mapToInt(List::size).sum();
-            int want = Math.max(1, total / 2);
+            // several devices: one device's events at a time (a hang costs ingest.timeout per probe that holds the
+            // poison, and the devices answered in between are cleared at once); one device: half of its events
+            int want = sendable.size() > 1 ? sendable.get(0).size() : Math.max(1, total / 2);
             if (g.limit > 0) {
                 want = Math.min(want, g.limit);
             }

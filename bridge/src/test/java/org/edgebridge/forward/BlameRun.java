@@ -73,6 +73,12 @@ final class BlameRun {
     /** When each command's first final receipt was handed to the broker. */
     private final Map<String, Instant> finalAt = new HashMap<>();
     private SimulatedProbeSlot probeSlot;
+    private String innocentFigures = "no commands of devices with no poison once central was healthy";
+
+    /** The innocents' waits of I2, once {@link #run} has checked. */
+    String innocentFigures() {
+        return innocentFigures;
+    }
     private final List<String> found = new ArrayList<>();
     private final Map<String, Instant> parkedAt = new HashMap<>();
     /** Each poison's device. */
@@ -338,6 +344,9 @@ final class BlameRun {
         waits.sort(null);
         long median = waits.get(waits.size() / 2);
         long longest = waits.get(waits.size() - 1);
+        innocentFigures = String.format("%d commands of devices with no poison once central was healthy (from 2 min on): "
+                + "publish->final median %d ms, p99 %d ms, longest %d ms", waits.size(), median,
+                waits.get(waits.size() * 99 / 100), longest);
         HIGHEST_INNOCENT_MEDIAN.accumulateAndGet(median, Math::max);
         LONGEST_INNOCENT_WAIT.accumulateAndGet(longest, Math::max);
         if (median > INNOCENT_MEDIAN_BOUND.toMillis()) {

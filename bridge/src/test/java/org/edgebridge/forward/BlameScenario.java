@@ -122,6 +122,33 @@ record BlameScenario(long seed, List<Arrival> arrivals, List<Segment> central, M
                 healthyFrom, end);
     }
 
+    /**
+     * A fixed case: {@code devices} devices send one command a second each for {@code sending}; the poisons (command
+     * ids H-1, H-2, ... on devices dev-h1, dev-h2, ...) go first; then a neighbour sends every 5 s. Central is healthy
+     * throughout but for the poisons.
+     */
+    static BlameScenario steady(long seed, int devices, Duration sending, List<Failure> poisonFailures) {
+        List<Arrival> arrivals = new ArrayList<>();
+        Map<String, Failure> poisons = new LinkedHashMap<>();
+        for (int p = 0; p < poisonFailures.size(); p++) {
+            String id = "H-" + (p + 1);
+            arrivals.add(new Arrival(START.plusMillis(100L * p), "dev-h" + (p + 1), id, Optional.empty()));
+            poisons.put(id, poisonFailures.get(p));
+        }
+        for (long t = 1_000; t <= sending.toMillis(); t += 1_000) {
+            for (int d = 1; d <= devices; d++) {
+                arrivals.add(new Arrival(START.plusMillis(t + d * 10L), "dev-" + d, "D" + d + "-" + t / 1_000, Optional.empty()));
+            }
+        }
+        Instant healthyFrom = START.plusSeconds(1);
+        Instant end = START.plus(sending).plus(TAIL);
+        for (long t = sending.toMillis() + 5_000; START.plusMillis(t).isBefore(end.minusSeconds(60)); t += 5_000) {
+            arrivals.add(new Arrival(START.plusMillis(t), "neighbour", "neighbour-" + t / 1_000, Optional.empty()));
+        }
+        arrivals.sort(Comparator.comparing(Arrival::at));
+        return new BlameScenario(seed, List.copyOf(arrivals), List.of(), Map.copyOf(poisons), List.of(), healthyFrom, end);
+    }
+
     /** How long central is healthy at the end of every case: long enough for every poison to be parked. */
     static final Duration TAIL = Duration.ofMinutes(45);
 }

@@ -68,6 +68,31 @@ class BlameSimulationTest {
         }
     }
 
+    /**
+     * Found from outside (2026-12-06, shipped defaults): two poisons central hangs on (no answer until ingest.timeout),
+     * 8 devices sending one command a second. A probe went before the main request on the forwarder's one thread, so
+     * every hang held every device: their commands' publish-to-final median was 82 s.
+     */
+    @Test
+    void two_poisons_central_hangs_on_do_not_hold_eight_steady_devices() {
+        assertFixedCase(BlameScenario.steady(-1, 8, java.time.Duration.ofMinutes(10),
+                List.of(BlameScenario.Failure.TIMEOUT, BlameScenario.Failure.TIMEOUT)));
+    }
+
+    /** The same, the devices sending for a minute only and then a neighbour every 5 s: groups with no main traffic. */
+    @Test
+    void two_poisons_central_hangs_on_in_a_burst_then_a_quiet_site() {
+        assertFixedCase(BlameScenario.steady(-2, 8, java.time.Duration.ofMinutes(1),
+                List.of(BlameScenario.Failure.TIMEOUT, BlameScenario.Failure.TIMEOUT)));
+    }
+
+    private void assertFixedCase(BlameScenario scenario) {
+        BlameRun run = new BlameRun(scenario, BlameRun.newDir(fastDisk(), scenario.seed()));
+        List<String> found = run.run();
+        System.out.println("blame fixed case " + scenario.seed() + ": " + run.innocentFigures());
+        assertThat(found).as(scenario.describe()).isEmpty();
+    }
+
     /** The cases' outboxes on a tmpfs where there is one: the simulation checks blame, not the disk's fsync. */
     private Path fastDiskCache;
 

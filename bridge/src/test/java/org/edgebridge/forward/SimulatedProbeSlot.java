@@ -36,6 +36,11 @@ final class SimulatedProbeSlot implements ProbeSlot {
     }
 
     @Override
+    public int eventsOut() {
+        return events == null ? 0 : events.size();
+    }
+
+    @Override
     public void send(List<ClaimedEvent> probe, Supplier<CentralCall.Done> request) {
         events = List.copyOf(probe);
         Instant sentAt = clock.instant();
