@@ -38,7 +38,8 @@ import org.slf4j.LoggerFactory;
  *       (publishes the finals).
  * </ul>
  *
- * <p>Threads: {@code forwarder.maxConcurrentRequests} threads ("forwarder", or "forwarder-N"), owned by the loop.
+ * <p>Threads: {@code forwarder.maxConcurrentRequests} threads ("forwarder", or "forwarder-N"), owned by the loop;
+ * "forwarder-probe" ({@link ProbeThread}), which sends the probes apart, started and stopped with the loop.
  * {@link #wake()}, {@link #pause()}, {@link #resume()} and {@link #status()} may be called from any thread.
  *
  * <p>Guards (Resilience4j): a rate limiter for requests per second and one for events per second (a batch of n takes
