@@ -14,8 +14,9 @@ import org.jspecify.annotations.Nullable;
  * The requests of one step (docs/forwarding.md, "Blame"): the probe, then the comparison, each settled by its outcome;
  * the probe's failure proven or not by the comparison ({@link Suspicions}); and what the step says of central to the
  * policy (answered if any request was, else failed) and to the circuit breaker (the main request's outcome, and no
- * connection at all; a probe's failure never). At most two requests, so a step holds the
- * forwarder for at most two {@code ingest.timeout}. Runs on the step's thread.
+ * connection at all; a probe's failure never). The probe goes apart ({@link ProbeSlot}) and the step waits for it
+ * at most {@link #PROBE_GRACE}: a step holds the forwarder at most {@code ingest.timeout} plus that. A probe done
+ * later is taken by a later step ({@link #collectProbe}). Runs on the step's thread.
  */
 final class Exchange {
     private final BatchSender sender;

@@ -25,11 +25,12 @@ import org.edgebridge.outbox.Settlement;
  * believable receipt). A group of one is a <em>suspect</em>; so is every event with a proven failure
  * ({@code central_failures} &gt; 0, which survives a restart). Suspected events never go in the main request.
  *
- * <p>A step sends at most two requests: the <em>probe</em> (the first half of a group's events, or a suspect alone),
- * then the <em>comparison</em> (the main request of unsuspected events, or else the group's other half). Answers clear
- * events of suspicion. A probe's failure is proven its own only when the comparison, sent right after it and holding
- * none of its events, gets a final receipt for some event: then a group narrows to the probe, and a suspect's failure
- * is counted ({@link AloneFailures}). Without that proof nothing is counted; the group only tries a smaller probe. A
+ * <p>A step sends at most two requests: the <em>probe</em> (one device's events of a group that spans several, half
+ * of a one-device group's events, or a suspect alone), then the <em>comparison</em> (the main request of unsuspected
+ * events, or else the group's other half). Answers clear events of suspicion. A probe's failure is proven its own only
+ * when a request sent after it fails, holding none of its events, gets a final receipt for some event: then a group
+ * narrows to the probe (the rest becomes a group of its own), and a suspect's failure is counted
+ * ({@link AloneFailures}). Without that proof nothing is counted; the group only tries a smaller probe. A
  * proven suspect that has no comparison waits for one (other traffic) a while before it is probed alone.
  *
  * <p>Remembers at most {@value #MAX_TRACKED} events (the oldest groups are forgotten past it: their events are then
@@ -56,7 +57,7 @@ final class Suspicions {
     /**
      * How a step sends its claim.
      *
-     * @param probe sent first: a suspect alone, or the first half of a group (may be empty)
+     * @param probe sent first: a suspect alone, or part of a group (may be empty)
      * @param comparison sent second: the main request, or the group's other half when there is no main request
      * @param comparisonIsMain whether the comparison is the main request (its outcome is central's, for the breaker)
      * @param held not sent in this step: behind a suspect of their device, or in another group
