@@ -173,7 +173,15 @@ final class Exchange {
             }
         }
         boolean comparisonSent = false;
-        if (!plan.comparison().isEmpty()) {
+        List<ClaimedEvent> comparison = plan.comparison();
+        if (probeDone.isPresent() && probeFailed == null && !plan.comparisonIsMain() && !comparison.isEmpty()) {
+            // the probe was answered: nothing to prove, and the group's next device is probed apart in the next step
+            // rather than sent here, where a hang would hold the step
+            settler.releaseUnsent(SentRequest.unmeasured(claimId), comparison,
+                    "held back: its group is looked into one device at a time");
+            comparison = List.of();
+        }
+        if (!comparison.isEmpty()) {
             CentralCall.Failures failures = plan.comparisonIsMain() ? CentralCall.Failures.RECORDED : CentralCall.Failures.IGNORED;
             CentralCall.Done done = sender.send(BatchIds.next(), plan.comparison(), failures);
             SentRequest batchId = done.request();

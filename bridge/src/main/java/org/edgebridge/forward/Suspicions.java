@@ -38,6 +38,8 @@ import org.edgebridge.outbox.Settlement;
  */
 final class Suspicions {
     static final int MAX_TRACKED = 100_000;
+    /** Probes without proof after which the company wait is at its longest ({@code forwarder.backoffMax}). */
+    private static final int LONGEST_WAIT_AFTER = 64;
 
     /** Events one of which may make central fail. */
     private static final class Group {
@@ -116,8 +118,10 @@ final class Suspicions {
             }
         }
         // groups first, then suspects: a group holds other devices' commands that may well be innocent, a suspect only
-        // its own device; then the one probed longest ago (stable: claim order on ties)
-        candidates.sort(java.util.Comparator.comparing((Group g) -> g.ids.size() == 1)
+        // its own device; but a suspect not probed for the longest company wait competes by age, so that groups that
+        // keep failing cannot starve it; then the one probed longest ago (stable: claim order on ties)
+        Instant overdue = now.minus(companyWait.apply(LONGEST_WAIT_AFTER));
+        candidates.sort(java.util.Comparator.comparing((Group g) -> g.ids.size() == 1 && g.lastProbedAt.isAfter(overdue))
                 .thenComparing((Group g) -> g.lastProbedAt));
         List<ClaimedEvent> probe = new ArrayList<>();
         List<ClaimedEvent> otherHalf = new ArrayList<>();
@@ -139,8 +143,8 @@ final class Suspicions {
             for (List<ClaimedEvent> prefix : sendable) {
                 if (half.size() < want) {
                     half.addAll(prefix.subList(0, Math.min(prefix.size(), want - half.size()))); // a device's later ones wait
-                } else {
-                    rest.addAll(prefix);
+                } else if (rest.isEmpty()) {
+                    rest.addAll(prefix); // the comparison, if it has to be the group's: one device, not all the rest
                 }
             }
             if (half.size() == 1 && rest.isEmpty() && main.isEmpty() && half.get(0).centralFailures() > 0

@@ -215,7 +215,7 @@ class ForwardStepTest {
                 StepResult r = rig.step();
                 rig.clock.advance(r instanceof StepResult.Held held ? held.waitFor().plusMillis(1) : Duration.ofMillis(500));
             }
-            assertThat(rig.central.requestLog()).hasSizeGreaterThan(10);
+            assertThat(rig.central.requestLog()).as("the gateway was asked again and again").hasSizeGreaterThan(5);
             for (int d = 1; d <= 6; d++) {
                 assertThat(rig.record("g" + d, "G-" + d).state()).isEqualTo(CommandState.PENDING);
             }
