@@ -49,6 +49,11 @@ final class Suspicions {
         /** Probes that failed without proof since the last proof: how long a proven suspect waits for company. */
         int unproven;
         Instant lastProbedAt = Instant.EPOCH;
+        /**
+         * The group's comparison (sent when there is no main request) failed before: it is one device at a time now.
+         * Else all its other devices go at once (innocent ones clear in one request).
+         */
+        boolean comparisonFailed;
         Instant waitingSince;
 
         Group(Instant now) {
@@ -143,8 +148,10 @@ final class Suspicions {
             for (List<ClaimedEvent> prefix : sendable) {
                 if (half.size() < want) {
                     half.addAll(prefix.subList(0, Math.min(prefix.size(), want - half.size()))); // a device's later ones wait
-                } else if (rest.isEmpty()) {
-                    rest.addAll(prefix); // the comparison, if it has to be the group's: one device, not all the rest
+                } else if (rest.isEmpty() || !g.comparisonFailed) {
+                    // the comparison, if it has to be the group's: all its other devices, or one at a time once that
+                    // failed (a hanging poison among them held the step for each device cleared)
+                    rest.addAll(prefix);
                 }
             }
             if (half.size() == 1 && rest.isEmpty() && main.isEmpty() && half.get(0).centralFailures() > 0
@@ -259,6 +266,7 @@ final class Suspicions {
         otherHalf.forEach(e -> forgetLocked(e.id()));
         add(otherHalf, now);
         groups.peekLast().limit = Math.max(1, otherHalf.size() / 2);
+        groups.peekLast().comparisonFailed = true;
     }
 
     /** Whether this probe is one event whose failures were proven before: its failing alone says nothing of central. */

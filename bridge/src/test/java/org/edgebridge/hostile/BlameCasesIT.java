@@ -126,6 +126,10 @@ class BlameCasesIT {
                 noteFinals(others, sentAt, finalAt);
                 return finalAt.size() == sentAt.size();
             });
+            if (Boolean.getBoolean("blame.dump")) {
+                site.central.requests().forEach(r -> System.out.println("DUMP " + r.at() + " " + r.number() + " "
+                        + r.events().stream().map(e -> e.eventId()).toList()));
+            }
             Instant settledIn = start.plusSeconds(70);
             List<Long> waits = sentAt.keySet().stream().filter(id -> sentAt.get(id).isAfter(settledIn))
                     .map(id -> Duration.between(sentAt.get(id), finalAt.get(id)).toMillis()).sorted().toList();
