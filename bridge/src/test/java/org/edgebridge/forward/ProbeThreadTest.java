@@ -63,7 +63,7 @@ class ProbeThreadTest {
         slot.send(PROBE, () -> {
             sending.countDown();
             try {
-                Thread.sleep(60_000); // central never answers; the stop's interrupt ends it, as it ends an HTTP call
+                new CountDownLatch(1).await(60, TimeUnit.SECONDS); // central never answers; the stop's interrupt ends it
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
