@@ -77,8 +77,10 @@ class ProxyIT {
 
     @Test
     void an_https_central_is_asked_for_with_connect_and_a_tunnel_the_proxy_refuses_loses_nothing_and_says_so() throws Exception {
-        String target = "127.0.0.1:" + Ports.free();
-        // nothing listens at central's port: the open proxy takes the CONNECT, cannot reach central, and answers 500
+        // nothing listens at central's port: the open proxy takes the CONNECT, cannot reach central, and answers 500.
+        // Below the ephemeral range: a port from Ports.free() can be handed to a listener started meanwhile (this
+        // site's central) or to the proxy's own retry, which then connects to itself.
+        String target = "127.0.0.1:" + Ports.freeOutsideEphemeralRange();
         assertThat(tunnelFailure(true, "open", target)).contains("(Tunnel failed, got: 500)");
         assertThat(tunnelFailure(false, "refusing", target)).contains("(Tunnel failed, got: 403)");
     }
@@ -93,7 +95,8 @@ class ProxyIT {
             publish(device, "TUNNEL-" + name);
             device.awaitReceipt("TUNNEL-" + name, "stored");
             String expected = "ingest.proxy 127.0.0.1:" + proxy.port + " did not open the CONNECT tunnel to " + target;
-            await().atMost(DeviceSimulator.WAIT).until(() -> lastError(site).contains(expected));
+            await("lastError says: " + expected).atMost(DeviceSimulator.WAIT)
+                    .untilAsserted(() -> assertThat(lastError(site)).contains(expected));
             if (admitLoopback) {
                 assertThat(proxy.logText()).contains("CONNECT " + target);
             }
