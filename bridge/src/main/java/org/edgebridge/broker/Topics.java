@@ -24,21 +24,21 @@ public record Topics(String prefix) {
     }
 
     /**
-     * The command type of a topic if it is one of {@code clientId}'s own command topics, else null.
-     * The type is the rest of the topic after {@code commands/}: one or more non-empty levels.
+     * The command type of a topic if it is one of {@code clientId}'s own command topics, else null: the rest of the
+     * topic after {@code commands/}, as sent. It may be empty or have empty levels ({@code commands/t/}); the intake
+     * answers such a type with an {@code invalid_type} receipt (docs/protocol.md §1.4) rather than the broker closing
+     * the connection, since the device published on its own topic. Wildcards are not allowed in a PUBLISH's topic
+     * (MQTT 3.1.1 §4.7.1): such a topic is nobody's command topic.
      */
     public @Nullable String commandType(String clientId, @Nullable String topic) {
         if (!isUsableClientId(clientId) || topic == null) {
             return null;
         }
         String own = prefix + "/" + clientId + "/commands/";
-        if (!topic.startsWith(own) || topic.length() == own.length()) {
+        if (!topic.startsWith(own)) {
             return null;
         }
         String type = topic.substring(own.length());
-        if (type.startsWith("/") || type.endsWith("/") || type.contains("//") || type.contains("+") || type.contains("#")) {
-            return null;
-        }
-        return type;
+        return type.contains("+") || type.contains("#") ? null : type;
     }
 }

@@ -142,7 +142,7 @@ class CommandParserTest {
     }
 
     @ParameterizedTest(name = "topic type {0} is rejected invalid_type")
-    @CsvSource(delimiter = '|', value = {"\ud800", "a/\udc00", "with space", "caf\u00e9", "a\u0000b"})
+    @CsvSource(delimiter = '|', value = {"\ud800", "a/\udc00", "with space", "caf\u00e9", "a\u0000b", "''", "t/", "/t", "a//b"})
     void a_command_type_outside_the_identifier_rule_is_rejected_invalid_type(String type) {
         assertRejected(parseOn(parser, type, "{\"commandId\":\"T-1\"}"), "invalid_type");
     }

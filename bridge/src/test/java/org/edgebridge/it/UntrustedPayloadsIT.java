@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.List;
 import org.edgebridge.bench.RawMqttClient;
 import org.edgebridge.central.Inbox;
 import org.edgebridge.device.DeviceSimulator;
@@ -66,6 +67,23 @@ class UntrustedPayloadsIT {
             device.publish("workorder/arrive", DeviceSimulator.command("TYPE-3", ""));
             device.awaitReceipt("TYPE-3", "accepted");
             assertThat(site.central.inbox().entries()).extracting(Inbox.Entry::eventId).containsExactly("TYPE-3");
+        }
+    }
+
+    @Test
+    void an_empty_level_in_the_devices_own_command_topic_gets_an_invalid_type_receipt_and_the_connection_stays() throws Exception {
+        try (TestSite site = new TestSite(dir.resolve("data")); DeviceSimulator device = site.device("dev-levels")) {
+            device.connectAndSubscribe();
+            device.publish("t/", DeviceSimulator.command("LEVEL-1", ""));
+            device.publish("a//b", DeviceSimulator.command("LEVEL-2", ""));
+            // the payload's type, when there, is the command's type: the topic's levels are not looked at
+            device.publish("t/", "{\"commandId\":\"LEVEL-3\",\"type\":\"workorder/arrive\"}");
+            device.awaitReceipt("LEVEL-3", "accepted");
+            for (String id : List.of("LEVEL-1", "LEVEL-2")) {
+                assertThat(device.awaitReceipt(id, "rejected").path("code").asText()).isEqualTo("invalid_type");
+            }
+            assertThat(device.isConnected()).as("a PUBLISH on its own topic does not close the connection").isTrue();
+            assertThat(site.central.inbox().entries()).extracting(Inbox.Entry::eventId).containsExactly("LEVEL-3");
         }
     }
 
