@@ -226,5 +226,8 @@ class CommandParserTest {
                 .isInstanceOf(CommandParser.Valid.class);
         assertThat(parseAt.apply("0001-01-01T00:00:00Z")).as("long past: stored as expired by the writer")
                 .isInstanceOf(CommandParser.Valid.class);
+        assertThat(parseAt.apply("2026-12-31T23:59:60.123456789012z")).as("RFC 3339 allows a leap second, any "
+                + "fraction and a lower-case z").isInstanceOfSatisfying(CommandParser.Valid.class,
+                        v -> assertThat(v.command().expiresAt()).contains(Instant.parse("2027-01-01T00:00:00Z")));
     }
 }
