@@ -104,6 +104,10 @@ public final class AdminServer implements Component, AutoCloseable {
         this.app = Javalin.create(config -> {
             config.startup.showJavalinBanner = false;
             config.startup.showOldJavalinVersionWarning = false;
+            // Jetty caches header lines per connection and by default matches a cached line case-insensitively, value
+            // included: after "Authorization: Bearer Secret" a request on the same kept-alive connection with
+            // "Bearer secret" was let in, and after a wrong-case token the right one got 401 (JDK HttpClient)
+            config.jetty.modifyHttpConfiguration(http -> http.setHeaderCacheCaseSensitive(true));
             config.routes.before(this::requireToken);
             config.routes.get("/", ctx -> ctx.contentType("text/html; charset=utf-8").result(statusPage));
             config.routes.get("/assets/{script}", this::script);

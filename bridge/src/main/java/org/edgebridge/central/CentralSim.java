@@ -65,6 +65,8 @@ public final class CentralSim implements AutoCloseable {
             config.startup.showJavalinBanner = false;
             config.startup.showOldJavalinVersionWarning = false;
             config.http.maxRequestSize = maxRequestBytes;
+            // a token must match case and all on a kept-alive connection too (see AdminServer)
+            config.jetty.modifyHttpConfiguration(http -> http.setHeaderCacheCaseSensitive(true));
             config.routes.post("/ingest", ctx -> {
                 ingest(ctx);
                 replyDelay.hold(ctx);

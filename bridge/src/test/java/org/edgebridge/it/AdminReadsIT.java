@@ -53,6 +53,59 @@ class AdminReadsIT {
         }
     }
 
+    /**
+     * Jetty caches header lines per connection and matched a cached line case-insensitively, value included: on one
+     * kept-alive connection a wrong-case token after the right one was let in, and the right one after a wrong-case
+     * one got 401 (seen with the JDK's HttpClient, which keeps connections alive).
+     */
+    @Test
+    void on_one_kept_alive_connection_the_token_is_still_matched_case_and_all() throws Exception {
+        try (TestSite site = new TestSite(dir.resolve("data"), "admin.tokenForReads=always")) {
+            int port = site.bridge.adminPort();
+            assertThat(twoOnOneConnection(port, "test-token", "TEST-TOKEN")).containsExactly(200, 401);
+            assertThat(twoOnOneConnection(port, "Test-Token", "test-token")).containsExactly(401, 200);
+            assertThat(twoOnOneConnection(port, "test-token", "test-token")).containsExactly(200, 200);
+        }
+    }
+
+    /** The status codes of two GETs of /api/status on one connection, with these tokens. */
+    private static List<Integer> twoOnOneConnection(int port, String first, String second) throws Exception {
+        try (java.net.Socket s = new java.net.Socket("127.0.0.1", port)) {
+            s.setSoTimeout(10_000);
+            java.io.DataInputStream in = new java.io.DataInputStream(new java.io.BufferedInputStream(s.getInputStream()));
+            List<Integer> codes = new java.util.ArrayList<>();
+            for (String token : List.of(first, second)) {
+                String request = "GET /api/status HTTP/1.1\r\nHost: 127.0.0.1:" + port + "\r\nAuthorization: Bearer "
+                        + token + "\r\n\r\n";
+                s.getOutputStream().write(request.getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+                String status = line(in);
+                codes.add(Integer.parseInt(status.split(" ")[1]));
+                int length = -1;
+                for (String header = line(in); !header.isEmpty(); header = line(in)) {
+                    if (header.toLowerCase(java.util.Locale.ROOT).startsWith("content-length:")) {
+                        length = Integer.parseInt(header.substring(15).trim());
+                    }
+                }
+                assertThat(length).as("a kept-alive answer has a Content-Length").isNotNegative();
+                in.readFully(new byte[length]);
+            }
+            return codes;
+        }
+    }
+
+    private static String line(java.io.DataInputStream in) throws java.io.IOException {
+        StringBuilder b = new StringBuilder();
+        for (int c = in.read(); c != '\n'; c = in.read()) {
+            if (c < 0) {
+                throw new java.io.EOFException("connection closed after: " + b);
+            }
+            if (c != '\r') {
+                b.append((char) c);
+            }
+        }
+        return b.toString();
+    }
+
     @Test
     void on_loopback_with_the_shipped_default_reads_need_no_token_and_posts_still_do() throws Exception {
         try (TestSite site = new TestSite(dir.resolve("data"))) {
