@@ -265,8 +265,13 @@ public final class MoquetteInternals {
      * it was gone (every reconnect after a cut got {@code sessionPresent=0}). This schedules, on the same
      * scheduler, a commit followed by a sync of the file whenever the store's version moved since the last sync. A
      * session acknowledged one {@code interval} plus a commit and an fsync before a cut survives it.
+     *
+     * <p>A commit that fails (a full disk) leaves h2-mvstore closed for good ("panic"); Moquette would find out only
+     * when a session loop next touches the store, and die there. {@code failed} is called, once, with the failure,
+     * so that the broker is restarted at once.
      */
-    public static void syncStoreCommits(Server server, long intervalMillis) {
+    public static void syncStoreCommits(Server server, long intervalMillis,
+            java.util.function.Consumer<RuntimeException> failed) {
         if (!(read(server, "scheduler") instanceof java.util.concurrent.ScheduledExecutorService scheduler)
                 || !(read(server, "h2Builder") instanceof io.moquette.persistence.H2Builder builder)) {
             return; // no persistence: nothing to sync
@@ -280,10 +285,12 @@ public final class MoquetteInternals {
                     + "Moquette 0.17", e);
         }
         long[] synced = {-1};
+        boolean[] reported = {false};
         scheduler.scheduleWithFixedDelay(() -> {
             try {
                 if (store.isClosed()) {
-                    return;
+                    // this scheduler is stopped before a clean close of the store: closed here means it failed
+                    throw new IllegalStateException("the broker store closed itself after a failed write");
                 }
                 long version = store.commit();
                 if (version != synced[0]) {
@@ -291,9 +298,12 @@ public final class MoquetteInternals {
                     synced[0] = version;
                 }
             } catch (RuntimeException e) {
-                // a closed or failed store (a full disk): the next run tries again; the broker's own checks report it
-                LoggerFactory.getLogger(MoquetteInternals.class).warn("broker store: commit and sync failed: {}",
-                        e.toString());
+                if (!reported[0]) {
+                    reported[0] = true;
+                    LoggerFactory.getLogger(MoquetteInternals.class).warn("broker store: commit and sync failed: {}",
+                            e.toString());
+                    failed.accept(e);
+                }
             }
         }, intervalMillis, intervalMillis, TimeUnit.MILLISECONDS);
     }

@@ -246,7 +246,8 @@ public final class StatusReport {
                             + " bytes)").collect(Collectors.joining(", "))));
         }
         if (!b.running()) {
-            alarms.add(new Alarm(AlarmCode.BROKER_DOWN, "the MQTT broker is not running"));
+            alarms.add(new Alarm(AlarmCode.BROKER_DOWN, "the MQTT broker is not running"
+                    + b.downBecause().map(why -> ": " + why).orElse("")));
         }
         if (f.state().equals("redirected_by_central")) {
             alarms.add(new Alarm(AlarmCode.CENTRAL_REDIRECT,

@@ -1,5 +1,7 @@
 package org.edgebridge.broker;
 
+import java.util.Optional;
+
 /**
  * What the broker reports about itself for the admin API.
  *
@@ -7,6 +9,7 @@ package org.edgebridge.broker;
  * @param limits how often the bounds on what devices can grow have bitten
  * @param loginsRefusedBusy CONNECTs refused (CONNACK 3) because {@code auth.queue} password checks were waiting
  * @param loginsRefusedBusyAddress the same because {@code auth.queuePerAddress} checks of their address were waiting
+ * @param downBecause why the broker is down and waits to start again by itself (its store's disk is full), if it is
  */
 public record BrokerStatus(
         boolean running,
@@ -25,4 +28,5 @@ public record BrokerStatus(
         int mostWaitingPublishes,
         long readPauses,
         BrokerLimitsStatus limits,
-        long loginsRefusedBusyAddress) {}
+        long loginsRefusedBusyAddress,
+        Optional<String> downBecause) {}

@@ -48,10 +48,20 @@ final class OutboxDisk implements AutoCloseable {
 
     /** Mounts the tmpfs at {@code dataDir} (with {@code brokerStore} at {@code dataDir/broker}) in a new namespace. */
     static OutboxDisk mount(Path dataDir, Path brokerStore) throws IOException, InterruptedException {
-        Files.createDirectories(dataDir);
         Files.createDirectories(brokerStore);
-        String script = "set -e; mount -t tmpfs -o size=" + SIZE + " edge-outbox '" + dataDir + "'; mkdir '" + dataDir
-                + "/broker'; mount --bind '" + brokerStore + "' '" + dataDir + "/broker'; echo mounted; exec sleep 100000";
+        return mount(dataDir, "mkdir '" + dataDir + "/broker'; mount --bind '" + brokerStore + "' '" + dataDir
+                + "/broker'; ");
+    }
+
+    /** Mounts the tmpfs at {@code dataDir} with all it holds, the broker store too, as on a box with one disk. */
+    static OutboxDisk mountWholeDataDir(Path dataDir) throws IOException, InterruptedException {
+        return mount(dataDir, "");
+    }
+
+    private static OutboxDisk mount(Path dataDir, String thenRun) throws IOException, InterruptedException {
+        Files.createDirectories(dataDir);
+        String script = "set -e; mount -t tmpfs -o size=" + SIZE + " edge-outbox '" + dataDir + "'; " + thenRun
+                + "echo mounted; exec sleep 100000";
         Process holder = new ProcessBuilder("unshare", "-rm", "--propagation", "private", "sh", "-c", script)
                 .redirectErrorStream(true).start();
         BufferedReader out = new BufferedReader(new InputStreamReader(holder.getInputStream(), StandardCharsets.UTF_8));

@@ -12,8 +12,8 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
@@ -45,8 +45,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Moquette 0.17 bug answered here: an exception in a session loop's command kills that thread for good, and
  * every client hashed to it gets no CONNACK, PUBACK or SUBACK any more. {@code onSessionLoopError} restarts the
- * whole broker from "broker-enforcer" (devices reconnect and resend; the outbox answers). No automated test (a
- * loop death cannot be provoked through the bridge's never-throwing ACL); seen once in CI (docs/moquette.md).
+ * whole broker from "broker-enforcer" (devices reconnect and resend; the outbox answers). A loop death cannot be
+ * provoked through the bridge's never-throwing ACL (seen once in CI, docs/moquette.md); a store whose commit failed,
+ * which kills the next loop that touches it, restarts the broker too. A full disk keeps the broker down, trying again
+ * every {@link #DISK_FULL_RETRY}, with its store kept: {@code FullDiskIT}.
  *
  * <p>Threads: Moquette owns its session-loop threads and the one interceptor thread, {@link MqttListeners} the
  * Netty threads; this class owns "broker-enforcer", which closes connections that broke the ACL and restarts the
@@ -64,7 +66,7 @@ public final class MoquetteBroker implements BrokerEngine {
     private final RefusalLog refusals;
     private final BrokerStoreResets storeResets;
     private final CertificateDevices certificates;
-    private final ExecutorService enforcer;
+    private final ScheduledExecutorService enforcer;
     private final AclRefusals acl;
     private final Consumer<Throwable> lost;
     private final ReceiptAcks acks;
@@ -83,6 +85,8 @@ public final class MoquetteBroker implements BrokerEngine {
     private volatile boolean stopping;
     /** Set once every configured listener accepts connections; cleared while the broker (re)starts or stops. */
     private volatile boolean listening;
+    /** Why the broker is down and waits to start again (a full disk), or null. */
+    private volatile @Nullable String waitingFor;
 
     /** Built by {@code org.edgebridge.broker.Broker} from its parts ({@link BrokerEngine.Factory}). */
     public MoquetteBroker(BrokerEngine.Parts parts) {
@@ -97,7 +101,7 @@ public final class MoquetteBroker implements BrokerEngine {
         this.certificates = parts.certificates();
         this.lost = parts.lost();
         this.acks = parts.acks();
-        this.enforcer = Executors.newSingleThreadExecutor(r -> new Thread(r, "broker-enforcer"));
+        this.enforcer = Executors.newSingleThreadScheduledExecutor(r -> new Thread(r, "broker-enforcer"));
         this.acl = new AclRefusals(topics, devices, refusals, clientId -> enforcer.execute(() -> {
             Server s = server;
             if (s != null) {
@@ -127,7 +131,11 @@ public final class MoquetteBroker implements BrokerEngine {
                 storeResets);
         Server s = started.server();
         server = s;
-        MoquetteInternals.syncStoreCommits(s, MoquetteProperties.AUTOSAVE_SECONDS * 1_000L);
+        MoquetteInternals.syncStoreCommits(s, MoquetteProperties.AUTOSAVE_SECONDS * 1_000L, e -> {
+            if (server == s) {
+                onStoreFailure(e);
+            }
+        });
         int retained = MoquetteInternals.clearRetained(s);
         if (retained > 0) {
             limits.retainedClearedAtStart(retained);
@@ -240,7 +248,8 @@ public final class MoquetteBroker implements BrokerEngine {
                 acl.subscribes(), violations.total(), restarts.get(), storeResets.count(), login.refusedCredentials(),
                 login.refusedThrottled(), login.refusedBusy(), wills.get(), p.waiting(), p.mostWaiting(), p.pauses(),
                 limits.status(connections.open(), connections.openBeforeLogin(), devices, refusals,
-                        s == null ? receipts.queues() : receipts.queuesNow(s)), login.refusedBusyAddress());
+                        s == null ? receipts.queues() : receipts.queuesNow(s)), login.refusedBusyAddress(),
+                Optional.ofNullable(waitingFor));
     }
 
     /**
@@ -263,6 +272,14 @@ public final class MoquetteBroker implements BrokerEngine {
         enforcer.execute(this::restart);
     }
 
+    private void onStoreFailure(Throwable error) {
+        LOG.error("the broker store could not commit (Moquette 0.17 cannot go on with a failed store); restarting "
+                + "the broker", error);
+        if (!stopping) {
+            enforcer.execute(this::restart);
+        }
+    }
+
     private synchronized void restart() {
         if (stopping) {
             return;
@@ -273,15 +290,43 @@ public final class MoquetteBroker implements BrokerEngine {
         } catch (RuntimeException e) {
             LOG.error("stopping the broker after a session-loop death failed; starting it again anyway", e);
         }
+        startAgain();
+    }
+
+    /** How often a broker down for a full disk tries to start again. */
+    static final Duration DISK_FULL_RETRY = Duration.ofSeconds(5);
+
+    /**
+     * Starts the stopped broker. A full disk (its store cannot write) leaves it down and tries again every
+     * {@link #DISK_FULL_RETRY}: exiting would bring a supervisor's restart to the same full disk, and the store, which
+     * is intact, must not be set aside. Any other failure stops the bridge for its supervisor to start it again.
+     */
+    private synchronized void startAgain() {
+        if (stopping) {
+            return;
+        }
         try {
             start();
+        } catch (BrokerStoreDiskFull e) {
+            if (waitingFor == null) {
+                LOG.error("{}; trying again every {} s", e.getMessage(), DISK_FULL_RETRY.toSeconds(), e);
+            }
+            waitingFor = e.getMessage();
+            enforcer.schedule(this::startAgain, DISK_FULL_RETRY.toMillis(), TimeUnit.MILLISECONDS);
+            return;
         } catch (RuntimeException e) {
             LOG.error("the broker could not be started again: the bridge stops so that its supervisor starts it again",
                     e);
             lost.accept(e);
             return;
         }
-        LOG.warn("broker restarted after a session-loop death; devices reconnect");
+        if (waitingFor != null) {
+            LOG.warn("the broker store's disk has room again: broker started with the sessions it held; devices "
+                    + "reconnect");
+            waitingFor = null;
+        } else {
+            LOG.warn("broker restarted after a session-loop death; devices reconnect");
+        }
     }
 
     /** How long Moquette's own stop may take (a clean one takes a fraction of a second): {@link BoundedStop}. */

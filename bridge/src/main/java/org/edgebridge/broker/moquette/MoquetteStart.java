@@ -8,6 +8,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.time.Clock;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import org.edgebridge.broker.BrokerSettings;
 import org.edgebridge.broker.BrokerStoreResets;
@@ -22,7 +23,9 @@ import org.slf4j.LoggerFactory;
  * the store file locked and its threads running, so a second start in the same process fails too. The store is
  * repaired first ({@link BrokerStoreRepair}); if Moquette still refuses it, what the failed start left running is
  * stopped ({@code io.moquette.broker.FailedStart}), the store set aside ({@link BrokerStoreResets}) and Moquette
- * started on an empty store. Proven by {@code BrokerStoreResetTest} and {@code BrokerStoreResetIT}.
+ * started on an empty store. Proven by {@code BrokerStoreResetTest} and {@code BrokerStoreResetIT}. A start that
+ * fails for a full disk ({@link BrokerStoreDiskFull}) sets nothing aside: the store is intact, there is just no room
+ * to write it.
  */
 final class MoquetteStart {
     private static final Logger LOG = LoggerFactory.getLogger(MoquetteStart.class);
@@ -39,6 +42,8 @@ final class MoquetteStart {
             BrokerStoreRepair.repair(settings.sessions().storeDir(), clock);
             return new Started(startOnce(config, handlers, authenticator, authorizer), config);
         } catch (BrokerStoreRefused e) {
+            // a full disk is no fault of the store: setting it aside would lose every session for nothing
+            throwIfDiskFull(settings, e);
             if (!Files.exists(settings.sessions().storeDir().resolve(BrokerStoreRepair.STORE_FILE))) {
                 throw new IllegalStateException(e.getMessage(), e);
             }
@@ -47,8 +52,16 @@ final class MoquetteStart {
             try {
                 return new Started(startOnce(empty, handlers, authenticator, authorizer), empty);
             } catch (BrokerStoreRefused again) {
+                throwIfDiskFull(settings, again);
                 throw new IllegalStateException("on an empty store too, " + again.getMessage(), again);
             }
+        }
+    }
+
+    private static void throwIfDiskFull(BrokerSettings settings, BrokerStoreRefused refused) {
+        Optional<BrokerStoreDiskFull> full = BrokerStoreDiskFull.of(settings.sessions().storeDir(), refused);
+        if (full.isPresent()) {
+            throw full.get();
         }
     }
 
