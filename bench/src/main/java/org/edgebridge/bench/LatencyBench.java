@@ -12,15 +12,14 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.Optional;
 import org.edgebridge.Bridge;
 import org.edgebridge.config.ConfigLoader;
-import org.edgebridge.trace.CommandTrace;
 
 /**
  * B3: a fixed offered rate against the default config, measured the way a site runs: the bridge as its own process
  * ({@code java -jar} with the service unit's JVM flags, {@link BridgeChild}), 20 devices, central in its own process
  * (optionally {@code centralDelayMs} away); latency from publish to {@code stored} and to the final receipt, at each
  * device, and the bridge process's CPU per final receipt over the measured window. {@code inProcess} runs the bridge
- * in the bench's JVM instead, for the trace ({@code -Dedgebridge.trace=true}: {@link LatencyBreakdown}), which only
- * that JVM can read.
+ * in the bench's JVM instead, for the trace ({@code -Dedgebridge.trace=true}: the bridge's step events, recorded with
+ * JDK Flight Recorder by {@link StepRecording}, broken down by {@link LatencyBreakdown}).
  *
  * <p>Two phases in one bridge: a warm-up at the same rate, whose figures are reported as {@code b3_cold_*}, then,
  * once every warm-up command has its final, the measured window ({@code b3_p50_final_ms} …). On this 2-core machine
@@ -39,6 +38,9 @@ final class LatencyBench {
      * @param inProcess the bridge in the bench's JVM (for the trace) instead of its own process
      */
     record Shape(int rate, int warmupSeconds, int seconds, int devices, int centralDelayMs, boolean inProcess) {}
+
+    /** Whether the measured window is broken down by the bridge's step events (the bridge must run in this JVM). */
+    private static final boolean TRACE = Boolean.getBoolean("edgebridge.trace");
 
     private final Path work;
     private final int rate;
@@ -130,7 +132,9 @@ final class LatencyBench {
         int mqttPort = Bench.freePort();
         Optional<BridgeSnapshot> before;
         Optional<BridgeSnapshot> after;
-        try (CentralChild central = new CentralChild(dir.resolve("central.log"), Bench.freePort(), shape.centralDelayMs())
+        List<StepRecording.Row> traced = List.of();
+        try (StepRecording steps = TRACE && shape.inProcess() ? new StepRecording() : null;
+                CentralChild central = new CentralChild(dir.resolve("central.log"), Bench.freePort(), shape.centralDelayMs())
                 .awaitReady(Duration.ofMinutes(1));
                 BridgeUnderTest bridge = start(dir, config.sets(central.ingestUrl(), mqttPort));
                 LoadDevices fleet = new LoadDevices(mqttPort, "b3-dev-", devices, 100, true, (i, p) -> {
@@ -147,7 +151,9 @@ final class LatencyBench {
                 })) {
             fleet.connect(id -> "devices/" + id + "/receipts");
             offer(fleet, warmup);
-            CommandTrace.clear();
+            if (steps != null) {
+                steps.clear();
+            }
             before = bridge.snapshot();
             offer(fleet, measured);
             after = bridge.snapshot();
@@ -156,6 +162,9 @@ final class LatencyBench {
             results.put("b3_warmup_finals", (long) warmup.fin.size());
             results.put("b3_central_applied", central.stats().path("applied").asLong());
             results.put("b3_central_duplicates", central.stats().path("duplicates").asLong());
+            if (steps != null) {
+                traced = steps.rows(measured.fin.size(), Duration.ofSeconds(10));
+            }
         }
         results.put("b3_sent", measured.count);
         results.put("b3_warmup_sent", warmup.count);
@@ -172,8 +181,8 @@ final class LatencyBench {
         results.put("b3_warmup_s", warmupSeconds);
         results.put("b3_cold_p50_final_ms", Bench.percentile(warmup.fin, 50));
         results.put("b3_cold_p99_final_ms", Bench.percentile(warmup.fin, 99));
-        if (CommandTrace.ON) {
-            results.putAll(LatencyBreakdown.of(CommandTrace.rows(), measured.sentAt, measured.storedAt, measured.finalAt));
+        if (!traced.isEmpty()) {
+            results.putAll(LatencyBreakdown.of(traced, measured.sentAt, measured.storedAt, measured.finalAt));
         }
         results.put("b3_p50_puback_ms", Bench.percentile(measured.puback, 50));
         results.put("b3_p99_puback_ms", Bench.percentile(measured.puback, 99));

@@ -4,12 +4,12 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.edgebridge.trace.CommandTrace;
 import org.edgebridge.trace.CommandTrace.Step;
 
 /**
  * B3's breakdown of publish → final: the bench's own times (publish, receipts at the device) joined by command id
- * with the bridge's {@link CommandTrace} (same JVM, same {@link System#nanoTime()}), as p50/p99 per segment.
+ * with the bridge's step events ({@link StepRecording}: same JVM, same {@link System#nanoTime()}), as p50/p99 per
+ * segment.
  */
 final class LatencyBreakdown {
     /** A segment from one time to the next; a time is a trace step, or the bench's publish or a receipt's arrival. */
@@ -29,11 +29,12 @@ final class LatencyBreakdown {
 
     private LatencyBreakdown() {}
 
-    static Map<String, Object> of(List<CommandTrace.Row> rows, Map<String, Long> sentAt, Map<String, Long> storedAt,
+    static Map<String, Object> of(List<StepRecording.Row> rows, Map<String, Long> sentAt, Map<String, Long> storedAt,
             Map<String, Long> finalAt) {
         Map<String, List<Double>> millis = new LinkedHashMap<>();
         SEGMENTS.forEach(s -> millis.put(s.name(), new ArrayList<>()));
-        for (CommandTrace.Row row : rows) {
+        List<StepRecording.Row> measured = rows.stream().filter(r -> sentAt.containsKey(r.commandId())).toList();
+        for (StepRecording.Row row : measured) {
             Map<String, Long> times = new LinkedHashMap<>();
             put(times, "publish", sentAt.get(row.commandId()));
             for (Step step : Step.values()) {
@@ -50,7 +51,7 @@ final class LatencyBreakdown {
             }
         }
         Map<String, Object> out = new LinkedHashMap<>();
-        out.put("b3_trace_rows", rows.size());
+        out.put("b3_trace_rows", measured.size());
         millis.forEach((name, values) -> {
             out.put("b3_trace_" + name + "_p50_ms", Bench.percentile(values, 50));
             out.put("b3_trace_" + name + "_p99_ms", Bench.percentile(values, 99));
