@@ -18,8 +18,8 @@ import org.edgebridge.broker.InboundPublish;
 import org.edgebridge.broker.moquette.MoquetteBroker;
 import org.edgebridge.commission.CentralCheck;
 import org.edgebridge.config.BridgeConfig;
-import org.edgebridge.config.ConfigWarnings;
 import org.edgebridge.config.ConfigKeys;
+import org.edgebridge.config.ConfigWarnings;
 import org.edgebridge.config.IngestKeys;
 import org.edgebridge.config.TokenFiles;
 import org.edgebridge.forward.Forwarder;
@@ -68,17 +68,28 @@ public final class Bridge implements AutoCloseable {
     private final PrometheusMeterRegistry meters;
     /** In start order; closed in reverse. */
     private final List<Component> parts;
+
     private final List<Component> started = new ArrayList<>();
     private boolean closed;
 
-    private Bridge(BridgeConfig config, Clock clock, DataDirLock lock, Outbox outbox, StorageHonesty storage,
+    private Bridge(
+            BridgeConfig config,
+            Clock clock,
+            DataDirLock lock,
+            Outbox outbox,
+            StorageHonesty storage,
             Runnable onWorkerDeath) {
         this.config = config;
         this.lock = lock;
         this.outbox = outbox;
         this.workers = new Workers(onWorkerDeath);
-        this.broker = new Broker(config.broker(), clock, new Commands(), MoquetteBroker::new,
-                cause -> workers.lost("broker", cause), outbox::markReceiptAcked);
+        this.broker = new Broker(
+                config.broker(),
+                clock,
+                new Commands(),
+                MoquetteBroker::new,
+                cause -> workers.lost("broker", cause),
+                outbox::markReceiptAcked);
         this.meters = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         storage.register(meters);
         ReceiptSender receipts = new ReceiptSender(broker, new ReceiptFigures(meters, clock));
@@ -86,21 +97,52 @@ public final class Bridge implements AutoCloseable {
         this.intake = new Intake(outbox, receipts, config.intake(), forwarder::wake, workers);
         this.retention = new RetentionPurger(outbox, config.retention(), clock);
         this.checkpointer = new WalCheckpointer(outbox);
-        this.admin = new AdminServer(config.admin(), new AdminServer.Parts(site(config), outbox,
-                broker, intake, forwarder, retention, receipts, workers, meters, clock,
-                new StatusReport.Central(config.forwarder().central().url().toString(),
-                        config.forwarder().central().compression().name().toLowerCase(Locale.ROOT),
-                        config.forwarder().central().proxy().map(Object::toString).orElse("direct"),
-                        config.forwarder().credentials().clientCertificate().map(c -> "file " + c.certFile())
-                                .orElse("none"), config.forwarder().credentials().oauth2()
-                                .map(o -> "oauth2 " + o.tokenUrl() + " as " + o.clientId()).orElse("none")),
-                () -> new CentralCheck(config.forwarder(), clock).run(), config.forecast(), config.budget(),
-                storage));
+        this.admin = new AdminServer(
+                config.admin(),
+                new AdminServer.Parts(
+                        site(config),
+                        outbox,
+                        broker,
+                        intake,
+                        forwarder,
+                        retention,
+                        receipts,
+                        workers,
+                        meters,
+                        clock,
+                        new StatusReport.Central(
+                                config.forwarder().central().url().toString(),
+                                config.forwarder()
+                                        .central()
+                                        .compression()
+                                        .name()
+                                        .toLowerCase(Locale.ROOT),
+                                config.forwarder()
+                                        .central()
+                                        .proxy()
+                                        .map(Object::toString)
+                                        .orElse("direct"),
+                                config.forwarder()
+                                        .credentials()
+                                        .clientCertificate()
+                                        .map(c -> "file " + c.certFile())
+                                        .orElse("none"),
+                                config.forwarder()
+                                        .credentials()
+                                        .oauth2()
+                                        .map(o -> "oauth2 " + o.tokenUrl() + " as " + o.clientId())
+                                        .orElse("none")),
+                        () -> new CentralCheck(config.forwarder(), clock).run(),
+                        config.forecast(),
+                        config.budget(),
+                        storage));
         this.parts = List.of(checkpointer, admin, broker, intake, forwarder, retention);
     }
 
     private static StatusReport.Site site(BridgeConfig config) {
-        return new StatusReport.Site(config.edgeId(), config.behindBalancer(),
+        return new StatusReport.Site(
+                config.edgeId(),
+                config.behindBalancer(),
                 TokenFiles.source(config.effective(), IngestKeys.INGEST_TOKEN.name()),
                 TokenFiles.source(config.effective(), ConfigKeys.ADMIN_TOKEN.name()));
     }
@@ -110,7 +152,7 @@ public final class Bridge implements AutoCloseable {
      * inside another program, e.g. a test.
      */
     public static Bridge start(BridgeConfig config, Clock clock) {
-        return start(config, clock, () -> { });
+        return start(config, clock, () -> {});
     }
 
     /**
@@ -127,9 +169,10 @@ public final class Bridge implements AutoCloseable {
         Bridge bridge;
         try {
             PrivateDataDir.restrict(config.dataDir());
-            StorageHonesty storage = StorageHonesty.measure(config.dataDir(), Objects.requireNonNull(
-                    ConfigKeys.STORAGE_EXPECTED_INTAKE_RATE.value(config.effective()
-                            .get(ConfigKeys.STORAGE_EXPECTED_INTAKE_RATE.name()))),
+            StorageHonesty storage = StorageHonesty.measure(
+                    config.dataDir(),
+                    Objects.requireNonNull(ConfigKeys.STORAGE_EXPECTED_INTAKE_RATE.value(
+                            config.effective().get(ConfigKeys.STORAGE_EXPECTED_INTAKE_RATE.name()))),
                     config.intake().maxBatch());
             outbox = openOutbox(config, clock);
             bridge = new Bridge(config, clock, lock, outbox, storage, onWorkerDeath);
@@ -149,12 +192,18 @@ public final class Bridge implements AutoCloseable {
             bridge.close();
             throw e;
         }
-        LOG.info("edge bridge {} running: MQTT {}, admin http://{}:{}/, central {}", config.edgeId(),
-                bridge.broker.listeners(), config.admin().host(), bridge.admin.port(),
-                        config.forwarder().central().url());
+        LOG.info(
+                "edge bridge {} running: MQTT {}, admin http://{}:{}/, central {}",
+                config.edgeId(),
+                bridge.broker.listeners(),
+                config.admin().host(),
+                bridge.admin.port(),
+                config.forwarder().central().url());
         // one line in a fixed shape for scripts and tests that start the bridge with a port "any" (BridgeProcess reads
         // it)
-        LOG.info("bound ports: mqtt={} tls={} admin={}", portText(bridge.broker.mqttPort()),
+        LOG.info(
+                "bound ports: mqtt={} tls={} admin={}",
+                portText(bridge.broker.mqttPort()),
                 portText(bridge.broker.tlsPort()),
                 bridge.admin.port());
         return bridge;
@@ -169,8 +218,11 @@ public final class Bridge implements AutoCloseable {
         try {
             Fsync.directories(config.dataDir());
         } catch (IOException | UncheckedIOException e) {
-            LOG.warn("data.dir={}: could not sync its directories ({}); a power cut soon after this start may lose a "
-                    + "file created by it", config.dataDir().toAbsolutePath(), e.toString());
+            LOG.warn(
+                    "data.dir={}: could not sync its directories ({}); a power cut soon after this start may lose a "
+                            + "file created by it",
+                    config.dataDir().toAbsolutePath(),
+                    e.toString());
         }
     }
 
@@ -263,7 +315,8 @@ public final class Bridge implements AutoCloseable {
         long start = System.nanoTime();
         long deadline = start + config.shutdownTimeout().toNanos();
         LOG.info("edge bridge stopping (at most {})", config.shutdownTimeout());
-        try (StopWatchdog watchdog = StopWatchdog.watch("the edge bridge", config.shutdownTimeout().plus(STOP_GRACE))) {
+        try (StopWatchdog watchdog =
+                StopWatchdog.watch("the edge bridge", config.shutdownTimeout().plus(STOP_GRACE))) {
             intake.stopAccepting();
             for (int i = started.size() - 1; i >= 0; i--) {
                 Component part = started.get(i);

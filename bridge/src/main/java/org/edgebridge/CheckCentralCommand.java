@@ -15,10 +15,13 @@ import picocli.CommandLine.Option;
  * {@code check-central}: whether this box reaches central with these settings, step by step
  * ({@link CentralCheck}); exit code 0 only when no step failed, 1 when one did, 2 for a configuration error.
  */
-@Command(name = "check-central", mixinStandardHelpOptions = true, description = "Check, step by step, that this box reaches "
-        + "central with these settings (DNS, TCP, the proxy's CONNECT, TLS, the client certificate, the OAuth2 token, one "
-        + "request that applies nothing, the clock): pass or fail with the reason and the fix. Exit code 0 only when "
-        + "every step passed. Run it before devices go live (docs/install.md).")
+@Command(
+        name = "check-central",
+        mixinStandardHelpOptions = true,
+        description = "Check, step by step, that this box reaches "
+                + "central with these settings (DNS, TCP, the proxy's CONNECT, TLS, the client certificate, the OAuth2 token, one "
+                + "request that applies nothing, the clock): pass or fail with the reason and the fix. Exit code 0 only when "
+                + "every step passed. Run it before devices go live (docs/install.md).")
 final class CheckCentralCommand implements Callable<Integer> {
     @CommandLine.Mixin
     Main.ConfigOptions options = new Main.ConfigOptions();

@@ -10,7 +10,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Instant;
-import org.edgebridge.storage.Fsync;
 
 /**
  * One data dir, one bridge: an exclusive lock on {@code data.dir/bridge.lock}, taken before anything in the data
@@ -35,10 +34,13 @@ final class DataDirLock implements AutoCloseable {
         FileChannel channel;
         try {
             Files.createDirectories(dataDir);
-            channel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE);
+            channel = FileChannel.open(
+                    file, StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE);
         } catch (IOException e) {
-            throw new IllegalStateException("data.dir=" + dataDir.toAbsolutePath() + ": cannot create " + FILE + " (" + e
-                    + "); the bridge needs a data dir it can write", e);
+            throw new IllegalStateException(
+                    "data.dir=" + dataDir.toAbsolutePath() + ": cannot create " + FILE + " (" + e
+                            + "); the bridge needs a data dir it can write",
+                    e);
         }
         FileLock lock;
         try {
@@ -47,18 +49,22 @@ final class DataDirLock implements AutoCloseable {
             lock = null;
         } catch (IOException e) {
             close(channel);
-            throw new IllegalStateException("data.dir=" + dataDir.toAbsolutePath() + ": cannot lock " + FILE + " (" + e + ")", e);
+            throw new IllegalStateException(
+                    "data.dir=" + dataDir.toAbsolutePath() + ": cannot lock " + FILE + " (" + e + ")", e);
         }
         if (lock == null) {
             String holder = holder(channel);
             close(channel);
-            throw new IllegalStateException("data.dir=" + dataDir.toAbsolutePath() + " is in use by another edge bridge ("
-                    + holder + "); stop that one first, or give this one its own data.dir");
+            throw new IllegalStateException(
+                    "data.dir=" + dataDir.toAbsolutePath() + " is in use by another edge bridge (" + holder
+                            + "); stop that one first, or give this one its own data.dir");
         }
         try {
             channel.truncate(0);
-            channel.write(ByteBuffer.wrap(("pid " + ProcessHandle.current().pid() + ", started " + Instant.now() + "\n")
-                    .getBytes(StandardCharsets.UTF_8)), 0);
+            channel.write(
+                    ByteBuffer.wrap(("pid " + ProcessHandle.current().pid() + ", started " + Instant.now() + "\n")
+                            .getBytes(StandardCharsets.UTF_8)),
+                    0);
             channel.force(true); // its name is synced with the data dir's at the end of the start (Bridge)
         } catch (IOException e) {
             // the lock holds without the note; only the other process's error message is poorer

@@ -12,13 +12,28 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /** The {@code device} subcommands: the registered devices of a password file ({@code auth.passwordFile}). */
-@Command(name = "device", mixinStandardHelpOptions = true, description = "Manage registered devices (auth.passwordFile).",
-        subcommands = {CommandLine.HelpCommand.class, DeviceCommand.Add.class, DeviceCommand.ListDevices.class, DeviceCommand.Remove.class})
+@Command(
+        name = "device",
+        mixinStandardHelpOptions = true,
+        description = "Manage registered devices (auth.passwordFile).",
+        subcommands = {
+            CommandLine.HelpCommand.class,
+            DeviceCommand.Add.class,
+            DeviceCommand.ListDevices.class,
+            DeviceCommand.Remove.class
+        })
 final class DeviceCommand {
-    @Command(name = "list", mixinStandardHelpOptions = true, description = "List the registered devices of a password file: client id and username.")
+    @Command(
+            name = "list",
+            mixinStandardHelpOptions = true,
+            description = "List the registered devices of a password file: client id and username.")
     @SuppressWarnings("NullAway.Init") // picocli sets every field (a required option) before call()
     static final class ListDevices implements Callable<Integer> {
-        @Option(names = "--file", required = true, paramLabel = "FILE", description = "the password file (auth.passwordFile)")
+        @Option(
+                names = "--file",
+                required = true,
+                paramLabel = "FILE",
+                description = "the password file (auth.passwordFile)")
         Path file;
 
         @Override
@@ -32,11 +47,18 @@ final class DeviceCommand {
         }
     }
 
-    @Command(name = "remove", mixinStandardHelpOptions = true, description = "Remove a device from a password file. A running bridge reads the file "
-            + "at start: restart it for the change to take effect.")
+    @Command(
+            name = "remove",
+            mixinStandardHelpOptions = true,
+            description = "Remove a device from a password file. A running bridge reads the file "
+                    + "at start: restart it for the change to take effect.")
     @SuppressWarnings("NullAway.Init") // picocli sets every field (required options) before call()
     static final class Remove implements Callable<Integer> {
-        @Option(names = "--file", required = true, paramLabel = "FILE", description = "the password file (auth.passwordFile)")
+        @Option(
+                names = "--file",
+                required = true,
+                paramLabel = "FILE",
+                description = "the password file (auth.passwordFile)")
         Path file;
 
         @Option(names = "--client-id", required = true, paramLabel = "ID", description = "the device's MQTT client id")
@@ -53,24 +75,42 @@ final class DeviceCommand {
         }
     }
 
-    @Command(name = "add", mixinStandardHelpOptions = true, description = "Add or replace a device in the password file (PBKDF2-SHA256).")
+    @Command(
+            name = "add",
+            mixinStandardHelpOptions = true,
+            description = "Add or replace a device in the password file (PBKDF2-SHA256).")
     @SuppressWarnings("NullAway.Init") // picocli sets every field (required options, @Spec) before call()
     static final class Add implements Callable<Integer> {
-        @Option(names = "--file", required = true, paramLabel = "FILE", description = "the password file (auth.passwordFile)")
+        @Option(
+                names = "--file",
+                required = true,
+                paramLabel = "FILE",
+                description = "the password file (auth.passwordFile)")
         Path file;
 
-        @Option(names = "--client-id", required = true, paramLabel = "ID", description = "the device's MQTT client id (1-128 characters "
-                + "without / + # or control characters)")
+        @Option(
+                names = "--client-id",
+                required = true,
+                paramLabel = "ID",
+                description = "the device's MQTT client id (1-128 characters " + "without / + # or control characters)")
         String clientId;
 
-        @Option(names = "--username", required = true, paramLabel = "NAME", description = "the username the device connects with; "
-                + "bound to this client id (no ':')")
+        @Option(
+                names = "--username",
+                required = true,
+                paramLabel = "NAME",
+                description = "the username the device connects with; " + "bound to this client id (no ':')")
         String username;
 
         /** What picocli gives {@code --password} without a value: ask for it. */
         static final String PROMPT = "\u0000prompt";
 
-        @Option(names = "--password", required = true, arity = "0..1", fallbackValue = PROMPT, paramLabel = "PASSWORD",
+        @Option(
+                names = "--password",
+                required = true,
+                arity = "0..1",
+                fallbackValue = PROMPT,
+                paramLabel = "PASSWORD",
                 description = "the password; without a value it is prompted for, twice (not echoed on a terminal; "
                         + "two lines on standard input otherwise)")
         String password;

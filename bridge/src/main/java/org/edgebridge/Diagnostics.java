@@ -31,8 +31,13 @@ final class Diagnostics {
         disk.put("outboxBytes", size(config.outboxFile()) + size(Path.of(config.outboxFile() + "-wal")));
         disk.put("brokerStoreBytes", size(config.broker().sessions().storeDir()));
         try {
-            disk.put("freeBytes", Files.getFileStore(Files.exists(data) ? data : data.toAbsolutePath().getParent())
-                    .getUsableSpace());
+            disk.put(
+                    "freeBytes",
+                    Files.getFileStore(
+                                    Files.exists(data)
+                                            ? data
+                                            : data.toAbsolutePath().getParent())
+                            .getUsableSpace());
         } catch (IOException e) {
             disk.put("freeBytes", "unknown: " + e.getMessage());
         }
@@ -50,7 +55,9 @@ final class Diagnostics {
             perState.put(s.dbName(), counts.count(s));
         }
         o.put("counts", perState);
-        o.put("oldestOpenReceivedAt", counts.oldestPendingReceivedAt().map(Object::toString).orElse(null));
+        o.put(
+                "oldestOpenReceivedAt",
+                counts.oldestPendingReceivedAt().map(Object::toString).orElse(null));
         o.put("devices", outbox.reads().devices().size());
         o.put("recentProblems", outbox.reads().recentProblems(20));
         out.put("outbox", o);
@@ -62,13 +69,15 @@ final class Diagnostics {
             return 0;
         }
         try (Stream<Path> files = Files.walk(p)) {
-            return files.filter(Files::isRegularFile).mapToLong(f -> {
-                try {
-                    return Files.size(f);
-                } catch (IOException e) {
-                    return 0;
-                }
-            }).sum();
+            return files.filter(Files::isRegularFile)
+                    .mapToLong(f -> {
+                        try {
+                            return Files.size(f);
+                        } catch (IOException e) {
+                            return 0;
+                        }
+                    })
+                    .sum();
         } catch (IOException e) {
             return -1;
         }

@@ -34,11 +34,22 @@ import picocli.CommandLine.Option;
  * The command line: {@code run}, {@code demo}, {@code central-sim}, {@code check-config}, {@code check-central}, {@code
  * device add}.
  */
-@Command(name = "edge-bridge", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
+@Command(
+        name = "edge-bridge",
+        mixinStandardHelpOptions = true,
+        versionProvider = Main.Version.class,
         description = "MQTT-to-HTTP bridge with an embedded broker, a SQLite outbox and per-event receipts.",
-        subcommands = {CommandLine.HelpCommand.class, Main.Run.class, Main.Demo.class, Main.CentralSimCommand.class,
-                Main.CheckConfig.class,
-            Main.Diagnose.class, Main.ConfigReference.class, DeviceCommand.class, CheckCentralCommand.class})
+        subcommands = {
+            CommandLine.HelpCommand.class,
+            Main.Run.class,
+            Main.Demo.class,
+            Main.CentralSimCommand.class,
+            Main.CheckConfig.class,
+            Main.Diagnose.class,
+            Main.ConfigReference.class,
+            DeviceCommand.class,
+            CheckCentralCommand.class
+        })
 public final class Main {
     public static void main(String[] args) {
         int code = commandLine().execute(args);
@@ -78,14 +89,19 @@ public final class Main {
 
     /** {@code --config} and {@code --set}, shared by the subcommands that read a configuration. */
     static final class ConfigOptions {
-        @Option(names = "--config", paramLabel = "FILE",
-                description = "YAML config file (see broker-config/bridge.yaml); "
-                + "without it, the documented defaults")
-        @Nullable Path file;
+        @Option(
+                names = "--config",
+                paramLabel = "FILE",
+                description =
+                        "YAML config file (see broker-config/bridge.yaml); " + "without it, the documented defaults")
+        @Nullable
+        Path file;
 
-        @Option(names = "--set", paramLabel = "KEY=VALUE",
+        @Option(
+                names = "--set",
+                paramLabel = "KEY=VALUE",
                 description = "override one key; repeatable; wins over the file and "
-                + "EDGE_BRIDGE_* environment variables (docs/configuration.md)")
+                        + "EDGE_BRIDGE_* environment variables (docs/configuration.md)")
         List<String> sets = new ArrayList<>();
     }
 
@@ -94,14 +110,16 @@ public final class Main {
      * and halt if that stop takes longer than its budget plus 10 s.
      */
     static void exitAfterWorkerDeath(Duration shutdownBudget) {
-        Thread halt = new Thread(() -> {
-            try {
-                Thread.sleep(shutdownBudget.toMillis() + 10_000);
-            } catch (InterruptedException e) {
-                return;
-            }
-            Runtime.getRuntime().halt(ExitCodes.WORKER_DIED);
-        }, "halt-after-worker-death");
+        Thread halt = new Thread(
+                () -> {
+                    try {
+                        Thread.sleep(shutdownBudget.toMillis() + 10_000);
+                    } catch (InterruptedException e) {
+                        return;
+                    }
+                    Runtime.getRuntime().halt(ExitCodes.WORKER_DIED);
+                },
+                "halt-after-worker-death");
         halt.setDaemon(true);
         halt.start();
         System.exit(ExitCodes.WORKER_DIED);
@@ -110,16 +128,19 @@ public final class Main {
     /** Blocks until SIGTERM/SIGINT, then closes {@code resources} in order. */
     static void runUntilStopped(AutoCloseable... resources) throws InterruptedException {
         CountDownLatch stopped = new CountDownLatch(1);
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            for (AutoCloseable r : resources) {
-                try {
-                    r.close();
-                } catch (Exception e) {
-                    LoggerFactory.getLogger(Main.class).error("error while stopping", e);
-                }
-            }
-            stopped.countDown();
-        }, "shutdown"));
+        Runtime.getRuntime()
+                .addShutdownHook(new Thread(
+                        () -> {
+                            for (AutoCloseable r : resources) {
+                                try {
+                                    r.close();
+                                } catch (Exception e) {
+                                    LoggerFactory.getLogger(Main.class).error("error while stopping", e);
+                                }
+                            }
+                            stopped.countDown();
+                        },
+                        "shutdown"));
         stopped.await();
     }
 
@@ -132,21 +153,26 @@ public final class Main {
         public Integer call() throws Exception {
             BridgeConfig config = ConfigLoader.load(options.file, options.sets);
             FatalErrors.haltOnAnyError();
-            Bridge bridge = Bridge.start(config, Clock.systemUTC(),
-                    () -> exitAfterWorkerDeath(config.shutdownTimeout()));
+            Bridge bridge =
+                    Bridge.start(config, Clock.systemUTC(), () -> exitAfterWorkerDeath(config.shutdownTimeout()));
             runUntilStopped(bridge);
             return ExitCodes.OK;
         }
     }
 
-    @Command(name = "demo", mixinStandardHelpOptions = true,
+    @Command(
+            name = "demo",
+            mixinStandardHelpOptions = true,
             description = "Run the bridge with an embedded reference central on 127.0.0.1:8090, "
-            + "dev TLS material and anonymous devices on loopback.")
+                    + "dev TLS material and anonymous devices on loopback.")
     static final class Demo implements Callable<Integer> {
         @CommandLine.Mixin
         ConfigOptions options = new ConfigOptions();
 
-        @Option(names = "--central-port", defaultValue = "8090", paramLabel = "PORT",
+        @Option(
+                names = "--central-port",
+                defaultValue = "8090",
+                paramLabel = "PORT",
                 description = "port of the embedded central (0: any free; default: ${DEFAULT-VALUE})")
         int centralPort;
 
@@ -160,7 +186,8 @@ public final class Main {
             presets.put("auth.anonymous", "true");
             presets.put("admin.token", HexFormat.of().formatHex(SecureRandom.getSeed(12)));
             BridgeConfig first = ConfigLoader.load(options.file, options.sets, presets);
-            DevCertificates.Material tls = DevCertificates.ensure(first.dataDir().resolve("tls"));
+            DevCertificates.Material tls =
+                    DevCertificates.ensure(first.dataDir().resolve("tls"));
             presets.put("tls.certFile", tls.certFile().toString());
             presets.put("tls.keyFile", tls.keyFile().toString());
             CentralSim central = new CentralSim(Optional.empty(), 64L * 1024 * 1024, Clock.systemUTC())
@@ -194,8 +221,8 @@ public final class Main {
             out.println("  data        " + c.dataDir().toAbsolutePath());
             out.println();
             out.println("Send a command as device demo-device and print the receipt it gets:");
-            out.println("  mosquitto_rr -V mqttv311 -h " + host + " -p " + bridge.broker().mqttPort()
-                    + " -i demo-device -c -q 1 \\");
+            out.println("  mosquitto_rr -V mqttv311 -h " + host + " -p "
+                    + bridge.broker().mqttPort() + " -i demo-device -c -q 1 \\");
             out.println("    -e " + prefix + "/demo-device/receipts -t " + prefix
                     + "/demo-device/commands/workorder/arrive \\");
             out.println("    -m '{\"commandId\":\"ARRIVE-WO-1\",\"workOrderId\":\"WO-1\",\"action\":\"ARRIVE\"}'");
@@ -204,47 +231,69 @@ public final class Main {
         }
     }
 
-    @Command(name = "central-sim", mixinStandardHelpOptions = true,
+    @Command(
+            name = "central-sim",
+            mixinStandardHelpOptions = true,
             description = "Run the reference central alone (docs/protocol.md §2, server side).")
     static final class CentralSimCommand implements Callable<Integer> {
-        @Option(names = "--port", defaultValue = "8090", paramLabel = "PORT",
+        @Option(
+                names = "--port",
+                defaultValue = "8090",
+                paramLabel = "PORT",
                 description = "port (0: any free one, printed at start; default: ${DEFAULT-VALUE})")
         int port;
 
-        @Option(names = "--host", defaultValue = "127.0.0.1", paramLabel = "HOST",
+        @Option(
+                names = "--host",
+                defaultValue = "127.0.0.1",
+                paramLabel = "HOST",
                 description = "bind address (default: ${DEFAULT-VALUE})")
         @SuppressWarnings("NullAway.Init") // picocli sets it: the option has a default value
         String host;
 
-        @Option(names = "--token", paramLabel = "TOKEN",
+        @Option(
+                names = "--token",
+                paramLabel = "TOKEN",
                 description = "bearer token required from the bridge (default: none required)")
-        @Nullable String token;
+        @Nullable
+        String token;
 
-        @Option(names = "--max-request-bytes", defaultValue = "16777216", paramLabel = "BYTES",
+        @Option(
+                names = "--max-request-bytes",
+                defaultValue = "16777216",
+                paramLabel = "BYTES",
                 description = "larger requests get 413 (default: ${DEFAULT-VALUE})")
         long maxRequestBytes;
 
-        @Option(names = "--delay-ms", defaultValue = "0", paramLabel = "MS",
+        @Option(
+                names = "--delay-ms",
+                defaultValue = "0",
+                paramLabel = "MS",
                 description = "answer each request this long after "
-                + "it was applied, as a central far away would (no thread is held while it waits; default: "
-                + "${DEFAULT-VALUE})")
+                        + "it was applied, as a central far away would (no thread is held while it waits; default: "
+                        + "${DEFAULT-VALUE})")
         long delayMs;
 
-        @Option(names = "--set", hidden = true,
+        @Option(
+                names = "--set",
+                hidden = true,
                 description = "accepted for symmetry with the other subcommands; unused")
         List<String> sets = new ArrayList<>();
 
         @Override
         public Integer call() throws Exception {
             CentralSim central = new CentralSim(Optional.ofNullable(token), maxRequestBytes, Clock.systemUTC())
-                    .replyDelay(Duration.ofMillis(delayMs)).start(host, port);
+                    .replyDelay(Duration.ofMillis(delayMs))
+                    .start(host, port);
             System.out.println("reference central listening on http://" + host + ":" + central.port() + "/ingest");
             runUntilStopped(central);
             return ExitCodes.OK;
         }
     }
 
-    @Command(name = "check-config", mixinStandardHelpOptions = true,
+    @Command(
+            name = "check-config",
+            mixinStandardHelpOptions = true,
             description = "Validate a configuration and print every problem.")
     static final class CheckConfig implements Callable<Integer> {
         @CommandLine.Mixin
@@ -262,9 +311,11 @@ public final class Main {
         }
     }
 
-    @Command(name = "diagnose", mixinStandardHelpOptions = true,
+    @Command(
+            name = "diagnose",
+            mixinStandardHelpOptions = true,
             description = "Print what a support ticket needs as JSON: version, configuration "
-            + "(secrets masked), disk, outbox counts and the latest problems.")
+                    + "(secrets masked), disk, outbox counts and the latest problems.")
     static final class Diagnose implements Callable<Integer> {
         @CommandLine.Mixin
         ConfigOptions options = new ConfigOptions();
@@ -273,14 +324,18 @@ public final class Main {
         public Integer call() throws Exception {
             BridgeConfig config = ConfigLoader.load(options.file, options.sets);
             Map<String, Object> report = Diagnostics.collect(config, new Version().getVersion()[0]);
-            System.out.println(new ObjectMapper().registerModule(new JavaTimeModule())
+            System.out.println(new ObjectMapper()
+                    .registerModule(new JavaTimeModule())
                     .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS)
-                    .writerWithDefaultPrettyPrinter().writeValueAsString(report));
+                    .writerWithDefaultPrettyPrinter()
+                    .writeValueAsString(report));
             return ExitCodes.OK;
         }
     }
 
-    @Command(name = "config-reference", mixinStandardHelpOptions = true,
+    @Command(
+            name = "config-reference",
+            mixinStandardHelpOptions = true,
             description = "Print every configuration key with its default (docs/configuration.md).")
     static final class ConfigReference implements Callable<Integer> {
         @Override

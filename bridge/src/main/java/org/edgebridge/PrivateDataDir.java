@@ -39,8 +39,10 @@ final class PrivateDataDir {
         try {
             Files.createDirectories(dataDir.toAbsolutePath(), PosixFilePermissions.asFileAttribute(DIRECTORY));
         } catch (IOException e) {
-            throw new UncheckedIOException("data.dir=" + dataDir.toAbsolutePath() + ": cannot create it (" + e
-                    + "); the bridge needs a data dir it can write", e);
+            throw new UncheckedIOException(
+                    "data.dir=" + dataDir.toAbsolutePath() + ": cannot create it (" + e
+                            + "); the bridge needs a data dir it can write",
+                    e);
         }
     }
 
@@ -54,7 +56,8 @@ final class PrivateDataDir {
         }
         Path dir = dataDir.toAbsolutePath();
         try {
-            // the real path: a data.dir that is a symbolic link is restricted where it points (links inside are not followed)
+            // the real path: a data.dir that is a symbolic link is restricted where it points (links inside are not
+            // followed)
             Files.walkFileTree(dir.toRealPath(), new SimpleFileVisitor<>() {
                 @Override
                 public FileVisitResult preVisitDirectory(Path d, BasicFileAttributes attrs) throws IOException {
@@ -78,8 +81,10 @@ final class PrivateDataDir {
                 }
             });
         } catch (IOException e) {
-            throw new UncheckedIOException("data.dir=" + dir + ": cannot make it owner-only (" + e
-                    + "); give the bridge's user a data dir of its own (chown -R it to that user)", e);
+            throw new UncheckedIOException(
+                    "data.dir=" + dir + ": cannot make it owner-only (" + e
+                            + "); give the bridge's user a data dir of its own (chown -R it to that user)",
+                    e);
         }
     }
 
@@ -94,7 +99,8 @@ final class PrivateDataDir {
         try {
             Files.createFile(file, PosixFilePermissions.asFileAttribute(FILE));
         } catch (IOException e) {
-            throw new UncheckedIOException("data.dir: cannot create " + file + " readable by its owner only: " + e.getMessage(), e);
+            throw new UncheckedIOException(
+                    "data.dir: cannot create " + file + " readable by its owner only: " + e.getMessage(), e);
         }
     }
 

@@ -35,35 +35,56 @@ class ArchitectureTest {
 
     @Test
     void onlyTheMoquetteFenceUsesMoquetteNettyOrH2() {
-        noClasses().that().resideOutsideOfPackages(MOQUETTE_FENCE)
-                .should().dependOnClassesThat().resideInAnyPackage("io.moquette..", "io.netty..", "org.h2..")
+        noClasses()
+                .that()
+                .resideOutsideOfPackages(MOQUETTE_FENCE)
+                .should()
+                .dependOnClassesThat()
+                .resideInAnyPackage("io.moquette..", "io.netty..", "org.h2..")
                 .because("Moquette 0.17's sharp edges are answered in one place (docs/moquette.md)")
                 .check(product);
     }
 
     @Test
     void onlyTheOutboxUsesSqlJdbiOrFlyway() {
-        noClasses().that().resideOutsideOfPackage("org.edgebridge.outbox..")
-                .should().dependOnClassesThat().resideInAnyPackage("java.sql..", "javax.sql..", "org.jdbi..",
-                        "org.flywaydb..", "org.sqlite..")
+        noClasses()
+                .that()
+                .resideOutsideOfPackage("org.edgebridge.outbox..")
+                .should()
+                .dependOnClassesThat()
+                .resideInAnyPackage("java.sql..", "javax.sql..", "org.jdbi..", "org.flywaydb..", "org.sqlite..")
                 .because("all SQL lives in the outbox")
                 .check(product);
     }
 
     @Test
     void nothingButTheCompositionRootUsesAdmin() {
-        noClasses().that().resideOutsideOfPackages("org.edgebridge.admin..").and().resideOutsideOfPackage("org.edgebridge")
-                .should().dependOnClassesThat().resideInAPackage("org.edgebridge.admin..")
+        noClasses()
+                .that()
+                .resideOutsideOfPackages("org.edgebridge.admin..")
+                .and()
+                .resideOutsideOfPackage("org.edgebridge")
+                .should()
+                .dependOnClassesThat()
+                .resideInAPackage("org.edgebridge.admin..")
                 .because("the admin side reads the other parts; no part depends on it")
                 .check(product);
     }
 
     @Test
     void adminReadsViewsNotTheParts() {
-        noClasses().that().resideInAPackage("org.edgebridge.admin..")
-                .should().dependOnClassesThat().haveFullyQualifiedName("org.edgebridge.broker.Broker")
-                .orShould().dependOnClassesThat().haveFullyQualifiedName("org.edgebridge.intake.Intake")
-                .orShould().dependOnClassesThat().haveFullyQualifiedName("org.edgebridge.forward.Forwarder")
+        noClasses()
+                .that()
+                .resideInAPackage("org.edgebridge.admin..")
+                .should()
+                .dependOnClassesThat()
+                .haveFullyQualifiedName("org.edgebridge.broker.Broker")
+                .orShould()
+                .dependOnClassesThat()
+                .haveFullyQualifiedName("org.edgebridge.intake.Intake")
+                .orShould()
+                .dependOnClassesThat()
+                .haveFullyQualifiedName("org.edgebridge.forward.Forwarder")
                 .because("the admin side reads BrokerView, IntakeView and ForwarderControl: what it may see and do")
                 .check(product);
     }
@@ -76,34 +97,52 @@ class ArchitectureTest {
 
     @Test
     void theOutboxKnowsNoOtherPart() {
-        noClasses().that().resideInAPackage("org.edgebridge.outbox..")
-                .should().dependOnClassesThat().resideInAnyPackage("org.edgebridge.intake..", "org.edgebridge.forward..",
-                        "org.edgebridge.broker..", "org.edgebridge.receipt..")
+        noClasses()
+                .that()
+                .resideInAPackage("org.edgebridge.outbox..")
+                .should()
+                .dependOnClassesThat()
+                .resideInAnyPackage(
+                        "org.edgebridge.intake..",
+                        "org.edgebridge.forward..",
+                        "org.edgebridge.broker..",
+                        "org.edgebridge.receipt..")
                 .because("the outbox stores; the parts that use it know it, not the other way round")
                 .check(product);
     }
 
     @Test
     void forwardKnowsNoBroker() {
-        noClasses().that().resideInAPackage("org.edgebridge.forward..")
-                .should().dependOnClassesThat().resideInAPackage("org.edgebridge.broker..")
+        noClasses()
+                .that()
+                .resideInAPackage("org.edgebridge.forward..")
+                .should()
+                .dependOnClassesThat()
+                .resideInAPackage("org.edgebridge.broker..")
                 .because("receipts reach devices through receipt.ReceiptSender, not the broker")
                 .check(product);
     }
 
     @Test
     void theReferenceCentralUsesNothingOfTheBridge() {
-        noClasses().that().resideInAPackage("org.edgebridge.central..")
-                .should().dependOnClassesThat(resideInAPackage("org.edgebridge..")
-                        .and(resideOutsideOfPackage("org.edgebridge.central..")))
+        noClasses()
+                .that()
+                .resideInAPackage("org.edgebridge.central..")
+                .should()
+                .dependOnClassesThat(
+                        resideInAPackage("org.edgebridge..").and(resideOutsideOfPackage("org.edgebridge.central..")))
                 .because("the reference central stands for a real central: it shares nothing with the bridge")
                 .check(product);
     }
 
     @Test
     void eachCallerReachesTheOutboxThroughItsPort() {
-        noClasses().that().resideOutsideOfPackages("org.edgebridge", "org.edgebridge.outbox..")
-                .should().dependOnClassesThat().haveFullyQualifiedName("org.edgebridge.outbox.Outbox")
+        noClasses()
+                .that()
+                .resideOutsideOfPackages("org.edgebridge", "org.edgebridge.outbox..")
+                .should()
+                .dependOnClassesThat()
+                .haveFullyQualifiedName("org.edgebridge.outbox.Outbox")
                 .because("the intake, the forwarder and admin each see their port (IntakeOutbox, ForwarderOutbox, "
                         + "AdminOutbox); only the composition root holds the Outbox")
                 .check(product);
@@ -119,7 +158,8 @@ class ArchitectureTest {
                 .filter(name -> !product.getPackage(name).isAnnotatedWith(NullMarked.class))
                 .sorted()
                 .toList();
-        assertThat(unmarked).as("packages without @NullMarked in their package-info.java").isEmpty();
+        assertThat(unmarked)
+                .as("packages without @NullMarked in their package-info.java")
+                .isEmpty();
     }
 }
-

@@ -49,9 +49,20 @@ class CommandLineTest {
     @Test
     void every_command_answers_help_and_h_and_the_help_subcommand() {
         List<List<String>> all = commands(Main.commandLine(), List.of(), new ArrayList<>());
-        assertThat(all).extracting(c -> String.join(" ", c))
-                .contains("run", "demo", "central-sim", "check-config", "check-central", "diagnose", "config-reference",
-                        "device", "device add", "device list", "device remove");
+        assertThat(all)
+                .extracting(c -> String.join(" ", c))
+                .contains(
+                        "run",
+                        "demo",
+                        "central-sim",
+                        "check-config",
+                        "check-central",
+                        "diagnose",
+                        "config-reference",
+                        "device",
+                        "device add",
+                        "device list",
+                        "device remove");
         for (List<String> command : all) {
             for (String flag : List.of("--help", "-h")) {
                 List<String> args = new ArrayList<>(command);
@@ -86,9 +97,12 @@ class CommandLineTest {
                     continue;
                 }
                 String where = command + " " + o.longestName();
-                assertThat(String.join(" ", o.description())).as(where + " has a description").isNotBlank();
+                assertThat(String.join(" ", o.description()))
+                        .as(where + " has a description")
+                        .isNotBlank();
                 if (o.defaultValue() != null) {
-                    assertThat(cl.getUsageMessage().replaceAll("\\s+", " ")).as(where + " shows its default")
+                    assertThat(cl.getUsageMessage().replaceAll("\\s+", " "))
+                            .as(where + " shows its default")
                             .contains("default: " + o.defaultValue());
                 }
             }
@@ -100,14 +114,34 @@ class CommandLineTest {
         Path file = dir.resolve("devices.passwd");
         InputStream stdin = System.in;
         try {
-            System.setIn(new ByteArrayInputStream("first-password\nsecond-password\n".getBytes(StandardCharsets.UTF_8)));
-            Result differ = run("device", "add", "--file", file.toString(), "--client-id", "dev-1", "--username", "u1", "--password");
+            System.setIn(
+                    new ByteArrayInputStream("first-password\nsecond-password\n".getBytes(StandardCharsets.UTF_8)));
+            Result differ = run(
+                    "device",
+                    "add",
+                    "--file",
+                    file.toString(),
+                    "--client-id",
+                    "dev-1",
+                    "--username",
+                    "u1",
+                    "--password");
             assertThat(differ.code()).isEqualTo(1);
             assertThat(differ.err()).contains("the two passwords for dev-1 differ; nothing written");
             assertThat(file).doesNotExist();
 
-            System.setIn(new ByteArrayInputStream("same-password-1\nsame-password-1\n".getBytes(StandardCharsets.UTF_8)));
-            Result same = run("device", "add", "--file", file.toString(), "--client-id", "dev-1", "--username", "u1", "--password");
+            System.setIn(
+                    new ByteArrayInputStream("same-password-1\nsame-password-1\n".getBytes(StandardCharsets.UTF_8)));
+            Result same = run(
+                    "device",
+                    "add",
+                    "--file",
+                    file.toString(),
+                    "--client-id",
+                    "dev-1",
+                    "--username",
+                    "u1",
+                    "--password");
             assertThat(same.code()).as(same.err()).isZero();
             assertThat(same.err()).contains("Password for dev-1: ").contains("Password for dev-1 (again): ");
             assertThat(Files.readString(file)).contains("dev-1");

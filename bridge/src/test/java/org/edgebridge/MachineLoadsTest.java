@@ -48,8 +48,14 @@ class MachineLoadsTest {
         Path root = Path.of("src", "test", "java");
         try (Stream<Path> files = Files.walk(root)) {
             String first = files.filter(p -> p.toString().endsWith("IT.java"))
-                    .map(p -> root.relativize(p).toString().replace('\\', '/').replace('/', '.').replaceAll("\\.java$", ""))
-                    .sorted().findFirst().orElseThrow();
+                    .map(p -> root.relativize(p)
+                            .toString()
+                            .replace('\\', '/')
+                            .replace('/', '.')
+                            .replaceAll("\\.java$", ""))
+                    .sorted()
+                    .findFirst()
+                    .orElseThrow();
             assertThat(first).isEqualTo(MachineLoadsIT.class.getName());
         }
     }

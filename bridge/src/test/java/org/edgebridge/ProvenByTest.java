@@ -43,11 +43,16 @@ class ProvenByTest {
                 int to = end.find(claim.end()) ? end.start() : text.length();
                 String sentence = text.substring(claim.start(), to);
                 claims.add(sentence);
-                List<String> named = TEST_NAME.matcher(sentence).results().map(r -> r.group(1)).toList();
+                List<String> named = TEST_NAME
+                        .matcher(sentence)
+                        .results()
+                        .map(r -> r.group(1))
+                        .toList();
                 if (named.isEmpty() && !sentence.contains("every")) {
                     broken.add(MAIN.relativize(file) + ": names no test: \"" + sentence + "\"");
                 }
-                named.stream().filter(n -> !tests.contains(n))
+                named.stream()
+                        .filter(n -> !tests.contains(n))
                         .forEach(n -> broken.add(MAIN.relativize(file) + ": " + n + " does not exist"));
             }
         }
@@ -57,7 +62,8 @@ class ProvenByTest {
 
     /** The file with the comment markers at line starts taken out, lines joined by spaces. */
     private static String commentText(String source) {
-        return source.lines().map(l -> l.strip().replaceFirst("^(/\\*\\*|\\*(?!/)|//)\\s?", ""))
+        return source.lines()
+                .map(l -> l.strip().replaceFirst("^(/\\*\\*|\\*(?!/)|//)\\s?", ""))
                 .collect(Collectors.joining(" "));
     }
 

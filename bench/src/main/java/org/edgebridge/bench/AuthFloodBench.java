@@ -39,10 +39,20 @@ final class AuthFloodBench {
         Path passwords = dir.resolve("devices.passwd");
         PasswordFile.addDevice(passwords, DEVICE, DEVICE, PASSWORD);
         int port = Bench.freePort();
-        try (Bridge bridge = Bridge.start(ConfigLoader.load(null, List.of("data.dir=" + dir.resolve("data"), "mqtt.host=127.0.0.1",
-                "mqtt.port=" + port, "admin.port=0", "auth.anonymous=false", "auth.passwordFile=" + passwords,
-                "auth.failedLoginsPerClientId=1000000", "auth.failedLoginsPerAddress=1000000",
-                "ingest.url=http://127.0.0.1:9/ingest")), Clock.systemUTC());
+        try (Bridge bridge = Bridge.start(
+                        ConfigLoader.load(
+                                null,
+                                List.of(
+                                        "data.dir=" + dir.resolve("data"),
+                                        "mqtt.host=127.0.0.1",
+                                        "mqtt.port=" + port,
+                                        "admin.port=0",
+                                        "auth.anonymous=false",
+                                        "auth.passwordFile=" + passwords,
+                                        "auth.failedLoginsPerClientId=1000000",
+                                        "auth.failedLoginsPerAddress=1000000",
+                                        "ingest.url=http://127.0.0.1:9/ingest")),
+                        Clock.systemUTC());
                 RawMqttClient device = new RawMqttClient("127.0.0.1", port)) {
             if (device.connect(RawMqttClient.Connect.of(DEVICE).withCredentials(DEVICE, PASSWORD)) != 0) {
                 throw new IllegalStateException("the bench device was refused");
@@ -55,19 +65,22 @@ final class AuthFloodBench {
             AtomicLong busy = new AtomicLong();
             List<Thread> threads = new ArrayList<>();
             for (int i = 0; i < attackers; i++) {
-                Thread t = new Thread(() -> {
-                    while (flooding.get()) {
-                        try (RawMqttClient attacker = new RawMqttClient("127.0.0.1", port)) {
-                            int code = attacker.connect(RawMqttClient.Connect.of(DEVICE).withCredentials(DEVICE, "guess"));
-                            attempts.incrementAndGet();
-                            if (code == 3) {
-                                busy.incrementAndGet();
+                Thread t = new Thread(
+                        () -> {
+                            while (flooding.get()) {
+                                try (RawMqttClient attacker = new RawMqttClient("127.0.0.1", port)) {
+                                    int code = attacker.connect(
+                                            RawMqttClient.Connect.of(DEVICE).withCredentials(DEVICE, "guess"));
+                                    attempts.incrementAndGet();
+                                    if (code == 3) {
+                                        busy.incrementAndGet();
+                                    }
+                                } catch (Exception e) {
+                                    attempts.incrementAndGet();
+                                }
                             }
-                        } catch (Exception e) {
-                            attempts.incrementAndGet();
-                        }
-                    }
-                }, "b6-attacker-" + i);
+                        },
+                        "b6-attacker-" + i);
                 t.start();
                 threads.add(t);
             }

@@ -43,11 +43,13 @@ final class BacklogBench {
         Path dir = Files.createDirectories(work.resolve("b5"));
         Path data = dir.resolve("data");
         seedBacklog(data.resolve("outbox.db"), rows, 100);
-        try (CentralSim central = new CentralSim(Optional.empty(), 64L << 20, Clock.systemUTC()).start("127.0.0.1", 0)) {
+        try (CentralSim central =
+                new CentralSim(Optional.empty(), 64L << 20, Clock.systemUTC()).start("127.0.0.1", 0)) {
             double[] first = drain(dir.resolve("bridge.log"), data, central, limit);
             results.put("b5_ready_s", first[0]);
             results.put("b5_drain_events_per_s", first[1]);
-            results.put("b5_held_drain_events_per_s", drain(dir.resolve("bridge-held.log"), data, central, heldLimit)[1]);
+            results.put(
+                    "b5_held_drain_events_per_s", drain(dir.resolve("bridge-held.log"), data, central, heldLimit)[1]);
         }
         results.put("b5_rows", rows);
         results.put("b5_limit_events_per_s", limit);
@@ -56,10 +58,16 @@ final class BacklogBench {
 
     /** Starts a bridge on {@code data} with an events limit; @return its seconds to ready and its drain rate */
     private double[] drain(Path log, Path data, CentralSim central, int eventsPerSecond) throws Exception {
-        try (BridgeChild bridge = new BridgeChild(log, Bench.freePort(), List.of("data.dir=" + data,
-                "mqtt.host=127.0.0.1", "mqtt.port=" + Bench.freePort(), "auth.anonymous=true",
-                "ingest.url=http://127.0.0.1:" + central.port() + "/ingest",
-                "forwarder.eventsPerSecond=" + eventsPerSecond))) {
+        try (BridgeChild bridge = new BridgeChild(
+                log,
+                Bench.freePort(),
+                List.of(
+                        "data.dir=" + data,
+                        "mqtt.host=127.0.0.1",
+                        "mqtt.port=" + Bench.freePort(),
+                        "auth.anonymous=true",
+                        "ingest.url=http://127.0.0.1:" + central.port() + "/ingest",
+                        "forwarder.eventsPerSecond=" + eventsPerSecond))) {
             double ready = Math.round(bridge.awaitReady(Duration.ofMinutes(2)) * 100) / 100.0;
             Thread.sleep(2_000);
             int from = central.inbox().size();
@@ -77,12 +85,22 @@ final class BacklogBench {
         Outbox.open(file, Clock.systemUTC()).close();
         java.time.Instant now = Instant.now();
         MessageDigest sha256 = MessageDigest.getInstance("SHA-256");
-        BulkLoader.load(file, IntStream.range(0, rows).mapToObj(i -> {
-            String device = "b5-dev-" + (i % devices);
-            String id = "b5-" + i;
-            byte[] payload = LoadDevices.command(id).getBytes(StandardCharsets.UTF_8);
-            return new NewCommand(device, id, "devices/" + device + "/commands/workorder/arrive", "workorder/arrive", payload,
-                    HexFormat.of().formatHex(sha256.digest(payload)), now);
-        }), CommandState.PENDING, null);
+        BulkLoader.load(
+                file,
+                IntStream.range(0, rows).mapToObj(i -> {
+                    String device = "b5-dev-" + (i % devices);
+                    String id = "b5-" + i;
+                    byte[] payload = LoadDevices.command(id).getBytes(StandardCharsets.UTF_8);
+                    return new NewCommand(
+                            device,
+                            id,
+                            "devices/" + device + "/commands/workorder/arrive",
+                            "workorder/arrive",
+                            payload,
+                            HexFormat.of().formatHex(sha256.digest(payload)),
+                            now);
+                }),
+                CommandState.PENDING,
+                null);
     }
 }

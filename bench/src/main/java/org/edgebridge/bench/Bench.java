@@ -29,20 +29,72 @@ public final class Bench {
     static final String DURABILITY = "sqlite WAL synchronous=FULL";
 
     /** Sizes of one run. */
-    record Sizes(int publishers, int perPublisher, int inFlight, LatencyBench.Shape b3, int b4Sessions,
-            int b5Rows, int b5Limit, int b5HeldLimit, int b5WindowSeconds, int b6Attackers, int b6Seconds, int b7Devices, int b7InFlight,
+    record Sizes(
+            int publishers,
+            int perPublisher,
+            int inFlight,
+            LatencyBench.Shape b3,
+            int b4Sessions,
+            int b5Rows,
+            int b5Limit,
+            int b5HeldLimit,
+            int b5WindowSeconds,
+            int b6Attackers,
+            int b6Seconds,
+            int b7Devices,
+            int b7InFlight,
             int b7PerDevice) {
         /** B3 of another shape. */
         Sizes withB3(LatencyBench.Shape b3) {
-            return new Sizes(publishers, perPublisher, inFlight, b3, b4Sessions, b5Rows, b5Limit,
-                    b5HeldLimit, b5WindowSeconds, b6Attackers, b6Seconds, b7Devices, b7InFlight, b7PerDevice);
+            return new Sizes(
+                    publishers,
+                    perPublisher,
+                    inFlight,
+                    b3,
+                    b4Sessions,
+                    b5Rows,
+                    b5Limit,
+                    b5HeldLimit,
+                    b5WindowSeconds,
+                    b6Attackers,
+                    b6Seconds,
+                    b7Devices,
+                    b7InFlight,
+                    b7PerDevice);
         }
 
         static Sizes of(boolean quick) {
-            return quick ? new Sizes(4, 1_000, 32, new LatencyBench.Shape(500, 1, 3, 20, 0, false), 200, 50_000, 500, 200, 5,
-                    8, 2, 8, 64, 250)
-                    : new Sizes(4, 25_000, 32, new LatencyBench.Shape(1_000, 90, 30, 20, 0, false), 10_000, 1_000_000, 5_000,
-                            2_000, 20, 32, 15, 8, 64, 5_000);
+            return quick
+                    ? new Sizes(
+                            4,
+                            1_000,
+                            32,
+                            new LatencyBench.Shape(500, 1, 3, 20, 0, false),
+                            200,
+                            50_000,
+                            500,
+                            200,
+                            5,
+                            8,
+                            2,
+                            8,
+                            64,
+                            250)
+                    : new Sizes(
+                            4,
+                            25_000,
+                            32,
+                            new LatencyBench.Shape(1_000, 90, 30, 20, 0, false),
+                            10_000,
+                            1_000_000,
+                            5_000,
+                            2_000,
+                            20,
+                            32,
+                            15,
+                            8,
+                            64,
+                            5_000);
         }
     }
 
@@ -69,11 +121,31 @@ public final class Bench {
 
     /** Runs the figures named in {@code only} (all when empty) and returns the JSON-ready results. */
     Map<String, Object> run(Set<String> only) throws Exception {
-        for (String key : List.of("b0_msgs_per_s", "b1_msgs_per_s", "b2_msgs_per_s", "ratio_b1_b0", "ratio_b2_b0",
-                "b3_p50_stored_ms", "b3_p99_stored_ms", "b3_p50_final_ms", "b3_p99_final_ms", "b3_max_final_ms",
-                "b3_bridge_cpu_us_per_final", "b4_sessions",
-                "b4_heap_mib", "b4_rss_mib", "b4_reconnect_s", "b5_rows", "b5_ready_s", "b5_drain_events_per_s",
-                "b5_limit_events_per_s", "b5_held_drain_events_per_s", "b5_held_limit_events_per_s", "b7_raw_msgs_per_s", "b7_finals_per_s", "ratio_b7")) {
+        for (String key : List.of(
+                "b0_msgs_per_s",
+                "b1_msgs_per_s",
+                "b2_msgs_per_s",
+                "ratio_b1_b0",
+                "ratio_b2_b0",
+                "b3_p50_stored_ms",
+                "b3_p99_stored_ms",
+                "b3_p50_final_ms",
+                "b3_p99_final_ms",
+                "b3_max_final_ms",
+                "b3_bridge_cpu_us_per_final",
+                "b4_sessions",
+                "b4_heap_mib",
+                "b4_rss_mib",
+                "b4_reconnect_s",
+                "b5_rows",
+                "b5_ready_s",
+                "b5_drain_events_per_s",
+                "b5_limit_events_per_s",
+                "b5_held_drain_events_per_s",
+                "b5_held_limit_events_per_s",
+                "b7_raw_msgs_per_s",
+                "b7_finals_per_s",
+                "ratio_b7")) {
             results.put(key, null);
         }
         results.put("durability", DURABILITY);
@@ -95,14 +167,17 @@ public final class Bench {
             }
         }
         if (wanted(only, "B3")) {
-            new LatencyBench(work, sizes.b3()).run(results, (ingestUrl, mqttPort) -> configSets("b3", mqttPort,
-                    List.of("ingest.url=" + ingestUrl)));
+            new LatencyBench(work, sizes.b3())
+                    .run(
+                            results,
+                            (ingestUrl, mqttPort) -> configSets("b3", mqttPort, List.of("ingest.url=" + ingestUrl)));
         }
         if (wanted(only, "B4")) {
             b4();
         }
         if (wanted(only, "B5")) {
-            new BacklogBench(work, sizes.b5Rows(), sizes.b5Limit(), sizes.b5HeldLimit(), sizes.b5WindowSeconds()).run(results);
+            new BacklogBench(work, sizes.b5Rows(), sizes.b5Limit(), sizes.b5HeldLimit(), sizes.b5WindowSeconds())
+                    .run(results);
         }
         if (wanted(only, "B6")) {
             new AuthFloodBench(work, sizes.b6Attackers(), sizes.b6Seconds()).run(results);
@@ -128,7 +203,7 @@ public final class Bench {
         AtomicLong delivered = new AtomicLong();
         try (RawBroker broker = new RawBroker(c.broker());
                 LoadDevices sink = new LoadDevices(port, "sink-", 1, 1, (i, p) -> delivered.incrementAndGet());
-                LoadDevices pubs = new LoadDevices(port, "pub-", sizes.publishers(), sizes.inFlight(), (i, p) -> { })) {
+                LoadDevices pubs = new LoadDevices(port, "pub-", sizes.publishers(), sizes.inFlight(), (i, p) -> {})) {
             sink.connect(id -> "devices/+/commands/#");
             pubs.connect(id -> null);
             long start = System.nanoTime();
@@ -145,13 +220,15 @@ public final class Bench {
         AtomicLong receipts = new AtomicLong();
         String wanted = endToEnd ? "accepted" : "stored";
         try (CentralSim central = new CentralSim(Optional.empty(), 64L << 20, Clock.systemUTC()).start("127.0.0.1", 0);
-                Bridge bridge = Bridge.start(config(figure, port, List.of("ingest.url=http://127.0.0.1:" + central.port() + "/ingest")),
+                Bridge bridge = Bridge.start(
+                        config(figure, port, List.of("ingest.url=http://127.0.0.1:" + central.port() + "/ingest")),
                         Clock.systemUTC());
-                LoadDevices devices = new LoadDevices(port, figure + "-dev-", sizes.publishers(), sizes.inFlight(), true, (i, p) -> {
-                    if (wanted.equals(LoadDevices.field(p, "status"))) {
-                        receipts.incrementAndGet();
-                    }
-                })) {
+                LoadDevices devices =
+                        new LoadDevices(port, figure + "-dev-", sizes.publishers(), sizes.inFlight(), true, (i, p) -> {
+                            if (wanted.equals(LoadDevices.field(p, "status"))) {
+                                receipts.incrementAndGet();
+                            }
+                        })) {
             if (!endToEnd) {
                 bridge.forwarder().pause();
             }
@@ -161,7 +238,8 @@ public final class Bench {
             awaitCount(receipts, total(), Duration.ofMinutes(5));
             double rate = total() / ((System.nanoTime() - start) / 1e9);
             if (endToEnd && central.inbox().size() != total()) {
-                throw new IllegalStateException("central applied " + central.inbox().size() + " of " + total());
+                throw new IllegalStateException(
+                        "central applied " + central.inbox().size() + " of " + total());
             }
             results.put(figure + "_receipts", receipts.get());
             return rate;
@@ -172,16 +250,18 @@ public final class Bench {
         List<Thread> threads = new ArrayList<>();
         for (int d = 0; d < devices.size(); d++) {
             int device = d;
-            Thread t = new Thread(() -> {
-                String topic = "devices/" + devices.id(device) + "/commands/workorder/arrive";
-                try {
-                    for (int n = 0; n < sizes.perPublisher(); n++) {
-                        devices.publish(device, topic, LoadDevices.command(figure + "-" + device + "-" + n));
-                    }
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            }, "bench-publisher-" + d);
+            Thread t = new Thread(
+                    () -> {
+                        String topic = "devices/" + devices.id(device) + "/commands/workorder/arrive";
+                        try {
+                            for (int n = 0; n < sizes.perPublisher(); n++) {
+                                devices.publish(device, topic, LoadDevices.command(figure + "-" + device + "-" + n));
+                            }
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                        }
+                    },
+                    "bench-publisher-" + d);
             threads.add(t);
             t.start();
         }
@@ -195,9 +275,13 @@ public final class Bench {
         int port = freePort();
         int n = sizes.b4Sessions();
         Path dir = Files.createDirectories(work.resolve("b4"));
-        List<String> sets = List.of("data.dir=" + dir.resolve("data"), "mqtt.host=127.0.0.1", "mqtt.port=" + port,
-                "auth.anonymous=true", "ingest.url=http://127.0.0.1:9/ingest");
-        try (LoadDevices devices = new LoadDevices(port, "b4-dev-", n, 1, (i, p) -> { })) {
+        List<String> sets = List.of(
+                "data.dir=" + dir.resolve("data"),
+                "mqtt.host=127.0.0.1",
+                "mqtt.port=" + port,
+                "auth.anonymous=true",
+                "ingest.url=http://127.0.0.1:9/ingest");
+        try (LoadDevices devices = new LoadDevices(port, "b4-dev-", n, 1, (i, p) -> {})) {
             try (BridgeChild bridge = new BridgeChild(dir.resolve("bridge.log"), freePort(), sets)) {
                 bridge.awaitReady(Duration.ofMinutes(1));
                 devices.connect(id -> "devices/" + id + "/receipts");
@@ -223,8 +307,12 @@ public final class Bench {
 
     /** The config keys of a figure's bridge: its data dir and port, anonymous devices, {@code more}, then --set's. */
     private List<String> configSets(String figure, Object port, List<String> more) throws IOException {
-        List<String> sets = new ArrayList<>(List.of("data.dir=" + Files.createDirectories(work.resolve(figure)).resolve("data"),
-                "mqtt.host=127.0.0.1", "mqtt.port=" + port, "auth.anonymous=true", "admin.port=0"));
+        List<String> sets = new ArrayList<>(List.of(
+                "data.dir=" + Files.createDirectories(work.resolve(figure)).resolve("data"),
+                "mqtt.host=127.0.0.1",
+                "mqtt.port=" + port,
+                "auth.anonymous=true",
+                "admin.port=0"));
         sets.addAll(more);
         sets.addAll(this.sets);
         return sets;
@@ -234,7 +322,8 @@ public final class Bench {
         long deadline = System.nanoTime() + atMost.toNanos();
         while (counter.get() < target) {
             if (System.nanoTime() > deadline) {
-                throw new IllegalStateException("only " + counter.get() + " of " + target + " arrived within " + atMost);
+                throw new IllegalStateException(
+                        "only " + counter.get() + " of " + target + " arrived within " + atMost);
             }
             Thread.sleep(5);
         }

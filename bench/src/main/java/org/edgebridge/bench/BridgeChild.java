@@ -17,9 +17,11 @@ import java.util.concurrent.TimeUnit;
  * flags of the shipped service unit ({@code broker-config/edge-bridge.service}), as a site runs it.
  */
 final class BridgeChild implements AutoCloseable {
-    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    private static final HttpClient HTTP =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
     /** {@code JAVA_OPTS} of broker-config/edge-bridge.service, but for the logback file of an installed site. */
-    static final List<String> SITE_JVM_FLAGS = List.of("-Xms128m", "-Xmx512m", "-XX:+UseG1GC", "-XX:+ExitOnOutOfMemoryError");
+    static final List<String> SITE_JVM_FLAGS =
+            List.of("-Xms128m", "-Xmx512m", "-XX:+UseG1GC", "-XX:+ExitOnOutOfMemoryError");
 
     private final Process process;
     final int adminPort;
@@ -27,14 +29,18 @@ final class BridgeChild implements AutoCloseable {
 
     BridgeChild(Path log, int adminPort, List<String> sets) throws IOException {
         this.adminPort = adminPort;
-        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
+        List<String> cmd = new ArrayList<>(
+                List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
         cmd.addAll(SITE_JVM_FLAGS);
         cmd.addAll(List.of("-jar", jar().toString(), "run", "--set", "admin.port=" + adminPort));
         for (String s : sets) {
             cmd.add("--set");
             cmd.add(s);
         }
-        process = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+        process = new ProcessBuilder(cmd)
+                .redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
+                .start();
         Process child = process;
         // a bench stopped by a signal does not reach close(): the child goes with it, not on, holding a port and CPU
         Runtime.getRuntime().addShutdownHook(new Thread(child::destroyForcibly, "bench-child-reaper"));
@@ -45,8 +51,9 @@ final class BridgeChild implements AutoCloseable {
         String configured = System.getProperty("bridge.jar");
         Path jar = Path.of(configured != null ? configured : "bridge/target/edge-bridge.jar");
         if (!Files.isRegularFile(jar)) {
-            throw new IllegalStateException(jar.toAbsolutePath() + " not found: run the bench from the repository's top after "
-                    + "mvn package, or pass -Dbridge.jar=PATH");
+            throw new IllegalStateException(
+                    jar.toAbsolutePath() + " not found: run the bench from the repository's top after "
+                            + "mvn package, or pass -Dbridge.jar=PATH");
         }
         return jar;
     }
@@ -59,8 +66,11 @@ final class BridgeChild implements AutoCloseable {
                 throw new IllegalStateException("bridge process exited with " + process.exitValue());
             }
             try {
-                HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + adminPort + "/health/ready"))
-                        .timeout(Duration.ofSeconds(2)).build(), HttpResponse.BodyHandlers.ofString());
+                HttpResponse<String> r = HTTP.send(
+                        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + adminPort + "/health/ready"))
+                                .timeout(Duration.ofSeconds(2))
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString());
                 if (r.statusCode() == 200) {
                     return (System.nanoTime() - startedNanos) / 1e9;
                 }
@@ -77,8 +87,11 @@ final class BridgeChild implements AutoCloseable {
     }
 
     String metrics() throws IOException, InterruptedException {
-        HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + adminPort + "/metrics"))
-                .timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> r = HTTP.send(
+                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + adminPort + "/metrics"))
+                        .timeout(Duration.ofSeconds(30))
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
         if (r.statusCode() != 200) {
             throw new IllegalStateException("the bridge's /metrics answered " + r.statusCode());
         }
@@ -87,8 +100,12 @@ final class BridgeChild implements AutoCloseable {
 
     /** Heap in use after a full GC (jcmd GC.run, then the bridge's own JVM metrics), in MiB. */
     double heapAfterGcMib() throws IOException, InterruptedException {
-        Process gc = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
-                String.valueOf(pid()), "GC.run").redirectErrorStream(true).start();
+        Process gc = new ProcessBuilder(
+                        Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
+                        String.valueOf(pid()),
+                        "GC.run")
+                .redirectErrorStream(true)
+                .start();
         gc.getInputStream().readAllBytes();
         gc.waitFor(60, TimeUnit.SECONDS);
         return PathCounters.sum(metrics(), "jvm_memory_used_bytes{area=\"heap\"") / (1024 * 1024);

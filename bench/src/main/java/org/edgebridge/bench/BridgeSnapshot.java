@@ -34,6 +34,8 @@ record BridgeSnapshot(double cpuSeconds, ThreadCpu threads, PathCounters counter
         Map<String, Double> per1000 = new LinkedHashMap<>(counters.per1000FinalsSince(before.counters, finals));
         per1000.put("context_switches", threads.allSwitchesPer1000Since(before.threads, finals));
         results.put(prefix + "_per_1000_finals", per1000);
-        results.put(prefix + "_context_switches_per_1000_finals_by_thread", threads.switchesPer1000Since(before.threads, finals));
+        results.put(
+                prefix + "_context_switches_per_1000_finals_by_thread",
+                threads.switchesPer1000Since(before.threads, finals));
     }
 }

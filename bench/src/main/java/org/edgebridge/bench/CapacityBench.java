@@ -58,9 +58,19 @@ final class CapacityBench {
     private double raw() throws Exception {
         int port = Bench.freePort();
         AtomicLong back = new AtomicLong();
-        try (RawBroker broker = new RawBroker(ConfigLoader.load(null, List.of("data.dir=" + Files.createDirectories(work.resolve("b7-raw"))
-                .resolve("data"), "mqtt.host=127.0.0.1", "mqtt.port=" + port, "auth.anonymous=true", "admin.port=0")).broker());
-                LoadDevices loop = new LoadDevices(port, "b7-raw-", devices, inFlight, p -> true, (i, p) -> back.incrementAndGet())) {
+        try (RawBroker broker = new RawBroker(ConfigLoader.load(
+                                null,
+                                List.of(
+                                        "data.dir="
+                                                + Files.createDirectories(work.resolve("b7-raw"))
+                                                        .resolve("data"),
+                                        "mqtt.host=127.0.0.1",
+                                        "mqtt.port=" + port,
+                                        "auth.anonymous=true",
+                                        "admin.port=0"))
+                        .broker());
+                LoadDevices loop = new LoadDevices(
+                        port, "b7-raw-", devices, inFlight, p -> true, (i, p) -> back.incrementAndGet())) {
             loop.connect(id -> "loop/" + id);
             for (int round = 0; round < WARMUP_ROUNDS; round++) {
                 publishAll(loop, id -> "loop/" + id, "b7w" + round + "-", null);
@@ -82,12 +92,26 @@ final class CapacityBench {
         AtomicLong retryLaters = new AtomicLong();
         Map<String, Long> sentAt = new ConcurrentHashMap<>();
         List<Double> latency = Collections.synchronizedList(new ArrayList<>());
-        try (CentralChild central = new CentralChild(dir.resolve("central.log"), Bench.freePort()).awaitReady(Duration.ofMinutes(1));
-                BridgeChild bridge = new BridgeChild(dir.resolve("bridge.log"), Bench.freePort(), List.of("data.dir=" + dir.resolve("data"),
-                        "mqtt.host=127.0.0.1", "mqtt.port=" + port, "auth.anonymous=true", "ingest.url=" + central.ingestUrl(),
-                        "forwarder.requestsPerSecond=100000", "forwarder.eventsPerSecond=1000000"));
-                LoadDevices fleet = new LoadDevices(port, "b7-dev-", devices, inFlight,
-                        p -> LoadDevices.isFinal(p) || "retry_later".equals(LoadDevices.field(p, "status")), (i, p) -> {
+        try (CentralChild central = new CentralChild(dir.resolve("central.log"), Bench.freePort())
+                        .awaitReady(Duration.ofMinutes(1));
+                BridgeChild bridge = new BridgeChild(
+                        dir.resolve("bridge.log"),
+                        Bench.freePort(),
+                        List.of(
+                                "data.dir=" + dir.resolve("data"),
+                                "mqtt.host=127.0.0.1",
+                                "mqtt.port=" + port,
+                                "auth.anonymous=true",
+                                "ingest.url=" + central.ingestUrl(),
+                                "forwarder.requestsPerSecond=100000",
+                                "forwarder.eventsPerSecond=1000000"));
+                LoadDevices fleet = new LoadDevices(
+                        port,
+                        "b7-dev-",
+                        devices,
+                        inFlight,
+                        p -> LoadDevices.isFinal(p) || "retry_later".equals(LoadDevices.field(p, "status")),
+                        (i, p) -> {
                             if (LoadDevices.isFinal(p)) {
                                 Long at = sentAt.get(LoadDevices.field(p, "commandId"));
                                 if (at != null) {
@@ -124,25 +148,31 @@ final class CapacityBench {
     }
 
     /** Each device sends perDevice commands ({@code prefix} + device + n); @param sentAt where to note when, or null */
-    private void publishAll(LoadDevices fleet, java.util.function.Function<String, String> topicOf, String prefix,
-            Map<String, Long> sentAt) throws InterruptedException {
+    private void publishAll(
+            LoadDevices fleet,
+            java.util.function.Function<String, String> topicOf,
+            String prefix,
+            Map<String, Long> sentAt)
+            throws InterruptedException {
         List<Thread> threads = new ArrayList<>();
         for (int d = 0; d < fleet.size(); d++) {
             int device = d;
-            Thread t = new Thread(() -> {
-                String topic = topicOf.apply(fleet.id(device));
-                try {
-                    for (int n = 0; n < perDevice; n++) {
-                        String id = prefix + device + "-" + n;
-                        long at = fleet.publish(device, topic, LoadDevices.command(id));
-                        if (sentAt != null) {
-                            sentAt.put(id, at); // a final faster than this put is not sampled (one is ms away)
+            Thread t = new Thread(
+                    () -> {
+                        String topic = topicOf.apply(fleet.id(device));
+                        try {
+                            for (int n = 0; n < perDevice; n++) {
+                                String id = prefix + device + "-" + n;
+                                long at = fleet.publish(device, topic, LoadDevices.command(id));
+                                if (sentAt != null) {
+                                    sentAt.put(id, at); // a final faster than this put is not sampled (one is ms away)
+                                }
+                            }
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
                         }
-                    }
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            }, "b7-publisher-" + d);
+                    },
+                    "b7-publisher-" + d);
             threads.add(t);
             t.start();
         }

@@ -17,7 +17,8 @@ import java.util.concurrent.TimeUnit;
  * bench's or the bridge's, as a real central's are not.
  */
 final class CentralChild implements AutoCloseable {
-    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    private static final HttpClient HTTP =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
     private final Process process;
     final int port;
@@ -29,10 +30,21 @@ final class CentralChild implements AutoCloseable {
     /** @param delayMs each answer leaves this long after its request was applied: a central across a WAN */
     CentralChild(Path log, int port, long delayMs) throws IOException {
         this.port = port;
-        process = new ProcessBuilder(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx512m",
-                "-jar", BridgeChild.jar().toString(), "central-sim", "--host", "127.0.0.1", "--port", String.valueOf(port),
-                "--delay-ms", String.valueOf(delayMs)))
-                .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+        process = new ProcessBuilder(List.of(
+                        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                        "-Xmx512m",
+                        "-jar",
+                        BridgeChild.jar().toString(),
+                        "central-sim",
+                        "--host",
+                        "127.0.0.1",
+                        "--port",
+                        String.valueOf(port),
+                        "--delay-ms",
+                        String.valueOf(delayMs)))
+                .redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
+                .start();
         Process child = process;
         // a bench stopped by a signal does not reach close(): the child goes with it, not on, holding a port and CPU
         Runtime.getRuntime().addShutdownHook(new Thread(child::destroyForcibly, "bench-child-reaper"));
@@ -67,7 +79,10 @@ final class CentralChild implements AutoCloseable {
     }
 
     private HttpResponse<String> get(String path) throws IOException, InterruptedException {
-        return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).timeout(Duration.ofSeconds(5)).build(),
+        return HTTP.send(
+                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                        .timeout(Duration.ofSeconds(5))
+                        .build(),
                 HttpResponse.BodyHandlers.ofString());
     }
 

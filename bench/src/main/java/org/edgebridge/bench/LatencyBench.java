@@ -8,8 +8,8 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 import org.edgebridge.Bridge;
 import org.edgebridge.config.ConfigLoader;
 
@@ -108,7 +108,9 @@ final class LatencyBench {
             };
         }
         // the child's admin port is the one it is started with (its readiness is asked there)
-        BridgeChild child = new BridgeChild(dir.resolve("bridge.log"), Bench.freePort(),
+        BridgeChild child = new BridgeChild(
+                dir.resolve("bridge.log"),
+                Bench.freePort(),
                 sets.stream().filter(s -> !s.startsWith("admin.port=")).toList());
         child.awaitReady(Duration.ofMinutes(1));
         BridgeSnapshot.warm(child);
@@ -134,8 +136,9 @@ final class LatencyBench {
         Optional<BridgeSnapshot> after;
         List<StepRecording.Row> traced = List.of();
         try (StepRecording steps = TRACE && shape.inProcess() ? new StepRecording() : null;
-                CentralChild central = new CentralChild(dir.resolve("central.log"), Bench.freePort(), shape.centralDelayMs())
-                .awaitReady(Duration.ofMinutes(1));
+                CentralChild central = new CentralChild(
+                                dir.resolve("central.log"), Bench.freePort(), shape.centralDelayMs())
+                        .awaitReady(Duration.ofMinutes(1));
                 BridgeUnderTest bridge = start(dir, config.sets(central.ingestUrl(), mqttPort));
                 LoadDevices fleet = new LoadDevices(mqttPort, "b3-dev-", devices, 100, true, (i, p) -> {
                     long now = System.nanoTime();
@@ -161,17 +164,23 @@ final class LatencyBench {
             results.put("b3_final_receipts", (long) measured.fin.size());
             results.put("b3_warmup_finals", (long) warmup.fin.size());
             results.put("b3_central_applied", central.stats().path("applied").asLong());
-            results.put("b3_central_duplicates", central.stats().path("duplicates").asLong());
+            results.put(
+                    "b3_central_duplicates", central.stats().path("duplicates").asLong());
             if (steps != null) {
                 traced = steps.rows(measured.fin.size(), Duration.ofSeconds(10));
             }
         }
         results.put("b3_sent", measured.count);
         results.put("b3_warmup_sent", warmup.count);
-        results.put("b3_central", "separate process" + (shape.centralDelayMs() > 0 ? ", answers " + shape.centralDelayMs()
-                + " ms late" : ""));
-        results.put("b3_bridge", shape.inProcess() ? "in the bench's JVM" : "own process, " + String.join(" ",
-                BridgeChild.SITE_JVM_FLAGS));
+        results.put(
+                "b3_central",
+                "separate process"
+                        + (shape.centralDelayMs() > 0 ? ", answers " + shape.centralDelayMs() + " ms late" : ""));
+        results.put(
+                "b3_bridge",
+                shape.inProcess()
+                        ? "in the bench's JVM"
+                        : "own process, " + String.join(" ", BridgeChild.SITE_JVM_FLAGS));
         results.put("b3_devices", devices);
         if (before.isPresent() && after.isPresent()) {
             // the window runs from the first publish to the last final (offer waits for them): what those commands cost
@@ -206,7 +215,10 @@ final class LatencyBench {
             String id = phase.prefix + i;
             long sentAt = System.nanoTime();
             phase.sentAt.put(id, sentAt);
-            fleet.publish(device, "devices/" + fleet.id(device) + "/commands/workorder/arrive", LoadDevices.command(id),
+            fleet.publish(
+                    device,
+                    "devices/" + fleet.id(device) + "/commands/workorder/arrive",
+                    LoadDevices.command(id),
                     at -> phase.puback.add((at - sentAt) / 1e6));
         }
         long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();

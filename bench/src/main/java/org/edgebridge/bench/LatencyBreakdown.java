@@ -29,11 +29,15 @@ final class LatencyBreakdown {
 
     private LatencyBreakdown() {}
 
-    static Map<String, Object> of(List<StepRecording.Row> rows, Map<String, Long> sentAt, Map<String, Long> storedAt,
+    static Map<String, Object> of(
+            List<StepRecording.Row> rows,
+            Map<String, Long> sentAt,
+            Map<String, Long> storedAt,
             Map<String, Long> finalAt) {
         Map<String, List<Double>> millis = new LinkedHashMap<>();
         SEGMENTS.forEach(s -> millis.put(s.name(), new ArrayList<>()));
-        List<StepRecording.Row> measured = rows.stream().filter(r -> sentAt.containsKey(r.commandId())).toList();
+        List<StepRecording.Row> measured =
+                rows.stream().filter(r -> sentAt.containsKey(r.commandId())).toList();
         for (StepRecording.Row row : measured) {
             Map<String, Long> times = new LinkedHashMap<>();
             put(times, "publish", sentAt.get(row.commandId()));

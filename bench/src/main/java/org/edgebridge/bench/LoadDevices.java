@@ -34,19 +34,35 @@ final class LoadDevices implements AutoCloseable {
     }
 
     /** @param untilReceipt a command is in flight until its device receives a receipt, not just its PUBACK */
-    LoadDevices(int port, String prefix, int count, int maxInFlight, boolean untilReceipt, BiConsumer<Integer, byte[]> onMessage) {
+    LoadDevices(
+            int port,
+            String prefix,
+            int count,
+            int maxInFlight,
+            boolean untilReceipt,
+            BiConsumer<Integer, byte[]> onMessage) {
         this(port, prefix, count, maxInFlight, untilReceipt ? LoadDevices::isFirstReceipt : null, onMessage);
     }
 
     /**
      * @param endsWait a message that ends the wait of one of its device's commands; null: the PUBACK ends it
      */
-    LoadDevices(int port, String prefix, int count, int maxInFlight, Predicate<byte[]> endsWait, BiConsumer<Integer, byte[]> onMessage) {
+    LoadDevices(
+            int port,
+            String prefix,
+            int count,
+            int maxInFlight,
+            Predicate<byte[]> endsWait,
+            BiConsumer<Integer, byte[]> onMessage) {
         this.untilReceipt = endsWait != null;
         for (int i = 0; i < count; i++) {
             String id = prefix + i;
             int index = i;
-            Mqtt3AsyncClient c = Mqtt3Client.builder().identifier(id).serverHost("127.0.0.1").serverPort(port).buildAsync();
+            Mqtt3AsyncClient c = Mqtt3Client.builder()
+                    .identifier(id)
+                    .serverHost("127.0.0.1")
+                    .serverPort(port)
+                    .buildAsync();
             c.publishes(MqttGlobalPublishFilter.ALL, p -> {
                 byte[] payload = p.getPayloadAsBytes();
                 if (endsWait != null && endsWait.test(payload)) {
@@ -88,26 +104,40 @@ final class LoadDevices implements AutoCloseable {
     static final Duration HANDSHAKE_WAIT = Duration.ofSeconds(15);
     /** Longest wait for a free in-flight slot: as long as the figures' own wait for their last receipts. */
     static final Duration SLOT_WAIT = Duration.ofMinutes(5);
+
     static final int HANDSHAKE_TRIES = 5;
 
     private static CompletableFuture<Boolean> handshake(Mqtt3AsyncClient c, String filter, int attempt) {
-        return c.connectWith().cleanSession(false).keepAlive(60).send()
+        return c.connectWith()
+                .cleanSession(false)
+                .keepAlive(60)
+                .send()
                 .orTimeout(HANDSHAKE_WAIT.toMillis(), TimeUnit.MILLISECONDS)
                 .thenCompose(ack -> {
                     boolean present = attempt == 1 && ack.isSessionPresent();
                     if (present || filter == null) {
                         return CompletableFuture.completedFuture(present);
                     }
-                    return c.subscribeWith().topicFilter(filter).qos(MqttQos.AT_LEAST_ONCE).send()
-                            .orTimeout(HANDSHAKE_WAIT.toMillis(), TimeUnit.MILLISECONDS).thenApply(s -> false);
+                    return c.subscribeWith()
+                            .topicFilter(filter)
+                            .qos(MqttQos.AT_LEAST_ONCE)
+                            .send()
+                            .orTimeout(HANDSHAKE_WAIT.toMillis(), TimeUnit.MILLISECONDS)
+                            .thenApply(s -> false);
                 })
                 .exceptionallyCompose(e -> {
                     if (attempt >= HANDSHAKE_TRIES) {
-                        return CompletableFuture.failedFuture(new IllegalStateException(c.getConfig().getClientIdentifier().map(Object::toString).orElse("?")
-                                + ": no CONNACK/SUBACK in " + HANDSHAKE_TRIES + " tries of " + HANDSHAKE_WAIT, e));
+                        return CompletableFuture.failedFuture(new IllegalStateException(
+                                c.getConfig()
+                                                .getClientIdentifier()
+                                                .map(Object::toString)
+                                                .orElse("?") + ": no CONNACK/SUBACK in " + HANDSHAKE_TRIES
+                                        + " tries of " + HANDSHAKE_WAIT,
+                                e));
                     }
                     CompletableFuture<Void> closed = c.getState().isConnectedOrReconnect()
-                            ? c.disconnect().exceptionally(x -> null) : CompletableFuture.completedFuture(null);
+                            ? c.disconnect().exceptionally(x -> null)
+                            : CompletableFuture.completedFuture(null);
                     return closed.thenCompose(v -> handshake(c, filter, attempt + 1));
                 });
     }
@@ -118,14 +148,15 @@ final class LoadDevices implements AutoCloseable {
      * @return {@link System#nanoTime()} when it was sent, after the wait for a free slot
      */
     long publish(int device, String topic, String payload) throws InterruptedException {
-        return publish(device, topic, payload, at -> { });
+        return publish(device, topic, payload, at -> {});
     }
 
     /**
      * {@link #publish(int, String, String)}, and {@code onPuback} gets {@link System#nanoTime()} when its PUBACK came
      * (on the client's thread; not called if none came).
      */
-    long publish(int device, String topic, String payload, java.util.function.LongConsumer onPuback) throws InterruptedException {
+    long publish(int device, String topic, String payload, java.util.function.LongConsumer onPuback)
+            throws InterruptedException {
         Semaphore s = inFlight.get(device);
         if (!s.tryAcquire(SLOT_WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
             // a bridge that died, or receipts that stopped coming: a bench that fails, not one that waits for ever
@@ -133,8 +164,12 @@ final class LoadDevices implements AutoCloseable {
                     + "commands within " + SLOT_WAIT + " (is the broker or bridge still running?)");
         }
         long sentAt = System.nanoTime();
-        clients.get(device).publishWith().topic(topic).qos(MqttQos.AT_LEAST_ONCE)
-                .payload(payload.getBytes(StandardCharsets.UTF_8)).send()
+        clients.get(device)
+                .publishWith()
+                .topic(topic)
+                .qos(MqttQos.AT_LEAST_ONCE)
+                .payload(payload.getBytes(StandardCharsets.UTF_8))
+                .send()
                 .whenComplete((r, e) -> {
                     if (e == null) {
                         onPuback.accept(System.nanoTime());
@@ -178,7 +213,8 @@ final class LoadDevices implements AutoCloseable {
                 done.add(c.disconnect().exceptionally(e -> null));
             }
         }
-        done.forEach(f -> f.orTimeout(30, TimeUnit.SECONDS).exceptionally(e -> null).join());
+        done.forEach(
+                f -> f.orTimeout(30, TimeUnit.SECONDS).exceptionally(e -> null).join());
     }
 
     @Override

@@ -22,7 +22,8 @@ record PathCounters(Map<String, Double> totals) {
         Map<String, Double> totals = new LinkedHashMap<>();
         String metrics = bridge.metrics();
         // a counter's line is its name, then a space (no tags) or its tags
-        COUNTERS.forEach((shortName, name) -> totals.put(shortName, sum(metrics, name + " ") + sum(metrics, name + "{")));
+        COUNTERS.forEach(
+                (shortName, name) -> totals.put(shortName, sum(metrics, name + " ") + sum(metrics, name + "{")));
         return new PathCounters(totals);
     }
 

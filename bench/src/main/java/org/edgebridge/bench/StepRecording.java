@@ -66,7 +66,8 @@ final class StepRecording implements AutoCloseable {
     List<Row> rows(int expected, Duration atMost) throws InterruptedException {
         long deadline = System.nanoTime() + atMost.toNanos();
         synchronized (this) {
-            for (long left = atMost.toMillis(); finals < expected && left > 0;
+            for (long left = atMost.toMillis();
+                    finals < expected && left > 0;
                     left = (deadline - System.nanoTime()) / 1_000_000) {
                 wait(left);
             }

@@ -36,11 +36,15 @@ record ThreadCpu(Map<Long, Task> tasks) {
                     String name = stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
                     double switches = 0;
                     for (String line : Files.readAllLines(dir.resolve("status"), StandardCharsets.ISO_8859_1)) {
-                        if (line.startsWith("voluntary_ctxt_switches:") || line.startsWith("nonvoluntary_ctxt_switches:")) {
-                            switches += Double.parseDouble(line.substring(line.indexOf(':') + 1).trim());
+                        if (line.startsWith("voluntary_ctxt_switches:")
+                                || line.startsWith("nonvoluntary_ctxt_switches:")) {
+                            switches += Double.parseDouble(
+                                    line.substring(line.indexOf(':') + 1).trim());
                         }
                     }
-                    tasks.put(Long.parseLong(dir.getFileName().toString()), new Task(group(name), cpuSeconds(stat), switches));
+                    tasks.put(
+                            Long.parseLong(dir.getFileName().toString()),
+                            new Task(group(name), cpuSeconds(stat), switches));
                 } catch (IOException ended) {
                     // the thread ended between the listing and the reads (ENOENT or ESRCH): it has no share to give
                 }
@@ -76,7 +80,11 @@ record ThreadCpu(Map<Long, Task> tasks) {
 
     /** All threads' context switches per 1,000 {@code units} since {@code before}. */
     double allSwitchesPer1000Since(ThreadCpu before, long units) {
-        return per1000(sinceByGroup(before, Task::switches).values().stream().mapToDouble(Double::doubleValue).sum(), units);
+        return per1000(
+                sinceByGroup(before, Task::switches).values().stream()
+                        .mapToDouble(Double::doubleValue)
+                        .sum(),
+                units);
     }
 
     /** {@code count} per 1,000 {@code units}, to one decimal. */

@@ -19,7 +19,10 @@ class BenchCommandTest {
 
     @Test
     void only_reads_as_one_comma_separated_list() {
-        assertThat(usage()).startsWith("Usage: edge-bridge-bench").contains("[--only=B0,B2,...]").doesNotContain("[,")
+        assertThat(usage())
+                .startsWith("Usage: edge-bridge-bench")
+                .contains("[--only=B0,B2,...]")
+                .doesNotContain("[,")
                 .doesNotContain("[--only=B0,B2,...]...");
     }
 

@@ -20,10 +20,19 @@ class ShadedBenchJarIT {
         Path jar = Path.of("target/edge-bridge-bench.jar");
         assertThat(jar).as("built by the package phase").exists();
         StringWriter out = new StringWriter();
-        int rc = ToolProvider.findFirst("jdeps").orElseThrow().run(new PrintWriter(out), new PrintWriter(out),
-                "--missing-deps", "--multi-release", "17", "-q", jar.toString());
+        int rc = ToolProvider.findFirst("jdeps")
+                .orElseThrow()
+                .run(
+                        new PrintWriter(out),
+                        new PrintWriter(out),
+                        "--missing-deps",
+                        "--multi-release",
+                        "17",
+                        "-q",
+                        jar.toString());
         assertThat(rc).as(out.toString()).isZero();
         assertThat(out.toString().lines().filter(line -> line.contains("-> org.edgebridge.")))
-                .as("classes of the bridge the bench uses but its jar lacks").isEmpty();
+                .as("classes of the bridge the bench uses but its jar lacks")
+                .isEmpty();
     }
 }

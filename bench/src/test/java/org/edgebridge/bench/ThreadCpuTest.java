@@ -14,7 +14,9 @@ class ThreadCpuTest {
         assertThat(ThreadCpu.group("nioEventLoopGroup-3-2")).isEqualTo("nioEventLoopGroup");
         assertThat(ThreadCpu.group("pool-3-thread-12")).isEqualTo("pool-thread");
         assertThat(ThreadCpu.group("outbox-writer")).isEqualTo("outbox-writer");
-        assertThat(ThreadCpu.group("42")).as("a name of numbers only stays itself").isEqualTo("42");
+        assertThat(ThreadCpu.group("42"))
+                .as("a name of numbers only stays itself")
+                .isEqualTo("42");
     }
 
     @Test
@@ -36,9 +38,11 @@ class ThreadCpuTest {
                 2L, new ThreadCpu.Task("b", 3.0, 20),
                 4L, new ThreadCpu.Task("idle", 1.0, 5.5),
                 5L, new ThreadCpu.Task("new", 0.25, 5))); // started inside the window: all of it counts
-        assertThat(after.microsPerUnitSince(before, 1_000)).as("groups under 1 µs left out")
+        assertThat(after.microsPerUnitSince(before, 1_000))
+                .as("groups under 1 µs left out")
                 .containsExactly(Map.entry("b", 1_000L), Map.entry("a", 500L), Map.entry("new", 250L));
-        assertThat(after.switchesPer1000Since(before, 100)).as("groups under 10 per 1,000 left out")
+        assertThat(after.switchesPer1000Since(before, 100))
+                .as("groups under 10 per 1,000 left out")
                 .containsExactly(Map.entry("a", 10_000L), Map.entry("b", 100L), Map.entry("new", 50L));
         assertThat(after.allSwitchesPer1000Since(before, 100)).isEqualTo(10_155.0);
     }
@@ -48,14 +52,16 @@ class ThreadCpuTest {
     void a_named_thread_of_this_jvm_is_found_under_its_group() throws Exception {
         CountDownLatch started = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
-        Thread probe = new Thread(() -> {
-            started.countDown();
-            try {
-                release.await();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }, "cpu-probe-7"); // the JVM gives the OS thread the same name (up to 15 characters)
+        Thread probe = new Thread(
+                () -> {
+                    started.countDown();
+                    try {
+                        release.await();
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                },
+                "cpu-probe-7"); // the JVM gives the OS thread the same name (up to 15 characters)
         probe.start();
         try {
             started.await();

@@ -38,7 +38,8 @@ public final class FailedStart {
 
     /** The session-loop threads of every broker in this JVM that are alive. */
     public static Set<Thread> sessionLoops() {
-        return Thread.getAllStackTraces().keySet().stream().filter(t -> t instanceof SessionEventLoop && t.isAlive())
+        return Thread.getAllStackTraces().keySet().stream()
+                .filter(t -> t instanceof SessionEventLoop && t.isAlive())
                 .collect(Collectors.toSet());
     }
 
@@ -83,7 +84,8 @@ public final class FailedStart {
             f.setAccessible(true);
             return f.get(target);
         } catch (ReflectiveOperationException e) {
-            throw new IllegalStateException(type.getSimpleName() + " has no field '" + field + "': this bridge needs Moquette 0.17", e);
+            throw new IllegalStateException(
+                    type.getSimpleName() + " has no field '" + field + "': this bridge needs Moquette 0.17", e);
         }
     }
 }

@@ -53,8 +53,8 @@ public final class MoquetteInternals {
         if (sessions == null || postOffice == null) {
             throw new IllegalStateException("the broker is not started");
         }
-        return new NewNettyMQTTHandler(new MQTTConnectionFactory(new BrokerConfiguration(config), authenticator,
-                sessions, postOffice));
+        return new NewNettyMQTTHandler(
+                new MQTTConnectionFactory(new BrokerConfiguration(config), authenticator, sessions, postOffice));
     }
 
     /** Moquette's handler that closes a connection whose keep-alive ran out. */
@@ -83,8 +83,8 @@ public final class MoquetteInternals {
             f.setAccessible(true);
             directory = (ISubscriptionsDirectory) f.get(postOffice);
         } catch (ReflectiveOperationException e) {
-            throw new IllegalStateException("Moquette's PostOffice has no field 'subscriptions': this bridge needs "
-                    + "Moquette 0.17", e);
+            throw new IllegalStateException(
+                    "Moquette's PostOffice has no field 'subscriptions': this bridge needs " + "Moquette 0.17", e);
         }
         return directory.matchWithoutQosSharpening(Topic.asTopic(topic)).stream()
                 .anyMatch(s -> clientId.equals(s.getClientId()));
@@ -97,16 +97,20 @@ public final class MoquetteInternals {
      *
      * @return false if the session loop's queue was full (nothing was handed on)
      */
-    public static boolean notifyPublishedInOrder(Server server, String clientId, String username, String topic,
-            byte[] payload) {
+    public static boolean notifyPublishedInOrder(
+            Server server, String clientId, String username, String topic, byte[] payload) {
         PostOffice postOffice = (PostOffice) read(server, "dispatcher");
         BrokerInterceptor interceptor = (BrokerInterceptor) read(server, "interceptor");
         if (postOffice == null || interceptor == null) {
             return false;
         }
         MqttPublishMessage msg = MqttMessageBuilders.publish()
-                .topicName(topic).qos(MqttQoS.AT_LEAST_ONCE).retained(false).messageId(1)
-                .payload(Unpooled.wrappedBuffer(payload)).build();
+                .topicName(topic)
+                .qos(MqttQoS.AT_LEAST_ONCE)
+                .retained(false)
+                .messageId(1)
+                .payload(Unpooled.wrappedBuffer(payload))
+                .build();
         PostOffice.RouteResult routed = postOffice.routeCommand(clientId, "EDGE BRIDGE WILL", () -> {
             try {
                 interceptor.notifyTopicPublished(msg, clientId, username);
@@ -134,12 +138,12 @@ public final class MoquetteInternals {
         Object interceptor = read(server, "interceptor");
         PostOffice postOffice = (PostOffice) read(server, "dispatcher");
         try {
-            ThreadPoolExecutor executor =
-                    (ThreadPoolExecutor) field(interceptor.getClass(), "executor").get(interceptor);
+            ThreadPoolExecutor executor = (ThreadPoolExecutor)
+                    field(interceptor.getClass(), "executor").get(interceptor);
             BlockingQueue<Runnable> publishes = executor.getQueue();
             Object loops = field(PostOffice.class, "sessionLoops").get(postOffice);
-            BlockingQueue<?>[] sessionQueues =
-                    (BlockingQueue<?>[]) field(SessionEventLoopGroup.class, "sessionQueues").get(loops);
+            BlockingQueue<?>[] sessionQueues = (BlockingQueue<?>[])
+                    field(SessionEventLoopGroup.class, "sessionQueues").get(loops);
             return () -> {
                 int n = publishes.size();
                 for (BlockingQueue<?> q : sessionQueues) {
@@ -148,9 +152,11 @@ public final class MoquetteInternals {
                 return n;
             };
         } catch (ReflectiveOperationException | ClassCastException e) {
-            throw new IllegalStateException("Moquette's interceptor pool or session-loop queues are not where 0.17 "
-                    + "keeps them: "
-                    + "this bridge needs Moquette 0.17", e);
+            throw new IllegalStateException(
+                    "Moquette's interceptor pool or session-loop queues are not where 0.17 "
+                            + "keeps them: "
+                            + "this bridge needs Moquette 0.17",
+                    e);
         }
     }
 
@@ -175,8 +181,9 @@ public final class MoquetteInternals {
             }
             return cleared;
         } catch (ReflectiveOperationException | ClassCastException e) {
-            throw new IllegalStateException("Moquette's retained messages are not where 0.17 keeps them: "
-                    + "this bridge needs Moquette 0.17", e);
+            throw new IllegalStateException(
+                    "Moquette's retained messages are not where 0.17 keeps them: " + "this bridge needs Moquette 0.17",
+                    e);
         }
     }
 
@@ -188,7 +195,8 @@ public final class MoquetteInternals {
     public static int queuedFor(Server server, String clientId) {
         SessionRegistry sessions = (SessionRegistry) read(server, "sessions");
         try {
-            Session session = ((Map<String, Session>) field(SessionRegistry.class, "pool").get(sessions)).get(clientId);
+            Session session =
+                    ((Map<String, Session>) field(SessionRegistry.class, "pool").get(sessions)).get(clientId);
             if (session == null) {
                 return 0;
             }
@@ -208,8 +216,8 @@ public final class MoquetteInternals {
             }
             return 0;
         } catch (ReflectiveOperationException | ClassCastException e) {
-            throw new IllegalStateException("Moquette's session queues are not where 0.17 keeps them: this bridge "
-                    + "needs Moquette 0.17", e);
+            throw new IllegalStateException(
+                    "Moquette's session queues are not where 0.17 keeps them: this bridge " + "needs Moquette 0.17", e);
         }
     }
 
@@ -226,15 +234,18 @@ public final class MoquetteInternals {
         }
         try {
             for (String name : new String[] {"workerGroup", "bossGroup"}) {
-                EventLoopGroup group = (EventLoopGroup) field(acceptor.getClass(), name).get(acceptor);
+                EventLoopGroup group =
+                        (EventLoopGroup) field(acceptor.getClass(), name).get(acceptor);
                 if (group != null) {
                     group.shutdownGracefully(0, timeoutMillis, TimeUnit.MILLISECONDS)
                             .awaitUninterruptibly(timeoutMillis + 1_000);
                 }
             }
         } catch (ReflectiveOperationException | ClassCastException e) {
-            throw new IllegalStateException("Moquette's acceptor keeps no event loops where 0.17 keeps them: "
-                    + "this bridge needs Moquette 0.17", e);
+            throw new IllegalStateException(
+                    "Moquette's acceptor keeps no event loops where 0.17 keeps them: "
+                            + "this bridge needs Moquette 0.17",
+                    e);
         }
     }
 
@@ -270,8 +281,8 @@ public final class MoquetteInternals {
      * when a session loop next touches the store, and die there. {@code failed} is called, once, with the failure,
      * so that the broker is restarted at once.
      */
-    public static void syncStoreCommits(Server server, long intervalMillis,
-            java.util.function.Consumer<RuntimeException> failed) {
+    public static void syncStoreCommits(
+            Server server, long intervalMillis, java.util.function.Consumer<RuntimeException> failed) {
         if (!(read(server, "scheduler") instanceof java.util.concurrent.ScheduledExecutorService scheduler)
                 || !(read(server, "h2Builder") instanceof io.moquette.persistence.H2Builder builder)) {
             return; // no persistence: nothing to sync
@@ -280,32 +291,38 @@ public final class MoquetteInternals {
         try {
             store = (MVStore) field(H2Builder.class, "mvStore").get(builder);
         } catch (ReflectiveOperationException | ClassCastException e) {
-            throw new IllegalStateException("Moquette's H2Builder keeps no MVStore where 0.17 keeps it: this bridge "
-                    + "needs "
-                    + "Moquette 0.17", e);
+            throw new IllegalStateException(
+                    "Moquette's H2Builder keeps no MVStore where 0.17 keeps it: this bridge "
+                            + "needs "
+                            + "Moquette 0.17",
+                    e);
         }
         long[] synced = {-1};
         boolean[] reported = {false};
-        scheduler.scheduleWithFixedDelay(() -> {
-            try {
-                if (store.isClosed()) {
-                    // this scheduler is stopped before a clean close of the store: closed here means it failed
-                    throw new IllegalStateException("the broker store closed itself after a failed write");
-                }
-                long version = store.commit();
-                if (version != synced[0]) {
-                    store.sync();
-                    synced[0] = version;
-                }
-            } catch (RuntimeException e) {
-                if (!reported[0]) {
-                    reported[0] = true;
-                    LoggerFactory.getLogger(MoquetteInternals.class).warn("broker store: commit and sync failed: {}",
-                            e.toString());
-                    failed.accept(e);
-                }
-            }
-        }, intervalMillis, intervalMillis, TimeUnit.MILLISECONDS);
+        scheduler.scheduleWithFixedDelay(
+                () -> {
+                    try {
+                        if (store.isClosed()) {
+                            // this scheduler is stopped before a clean close of the store: closed here means it failed
+                            throw new IllegalStateException("the broker store closed itself after a failed write");
+                        }
+                        long version = store.commit();
+                        if (version != synced[0]) {
+                            store.sync();
+                            synced[0] = version;
+                        }
+                    } catch (RuntimeException e) {
+                        if (!reported[0]) {
+                            reported[0] = true;
+                            LoggerFactory.getLogger(MoquetteInternals.class)
+                                    .warn("broker store: commit and sync failed: {}", e.toString());
+                            failed.accept(e);
+                        }
+                    }
+                },
+                intervalMillis,
+                intervalMillis,
+                TimeUnit.MILLISECONDS);
     }
 
     private static Field field(Class<?> type, String name) throws NoSuchFieldException {
@@ -320,8 +337,8 @@ public final class MoquetteInternals {
             f.setAccessible(true);
             return f.get(server);
         } catch (ReflectiveOperationException e) {
-            throw new IllegalStateException("Moquette's Server has no field '" + field
-                    + "': this bridge needs Moquette 0.17", e);
+            throw new IllegalStateException(
+                    "Moquette's Server has no field '" + field + "': this bridge needs Moquette 0.17", e);
         }
     }
 }

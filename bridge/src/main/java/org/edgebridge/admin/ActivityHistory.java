@@ -37,7 +37,12 @@ final class ActivityHistory implements AutoCloseable {
     private static final String FINALS = "edgebridge.receipt.finals";
 
     /** One sample; the rates are null in the first one (nothing to compare with). */
-    record Sample(Instant at, long open, @Nullable Double inPerSecond, @Nullable Double finalsPerSecond, boolean breakerOpen) {}
+    record Sample(
+            Instant at,
+            long open,
+            @Nullable Double inPerSecond,
+            @Nullable Double finalsPerSecond,
+            boolean breakerOpen) {}
 
     private final Clock clock;
     private final LongSupplier open;
@@ -55,7 +60,12 @@ final class ActivityHistory implements AutoCloseable {
     private long lastStored;
     private double lastFinals;
 
-    ActivityHistory(Clock clock, LongSupplier open, LongSupplier stored, MeterRegistry meters, CircuitBreakerRegistry breakers) {
+    ActivityHistory(
+            Clock clock,
+            LongSupplier open,
+            LongSupplier stored,
+            MeterRegistry meters,
+            CircuitBreakerRegistry breakers) {
         this.clock = clock;
         this.open = open;
         this.stored = stored;
@@ -72,7 +82,11 @@ final class ActivityHistory implements AutoCloseable {
 
     /** Takes the first sample now and one every {@link #INTERVAL}. */
     void start() {
-        timer.scheduleAtFixedRate(org.edgebridge.worker.FatalErrors.scheduled(this::sampleSafely), 0, INTERVAL.toMillis(), TimeUnit.MILLISECONDS);
+        timer.scheduleAtFixedRate(
+                org.edgebridge.worker.FatalErrors.scheduled(this::sampleSafely),
+                0,
+                INTERVAL.toMillis(),
+                TimeUnit.MILLISECONDS);
     }
 
     private synchronized void opened(Instant at) {
@@ -92,9 +106,11 @@ final class ActivityHistory implements AutoCloseable {
     void sample() {
         Instant now = clock.instant();
         long storedNow = stored.getAsLong();
-        double finalsNow = meters.find(FINALS).counters().stream().mapToDouble(Counter::count).sum();
-        boolean breakerOpen = breakers.getAllCircuitBreakers().stream()
-                .anyMatch(b -> b.getState() == CircuitBreaker.State.OPEN);
+        double finalsNow = meters.find(FINALS).counters().stream()
+                .mapToDouble(Counter::count)
+                .sum();
+        boolean breakerOpen =
+                breakers.getAllCircuitBreakers().stream().anyMatch(b -> b.getState() == CircuitBreaker.State.OPEN);
         Double in = null;
         Double out = null;
         if (lastAt != null) {
@@ -119,7 +135,8 @@ final class ActivityHistory implements AutoCloseable {
     /** Openings older than the hour of samples go; at most {@link #MAX_SAMPLES} are kept. */
     private void trim(Instant now) {
         Instant from = now.minus(INTERVAL.multipliedBy(MAX_SAMPLES));
-        while (!openings.isEmpty() && (openings.size() > MAX_SAMPLES || openings.peekFirst().isBefore(from))) {
+        while (!openings.isEmpty()
+                && (openings.size() > MAX_SAMPLES || openings.peekFirst().isBefore(from))) {
             openings.removeFirst();
         }
     }

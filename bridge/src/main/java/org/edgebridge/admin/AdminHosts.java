@@ -14,7 +14,8 @@ final class AdminHosts {
     private final Set<String> allowed;
 
     AdminHosts(String adminHost) {
-        this.allowed = Set.copyOf(java.util.List.of("localhost", "127.0.0.1", "::1", bare(adminHost.toLowerCase(Locale.ROOT))));
+        this.allowed = Set.copyOf(
+                java.util.List.of("localhost", "127.0.0.1", "::1", bare(adminHost.toLowerCase(Locale.ROOT))));
     }
 
     boolean allows(@Nullable String host) {

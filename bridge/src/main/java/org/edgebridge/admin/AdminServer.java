@@ -6,9 +6,9 @@ import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.datatype.jdk8.Jdk8Module;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 import io.javalin.Javalin;
-import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.javalin.http.Context;
 import io.javalin.http.HandlerType;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -18,11 +18,10 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import org.edgebridge.code.AlarmCode;
-import org.edgebridge.storage.StorageHonesty;
 import org.edgebridge.broker.BrokerView;
-import org.edgebridge.config.AdminSettings;
 import org.edgebridge.budget.DataBudget;
+import org.edgebridge.code.AlarmCode;
+import org.edgebridge.config.AdminSettings;
 import org.edgebridge.forecast.DiskForecast;
 import org.edgebridge.forward.ForwarderControl;
 import org.edgebridge.intake.IntakeView;
@@ -31,6 +30,7 @@ import org.edgebridge.lifecycle.Once;
 import org.edgebridge.outbox.AdminOutbox;
 import org.edgebridge.outbox.RetentionPurger;
 import org.edgebridge.receipt.ReceiptSender;
+import org.edgebridge.storage.StorageHonesty;
 import org.edgebridge.worker.Workers;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -59,9 +59,16 @@ public final class AdminServer implements Component, AutoCloseable {
     private final Javalin app;
     private final byte[] statusPage = resource("/admin/status.html");
     /** The status page's scripts, served from the jar (sites are often offline: no CDN). */
-    private final Map<String, byte[]> scripts = Map.of("desk.js", resource("/admin/desk.js"),
-            "activity.js", resource("/admin/activity.js"), "check.js", resource("/admin/check.js"),
-            "timeline.js", resource("/admin/timeline.js"));
+    private final Map<String, byte[]> scripts = Map.of(
+            "desk.js",
+            resource("/admin/desk.js"),
+            "activity.js",
+            resource("/admin/activity.js"),
+            "check.js",
+            resource("/admin/check.js"),
+            "timeline.js",
+            resource("/admin/timeline.js"));
+
     private final ActivityHistory activity;
     private final DiskForecast forecast;
     private final DataBudget budget;
@@ -70,34 +77,75 @@ public final class AdminServer implements Component, AutoCloseable {
     private final java.util.concurrent.atomic.AtomicLong foreignHosts = new java.util.concurrent.atomic.AtomicLong();
 
     /** The parts the admin side reads and acts on. */
-    public record Parts(StatusReport.Site site, AdminOutbox outbox, BrokerView broker, IntakeView intake,
-            ForwarderControl forwarder, RetentionPurger retention, ReceiptSender receipts, Workers workers,
-            PrometheusMeterRegistry meters, Clock clock, StatusReport.Central central,
+    public record Parts(
+            StatusReport.Site site,
+            AdminOutbox outbox,
+            BrokerView broker,
+            IntakeView intake,
+            ForwarderControl forwarder,
+            RetentionPurger retention,
+            ReceiptSender receipts,
+            Workers workers,
+            PrometheusMeterRegistry meters,
+            Clock clock,
+            StatusReport.Central central,
             java.util.function.Supplier<org.edgebridge.commission.CheckReport> checkCentral,
-            org.edgebridge.forecast.ForecastSettings forecast, org.edgebridge.budget.BudgetSettings budget,
+            org.edgebridge.forecast.ForecastSettings forecast,
+            org.edgebridge.budget.BudgetSettings budget,
             StorageHonesty storage) {}
 
     public AdminServer(AdminSettings settings, Parts p) {
         this.settings = settings;
         this.hosts = new AdminHosts(settings.host());
-        this.status = new StatusReport(p.site(), p.outbox(), p.broker(), p.intake(), p.forwarder(), p.retention(), p.workers(),
-                p.clock(), p.central(), p.storage());
-        this.metrics = new BridgeMetrics(p.meters(), p.outbox(), p.intake(), p.forwarder(), p.broker(), p.retention(),
-                p.receipts(), this::alarms, p.clock());
-        io.micrometer.core.instrument.FunctionCounter.builder("edgebridge.admin.reads.foreign.host", foreignHosts,
-                java.util.concurrent.atomic.AtomicLong::get)
-                .description("admin reads refused (403 host_not_allowed): a Host that is not this bridge's and no token")
+        this.status = new StatusReport(
+                p.site(),
+                p.outbox(),
+                p.broker(),
+                p.intake(),
+                p.forwarder(),
+                p.retention(),
+                p.workers(),
+                p.clock(),
+                p.central(),
+                p.storage());
+        this.metrics = new BridgeMetrics(
+                p.meters(),
+                p.outbox(),
+                p.intake(),
+                p.forwarder(),
+                p.broker(),
+                p.retention(),
+                p.receipts(),
+                this::alarms,
+                p.clock());
+        io.micrometer.core.instrument.FunctionCounter.builder(
+                        "edgebridge.admin.reads.foreign.host",
+                        foreignHosts,
+                        java.util.concurrent.atomic.AtomicLong::get)
+                .description(
+                        "admin reads refused (403 host_not_allowed): a Host that is not this bridge's and no token")
                 .register(p.meters());
         OutboxApi outbox = new OutboxApi(p.outbox(), p.site().edgeId(), p.clock());
         DevicesApi devices = new DevicesApi(p.outbox(), p.broker());
         ParkedApi parked = new ParkedApi(p.outbox(), p.receipts(), p.clock());
         PendingApi pending = new PendingApi(p.outbox(), p.receipts());
-        this.activity = new ActivityHistory(p.clock(), p.outbox()::openCount, () -> p.intake().stats().stored(), p.meters(),
+        this.activity = new ActivityHistory(
+                p.clock(),
+                p.outbox()::openCount,
+                () -> p.intake().stats().stored(),
+                p.meters(),
                 p.forwarder().circuitBreakers());
         ForwarderControl forwarder = p.forwarder();
-        this.forecast = new DiskForecast(p.forecast(), new DiskForecast.Sources(() -> p.intake().stats().stored(),
-                () -> forwarder.status().finals(), p.outbox()::openCount,
-                () -> p.outbox().reads().counts().perState().values().stream().mapToLong(Long::longValue).sum()), p.clock());
+        this.forecast = new DiskForecast(
+                p.forecast(),
+                new DiskForecast.Sources(
+                        () -> p.intake().stats().stored(),
+                        () -> forwarder.status().finals(),
+                        p.outbox()::openCount,
+                        () -> p.outbox().reads().counts().perState().values().stream()
+                                .mapToLong(Long::longValue)
+                                .sum()),
+                p.clock());
         ForecastMetrics.register(p.meters(), forecast);
         this.budget = new DataBudget(p.budget(), forwarder.wireBytes(), p.clock());
         BudgetMetrics.register(p.meters(), budget, forwarder.wireBytes());
@@ -109,7 +157,8 @@ public final class AdminServer implements Component, AutoCloseable {
             // "Bearer secret" was let in, and after a wrong-case token the right one got 401 (JDK HttpClient)
             config.jetty.modifyHttpConfiguration(http -> http.setHeaderCacheCaseSensitive(true));
             config.routes.before(this::requireToken);
-            config.routes.get("/", ctx -> ctx.contentType("text/html; charset=utf-8").result(statusPage));
+            config.routes.get(
+                    "/", ctx -> ctx.contentType("text/html; charset=utf-8").result(statusPage));
             config.routes.get("/assets/{script}", this::script);
             config.routes.get("/api/activity", ctx -> json(ctx, 200, activity.snapshot()));
             config.routes.get("/health/live", ctx -> json(ctx, 200, Map.of("status", "live")));
@@ -151,8 +200,10 @@ public final class AdminServer implements Component, AutoCloseable {
             config.routes.post("/api/alarms/{code}/ack", ctx -> acknowledge(ctx, p.broker()));
             config.routes.post("/api/check-central", new CentralCheckApi(p.checkCentral())::run);
             config.routes.get("/api/devices", ctx -> json(ctx, 200, Map.of("devices", devices.list())));
-            config.routes.get("/metrics", ctx -> ctx.contentType("text/plain; version=0.0.4; charset=utf-8")
-                    .result(metrics.scrape()));
+            config.routes.get(
+                    "/metrics",
+                    ctx -> ctx.contentType("text/plain; version=0.0.4; charset=utf-8")
+                            .result(metrics.scrape()));
             config.routes.exception(OutboxApi.ApiError.class, (e, ctx) -> error(ctx, e.status, e.code, e.getMessage()));
             config.routes.exception(Exception.class, (e, ctx) -> {
                 LOG.error("admin request {} {} failed", ctx.method(), ctx.path(), e);
@@ -192,8 +243,10 @@ public final class AdminServer implements Component, AutoCloseable {
             forecast.start();
             budget.start();
         } catch (RuntimeException e) {
-            throw new IllegalStateException("admin.port=" + settings.port() + ": cannot listen on " + settings.host() + ":"
-                    + settings.port() + " (" + e.getMessage() + "); is another bridge running? set admin.port", e);
+            throw new IllegalStateException(
+                    "admin.port=" + settings.port() + ": cannot listen on " + settings.host() + ":" + settings.port()
+                            + " (" + e.getMessage() + "); is another bridge running? set admin.port",
+                    e);
         }
     }
 
@@ -219,8 +272,11 @@ public final class AdminServer implements Component, AutoCloseable {
     private static void acknowledge(Context ctx, BrokerView broker) {
         String code = ctx.pathParam("code");
         if (!code.equals(AlarmCode.BROKER_STORE_RESET.wire())) {
-            throw new OutboxApi.ApiError(404, "not_acknowledgeable", "no alarm '" + code + "' waits for an acknowledgement; "
-                    + "only " + AlarmCode.BROKER_STORE_RESET.wire() + " does (the others clear when their cause does)");
+            throw new OutboxApi.ApiError(
+                    404,
+                    "not_acknowledgeable",
+                    "no alarm '" + code + "' waits for an acknowledgement; " + "only "
+                            + AlarmCode.BROKER_STORE_RESET.wire() + " does (the others clear when their cause does)");
         }
         int n = broker.storeResets().acknowledgeAll("admin API from " + ctx.ip());
         json(ctx, 200, Map.of("alarm", code, "acknowledged", n));
@@ -243,10 +299,13 @@ public final class AdminServer implements Component, AutoCloseable {
                 return;
             }
             foreignHosts.incrementAndGet();
-            throw new OutboxApi.ApiError(403, "host_not_allowed", "Host " + AdminHosts.shown(ctx.header("Host"))
-                    + " is not this bridge's: without the admin token, reads answer only for Host localhost, 127.0.0.1, "
-                    + "[::1] or admin.host (a page that rebinds its own name to 127.0.0.1 must not read the outbox); "
-                    + "send Authorization: Bearer <admin.token>");
+            throw new OutboxApi.ApiError(
+                    403,
+                    "host_not_allowed",
+                    "Host " + AdminHosts.shown(ctx.header("Host"))
+                            + " is not this bridge's: without the admin token, reads answer only for Host localhost, 127.0.0.1, "
+                            + "[::1] or admin.host (a page that rebinds its own name to 127.0.0.1 must not read the outbox); "
+                            + "send Authorization: Bearer <admin.token>");
         }
         if (settings.token().isEmpty()) {
             throw new OutboxApi.ApiError(403, "admin_token_unset", "set admin.token to allow admin actions");

@@ -20,7 +20,8 @@ final class CentralCheckApi {
 
     void run(Context ctx) {
         if (!running.compareAndSet(false, true)) {
-            throw new OutboxApi.ApiError(409, "check_running", "a check of central is running already: wait for its answer");
+            throw new OutboxApi.ApiError(
+                    409, "check_running", "a check of central is running already: wait for its answer");
         }
         try {
             ctx.status(200).contentType("application/json").result(check.get().json());

@@ -27,11 +27,17 @@ final class CommandTimeline {
     static List<TimelineEntry> of(CommandRecord r, Optional<CommandLife> kept, List<HistoryEntry> history) {
         CommandLife life = kept.orElse(new CommandLife(null, null, null, null, null, null, null, null));
         List<TimelineEntry> entries = new ArrayList<>();
-        entries.add(TimelineEntry.of(r.receivedAt(), "received", "the device's PUBLISH arrived on " + r.topic()
-                + ", sequence " + r.sequence() + (life.expiresAt() != null ? "; expires at " + life.expiresAt() : "")));
+        entries.add(TimelineEntry.of(
+                r.receivedAt(),
+                "received",
+                "the device's PUBLISH arrived on " + r.topic() + ", sequence " + r.sequence()
+                        + (life.expiresAt() != null ? "; expires at " + life.expiresAt() : "")));
         if (life.storedAt() != null) {
-            entries.add(TimelineEntry.of(life.storedAt(), "stored",
-                    "written to the outbox in the transaction that made it durable; the stored receipt follows its commit"));
+            entries.add(
+                    TimelineEntry.of(
+                            life.storedAt(),
+                            "stored",
+                            "written to the outbox in the transaction that made it durable; the stored receipt follows its commit"));
         }
         boolean attemptLine = false;
         for (HistoryEntry h : history) {
@@ -42,17 +48,28 @@ final class CommandTimeline {
             entries.add(fromHistory(h));
         }
         if (!attemptLine && r.attempts() > 0 && life.claimedAt() != null) {
-            entries.add(new TimelineEntry(life.claimedAt(), "attempt", "attempt " + r.attempts() + ", in flight",
-                    life.lastRequestId(), null, null, null, null, null, null));
+            entries.add(new TimelineEntry(
+                    life.claimedAt(),
+                    "attempt",
+                    "attempt " + r.attempts() + ", in flight",
+                    life.lastRequestId(),
+                    null,
+                    null,
+                    null,
+                    null,
+                    null,
+                    null));
         }
         r.finalAt().ifPresent(at -> entries.add(finalEntry(r, life, at)));
         if (life.receiptPublishedAt() != null) {
-            entries.add(TimelineEntry.of(life.receiptPublishedAt(), "receipt_published",
+            entries.add(TimelineEntry.of(
+                    life.receiptPublishedAt(),
+                    "receipt_published",
                     "the final receipt was handed to the broker for the device"));
         }
         if (life.receiptAckedAt() != null) {
-            entries.add(TimelineEntry.of(life.receiptAckedAt(), "receipt_acked",
-                    "the device acknowledged its final receipt (MQTT PUBACK)"));
+            entries.add(TimelineEntry.of(
+                    life.receiptAckedAt(), "receipt_acked", "the device acknowledged its final receipt (MQTT PUBACK)"));
         }
         entries.sort(Comparator.comparing(TimelineEntry::at)); // stable: the same time keeps the order above
         return entries;
@@ -61,15 +78,26 @@ final class CommandTimeline {
     private static TimelineEntry fromHistory(HistoryEntry h) {
         boolean repeated = h.times() > 1;
         String what = h.kind();
-        return new TimelineEntry(repeated ? h.firstAt() : h.at(), what, describe(h), h.batchId(), h.httpStatus(),
-                h.tookMs(), repeated ? h.times() : null, repeated ? h.at() : null, h.status(), h.code());
+        return new TimelineEntry(
+                repeated ? h.firstAt() : h.at(),
+                what,
+                describe(h),
+                h.batchId(),
+                h.httpStatus(),
+                h.tookMs(),
+                repeated ? h.times() : null,
+                repeated ? h.at() : null,
+                h.status(),
+                h.code());
     }
 
     private static String describe(HistoryEntry h) {
         String detail = h.detail() == null ? "" : h.detail();
         return switch (h.kind()) {
-            case "attempt" -> h.times() > 1 ? "sent to central " + h.times() + " times (the last: " + detail + ")"
-                    : "sent to central (" + detail + ")";
+            case "attempt" ->
+                h.times() > 1
+                        ? "sent to central " + h.times() + " times (the last: " + detail + ")"
+                        : "sent to central (" + detail + ")";
             case "retry_later" -> "central answered retry_later: " + detail;
             case "failed_alone" -> "central failed on this command alone: " + detail;
             case "released" -> "back to pending, nothing known of it: " + detail;
@@ -80,9 +108,12 @@ final class CommandTimeline {
     private static TimelineEntry finalEntry(CommandRecord r, CommandLife life, Instant at) {
         boolean byCentral = life.httpStatus() != null;
         String status = r.state().dbName();
-        String detail = (byCentral ? "final: " : "final here: ") + status + (r.code() != null ? " (" + r.code() + ")" : "")
+        String detail = (byCentral ? "final: " : "final here: ")
+                + status
+                + (r.code() != null ? " (" + r.code() + ")" : "")
                 + (r.message() != null ? ": " + r.message() : "");
         @Nullable String request = byCentral ? life.lastRequestId() : null;
-        return new TimelineEntry(at, "final", detail, request, life.httpStatus(), life.tookMs(), null, null, status, r.code());
+        return new TimelineEntry(
+                at, "final", detail, request, life.httpStatus(), life.tookMs(), null, null, status, r.code());
     }
 }

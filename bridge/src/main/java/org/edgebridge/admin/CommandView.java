@@ -35,10 +35,26 @@ record CommandView(
     }
 
     /** With its {@code timeline} (docs/desk.md, "A command's timeline"): the single-row endpoint. */
-    static CommandView of(CommandRecord r, @Nullable List<HistoryEntry> history, @Nullable List<TimelineEntry> timeline) {
-        return new CommandView(r.clientId(), r.commandId(), r.sequence(), r.type(), r.topic(), r.state().dbName(),
-                r.attempts(), r.retryLaters(), r.receivedAt(), r.notBefore().toEpochMilli() == 0 ? null : r.notBefore(),
-                r.lastError(), r.code(), r.message(), r.resultJson(), r.finalAt().orElse(null), r.payloadSha256(), history,
+    static CommandView of(
+            CommandRecord r, @Nullable List<HistoryEntry> history, @Nullable List<TimelineEntry> timeline) {
+        return new CommandView(
+                r.clientId(),
+                r.commandId(),
+                r.sequence(),
+                r.type(),
+                r.topic(),
+                r.state().dbName(),
+                r.attempts(),
+                r.retryLaters(),
+                r.receivedAt(),
+                r.notBefore().toEpochMilli() == 0 ? null : r.notBefore(),
+                r.lastError(),
+                r.code(),
+                r.message(),
+                r.resultJson(),
+                r.finalAt().orElse(null),
+                r.payloadSha256(),
+                history,
                 timeline);
     }
 }

@@ -15,16 +15,21 @@ final class CredentialAlarms {
     static List<StatusReport.Alarm> of(ForwarderStatus f, Instant now) {
         List<StatusReport.Alarm> alarms = new ArrayList<>();
         f.clientCertificate().ifPresent(c -> certificate(c, now, alarms));
-        f.oauth2().filter(t -> t.failuresInARow() > 0)
-                .ifPresent(t -> alarms.add(new StatusReport.Alarm(AlarmCode.INGEST_TOKEN_ENDPOINT_FAILING,
-                "no token for central from the OAuth2 token endpoint (" + t.failuresInARow()
-                        + " failed requests in a row, " + t.failures() + " since start): " + t.lastFailure().orElse("?")
-                + (t.tokenExpiresAt().filter(now::isBefore)
-                        .map(at -> "; the token got before is used until it expires at " + at)
-                        .orElse("; nothing is sent to central until one comes: commands are kept, tried again with the "
-                                + "forwarder's backoff (not central's fault: its circuit breaker and the commands' "
-                                + "counts "
-                                + "are not touched)")))));
+        f.oauth2()
+                .filter(t -> t.failuresInARow() > 0)
+                .ifPresent(t -> alarms.add(new StatusReport.Alarm(
+                        AlarmCode.INGEST_TOKEN_ENDPOINT_FAILING,
+                        "no token for central from the OAuth2 token endpoint (" + t.failuresInARow()
+                                + " failed requests in a row, " + t.failures() + " since start): "
+                                + t.lastFailure().orElse("?")
+                                + (t.tokenExpiresAt()
+                                        .filter(now::isBefore)
+                                        .map(at -> "; the token got before is used until it expires at " + at)
+                                        .orElse(
+                                                "; nothing is sent to central until one comes: commands are kept, tried again with the "
+                                                        + "forwarder's backoff (not central's fault: its circuit breaker and the commands' "
+                                                        + "counts "
+                                                        + "are not touched)")))));
         return alarms;
     }
 
@@ -35,18 +40,22 @@ final class CredentialAlarms {
                 + "read "
                 + "at the next request, no restart";
         if (c.expiredAt(now)) {
-            alarms.add(new StatusReport.Alarm(AlarmCode.INGEST_CERTIFICATE_EXPIRED,
+            alarms.add(new StatusReport.Alarm(
+                    AlarmCode.INGEST_CERTIFICATE_EXPIRED,
                     which + " expired at " + c.notAfter() + ": central "
-                    + "refuses the TLS handshake; commands are kept in the outbox; " + renew));
+                            + "refuses the TLS handshake; commands are kept in the outbox; " + renew));
         } else if (c.expiringAt(now)) {
-            alarms.add(new StatusReport.Alarm(AlarmCode.INGEST_CERTIFICATE_EXPIRING,
-                    which + " expires at " + c.notAfter() + ", in "
-                    + days(Duration.between(now, c.notAfter())) + " (ingest.certExpiryWarning): " + renew));
+            alarms.add(new StatusReport.Alarm(
+                    AlarmCode.INGEST_CERTIFICATE_EXPIRING,
+                    which + " expires at " + c.notAfter() + ", in " + days(Duration.between(now, c.notAfter()))
+                            + " (ingest.certExpiryWarning): " + renew));
         }
-        c.reloadProblem().ifPresent(problem -> alarms.add(new StatusReport.Alarm(AlarmCode.INGEST_CERTIFICATE_UNUSABLE,
-                "the client certificate files changed on disk but cannot be used (" + problem
-                + "); the previous certificate (serial "
-                + c.serial() + ", valid until " + c.notAfter() + ") is still presented")));
+        c.reloadProblem()
+                .ifPresent(problem -> alarms.add(new StatusReport.Alarm(
+                        AlarmCode.INGEST_CERTIFICATE_UNUSABLE,
+                        "the client certificate files changed on disk but cannot be used (" + problem
+                                + "); the previous certificate (serial "
+                                + c.serial() + ", valid until " + c.notAfter() + ") is still presented")));
     }
 
     private static String days(Duration d) {

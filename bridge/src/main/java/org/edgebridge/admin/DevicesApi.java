@@ -10,8 +10,8 @@ import java.util.function.Function;
 import java.util.stream.Collectors;
 import org.edgebridge.broker.BrokerView;
 import org.edgebridge.broker.DeviceView;
-import org.edgebridge.outbox.DeviceRow;
 import org.edgebridge.outbox.AdminOutbox;
+import org.edgebridge.outbox.DeviceRow;
 import org.jspecify.annotations.Nullable;
 
 /** {@code GET /api/devices}: client ids seen by the broker since start or by the outbox ever. */
@@ -25,13 +25,23 @@ final class DevicesApi {
     }
 
     /** One device in the API. */
-    record Device(String clientId, boolean connected, @Nullable Instant lastSeenAt, long pending, long lastSequence,
-            long connects, long takeovers, long takeoversLastMinute, long deniedPublishes, long deniedSubscribes) {}
+    record Device(
+            String clientId,
+            boolean connected,
+            @Nullable Instant lastSeenAt,
+            long pending,
+            long lastSequence,
+            long connects,
+            long takeovers,
+            long takeoversLastMinute,
+            long deniedPublishes,
+            long deniedSubscribes) {}
 
     List<Device> list() {
-        Map<String, DeviceRow> rows = outbox.reads().devices().stream().collect(Collectors.toMap(DeviceRow::clientId, Function.identity()));
-        Map<String, DeviceView> views = broker.devices().list().stream()
-                .collect(Collectors.toMap(DeviceView::clientId, Function.identity()));
+        Map<String, DeviceRow> rows =
+                outbox.reads().devices().stream().collect(Collectors.toMap(DeviceRow::clientId, Function.identity()));
+        Map<String, DeviceView> views =
+                broker.devices().list().stream().collect(Collectors.toMap(DeviceView::clientId, Function.identity()));
         java.util.Set<String> connected = new java.util.HashSet<>(broker.connectedClientIds());
         Map<String, Device> out = new TreeMap<>();
         java.util.Set<String> ids = new java.util.TreeSet<>(rows.keySet());
@@ -39,11 +49,22 @@ final class DevicesApi {
         for (String id : ids) {
             DeviceRow r = rows.get(id);
             DeviceView v = views.get(id);
-            Instant lastSeen = latest(r == null ? null : r.lastSeenAt(), v == null ? null : v.lastSeenAt().orElse(null));
-            out.put(id, new Device(id, connected.contains(id), lastSeen, r == null ? 0 : r.openCommands(),
-                    r == null ? 0 : r.lastSequence(), v == null ? 0 : v.connects(), v == null ? 0 : v.takeovers(),
-                    v == null ? 0 : v.takeoversLastMinute(), v == null ? 0 : v.deniedPublishes(),
-                    v == null ? 0 : v.deniedSubscribes()));
+            Instant lastSeen = latest(
+                    r == null ? null : r.lastSeenAt(),
+                    v == null ? null : v.lastSeenAt().orElse(null));
+            out.put(
+                    id,
+                    new Device(
+                            id,
+                            connected.contains(id),
+                            lastSeen,
+                            r == null ? 0 : r.openCommands(),
+                            r == null ? 0 : r.lastSequence(),
+                            v == null ? 0 : v.connects(),
+                            v == null ? 0 : v.takeovers(),
+                            v == null ? 0 : v.takeoversLastMinute(),
+                            v == null ? 0 : v.deniedPublishes(),
+                            v == null ? 0 : v.deniedSubscribes()));
         }
         List<Device> list = new ArrayList<>(out.values());
         list.sort(Comparator.comparing(Device::clientId));

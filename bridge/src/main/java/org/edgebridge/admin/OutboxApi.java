@@ -10,10 +10,10 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import org.edgebridge.outbox.AdminOutbox;
 import org.edgebridge.outbox.CommandRecord;
 import org.edgebridge.outbox.CommandState;
 import org.edgebridge.outbox.HistoryEntry;
-import org.edgebridge.outbox.AdminOutbox;
 import org.edgebridge.outbox.ParkedDesk;
 import org.edgebridge.receipt.ReceiptSender;
 import org.jspecify.annotations.Nullable;
@@ -41,7 +41,8 @@ final class OutboxApi {
             try {
                 state = CommandState.fromDb(stateParam);
             } catch (IllegalArgumentException e) {
-                throw new BadRequest("state=" + stateParam + ": must be one of pending, inflight, parked, accepted, duplicate, rejected");
+                throw new BadRequest("state=" + stateParam
+                        + ": must be one of pending, inflight, parked, accepted, duplicate, rejected");
             }
         }
         String device = ctx.queryParam("device");
@@ -60,7 +61,8 @@ final class OutboxApi {
                 throw new BadRequest("limit=" + limitParam + ": must be a whole number from 1 to " + MAX_LIMIT);
             }
         }
-        String order = Optional.ofNullable(ctx.queryParam("order")).orElse("asc").toLowerCase(Locale.ROOT);
+        String order =
+                Optional.ofNullable(ctx.queryParam("order")).orElse("asc").toLowerCase(Locale.ROOT);
         if (!order.equals("asc") && !order.equals("desc")) {
             throw new BadRequest("order=" + order + ": must be asc or desc");
         }
@@ -132,16 +134,21 @@ final class OutboxApi {
 
     /** An admin's requeue of one parked command, with an audit line in its history; 409 if it is not parked. */
     private CommandRecord decide(CommandRecord r, ParkedDesk.Decision decision) {
-        return outbox.parked().decide(List.of(r.id()), decision, "by an admin").stream().findFirst()
+        return outbox.parked().decide(List.of(r.id()), decision, "by an admin").stream()
+                .findFirst()
                 .orElseThrow(() -> notParked(r));
     }
 
     /** {@code GET …/payload}: the device's bytes, as text (a stored payload is JSON; the page shows it as text). */
     void payload(Context ctx) {
         CommandRecord r = find(ctx);
-        byte[] bytes = outbox.parked().payload(r.clientId(), r.commandId()).orElseThrow(() ->
-                new ApiError(404, "not_found", "command " + r.commandId() + " has no payload any more"));
-        ctx.header("X-Content-Type-Options", "nosniff").contentType("text/plain; charset=utf-8").result(bytes);
+        byte[] bytes = outbox.parked()
+                .payload(r.clientId(), r.commandId())
+                .orElseThrow(
+                        () -> new ApiError(404, "not_found", "command " + r.commandId() + " has no payload any more"));
+        ctx.header("X-Content-Type-Options", "nosniff")
+                .contentType("text/plain; charset=utf-8")
+                .result(bytes);
     }
 
     /** Hands the final receipts of commands an admin rejected to the broker, in order per device, and marks them. */
@@ -163,13 +170,16 @@ final class OutboxApi {
         if (device.length() > MAX_ID_LENGTH || command.length() > MAX_ID_LENGTH) {
             throw new BadRequest("deviceId and commandId must be at most " + MAX_ID_LENGTH + " characters");
         }
-        return outbox.find(device, command).orElseThrow(() ->
-                new ApiError(404, "not_found", "no command " + command + " of device " + device + " in the outbox"));
+        return outbox.find(device, command)
+                .orElseThrow(() -> new ApiError(
+                        404, "not_found", "no command " + command + " of device " + device + " in the outbox"));
     }
 
     private static ApiError notParked(CommandRecord r) {
-        return new ApiError(409, "not_parked", "command " + r.commandId() + " is " + r.state().dbName()
-                + "; only parked commands can be requeued");
+        return new ApiError(
+                409,
+                "not_parked",
+                "command " + r.commandId() + " is " + r.state().dbName() + "; only parked commands can be requeued");
     }
 
     static String encodeCursor(long id) {

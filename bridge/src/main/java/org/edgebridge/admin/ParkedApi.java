@@ -10,9 +10,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.edgebridge.outbox.AdminOutbox;
 import org.edgebridge.outbox.CommandRecord;
 import org.edgebridge.outbox.CommandState;
-import org.edgebridge.outbox.AdminOutbox;
 import org.edgebridge.outbox.ParkedDesk;
 import org.edgebridge.receipt.ReceiptSender;
 import org.jspecify.annotations.Nullable;
@@ -28,6 +28,7 @@ final class ParkedApi {
     static final int MAX_PER_REQUEST = 500;
     /** Groups (code × device) {@code GET /api/parked} returns at most. */
     static final int MAX_GROUPS = 1000;
+
     private static final int DEFAULT_LIMIT = 200;
 
     private final AdminOutbox outbox;
@@ -41,8 +42,18 @@ final class ParkedApi {
     }
 
     /** One parked command on the desk; {@code reason} is why it was parked. */
-    record ParkedView(String deviceId, String commandId, long sequence, String type, String topic, String code, @Nullable String reason,
-            int attempts, int retryLaters, Instant receivedAt, long ageMs) {}
+    record ParkedView(
+            String deviceId,
+            String commandId,
+            long sequence,
+            String type,
+            String topic,
+            String code,
+            @Nullable String reason,
+            int attempts,
+            int retryLaters,
+            Instant receivedAt,
+            long ageMs) {}
 
     /** A command named in a bulk request. */
     record CommandKey(String deviceId, String commandId) {}
@@ -54,18 +65,34 @@ final class ParkedApi {
     void list(Context ctx) {
         String code = idParam(ctx.queryParam("code"), "code");
         String device = idParam(ctx.queryParam("device"), "device");
-        int limit = Optional.ofNullable(ctx.queryParam("limit")).map(ParkedApi::limit).orElse(DEFAULT_LIMIT);
+        int limit = Optional.ofNullable(ctx.queryParam("limit"))
+                .map(ParkedApi::limit)
+                .orElse(DEFAULT_LIMIT);
         ParkedDesk desk = outbox.parked();
         Instant now = clock.instant();
         List<CommandRecord> rows = desk.list(code, device, limit + 1);
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("total", outbox.reads().counts().count(CommandState.PARKED));
         List<ParkedDesk.Group> groups = desk.groups(MAX_GROUPS + 1);
-        body.put("groups", groups.subList(0, Math.min(MAX_GROUPS, groups.size())).stream().map(g -> Map.of("code", g.code(),
-                "deviceId", g.clientId(), "commands", g.commands(),
-                "oldestAgeMs", Duration.between(g.oldestReceivedAt(), now).toMillis())).toList());
+        body.put(
+                "groups",
+                groups.subList(0, Math.min(MAX_GROUPS, groups.size())).stream()
+                        .map(g -> Map.of(
+                                "code",
+                                g.code(),
+                                "deviceId",
+                                g.clientId(),
+                                "commands",
+                                g.commands(),
+                                "oldestAgeMs",
+                                Duration.between(g.oldestReceivedAt(), now).toMillis()))
+                        .toList());
         body.put("moreGroups", groups.size() > MAX_GROUPS);
-        body.put("items", rows.subList(0, Math.min(limit, rows.size())).stream().map(r -> view(r, now)).toList());
+        body.put(
+                "items",
+                rows.subList(0, Math.min(limit, rows.size())).stream()
+                        .map(r -> view(r, now))
+                        .toList());
         body.put("more", rows.size() > limit);
         AdminServer.json(ctx, 200, body);
     }
@@ -91,25 +118,36 @@ final class ParkedApi {
                 if (r.isPresent() && r.get().state() == CommandState.PARKED) {
                     ids.add(r.get().id());
                 } else {
-                    notParked.add(Map.of("deviceId", k.deviceId(), "commandId", k.commandId(),
-                            "state", r.map(x -> x.state().dbName()).orElse("not_found")));
+                    notParked.add(Map.of(
+                            "deviceId",
+                            k.deviceId(),
+                            "commandId",
+                            k.commandId(),
+                            "state",
+                            r.map(x -> x.state().dbName()).orElse("not_found")));
                 }
             }
         } else {
-            how = (s.code() != null ? "code=" + s.code() : "") + (s.code() != null && s.deviceId() != null ? ", " : "")
+            how = (s.code() != null ? "code=" + s.code() : "")
+                    + (s.code() != null && s.deviceId() != null ? ", " : "")
                     + (s.deviceId() != null ? "device=" + s.deviceId() : "");
             List<CommandRecord> rows = outbox.parked().list(s.code(), s.deviceId(), MAX_PER_REQUEST + 1);
             more = rows.size() > MAX_PER_REQUEST;
             rows.subList(0, Math.min(MAX_PER_REQUEST, rows.size())).forEach(r -> ids.add(r.id()));
         }
-        List<CommandRecord> changed = outbox.parked().decide(ids, decision, "by an admin from " + ctx.ip() + " (bulk: " + how + ")");
+        List<CommandRecord> changed =
+                outbox.parked().decide(ids, decision, "by an admin from " + ctx.ip() + " (bulk: " + how + ")");
         if (decision == ParkedDesk.Decision.REJECT) {
             OutboxApi.publishFinals(outbox, receipts, changed);
         }
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("action", decision == ParkedDesk.Decision.REQUEUE ? "requeue" : "reject");
         body.put("changed", changed.size());
-        body.put("commands", changed.stream().map(r -> Map.of("deviceId", r.clientId(), "commandId", r.commandId())).toList());
+        body.put(
+                "commands",
+                changed.stream()
+                        .map(r -> Map.of("deviceId", r.clientId(), "commandId", r.commandId()))
+                        .toList());
         body.put("notParked", notParked);
         body.put("more", more);
         AdminServer.json(ctx, 200, body);
@@ -146,8 +184,17 @@ final class ParkedApi {
     }
 
     private ParkedView view(CommandRecord r, Instant now) {
-        return new ParkedView(r.clientId(), r.commandId(), r.sequence(), r.type(), r.topic(), ParkedDesk.codeOf(r),
-                r.lastError() != null ? r.lastError() : r.message(), r.attempts(), r.retryLaters(), r.receivedAt(),
+        return new ParkedView(
+                r.clientId(),
+                r.commandId(),
+                r.sequence(),
+                r.type(),
+                r.topic(),
+                ParkedDesk.codeOf(r),
+                r.lastError() != null ? r.lastError() : r.message(),
+                r.attempts(),
+                r.retryLaters(),
+                r.receivedAt(),
                 Duration.between(r.receivedAt(), now).toMillis());
     }
 

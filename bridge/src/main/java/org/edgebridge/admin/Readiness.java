@@ -12,13 +12,29 @@ package org.edgebridge.admin;
  * @param accepting the bridge takes new commands (false from the first moment of a stop: the drain)
  * @param workersAlive no worker thread died
  */
-public record Readiness(String status, boolean ready, boolean listeners, boolean outboxWritable, boolean forwarderRunning,
-        boolean accepting, boolean workersAlive) {
+public record Readiness(
+        String status,
+        boolean ready,
+        boolean listeners,
+        boolean outboxWritable,
+        boolean forwarderRunning,
+        boolean accepting,
+        boolean workersAlive) {
 
-    static Readiness of(boolean listeners, boolean outboxWritable, boolean forwarderRunning, boolean accepting,
+    static Readiness of(
+            boolean listeners,
+            boolean outboxWritable,
+            boolean forwarderRunning,
+            boolean accepting,
             boolean workersAlive) {
         boolean ready = listeners && outboxWritable && forwarderRunning && accepting && workersAlive;
-        return new Readiness(ready ? "ready" : "not_ready", ready, listeners, outboxWritable, forwarderRunning, accepting,
+        return new Readiness(
+                ready ? "ready" : "not_ready",
+                ready,
+                listeners,
+                outboxWritable,
+                forwarderRunning,
+                accepting,
                 workersAlive);
     }
 }

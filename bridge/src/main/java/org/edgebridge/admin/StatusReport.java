@@ -9,9 +9,9 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.stream.Collectors;
-import org.edgebridge.broker.BrokerView;
 import org.edgebridge.broker.BrokerStatus;
 import org.edgebridge.broker.BrokerStoreResets;
+import org.edgebridge.broker.BrokerView;
 import org.edgebridge.broker.CertificateDevices;
 import org.edgebridge.broker.DeviceView;
 import org.edgebridge.code.AlarmCode;
@@ -19,8 +19,8 @@ import org.edgebridge.forward.ForwarderControl;
 import org.edgebridge.forward.ForwarderStatus;
 import org.edgebridge.intake.IntakeView;
 import org.edgebridge.lifecycle.ExitCodes;
-import org.edgebridge.outbox.CommandState;
 import org.edgebridge.outbox.AdminOutbox;
+import org.edgebridge.outbox.CommandState;
 import org.edgebridge.outbox.OutboxCounts;
 import org.edgebridge.outbox.RetentionPurger;
 import org.edgebridge.storage.StorageHonesty;
@@ -57,9 +57,17 @@ public final class StatusReport {
     private final Workers workers;
     private final StorageHonesty storage;
 
-    StatusReport(Site site, AdminOutbox outbox, BrokerView broker, IntakeView intake, ForwarderControl forwarder,
+    StatusReport(
+            Site site,
+            AdminOutbox outbox,
+            BrokerView broker,
+            IntakeView intake,
+            ForwarderControl forwarder,
             RetentionPurger retention,
-            Workers workers, Clock clock, Central central, StorageHonesty storage) {
+            Workers workers,
+            Clock clock,
+            Central central,
+            StorageHonesty storage) {
         this.workers = workers;
         this.storage = storage;
         this.central = central;
@@ -91,8 +99,12 @@ public final class StatusReport {
 
     /** What a load balancer's health check needs: ready only when the broker, the outbox and the forwarder are. */
     Readiness readiness() {
-        return Readiness.of(brokerRunning(), outboxWritable(), !forwarder.status().state().equals("stopped"),
-                intake.isAccepting(), workerDeath().isEmpty());
+        return Readiness.of(
+                brokerRunning(),
+                outboxWritable(),
+                !forwarder.status().state().equals("stopped"),
+                intake.isAccepting(),
+                workerDeath().isEmpty());
     }
 
     /** One alarm on the status page: a stable code and a sentence for the admin. */
@@ -113,9 +125,17 @@ public final class StatusReport {
         out.put("time", clock.instant());
         out.put("broker", b);
         CertificateDevices certificates = broker.certificateDevices();
-        out.put("certificateDevices", Map.of("remembered", certificates.remembered(), "max", certificates.max(),
-                "notRemembered", certificates.notRemembered(), "refusedWithoutCertificate",
-                certificates.refusedWithoutCertificate()));
+        out.put(
+                "certificateDevices",
+                Map.of(
+                        "remembered",
+                        certificates.remembered(),
+                        "max",
+                        certificates.max(),
+                        "notRemembered",
+                        certificates.notRemembered(),
+                        "refusedWithoutCertificate",
+                        certificates.refusedWithoutCertificate()));
         Map<String, Object> o = new LinkedHashMap<>();
         Map<String, Long> perState = new LinkedHashMap<>();
         for (CommandState s : CommandState.values()) {
@@ -131,8 +151,11 @@ public final class StatusReport {
         o.put("devicesAtShare", intake.devicesAtShare());
         o.put("deviceShareRefusals", intake.deviceShareRefusals());
         o.put("retention", retention.status());
-        o.put("oldestPendingAgeMs", counts.oldestPendingReceivedAt()
-                .map(t -> Duration.between(t, clock.instant()).toMillis()).orElse(null));
+        o.put(
+                "oldestPendingAgeMs",
+                counts.oldestPendingReceivedAt()
+                        .map(t -> Duration.between(t, clock.instant()).toMillis())
+                        .orElse(null));
         out.put("outbox", o);
         Map<String, Object> i = new LinkedHashMap<>();
         i.put("received", intake.stats().received());
@@ -147,8 +170,13 @@ public final class StatusReport {
         out.put("central", central);
         out.put("storage", storageStatus());
         List<DeviceView> storms = broker.takeoverStorms();
-        out.put("devices", Map.of("connected", b.connectedClients(), "takeoverStorms",
-                storms.stream().map(DeviceView::clientId).toList()));
+        out.put(
+                "devices",
+                Map.of(
+                        "connected",
+                        b.connectedClients(),
+                        "takeoverStorms",
+                        storms.stream().map(DeviceView::clientId).toList()));
         out.put("alarms", alarms(b, counts, f, storms));
         return out;
     }
@@ -173,17 +201,24 @@ public final class StatusReport {
         storeResetAlarm(broker.storeResets().unacknowledged()).ifPresent(alarms::add);
         // storage_fsync_implausible is a notice (storage.notice), not an alarm: a virtual machine or a disk with
         // power-loss protection syncs that fast rightly, and a page that is never healthy hides the alarms that matter
-        storage.finding().filter(s -> !s.code().equals(AlarmCode.STORAGE_FSYNC_IMPLAUSIBLE.wire()))
+        storage.finding()
+                .filter(s -> !s.code().equals(AlarmCode.STORAGE_FSYNC_IMPLAUSIBLE.wire()))
                 .ifPresent(s -> alarms.add(new Alarm(s.code(), s.message())));
-        workers.death().ifPresent(d -> alarms.add(0,
-                new Alarm(AlarmCode.WORKER_DIED, "worker " + d + " died: the bridge is not "
-                + "ready; run by the run command it exits with code " + ExitCodes.WORKER_DIED
-                + " for its supervisor to "
-                + "start it again")));
+        workers.death()
+                .ifPresent(d -> alarms.add(
+                        0,
+                        new Alarm(
+                                AlarmCode.WORKER_DIED,
+                                "worker " + d + " died: the bridge is not "
+                                        + "ready; run by the run command it exits with code " + ExitCodes.WORKER_DIED
+                                        + " for its supervisor to "
+                                        + "start it again")));
         for (DeviceView d : storms) {
-            alarms.add(new Alarm(AlarmCode.TAKEOVER_STORM, "client id " + d.clientId() + " took over its own session "
-                    + d.takeoversLastMinute()
-                    + " times in the last minute: a device opening a new connection again and again"));
+            alarms.add(new Alarm(
+                    AlarmCode.TAKEOVER_STORM,
+                    "client id " + d.clientId() + " took over its own session "
+                            + d.takeoversLastMinute()
+                            + " times in the last minute: a device opening a new connection again and again"));
         }
         return alarms;
     }
@@ -198,8 +233,12 @@ public final class StatusReport {
         s.put("probeError", storage.probeError());
         s.put("capacityPerSecond", storage.capacityPerSecond().orElse(null));
         s.put("expectedIntakeRate", storage.expectedIntakeRate());
-        s.put("notice", storage.finding().filter(f -> f.code().equals(AlarmCode.STORAGE_FSYNC_IMPLAUSIBLE.wire()))
-                .map(f -> Map.of("code", f.code(), "message", f.message())).orElse(null));
+        s.put(
+                "notice",
+                storage.finding()
+                        .filter(f -> f.code().equals(AlarmCode.STORAGE_FSYNC_IMPLAUSIBLE.wire()))
+                        .map(f -> Map.of("code", f.code(), "message", f.message()))
+                        .orElse(null));
         return s;
     }
 
@@ -208,101 +247,140 @@ public final class StatusReport {
             return Optional.empty();
         }
         BrokerStoreResets.Reset last = resets.get(resets.size() - 1);
-        return Optional.of(new Alarm(AlarmCode.BROKER_STORE_RESET,
-                (resets.size() == 1 ? "the broker's session store was"
-                : resets.size() + " times the broker's session store was") + " set aside (last at " + last.at() + ": "
-                + last.reason() + ") and the broker started with an empty store: devices got sessionPresent=0 and "
-                + "subscribed again, commands are in the outbox. The old store is kept in " + last.directory()
-                + ". Acknowledge with POST /api/alarms/" + AlarmCode.BROKER_STORE_RESET.wire() + "/ack"));
+        return Optional.of(new Alarm(
+                AlarmCode.BROKER_STORE_RESET,
+                (resets.size() == 1
+                                ? "the broker's session store was"
+                                : resets.size() + " times the broker's session store was")
+                        + " set aside (last at " + last.at() + ": "
+                        + last.reason()
+                        + ") and the broker started with an empty store: devices got sessionPresent=0 and "
+                        + "subscribed again, commands are in the outbox. The old store is kept in " + last.directory()
+                        + ". Acknowledge with POST /api/alarms/" + AlarmCode.BROKER_STORE_RESET.wire() + "/ack"));
     }
 
     private List<Alarm> alarms(BrokerStatus b, OutboxCounts counts, ForwarderStatus f, IntakeView intake) {
         List<Alarm> alarms = new ArrayList<>();
         if (intake.writeFailure().isPresent() || f.unsettledEvents() > 0) {
-            alarms.add(new Alarm(AlarmCode.OUTBOX_UNWRITABLE, "the outbox could not be written"
-                    + intake.writeFailure().map(failure -> " (" + failure + "): new commands get retry_later / "
-                            + "outbox_unavailable until a write succeeds").orElse("")
-                    + (f.unsettledEvents() > 0 ? "; central's answers for " + f.unsettledEvents()
-                    + " events wait to be "
-                            + "committed, and nothing new is sent to central until they are" : "")));
+            alarms.add(new Alarm(
+                    AlarmCode.OUTBOX_UNWRITABLE,
+                    "the outbox could not be written"
+                            + intake.writeFailure()
+                                    .map(failure -> " (" + failure + "): new commands get retry_later / "
+                                            + "outbox_unavailable until a write succeeds")
+                                    .orElse("")
+                            + (f.unsettledEvents() > 0
+                                    ? "; central's answers for " + f.unsettledEvents()
+                                            + " events wait to be "
+                                            + "committed, and nothing new is sent to central until they are"
+                                    : "")));
         }
         if (intake.isLowOnDisk()) {
-            alarms.add(new Alarm(AlarmCode.LOW_DISK,
+            alarms.add(new Alarm(
+                    AlarmCode.LOW_DISK,
                     "free disk is below outbox.minFreeDisk: new commands get retry_later / outbox_full"));
         } else if (intake.isFull()) {
-            alarms.add(new Alarm(AlarmCode.OUTBOX_FULL,
+            alarms.add(new Alarm(
+                    AlarmCode.OUTBOX_FULL,
                     "the outbox holds outbox.maxPending open commands: new commands get "
-                    + "retry_later / outbox_full until central takes some"));
+                            + "retry_later / outbox_full until central takes some"));
         }
         List<IntakeView.DeviceAtShare> atShare = intake.devicesAtShare();
         if (!atShare.isEmpty()) {
-            alarms.add(new Alarm(AlarmCode.DEVICE_OUTBOX_FULL,
+            alarms.add(new Alarm(
+                    AlarmCode.DEVICE_OUTBOX_FULL,
                     "devices at their share of the outbox (outbox.maxPendingPerDevice "
-                    + intake.deviceShare().maxCommands() + " commands / outbox.maxPendingBytesPerDevice "
-                    + intake.deviceShare().maxBytes()
-                    + " bytes): their new commands get retry_later / device_outbox_full "
-                    + "until central takes their earlier ones; others are not touched: " + atShare.stream()
-                            .map(d -> d.clientId() + " (" + d.openCommands() + " commands, " + d.openBytes()
-                            + " bytes)").collect(Collectors.joining(", "))));
+                            + intake.deviceShare().maxCommands() + " commands / outbox.maxPendingBytesPerDevice "
+                            + intake.deviceShare().maxBytes()
+                            + " bytes): their new commands get retry_later / device_outbox_full "
+                            + "until central takes their earlier ones; others are not touched: "
+                            + atShare.stream()
+                                    .map(d -> d.clientId() + " (" + d.openCommands() + " commands, " + d.openBytes()
+                                            + " bytes)")
+                                    .collect(Collectors.joining(", "))));
         }
         if (!b.running()) {
-            alarms.add(new Alarm(AlarmCode.BROKER_DOWN, "the MQTT broker is not running"
-                    + b.downBecause().map(why -> ": " + why).orElse("")));
+            alarms.add(new Alarm(
+                    AlarmCode.BROKER_DOWN,
+                    "the MQTT broker is not running"
+                            + b.downBecause().map(why -> ": " + why).orElse("")));
         }
         if (f.state().equals("redirected_by_central")) {
-            alarms.add(new Alarm(AlarmCode.CENTRAL_REDIRECT,
-                    "central answered with a redirect: " + f.pauseReason().orElse("?")
-                    + "; forwarding is paused and tried again every forwarder.authRetryInterval: fix ingest.url"));
+            alarms.add(
+                    new Alarm(
+                            AlarmCode.CENTRAL_REDIRECT,
+                            "central answered with a redirect: "
+                                    + f.pauseReason().orElse("?")
+                                    + "; forwarding is paused and tried again every forwarder.authRetryInterval: fix ingest.url"));
         }
         if (f.state().equals("paused_by_central")) {
-            alarms.add(new Alarm(AlarmCode.CENTRAL_REFUSED, "central refused the bridge: " + f.pauseReason().orElse("?")
-                    + "; check ingest.url and ingest.token"));
+            alarms.add(new Alarm(
+                    AlarmCode.CENTRAL_REFUSED,
+                    "central refused the bridge: " + f.pauseReason().orElse("?")
+                            + "; check ingest.url and ingest.token"));
         }
         if (f.circuitBreaker().equals("open") || f.consecutiveFailures() >= AlarmThresholds.CENTRAL_FAILURES_IN_A_ROW) {
-            alarms.add(new Alarm(AlarmCode.CENTRAL_UNREACHABLE, "central is not answering ("
-                    + (f.circuitBreaker().equals("open") ? "circuit breaker open" : f.consecutiveFailures()
-                    + " failed requests in a row") + "): " + f.lastError().orElse("?") + nextRequest(f)
-                    + "; commands are kept and sent when it answers again"));
+            alarms.add(new Alarm(
+                    AlarmCode.CENTRAL_UNREACHABLE,
+                    "central is not answering ("
+                            + (f.circuitBreaker().equals("open")
+                                    ? "circuit breaker open"
+                                    : f.consecutiveFailures() + " failed requests in a row")
+                            + "): " + f.lastError().orElse("?") + nextRequest(f)
+                            + "; commands are kept and sent when it answers again"));
         }
         if (f.receiptViolations().recent()) {
-            alarms.add(new Alarm(AlarmCode.CENTRAL_RECEIPT_VIOLATIONS,
-                    f.receiptViolations().last().orElse("?") + " (counts since "
-                    + "start: " + f.receiptViolations().counts() + ")"));
+            alarms.add(new Alarm(
+                    AlarmCode.CENTRAL_RECEIPT_VIOLATIONS,
+                    f.receiptViolations().last().orElse("?") + " (counts since " + "start: "
+                            + f.receiptViolations().counts() + ")"));
         }
-        f.lastMissingReceiptAt().filter(at -> at.plus(AlarmThresholds.MISSING_RECEIPTS_SHOWN_FOR)
-                .isAfter(clock.instant())).ifPresent(at ->
-                alarms.add(new Alarm(AlarmCode.CENTRAL_MISSING_RECEIPTS,
+        f.lastMissingReceiptAt()
+                .filter(at ->
+                        at.plus(AlarmThresholds.MISSING_RECEIPTS_SHOWN_FOR).isAfter(clock.instant()))
+                .ifPresent(at -> alarms.add(new Alarm(
+                        AlarmCode.CENTRAL_MISSING_RECEIPTS,
                         "central answered requests without a receipt for "
-                        + f.missingReceipts() + " events since start (last at " + at
-                        + "): it breaks the protocol. Each is sent again; a missing receipt counts toward parking its "
-                        + "event (code central_no_receipt) only when central answered other events at the same time "
-                        + "(docs/forwarding.md, \"Blame\")")));
+                                + f.missingReceipts() + " events since start (last at " + at
+                                + "): it breaks the protocol. Each is sent again; a missing receipt counts toward parking its "
+                                + "event (code central_no_receipt) only when central answered other events at the same time "
+                                + "(docs/forwarding.md, \"Blame\")")));
         if (f.serverErrors().raised()) {
-            alarms.add(new Alarm(AlarmCode.CENTRAL_FAILING_AT_RANDOM,
-                    String.format(Locale.ROOT, "central failed %.0f %% "
-                    + "of the last requests, whatever their events: an event that fails alone is parked only after %d "
-                    + "failures in a row (forwarder.maxServerErrors=%d is proof only while central fails at most one "
-                    + "request in twenty)", f.serverErrors().failedShare() * 100, f.serverErrors().failuresToPark(),
-                    f.serverErrors().maxServerErrors())));
+            alarms.add(new Alarm(
+                    AlarmCode.CENTRAL_FAILING_AT_RANDOM,
+                    String.format(
+                            Locale.ROOT,
+                            "central failed %.0f %% "
+                                    + "of the last requests, whatever their events: an event that fails alone is parked only after %d "
+                                    + "failures in a row (forwarder.maxServerErrors=%d is proof only while central fails at most one "
+                                    + "request in twenty)",
+                            f.serverErrors().failedShare() * 100,
+                            f.serverErrors().failuresToPark(),
+                            f.serverErrors().maxServerErrors())));
         }
         if (f.pausedByAdmin()) {
             alarms.add(new Alarm(AlarmCode.FORWARDER_PAUSED, "forwarding is paused by an admin"));
         }
         if (counts.count(CommandState.PARKED) > 0) {
-            alarms.add(new Alarm(AlarmCode.PARKED_COMMANDS, counts.count(CommandState.PARKED)
-                    + " commands are parked and wait for an admin to requeue or reject them"));
+            alarms.add(new Alarm(
+                    AlarmCode.PARKED_COMMANDS,
+                    counts.count(CommandState.PARKED)
+                            + " commands are parked and wait for an admin to requeue or reject them"));
         }
         if (b.restartsAfterLoopDeath() > 0) {
-            alarms.add(new Alarm(AlarmCode.BROKER_RESTARTED, "the broker was restarted " + b.restartsAfterLoopDeath()
-                    + " times after an internal thread died"));
+            alarms.add(new Alarm(
+                    AlarmCode.BROKER_RESTARTED,
+                    "the broker was restarted " + b.restartsAfterLoopDeath() + " times after an internal thread died"));
         }
         return alarms;
     }
 
     /** When the next request goes out, as of now (the status is read fresh each time, so this is never stale). */
     private String nextRequest(ForwarderStatus f) {
-        return f.nextAttemptAt().filter(t -> t.isAfter(clock.instant()))
-                .map(t -> "; next request at " + t + " (in " + Duration.between(clock.instant(), t).toMillis() + " ms)")
+        return f.nextAttemptAt()
+                .filter(t -> t.isAfter(clock.instant()))
+                .map(t -> "; next request at " + t + " (in "
+                        + Duration.between(clock.instant(), t).toMillis() + " ms)")
                 .orElse("");
     }
 }

@@ -21,8 +21,16 @@ import org.jspecify.annotations.Nullable;
  * @param code a final's or a park's code
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
-record TimelineEntry(Instant at, String what, String detail, @Nullable String requestId, @Nullable Integer httpStatus,
-        @Nullable Long tookMs, @Nullable Integer times, @Nullable Instant lastAt, @Nullable String status,
+record TimelineEntry(
+        Instant at,
+        String what,
+        String detail,
+        @Nullable String requestId,
+        @Nullable Integer httpStatus,
+        @Nullable Long tookMs,
+        @Nullable Integer times,
+        @Nullable Instant lastAt,
+        @Nullable String status,
         @Nullable String code) {
 
     /** An entry of the command's own (received, stored, receipt published ...): no request. */

@@ -8,10 +8,10 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Consumer;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import org.edgebridge.lifecycle.Component;
 import org.edgebridge.lifecycle.Once;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The MQTT side of the bridge: devices connect here, their commands come out through {@link InboundCommands}, and
@@ -42,35 +42,57 @@ public final class Broker implements Component, BrokerView, DevicePublisher, Aut
      * is only logged: for tests.
      */
     public Broker(BrokerSettings settings, Clock clock, InboundCommands commands, BrokerEngine.Factory engine) {
-        this(settings, clock, commands, engine, cause -> { });
+        this(settings, clock, commands, engine, cause -> {});
     }
 
     /**
      * @param lost told when the broker cannot serve any more (it could not be started again): the process should end
      */
-    public Broker(BrokerSettings settings, Clock clock, InboundCommands commands, BrokerEngine.Factory engine,
+    public Broker(
+            BrokerSettings settings,
+            Clock clock,
+            InboundCommands commands,
+            BrokerEngine.Factory engine,
             Consumer<Throwable> lost) {
         this(settings, clock, commands, engine, lost, ReceiptAcks.NONE);
     }
 
     /** @param acks told of each device's PUBACK of its final receipt, on the connection's event loop (must not block) */
-    public Broker(BrokerSettings settings, Clock clock, InboundCommands commands, BrokerEngine.Factory engine,
-            Consumer<Throwable> lost, ReceiptAcks acks) {
+    public Broker(
+            BrokerSettings settings,
+            Clock clock,
+            InboundCommands commands,
+            BrokerEngine.Factory engine,
+            Consumer<Throwable> lost,
+            ReceiptAcks acks) {
         this.settings = settings;
-        this.devices = new DeviceRegistry(clock, settings.sessions().takeoverAlarmPerMinute(),
+        this.devices = new DeviceRegistry(
+                clock,
+                settings.sessions().takeoverAlarmPerMinute(),
                 settings.limits().maxKnownDevices());
         Optional<PasswordFile> passwords = settings.login().passwordFile().map(Broker::loadPasswords);
         RefusalLog refusals = new RefusalLog(LOG, clock, REFUSAL_LOG_INTERVAL);
         BrokerSettings.LoginSettings ls = settings.login();
-        this.login = new DeviceLogin(passwords, ls.anonymous(),
-                new FailedLogins(clock, ls.throttle().failuresPerClientId(), ls.throttle().failuresPerAddress()),
-                refusals, ls.threads(), ls.queue().total(), ls.queue().perAddress(),
-                RecentLogins.load(ls.queue().recentLoginsFile(), settings.limits().maxKnownDevices()));
+        this.login = new DeviceLogin(
+                passwords,
+                ls.anonymous(),
+                new FailedLogins(
+                        clock,
+                        ls.throttle().failuresPerClientId(),
+                        ls.throttle().failuresPerAddress()),
+                refusals,
+                ls.threads(),
+                ls.queue().total(),
+                ls.queue().perAddress(),
+                RecentLogins.load(
+                        ls.queue().recentLoginsFile(), settings.limits().maxKnownDevices()));
         this.storeResets = new BrokerStoreResets(settings.sessions().storeDir(), clock);
-        this.certificates = CertificateDevices.load(ls.certificates().devicesFile(), ls.certificates().maxDevices(),
+        this.certificates = CertificateDevices.load(
+                ls.certificates().devicesFile(),
+                ls.certificates().maxDevices(),
                 ls.certificates().clientIds());
-        this.moquette = engine.create(new BrokerEngine.Parts(settings, clock, commands, devices, login, refusals,
-                storeResets, certificates, lost, acks));
+        this.moquette = engine.create(new BrokerEngine.Parts(
+                settings, clock, commands, devices, login, refusals, storeResets, certificates, lost, acks));
         if (!settings.login().anonymous() && passwords.map(PasswordFile::size).orElse(0) == 0) {
             LOG.warn("auth.anonymous=false and no registered devices (auth.passwordFile): no device can connect");
         }
@@ -128,7 +150,9 @@ public final class Broker implements Component, BrokerView, DevicePublisher, Aut
     /** Client ids whose takeovers in the last minute reached {@code mqtt.takeoverAlarmPerMinute}. */
     public List<DeviceView> takeoverStorms() {
         int storm = settings.sessions().takeoverAlarmPerMinute();
-        return devices.list().stream().filter(d -> d.takeoversLastMinute() >= storm).toList();
+        return devices.list().stream()
+                .filter(d -> d.takeoversLastMinute() >= storm)
+                .toList();
     }
 
     public DeviceRegistry devices() {

@@ -1,8 +1,8 @@
 package org.edgebridge.broker;
 
 import java.time.Clock;
-import java.util.function.Consumer;
 import java.util.Collection;
+import java.util.function.Consumer;
 
 /**
  * The MQTT server that {@link Broker} runs: Moquette 0.17 and its workarounds, in {@code org.edgebridge.broker.moquette}
@@ -35,10 +35,17 @@ public interface BrokerEngine extends DevicePublisher, AutoCloseable {
     /** What {@link Broker} built for the server: the settings and the bridge's device policy. */
     /** @param lost told when the engine cannot serve any more and only a restart of the process helps */
     /** @param acks told of each device's PUBACK of its final receipt (the command's timeline) */
-    record Parts(BrokerSettings settings, Clock clock, InboundCommands commands, DeviceRegistry devices,
-            DeviceLogin login, RefusalLog refusals, BrokerStoreResets storeResets, CertificateDevices certificates,
-            Consumer<Throwable> lost, ReceiptAcks acks) {
-    }
+    record Parts(
+            BrokerSettings settings,
+            Clock clock,
+            InboundCommands commands,
+            DeviceRegistry devices,
+            DeviceLogin login,
+            RefusalLog refusals,
+            BrokerStoreResets storeResets,
+            CertificateDevices certificates,
+            Consumer<Throwable> lost,
+            ReceiptAcks acks) {}
 
     /** Builds the server from the parts {@link Broker} built; e.g. {@code MoquetteBroker::new}. */
     @FunctionalInterface

@@ -18,7 +18,8 @@ public final class BrokerLimits {
     private final AtomicLong heldTooMany = new AtomicLong();
     private final AtomicLong beforeLoginOldestClosed = new AtomicLong();
     private final AtomicLong awaitingCommitPauses = new AtomicLong();
-    private final java.util.concurrent.atomic.AtomicInteger mostAwaitingCommit = new java.util.concurrent.atomic.AtomicInteger();
+    private final java.util.concurrent.atomic.AtomicInteger mostAwaitingCommit =
+            new java.util.concurrent.atomic.AtomicInteger();
 
     /** A PUBLISH came with retain=1; it was passed on without it (the bridge stores no retained messages). */
     public void retainFlagCleared() {
@@ -98,12 +99,31 @@ public final class BrokerLimits {
      * @param log the refusal log, for the lines it left out
      * @param receipts the bound on queued receipts, for what it dropped
      */
-    public BrokerLimitsStatus status(int openConnections, int openBeforeLogin, DeviceRegistry devices, RefusalLog log, ReceiptQueues receipts) {
-        return new BrokerLimitsStatus(retainFlagsCleared.get(), retainedClearedAtStart.get(), openConnections,
-                connectionsRefusedTotal.get(), connectionsRefusedPerAddress.get(), packetsBeforeConnect.get(),
-                connectsTooLarge.get(), connectsTimedOut.get(), devices.size(), devices.forgotten(), log.leftOut(),
-                topicsTooLong.get(), receipts.dropped(), receipts.mostQueued(), receipts.devices(),
-                receipts.droppedSiteFull(), receipts.totalEntries(), receipts.totalBytes(), heldTooMany.get(), openBeforeLogin,
-                beforeLoginOldestClosed.get(), awaitingCommitPauses.get(), mostAwaitingCommit.get());
+    public BrokerLimitsStatus status(
+            int openConnections, int openBeforeLogin, DeviceRegistry devices, RefusalLog log, ReceiptQueues receipts) {
+        return new BrokerLimitsStatus(
+                retainFlagsCleared.get(),
+                retainedClearedAtStart.get(),
+                openConnections,
+                connectionsRefusedTotal.get(),
+                connectionsRefusedPerAddress.get(),
+                packetsBeforeConnect.get(),
+                connectsTooLarge.get(),
+                connectsTimedOut.get(),
+                devices.size(),
+                devices.forgotten(),
+                log.leftOut(),
+                topicsTooLong.get(),
+                receipts.dropped(),
+                receipts.mostQueued(),
+                receipts.devices(),
+                receipts.droppedSiteFull(),
+                receipts.totalEntries(),
+                receipts.totalBytes(),
+                heldTooMany.get(),
+                openBeforeLogin,
+                beforeLoginOldestClosed.get(),
+                awaitingCommitPauses.get(),
+                mostAwaitingCommit.get());
     }
 }

@@ -14,8 +14,8 @@ import org.edgebridge.unit.DataSize;
  * @param login how devices log in, and how password checks are run and throttled
  * @param limits bounds on what devices (and anyone who can reach the listeners) can grow
  */
-public record BrokerSettings(Listener listener, Publishes publishes, Sessions sessions, LoginSettings login,
-        Limits limits) {
+public record BrokerSettings(
+        Listener listener, Publishes publishes, Sessions sessions, LoginSettings login, Limits limits) {
 
     /** A listener port meaning "any free port" (0 cannot say it: {@code mqtt.port=0} switches the listener off). */
     public static final int ANY_PORT = -1;
@@ -39,8 +39,8 @@ public record BrokerSettings(Listener listener, Publishes publishes, Sessions se
      * @param maxAwaitingCommit commands of one connection whose PUBACK waits for their commit; past it the
      *     connection is not read until they are answered
      */
-    public record Publishes(String topicPrefix, DataSize maxPacket, int maxWaiting, boolean pubackAfterCommit,
-            int maxAwaitingCommit) {}
+    public record Publishes(
+            String topicPrefix, DataSize maxPacket, int maxWaiting, boolean pubackAfterCommit, int maxAwaitingCommit) {}
 
     /**
      * Devices' sessions.
@@ -51,16 +51,21 @@ public record BrokerSettings(Listener listener, Publishes publishes, Sessions se
      * @param takeoverAlarmPerMinute takeovers of one client id per minute that make a takeover storm
      * @param throttleTakeovers refuse CONNECTs of a client id while it is in a takeover storm
      */
-    public record Sessions(Path storeDir, int queueSize, Duration expiry, int takeoverAlarmPerMinute,
-            boolean throttleTakeovers) {}
+    public record Sessions(
+            Path storeDir, int queueSize, Duration expiry, int takeoverAlarmPerMinute, boolean throttleTakeovers) {}
 
     /**
      * @param anonymous devices may connect without a password ({@code auth.anonymous})
      * @param passwordFile the devices' passwords ({@code auth.passwordFile}), if any
      * @param threads threads that check passwords (PBKDF2), off the network threads
      */
-    public record LoginSettings(boolean anonymous, Optional<Path> passwordFile, int threads, PasswordQueue queue,
-            LoginThrottle throttle, CertificateLogins certificates) {}
+    public record LoginSettings(
+            boolean anonymous,
+            Optional<Path> passwordFile,
+            int threads,
+            PasswordQueue queue,
+            LoginThrottle throttle,
+            CertificateLogins certificates) {}
 
     /**
      * CONNECTs waiting for a password check.
@@ -93,7 +98,11 @@ public record BrokerSettings(Listener listener, Publishes publishes, Sessions se
      * @param maxKnownDevices client ids the device registry keeps (only ones that logged in)
      * @param maxTopic longest topic of a PUBLISH or a will, UTF-8 bytes
      */
-    public record Limits(Connections connections, BeforeLogin beforeLogin, QueuedReceipts receipts, int maxKnownDevices,
+    public record Limits(
+            Connections connections,
+            BeforeLogin beforeLogin,
+            QueuedReceipts receipts,
+            int maxKnownDevices,
             DataSize maxTopic) {}
 
     /**
@@ -103,8 +112,8 @@ public record BrokerSettings(Listener listener, Publishes publishes, Sessions se
      * @param maxConnectBytes largest CONNECT packet; until it has arrived nothing else is read
      * @param maxHeldPackets packets held with a CONNECT until Moquette has taken it; past it the connection is closed
      */
-    public record Connections(int max, Duration connectTimeout, int maxPerAddress, DataSize maxConnectBytes,
-            int maxHeldPackets) {}
+    public record Connections(
+            int max, Duration connectTimeout, int maxPerAddress, DataSize maxConnectBytes, int maxHeldPackets) {}
 
     /**
      * Connections that have not logged in; past either bound the oldest is closed.

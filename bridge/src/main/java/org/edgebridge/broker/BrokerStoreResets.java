@@ -13,9 +13,9 @@ import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
+import org.edgebridge.storage.Fsync;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.edgebridge.storage.Fsync;
 
 /**
  * Broker stores that were set aside because the broker could not start on them, so that it starts with an
@@ -29,7 +29,8 @@ public final class BrokerStoreResets {
     static final String PREFIX = "store-reset-";
     static final String REASON = "REASON.txt";
     static final String ACKNOWLEDGED = "ACKNOWLEDGED";
-    private static final DateTimeFormatter STAMP = DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss.SSS'Z'").withZone(ZoneOffset.UTC);
+    private static final DateTimeFormatter STAMP =
+            DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss.SSS'Z'").withZone(ZoneOffset.UTC);
 
     /** One store set aside: where, when, and why. */
     public record Reset(Path directory, Instant at, String reason) {}
@@ -62,13 +63,18 @@ public final class BrokerStoreResets {
             Fsync.written(aside.resolve(REASON));
             Fsync.directory(storeDir);
         } catch (IOException e) {
-            throw new IllegalStateException("the broker store in " + storeDir + " was refused (" + cause + ") and could "
-                    + "not be moved aside: " + e.getMessage() + "; move or delete its files to start", e);
+            throw new IllegalStateException(
+                    "the broker store in " + storeDir + " was refused (" + cause + ") and could "
+                            + "not be moved aside: " + e.getMessage() + "; move or delete its files to start",
+                    e);
         }
         inThisProcess.incrementAndGet();
-        LOG.error("broker store refused ({}); its files are kept in {} and the broker starts with an empty store: "
-                + "devices get sessionPresent=0 and subscribe again, no command is lost (the outbox holds them). "
-                + "Acknowledge with POST /api/alarms/broker_store_reset/ack", describe(cause), aside);
+        LOG.error(
+                "broker store refused ({}); its files are kept in {} and the broker starts with an empty store: "
+                        + "devices get sessionPresent=0 and subscribe again, no command is lost (the outbox holds them). "
+                        + "Acknowledge with POST /api/alarms/broker_store_reset/ack",
+                describe(cause),
+                aside);
         return new Reset(aside, at, reason.strip());
     }
 
@@ -79,7 +85,9 @@ public final class BrokerStoreResets {
             root = root.getCause();
         }
         String text = failure.getMessage() == null ? failure.toString() : failure.getMessage();
-        return root == failure || text.contains(String.valueOf(root.getMessage())) ? text : text + " (cause: " + root + ")";
+        return root == failure || text.contains(String.valueOf(root.getMessage()))
+                ? text
+                : text + " (cause: " + root + ")";
     }
 
     /** Resets done by this process (the metric). */
@@ -111,8 +119,10 @@ public final class BrokerStoreResets {
         List<Reset> open = unacknowledged();
         for (Reset r : open) {
             try {
-                Files.writeString(r.directory().resolve(ACKNOWLEDGED), "acknowledged at " + clock.instant() + " by " + by
-                        + System.lineSeparator(), StandardCharsets.UTF_8);
+                Files.writeString(
+                        r.directory().resolve(ACKNOWLEDGED),
+                        "acknowledged at " + clock.instant() + " by " + by + System.lineSeparator(),
+                        StandardCharsets.UTF_8);
                 Fsync.written(r.directory().resolve(ACKNOWLEDGED));
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
@@ -133,7 +143,12 @@ public final class BrokerStoreResets {
             at = Files.getLastModifiedTime(dir).toInstant();
         }
         Path reason = dir.resolve(REASON);
-        String text = Files.exists(reason) ? Files.readString(reason, StandardCharsets.UTF_8).lines().findFirst().orElse("") : "";
+        String text = Files.exists(reason)
+                ? Files.readString(reason, StandardCharsets.UTF_8)
+                        .lines()
+                        .findFirst()
+                        .orElse("")
+                : "";
         return new Reset(dir, at, text);
     }
 }

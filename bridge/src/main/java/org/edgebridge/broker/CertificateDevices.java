@@ -11,9 +11,9 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Pattern;
+import org.edgebridge.storage.Fsync;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.edgebridge.storage.Fsync;
 
 /**
  * Client ids that must bring their client certificate on every listener (docs/device-security.md, "No
@@ -49,8 +49,10 @@ public final class CertificateDevices {
             try (var lines = Files.lines(file, StandardCharsets.UTF_8)) {
                 lines.filter(Topics::isUsableClientId).limit(max).forEach(devices.ids::add);
             } catch (IOException | UncheckedIOException e) {
-                throw new IllegalStateException("data.dir: cannot read " + file + " (the client ids that need their client "
-                        + "certificate): " + e.getMessage() + "; make it readable, or delete it to forget them", e);
+                throw new IllegalStateException(
+                        "data.dir: cannot read " + file + " (the client ids that need their client " + "certificate): "
+                                + e.getMessage() + "; make it readable, or delete it to forget them",
+                        e);
             }
         }
         return devices;
@@ -58,7 +60,8 @@ public final class CertificateDevices {
 
     /** True when {@code clientId} may connect only with a client certificate that names it. */
     public boolean needsCertificate(String clientId) {
-        return ids.contains(clientId) || pattern.map(p -> p.matcher(clientId).matches()).orElse(false);
+        return ids.contains(clientId)
+                || pattern.map(p -> p.matcher(clientId).matches()).orElse(false);
     }
 
     /** A certificate named this client id: from now on it needs one (unless the list is full). */
@@ -72,9 +75,11 @@ public final class CertificateDevices {
             }
             if (ids.size() >= max) {
                 if (notRemembered.getAndIncrement() == 0) {
-                    LOG.warn("auth.maxCertificateDevices={} client ids that connected with a certificate are remembered "
-                            + "already: {} and later ones are not, so they are not protected from impersonation on a listener "
-                            + "without certificates; raise auth.maxCertificateDevices or set auth.certificateClientIds", max,
+                    LOG.warn(
+                            "auth.maxCertificateDevices={} client ids that connected with a certificate are remembered "
+                                    + "already: {} and later ones are not, so they are not protected from impersonation on a listener "
+                                    + "without certificates; raise auth.maxCertificateDevices or set auth.certificateClientIds",
+                            max,
                             RefusalLog.quote(clientId));
                 }
                 return;
@@ -82,14 +87,22 @@ public final class CertificateDevices {
             ids.add(clientId);
             try {
                 boolean created = !Files.exists(file);
-                Files.writeString(file, clientId + "\n", StandardCharsets.UTF_8, StandardOpenOption.CREATE,
-                        StandardOpenOption.APPEND, StandardOpenOption.SYNC);
+                Files.writeString(
+                        file,
+                        clientId + "\n",
+                        StandardCharsets.UTF_8,
+                        StandardOpenOption.CREATE,
+                        StandardOpenOption.APPEND,
+                        StandardOpenOption.SYNC);
                 if (created) {
                     Fsync.written(file); // a new file's name survives a power cut once its directory is synced
                 }
             } catch (IOException e) {
-                LOG.warn("cannot write {} ({}): {} needs its certificate until the bridge stops, but not after a restart",
-                        file, e.getMessage(), RefusalLog.quote(clientId));
+                LOG.warn(
+                        "cannot write {} ({}): {} needs its certificate until the bridge stops, but not after a restart",
+                        file,
+                        e.getMessage(),
+                        RefusalLog.quote(clientId));
             }
         }
     }

@@ -8,8 +8,8 @@ import java.util.HexFormat;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.PriorityBlockingQueue;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.PriorityBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -47,7 +47,12 @@ public final class DeviceLogin implements AutoCloseable {
     public static final String CERT_USER_PREFIX = "cert:";
 
     /** What a CONNECT's credentials came to. */
-    public enum Result { ACCEPTED, BAD_CREDENTIALS, THROTTLED, BUSY }
+    public enum Result {
+        ACCEPTED,
+        BAD_CREDENTIALS,
+        THROTTLED,
+        BUSY
+    }
 
     private final Optional<PasswordFile> passwords;
     private final boolean anonymous;
@@ -75,8 +80,15 @@ public final class DeviceLogin implements AutoCloseable {
      * @param queuePerAddress checks that may wait or run for one source address (IPv4 address, IPv6 /64), strangers'
      * lane
      */
-    DeviceLogin(Optional<PasswordFile> passwords, boolean anonymous, FailedLogins failures, RefusalLog log, int threads,
-            int queue, int queuePerAddress, RecentLogins recent) {
+    DeviceLogin(
+            Optional<PasswordFile> passwords,
+            boolean anonymous,
+            FailedLogins failures,
+            RefusalLog log,
+            int threads,
+            int queue,
+            int queuePerAddress,
+            RecentLogins recent) {
         this.recent = recent;
         this.queue = queue;
         this.queuePerAddress = queuePerAddress;
@@ -86,12 +98,18 @@ public final class DeviceLogin implements AutoCloseable {
         this.log = log;
         AtomicInteger n = new AtomicInteger();
         // bounded by the counts above (at most 2 x queue waiting); the known lane first, then by arrival
-        this.pool = new ThreadPoolExecutor(threads, threads, 0, TimeUnit.MILLISECONDS, new PriorityBlockingQueue<>(),
+        this.pool = new ThreadPoolExecutor(
+                threads,
+                threads,
+                0,
+                TimeUnit.MILLISECONDS,
+                new PriorityBlockingQueue<>(),
                 r -> {
-            Thread t = new Thread(r, "mqtt-auth-" + n.incrementAndGet());
-            t.setDaemon(true);
-            return t;
-        }, new ThreadPoolExecutor.AbortPolicy());
+                    Thread t = new Thread(r, "mqtt-auth-" + n.incrementAndGet());
+                    t.setDaemon(true);
+                    return t;
+                },
+                new ThreadPoolExecutor.AbortPolicy());
     }
 
     /**
@@ -99,15 +117,15 @@ public final class DeviceLogin implements AutoCloseable {
      * @param address the client's address (for throttling and the log), or null
      * @return completed at once unless a password has to be checked; never completes exceptionally
      */
-    public CompletableFuture<Result> check(String clientId, String username, byte[] password, boolean certified,
-            String address) {
+    public CompletableFuture<Result> check(
+            String clientId, String username, byte[] password, boolean certified, String address) {
         if (username == null) {
             if (certified) {
                 return done(Result.ACCEPTED);
             }
             if (passwords.map(p -> p.isRegistered(clientId)).orElse(false)) {
-                return refused(clientId,
-                        "registered, so it needs its username and password (or its client certificate)");
+                return refused(
+                        clientId, "registered, so it needs its username and password (or its client certificate)");
             }
             return anonymous ? done(Result.ACCEPTED) : refused(clientId, "no credentials and auth.anonymous=false");
         }
@@ -116,7 +134,8 @@ public final class DeviceLogin implements AutoCloseable {
         }
         if (passwords.isEmpty()) {
             // No registry: credentials cannot be checked, so they count for nothing more than anonymous.
-            return anonymous ? done(Result.ACCEPTED)
+            return anonymous
+                    ? done(Result.ACCEPTED)
                     : refused(clientId, "credentials given but no auth.passwordFile to check them");
         }
         PasswordFile file = passwords.get();
@@ -126,8 +145,11 @@ public final class DeviceLogin implements AutoCloseable {
         }
         if (failures.throttled(clientId, address)) {
             refusedThrottled.incrementAndGet();
-            log.warn("throttled", clientId, "refused CONNECT of " + RefusalLog.quote(clientId) + " from " + address
-                    + " with CONNACK 3: too many failed logins of this client id or address in the last minute");
+            log.warn(
+                    "throttled",
+                    clientId,
+                    "refused CONNECT of " + RefusalLog.quote(clientId) + " from " + address
+                            + " with CONNACK 3: too many failed logins of this client id or address in the last minute");
             return done(Result.THROTTLED);
         }
         Admission admission = admit(clientId, address, recent.contains(clientId));
@@ -143,8 +165,10 @@ public final class DeviceLogin implements AutoCloseable {
                     result.complete(Result.ACCEPTED);
                 } else {
                     failures.failed(clientId, address);
-                    result.complete(refusedNow(clientId, "not registered with username " + RefusalLog.quote(username)
-                            + " and that password (from " + address + ")"));
+                    result.complete(refusedNow(
+                            clientId,
+                            "not registered with username " + RefusalLog.quote(username) + " and that password (from "
+                                    + address + ")"));
                 }
             } catch (RuntimeException e) {
                 result.complete(refusedNow(clientId, "the password check failed: " + e));
@@ -189,13 +213,15 @@ public final class DeviceLogin implements AutoCloseable {
         int fromAddress = waitingPerAddress.getOrDefault(key, 0);
         if (fromAddress >= queuePerAddress) {
             refusedBusyAddress.incrementAndGet();
-            return new Admission(false, fromAddress + " password checks of CONNECTs from " + key
-                    + " are waiting already (auth.queuePerAddress)");
+            return new Admission(
+                    false,
+                    fromAddress + " password checks of CONNECTs from " + key
+                            + " are waiting already (auth.queuePerAddress)");
         }
         if (waitingStrangers >= queue) {
             refusedBusy.incrementAndGet();
-            return new Admission(false, waitingStrangers
-                    + " password checks are waiting already (auth.queue; a login flood?)");
+            return new Admission(
+                    false, waitingStrangers + " password checks are waiting already (auth.queue; a login flood?)");
         }
         waitingStrangers++;
         waitingPerAddress.merge(key, 1, Integer::sum);
@@ -263,8 +289,10 @@ public final class DeviceLogin implements AutoCloseable {
 
     private Result refusedNow(String clientId, String why) {
         refusedCredentials.incrementAndGet();
-        log.info("credentials", clientId, "refused CONNECT of " + RefusalLog.quote(clientId) + " with CONNACK 4: "
-                + why);
+        log.info(
+                "credentials",
+                clientId,
+                "refused CONNECT of " + RefusalLog.quote(clientId) + " with CONNACK 4: " + why);
         return Result.BAD_CREDENTIALS;
     }
 

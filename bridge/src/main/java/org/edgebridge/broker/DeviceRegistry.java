@@ -44,8 +44,11 @@ public final class DeviceRegistry {
         }
         boolean takeover = b.connected(now, cleanSession);
         if (takeover && b.takeoversLastMinute(now) == stormThreshold) {
-            LOG.warn("takeover storm: client id {} took over its own session {} times within a minute "
-                    + "(a device opening new connections again and again?)", clientId, stormThreshold);
+            LOG.warn(
+                    "takeover storm: client id {} took over its own session {} times within a minute "
+                            + "(a device opening new connections again and again?)",
+                    clientId,
+                    stormThreshold);
         }
         return takeover;
     }
@@ -57,7 +60,8 @@ public final class DeviceRegistry {
         }
         if (devices.size() >= maxDevices) {
             devices.values().stream()
-                    .min(Comparator.comparing(DeviceView.Builder::isConnected).thenComparing(DeviceView.Builder::lastSeenAt))
+                    .min(Comparator.comparing(DeviceView.Builder::isConnected)
+                            .thenComparing(DeviceView.Builder::lastSeenAt))
                     .ifPresent(oldest -> {
                         devices.values().remove(oldest);
                         forgotten.incrementAndGet();
@@ -115,7 +119,9 @@ public final class DeviceRegistry {
 
     public List<DeviceView> list() {
         Instant now = clock.instant();
-        return devices.values().stream().map(b -> b.view(now))
-                .sorted(Comparator.comparing(DeviceView::clientId)).toList();
+        return devices.values().stream()
+                .map(b -> b.view(now))
+                .sorted(Comparator.comparing(DeviceView::clientId))
+                .toList();
     }
 }

@@ -93,9 +93,19 @@ public record DeviceView(
         }
 
         synchronized DeviceView view(Instant now) {
-            return new DeviceView(clientId, openConnections > 0, cleanSession, Optional.ofNullable(lastConnectedAt),
-                    Optional.ofNullable(lastSeenAt), connects, recentConnects.at(now), takeovers,
-                    recentTakeovers.at(now), deniedPublishes, deniedSubscribes, refusedConnects);
+            return new DeviceView(
+                    clientId,
+                    openConnections > 0,
+                    cleanSession,
+                    Optional.ofNullable(lastConnectedAt),
+                    Optional.ofNullable(lastSeenAt),
+                    connects,
+                    recentConnects.at(now),
+                    takeovers,
+                    recentTakeovers.at(now),
+                    deniedPublishes,
+                    deniedSubscribes,
+                    refusedConnects);
         }
     }
 }

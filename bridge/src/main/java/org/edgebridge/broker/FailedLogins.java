@@ -57,7 +57,11 @@ final class FailedLogins {
                 return;
             }
         }
-        windows.merge(key, new Window(now, 1), (old, one) -> now - old.startMillis() >= WINDOW_MILLIS
-                ? one : new Window(old.startMillis(), old.failures() + 1));
+        windows.merge(
+                key,
+                new Window(now, 1),
+                (old, one) -> now - old.startMillis() >= WINDOW_MILLIS
+                        ? one
+                        : new Window(old.startMillis(), old.failures() + 1));
     }
 }

@@ -20,8 +20,8 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import javax.crypto.SecretKeyFactory;
 import javax.crypto.spec.PBEKeySpec;
-import org.jspecify.annotations.Nullable;
 import org.edgebridge.storage.Fsync;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Registered devices, one per line: {@code clientId:username:pbkdf2-sha256$iterations$salt$hash} (salt and hash in
@@ -85,7 +85,9 @@ public final class PasswordFile {
         String clientId = l.substring(0, userAt);
         String username = l.substring(userAt + 1, hashAt);
         String hash = l.substring(hashAt + 1);
-        if (!Topics.isUsableClientId(clientId) || !isUsableUsername(username) || !hash.startsWith(SCHEME + "$")
+        if (!Topics.isUsableClientId(clientId)
+                || !isUsableUsername(username)
+                || !hash.startsWith(SCHEME + "$")
                 || hash.split("\\$").length != 4) {
             return null;
         }
@@ -93,7 +95,10 @@ public final class PasswordFile {
     }
 
     static boolean isUsableUsername(String username) {
-        return username != null && !username.isEmpty() && username.length() <= 256 && username.indexOf(':') < 0
+        return username != null
+                && !username.isEmpty()
+                && username.length() <= 256
+                && username.indexOf(':') < 0
                 && username.chars().noneMatch(Character::isISOControl);
     }
 
@@ -176,12 +181,12 @@ public final class PasswordFile {
     /** Adds or replaces a device in the file, keeping the other lines (comments included). */
     public static void addDevice(Path file, String clientId, String username, String password) throws IOException {
         if (!Topics.isUsableClientId(clientId)) {
-            throw new IllegalArgumentException("client id " + clientId
-                    + ": must be 1-128 characters without / + # or control characters");
+            throw new IllegalArgumentException(
+                    "client id " + clientId + ": must be 1-128 characters without / + # or control characters");
         }
         if (!isUsableUsername(username)) {
-            throw new IllegalArgumentException("username " + username
-                    + ": must be 1-256 characters without ':' or control characters");
+            throw new IllegalArgumentException(
+                    "username " + username + ": must be 1-256 characters without ':' or control characters");
         }
         if (password.isEmpty()) {
             throw new IllegalArgumentException("the password must not be empty");
@@ -239,7 +244,8 @@ public final class PasswordFile {
             }
         } else {
             try {
-                Files.setPosixFilePermissions(next, java.nio.file.attribute.PosixFilePermissions.fromString("rw-r-----"));
+                Files.setPosixFilePermissions(
+                        next, java.nio.file.attribute.PosixFilePermissions.fromString("rw-r-----"));
             } catch (UnsupportedOperationException e) {
                 // not a POSIX file system
             }
@@ -260,7 +266,9 @@ public final class PasswordFile {
     private static byte[] derive(String password, byte[] salt, int iterations) {
         try {
             PBEKeySpec spec = new PBEKeySpec(password.toCharArray(), salt, iterations, 256);
-            return SecretKeyFactory.getInstance("PBKDF2WithHmacSHA256").generateSecret(spec).getEncoded();
+            return SecretKeyFactory.getInstance("PBKDF2WithHmacSHA256")
+                    .generateSecret(spec)
+                    .getEncoded();
         } catch (GeneralSecurityException e) {
             throw new IllegalStateException("PBKDF2WithHmacSHA256 is in every Java runtime", e);
         }

@@ -23,8 +23,11 @@ public final class ProtocolViolations {
         long last = loggedAt.get();
         long now = System.nanoTime();
         if (now - last >= LOG_EVERY_NANOS && loggedAt.compareAndSet(last, now)) {
-            LOG.warn("closed {} connection(s) for protocol violations in the last minute; latest: {} from {}",
-                    sinceLog.getAndSet(0), what, remote);
+            LOG.warn(
+                    "closed {} connection(s) for protocol violations in the last minute; latest: {} from {}",
+                    sinceLog.getAndSet(0),
+                    what,
+                    remote);
         }
     }
 

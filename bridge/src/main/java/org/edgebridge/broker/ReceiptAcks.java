@@ -9,7 +9,7 @@ import java.time.Instant;
 @FunctionalInterface
 public interface ReceiptAcks {
     /** Nothing is recorded. */
-    ReceiptAcks NONE = (clientId, commandId, at) -> { };
+    ReceiptAcks NONE = (clientId, commandId, at) -> {};
 
     /** The device {@code clientId} acknowledged its final receipt of {@code commandId} at {@code at}. */
     void acked(String clientId, String commandId, Instant at);

@@ -76,8 +76,8 @@ public final class ReceiptQueues {
         trim(l);
         int held = held(l);
         boolean deviceFull = held >= maxEntries || heldBytes(l) + bytes > maxBytes;
-        boolean siteFull = !deviceFull && (totalEntries + held + 1 > maxTotalEntries
-                || totalBytes + heldBytes(l) + bytes > maxTotalBytes);
+        boolean siteFull = !deviceFull
+                && (totalEntries + held + 1 > maxTotalEntries || totalBytes + heldBytes(l) + bytes > maxTotalBytes);
         if (deviceFull || siteFull) {
             (deviceFull ? dropped : droppedSiteFull).incrementAndGet();
             if (held == 0) {

@@ -40,8 +40,10 @@ final class RecentLogins {
             try (var lines = Files.lines(file, StandardCharsets.UTF_8)) {
                 lines.filter(Topics::isUsableClientId).limit(max).forEach(logins.ids::add);
             } catch (IOException | UncheckedIOException e) {
-                LOG.warn("cannot read {} ({}): every device waits in the strangers' lane for its first password check",
-                        file, e.getMessage());
+                LOG.warn(
+                        "cannot read {} ({}): every device waits in the strangers' lane for its first password check",
+                        file,
+                        e.getMessage());
             }
         }
         return logins;
@@ -61,13 +63,19 @@ final class RecentLogins {
                 return;
             }
             try {
-                Files.writeString(file, clientId + "\n", StandardCharsets.UTF_8, StandardOpenOption.CREATE,
+                Files.writeString(
+                        file,
+                        clientId + "\n",
+                        StandardCharsets.UTF_8,
+                        StandardOpenOption.CREATE,
                         StandardOpenOption.APPEND);
             } catch (IOException e) {
                 if (!writeFailed) {
                     writeFailed = true;
-                    LOG.warn("cannot write {} ({}): client ids verified from now on are not remembered after a restart",
-                            file, e.getMessage());
+                    LOG.warn(
+                            "cannot write {} ({}): client ids verified from now on are not remembered after a restart",
+                            file,
+                            e.getMessage());
                 }
             }
         }

@@ -67,8 +67,9 @@ public final class RefusalLog {
             windows.values().removeIf(w -> now - w.startMillis() >= intervalMillis);
         }
         String key = kind + '\u0000' + clientId;
-        Window mine = windows.computeIfPresent(key, (k, w) -> now - w.startMillis() < intervalMillis
-                ? new Window(w.startMillis(), w.suppressed() + 1) : w);
+        Window mine = windows.computeIfPresent(
+                key,
+                (k, w) -> now - w.startMillis() < intervalMillis ? new Window(w.startMillis(), w.suppressed() + 1) : w);
         if (mine != null && now - mine.startMillis() < intervalMillis) {
             leftOut.incrementAndGet();
             return null;
@@ -92,9 +93,13 @@ public final class RefusalLog {
         windows.put(key, new Window(now, 0));
         int mineLeftOut = mine == null ? 0 : mine.suppressed();
         long seconds = intervalMillis / 1000;
-        String line = mineLeftOut == 0 ? message : message + " (" + mineLeftOut + " more like it in the last " + seconds + " s)";
-        return kindLeftOut[0] == 0 ? line : line + " (and " + kindLeftOut[0] + " lines of kind " + kind
-                + " about other clients left out in the last " + seconds + " s)";
+        String line = mineLeftOut == 0
+                ? message
+                : message + " (" + mineLeftOut + " more like it in the last " + seconds + " s)";
+        return kindLeftOut[0] == 0
+                ? line
+                : line + " (and " + kindLeftOut[0] + " lines of kind " + kind
+                        + " about other clients left out in the last " + seconds + " s)";
     }
 
     /**
@@ -115,8 +120,10 @@ public final class RefusalLog {
             char c = untrusted.charAt(i);
             if (c == '\'' || c == '\\') {
                 out.append('\\').append(c);
-            } else if (Character.isISOControl(c) || Character.getType(c) == Character.FORMAT
-                    || Character.getType(c) == Character.LINE_SEPARATOR || Character.getType(c) == Character.PARAGRAPH_SEPARATOR) {
+            } else if (Character.isISOControl(c)
+                    || Character.getType(c) == Character.FORMAT
+                    || Character.getType(c) == Character.LINE_SEPARATOR
+                    || Character.getType(c) == Character.PARAGRAPH_SEPARATOR) {
                 out.append(String.format("\\u%04x", (int) c));
             } else {
                 out.append(c);

@@ -8,5 +8,9 @@ import java.util.Optional;
  * present a certificate.
  */
 public record TlsSettings(int port, Path certFile, Path keyFile, Optional<Path> caFile, ClientAuth clientAuth) {
-    public enum ClientAuth { NONE, OPTIONAL, REQUIRED }
+    public enum ClientAuth {
+        NONE,
+        OPTIONAL,
+        REQUIRED
+    }
 }

@@ -10,8 +10,11 @@ public record Topics(String prefix) {
 
     /** A client id that can be placed in a topic level without changing what it means. */
     public static boolean isUsableClientId(String clientId) {
-        return clientId != null && !clientId.isEmpty() && clientId.length() <= 128
-                && clientId.chars().noneMatch(c -> c == '/' || c == '+' || c == '#' || c == 0 || Character.isISOControl(c));
+        return clientId != null
+                && !clientId.isEmpty()
+                && clientId.length() <= 128
+                && clientId.chars()
+                        .noneMatch(c -> c == '/' || c == '+' || c == '#' || c == 0 || Character.isISOControl(c));
     }
 
     /** The command topics of a client id, as a filter for messages: {@code {prefix}/{clientId}/commands/#}. */

@@ -46,8 +46,8 @@ public final class DataBudget implements AutoCloseable {
     public static final Duration INTERVAL = Duration.ofSeconds(10);
     static final String FILE = "data-budget.json";
     static final int TOP_DEVICES = 10;
-    private static final ObjectMapper JSON = new ObjectMapper()
-            .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
+    private static final ObjectMapper JSON =
+            new ObjectMapper().configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
     private static final DateTimeFormatter MONTH = DateTimeFormatter.ofPattern("yyyy-MM");
 
     /** What is persisted. */
@@ -66,8 +66,14 @@ public final class DataBudget implements AutoCloseable {
      * @param budgetBytes {@code ingest.dataBudget} (null: unset)
      * @param usedRatio this month's bytes over the budget (null: unset)
      */
-    public record Snapshot(Usage today, Usage month, @Nullable Double compressionRatio, @Nullable Long budgetBytes,
-            @Nullable Double usedRatio, List<Device> topDevices, String past100) {}
+    public record Snapshot(
+            Usage today,
+            Usage month,
+            @Nullable Double compressionRatio,
+            @Nullable Long budgetBytes,
+            @Nullable Double usedRatio,
+            List<Device> topDevices,
+            String past100) {}
 
     private final BudgetSettings settings;
     private final WireBytes wire;
@@ -109,9 +115,11 @@ public final class DataBudget implements AutoCloseable {
     }
 
     public void start() {
-        timer.scheduleAtFixedRate(GuardedRuns.of(this::sample, LOG,
-                "data budget reading failed (the next one counts it)"),
-                INTERVAL.toMillis(), INTERVAL.toMillis(), TimeUnit.MILLISECONDS);
+        timer.scheduleAtFixedRate(
+                GuardedRuns.of(this::sample, LOG, "data budget reading failed (the next one counts it)"),
+                INTERVAL.toMillis(),
+                INTERVAL.toMillis(),
+                TimeUnit.MILLISECONDS);
     }
 
     private String today() {
@@ -145,10 +153,22 @@ public final class DataBudget implements AutoCloseable {
             month = Usage.empty(thisMonth());
             changed = true;
         }
-        day = day.plus(sent - lastSent, received - lastReceived, body - lastBody, wireBody - lastWireBody, Map.of(), 0,
+        day = day.plus(
+                sent - lastSent,
+                received - lastReceived,
+                body - lastBody,
+                wireBody - lastWireBody,
+                Map.of(),
+                0,
                 WireBytes.OTHER_DEVICES);
-        month = month.plus(sent - lastSent, received - lastReceived, body - lastBody, wireBody - lastWireBody,
-                deviceGrowth, WireBytes.MAX_DEVICES, WireBytes.OTHER_DEVICES);
+        month = month.plus(
+                sent - lastSent,
+                received - lastReceived,
+                body - lastBody,
+                wireBody - lastWireBody,
+                deviceGrowth,
+                WireBytes.MAX_DEVICES,
+                WireBytes.OTHER_DEVICES);
         lastSent = sent;
         lastReceived = received;
         lastBody = body;
@@ -168,7 +188,9 @@ public final class DataBudget implements AutoCloseable {
             }
             Files.move(next, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
         } catch (IOException e) {
-            LOG.warn("{} cannot be written ({}): this month's figures are kept in memory until it can", file,
+            LOG.warn(
+                    "{} cannot be written ({}): this month's figures are kept in memory until it can",
+                    file,
                     e.toString());
         }
     }
@@ -176,14 +198,20 @@ public final class DataBudget implements AutoCloseable {
     public synchronized Snapshot snapshot() {
         Optional<Long> budget = settings.monthlyBytes();
         List<Device> top = new ArrayList<>();
-        month.devices().entrySet().stream().sorted(Map.Entry.<String, Long>comparingByValue(Comparator.reverseOrder())
-                .thenComparing(Map.Entry.comparingByKey())).limit(TOP_DEVICES)
+        month.devices().entrySet().stream()
+                .sorted(Map.Entry.<String, Long>comparingByValue(Comparator.reverseOrder())
+                        .thenComparing(Map.Entry.comparingByKey()))
+                .limit(TOP_DEVICES)
                 .forEach(e -> top.add(new Device(e.getKey(), e.getValue())));
-        return new Snapshot(day, month, month.wireBodyBytes() > 0 ? (double) month.bodyBytes() / month.wireBodyBytes()
-                : null,
-                budget.orElse(null), budget.map(b -> (double) month.totalBytes() / b).orElse(null), List.copyOf(top),
+        return new Snapshot(
+                day,
+                month,
+                month.wireBodyBytes() > 0 ? (double) month.bodyBytes() / month.wireBodyBytes() : null,
+                budget.orElse(null),
+                budget.map(b -> (double) month.totalBytes() / b).orElse(null),
+                List.copyOf(top),
                 "past 100 % the bridge keeps sending every command, live and backlog: nothing is dropped or held back; "
-                + "POST /api/forwarder/pause stops sending if the link's cost must stop");
+                        + "POST /api/forwarder/pause stops sending if the link's cost must stop");
     }
 
     /** {@code data_budget_warning} from 80 % of ingest.dataBudget, {@code data_budget_exceeded} from 100 %. */
@@ -194,15 +222,22 @@ public final class DataBudget implements AutoCloseable {
         if (used == null || budget == null || used < 0.8) {
             return List.of();
         }
-        String figures = String.format(Locale.ROOT, "%d %% of ingest.dataBudget (%d of %d bytes to and from "
-                + "central in %s)", Math.round(used * 100), s.month().totalBytes(), budget, s.month().period())
-                + (s.topDevices().isEmpty() ? "" : "; most by " + s.topDevices().get(0).deviceId());
+        String figures = String.format(
+                        Locale.ROOT,
+                        "%d %% of ingest.dataBudget (%d of %d bytes to and from " + "central in %s)",
+                        Math.round(used * 100),
+                        s.month().totalBytes(),
+                        budget,
+                        s.month().period())
+                + (s.topDevices().isEmpty()
+                        ? ""
+                        : "; most by " + s.topDevices().get(0).deviceId());
         return used >= 1.0
-                ? List.of(new Alarm(AlarmCode.DATA_BUDGET_EXCEEDED.wire(),
-                        "this month's data to central is over its budget: " + figures
-                        + "; " + s.past100()))
-                : List.of(new Alarm(AlarmCode.DATA_BUDGET_WARNING.wire(),
-                        "this month's data to central is at " + figures));
+                ? List.of(new Alarm(
+                        AlarmCode.DATA_BUDGET_EXCEEDED.wire(),
+                        "this month's data to central is over its budget: " + figures + "; " + s.past100()))
+                : List.of(new Alarm(
+                        AlarmCode.DATA_BUDGET_WARNING.wire(), "this month's data to central is at " + figures));
     }
 
     @Override

@@ -11,7 +11,12 @@ import java.util.Map;
  * @param devices payload bytes sent per device (month only): at most {@code maxDevices} devices by name, the rest
  *     together under one more entry
  */
-public record Usage(String period, long sentBytes, long receivedBytes, long bodyBytes, long wireBodyBytes,
+public record Usage(
+        String period,
+        long sentBytes,
+        long receivedBytes,
+        long bodyBytes,
+        long wireBodyBytes,
         Map<String, Long> devices) {
     static Usage empty(String period) {
         return new Usage(period, 0, 0, 0, 0, Map.of());
@@ -21,7 +26,13 @@ public record Usage(String period, long sentBytes, long receivedBytes, long body
         return sentBytes + receivedBytes;
     }
 
-    Usage plus(long sent, long received, long body, long wireBody, Map<String, Long> deviceBytes, int maxDevices,
+    Usage plus(
+            long sent,
+            long received,
+            long body,
+            long wireBody,
+            Map<String, Long> deviceBytes,
+            int maxDevices,
             String other) {
         Map<String, Long> d = new HashMap<>(devices);
         deviceBytes.forEach((device, n) -> {
@@ -29,7 +40,12 @@ public record Usage(String period, long sentBytes, long receivedBytes, long body
             String key = d.containsKey(device) || device.equals(other) || named < maxDevices ? device : other;
             d.merge(key, n, Long::sum);
         });
-        return new Usage(period, sentBytes + sent, receivedBytes + received, bodyBytes + body, wireBodyBytes + wireBody,
+        return new Usage(
+                period,
+                sentBytes + sent,
+                receivedBytes + received,
+                bodyBytes + body,
+                wireBodyBytes + wireBody,
                 Map.copyOf(d));
     }
 }

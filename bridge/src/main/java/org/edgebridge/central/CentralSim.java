@@ -127,8 +127,10 @@ public final class CentralSim implements AutoCloseable {
     private void ingest(Context ctx) throws IOException {
         requests.incrementAndGet();
         // central's own clock, not the server library's: a test can set the sim's clock off to check the skew
-        ctx.header("Date", java.time.format.DateTimeFormatter.RFC_1123_DATE_TIME.format(
-                java.time.ZonedDateTime.ofInstant(clock.instant(), java.time.ZoneOffset.UTC)));
+        ctx.header(
+                "Date",
+                java.time.format.DateTimeFormatter.RFC_1123_DATE_TIME.format(
+                        java.time.ZonedDateTime.ofInstant(clock.instant(), java.time.ZoneOffset.UTC)));
         if (!authorized.test(ctx.header("Authorization"))) {
             log.request(0, 401);
             error(ctx, 401, "unauthorized", "a valid bearer token is required");
@@ -189,7 +191,11 @@ public final class CentralSim implements AutoCloseable {
             for (JsonNode e : events) {
                 if (e.path("payload").path("poison").asBoolean()) {
                     log.request(events.size(), 400);
-                    error(ctx, 400, "invalid_event", "event " + e.path("eventId").asText() + " is poisoned");
+                    error(
+                            ctx,
+                            400,
+                            "invalid_event",
+                            "event " + e.path("eventId").asText() + " is poisoned");
                     return;
                 }
             }
@@ -205,13 +211,20 @@ public final class CentralSim implements AutoCloseable {
         }
         // commands that expired at the edge before it sent them: told before the events that follow them
         for (JsonNode x : body.path("expired")) {
-            if (x.path("eventId").isTextual() && x.path("deviceId").isTextual() && x.path("sequence").canConvertToLong()) {
-                inbox.expired(edgeId, x.get("deviceId").asText(), x.get("eventId").asText(), x.get("sequence").asLong());
+            if (x.path("eventId").isTextual()
+                    && x.path("deviceId").isTextual()
+                    && x.path("sequence").canConvertToLong()) {
+                inbox.expired(
+                        edgeId,
+                        x.get("deviceId").asText(),
+                        x.get("eventId").asText(),
+                        x.get("sequence").asLong());
             }
         }
         ArrayNode receipts = JSON.createArrayNode();
         for (int i = 0; i < events.size(); i++) {
-            ObjectNode r = eventReceipts.receipt(edgeId, events.get(i), i < payloads.size() ? payloads.get(i) : null, f);
+            ObjectNode r =
+                    eventReceipts.receipt(edgeId, events.get(i), i < payloads.size() ? payloads.get(i) : null, f);
             if (!f.mode().equals("omit_receipts")) {
                 receipts.add(r);
             }

@@ -38,17 +38,35 @@ final class EventReceipts {
         r.put("deviceId", deviceId);
         JsonNode payload = event.get("payload");
         String sha = event.path("payloadSha256").asText(null);
-        if (eventId == null || deviceId == null || payload == null || !payload.isObject() || sha == null
+        if (eventId == null
+                || deviceId == null
+                || payload == null
+                || !payload.isObject()
+                || sha == null
                 || !event.path("sequence").canConvertToLong()) {
-            return answer(r, new Inbox.Answer("rejected", "invalid_event",
-                    "event needs eventId, deviceId, sequence, payload (object) and payloadSha256", null), null);
+            return answer(
+                    r,
+                    new Inbox.Answer(
+                            "rejected",
+                            "invalid_event",
+                            "event needs eventId, deviceId, sequence, payload (object) and payloadSha256",
+                            null),
+                    null);
         }
         if (rawPayload == null || !sha.equals(sha256(rawPayload))) {
-            return answer(r, new Inbox.Answer("rejected", "payload_sha256_mismatch",
-                    "payloadSha256 is not the SHA-256 of the payload bytes as sent", null), null);
+            return answer(
+                    r,
+                    new Inbox.Answer(
+                            "rejected",
+                            "payload_sha256_mismatch",
+                            "payloadSha256 is not the SHA-256 of the payload bytes as sent",
+                            null),
+                    null);
         }
         if (f.mode().equals("retry_later")) {
-            return answer(r, new Inbox.Answer("retry_later", "sim_busy", "injected fault: retry later", null),
+            return answer(
+                    r,
+                    new Inbox.Answer("retry_later", "sim_busy", "injected fault: retry later", null),
                     f.retryAfterMs());
         }
         if (f.mode().equals("reject")) {
@@ -56,13 +74,23 @@ final class EventReceipts {
         }
         Instant expiresAt;
         try {
-            expiresAt = event.path("expiresAt").isTextual() ? Instant.parse(event.get("expiresAt").asText()) : null;
+            expiresAt = event.path("expiresAt").isTextual()
+                    ? Instant.parse(event.get("expiresAt").asText())
+                    : null;
         } catch (DateTimeParseException e) {
-            return answer(r, new Inbox.Answer("rejected", "invalid_event", "expiresAt is not an ISO 8601 instant", null),
+            return answer(
+                    r,
+                    new Inbox.Answer("rejected", "invalid_event", "expiresAt is not an ISO 8601 instant", null),
                     null);
         }
-        Inbox.Answer a = inbox.apply(edgeId, deviceId, eventId, event.get("sequence").asLong(), sha,
-                new String(rawPayload, StandardCharsets.UTF_8), expiresAt);
+        Inbox.Answer a = inbox.apply(
+                edgeId,
+                deviceId,
+                eventId,
+                event.get("sequence").asLong(),
+                sha,
+                new String(rawPayload, StandardCharsets.UTF_8),
+                expiresAt);
         return answer(r, a, null);
     }
 

@@ -29,10 +29,28 @@ import org.jspecify.annotations.Nullable;
  * @param retryAfterRaw with {@code status}: the {@code Retry-After} header sent verbatim (wins over
  *     {@code retryAfterSeconds}), e.g. a number too large for any clock
  */
-public record Faults(String mode, int httpStatus, @Nullable Integer retryAfterSeconds, boolean retryAfterAsDate,
-        long retryAfterMs, long holdMs, int count, @Nullable String retryAfterRaw, @Nullable String poisonEventId) {
-    static final List<String> MODES = List.of("none", "status", "lose_reply", "hold_reply", "retry_later", "reject",
-            "omit_receipts", "poison_400", "chaos", "answer_status", "poison_500");
+public record Faults(
+        String mode,
+        int httpStatus,
+        @Nullable Integer retryAfterSeconds,
+        boolean retryAfterAsDate,
+        long retryAfterMs,
+        long holdMs,
+        int count,
+        @Nullable String retryAfterRaw,
+        @Nullable String poisonEventId) {
+    static final List<String> MODES = List.of(
+            "none",
+            "status",
+            "lose_reply",
+            "hold_reply",
+            "retry_later",
+            "reject",
+            "omit_receipts",
+            "poison_400",
+            "chaos",
+            "answer_status",
+            "poison_500");
     public static final Faults NONE = new Faults("none", 0, null, false, 0, 0, -1);
 
     public Faults {
@@ -41,8 +59,14 @@ public record Faults(String mode, int httpStatus, @Nullable Integer retryAfterSe
         }
     }
 
-    public Faults(String mode, int httpStatus, @Nullable Integer retryAfterSeconds, boolean retryAfterAsDate,
-            long retryAfterMs, long holdMs, int count) {
+    public Faults(
+            String mode,
+            int httpStatus,
+            @Nullable Integer retryAfterSeconds,
+            boolean retryAfterAsDate,
+            long retryAfterMs,
+            long holdMs,
+            int count) {
         this(mode, httpStatus, retryAfterSeconds, retryAfterAsDate, retryAfterMs, holdMs, count, null, null);
     }
 
@@ -66,9 +90,20 @@ public record Faults(String mode, int httpStatus, @Nullable Integer retryAfterSe
 
     /** The same fault with one request fewer to go. */
     Faults next() {
-        return count == 1 ? NONE : count < 0 ? this
-                : new Faults(mode, httpStatus, retryAfterSeconds, retryAfterAsDate, retryAfterMs, holdMs, count - 1,
-                        retryAfterRaw, poisonEventId);
+        return count == 1
+                ? NONE
+                : count < 0
+                        ? this
+                        : new Faults(
+                                mode,
+                                httpStatus,
+                                retryAfterSeconds,
+                                retryAfterAsDate,
+                                retryAfterMs,
+                                holdMs,
+                                count - 1,
+                                retryAfterRaw,
+                                poisonEventId);
     }
 
     /** The {@code Retry-After} header a {@code status} fault sends, if any: verbatim, in seconds or as an HTTP date. */
@@ -79,8 +114,10 @@ public record Faults(String mode, int httpStatus, @Nullable Integer retryAfterSe
         if (retryAfterSeconds == null) {
             return Optional.empty();
         }
-        return Optional.of(retryAfterAsDate ? DateTimeFormatter.RFC_1123_DATE_TIME.format(
-                ZonedDateTime.now(clock.withZone(ZoneOffset.UTC)).plusSeconds(retryAfterSeconds))
-                : String.valueOf(retryAfterSeconds));
+        return Optional.of(
+                retryAfterAsDate
+                        ? DateTimeFormatter.RFC_1123_DATE_TIME.format(ZonedDateTime.now(clock.withZone(ZoneOffset.UTC))
+                                .plusSeconds(retryAfterSeconds))
+                        : String.valueOf(retryAfterSeconds));
     }
 }

@@ -20,11 +20,23 @@ import org.jspecify.annotations.Nullable;
  */
 public final class Inbox {
     /** One applied event and the receipt it got. */
-    public record Entry(String edgeId, String deviceId, String eventId, long sequence, String payloadSha256,
-            String payloadJson, long inboxId, Instant appliedAt, int deliveries) {}
+    public record Entry(
+            String edgeId,
+            String deviceId,
+            String eventId,
+            long sequence,
+            String payloadSha256,
+            String payloadJson,
+            long inboxId,
+            Instant appliedAt,
+            int deliveries) {}
 
     /** Central's answer for one event. */
-    public record Answer(String status, @Nullable String code, @Nullable String message, @Nullable String resultJson) {}
+    public record Answer(
+            String status,
+            @Nullable String code,
+            @Nullable String message,
+            @Nullable String resultJson) {}
 
     private final Clock clock;
     private final Map<String, Entry> entries = new LinkedHashMap<>();
@@ -32,6 +44,7 @@ public final class Inbox {
     private final Map<String, Long> lastSequenceByEdgeDevice = new HashMap<>();
     /** Answers given per edge: edgeId, then status, then how many. */
     private final Map<String, Map<String, Long>> answersByEdge = new TreeMap<>();
+
     private long nextInboxId = 1;
     private long duplicates;
     private long mismatches;
@@ -40,6 +53,7 @@ public final class Inbox {
     private long sequenceGaps;
     /** Events that expired, reported by their edge or refused here as late: never applied. */
     private final Set<String> expiredHere = new HashSet<>();
+
     private long expiryReports;
     private long lateRefused;
 
@@ -48,8 +62,8 @@ public final class Inbox {
     }
 
     /** Applies an event once, whichever edge sends it; a resend gets {@code duplicate} with the original result. */
-    public synchronized Answer apply(String edgeId, String deviceId, String eventId, long sequence, String payloadSha256,
-            String payloadJson) {
+    public synchronized Answer apply(
+            String edgeId, String deviceId, String eventId, long sequence, String payloadSha256, String payloadJson) {
         return apply(edgeId, deviceId, eventId, sequence, payloadSha256, payloadJson, null);
     }
 
@@ -58,33 +72,47 @@ public final class Inbox {
      * not applied before and comes later, or that its edge reported expired, is {@code rejected} / {@code expired},
      * and its sequence counts as settled (docs/protocol.md §1.4).
      */
-    public synchronized Answer apply(String edgeId, String deviceId, String eventId, long sequence, String payloadSha256,
-            String payloadJson, @Nullable Instant expiresAt) {
+    public synchronized Answer apply(
+            String edgeId,
+            String deviceId,
+            String eventId,
+            long sequence,
+            String payloadSha256,
+            String payloadJson,
+            @Nullable Instant expiresAt) {
         String key = deviceId + "\u0000" + eventId;
-        if (!entries.containsKey(key) && (expiredHere.contains(key)
-                || (expiresAt != null && clock.instant().isAfter(expiresAt)))) {
+        if (!entries.containsKey(key)
+                && (expiredHere.contains(key)
+                        || (expiresAt != null && clock.instant().isAfter(expiresAt)))) {
             lateRefused++;
             expiredHere.add(key);
             lastSequenceByEdgeDevice.merge(edgeId + "\u0000" + deviceId, sequence, Math::max);
             answersByEdge.computeIfAbsent(edgeId, e -> new TreeMap<>()).merge("rejected", 1L, Long::sum);
-            return new Answer("rejected", "expired", "event " + eventId + " came after its expiry" + (expiresAt == null
-                    ? "" : " (" + expiresAt + ")") + "; not applied", null);
+            return new Answer(
+                    "rejected",
+                    "expired",
+                    "event " + eventId + " came after its expiry" + (expiresAt == null ? "" : " (" + expiresAt + ")")
+                            + "; not applied",
+                    null);
         }
         Answer answer = answer(edgeId, deviceId, eventId, sequence, payloadSha256, payloadJson);
         answersByEdge.computeIfAbsent(edgeId, e -> new TreeMap<>()).merge(answer.status(), 1L, Long::sum);
         return answer;
     }
 
-    private Answer answer(String edgeId, String deviceId, String eventId, long sequence, String payloadSha256,
-            String payloadJson) {
+    private Answer answer(
+            String edgeId, String deviceId, String eventId, long sequence, String payloadSha256, String payloadJson) {
         String key = deviceId + "\u0000" + eventId;
         String orderKey = edgeId + "\u0000" + deviceId;
         Entry known = entries.get(key);
         if (known != null) {
             if (!known.payloadSha256().equals(payloadSha256)) {
                 mismatches++;
-                return new Answer("rejected", "payload_mismatch",
-                        "event " + eventId + " was applied before with other payload bytes", null);
+                return new Answer(
+                        "rejected",
+                        "payload_mismatch",
+                        "event " + eventId + " was applied before with other payload bytes",
+                        null);
             }
             duplicates++;
             if (known.edgeId().equals(edgeId) && known.sequence() != sequence) {
@@ -93,8 +121,18 @@ public final class Inbox {
             }
             // settled for this edge too: the edge's next event follows this one (another edge may have applied it)
             lastSequenceByEdgeDevice.merge(orderKey, sequence, Math::max);
-            entries.put(key, new Entry(known.edgeId(), known.deviceId(), known.eventId(), known.sequence(),
-                    known.payloadSha256(), known.payloadJson(), known.inboxId(), known.appliedAt(), known.deliveries() + 1));
+            entries.put(
+                    key,
+                    new Entry(
+                            known.edgeId(),
+                            known.deviceId(),
+                            known.eventId(),
+                            known.sequence(),
+                            known.payloadSha256(),
+                            known.payloadJson(),
+                            known.inboxId(),
+                            known.appliedAt(),
+                            known.deliveries() + 1));
             return new Answer("duplicate", null, null, result(known));
         }
         Long last = lastSequenceByEdgeDevice.get(orderKey);
@@ -106,8 +144,8 @@ public final class Inbox {
             sequenceGaps++;
         }
         lastSequenceByEdgeDevice.merge(orderKey, sequence, Math::max);
-        Entry entry = new Entry(edgeId, deviceId, eventId, sequence, payloadSha256, payloadJson, nextInboxId++,
-                clock.instant(), 1);
+        Entry entry = new Entry(
+                edgeId, deviceId, eventId, sequence, payloadSha256, payloadJson, nextInboxId++, clock.instant(), 1);
         entries.put(key, entry);
         return new Answer("accepted", null, null, result(entry));
     }

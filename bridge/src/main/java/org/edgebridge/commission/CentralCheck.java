@@ -31,14 +31,16 @@ public final class CentralCheck {
 
     public CheckReport run() {
         Instant at = clock.instant();
-        Deadline deadline = new Deadline(settings.requests().timeout().compareTo(MAX_STEP) < 0
-                ? settings.requests().timeout() : MAX_STEP);
+        Deadline deadline = new Deadline(
+                settings.requests().timeout().compareTo(MAX_STEP) < 0
+                        ? settings.requests().timeout()
+                        : MAX_STEP);
         List<CheckStep> steps = new ArrayList<>();
         Optional<ClientCertificate> certificate = Optional.empty();
         if (settings.credentials().clientCertificate().isPresent()) {
             try {
-                certificate = Optional.of(ClientCertificate.load(settings.credentials().clientCertificate().get()
-                        .certFile(),
+                certificate = Optional.of(ClientCertificate.load(
+                        settings.credentials().clientCertificate().get().certFile(),
                         settings.credentials().clientCertificate().get().keyFile()));
             } catch (IllegalArgumentException e) {
                 certificate = Optional.empty(); // the client-certificate step says so
@@ -55,8 +57,10 @@ public final class CentralCheck {
         steps.add(token);
         steps.add(http.request(blockedBy, token.failed()));
         steps.add(http.clock());
-        return new CheckReport(settings.central().url().toString(),
-                settings.central().proxy().map(Object::toString).orElse("direct"), at,
+        return new CheckReport(
+                settings.central().url().toString(),
+                settings.central().proxy().map(Object::toString).orElse("direct"),
+                at,
                 List.copyOf(steps));
     }
 }

@@ -26,14 +26,16 @@ public record CheckReport(String url, String proxy, Instant at, List<CheckStep> 
 
     /** The report as a technician reads it: one line per step, the reason and the fix under a failed one. */
     public String text() {
-        StringBuilder out = new StringBuilder("check-central: " + url + " (" + (proxy.equals("direct") ? "direct" : "through proxy "
-                + proxy) + ")\n");
+        StringBuilder out = new StringBuilder("check-central: " + url + " ("
+                + (proxy.equals("direct") ? "direct" : "through proxy " + proxy) + ")\n");
         for (CheckStep s : steps) {
             out.append(String.format(Locale.ROOT, "  %-4s  %-18s  %s%n", s.status(), s.step(), s.detail()));
             s.fix().ifPresent(fix -> out.append(String.format(Locale.ROOT, "  %-4s  %-18s  fix: %s%n", "", "", fix)));
         }
-        out.append(ok() ? "result: every step passed: this box can reach central with these settings\n"
-                : "result: " + failures() + " of " + steps.size() + " steps failed\n");
+        out.append(
+                ok()
+                        ? "result: every step passed: this box can reach central with these settings\n"
+                        : "result: " + failures() + " of " + steps.size() + " steps failed\n");
         return out.toString();
     }
 

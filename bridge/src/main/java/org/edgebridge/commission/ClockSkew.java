@@ -24,14 +24,16 @@ record ClockSkew(Duration skew, Duration uncertainty) {
     static Optional<ClockSkew> of(String dateHeader, Instant sent, Instant received) {
         Instant central;
         try {
-            central = ZonedDateTime.parse(dateHeader.trim(), DateTimeFormatter.RFC_1123_DATE_TIME).toInstant();
+            central = ZonedDateTime.parse(dateHeader.trim(), DateTimeFormatter.RFC_1123_DATE_TIME)
+                    .toInstant();
         } catch (DateTimeParseException e) {
             return Optional.empty();
         }
         Duration roundTrip = Duration.between(sent, received);
         Instant boxMiddle = sent.plus(roundTrip.dividedBy(2));
         Instant centralMiddle = central.plusMillis(500);
-        return Optional.of(new ClockSkew(Duration.between(boxMiddle, centralMiddle),
+        return Optional.of(new ClockSkew(
+                Duration.between(boxMiddle, centralMiddle),
                 roundTrip.dividedBy(2).plusMillis(500)));
     }
 
@@ -44,7 +46,11 @@ record ClockSkew(Duration skew, Duration uncertainty) {
     String describe() {
         double seconds = skew.abs().toMillis() / 1000.0;
         String direction = skew.isNegative() ? "ahead of" : "behind";
-        return String.format(java.util.Locale.ROOT, "the box's clock is %.1f s %s central's (± %.1f s)", seconds, direction,
+        return String.format(
+                java.util.Locale.ROOT,
+                "the box's clock is %.1f s %s central's (± %.1f s)",
+                seconds,
+                direction,
                 uncertainty.toMillis() / 1000.0);
     }
 }

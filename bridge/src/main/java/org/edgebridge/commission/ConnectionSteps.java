@@ -37,8 +37,14 @@ import org.jspecify.annotations.Nullable;
 final class ConnectionSteps {
     private static final int MAX_HEAD_BYTES = 16 * 1024;
     /** TLS alerts with which a server refuses the client's certificate (or its absence). */
-    private static final List<String> CERTIFICATE_ALERTS = List.of("bad_certificate", "certificate_unknown",
-            "certificate_expired", "certificate_required", "unknown_ca", "access_denied", "certificate_revoked",
+    private static final List<String> CERTIFICATE_ALERTS = List.of(
+            "bad_certificate",
+            "certificate_unknown",
+            "certificate_expired",
+            "certificate_required",
+            "unknown_ca",
+            "access_denied",
+            "certificate_revoked",
             "unsupported_certificate");
 
     private final ForwarderSettings settings;
@@ -74,21 +80,35 @@ final class ConnectionSteps {
         try {
             addresses = deadline.resolve(host);
         } catch (UnknownHostException e) {
-            return failed(steps, CheckStep.fail("dns",
-                    host + " does not resolve: the name of " + role + " has no address ("
-                    + e.getMessage() + ")", "check the host name in " + key + " for a typo, and the box's DNS servers "
-                    + "(/etc/resolv.conf; 'getent hosts " + host + "' must print an address)", since(start)));
+            return failed(
+                    steps,
+                    CheckStep.fail(
+                            "dns",
+                            host + " does not resolve: the name of " + role + " has no address (" + e.getMessage()
+                                    + ")",
+                            "check the host name in " + key + " for a typo, and the box's DNS servers "
+                                    + "(/etc/resolv.conf; 'getent hosts " + host + "' must print an address)",
+                            since(start)));
         } catch (TimeoutException e) {
-            return failed(steps, CheckStep.fail("dns", "the name " + host + " of " + role + " got no answer within "
-                    + deadline.millis() + " ms",
-                    "check the box's DNS servers (/etc/resolv.conf) and that DNS (port 53) "
-                    + "may leave the site", since(start)));
+            return failed(
+                    steps,
+                    CheckStep.fail(
+                            "dns",
+                            "the name " + host + " of " + role + " got no answer within " + deadline.millis() + " ms",
+                            "check the box's DNS servers (/etc/resolv.conf) and that DNS (port 53) "
+                                    + "may leave the site",
+                            since(start)));
         }
-        steps.add(CheckStep.pass("dns", host + " resolves to " + Arrays.stream(addresses)
-                .map(InetAddress::getHostAddress)
-                .collect(Collectors.joining(", ")) + (settings.central().proxy().isPresent() ? "; central ("
-                + url.getHost()
-                + ") is resolved and reached by the proxy" : ""), since(start)));
+        steps.add(CheckStep.pass(
+                "dns",
+                host + " resolves to "
+                        + Arrays.stream(addresses)
+                                .map(InetAddress::getHostAddress)
+                                .collect(Collectors.joining(", "))
+                        + (settings.central().proxy().isPresent()
+                                ? "; central (" + url.getHost() + ") is resolved and reached by the proxy"
+                                : ""),
+                since(start)));
 
         start = System.nanoTime();
         Socket socket;
@@ -97,8 +117,11 @@ final class ConnectionSteps {
         } catch (IOException e) {
             return failed(steps, tcpFailure(host, port, e, since(start)));
         }
-        steps.add(CheckStep.pass("tcp", "connected to " + role + " at " + host + ":" + port + " ("
-                + socket.getInetAddress().getHostAddress() + ")", since(start)));
+        steps.add(CheckStep.pass(
+                "tcp",
+                "connected to " + role + " at " + host + ":" + port + " ("
+                        + socket.getInetAddress().getHostAddress() + ")",
+                since(start)));
         try (Socket open = socket) {
             return throughTheSocket(open, steps, certificate);
         } catch (IOException e) {
@@ -106,14 +129,15 @@ final class ConnectionSteps {
         }
     }
 
-    private Optional<String> throughTheSocket(Socket socket, List<CheckStep> steps,
-            Optional<ClientCertificate> certificate) {
+    private Optional<String> throughTheSocket(
+            Socket socket, List<CheckStep> steps, Optional<ClientCertificate> certificate) {
         if (settings.central().proxy().isEmpty()) {
             steps.add(CheckStep.skip("proxy", "no ingest.proxy: the connection to central is direct"));
         } else if (!https) {
-            steps.add(CheckStep.skip("proxy",
+            steps.add(CheckStep.skip(
+                    "proxy",
                     "http:// central: requests go to the proxy as plain HTTP, no CONNECT (the "
-                    + "request step checks the proxy)"));
+                            + "request step checks the proxy)"));
         } else {
             CheckStep tunnel = connectTunnel(socket);
             steps.add(tunnel);
@@ -122,10 +146,14 @@ final class ConnectionSteps {
             }
         }
         if (!https) {
-            steps.add(CheckStep.skip("tls", "http:// central: no TLS (anyone on the way can read the commands; use "
-                    + "https:// where central offers it)"));
-            steps.add(CheckStep.skip("client-certificate", settings.credentials().clientCertificate().isPresent()
-                    ? "http:// central: ingest.certFile is not used"
+            steps.add(CheckStep.skip(
+                    "tls",
+                    "http:// central: no TLS (anyone on the way can read the commands; use "
+                            + "https:// where central offers it)"));
+            steps.add(CheckStep.skip(
+                    "client-certificate",
+                    settings.credentials().clientCertificate().isPresent()
+                            ? "http:// central: ingest.certFile is not used"
                             : "http:// central: no TLS, no client certificate"));
             return Optional.empty();
         }
@@ -151,22 +179,31 @@ final class ConnectionSteps {
     private CheckStep tcpFailure(String host, int port, IOException e, long millis) {
         String where = role + " at " + host + ":" + port;
         if (e instanceof ConnectException) {
-            return CheckStep.fail("tcp", "nothing accepts connections at " + where + " (" + e.getMessage() + ")",
+            return CheckStep.fail(
+                    "tcp",
+                    "nothing accepts connections at " + where + " (" + e.getMessage() + ")",
                     "check the port in " + key + " and that " + role + " runs there; a firewall may refuse it too",
-                            millis);
+                    millis);
         }
         if (e instanceof SocketTimeoutException) {
-            return CheckStep.fail("tcp", "no answer from " + where + " within " + deadline.millis()
-                    + " ms: the packets are dropped on the way", "check the firewalls between this box and " + role
-                    + " (outbound TCP to port "
-                    + port + ") and the address in " + key, millis);
+            return CheckStep.fail(
+                    "tcp",
+                    "no answer from " + where + " within " + deadline.millis()
+                            + " ms: the packets are dropped on the way",
+                    "check the firewalls between this box and " + role
+                            + " (outbound TCP to port "
+                            + port + ") and the address in " + key,
+                    millis);
         }
         if (e instanceof NoRouteToHostException) {
-            return CheckStep.fail("tcp", "no route to " + where, "check the box's network: its address, default route "
-                    + "and VLAN", millis);
+            return CheckStep.fail(
+                    "tcp",
+                    "no route to " + where,
+                    "check the box's network: its address, default route " + "and VLAN",
+                    millis);
         }
-        return CheckStep.fail("tcp", "cannot connect to " + where + ": " + e, "check " + key + " and the network",
-                millis);
+        return CheckStep.fail(
+                "tcp", "cannot connect to " + where + ": " + e, "check " + key + " and the network", millis);
     }
 
     /** {@code CONNECT host:port} through the proxy on {@code socket}, as the JDK's client sends it. */
@@ -183,20 +220,31 @@ final class ConnectionSteps {
             String statusLine = head.lines().findFirst().orElse("");
             int status = statusCode(statusLine);
             if (status == 200) {
-                return CheckStep.pass("proxy", "the proxy at " + proxy + " opened a tunnel to " + authority + " ("
-                        + statusLine + ")", since(start));
+                return CheckStep.pass(
+                        "proxy",
+                        "the proxy at " + proxy + " opened a tunnel to " + authority + " (" + statusLine + ")",
+                        since(start));
             }
-            return CheckStep.fail("proxy", "the proxy at " + proxy + " answered CONNECT " + authority + " with '"
-                    + statusLine + "'" + proxyReason(status), proxyFix(status, authority), since(start));
+            return CheckStep.fail(
+                    "proxy",
+                    "the proxy at " + proxy + " answered CONNECT " + authority + " with '" + statusLine + "'"
+                            + proxyReason(status),
+                    proxyFix(status, authority),
+                    since(start));
         } catch (SocketTimeoutException e) {
-            return CheckStep.fail("proxy", "the proxy at " + proxy + " did not answer CONNECT " + authority + " within "
-                    + deadline.millis() + " ms", "check that ingest.proxy is an HTTP proxy (not SOCKS) and its port",
+            return CheckStep.fail(
+                    "proxy",
+                    "the proxy at " + proxy + " did not answer CONNECT " + authority + " within " + deadline.millis()
+                            + " ms",
+                    "check that ingest.proxy is an HTTP proxy (not SOCKS) and its port",
                     since(start));
         } catch (IOException e) {
-            return CheckStep.fail("proxy", "the proxy at " + proxy
-                    + " closed the connection instead of answering CONNECT " + authority + " (" + e.getMessage() + ")",
-                    "check that ingest.proxy is an HTTP proxy (not SOCKS) and "
-                    + "its port", since(start));
+            return CheckStep.fail(
+                    "proxy",
+                    "the proxy at " + proxy + " closed the connection instead of answering CONNECT " + authority + " ("
+                            + e.getMessage() + ")",
+                    "check that ingest.proxy is an HTTP proxy (not SOCKS) and " + "its port",
+                    since(start));
         }
     }
 
@@ -211,33 +259,43 @@ final class ConnectionSteps {
 
     private static String proxyFix(int status, String authority) {
         return switch (status) {
-            case 407 -> "ask the proxy's admin to let this box's address through without a login (the bridge has no "
-                    + "proxy "
-                    + "credentials)";
-            case 403 -> "ask the proxy's admin to allow this box CONNECT to " + authority
-                    + " (a port other than 443 is "
-                    + "often refused)";
-            case 502, 503, 504, 500 -> "check central's host and port in ingest.url (the proxy resolves and connects "
-                    + "to "
-                    + "them) and that central runs; the proxy's log says more";
+            case 407 ->
+                "ask the proxy's admin to let this box's address through without a login (the bridge has no "
+                        + "proxy "
+                        + "credentials)";
+            case 403 ->
+                "ask the proxy's admin to allow this box CONNECT to " + authority
+                        + " (a port other than 443 is "
+                        + "often refused)";
+            case 502, 503, 504, 500 ->
+                "check central's host and port in ingest.url (the proxy resolves and connects "
+                        + "to "
+                        + "them) and that central runs; the proxy's log says more";
             default -> "check ingest.proxy: it must be the site's HTTP proxy (host and port)";
         };
     }
 
     private Optional<String> handshake(Socket socket, List<CheckStep> steps, Optional<ClientCertificate> certificate) {
         long start = System.nanoTime();
-        String trust = settings.credentials().caFile().map(f -> "ingest.caFile=" + f)
+        String trust = settings.credentials()
+                .caFile()
+                .map(f -> "ingest.caFile=" + f)
                 .orElse("the JVM's trust store (no ingest.caFile)");
         WatchedTls watched;
         try {
             watched = new WatchedTls(settings.credentials().caFile(), certificate);
         } catch (IllegalStateException e) {
-            return failed(steps, CheckStep.fail("tls", String.valueOf(e.getMessage()),
-                    "put the PEM file of the CA that signed "
-                    + "central's certificate at ingest.caFile (ask central's team for it)", since(start)));
+            return failed(
+                    steps,
+                    CheckStep.fail(
+                            "tls",
+                            String.valueOf(e.getMessage()),
+                            "put the PEM file of the CA that signed "
+                                    + "central's certificate at ingest.caFile (ask central's team for it)",
+                            since(start)));
         }
-        try (SSLSocket tls = (SSLSocket) watched.context().getSocketFactory()
-                .createSocket(socket, url.getHost(), port(url), false)) {
+        try (SSLSocket tls = (SSLSocket)
+                watched.context().getSocketFactory().createSocket(socket, url.getHost(), port(url), false)) {
             SSLParameters p = tls.getSSLParameters();
             p.setEndpointIdentificationAlgorithm("HTTPS");
             tls.setSSLParameters(p);
@@ -250,26 +308,33 @@ final class ConnectionSteps {
                 if (!watched.serverTrusted() || alert == null && !watched.certificateAsked()) {
                     return failed(steps, tlsFailure(e, trust, since(start)));
                 }
-                steps.add(CheckStep.pass("tls", "central's certificate is trusted by " + trust
-                        + " and its name matches "
-                        + url.getHost() + " (the handshake then ended on central's refusal of the client certificate)",
+                steps.add(CheckStep.pass(
+                        "tls",
+                        "central's certificate is trusted by " + trust
+                                + " and its name matches "
+                                + url.getHost()
+                                + " (the handshake then ended on central's refusal of the client certificate)",
                         since(start)));
                 steps.add(clientCertificateRefused(certificate, alert != null ? alert : rootMessage(e), since(start)));
                 return Optional.of("client-certificate");
             }
-            X509Certificate server = (X509Certificate) tls.getSession()
-                    .getPeerCertificates()[0];
+            X509Certificate server = (X509Certificate) tls.getSession().getPeerCertificates()[0];
             Instant notAfter = server.getNotAfter().toInstant();
-            steps.add(CheckStep.pass("tls", tls.getSession().getProtocol() + " with " + server.getSubjectX500Principal()
-                    .getName()
-                    + ", issued by " + server.getIssuerX500Principal().getName() + ", valid until " + notAfter
-                    + (notAfter.isBefore(clock.instant().plus(Duration.ofDays(14)))
-                    ? " (in under 14 days: tell central's team)" : "")
-                    + "; trusted by " + trust + ", its name matches " + url.getHost(), since(start)));
+            steps.add(CheckStep.pass(
+                    "tls",
+                    tls.getSession().getProtocol() + " with "
+                            + server.getSubjectX500Principal().getName()
+                            + ", issued by " + server.getIssuerX500Principal().getName() + ", valid until " + notAfter
+                            + (notAfter.isBefore(clock.instant().plus(Duration.ofDays(14)))
+                                    ? " (in under 14 days: tell central's team)"
+                                    : "")
+                            + "; trusted by " + trust + ", its name matches " + url.getHost(),
+                    since(start)));
             long probeStart = System.nanoTime();
             @Nullable String refusal = probe(tls);
             boolean presented = watched.certificateAsked() && certificate.isPresent();
-            CheckStep step = refusal != null ? clientCertificateRefused(certificate, refusal, since(probeStart))
+            CheckStep step = refusal != null
+                    ? clientCertificateRefused(certificate, refusal, since(probeStart))
                     : clientCertificateTaken(certificate, presented, since(probeStart));
             steps.add(step);
             return step.failed() ? Optional.of("client-certificate") : Optional.empty();
@@ -301,9 +366,10 @@ final class ConnectionSteps {
     private CheckStep clientCertificateTaken(Optional<ClientCertificate> certificate, boolean presented, long millis) {
         if (certificate.isEmpty()) {
             return settings.credentials().clientCertificate().isPresent()
-                    ? CheckStep.fail("client-certificate", "ingest.certFile cannot be used (see above)", "fix the pair",
-                            millis) : CheckStep.skip("client-certificate",
-                            "no ingest.certFile, and central did not ask for a certificate");
+                    ? CheckStep.fail(
+                            "client-certificate", "ingest.certFile cannot be used (see above)", "fix the pair", millis)
+                    : CheckStep.skip(
+                            "client-certificate", "no ingest.certFile, and central did not ask for a certificate");
         }
         ClientCertificate c = certificate.get();
         Instant now = clock.instant();
@@ -312,55 +378,74 @@ final class ConnectionSteps {
             return local.get();
         }
         long days = Duration.between(now, c.notAfter()).toDays();
-        Duration warning = settings.credentials().clientCertificate().map(s -> s.expiryWarning())
+        Duration warning = settings.credentials()
+                .clientCertificate()
+                .map(s -> s.expiryWarning())
                 .orElse(Duration.ofDays(14));
-        return CheckStep.pass("client-certificate",
+        return CheckStep.pass(
+                "client-certificate",
                 c.subject() + " (serial " + c.serial() + "), valid until " + c.notAfter()
-                + " (" + days + " days" + (c.notAfter().isBefore(now.plus(warning))
-                ? ", within ingest.certExpiryWarning: "
-                + "renew it soon" : "") + "); " + (presented ? "central asked for it and took it"
-                : "central did not ask for it (it is not needed there)"), millis);
+                        + " (" + days + " days"
+                        + (c.notAfter().isBefore(now.plus(warning))
+                                ? ", within ingest.certExpiryWarning: " + "renew it soon"
+                                : "")
+                        + "); "
+                        + (presented
+                                ? "central asked for it and took it"
+                                : "central did not ask for it (it is not needed there)"),
+                millis);
     }
 
     /** The certificate is not valid at this moment on this box's clock. */
     private static Optional<CheckStep> localProblem(ClientCertificate c, Instant now, long millis) {
         if (!now.isBefore(c.notAfter())) {
-            return Optional.of(CheckStep.fail("client-certificate", "the certificate in ingest.certFile (" + c.subject()
-                    + ", serial " + c.serial() + ") expired at " + c.notAfter(),
+            return Optional.of(CheckStep.fail(
+                    "client-certificate",
+                    "the certificate in ingest.certFile (" + c.subject() + ", serial " + c.serial() + ") expired at "
+                            + c.notAfter(),
                     "renew it and put the new certificate and "
-                    + "key at ingest.certFile and ingest.keyFile (a running bridge takes them without a restart)",
+                            + "key at ingest.certFile and ingest.keyFile (a running bridge takes them without a restart)",
                     millis));
         }
         Instant notBefore = c.leaf().getNotBefore().toInstant();
         if (now.isBefore(notBefore)) {
-            return Optional.of(CheckStep.fail("client-certificate", "the certificate in ingest.certFile (" + c.subject()
-                    + ") is valid only from " + notBefore,
-                    "check the box's clock (the clock step) or the certificate's "
-                    + "dates", millis));
+            return Optional.of(CheckStep.fail(
+                    "client-certificate",
+                    "the certificate in ingest.certFile (" + c.subject() + ") is valid only from " + notBefore,
+                    "check the box's clock (the clock step) or the certificate's " + "dates",
+                    millis));
         }
         return Optional.empty();
     }
 
     private CheckStep clientCertificateRefused(Optional<ClientCertificate> certificate, String why, long millis) {
         if (certificate.isEmpty()) {
-            return CheckStep.fail("client-certificate",
+            return CheckStep.fail(
+                    "client-certificate",
                     "central asks for a client certificate and refused the connection without one (" + why + ")",
                     "set ingest.certFile and ingest.keyFile to this box's certificate and key, "
-                    + "issued by a CA central trusts", millis);
+                            + "issued by a CA central trusts",
+                    millis);
         }
         ClientCertificate c = certificate.get();
-        return localProblem(c, clock.instant(), millis).orElseGet(() -> CheckStep.fail("client-certificate",
-                "central refused the client certificate " + c.subject() + " (serial " + c.serial() + ", issued by "
-                + c.leaf().getIssuerX500Principal().getName() + "): " + why,
-                "have the certificate issued by a CA central "
-                + "trusts (ask central's team which), then put it at ingest.certFile and ingest.keyFile", millis));
+        return localProblem(c, clock.instant(), millis)
+                .orElseGet(() -> CheckStep.fail(
+                        "client-certificate",
+                        "central refused the client certificate " + c.subject() + " (serial " + c.serial()
+                                + ", issued by "
+                                + c.leaf().getIssuerX500Principal().getName() + "): " + why,
+                        "have the certificate issued by a CA central "
+                                + "trusts (ask central's team which), then put it at ingest.certFile and ingest.keyFile",
+                        millis));
     }
 
     /** The TLS alert by which central refused the client's certificate, or null if the failure was another. */
     private static @Nullable String refusedCertificate(Throwable e) {
         for (Throwable t = e; t != null; t = t.getCause()) {
             String m = t.getMessage();
-            if (t instanceof SSLException && m != null && m.contains("Received fatal alert")
+            if (t instanceof SSLException
+                    && m != null
+                    && m.contains("Received fatal alert")
                     && CERTIFICATE_ALERTS.stream().anyMatch(m::contains)) {
                 return m;
             }
@@ -372,47 +457,66 @@ final class ConnectionSteps {
         String all = causes(e);
         String host = url.getHost();
         if (all.contains("CertificateExpiredException") || all.contains("validity check failed")) {
-            return CheckStep.fail("tls", "central's certificate has expired (" + rootMessage(e) + ")",
+            return CheckStep.fail(
+                    "tls",
+                    "central's certificate has expired (" + rootMessage(e) + ")",
                     "central's team must "
-                    + "renew its certificate; if it has not expired, the box's clock is wrong (see the clock step)",
+                            + "renew its certificate; if it has not expired, the box's clock is wrong (see the clock step)",
                     millis);
         }
         if (all.contains("No subject alternative") || all.contains("No name matching")) {
-            return CheckStep.fail("tls", "central's certificate is not for " + host + " (" + rootMessage(e) + ")",
-                    "use in "
-                    + "ingest.url the name central's certificate is issued for, or have it reissued for " + host,
+            return CheckStep.fail(
+                    "tls",
+                    "central's certificate is not for " + host + " (" + rootMessage(e) + ")",
+                    "use in " + "ingest.url the name central's certificate is issued for, or have it reissued for "
+                            + host,
                     millis);
         }
-        if (all.contains("PKIX path") || all.contains("CertPathBuilderException")
+        if (all.contains("PKIX path")
+                || all.contains("CertPathBuilderException")
                 || all.contains("CertPathValidatorException")) {
-            return CheckStep.fail("tls", "central's certificate chain is not signed by a CA in " + trust + " ("
-                    + rootMessage(e) + ")",
+            return CheckStep.fail(
+                    "tls",
+                    "central's certificate chain is not signed by a CA in " + trust + " (" + rootMessage(e) + ")",
                     "set ingest.caFile to the PEM file of the CA that signed central's certificate "
-                    + "(ask central's team for it)", millis);
+                            + "(ask central's team for it)",
+                    millis);
         }
         if (all.contains("Unsupported or unrecognized SSL message")) {
-            return CheckStep.fail("tls", "central at " + host + ":" + port(url) + " does not speak TLS",
-                    "use http:// in "
-                    + "ingest.url, or central's https port", millis);
-        }
-        if (e instanceof SocketTimeoutException) {
-            return CheckStep.fail("tls", "no TLS answer from central within " + deadline.millis() + " ms", "check that "
-                    + "ingest.url's port is central's https port", millis);
-        }
-        if (all.contains("handshake_failure") || all.contains("protocol_version")) {
-            return CheckStep.fail("tls", "central and this box have no TLS version or cipher in common ("
-                    + rootMessage(e)
-                    + ")", "ask central's team which TLS versions it takes (the bridge offers TLS 1.2 and 1.3)",
+            return CheckStep.fail(
+                    "tls",
+                    "central at " + host + ":" + port(url) + " does not speak TLS",
+                    "use http:// in " + "ingest.url, or central's https port",
                     millis);
         }
-        return CheckStep.fail("tls", "the TLS handshake with central failed: " + rootMessage(e), "check ingest.url, "
-                + "ingest.caFile and ingest.certFile", millis);
+        if (e instanceof SocketTimeoutException) {
+            return CheckStep.fail(
+                    "tls",
+                    "no TLS answer from central within " + deadline.millis() + " ms",
+                    "check that " + "ingest.url's port is central's https port",
+                    millis);
+        }
+        if (all.contains("handshake_failure") || all.contains("protocol_version")) {
+            return CheckStep.fail(
+                    "tls",
+                    "central and this box have no TLS version or cipher in common (" + rootMessage(e) + ")",
+                    "ask central's team which TLS versions it takes (the bridge offers TLS 1.2 and 1.3)",
+                    millis);
+        }
+        return CheckStep.fail(
+                "tls",
+                "the TLS handshake with central failed: " + rootMessage(e),
+                "check ingest.url, " + "ingest.caFile and ingest.certFile",
+                millis);
     }
 
     private static String causes(Throwable e) {
         StringBuilder all = new StringBuilder();
         for (Throwable t = e; t != null; t = t.getCause()) {
-            all.append(t.getClass().getName()).append(": ").append(t.getMessage()).append('\n');
+            all.append(t.getClass().getName())
+                    .append(": ")
+                    .append(t.getMessage())
+                    .append('\n');
         }
         return all.toString();
     }

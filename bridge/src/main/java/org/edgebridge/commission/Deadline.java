@@ -20,13 +20,15 @@ record Deadline(Duration each) {
      */
     InetAddress[] resolve(String host) throws UnknownHostException, TimeoutException {
         CompletableFuture<InetAddress[]> lookup = new CompletableFuture<>();
-        Thread t = new Thread(() -> {
-            try {
-                lookup.complete(InetAddress.getAllByName(host));
-            } catch (UnknownHostException | RuntimeException e) {
-                lookup.completeExceptionally(e);
-            }
-        }, "check-central-dns");
+        Thread t = new Thread(
+                () -> {
+                    try {
+                        lookup.complete(InetAddress.getAllByName(host));
+                    } catch (UnknownHostException | RuntimeException e) {
+                        lookup.completeExceptionally(e);
+                    }
+                },
+                "check-central-dns");
         t.setDaemon(true);
         t.start();
         try {

@@ -49,13 +49,17 @@ final class RequestSteps {
     RequestSteps(ForwarderSettings settings, Deadline deadline, Clock clock, Optional<ClientCertificate> certificate) {
         this.settings = settings;
         this.clock = clock;
-        HttpClient.Builder builder = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-                .connectTimeout(deadline.each()).followRedirects(HttpClient.Redirect.NEVER);
+        HttpClient.Builder builder = HttpClient.newBuilder()
+                .version(HttpClient.Version.HTTP_1_1)
+                .connectTimeout(deadline.each())
+                .followRedirects(HttpClient.Redirect.NEVER);
         if (settings.credentials().caFile().isPresent() || certificate.isPresent()) {
             builder.sslContext(TlsContexts.of(settings.credentials().caFile(), certificate));
         }
-        settings.central().proxy().ifPresent(p -> builder.proxy(ProxySelector.of(new InetSocketAddress(p.getHost(),
-                ConnectionSteps.port(p)))));
+        settings.central()
+                .proxy()
+                .ifPresent(p ->
+                        builder.proxy(ProxySelector.of(new InetSocketAddress(p.getHost(), ConnectionSteps.port(p)))));
         this.http = builder.build();
     }
 
@@ -64,29 +68,44 @@ final class RequestSteps {
         Optional<OAuth2Settings> oauth2 = settings.credentials().oauth2();
         if (oauth2.isEmpty()) {
             bearer = settings.credentials().token().orElse(null);
-            return CheckStep.skip("oauth2-token", "no ingest.oauth2.tokenUrl; " + (bearer != null
-                    ? "the fixed ingest.token is sent (the request step checks it)" : "no bearer token is sent"));
+            return CheckStep.skip(
+                    "oauth2-token",
+                    "no ingest.oauth2.tokenUrl; "
+                            + (bearer != null
+                                    ? "the fixed ingest.token is sent (the request step checks it)"
+                                    : "no bearer token is sent"));
         }
         long start = System.nanoTime();
-        OAuth2Tokens tokens = new OAuth2Tokens(oauth2.get(), () -> http, settings.requests().timeout(),
-                ConnectionSteps::rootMessage, clock);
+        OAuth2Tokens tokens = new OAuth2Tokens(
+                oauth2.get(), () -> http, settings.requests().timeout(), ConnectionSteps::rootMessage, clock);
         try {
             bearer = tokens.bearer();
         } catch (TokenUnavailable e) {
             String reason = String.valueOf(e.getMessage());
             int hint = reason.indexOf(": check ");
             if (hint > 0) { // the token endpoint's answer names the key to check
-                return CheckStep.fail("oauth2-token", reason.substring(0, hint), reason.substring(hint + 2),
+                return CheckStep.fail(
+                        "oauth2-token",
+                        reason.substring(0, hint),
+                        reason.substring(hint + 2),
                         ConnectionSteps.since(start));
             }
-            return CheckStep.fail("oauth2-token", reason,
+            return CheckStep.fail(
+                    "oauth2-token",
+                    reason,
                     "check ingest.oauth2.tokenUrl (host, port, path) and that this box "
-                    + "reaches it (through ingest.proxy when set)", ConnectionSteps.since(start));
+                            + "reaches it (through ingest.proxy when set)",
+                    ConnectionSteps.since(start));
         }
         var status = tokens.status();
-        return CheckStep.pass("oauth2-token", "a Bearer token from " + status.tokenUrl() + " for " + status.clientId()
-                + status.scope().map(s -> " (scope " + s + ")").orElse("") + status.tokenExpiresAt()
-                .map(at -> ", valid until " + at).orElse(", no expiry given"), ConnectionSteps.since(start));
+        return CheckStep.pass(
+                "oauth2-token",
+                "a Bearer token from " + status.tokenUrl() + " for " + status.clientId()
+                        + status.scope().map(s -> " (scope " + s + ")").orElse("")
+                        + status.tokenExpiresAt()
+                                .map(at -> ", valid until " + at)
+                                .orElse(", no expiry given"),
+                ConnectionSteps.since(start));
     }
 
     /** The check request; {@code blockedBy} is the earlier step that failed on the way to central, if one did. */
@@ -105,16 +124,17 @@ final class RequestSteps {
         body.putArray("events");
         HttpRequest.Builder request = HttpRequest.newBuilder(settings.central().url())
                 .timeout(settings.requests().timeout())
-                .header("Content-Type", "application/json").header("Idempotency-Key", batchId)
-                .POST(HttpRequest.BodyPublishers.ofByteArray(settings.central().compression().encode(body.toString()
-                        .getBytes(StandardCharsets.UTF_8))));
+                .header("Content-Type", "application/json")
+                .header("Idempotency-Key", batchId)
+                .POST(HttpRequest.BodyPublishers.ofByteArray(
+                        settings.central().compression().encode(body.toString().getBytes(StandardCharsets.UTF_8))));
         settings.central().compression().contentEncoding().ifPresent(e -> request.header("Content-Encoding", e));
         if (bearer != null) {
             request.header("Authorization", "Bearer " + bearer);
         }
         sent = clock.instant();
-        CompletableFuture<HttpResponse<InputStream>> exchange = http.sendAsync(request.build(),
-                HttpResponse.BodyHandlers.ofInputStream());
+        CompletableFuture<HttpResponse<InputStream>> exchange =
+                http.sendAsync(request.build(), HttpResponse.BodyHandlers.ofInputStream());
         HttpResponse<InputStream> response;
         byte[] reply;
         try {
@@ -124,16 +144,23 @@ final class RequestSteps {
             }
         } catch (TimeoutException e) {
             exchange.cancel(true);
-            return CheckStep.fail("request", "central did not answer within ingest.timeout (" + settings.requests()
-                    .timeout().toMillis()
-                    + " ms)", "check that central runs and answers; raise ingest.timeout only if central is known to "
-                    + "be this "
-                    + "slow", ConnectionSteps.since(start));
+            return CheckStep.fail(
+                    "request",
+                    "central did not answer within ingest.timeout ("
+                            + settings.requests().timeout().toMillis()
+                            + " ms)",
+                    "check that central runs and answers; raise ingest.timeout only if central is known to "
+                            + "be this "
+                            + "slow",
+                    ConnectionSteps.since(start));
         } catch (ExecutionException | IOException e) {
             Throwable cause = e instanceof ExecutionException && e.getCause() != null ? e.getCause() : e;
-            return CheckStep.fail("request", "the request got no answer: " + ConnectionSteps.rootMessage(cause),
+            return CheckStep.fail(
+                    "request",
+                    "the request got no answer: " + ConnectionSteps.rootMessage(cause),
                     "the steps above passed, so central (or the proxy) dropped the request: check central's log for "
-                    + "this batchId " + batchId, ConnectionSteps.since(start));
+                            + "this batchId " + batchId,
+                    ConnectionSteps.since(start));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             exchange.cancel(true);
@@ -149,44 +176,52 @@ final class RequestSteps {
         if (status >= 200 && status < 300) {
             JsonNode receipts = parse(reply).path("receipts");
             if (receipts.isArray() && receipts.isEmpty()) {
-                return CheckStep.pass("request", "central took the check request (batchId " + batchId + ", no events) "
-                        + "with " + status + " and no receipts, as docs/protocol.md §2.1 says" + authenticated(),
+                return CheckStep.pass(
+                        "request",
+                        "central took the check request (batchId " + batchId + ", no events) " + "with " + status
+                                + " and no receipts, as docs/protocol.md §2.1 says" + authenticated(),
                         millis);
             }
-            return CheckStep.fail("request", "central answered " + status + " but not with an empty receipts array"
-                    + said,
+            return CheckStep.fail(
+                    "request",
+                    "central answered " + status + " but not with an empty receipts array" + said,
                     "check that ingest.url is central's ingest endpoint (not a maintenance page or another API)",
-                            millis);
+                    millis);
         }
         String fix = switch (status) {
-            case 401, 403 -> settings.credentials().oauth2().isPresent()
-                    ? "central does not take the token from ingest.oauth2.tokenUrl: "
-                    + "check ingest.oauth2.scope and ingest.oauth2.audience with central's team"
-                    : "check ingest.token (or the file in ingest.tokenFile) with central's team";
+            case 401, 403 ->
+                settings.credentials().oauth2().isPresent()
+                        ? "central does not take the token from ingest.oauth2.tokenUrl: "
+                                + "check ingest.oauth2.scope and ingest.oauth2.audience with central's team"
+                        : "check ingest.token (or the file in ingest.tokenFile) with central's team";
             case 404, 405, 410 -> "check the path in ingest.url (central's ingest endpoint, e.g. /ingest)";
-            case 407 -> "the proxy wants a login, and the bridge sends none: ask the proxy's admin to let this box "
-                    + "through";
-            case 400, 422 -> "central does not take a request with no events: it does not implement the check of "
-                    + "docs/protocol.md §2.1 (tell central's team)";
+            case 407 ->
+                "the proxy wants a login, and the bridge sends none: ask the proxy's admin to let this box "
+                        + "through";
+            case 400, 422 ->
+                "central does not take a request with no events: it does not implement the check of "
+                        + "docs/protocol.md §2.1 (tell central's team)";
             case 413 -> "central refuses even an empty request as too large: tell central's team";
-            default -> status >= 500 ? "central itself fails: tell central's team (the bridge would wait and retry)"
-                    : "check ingest.url with central's team";
+            default ->
+                status >= 500
+                        ? "central itself fails: tell central's team (the bridge would wait and retry)"
+                        : "check ingest.url with central's team";
         };
         return CheckStep.fail("request", "central answered " + status + said, fix, millis);
     }
 
     private String authenticated() {
-        return settings.credentials().oauth2().isPresent() ? " (with the OAuth2 token)" : bearer != null
-                ? " (with ingest.token)"
-                : " (no token sent)";
+        return settings.credentials().oauth2().isPresent()
+                ? " (with the OAuth2 token)"
+                : bearer != null ? " (with ingest.token)" : " (no token sent)";
     }
 
     /** The clock step, from the {@code Date} of the request's reply. */
     CheckStep clock() {
         String date = dateHeader;
         if (date == null) {
-            return received.equals(Instant.EPOCH) ? CheckStep.skip("clock",
-                    "no reply from central to read its Date from")
+            return received.equals(Instant.EPOCH)
+                    ? CheckStep.skip("clock", "no reply from central to read its Date from")
                     : CheckStep.skip("clock", "central's reply had no Date header: the skew cannot be measured");
         }
         Optional<ClockSkew> skew = ClockSkew.of(date, sent, received);
@@ -194,12 +229,14 @@ final class RequestSteps {
             return CheckStep.skip("clock", "central's Date header '" + date + "' is not an HTTP date");
         }
         if (skew.get().tooLarge()) {
-            return CheckStep.fail("clock", skew.get().describe() + " (its Date: " + date + "); more than "
-                    + ClockSkew.MAX.toSeconds() + " s",
+            return CheckStep.fail(
+                    "clock",
+                    skew.get().describe() + " (its Date: " + date + "); more than " + ClockSkew.MAX.toSeconds() + " s",
                     "set the box's time: turn on NTP (timedatectl set-ntp true) and "
-                    + "check that it reaches a time server; central reads the commands' receivedAt and expiresAt by "
-                    + "its "
-                    + "own clock", 0);
+                            + "check that it reaches a time server; central reads the commands' receivedAt and expiresAt by "
+                            + "its "
+                            + "own clock",
+                    0);
         }
         return CheckStep.pass("clock", skew.get().describe() + ", within " + ClockSkew.MAX.toSeconds() + " s", 0);
     }

@@ -34,11 +34,13 @@ final class WatchedTls {
     /** @throws IllegalStateException when ingest.caFile cannot be used as a trust store (the message names it) */
     WatchedTls(Optional<Path> caFile, Optional<ClientCertificate> certificate) {
         try {
-            X509ExtendedTrustManager trust = x509(caFile.isPresent() ? TlsContexts.trustManagers(caFile.get()) : jvmTrust());
+            X509ExtendedTrustManager trust =
+                    x509(caFile.isPresent() ? TlsContexts.trustManagers(caFile.get()) : jvmTrust());
             KeyManager[] keys = certificate.map(TlsContexts::keyManagers).orElse(new KeyManager[0]);
             X509ExtendedKeyManager key = keys.length > 0 && keys[0] instanceof X509ExtendedKeyManager k ? k : null;
             context = SSLContext.getInstance("TLS");
-            context.init(new KeyManager[] {new AskedKeyManager(key)}, new TrustManager[] {new TrustWitness(trust)}, null);
+            context.init(
+                    new KeyManager[] {new AskedKeyManager(key)}, new TrustManager[] {new TrustWitness(trust)}, null);
         } catch (GeneralSecurityException e) {
             throw new IllegalStateException("cannot make the TLS context for central: " + e.getMessage(), e);
         }
@@ -81,13 +83,15 @@ final class WatchedTls {
         }
 
         @Override
-        public void checkServerTrusted(X509Certificate[] chain, String authType, Socket socket) throws CertificateException {
+        public void checkServerTrusted(X509Certificate[] chain, String authType, Socket socket)
+                throws CertificateException {
             delegate.checkServerTrusted(chain, authType, socket);
             serverTrusted = true;
         }
 
         @Override
-        public void checkServerTrusted(X509Certificate[] chain, String authType, SSLEngine engine) throws CertificateException {
+        public void checkServerTrusted(X509Certificate[] chain, String authType, SSLEngine engine)
+                throws CertificateException {
             delegate.checkServerTrusted(chain, authType, engine);
             serverTrusted = true;
         }
@@ -99,12 +103,14 @@ final class WatchedTls {
         }
 
         @Override
-        public void checkClientTrusted(X509Certificate[] chain, String authType, Socket socket) throws CertificateException {
+        public void checkClientTrusted(X509Certificate[] chain, String authType, Socket socket)
+                throws CertificateException {
             delegate.checkClientTrusted(chain, authType, socket);
         }
 
         @Override
-        public void checkClientTrusted(X509Certificate[] chain, String authType, SSLEngine engine) throws CertificateException {
+        public void checkClientTrusted(X509Certificate[] chain, String authType, SSLEngine engine)
+                throws CertificateException {
             delegate.checkClientTrusted(chain, authType, engine);
         }
 
@@ -128,13 +134,15 @@ final class WatchedTls {
         }
 
         @Override
-        public @Nullable String chooseClientAlias(String[] keyType, Principal @Nullable [] issuers, @Nullable Socket socket) {
+        public @Nullable String chooseClientAlias(
+                String[] keyType, Principal @Nullable [] issuers, @Nullable Socket socket) {
             certificateAsked = true;
             return delegate == null ? null : delegate.chooseClientAlias(keyType, issuers, socket);
         }
 
         @Override
-        public @Nullable String chooseEngineClientAlias(String[] keyType, Principal @Nullable [] issuers, @Nullable SSLEngine engine) {
+        public @Nullable String chooseEngineClientAlias(
+                String[] keyType, Principal @Nullable [] issuers, @Nullable SSLEngine engine) {
             certificateAsked = true;
             return delegate == null ? null : delegate.chooseEngineClientAlias(keyType, issuers, engine);
         }
@@ -150,7 +158,8 @@ final class WatchedTls {
         }
 
         @Override
-        public @Nullable String chooseServerAlias(String keyType, Principal @Nullable [] issuers, @Nullable Socket socket) {
+        public @Nullable String chooseServerAlias(
+                String keyType, Principal @Nullable [] issuers, @Nullable Socket socket) {
             return null;
         }
 

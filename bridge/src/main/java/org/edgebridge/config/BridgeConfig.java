@@ -43,6 +43,7 @@ public record BridgeConfig(
 
     /** Keys whose value is a secret: the tokens, and any password given as a value. */
     static boolean isSecret(String key) {
-        return key.endsWith(".token") || (key.toLowerCase(java.util.Locale.ROOT).contains("password") && !key.endsWith("File"));
+        return key.endsWith(".token")
+                || (key.toLowerCase(java.util.Locale.ROOT).contains("password") && !key.endsWith("File"));
     }
 }

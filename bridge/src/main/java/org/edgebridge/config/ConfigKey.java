@@ -20,7 +20,12 @@ import org.jspecify.annotations.Nullable;
  * @param parser throws {@link IllegalArgumentException} with the rule ("must be …") for a text it does not take
  * @param unset the value of a key without a default that nobody set ({@code Optional.empty()}); null otherwise
  */
-public record ConfigKey<T>(String name, @Nullable String defaultValue, String allowed, String doc, Parser<T> parser,
+public record ConfigKey<T>(
+        String name,
+        @Nullable String defaultValue,
+        String allowed,
+        String doc,
+        Parser<T> parser,
         @Nullable T unset) {
     /** Turns a key's text into its value. */
     @FunctionalInterface
@@ -42,8 +47,8 @@ public record ConfigKey<T>(String name, @Nullable String defaultValue, String al
     }
 
     public static ConfigKey<Integer> intKey(String name, int defaultValue, int min, int max, String doc) {
-        return new ConfigKey<>(name, String.valueOf(defaultValue), min + "-" + max, doc,
-                t -> ValueParsers.integer(t, min, max), null);
+        return new ConfigKey<>(
+                name, String.valueOf(defaultValue), min + "-" + max, doc, t -> ValueParsers.integer(t, min, max), null);
     }
 
     /**
@@ -53,28 +58,45 @@ public record ConfigKey<T>(String name, @Nullable String defaultValue, String al
      * @param any the number that stands for "any free port" in the settings record
      */
     public static ConfigKey<Integer> portKey(String name, int defaultValue, int min, int any, String doc) {
-        return new ConfigKey<>(name, String.valueOf(defaultValue), min + "-65535, or any", doc,
-                t -> ValueParsers.port(t, min, any), null);
+        return new ConfigKey<>(
+                name,
+                String.valueOf(defaultValue),
+                min + "-65535, or any",
+                doc,
+                t -> ValueParsers.port(t, min, any),
+                null);
     }
 
     public static ConfigKey<Boolean> boolKey(String name, boolean defaultValue, String doc) {
         return new ConfigKey<>(name, String.valueOf(defaultValue), "true, false", doc, ValueParsers::bool, null);
     }
 
-    public static ConfigKey<Duration> durationKey(String name, String defaultValue, Duration min, Duration max, String doc) {
-        return new ConfigKey<>(name, defaultValue, ValueParsers.format(min) + "-" + ValueParsers.format(max), doc,
-                t -> ValueParsers.duration(t, min, max), null);
+    public static ConfigKey<Duration> durationKey(
+            String name, String defaultValue, Duration min, Duration max, String doc) {
+        return new ConfigKey<>(
+                name,
+                defaultValue,
+                ValueParsers.format(min) + "-" + ValueParsers.format(max),
+                doc,
+                t -> ValueParsers.duration(t, min, max),
+                null);
     }
 
     /** A size in bytes ({@code 262144}, {@code 256KiB}, {@code 1MiB}) that fits in an int. */
     public static ConfigKey<Integer> intSizeKey(String name, String defaultValue, int min, int max, String doc) {
-        return new ConfigKey<>(name, defaultValue, ValueParsers.formatSize(min) + "-" + ValueParsers.formatSize(max), doc,
-                t -> (int) ValueParsers.size(t, min, max), null);
+        return new ConfigKey<>(
+                name,
+                defaultValue,
+                ValueParsers.formatSize(min) + "-" + ValueParsers.formatSize(max),
+                doc,
+                t -> (int) ValueParsers.size(t, min, max),
+                null);
     }
 
     /** A size in bytes; {@code max} = {@link ValueParsers#NO_LIMIT} for "no upper limit". */
     public static ConfigKey<Long> sizeKey(String name, String defaultValue, long min, long max, String doc) {
-        String allowed = max == ValueParsers.NO_LIMIT ? ValueParsers.formatSize(min) + " or more"
+        String allowed = max == ValueParsers.NO_LIMIT
+                ? ValueParsers.formatSize(min) + " or more"
                 : ValueParsers.formatSize(min) + "-" + ValueParsers.formatSize(max);
         return new ConfigKey<>(name, defaultValue, allowed, doc, t -> ValueParsers.size(t, min, max), null);
     }
@@ -97,8 +119,10 @@ public record ConfigKey<T>(String name, @Nullable String defaultValue, String al
     }
 
     /** Text (trimmed) matching {@code pattern}; {@code allowed} says which in words (the error is "must be " + it). */
-    public static ConfigKey<String> matchingKey(String name, String defaultValue, Pattern pattern, String allowed, String doc) {
-        return new ConfigKey<>(name, defaultValue, allowed, doc, t -> ValueParsers.matching(t, pattern, "must be " + allowed), null);
+    public static ConfigKey<String> matchingKey(
+            String name, String defaultValue, Pattern pattern, String allowed, String doc) {
+        return new ConfigKey<>(
+                name, defaultValue, allowed, doc, t -> ValueParsers.matching(t, pattern, "must be " + allowed), null);
     }
 
     public static ConfigKey<URI> httpUrlKey(String name, String defaultValue, String doc) {
@@ -106,26 +130,39 @@ public record ConfigKey<T>(String name, @Nullable String defaultValue, String al
     }
 
     public static ConfigKey<Optional<URI>> optionalHttpUrlKey(String name, String doc) {
-        return new ConfigKey<>(name, null, "an http:// or https:// URL", doc, t -> Optional.of(ValueParsers.httpUrl(t)),
+        return new ConfigKey<>(
+                name,
+                null,
+                "an http:// or https:// URL",
+                doc,
+                t -> Optional.of(ValueParsers.httpUrl(t)),
                 Optional.empty());
     }
 
     /** An optional {@code http://host:port} proxy. */
     public static ConfigKey<Optional<URI>> optionalProxyKey(String name, String doc) {
-        return new ConfigKey<>(name, null, "http://host:port", doc, t -> Optional.of(ValueParsers.proxyUrl(t)), Optional.empty());
+        return new ConfigKey<>(
+                name, null, "http://host:port", doc, t -> Optional.of(ValueParsers.proxyUrl(t)), Optional.empty());
     }
 
     /** One of an enum's constants, written in lower case in the file. */
     public static <E extends Enum<E>> ConfigKey<E> enumKey(String name, E defaultValue, Class<E> type, String doc) {
-        String allowed = Arrays.stream(type.getEnumConstants()).map(ConfigKey::spelling).collect(Collectors.joining(", "));
-        return new ConfigKey<>(name, spelling(defaultValue), allowed, doc, t -> {
-            for (E e : type.getEnumConstants()) {
-                if (spelling(e).equals(t.trim())) {
-                    return e;
-                }
-            }
-            throw new IllegalArgumentException("must be one of " + allowed);
-        }, null);
+        String allowed =
+                Arrays.stream(type.getEnumConstants()).map(ConfigKey::spelling).collect(Collectors.joining(", "));
+        return new ConfigKey<>(
+                name,
+                spelling(defaultValue),
+                allowed,
+                doc,
+                t -> {
+                    for (E e : type.getEnumConstants()) {
+                        if (spelling(e).equals(t.trim())) {
+                            return e;
+                        }
+                    }
+                    throw new IllegalArgumentException("must be one of " + allowed);
+                },
+                null);
     }
 
     private static String spelling(Enum<?> e) {

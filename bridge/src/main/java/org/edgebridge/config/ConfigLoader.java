@@ -42,8 +42,8 @@ import org.jspecify.annotations.Nullable;
  */
 public final class ConfigLoader {
     /** A key given twice in one map is an error, not "the last one wins". */
-    private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory())
-            .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
+    private static final ObjectMapper YAML =
+            new ObjectMapper(new YAMLFactory()).enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
     /** Environment variables that set a key: {@code EDGE_BRIDGE_} + the key, dots as '_', in capitals. */
     public static final String ENV_PREFIX = "EDGE_BRIDGE_";
 
@@ -51,6 +51,7 @@ public final class ConfigLoader {
     private final List<String> problems = new ArrayList<>();
     /** Keys the file set, with how it spelled them: a key set twice (dotted and nested) is a problem. */
     private final Map<String, String> fromFile = new LinkedHashMap<>();
+
     private @Nullable Path file;
 
     private ConfigLoader() {}
@@ -65,8 +66,8 @@ public final class ConfigLoader {
     }
 
     /** As {@link #load(Path, List, Map)}, with {@code env} in place of the process's environment. */
-    static BridgeConfig load(@Nullable Path file, List<String> sets, Map<String, String> presets,
-            Map<String, String> env) {
+    static BridgeConfig load(
+            @Nullable Path file, List<String> sets, Map<String, String> presets, Map<String, String> env) {
         ConfigLoader loader = new ConfigLoader();
         loader.raw.putAll(presets);
         if (file != null) {
@@ -92,9 +93,9 @@ public final class ConfigLoader {
         try {
             root = YAML.readTree(file.toFile());
         } catch (JacksonException e) {
-            String where = e.getLocation() == null ? "" : " at line " + e.getLocation().getLineNr();
-            Matcher dup = Pattern.compile("Duplicate field '([^']*)'")
-                    .matcher(String.valueOf(e.getOriginalMessage()));
+            String where =
+                    e.getLocation() == null ? "" : " at line " + e.getLocation().getLineNr();
+            Matcher dup = Pattern.compile("Duplicate field '([^']*)'").matcher(String.valueOf(e.getOriginalMessage()));
             if (dup.find()) {
                 throw new ConfigException("--config " + file + where + ": '" + dup.group(1)
                         + "' is given twice in the same "
@@ -152,7 +153,9 @@ public final class ConfigLoader {
             if (!variable.startsWith(ENV_PREFIX)) {
                 return;
             }
-            ConfigKey<?> key = ConfigKeys.ALL.stream().filter(k -> envName(k.name()).equals(variable)).findFirst()
+            ConfigKey<?> key = ConfigKeys.ALL.stream()
+                    .filter(k -> envName(k.name()).equals(variable))
+                    .findFirst()
                     .orElse(null);
             if (key == null) {
                 problems.add("environment " + variable + ": names no key (" + ENV_PREFIX
@@ -212,12 +215,16 @@ public final class ConfigLoader {
         }
         boolean valid = problems.isEmpty();
         Optional<String> ingestToken = valid
-                ? TokenFiles.token(INGEST_TOKEN, values.get(INGEST_TOKEN), INGEST_TOKEN_FILE,
-                        values.get(INGEST_TOKEN_FILE), problems)
+                ? TokenFiles.token(
+                        INGEST_TOKEN,
+                        values.get(INGEST_TOKEN),
+                        INGEST_TOKEN_FILE,
+                        values.get(INGEST_TOKEN_FILE),
+                        problems)
                 : Optional.<String>empty();
         Optional<String> adminToken = valid
-                ? TokenFiles.token(ADMIN_TOKEN, values.get(ADMIN_TOKEN), ADMIN_TOKEN_FILE, values.get(ADMIN_TOKEN_FILE),
-                        problems)
+                ? TokenFiles.token(
+                        ADMIN_TOKEN, values.get(ADMIN_TOKEN), ADMIN_TOKEN_FILE, values.get(ADMIN_TOKEN_FILE), problems)
                 : Optional.<String>empty();
         if (!problems.isEmpty()) {
             throw new ConfigException(problems);
@@ -227,69 +234,123 @@ public final class ConfigLoader {
 
     private static BridgeConfig assemble(Values v, Optional<String> ingestToken, Optional<String> adminToken) {
         Path dataDir = v.get(DATA_DIR);
-        Optional<TlsSettings> tls = v.get(TLS_CERT_FILE).map(cert -> new TlsSettings(
-                v.get(TLS_PORT), cert, v.get(TLS_KEY_FILE).orElseThrow(), v.get(TLS_CA_FILE), v.get(TLS_CLIENT_AUTH)));
+        Optional<TlsSettings> tls = v.get(TLS_CERT_FILE)
+                .map(cert -> new TlsSettings(
+                        v.get(TLS_PORT),
+                        cert,
+                        v.get(TLS_KEY_FILE).orElseThrow(),
+                        v.get(TLS_CA_FILE),
+                        v.get(TLS_CLIENT_AUTH)));
         BrokerSettings broker = new BrokerSettings(
                 new BrokerSettings.Listener(v.get(MQTT_HOST), v.get(MQTT_PORT), tls),
-                new BrokerSettings.Publishes(v.get(MQTT_TOPIC_PREFIX), DataSize.ofBytes(v.get(MQTT_MAX_PACKET_BYTES)),
+                new BrokerSettings.Publishes(
+                        v.get(MQTT_TOPIC_PREFIX),
+                        DataSize.ofBytes(v.get(MQTT_MAX_PACKET_BYTES)),
                         maxWaitingPublishes(v.get(INTAKE_MAX_QUEUED_BYTES), v.get(MQTT_MAX_PACKET_BYTES)),
-                        v.get(MQTT_PUBACK_AFTER_COMMIT), v.get(MQTT_MAX_COMMANDS_AWAITING_COMMIT)),
-                new BrokerSettings.Sessions(dataDir.resolve("broker"), v.get(MQTT_SESSION_QUEUE_SIZE),
-                        v.get(MQTT_SESSION_EXPIRY), v.get(MQTT_TAKEOVER_ALARM_PER_MINUTE),
-                                v.get(MQTT_THROTTLE_TAKEOVERS)),
-                new BrokerSettings.LoginSettings(v.get(AUTH_ANONYMOUS), v.get(AUTH_PASSWORD_FILE), v.get(AUTH_THREADS),
-                        new BrokerSettings.PasswordQueue(v.get(AUTH_QUEUE), dataDir.resolve("recent-logins"),
-                                v.get(AUTH_QUEUE_PER_ADDRESS)),
-                        new BrokerSettings.LoginThrottle(v.get(AUTH_FAILED_LOGINS_PER_CLIENT_ID),
-                                v.get(AUTH_FAILED_LOGINS_PER_ADDRESS)),
-                        new BrokerSettings.CertificateLogins(dataDir.resolve("certificate-devices"),
-                                v.get(AUTH_MAX_CERTIFICATE_DEVICES), v.get(AUTH_CERTIFICATE_CLIENT_IDS))),
+                        v.get(MQTT_PUBACK_AFTER_COMMIT),
+                        v.get(MQTT_MAX_COMMANDS_AWAITING_COMMIT)),
+                new BrokerSettings.Sessions(
+                        dataDir.resolve("broker"),
+                        v.get(MQTT_SESSION_QUEUE_SIZE),
+                        v.get(MQTT_SESSION_EXPIRY),
+                        v.get(MQTT_TAKEOVER_ALARM_PER_MINUTE),
+                        v.get(MQTT_THROTTLE_TAKEOVERS)),
+                new BrokerSettings.LoginSettings(
+                        v.get(AUTH_ANONYMOUS),
+                        v.get(AUTH_PASSWORD_FILE),
+                        v.get(AUTH_THREADS),
+                        new BrokerSettings.PasswordQueue(
+                                v.get(AUTH_QUEUE), dataDir.resolve("recent-logins"), v.get(AUTH_QUEUE_PER_ADDRESS)),
+                        new BrokerSettings.LoginThrottle(
+                                v.get(AUTH_FAILED_LOGINS_PER_CLIENT_ID), v.get(AUTH_FAILED_LOGINS_PER_ADDRESS)),
+                        new BrokerSettings.CertificateLogins(
+                                dataDir.resolve("certificate-devices"),
+                                v.get(AUTH_MAX_CERTIFICATE_DEVICES),
+                                v.get(AUTH_CERTIFICATE_CLIENT_IDS))),
                 new BrokerSettings.Limits(
-                        new BrokerSettings.Connections(v.get(MQTT_MAX_CONNECTIONS), v.get(MQTT_CONNECT_TIMEOUT),
+                        new BrokerSettings.Connections(
+                                v.get(MQTT_MAX_CONNECTIONS),
+                                v.get(MQTT_CONNECT_TIMEOUT),
                                 v.get(MQTT_MAX_CONNECTIONS_PER_ADDRESS),
-                                        DataSize.ofBytes(v.get(MQTT_MAX_CONNECT_BYTES)),
+                                DataSize.ofBytes(v.get(MQTT_MAX_CONNECT_BYTES)),
                                 v.get(MQTT_MAX_HELD_PACKETS)),
-                        new BrokerSettings.BeforeLogin(v.get(MQTT_MAX_CONNECTIONS_BEFORE_LOGIN),
+                        new BrokerSettings.BeforeLogin(
+                                v.get(MQTT_MAX_CONNECTIONS_BEFORE_LOGIN),
                                 v.get(MQTT_MAX_CONNECTIONS_BEFORE_LOGIN_PER_NETWORK)),
-                        new BrokerSettings.QueuedReceipts(v.get(MQTT_MAX_QUEUED_RECEIPTS),
+                        new BrokerSettings.QueuedReceipts(
+                                v.get(MQTT_MAX_QUEUED_RECEIPTS),
                                 DataSize.ofBytes(v.get(MQTT_MAX_QUEUED_RECEIPT_BYTES)),
-                                        v.get(MQTT_MAX_QUEUED_RECEIPTS_TOTAL),
+                                v.get(MQTT_MAX_QUEUED_RECEIPTS_TOTAL),
                                 DataSize.ofBytes(v.get(MQTT_MAX_QUEUED_RECEIPT_BYTES_TOTAL))),
-                        v.get(MQTT_MAX_KNOWN_DEVICES), DataSize.ofBytes(v.get(MQTT_MAX_TOPIC_BYTES))));
+                        v.get(MQTT_MAX_KNOWN_DEVICES),
+                        DataSize.ofBytes(v.get(MQTT_MAX_TOPIC_BYTES))));
         IntakeSettings intake = new IntakeSettings(
-                v.get(INTAKE_MAX_PAYLOAD_BYTES), v.get(INTAKE_MAX_BATCH), v.get(INTAKE_QUEUE_CAPACITY),
-                v.get(OUTBOX_MAX_PENDING), v.get(OUTBOX_MIN_FREE_DISK), v.get(OUTBOX_FULL_RETRY_AFTER),
-                v.get(INTAKE_MAX_QUEUED_BYTES), new JsonLimits(v.get(INTAKE_MAX_JSON_DEPTH),
-                        v.get(INTAKE_MAX_JSON_STRING_LENGTH), v.get(INTAKE_MAX_JSON_NUMBER_LENGTH)),
-                v.get(INTAKE_EXPIRY_BY_TYPE), v.get(INTAKE_MAX_EXPIRES_IN),
+                v.get(INTAKE_MAX_PAYLOAD_BYTES),
+                v.get(INTAKE_MAX_BATCH),
+                v.get(INTAKE_QUEUE_CAPACITY),
+                v.get(OUTBOX_MAX_PENDING),
+                v.get(OUTBOX_MIN_FREE_DISK),
+                v.get(OUTBOX_FULL_RETRY_AFTER),
+                v.get(INTAKE_MAX_QUEUED_BYTES),
+                new JsonLimits(
+                        v.get(INTAKE_MAX_JSON_DEPTH),
+                        v.get(INTAKE_MAX_JSON_STRING_LENGTH),
+                        v.get(INTAKE_MAX_JSON_NUMBER_LENGTH)),
+                v.get(INTAKE_EXPIRY_BY_TYPE),
+                v.get(INTAKE_MAX_EXPIRES_IN),
                 new DeviceShare(v.get(OUTBOX_MAX_PENDING_PER_DEVICE), v.get(OUTBOX_MAX_PENDING_BYTES_PER_DEVICE)));
         RetentionSettings retention = new RetentionSettings(
-                v.get(OUTBOX_RETENTION), v.get(OUTBOX_PURGE_BATCH), v.get(OUTBOX_PURGE_INTERVAL),
+                v.get(OUTBOX_RETENTION),
+                v.get(OUTBOX_PURGE_BATCH),
+                v.get(OUTBOX_PURGE_INTERVAL),
                 v.get(OUTBOX_DEVICE_RETENTION));
         ForwarderSettings forwarder = new ForwarderSettings(
-                new ForwarderSettings.Central(v.get(EDGE_ID), v.get(INGEST_URL), v.get(INGEST_PROXY),
-                        v.get(INGEST_COMPRESSION)),
-                new ForwarderSettings.Credentials(ingestToken, v.get(INGEST_CA_FILE),
+                new ForwarderSettings.Central(
+                        v.get(EDGE_ID), v.get(INGEST_URL), v.get(INGEST_PROXY), v.get(INGEST_COMPRESSION)),
+                new ForwarderSettings.Credentials(
+                        ingestToken,
+                        v.get(INGEST_CA_FILE),
                         IngestCredentials.clientCertificate(v),
                         IngestCredentials.oauth2(v)),
-                new ForwarderSettings.Batching(v.get(FORWARDER_MAX_EVENTS),
+                new ForwarderSettings.Batching(
+                        v.get(FORWARDER_MAX_EVENTS),
                         DataSize.ofBytes(v.get(FORWARDER_MAX_BYTES)),
-                        v.get(FORWARDER_LINGER), v.get(FORWARDER_EVENTS_PER_SECOND)),
-                new ForwarderSettings.Requests(v.get(FORWARDER_MAX_CONCURRENT_REQUESTS), v.get(INGEST_TIMEOUT),
-                        v.get(FORWARDER_REQUESTS_PER_SECOND), DataSize.ofBytes(v.get(INGEST_MAX_REPLY_BYTES)),
-                        new ReceiptCaps(v.get(INGEST_MAX_RECEIPT_RESULT_BYTES), v.get(INGEST_MAX_RECEIPT_MESSAGE_BYTES),
+                        v.get(FORWARDER_LINGER),
+                        v.get(FORWARDER_EVENTS_PER_SECOND)),
+                new ForwarderSettings.Requests(
+                        v.get(FORWARDER_MAX_CONCURRENT_REQUESTS),
+                        v.get(INGEST_TIMEOUT),
+                        v.get(FORWARDER_REQUESTS_PER_SECOND),
+                        DataSize.ofBytes(v.get(INGEST_MAX_REPLY_BYTES)),
+                        new ReceiptCaps(
+                                v.get(INGEST_MAX_RECEIPT_RESULT_BYTES),
+                                v.get(INGEST_MAX_RECEIPT_MESSAGE_BYTES),
                                 v.get(INGEST_MAX_RECEIPT_CODE_BYTES))),
-                new ForwarderSettings.Retries(v.get(FORWARDER_MAX_ATTEMPTS),
+                new ForwarderSettings.Retries(
+                        v.get(FORWARDER_MAX_ATTEMPTS),
                         new ForwarderSettings.Backoff(v.get(FORWARDER_BACKOFF_INITIAL), v.get(FORWARDER_BACKOFF_MAX)),
-                        v.get(FORWARDER_MAX_RETRY_AFTER), v.get(FORWARDER_MAX_SERVER_ERRORS),
+                        v.get(FORWARDER_MAX_RETRY_AFTER),
+                        v.get(FORWARDER_MAX_SERVER_ERRORS),
                         v.get(FORWARDER_AUTH_RETRY_INTERVAL)),
-                new ForwarderSettings.Breaker(v.get(FORWARDER_BREAKER_FAILURE_RATE),
-                        v.get(FORWARDER_BREAKER_OPEN_FOR)));
-        AdminSettings admin = new AdminSettings(v.get(ADMIN_HOST), v.get(ADMIN_PORT), adminToken,
+                new ForwarderSettings.Breaker(
+                        v.get(FORWARDER_BREAKER_FAILURE_RATE), v.get(FORWARDER_BREAKER_OPEN_FOR)));
+        AdminSettings admin = new AdminSettings(
+                v.get(ADMIN_HOST),
+                v.get(ADMIN_PORT),
+                adminToken,
                 AdminSettings.readsNeedToken(v.get(ADMIN_HOST), v.get(ADMIN_TOKEN_FOR_READS)));
-        return new BridgeConfig(v.get(EDGE_ID), v.get(EDGE_BEHIND_BALANCER), dataDir, broker, intake, retention,
-                forwarder, admin, v.get(SHUTDOWN_TIMEOUT), Map.copyOf(v.texts()), new ForecastSettings(dataDir,
-                        v.get(OUTBOX_MIN_FREE_DISK), v.get(StorageKeys.STORAGE_RATED_TBW)),
+        return new BridgeConfig(
+                v.get(EDGE_ID),
+                v.get(EDGE_BEHIND_BALANCER),
+                dataDir,
+                broker,
+                intake,
+                retention,
+                forwarder,
+                admin,
+                v.get(SHUTDOWN_TIMEOUT),
+                Map.copyOf(v.texts()),
+                new ForecastSettings(dataDir, v.get(OUTBOX_MIN_FREE_DISK), v.get(StorageKeys.STORAGE_RATED_TBW)),
                 new BudgetSettings(dataDir, v.get(StorageKeys.INGEST_DATA_BUDGET)));
     }
 
@@ -303,7 +364,8 @@ public final class ConfigLoader {
             return Objects.requireNonNull(key.value(texts.get(key.name())));
         }
 
-        @Nullable String text(ConfigKey<?> key) {
+        @Nullable
+        String text(ConfigKey<?> key) {
             return texts.get(key.name());
         }
     }

@@ -18,7 +18,10 @@ public final class ConfigWarnings {
 
     public static List<String> of(BridgeConfig c) {
         List<String> out = new ArrayList<>();
-        boolean certificates = c.broker().listener().tls().map(t -> t.clientAuth() != TlsSettings.ClientAuth.NONE)
+        boolean certificates = c.broker()
+                .listener()
+                .tls()
+                .map(t -> t.clientAuth() != TlsSettings.ClientAuth.NONE)
                 .orElse(false);
         if (!c.broker().login().anonymous() && c.broker().login().passwordFile().isEmpty() && !certificates) {
             out.add("auth.anonymous=false, no auth.passwordFile and no client certificates (tls.clientAuth): no device "
@@ -34,15 +37,29 @@ public final class ConfigWarnings {
                     + " characters: a token this short can be guessed; "
                     + "use at least " + MIN_ADMIN_TOKEN_LENGTH + ", e.g. openssl rand -hex 24");
         }
-        boolean anonymousWithoutCertificate = c.broker().login().anonymous() && (c.broker().listener().port() != 0
-                || c.broker().listener().tls().map(t -> t.clientAuth() == TlsSettings.ClientAuth.OPTIONAL)
-                        .orElse(false));
-        if (certificates && anonymousWithoutCertificate && c.broker().login().certificates().clientIds().isEmpty()) {
-            out.add("tls.clientAuth=" + c.broker().listener().tls().orElseThrow().clientAuth().name()
-                    .toLowerCase(java.util.Locale.ROOT)
-                    + " with auth.anonymous=true and " + (c.broker().listener().port() != 0
-                    ? "the plain listener on (mqtt.port="
-                    + c.broker().listener().port() + ")" : "certificates optional")
+        boolean anonymousWithoutCertificate = c.broker().login().anonymous()
+                && (c.broker().listener().port() != 0
+                        || c.broker()
+                                .listener()
+                                .tls()
+                                .map(t -> t.clientAuth() == TlsSettings.ClientAuth.OPTIONAL)
+                                .orElse(false));
+        if (certificates
+                && anonymousWithoutCertificate
+                && c.broker().login().certificates().clientIds().isEmpty()) {
+            out.add("tls.clientAuth="
+                    + c.broker()
+                            .listener()
+                            .tls()
+                            .orElseThrow()
+                            .clientAuth()
+                            .name()
+                            .toLowerCase(java.util.Locale.ROOT)
+                    + " with auth.anonymous=true and "
+                    + (c.broker().listener().port() != 0
+                            ? "the plain listener on (mqtt.port="
+                                    + c.broker().listener().port() + ")"
+                            : "certificates optional")
                     + ": a device that has never yet connected with "
                     + "its certificate can be impersonated by an anonymous client until it does (after that its client "
                     + "id "
@@ -50,15 +67,20 @@ public final class ConfigWarnings {
                     + "devices' ids, or auth.anonymous=false, or mqtt.port=0");
         }
         URI ingest = c.forwarder().central().url();
-        if (c.forwarder().credentials().token().isPresent() && "http".equalsIgnoreCase(ingest.getScheme())
+        if (c.forwarder().credentials().token().isPresent()
+                && "http".equalsIgnoreCase(ingest.getScheme())
                 && !LoopbackHost.is(ingest.getHost())) {
             out.add("ingest.token is sent to " + ingest + " over plain http://: anyone on the way can read it; "
                     + "use an https:// ingest.url (ingest.caFile for a private CA)");
         }
-        c.forwarder().credentials().oauth2().map(o -> o.tokenUrl()).filter(u -> "http".equalsIgnoreCase(u.getScheme())
-                && !LoopbackHost.is(u.getHost())).ifPresent(u -> out.add("ingest.oauth2.tokenUrl is " + u
+        c.forwarder()
+                .credentials()
+                .oauth2()
+                .map(o -> o.tokenUrl())
+                .filter(u -> "http".equalsIgnoreCase(u.getScheme()) && !LoopbackHost.is(u.getHost()))
+                .ifPresent(u -> out.add("ingest.oauth2.tokenUrl is " + u
                         + ", plain http://: "
-                + "the client secret and the tokens travel in clear; use the token endpoint's https:// URL"));
+                        + "the client secret and the tokens travel in clear; use the token endpoint's https:// URL"));
         out.addAll(TokenFiles.warnings(c.effective()));
         return out;
     }

@@ -25,8 +25,10 @@ final class CrossKeyChecks {
                     + "mqtt.maxQueuedReceipts (" + v.get(MQTT_MAX_QUEUED_RECEIPTS) + "), the bound of one device");
         }
         if (v.get(MQTT_MAX_QUEUED_RECEIPT_BYTES_TOTAL) < v.get(MQTT_MAX_QUEUED_RECEIPT_BYTES)) {
-            problems.add("mqtt.maxQueuedReceiptBytesTotal=" + ValueParsers.formatSize(v.get(MQTT_MAX_QUEUED_RECEIPT_BYTES_TOTAL))
-                    + ": must be at least mqtt.maxQueuedReceiptBytes (" + ValueParsers.formatSize(v.get(MQTT_MAX_QUEUED_RECEIPT_BYTES))
+            problems.add("mqtt.maxQueuedReceiptBytesTotal="
+                    + ValueParsers.formatSize(v.get(MQTT_MAX_QUEUED_RECEIPT_BYTES_TOTAL))
+                    + ": must be at least mqtt.maxQueuedReceiptBytes ("
+                    + ValueParsers.formatSize(v.get(MQTT_MAX_QUEUED_RECEIPT_BYTES))
                     + "), the bound of one device");
         }
         int maxPacket = v.get(MQTT_MAX_PACKET_BYTES);
@@ -37,28 +39,36 @@ final class CrossKeyChecks {
         }
         boolean tlsOn = v.get(TLS_CERT_FILE).isPresent();
         if (tlsOn && v.get(TLS_KEY_FILE).isEmpty()) {
-            problems.add("tls.keyFile: must be set when tls.certFile is set (the PEM private key of the server certificate)");
+            problems.add(
+                    "tls.keyFile: must be set when tls.certFile is set (the PEM private key of the server certificate)");
         }
         if (!tlsOn && v.get(TLS_KEY_FILE).isPresent()) {
             problems.add("tls.certFile: must be set when tls.keyFile is set (the PEM certificate chain)");
         }
-        for (ConfigKey<Optional<Path>> fileKey : List.of(TLS_CERT_FILE, TLS_KEY_FILE, TLS_CA_FILE, AUTH_PASSWORD_FILE,
-                INGEST_CA_FILE)) {
-            v.get(fileKey).filter(p -> !Files.isReadable(p))
+        for (ConfigKey<Optional<Path>> fileKey :
+                List.of(TLS_CERT_FILE, TLS_KEY_FILE, TLS_CA_FILE, AUTH_PASSWORD_FILE, INGEST_CA_FILE)) {
+            v.get(fileKey)
+                    .filter(p -> !Files.isReadable(p))
                     .ifPresent(p -> problems.add(fileKey.name() + "=" + p + ": no readable file there"));
         }
-        if (v.get(TLS_CLIENT_AUTH) != TlsSettings.ClientAuth.NONE && v.get(TLS_CA_FILE).isEmpty()) {
-            problems.add("tls.clientAuth=" + v.text(TLS_CLIENT_AUTH) + ": needs tls.caFile, the CA that signs device certificates");
+        if (v.get(TLS_CLIENT_AUTH) != TlsSettings.ClientAuth.NONE
+                && v.get(TLS_CA_FILE).isEmpty()) {
+            problems.add("tls.clientAuth=" + v.text(TLS_CLIENT_AUTH)
+                    + ": needs tls.caFile, the CA that signs device certificates");
         }
-        if (AdminSettings.readsNeedToken(v.get(ADMIN_HOST), v.get(ADMIN_TOKEN_FOR_READS)) && v.get(ADMIN_TOKEN).isEmpty()) {
-            problems.add("admin.host=" + v.text(ADMIN_HOST) + (LoopbackHost.is(v.get(ADMIN_HOST))
-                    ? " with admin.tokenForReads=always" : " is not a loopback address")
+        if (AdminSettings.readsNeedToken(v.get(ADMIN_HOST), v.get(ADMIN_TOKEN_FOR_READS))
+                && v.get(ADMIN_TOKEN).isEmpty()) {
+            problems.add("admin.host=" + v.text(ADMIN_HOST)
+                    + (LoopbackHost.is(v.get(ADMIN_HOST))
+                            ? " with admin.tokenForReads=always"
+                            : " is not a loopback address")
                     + ": the status, the outbox (with payloads), the devices and the metrics then need admin.token; set "
                     + "admin.token (openssl rand -hex 24), or admin.host=127.0.0.1");
         }
         int port = v.get(MQTT_PORT);
         if (port == 0 && !tlsOn) {
-            problems.add("mqtt.port=0: with no TLS listener (tls.certFile unset) no device could connect; set tls.certFile or a port");
+            problems.add(
+                    "mqtt.port=0: with no TLS listener (tls.certFile unset) no device could connect; set tls.certFile or a port");
         }
         if (tlsOn && port > 0 && port == v.get(TLS_PORT)) {
             problems.add("tls.port=" + port + ": must differ from mqtt.port");
@@ -66,8 +76,8 @@ final class CrossKeyChecks {
         Duration initial = v.get(FORWARDER_BACKOFF_INITIAL);
         Duration max = v.get(FORWARDER_BACKOFF_MAX);
         if (max.compareTo(initial) < 0) {
-            problems.add("forwarder.backoffMax=" + ValueParsers.format(max) + ": must be at least forwarder.backoffInitial ("
-                    + ValueParsers.format(initial) + ")");
+            problems.add("forwarder.backoffMax=" + ValueParsers.format(max)
+                    + ": must be at least forwarder.backoffInitial (" + ValueParsers.format(initial) + ")");
         }
     }
 }

@@ -35,9 +35,10 @@ final class IngestCredentials {
         Optional<Path> cert = v.get(INGEST_CERT_FILE);
         Optional<Path> key = v.get(INGEST_KEY_FILE);
         if (cert.isPresent() != key.isPresent()) {
-            problems.add(cert.isPresent()
-                    ? "ingest.keyFile: must be set when ingest.certFile is set (the PEM PKCS#8 private key of the client certificate)"
-                    : "ingest.certFile: must be set when ingest.keyFile is set (the PEM client certificate chain)");
+            problems.add(
+                    cert.isPresent()
+                            ? "ingest.keyFile: must be set when ingest.certFile is set (the PEM PKCS#8 private key of the client certificate)"
+                            : "ingest.certFile: must be set when ingest.keyFile is set (the PEM client certificate chain)");
             return;
         }
         if (cert.isPresent()) {
@@ -53,27 +54,34 @@ final class IngestCredentials {
     private static void checkOAuth2(ConfigLoader.Values v, List<String> problems) {
         boolean on = v.get(INGEST_OAUTH2_TOKEN_URL).isPresent();
         if (!on) {
-            for (ConfigKey<?> k : List.of(INGEST_OAUTH2_CLIENT_ID, INGEST_OAUTH2_CLIENT_SECRET_FILE, INGEST_OAUTH2_SCOPE,
+            for (ConfigKey<?> k : List.of(
+                    INGEST_OAUTH2_CLIENT_ID,
+                    INGEST_OAUTH2_CLIENT_SECRET_FILE,
+                    INGEST_OAUTH2_SCOPE,
                     INGEST_OAUTH2_AUDIENCE)) {
                 if (v.text(k) != null) {
-                    problems.add("ingest.oauth2.tokenUrl: must be set when " + k.name() + " is set (the OAuth2 token endpoint)");
+                    problems.add("ingest.oauth2.tokenUrl: must be set when " + k.name()
+                            + " is set (the OAuth2 token endpoint)");
                 }
             }
             return;
         }
         for (ConfigKey<?> fixed : List.of(INGEST_TOKEN, INGEST_TOKEN_FILE)) {
             if (v.text(fixed) != null) {
-                problems.add("ingest.oauth2.tokenUrl and " + fixed.name() + ": both are set; keep one (with ingest.oauth2.* "
-                        + "the bearer token comes from the token endpoint)");
+                problems.add(
+                        "ingest.oauth2.tokenUrl and " + fixed.name() + ": both are set; keep one (with ingest.oauth2.* "
+                                + "the bearer token comes from the token endpoint)");
             }
         }
         if (v.get(INGEST_OAUTH2_CLIENT_ID).isEmpty()) {
-            problems.add("ingest.oauth2.clientId: must be set when ingest.oauth2.tokenUrl is set (the bridge's client id there)");
+            problems.add(
+                    "ingest.oauth2.clientId: must be set when ingest.oauth2.tokenUrl is set (the bridge's client id there)");
         }
         Optional<Path> secret = v.get(INGEST_OAUTH2_CLIENT_SECRET_FILE);
         if (secret.isEmpty()) {
-            problems.add("ingest.oauth2.clientSecretFile: must be set when ingest.oauth2.tokenUrl is set (an owner-only "
-                    + "file holding the client secret; the secret itself is never in the YAML)");
+            problems.add(
+                    "ingest.oauth2.clientSecretFile: must be set when ingest.oauth2.tokenUrl is set (an owner-only "
+                            + "file holding the client secret; the secret itself is never in the YAML)");
             return;
         }
         try {
@@ -84,13 +92,19 @@ final class IngestCredentials {
     }
 
     static Optional<OAuth2Settings> oauth2(ConfigLoader.Values v) {
-        return v.get(INGEST_OAUTH2_TOKEN_URL).map(url -> new OAuth2Settings(url, v.get(INGEST_OAUTH2_CLIENT_ID).orElseThrow(),
-                v.get(INGEST_OAUTH2_CLIENT_SECRET_FILE).orElseThrow(), v.get(INGEST_OAUTH2_SCOPE),
-                v.get(INGEST_OAUTH2_AUDIENCE), v.get(INGEST_OAUTH2_CLIENT_AUTH)));
+        return v.get(INGEST_OAUTH2_TOKEN_URL)
+                .map(url -> new OAuth2Settings(
+                        url,
+                        v.get(INGEST_OAUTH2_CLIENT_ID).orElseThrow(),
+                        v.get(INGEST_OAUTH2_CLIENT_SECRET_FILE).orElseThrow(),
+                        v.get(INGEST_OAUTH2_SCOPE),
+                        v.get(INGEST_OAUTH2_AUDIENCE),
+                        v.get(INGEST_OAUTH2_CLIENT_AUTH)));
     }
 
     static Optional<ClientCertificateSettings> clientCertificate(ConfigLoader.Values v) {
-        return v.get(INGEST_CERT_FILE).map(cert -> new ClientCertificateSettings(cert, v.get(INGEST_KEY_FILE).orElseThrow(),
-                v.get(INGEST_CERT_EXPIRY_WARNING)));
+        return v.get(INGEST_CERT_FILE)
+                .map(cert -> new ClientCertificateSettings(
+                        cert, v.get(INGEST_KEY_FILE).orElseThrow(), v.get(INGEST_CERT_EXPIRY_WARNING)));
     }
 }

@@ -10,16 +10,24 @@ import java.util.Optional;
 public final class StorageKeys {
     private static final BigDecimal TERABYTE = BigDecimal.TEN.pow(12);
 
-    public static final ConfigKey<Optional<Long>> STORAGE_RATED_TBW = new ConfigKey<>("storage.ratedTbw", null,
-            "terabytes, 0.001-100000", "the data dir's disk's rated endurance in terabytes written (TBW, from its data "
-            + "sheet; 1 TB = 10^12 bytes): turns the forecast's writes per day into days of life left "
-            + "(edgebridge_storage_life_left_seconds); unset: no life forecast", StorageKeys::terabytes,
+    public static final ConfigKey<Optional<Long>> STORAGE_RATED_TBW = new ConfigKey<>(
+            "storage.ratedTbw",
+            null,
+            "terabytes, 0.001-100000",
+            "the data dir's disk's rated endurance in terabytes written (TBW, from its data "
+                    + "sheet; 1 TB = 10^12 bytes): turns the forecast's writes per day into days of life left "
+                    + "(edgebridge_storage_life_left_seconds); unset: no life forecast",
+            StorageKeys::terabytes,
             Optional.empty());
 
-    public static final ConfigKey<Optional<Long>> INGEST_DATA_BUDGET = new ConfigKey<>("ingest.dataBudget", null,
-            "1MiB or more", "bytes to and from central a calendar month (UTC), for a metered "
-            + "link: alarms from 80 % and 100 %, nothing held back (docs/install.md, 'The data budget'); unset: none",
-            t -> Optional.of(ValueParsers.size(t, 1024 * 1024, ValueParsers.NO_LIMIT)), Optional.empty());
+    public static final ConfigKey<Optional<Long>> INGEST_DATA_BUDGET = new ConfigKey<>(
+            "ingest.dataBudget",
+            null,
+            "1MiB or more",
+            "bytes to and from central a calendar month (UTC), for a metered "
+                    + "link: alarms from 80 % and 100 %, nothing held back (docs/install.md, 'The data budget'); unset: none",
+            t -> Optional.of(ValueParsers.size(t, 1024 * 1024, ValueParsers.NO_LIMIT)),
+            Optional.empty());
 
     private StorageKeys() {}
 

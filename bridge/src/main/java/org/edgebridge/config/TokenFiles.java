@@ -1,6 +1,5 @@
 package org.edgebridge.config;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -21,7 +20,11 @@ public final class TokenFiles {
      * The token given inline or in its file (never both), read once here; a problem, added to {@code problems},
      * names the key and the path.
      */
-    static Optional<String> token(ConfigKey<?> inlineKey, Optional<String> inline, ConfigKey<?> fileKey, Optional<Path> file,
+    static Optional<String> token(
+            ConfigKey<?> inlineKey,
+            Optional<String> inline,
+            ConfigKey<?> fileKey,
+            Optional<Path> file,
             List<String> problems) {
         if (file.isEmpty()) {
             return inline;
@@ -43,7 +46,10 @@ public final class TokenFiles {
     public static List<String> warnings(Map<String, String> effective) {
         List<String> out = new ArrayList<>();
         for (String fileKey : List.of(IngestKeys.INGEST_TOKEN_FILE.name(), ConfigKeys.ADMIN_TOKEN_FILE.name())) {
-            Optional.ofNullable(effective.get(fileKey)).map(Path::of).flatMap(p -> looseness(fileKey, p)).ifPresent(out::add);
+            Optional.ofNullable(effective.get(fileKey))
+                    .map(Path::of)
+                    .flatMap(p -> looseness(fileKey, p))
+                    .ifPresent(out::add);
         }
         return out;
     }
@@ -55,8 +61,8 @@ public final class TokenFiles {
 
     /** A warning when others than the file's owner may read {@code path}; empty when they may not or it cannot tell. */
     static Optional<String> looseness(String key, Path path) {
-        return OwnerOnlyFiles.otherReaders(path).map(who -> key + "=" + path + ": readable by " + who + "; "
-                + OwnerOnlyFiles.FIX);
+        return OwnerOnlyFiles.otherReaders(path)
+                .map(who -> key + "=" + path + ": readable by " + who + "; " + OwnerOnlyFiles.FIX);
     }
 
     /**

@@ -51,7 +51,8 @@ final class ValueParsers {
         try {
             Integer.parseInt(raw.trim());
         } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("must be a whole number from " + min + " to 65535, or any (any free port)");
+            throw new IllegalArgumentException(
+                    "must be a whole number from " + min + " to 65535, or any (any free port)");
         }
         return integer(raw, min, 65535);
     }
@@ -139,9 +140,15 @@ final class ValueParsers {
                 + "goes through it with CONNECT)";
         try {
             URI uri = new URI(raw.trim());
-            boolean bare = uri.getRawPath() == null || uri.getRawPath().isEmpty() || uri.getRawPath().equals("/");
-            if (!"http".equals(uri.getScheme()) || uri.getHost() == null || uri.getPort() < 1 || !bare
-                    || uri.getRawUserInfo() != null || uri.getRawQuery() != null) {
+            boolean bare = uri.getRawPath() == null
+                    || uri.getRawPath().isEmpty()
+                    || uri.getRawPath().equals("/");
+            if (!"http".equals(uri.getScheme())
+                    || uri.getHost() == null
+                    || uri.getPort() < 1
+                    || !bare
+                    || uri.getRawUserInfo() != null
+                    || uri.getRawQuery() != null) {
                 throw new IllegalArgumentException(rule);
             }
             return uri;

@@ -51,14 +51,23 @@ public final class DiskForecast implements AutoCloseable {
 
     /** Takes the first sample now and one every {@link #INTERVAL}. */
     public void start() {
-        timer.scheduleAtFixedRate(GuardedRuns.of(this::sample, LOG, "disk forecast sample failed (the forecast skips one)"),
-                0, INTERVAL.toMillis(), TimeUnit.MILLISECONDS);
+        timer.scheduleAtFixedRate(
+                GuardedRuns.of(this::sample, LOG, "disk forecast sample failed (the forecast skips one)"),
+                0,
+                INTERVAL.toMillis(),
+                TimeUnit.MILLISECONDS);
     }
 
     /** One sample now (the sampler calls it every {@link #INTERVAL}; tests call it by hand). */
     public void sample() {
-        Forecast.Sample s = new Forecast.Sample(clock.instant(), sources.stored().getAsLong(), sources.finals().getAsLong(),
-                sources.open().getAsLong(), sources.rows().getAsLong(), outboxBytes(), freeBytes(),
+        Forecast.Sample s = new Forecast.Sample(
+                clock.instant(),
+                sources.stored().getAsLong(),
+                sources.finals().getAsLong(),
+                sources.open().getAsLong(),
+                sources.rows().getAsLong(),
+                outboxBytes(),
+                freeBytes(),
                 ProcessIo.writeBytes().orElse(-1));
         synchronized (this) {
             samples.addLast(s);

@@ -29,10 +29,23 @@ import org.jspecify.annotations.Nullable;
  * @param lifeDaysLeft how many days the rated endurance lasts at {@code writeBytesPerDay} (wear done before not
  *     counted: see docs/install.md)
  */
-public record Forecast(Instant at, double windowSeconds, long open, long rows, long outboxBytes, long freeBytes,
-        long roomBytes, @Nullable Double intakePerSecond, @Nullable Double egressPerSecond, @Nullable Double bytesPerRow,
-        @Nullable Double secondsUntilFull, @Nullable Double secondsToDrain, @Nullable Long writeBytesTotal,
-        @Nullable Double writeBytesPerCommand, @Nullable Double writeBytesPerDay, @Nullable Long ratedTbwBytes,
+public record Forecast(
+        Instant at,
+        double windowSeconds,
+        long open,
+        long rows,
+        long outboxBytes,
+        long freeBytes,
+        long roomBytes,
+        @Nullable Double intakePerSecond,
+        @Nullable Double egressPerSecond,
+        @Nullable Double bytesPerRow,
+        @Nullable Double secondsUntilFull,
+        @Nullable Double secondsToDrain,
+        @Nullable Long writeBytesTotal,
+        @Nullable Double writeBytesPerCommand,
+        @Nullable Double writeBytesPerDay,
+        @Nullable Long ratedTbwBytes,
         @Nullable Double lifeDaysLeft) {
 
     /**
@@ -40,7 +53,14 @@ public record Forecast(Instant at, double windowSeconds, long open, long rows, l
      *
      * @param writeBytes {@code /proc/self/io} write_bytes, or -1 when there is none
      */
-    record Sample(Instant at, long stored, long finals, long open, long rows, long outboxBytes, long freeBytes,
+    record Sample(
+            Instant at,
+            long stored,
+            long finals,
+            long open,
+            long rows,
+            long outboxBytes,
+            long freeBytes,
             long writeBytes) {}
 
     static Forecast of(Sample first, Sample last, ForecastSettings settings) {
@@ -71,8 +91,23 @@ public record Forecast(Instant at, double windowSeconds, long open, long rows, l
         }
         Long rated = settings.ratedTbwBytes().orElse(null);
         Double life = rated != null && perDay != null && perDay > 0 ? rated / perDay : null;
-        return new Forecast(last.at(), seconds, last.open(), last.rows(), last.outboxBytes(), last.freeBytes(), room, intake,
-                egress, bytesPerRow, untilFull, toDrain, last.writeBytes() >= 0 ? last.writeBytes() : null, perCommand, perDay,
-                rated, life);
+        return new Forecast(
+                last.at(),
+                seconds,
+                last.open(),
+                last.rows(),
+                last.outboxBytes(),
+                last.freeBytes(),
+                room,
+                intake,
+                egress,
+                bytesPerRow,
+                untilFull,
+                toDrain,
+                last.writeBytes() >= 0 ? last.writeBytes() : null,
+                perCommand,
+                perDay,
+                rated,
+                life);
     }
 }

@@ -29,7 +29,8 @@ final class ProcessIo {
         for (String line : io.split("\n")) {
             if (line.startsWith("write_bytes:")) {
                 try {
-                    return OptionalLong.of(Long.parseLong(line.substring("write_bytes:".length()).trim()));
+                    return OptionalLong.of(Long.parseLong(
+                            line.substring("write_bytes:".length()).trim()));
                 } catch (NumberFormatException e) {
                     return OptionalLong.empty();
                 }

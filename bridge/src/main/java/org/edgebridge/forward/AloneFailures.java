@@ -35,11 +35,14 @@ final class AloneFailures {
         this.backoff = backoff;
     }
 
-
     /** A proven failure of {@code e} alone: pending again after its backoff, or at the limit parked (or rejected). */
     Settlement settle(ClaimedEvent e, RequestOutcome.Failed failed, Instant now) {
-        return settle(e, failed.parkCode(), failed.cause().rejectsAtLimit(),
-                "central failed on this event while it answered others (" + failed.reason() + ")", now);
+        return settle(
+                e,
+                failed.parkCode(),
+                failed.cause().rejectsAtLimit(),
+                "central failed on this event while it answered others (" + failed.reason() + ")",
+                now);
     }
 
     /**
@@ -49,22 +52,41 @@ final class AloneFailures {
     Settlement settle(ClaimedEvent e, @Nullable String parkCode, boolean rejectAtLimit, String why, Instant now) {
         int n = e.centralFailures() + 1;
         int limit = Math.max(maxServerErrors, failuresToPark.getAsInt());
-        String of = limit == maxServerErrors ? "forwarder.maxServerErrors=" + limit
+        String of = limit == maxServerErrors
+                ? "forwarder.maxServerErrors=" + limit
                 : limit + " (forwarder.maxServerErrors=" + maxServerErrors
                         + ", more while central fails other requests too)";
         if (n >= limit && rejectAtLimit) {
-            LOG.warn("event {} of {} rejected ({}): {} {} times ({})", e.commandId(), e.clientId(), parkCode, why, n,
+            LOG.warn(
+                    "event {} of {} rejected ({}): {} {} times ({})",
+                    e.commandId(),
+                    e.clientId(),
+                    parkCode,
+                    why,
+                    n,
                     of);
-            return new Settlement.Final(e.id(), CommandState.REJECTED, parkCode,
-                    why + " " + n + " times (" + of + ")", null);
+            return new Settlement.Final(
+                    e.id(), CommandState.REJECTED, parkCode, why + " " + n + " times (" + of + ")", null);
         }
         if (n >= limit) {
-            LOG.warn("event {} of {} parked ({}): {} {} times ({}); every other event goes on",
-                    e.commandId(), e.clientId(), parkCode, why, n, of);
+            LOG.warn(
+                    "event {} of {} parked ({}): {} {} times ({}); every other event goes on",
+                    e.commandId(),
+                    e.clientId(),
+                    parkCode,
+                    why,
+                    n,
+                    of);
             return new Settlement.Park(e.id(), parkCode, why + " " + n + " times (" + of + ")");
         }
-        LOG.warn("event {} of {}: {} ({} of {} before it is parked as {}); held back",
-                e.commandId(), e.clientId(), why, n, of, parkCode);
+        LOG.warn(
+                "event {} of {}: {} ({} of {} before it is parked as {}); held back",
+                e.commandId(),
+                e.clientId(),
+                why,
+                n,
+                of,
+                parkCode);
         return new Settlement.FailedAlone(e.id(), now.plus(backoff.apply(n)), why + " (" + n + " of " + of + ")");
     }
 }

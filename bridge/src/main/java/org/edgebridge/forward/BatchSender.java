@@ -39,10 +39,15 @@ final class BatchSender {
         if (reachedCentral(outcome)) {
             eventsSent.addAndGet(events.size());
         }
-        long missing = outcome instanceof RequestOutcome.Answered a ? a.count(ReceiptCheck.Violation.MISSING)
+        long missing = outcome instanceof RequestOutcome.Answered a
+                ? a.count(ReceiptCheck.Violation.MISSING)
                 : outcome instanceof RequestOutcome.Failed f && f.cause() == RequestOutcome.Cause.NO_RECEIPTS
-                ? (f.problems().isEmpty() ? events.size()
-                        : f.problems().stream().filter(p -> p.kind() == ReceiptCheck.Violation.MISSING).count()) : 0;
+                        ? (f.problems().isEmpty()
+                                ? events.size()
+                                : f.problems().stream()
+                                        .filter(p -> p.kind() == ReceiptCheck.Violation.MISSING)
+                                        .count())
+                        : 0;
         if (missing > 0) {
             missingReceipts.addAndGet(missing);
             lastMissingReceiptAt = clock.instant();
@@ -52,7 +57,8 @@ final class BatchSender {
 
     /** Whether central received the request: it answered with an HTTP status (a timeout may or may not have). */
     private static boolean reachedCentral(RequestOutcome outcome) {
-        return outcome instanceof RequestOutcome.Answered || outcome instanceof RequestOutcome.Throttled
+        return outcome instanceof RequestOutcome.Answered
+                || outcome instanceof RequestOutcome.Throttled
                 || outcome instanceof RequestOutcome.Refused
                 || outcome instanceof RequestOutcome.Failed f && f.answeredWithStatus();
     }

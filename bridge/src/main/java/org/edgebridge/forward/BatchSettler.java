@@ -28,8 +28,8 @@ final class BatchSettler {
     private final UnsettledAnswers unsettled = new UnsettledAnswers();
     private final AtomicLong parked = new AtomicLong();
 
-    BatchSettler(ForwarderSettings settings, ForwarderOutbox outbox, FinalReceipts finalReceipts,
-            Suspicions suspicions) {
+    BatchSettler(
+            ForwarderSettings settings, ForwarderOutbox outbox, FinalReceipts finalReceipts, Suspicions suspicions) {
         this.settings = settings;
         this.outbox = outbox;
         this.finalReceipts = finalReceipts;
@@ -38,7 +38,10 @@ final class BatchSettler {
 
     /** Commits central's answer to {@code request} (its id, HTTP status and duration go into the events' timelines). */
     void settle(SentRequest request, List<Settlement> settlements) {
-        commit(request, settlements, () -> outbox.settle(request, settlements, settings.retries().maxAttempts()));
+        commit(
+                request,
+                settlements,
+                () -> outbox.settle(request, settlements, settings.retries().maxAttempts()));
     }
 
     /**
@@ -51,21 +54,26 @@ final class BatchSettler {
             settle(request, settlements);
             return;
         }
-        commit(request, settlements, () -> outbox.settleAndClaim(request, settlements, settings.retries().maxAttempts(),
-                next.get()))
+        commit(
+                        request,
+                        settlements,
+                        () -> outbox.settleAndClaim(
+                                request, settlements, settings.retries().maxAttempts(), next.get()))
                 .ifPresent(result -> ahead.add(next.get(), result.claimed()));
     }
 
     /** @return what the settle did, or empty when it could not be committed and the answer is kept */
-    private Optional<ForwarderOutbox.SettleResult> commit(SentRequest request, List<Settlement> settlements,
-            Supplier<ForwarderOutbox.SettleResult> settle) {
+    private Optional<ForwarderOutbox.SettleResult> commit(
+            SentRequest request, List<Settlement> settlements, Supplier<ForwarderOutbox.SettleResult> settle) {
         ForwarderOutbox.SettleResult result;
         try {
             result = settle.get();
         } catch (RuntimeException e) {
-            LOG.warn("could not commit central's answer for {} events ({}); kept, committed before anything new is "
-                    + "sent",
-                    settlements.size(), e.getMessage());
+            LOG.warn(
+                    "could not commit central's answer for {} events ({}); kept, committed before anything new is "
+                            + "sent",
+                    settlements.size(),
+                    e.getMessage());
             unsettled.keep(request, settlements);
             return Optional.empty();
         }
@@ -98,19 +106,27 @@ final class BatchSettler {
 
     /** Commits the answers kept by {@link #settle}. @return true when none is left */
     boolean settleKept() {
-        return unsettled.commitAll(answer -> {
-            ForwarderOutbox.SettleResult result = outbox.settle(answer.request(), answer.settlements(),
-                    settings.retries().maxAttempts());
-            LOG.info("committed a kept answer of central for {} events", answer.settlements().size());
-            return result;
-        }, this::applied);
+        return unsettled.commitAll(
+                answer -> {
+                    ForwarderOutbox.SettleResult result = outbox.settle(
+                            answer.request(),
+                            answer.settlements(),
+                            settings.retries().maxAttempts());
+                    LOG.info(
+                            "committed a kept answer of central for {} events",
+                            answer.settlements().size());
+                    return result;
+                },
+                this::applied);
     }
 
     private void applied(ForwarderOutbox.SettleResult result) {
         if (result.parked() > 0) {
             parked.addAndGet(result.parked());
-            LOG.warn("{} commands parked (after {} retry_later answers from central, or {} rounds in which central "
-                    + "failed on them alone); an admin must requeue or reject them", result.parked(),
+            LOG.warn(
+                    "{} commands parked (after {} retry_later answers from central, or {} rounds in which central "
+                            + "failed on them alone); an admin must requeue or reject them",
+                    result.parked(),
                     settings.retries().maxAttempts(),
                     settings.retries().maxServerErrors());
         }

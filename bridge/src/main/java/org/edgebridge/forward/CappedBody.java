@@ -37,7 +37,8 @@ final class CappedBody implements HttpResponse.BodySubscriber<byte[]> {
 
     /** A body handler that caps every body at {@code maxBytes}. */
     static HttpResponse.BodyHandler<byte[]> handler(int maxBytes) {
-        return info -> new CappedBody(maxBytes, info.headers().firstValueAsLong("Content-Length").orElse(-1));
+        return info -> new CappedBody(
+                maxBytes, info.headers().firstValueAsLong("Content-Length").orElse(-1));
     }
 
     @Override
@@ -49,8 +50,8 @@ final class CappedBody implements HttpResponse.BodySubscriber<byte[]> {
     public void onSubscribe(Flow.Subscription s) {
         subscription = s;
         if (declaredBytes > maxBytes) {
-            fail("central's reply declares " + declaredBytes + " bytes (Content-Length), more than ingest.maxReplyBytes ("
-                    + maxBytes + "); not read");
+            fail("central's reply declares " + declaredBytes
+                    + " bytes (Content-Length), more than ingest.maxReplyBytes (" + maxBytes + "); not read");
             return;
         }
         s.request(Long.MAX_VALUE);
@@ -64,7 +65,8 @@ final class CappedBody implements HttpResponse.BodySubscriber<byte[]> {
         try {
             for (ByteBuffer b : buffers) {
                 if ((long) bytes.size() + b.remaining() > maxBytes) {
-                    fail("central's reply is longer than ingest.maxReplyBytes (" + maxBytes + " bytes); the rest was not read");
+                    fail("central's reply is longer than ingest.maxReplyBytes (" + maxBytes
+                            + " bytes); the rest was not read");
                     return;
                 }
                 byte[] chunk = new byte[b.remaining()];

@@ -3,7 +3,6 @@ package org.edgebridge.forward;
 import java.util.Optional;
 import org.edgebridge.forward.auth.OAuth2Tokens;
 import org.edgebridge.forward.auth.TokenStatus;
-import org.edgebridge.forward.auth.TokenUnavailable;
 
 /**
  * The {@code Authorization: Bearer} of the requests to central: none, {@code ingest.token} (or its file), or a token

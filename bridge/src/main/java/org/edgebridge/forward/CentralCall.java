@@ -1,8 +1,8 @@
 package org.edgebridge.forward;
 
 import io.github.resilience4j.circuitbreaker.CallNotPermittedException;
-import java.util.List;
 import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
@@ -47,8 +47,15 @@ final class CentralCall {
     private final CentralAuthorization authorization;
 
     /** @param wire the bytes on the wire to central, counted per device as well (the data budget) */
-    CentralCall(ForwarderSettings settings, CentralGuards guards, IngestPort client, ReplyClassifier classifier,
-            ReceiptViolations violations, RequestFigures figures, CentralAuthorization authorization, WireBytes wire) {
+    CentralCall(
+            ForwarderSettings settings,
+            CentralGuards guards,
+            IngestPort client,
+            ReplyClassifier classifier,
+            ReceiptViolations violations,
+            RequestFigures figures,
+            CentralAuthorization authorization,
+            WireBytes wire) {
         this.wire = wire;
         this.settings = settings;
         this.authorization = authorization;
@@ -91,14 +98,18 @@ final class CentralCall {
      * @param failures which failures the circuit breaker records
      * @return the outcome; {@link RequestOutcome.NotPermitted} when the circuit breaker refused the call
      */
-    RequestOutcome send(String batchId, List<ClaimedEvent> events, ForwarderLoop.Sleeper rateLimitWait,
-            Failures failures) {
+    RequestOutcome send(
+            String batchId, List<ClaimedEvent> events, ForwarderLoop.Sleeper rateLimitWait, Failures failures) {
         return send(batchId, events, List.of(), rateLimitWait, failures);
     }
 
     /** {@link #send} of events and of commands that expired here, which central is told of (docs/protocol.md §2.1). */
-    RequestOutcome send(String batchId, List<ClaimedEvent> events, List<Expiries.Expired> expired,
-            ForwarderLoop.Sleeper rateLimitWait, Failures failures) {
+    RequestOutcome send(
+            String batchId,
+            List<ClaimedEvent> events,
+            List<Expiries.Expired> expired,
+            ForwarderLoop.Sleeper rateLimitWait,
+            Failures failures) {
         return exchange(batchId, events, expired, rateLimitWait, failures).outcome();
     }
 
@@ -107,8 +118,12 @@ final class CentralCall {
         return exchange(batchId, events, List.of(), rateLimitWait, failures);
     }
 
-    private Done exchange(String batchId, List<ClaimedEvent> events, List<Expiries.Expired> expired,
-            ForwarderLoop.Sleeper rateLimitWait, Failures failures) {
+    private Done exchange(
+            String batchId,
+            List<ClaimedEvent> events,
+            List<Expiries.Expired> expired,
+            ForwarderLoop.Sleeper rateLimitWait,
+            Failures failures) {
         SentRequest unsent = SentRequest.unmeasured(batchId);
         long wait = guards.reserve(events.size());
         if (wait > 0) {
@@ -119,7 +134,8 @@ final class CentralCall {
         try {
             bearer = authorization.bearer();
         } catch (TokenUnavailable e) {
-            return new Done(new RequestOutcome.NoToken(Objects.requireNonNull(e.getMessage()), e.failuresInARow()), unsent);
+            return new Done(
+                    new RequestOutcome.NoToken(Objects.requireNonNull(e.getMessage()), e.failuresInARow()), unsent);
         }
         Sent sent;
         try {
@@ -139,13 +155,20 @@ final class CentralCall {
                     violations.record(answered.problems(), events.size());
                 } else if (answer.outcome() instanceof RequestOutcome.Failed f
                         && f.cause() == RequestOutcome.Cause.NO_RECEIPTS) {
-                    violations.record(!f.problems().isEmpty() ? f.problems()
-                            : events.stream().map(e -> new ReceiptCheck.Problem(
-                            ReceiptCheck.Violation.MISSING, e.id(), f.reason())).toList(), events.size());
+                    violations.record(
+                            !f.problems().isEmpty()
+                                    ? f.problems()
+                                    : events.stream()
+                                            .map(e -> new ReceiptCheck.Problem(
+                                                    ReceiptCheck.Violation.MISSING, e.id(), f.reason()))
+                                            .toList(),
+                            events.size());
                 }
-                if (answer.isFailure() && (failures == Failures.IGNORED
-                        || failures == Failures.ONE_EVENT_FAILURES_DEFERRED
-                        && answer.outcome() instanceof RequestOutcome.Failed f && f.mayBeOneEvent())) {
+                if (answer.isFailure()
+                        && (failures == Failures.IGNORED
+                                || failures == Failures.ONE_EVENT_FAILURES_DEFERRED
+                                        && answer.outcome() instanceof RequestOutcome.Failed f
+                                        && f.mayBeOneEvent())) {
                     throw new IgnoredFailure(answer);
                 }
                 return answer;
@@ -153,7 +176,9 @@ final class CentralCall {
         } catch (IgnoredFailure e) {
             sent = e.sent;
         } catch (CallNotPermittedException e) {
-            return new Done(new RequestOutcome.NotPermitted("circuit breaker " + guards.breaker.getState().name().toLowerCase()),
+            return new Done(
+                    new RequestOutcome.NotPermitted("circuit breaker "
+                            + guards.breaker.getState().name().toLowerCase()),
                     unsent);
         }
         return new Done(sent.outcome(), new SentRequest(batchId, sent.reply().status(), sent.tookMs()));
@@ -168,8 +193,8 @@ final class CentralCall {
             return authorization.bearer();
         } catch (TokenUnavailable e) {
             String reason = Objects.requireNonNull(e.getMessage()); // TokenUnavailable always has its reason
-            throw new IgnoredFailure(new Sent(IngestReply.transportFailure(reason),
-                    new RequestOutcome.NoToken(reason, e.failuresInARow())));
+            throw new IgnoredFailure(new Sent(
+                    IngestReply.transportFailure(reason), new RequestOutcome.NoToken(reason, e.failuresInARow())));
         }
     }
 

@@ -28,6 +28,7 @@ final class CentralFailureRate {
     static final double HEALTHY_SHARE = 0.05;
     /** The prior: as if central had answered ten requests and failed half of one (the healthy share). */
     private static final double PRIOR_REQUESTS = 10;
+
     private static final double PRIOR_FAILURES = 0.5;
     /** Beyond this share central is failing, not one event; it also bounds the failures asked for. */
     private static final double MAX_SHARE = 0.95;

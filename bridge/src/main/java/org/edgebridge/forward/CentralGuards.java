@@ -28,29 +28,36 @@ final class CentralGuards {
 
     /** @param clock the circuit breaker's: how long it has been open ({@link ForwarderPolicy} half-opens it) */
     CentralGuards(ForwarderSettings settings, Clock clock) {
-        this.breaker = breakers.circuitBreaker("central", CircuitBreakerConfig.custom()
-                .slidingWindowType(CircuitBreakerConfig.SlidingWindowType.COUNT_BASED)
-                .slidingWindowSize(20)
-                .minimumNumberOfCalls(5)
-                .failureRateThreshold(settings.breaker().failureRate())
-                .slowCallDurationThreshold(settings.requests().timeout())
-                .slowCallRateThreshold(100)
-                .waitDurationInOpenState(settings.breaker().openFor())
-                .permittedNumberOfCallsInHalfOpenState(1)
-                // the breaker owns its permit: calls go through executeSupplier, which records each result
-                // (CentralCall.Sent) as a failure or a success and releases the permit whatever happens
-                .recordResult(result -> result instanceof CentralCall.Sent sent && sent.isFailure())
-                .ignoreExceptions(CentralCall.IgnoredFailure.class)
-                // OPEN turns HALF_OPEN when ForwarderPolicy sees breakerOpenFor passed on this clock, before it
-                // claims anything: the forwarder sees OPEN and waits without claiming
-                .clock(clock)
-                .build());
+        this.breaker = breakers.circuitBreaker(
+                "central",
+                CircuitBreakerConfig.custom()
+                        .slidingWindowType(CircuitBreakerConfig.SlidingWindowType.COUNT_BASED)
+                        .slidingWindowSize(20)
+                        .minimumNumberOfCalls(5)
+                        .failureRateThreshold(settings.breaker().failureRate())
+                        .slowCallDurationThreshold(settings.requests().timeout())
+                        .slowCallRateThreshold(100)
+                        .waitDurationInOpenState(settings.breaker().openFor())
+                        .permittedNumberOfCallsInHalfOpenState(1)
+                        // the breaker owns its permit: calls go through executeSupplier, which records each result
+                        // (CentralCall.Sent) as a failure or a success and releases the permit whatever happens
+                        .recordResult(result -> result instanceof CentralCall.Sent sent && sent.isFailure())
+                        .ignoreExceptions(CentralCall.IgnoredFailure.class)
+                        // OPEN turns HALF_OPEN when ForwarderPolicy sees breakerOpenFor passed on this clock, before it
+                        // claims anything: the forwarder sees OPEN and waits without claiming
+                        .clock(clock)
+                        .build());
         this.requests = evenlySpaced("central-requests", settings.requests().perSecond());
-        this.events = limiter("central-events", settings.batching().eventsPerSecond(), settings.batching().limit());
-        this.bulkhead = bulkheads.bulkhead("central", BulkheadConfig.custom()
-                .maxConcurrentCalls(settings.requests().maxConcurrent())
-                .maxWaitDuration(Duration.ZERO)
-                .build());
+        this.events = limiter(
+                "central-events",
+                settings.batching().eventsPerSecond(),
+                settings.batching().limit());
+        this.bulkhead = bulkheads.bulkhead(
+                "central",
+                BulkheadConfig.custom()
+                        .maxConcurrentCalls(settings.requests().maxConcurrent())
+                        .maxWaitDuration(Duration.ZERO)
+                        .build());
     }
 
     /**
@@ -60,11 +67,13 @@ final class CentralGuards {
      * publish → final goes".)
      */
     private AtomicRateLimiter evenlySpaced(String name, int perSecond) {
-        return (AtomicRateLimiter) limiters.rateLimiter(name, RateLimiterConfig.custom()
-                .limitForPeriod(1)
-                .limitRefreshPeriod(Duration.ofNanos(1_000_000_000L / perSecond))
-                .timeoutDuration(Duration.ofDays(1))
-                .build());
+        return (AtomicRateLimiter) limiters.rateLimiter(
+                name,
+                RateLimiterConfig.custom()
+                        .limitForPeriod(1)
+                        .limitRefreshPeriod(Duration.ofNanos(1_000_000_000L / perSecond))
+                        .timeoutDuration(Duration.ofDays(1))
+                        .build());
     }
 
     /**
@@ -92,11 +101,13 @@ final class CentralGuards {
     private RateLimiter limiter(String name, int perSecond, int batchLimit) {
         int perRefresh = Math.max((perSecond + 9) / 10, Math.min(batchLimit, perSecond));
         long refreshNanos = perRefresh * 1_000_000_000L / perSecond;
-        return limiters.rateLimiter(name, RateLimiterConfig.custom()
-                .limitForPeriod(perRefresh)
-                .limitRefreshPeriod(Duration.ofNanos(refreshNanos))
-                .timeoutDuration(Duration.ofDays(1))
-                .build());
+        return limiters.rateLimiter(
+                name,
+                RateLimiterConfig.custom()
+                        .limitForPeriod(perRefresh)
+                        .limitRefreshPeriod(Duration.ofNanos(refreshNanos))
+                        .timeoutDuration(Duration.ofDays(1))
+                        .build());
     }
 
     /** Reserves one request and {@code eventCount} events. @return nanoseconds to wait before sending */

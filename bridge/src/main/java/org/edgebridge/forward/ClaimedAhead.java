@@ -53,9 +53,12 @@ final class ClaimedAhead {
         if (!batches.isEmpty() || guards.untilRequestPermit().compareTo(MAX_PERMIT_WAIT) > 0) {
             return Optional.empty();
         }
-        return Optional.of(new ForwarderOutbox.NextClaim(settings.batching().limit(),
+        return Optional.of(new ForwarderOutbox.NextClaim(
+                settings.batching().limit(),
                 IngestRequest.eventBudget(settings),
-                IngestRequest::eventBytes, storedUpTo.getAsLong(), BatchIds.next()));
+                IngestRequest::eventBytes,
+                storedUpTo.getAsLong(),
+                BatchIds.next()));
     }
 
     /** Keeps what a settle claimed for the next step (nothing when it found nothing). */
@@ -81,9 +84,11 @@ final class ClaimedAhead {
             try {
                 outbox.releaseUnsentClaim(b.claimId(), reason);
             } catch (RuntimeException e) {
-                LOG.warn("could not put {} events claimed ahead back to pending ({}); they return to pending at the "
-                        + "next start",
-                        b.events().size(), e.toString());
+                LOG.warn(
+                        "could not put {} events claimed ahead back to pending ({}); they return to pending at the "
+                                + "next start",
+                        b.events().size(),
+                        e.toString());
             }
         }
     }

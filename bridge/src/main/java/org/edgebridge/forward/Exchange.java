@@ -36,9 +36,18 @@ final class Exchange {
      * @param quietFor how long central must have answered nothing before a probe's failure counts for the breaker
      *     ({@code forwarder.breakerOpenFor})
      */
-    Exchange(BatchSender sender, BatchSettler settler, Suspicions suspicions, ForwarderPolicy policy, CentralCall call,
-            CentralFailureRate failureRate, ClaimedAhead claimedAhead, Clock clock, java.time.Duration quietFor,
-            ProbeSlot probes, Duration carryFor) {
+    Exchange(
+            BatchSender sender,
+            BatchSettler settler,
+            Suspicions suspicions,
+            ForwarderPolicy policy,
+            CentralCall call,
+            CentralFailureRate failureRate,
+            ClaimedAhead claimedAhead,
+            Clock clock,
+            java.time.Duration quietFor,
+            ProbeSlot probes,
+            Duration carryFor) {
         this.carryFor = carryFor;
         this.quietFor = quietFor;
         this.probes = probes;
@@ -59,7 +68,9 @@ final class Exchange {
         boolean recorded;
         /** A failure no event can cause (no connection) that the breaker has not recorded yet. */
         boolean centralsOwn;
-        @Nullable String stopped;
+
+        @Nullable
+        String stopped;
 
         void failed(RequestOutcome.Failed f, boolean recordedByBreaker) {
             failure = f;
@@ -164,7 +175,8 @@ final class Exchange {
             if (o instanceof RequestOutcome.Failed f && f.mayBeOneEvent()) {
                 probeFailed = f; // kept in flight until the comparison says whose failure it was
             } else if (!settled(probeBatch, plan.probe(), o, false, CentralCall.Failures.IGNORED, verdict)) {
-                settler.releaseUnsent(SentRequest.unmeasured(claimId), plan.comparison(), "not sent: " + verdict.stopped);
+                settler.releaseUnsent(
+                        SentRequest.unmeasured(claimId), plan.comparison(), "not sent: " + verdict.stopped);
                 earlier.forEach(c -> resolve(c, false, true));
                 conclude(verdict);
                 return plan.probe().size();
@@ -177,12 +189,15 @@ final class Exchange {
         if (probeDone.isPresent() && probeFailed == null && !plan.comparisonIsMain() && !comparison.isEmpty()) {
             // the probe was answered: nothing to prove, and the group's next device is probed apart in the next step
             // rather than sent here, where a hang would hold the step
-            settler.releaseUnsent(SentRequest.unmeasured(claimId), comparison,
+            settler.releaseUnsent(
+                    SentRequest.unmeasured(claimId),
+                    comparison,
                     "held back: its group is looked into one device at a time");
             comparison = List.of();
         }
         if (!comparison.isEmpty()) {
-            CentralCall.Failures failures = plan.comparisonIsMain() ? CentralCall.Failures.RECORDED : CentralCall.Failures.IGNORED;
+            CentralCall.Failures failures =
+                    plan.comparisonIsMain() ? CentralCall.Failures.RECORDED : CentralCall.Failures.IGNORED;
             CentralCall.Done done = sender.send(BatchIds.next(), plan.comparison(), failures);
             SentRequest batchId = done.request();
             RequestOutcome o = done.outcome();
@@ -216,8 +231,15 @@ final class Exchange {
      * Settles this step's probe failure and those carried from earlier steps, proven or not by {@code proof} (the
      * comparison, sent after them, answered events; the carried ones are also proven by this step's probe answered).
      */
-    private void probeFailures(Suspicions.Plan plan, SentRequest probeBatch, RequestOutcome.@Nullable Failed probeFailed,
-            List<Carried> earlier, boolean proof, boolean probeAnswered, boolean comparisonSent, Verdict verdict) {
+    private void probeFailures(
+            Suspicions.Plan plan,
+            SentRequest probeBatch,
+            RequestOutcome.@Nullable Failed probeFailed,
+            List<Carried> earlier,
+            boolean proof,
+            boolean probeAnswered,
+            boolean comparisonSent,
+            Verdict verdict) {
         if (probeFailed != null) {
             if (proof) {
                 settler.settle(probeBatch, suspicions.proven(plan.probe(), probeFailed, clock.instant()));
@@ -267,8 +289,13 @@ final class Exchange {
      * Settles an outcome other than a failure one event may cause. @return false when no further request may go in this
      * step (429, central refusing the bridge, no connection, no token, breaker open)
      */
-    private boolean settled(SentRequest batchId, List<ClaimedEvent> events, RequestOutcome o, boolean main,
-            CentralCall.Failures failures, Verdict verdict) {
+    private boolean settled(
+            SentRequest batchId,
+            List<ClaimedEvent> events,
+            RequestOutcome o,
+            boolean main,
+            CentralCall.Failures failures,
+            Verdict verdict) {
         if (o instanceof RequestOutcome.Answered a) {
             if (main && policy.stillSending()) {
                 settler.settleAndClaimNext(batchId, a.settlements(), claimedAhead);
@@ -286,7 +313,8 @@ final class Exchange {
             policy.throttled(t.retryAfter(), t.reason());
             settler.release(batchId, events, t.reason());
             verdict.stopped = t.reason();
-        } else if (o instanceof RequestOutcome.Failed f) { // no connection: central's or the network's, never one event's
+        } else if (o
+                instanceof RequestOutcome.Failed f) { // no connection: central's or the network's, never one event's
             settler.releaseUnsent(batchId, events, f.reason());
             verdict.failed(f, failures == CentralCall.Failures.RECORDED);
             verdict.centralsOwn = true;
@@ -314,11 +342,13 @@ final class Exchange {
         } else if (failure != null) {
             policy.failed(failure.reason(), failure.retryAfter());
             // the breaker counts the main requests' failures (CentralCall records them), central's own failures, and a
-            // probe's only while central has answered nothing for quietFor: a probe looks for an event, and counted while
+            // probe's only while central has answered nothing for quietFor: a probe looks for an event, and counted
+            // while
             // other events were answered it opened the breaker for every device whenever two poisons took turns
             // (BlameCasesIT); a central that answers nothing at all still opens it (CentralDownIT)
             java.time.Instant quietSince = clock.instant().minus(quietFor);
-            boolean centralQuiet = policy.lastSuccessAt().map(at -> at.isBefore(quietSince)).orElse(true);
+            boolean centralQuiet =
+                    policy.lastSuccessAt().map(at -> at.isBefore(quietSince)).orElse(true);
             if (!verdict.recorded && (verdict.centralsOwn || centralQuiet)) {
                 call.recordFailure(failure.reason());
             }

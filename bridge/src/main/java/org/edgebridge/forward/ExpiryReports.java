@@ -30,6 +30,7 @@ final class ExpiryReports {
     private static final Logger LOG = LoggerFactory.getLogger(ExpiryReports.class);
     /** Expired commands told of in one request: with ids of at most 128 characters and devices' ids, tens of KiB. */
     static final int PER_REQUEST = 100;
+
     private static final Duration SWEEP_EVERY = Duration.ofMillis(250);
     /** A report's JSON but for its two ids: names, quotes, the sequence (a long), expiresAt. */
     private static final int REPORT_FRAME_BYTES = 120;
@@ -58,8 +59,16 @@ final class ExpiryReports {
      *     while central fails other requests too ({@link CentralFailureRate#failuresToPark()})
      * @param backoff the wait after the n-th failed report in a row
      */
-    ExpiryReports(Expiries expiries, FinalReceipts finalReceipts, CentralCall call, ForwarderPolicy policy,
-            ForwarderLoop.Sleeper rateLimitWait, Clock clock, int maxBytes, IntSupplier maxFailures, IntFunction<Duration> backoff) {
+    ExpiryReports(
+            Expiries expiries,
+            FinalReceipts finalReceipts,
+            CentralCall call,
+            ForwarderPolicy policy,
+            ForwarderLoop.Sleeper rateLimitWait,
+            Clock clock,
+            int maxBytes,
+            IntSupplier maxFailures,
+            IntFunction<Duration> backoff) {
         this.maxFailures = maxFailures;
         this.backoff = backoff;
         this.maxBytes = maxBytes / 2;
@@ -102,7 +111,9 @@ final class ExpiryReports {
         long bytes = 0;
         for (int i = 0; i < waiting.size(); i++) {
             Expiries.Expired x = waiting.get(i);
-            bytes += REPORT_FRAME_BYTES + IngestRequest.stringBytes(x.clientId()) + IngestRequest.stringBytes(x.commandId());
+            bytes += REPORT_FRAME_BYTES
+                    + IngestRequest.stringBytes(x.clientId())
+                    + IngestRequest.stringBytes(x.commandId());
             if (i > 0 && bytes > maxBytes) {
                 return waiting.subList(0, i);
             }
@@ -116,8 +127,8 @@ final class ExpiryReports {
      * @return whether central took it (their devices may send again)
      */
     synchronized boolean report(String batchId, List<Expiries.Expired> told) {
-        RequestOutcome outcome = call.send(batchId, List.of(), told, rateLimitWait,
-                CentralCall.Failures.ONE_EVENT_FAILURES_DEFERRED);
+        RequestOutcome outcome =
+                call.send(batchId, List.of(), told, rateLimitWait, CentralCall.Failures.ONE_EVENT_FAILURES_DEFERRED);
         if (outcome instanceof RequestOutcome.Answered) {
             policy.answered();
             expiries.reported(told);
@@ -152,22 +163,31 @@ final class ExpiryReports {
             firstFailureAt = now;
         }
         failuresInARow++;
-        boolean centralAnswersOthers = policy.lastSuccessAt().filter(at -> at.isAfter(firstFailureAt)).isPresent();
+        boolean centralAnswersOthers =
+                policy.lastSuccessAt().filter(at -> at.isAfter(firstFailureAt)).isPresent();
         if (failuresInARow >= maxFailures.getAsInt() && centralAnswersOthers) {
             giveUp(told, failed.reason() + ", " + failuresInARow + " times while central answered other requests");
             return true;
         }
         Duration wait = backoff.apply(failuresInARow);
         notBefore = now.plus(wait.compareTo(failed.retryAfter()) >= 0 ? wait : failed.retryAfter());
-        LOG.warn("central failed on a report of {} expired commands ({}; {} in a row): sent again in {} ms, the other "
-                + "devices go on", told.size(), failed.reason(), failuresInARow, Duration.between(now, notBefore).toMillis());
+        LOG.warn(
+                "central failed on a report of {} expired commands ({}; {} in a row): sent again in {} ms, the other "
+                        + "devices go on",
+                told.size(),
+                failed.reason(),
+                failuresInARow,
+                Duration.between(now, notBefore).toMillis());
         return false;
     }
 
     /** Central cannot take this report: not sent again; the devices go on and central sees a gap. */
     private void giveUp(List<Expiries.Expired> told, String why) {
-        LOG.warn("central refused a report of {} expired commands ({}): not sent again; their devices go on, and "
-                + "central sees a gap in their sequences (docs/protocol.md §2.2)", told.size(), why);
+        LOG.warn(
+                "central refused a report of {} expired commands ({}): not sent again; their devices go on, and "
+                        + "central sees a gap in their sequences (docs/protocol.md §2.2)",
+                told.size(),
+                why);
         expiries.reported(told);
         refused.addAndGet(told.size());
         failuresInARow = 0;

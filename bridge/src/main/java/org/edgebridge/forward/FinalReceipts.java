@@ -39,8 +39,10 @@ final class FinalReceipts {
         try {
             outbox.markPublished(ids);
         } catch (RuntimeException e) {
-            LOG.warn("{} final receipts were published but not marked so ({}); they are published again later",
-                    ids.size(), e.getMessage());
+            LOG.warn(
+                    "{} final receipts were published but not marked so ({}); they are published again later",
+                    ids.size(),
+                    e.getMessage());
         }
     }
 
@@ -56,7 +58,9 @@ final class FinalReceipts {
         lastRepublish = now;
         List<CommandRecord> unpublished = outbox.unpublishedFinals(1000);
         if (!unpublished.isEmpty()) {
-            LOG.info("publishing {} final receipts that were committed but not yet handed to the broker", unpublished.size());
+            LOG.info(
+                    "publishing {} final receipts that were committed but not yet handed to the broker",
+                    unpublished.size());
             publish(unpublished, true);
         }
     }

@@ -10,9 +10,9 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 import org.edgebridge.hook.TestHook;
 import org.edgebridge.outbox.ClaimedEvent;
-import org.edgebridge.outbox.SentRequest;
 import org.edgebridge.outbox.Expiries;
 import org.edgebridge.outbox.ForwarderOutbox;
+import org.edgebridge.outbox.SentRequest;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -47,11 +47,19 @@ final class ForwardStep {
     private final AtomicLong failedSteps = new AtomicLong();
 
     /** @param storedUpTo the highest outbox row whose {@code stored} receipt has been handed out */
-    ForwardStep(ForwarderSettings settings, ForwarderOutbox outbox, LongSupplier storedUpTo, Clock clock,
+    ForwardStep(
+            ForwarderSettings settings,
+            ForwarderOutbox outbox,
+            LongSupplier storedUpTo,
+            Clock clock,
             ForwarderPolicy policy,
-            CentralGuards guards, BatchSettler settler, FinalReceipts finalReceipts, Suspicions suspicions,
-                    Exchange exchange,
-            ClaimedAhead claimedAhead, ExpiryReports expiryReports) {
+            CentralGuards guards,
+            BatchSettler settler,
+            FinalReceipts finalReceipts,
+            Suspicions suspicions,
+            Exchange exchange,
+            ClaimedAhead claimedAhead,
+            ExpiryReports expiryReports) {
         this.expiryReports = expiryReports;
         this.settings = settings;
         this.outbox = outbox;
@@ -76,8 +84,10 @@ final class ForwardStep {
             failedInARow.incrementAndGet();
             failedSteps.incrementAndGet();
             if (!failure.equals(lastFailure)) {
-                LOG.error("forwarder step failed; trying again every {} s (the same failure again is not logged)",
-                        ForwarderWaits.AFTER_FAILED_STEP.toSeconds(), e);
+                LOG.error(
+                        "forwarder step failed; trying again every {} s (the same failure again is not logged)",
+                        ForwarderWaits.AFTER_FAILED_STEP.toSeconds(),
+                        e);
             }
             lastFailure = failure;
             return new StepResult.Failed(failure, ForwarderWaits.AFTER_FAILED_STEP);
@@ -108,7 +118,8 @@ final class ForwardStep {
         exchange.collectProbe();
         Optional<StepResult> held = policy.holdBack();
         if (held.isPresent()) {
-            claimedAhead.releaseAll(outbox, "not sent: the forwarder is " + policy.state().statusName());
+            claimedAhead.releaseAll(
+                    outbox, "not sent: the forwarder is " + policy.state().statusName());
             return held.get();
         }
         Duration untilPermit = guards.untilRequestPermit();
@@ -127,24 +138,34 @@ final class ForwardStep {
             }
             Optional<ClaimedAhead.Batch> ahead = claimedAhead.take();
             String claimId = ahead.map(ClaimedAhead.Batch::claimId).orElseGet(BatchIds::next);
-            List<ClaimedEvent> events = ahead.isPresent() ? ahead.get().events()
-                    : outbox.claim(settings.batching().limit(), IngestRequest.eventBudget(settings),
+            List<ClaimedEvent> events = ahead.isPresent()
+                    ? ahead.get().events()
+                    : outbox.claim(
+                            settings.batching().limit(),
+                            IngestRequest.eventBudget(settings),
                             IngestRequest::eventBytes,
-                            storedUpTo.getAsLong(), claimId);
+                            storedUpTo.getAsLong(),
+                            claimId);
             if (events.isEmpty()) {
                 policy.enter(ForwarderState.IDLE);
                 return new StepResult.Idle(ForwarderState.IDLE, ForwarderWaits.IDLE_POLL);
             }
             int sent;
             try {
-                Suspicions.Plan plan = suspicions.plan(events, clock.instant(),
-                        guards.breaker.getState() == CircuitBreaker.State.CLOSED, exchange.probeSlotFree(),
+                Suspicions.Plan plan = suspicions.plan(
+                        events,
+                        clock.instant(),
+                        guards.breaker.getState() == CircuitBreaker.State.CLOSED,
+                        exchange.probeSlotFree(),
                         exchange.groupProbeOut());
-                settler.releaseUnsent(SentRequest.unmeasured(claimId), plan.held(), plan.waitingForCompany()
-                        ? "held back: a suspected event waits for other events to be compared with "
-                                + "(docs/forwarding.md, Blame)"
-                        : "held back: an earlier event of the same device, or of its group, is suspected of making "
-                                + "central fail");
+                settler.releaseUnsent(
+                        SentRequest.unmeasured(claimId),
+                        plan.held(),
+                        plan.waitingForCompany()
+                                ? "held back: a suspected event waits for other events to be compared with "
+                                        + "(docs/forwarding.md, Blame)"
+                                : "held back: an earlier event of the same device, or of its group, is suspected of making "
+                                        + "central fail");
                 if (plan.sendsNothing()) {
                     policy.enter(ForwarderState.IDLE);
                     return new StepResult.Idle(ForwarderState.IDLE, ForwarderWaits.IDLE_POLL);
@@ -166,10 +187,12 @@ final class ForwardStep {
     private void releaseClaim(String claimId, RuntimeException cause) {
         try {
             int released = outbox.releaseClaim(claimId, "released after an unexpected failure: " + cause);
-            LOG.warn("unexpected failure while sending a batch; its {} events still in flight are pending again",
+            LOG.warn(
+                    "unexpected failure while sending a batch; its {} events still in flight are pending again",
                     released);
         } catch (RuntimeException e) {
-            LOG.warn("could not release the claim of a failed batch ({}); it returns to pending at the next start",
+            LOG.warn(
+                    "could not release the claim of a failed batch ({}); it returns to pending at the next start",
                     e.toString());
         }
     }

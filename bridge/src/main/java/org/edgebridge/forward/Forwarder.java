@@ -73,37 +73,65 @@ public final class Forwarder implements Component, ForwarderControl, AutoCloseab
     /**
      * @param meters where the requests' figures go ({@code edgebridge_forwarder_request_duration_seconds}, batch sizes)
      */
-    public Forwarder(ForwarderSettings settings, ForwarderOutbox outbox, ReceiptSender receipts,
-            LongSupplier storedUpTo, Clock clock,
-            Workers threads, MeterRegistry meters) {
+    public Forwarder(
+            ForwarderSettings settings,
+            ForwarderOutbox outbox,
+            ReceiptSender receipts,
+            LongSupplier storedUpTo,
+            Clock clock,
+            Workers threads,
+            MeterRegistry meters) {
         this(settings, outbox, receipts, storedUpTo, clock, threads, meters, null);
     }
 
     /** For tests: {@code rateLimitWait} waits the rate limiters' waits instead of the loop (null: the loop). */
-    Forwarder(ForwarderSettings settings, ForwarderOutbox outbox, ReceiptSender receipts, LongSupplier storedUpTo,
+    Forwarder(
+            ForwarderSettings settings,
+            ForwarderOutbox outbox,
+            ReceiptSender receipts,
+            LongSupplier storedUpTo,
             Clock clock,
-            Workers threads, MeterRegistry meters, ForwarderLoop.@Nullable Sleeper rateLimitWait) {
+            Workers threads,
+            MeterRegistry meters,
+            ForwarderLoop.@Nullable Sleeper rateLimitWait) {
         this(settings, outbox, receipts, storedUpTo, clock, threads, meters, rateLimitWait, null);
     }
 
     /** For the blame simulation: {@code central} answers instead of {@link IngestClient} (null: HTTP to ingest.url). */
-    Forwarder(ForwarderSettings settings, ForwarderOutbox outbox, ReceiptSender receipts, LongSupplier storedUpTo,
-            Clock clock, Workers threads, MeterRegistry meters, ForwarderLoop.@Nullable Sleeper rateLimitWait,
-                    @Nullable IngestPort central) {
+    Forwarder(
+            ForwarderSettings settings,
+            ForwarderOutbox outbox,
+            ReceiptSender receipts,
+            LongSupplier storedUpTo,
+            Clock clock,
+            Workers threads,
+            MeterRegistry meters,
+            ForwarderLoop.@Nullable Sleeper rateLimitWait,
+            @Nullable IngestPort central) {
         this(settings, outbox, receipts, storedUpTo, clock, threads, meters, rateLimitWait, central, null);
     }
 
     /** For the blame simulation: {@code probeSlot} sends the probes apart on the simulation's clock (null: a thread). */
-    Forwarder(ForwarderSettings settings, ForwarderOutbox outbox, ReceiptSender receipts, LongSupplier storedUpTo,
-            Clock clock, Workers threads, MeterRegistry meters, ForwarderLoop.@Nullable Sleeper rateLimitWait,
-                    @Nullable IngestPort central, @Nullable ProbeSlot probeSlot) {
+    Forwarder(
+            ForwarderSettings settings,
+            ForwarderOutbox outbox,
+            ReceiptSender receipts,
+            LongSupplier storedUpTo,
+            Clock clock,
+            Workers threads,
+            MeterRegistry meters,
+            ForwarderLoop.@Nullable Sleeper rateLimitWait,
+            @Nullable IngestPort central,
+            @Nullable ProbeSlot probeSlot) {
         this.settings = settings;
         this.outbox = outbox;
         this.loop = new ForwarderLoop(settings.batching().linger());
         this.guards = new CentralGuards(settings, clock);
         this.policy = new ForwarderPolicy(settings, clock, guards.breaker);
         this.failureRate = new CentralFailureRate(settings.retries().maxServerErrors(), clock);
-        AloneFailures alone = new AloneFailures(settings.retries().maxServerErrors(), failureRate::failuresToPark,
+        AloneFailures alone = new AloneFailures(
+                settings.retries().maxServerErrors(),
+                failureRate::failuresToPark,
                 n -> ReplyClassifier.backoff(settings, n));
         ReplyClassifier classifier = new ReplyClassifier(settings, clock, alone);
         Suspicions suspicions = new Suspicions(n -> ReplyClassifier.backoff(settings, n), alone);
@@ -112,27 +140,67 @@ public final class Forwarder implements Component, ForwarderControl, AutoCloseab
         this.receiptViolations = new ReceiptViolations(clock);
         this.certificates = settings.credentials().clientCertificate().map(c -> new ClientCertificateFiles(c, clock));
         this.client = new IngestClient(settings, certificates);
-        this.authorization = new CentralAuthorization(settings.credentials().token(),
-                settings.credentials().oauth2().map(o -> new OAuth2Tokens(o,
-                client::http, settings.requests().timeout(),
-                        e -> TransportFailures.describe(o.tokenUrl(), settings.central().proxy(), e)
-                        .replace("ingest.url", "ingest.oauth2.tokenUrl"), clock)));
-        CentralCall call = new CentralCall(settings, guards, central != null ? central : client, classifier,
+        this.authorization = new CentralAuthorization(
+                settings.credentials().token(),
+                settings.credentials()
+                        .oauth2()
+                        .map(o -> new OAuth2Tokens(
+                                o,
+                                client::http,
+                                settings.requests().timeout(),
+                                e -> TransportFailures.describe(
+                                                o.tokenUrl(), settings.central().proxy(), e)
+                                        .replace("ingest.url", "ingest.oauth2.tokenUrl"),
+                                clock)));
+        CentralCall call = new CentralCall(
+                settings,
+                guards,
+                central != null ? central : client,
+                classifier,
                 receiptViolations,
-                new RequestFigures(meters), authorization, client.wire());
+                new RequestFigures(meters),
+                authorization,
+                client.wire());
         this.claimedAhead = new ClaimedAhead(settings, storedUpTo, guards);
         ForwarderLoop.Sleeper waits = rateLimitWait != null ? rateLimitWait : loop::sleep;
         this.sender = new BatchSender(call, waits, clock);
         this.probeThread = new ProbeThread(threads, loop::wake);
-        this.exchange = new Exchange(sender, settler, suspicions, policy, call, failureRate, claimedAhead, clock,
-                settings.breaker().openFor(), probeSlot != null ? probeSlot : probeThread,
+        this.exchange = new Exchange(
+                sender,
+                settler,
+                suspicions,
+                policy,
+                call,
+                failureRate,
+                claimedAhead,
+                clock,
+                settings.breaker().openFor(),
+                probeSlot != null ? probeSlot : probeThread,
                 settings.retries().backoff().max());
         this.probes = probeSlot != null ? probeSlot : probeThread;
-        this.expiryReports = new ExpiryReports(outbox.expiries(), finalReceipts, call, policy, waits, clock,
-                settings.batching().maxBytes().intBytes(), failureRate::failuresToPark, classifier::backoff);
-        this.step = new ForwardStep(settings, outbox, storedUpTo, clock, policy, guards, settler, finalReceipts,
+        this.expiryReports = new ExpiryReports(
+                outbox.expiries(),
+                finalReceipts,
+                call,
+                policy,
+                waits,
+                clock,
+                settings.batching().maxBytes().intBytes(),
+                failureRate::failuresToPark,
+                classifier::backoff);
+        this.step = new ForwardStep(
+                settings,
+                outbox,
+                storedUpTo,
+                clock,
+                policy,
+                guards,
+                settler,
+                finalReceipts,
                 suspicions,
-                exchange, claimedAhead, expiryReports);
+                exchange,
+                claimedAhead,
+                expiryReports);
         loop.addThreads(threads, settings.requests().maxConcurrent(), step::run);
     }
 
@@ -207,17 +275,33 @@ public final class Forwarder implements Component, ForwarderControl, AutoCloseab
 
     @Override
     public ForwarderStatus status() {
-        return new ForwarderStatus(loop.running() ? policy.state().statusName() : ForwarderState.STOPPED.statusName(),
-                guards.breaker.getState().name().toLowerCase(), policy.pausedByAdmin(), policy.pauseReason(),
-                policy.lastSuccessAt(), policy.lastError(), policy.lastErrorAt(), policy.nextAttemptAt(),
-                policy.consecutiveFailures(), sender.requests(), sender.eventsSent(), finalReceipts.count(),
-                settler.parked(), settings.requests().perSecond(), settings.batching().eventsPerSecond(),
-                        settler.unsettledEvents(),
-                step.failedSteps(), receiptViolations.view(), client.cutReplies(), sender.missingReceipts(),
-                sender.lastMissingReceiptAt(), certificates.map(ClientCertificateFiles::status),
-                authorization.status(), expiryReports.figures(),
-                new ForwarderStatus.ServerErrors(settings.retries().maxServerErrors(), failureRate.share(),
-                        failureRate.failuresToPark()));
+        return new ForwarderStatus(
+                loop.running() ? policy.state().statusName() : ForwarderState.STOPPED.statusName(),
+                guards.breaker.getState().name().toLowerCase(),
+                policy.pausedByAdmin(),
+                policy.pauseReason(),
+                policy.lastSuccessAt(),
+                policy.lastError(),
+                policy.lastErrorAt(),
+                policy.nextAttemptAt(),
+                policy.consecutiveFailures(),
+                sender.requests(),
+                sender.eventsSent(),
+                finalReceipts.count(),
+                settler.parked(),
+                settings.requests().perSecond(),
+                settings.batching().eventsPerSecond(),
+                settler.unsettledEvents(),
+                step.failedSteps(),
+                receiptViolations.view(),
+                client.cutReplies(),
+                sender.missingReceipts(),
+                sender.lastMissingReceiptAt(),
+                certificates.map(ClientCertificateFiles::status),
+                authorization.status(),
+                expiryReports.figures(),
+                new ForwarderStatus.ServerErrors(
+                        settings.retries().maxServerErrors(), failureRate.share(), failureRate.failuresToPark()));
     }
 
     /** {@link #close(Duration)} with the request timeout and 5 s, for try-with-resources. */
@@ -240,13 +324,15 @@ public final class Forwarder implements Component, ForwarderControl, AutoCloseab
         loop.close(budget);
         List<ClaimedEvent> probe = probes.close(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
         if (!probe.isEmpty()) { // it may have reached central: maybe sent, never expired here as unsent
-            settler.release(SentRequest.unmeasured(BatchIds.next()), probe, "released: the bridge stopped during a probe");
+            settler.release(
+                    SentRequest.unmeasured(BatchIds.next()), probe, "released: the bridge stopped during a probe");
         }
         exchange.releaseCarried();
         claimedAhead.releaseAll(outbox, "not sent: the bridge stopped");
         if (!settler.settleKept()) {
-            LOG.warn("stopping with central's answers for {} events not committed (the outbox is not writable): their "
-                    + "claims return to pending at the next start and central answers them as duplicates",
+            LOG.warn(
+                    "stopping with central's answers for {} events not committed (the outbox is not writable): their "
+                            + "claims return to pending at the next start and central answers them as duplicates",
                     settler.unsettledEvents());
         }
     }

@@ -43,7 +43,8 @@ final class ForwarderPolicy {
         this.settings = settings;
         this.clock = clock;
         this.breaker = breaker;
-        this.requestBackoff = new RequestBackoff(settings.retries().backoff().initial(),
+        this.requestBackoff = new RequestBackoff(
+                settings.retries().backoff().initial(),
                 settings.retries().backoff().max());
         breaker.getEventPublisher().onStateTransition(e -> {
             if (e.getStateTransition().getToState() == CircuitBreaker.State.OPEN) {
@@ -65,7 +66,8 @@ final class ForwarderPolicy {
         }
         Instant until = pausedUntil;
         if (until != null && now.isBefore(until)) {
-            return held(pausedByRedirect ? ForwarderState.REDIRECTED_BY_CENTRAL : ForwarderState.PAUSED_BY_CENTRAL,
+            return held(
+                    pausedByRedirect ? ForwarderState.REDIRECTED_BY_CENTRAL : ForwarderState.PAUSED_BY_CENTRAL,
                     Duration.between(now, until));
         }
         Instant backoffEnds = backoffUntil;
@@ -73,12 +75,14 @@ final class ForwarderPolicy {
             return held(ForwarderState.BACKING_OFF, Duration.between(now, backoffEnds));
         }
         if (breaker.getState() == CircuitBreaker.State.OPEN) {
-            Duration left = Duration.between(now, breakerOpenedAt.plus(settings.breaker().openFor()));
+            Duration left = Duration.between(
+                    now, breakerOpenedAt.plus(settings.breaker().openFor()));
             if (left.isNegative() || left.isZero()) {
                 halfOpen();
             } else {
-                return held(ForwarderState.BREAKER_OPEN, left.compareTo(ForwarderWaits.BREAKER_POLL) < 0 ? left
-                        : ForwarderWaits.BREAKER_POLL);
+                return held(
+                        ForwarderState.BREAKER_OPEN,
+                        left.compareTo(ForwarderWaits.BREAKER_POLL) < 0 ? left : ForwarderWaits.BREAKER_POLL);
             }
         }
         return Optional.empty();
@@ -128,7 +132,9 @@ final class ForwarderPolicy {
      * @return whether the breaker was open
      */
     boolean endWaits() {
-        LOG.info("every wait ended by an admin (was {}; next attempt was {})", state.statusName(),
+        LOG.info(
+                "every wait ended by an admin (was {}; next attempt was {})",
+                state.statusName(),
                 nextAttemptAt().orElse(null));
         clearPause();
         backoffUntil = Instant.EPOCH;
@@ -189,9 +195,11 @@ final class ForwarderPolicy {
     /** 401, 403, 404, another 4xx or a 3xx: paused, tried again every {@code forwarder.authRetryInterval}. */
     void refused(String reason, boolean redirect) {
         if (pausedUntil == null) {
-            LOG.error("central refused the bridge ({}): forwarding paused, retried every {} s; check ingest.url and "
-                    + "ingest.token",
-                    reason, settings.retries().authRetryInterval().toSeconds());
+            LOG.error(
+                    "central refused the bridge ({}): forwarding paused, retried every {} s; check ingest.url and "
+                            + "ingest.token",
+                    reason,
+                    settings.retries().authRetryInterval().toSeconds());
         }
         pausedUntil = clock.instant().plus(settings.retries().authRetryInterval());
         pauseReason = reason;

@@ -12,8 +12,13 @@ import org.edgebridge.unit.DataSize;
  * How the bridge sends its outbox to central (docs/protocol.md §2), by concern. No two neighbouring components of
  * these records have one type, or a check in the record catches them swapped.
  */
-public record ForwarderSettings(Central central, Credentials credentials, Batching batching, Requests requests,
-        Retries retries, Breaker breaker) {
+public record ForwarderSettings(
+        Central central,
+        Credentials credentials,
+        Batching batching,
+        Requests requests,
+        Retries retries,
+        Breaker breaker) {
 
     /**
      * Where central is and how bodies go there.
@@ -31,8 +36,11 @@ public record ForwarderSettings(Central central, Credentials credentials, Batchi
      * @param clientCertificate the client certificate presented to central ({@code ingest.certFile}), if any
      * @param oauth2 the OAuth2 client credentials grant that gets the bearer token ({@code ingest.oauth2.*}), if set
      */
-    public record Credentials(Optional<String> token, Optional<Path> caFile,
-            Optional<ClientCertificateSettings> clientCertificate, Optional<OAuth2Settings> oauth2) {}
+    public record Credentials(
+            Optional<String> token,
+            Optional<Path> caFile,
+            Optional<ClientCertificateSettings> clientCertificate,
+            Optional<OAuth2Settings> oauth2) {}
 
     /**
      * What goes in one request.
@@ -57,8 +65,8 @@ public record ForwarderSettings(Central central, Credentials credentials, Batchi
      * @param maxReplyBytes the longest reply body read from central; a longer one fails the request
      * @param receiptCaps the largest result, message and code of a receipt that is believed
      */
-    public record Requests(int maxConcurrent, Duration timeout, int perSecond, DataSize maxReplyBytes,
-            ReceiptCaps receiptCaps) {}
+    public record Requests(
+            int maxConcurrent, Duration timeout, int perSecond, DataSize maxReplyBytes, ReceiptCaps receiptCaps) {}
 
     /**
      * When a failed or refused event or request goes again, and when an event is parked.
@@ -68,7 +76,11 @@ public record ForwarderSettings(Central central, Credentials credentials, Batchi
      * @param maxServerErrors failures of central on one event alone before it is parked
      * @param authRetryInterval how often a bridge refused by central (401, 404, …) tries again
      */
-    public record Retries(int maxAttempts, Backoff backoff, Duration maxRetryAfter, int maxServerErrors,
+    public record Retries(
+            int maxAttempts,
+            Backoff backoff,
+            Duration maxRetryAfter,
+            int maxServerErrors,
             Duration authRetryInterval) {}
 
     /** Exponential backoff from {@code initial} up to {@code max} (swapped, they fail here). */

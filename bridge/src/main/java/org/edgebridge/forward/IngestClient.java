@@ -9,12 +9,12 @@ import java.net.http.HttpResponse;
 import java.net.http.HttpTimeoutException;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.Objects;
-import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 import org.edgebridge.forward.auth.ClientCertificate;
 import org.edgebridge.forward.auth.ClientCertificateFiles;
@@ -41,25 +41,30 @@ final class IngestClient implements IngestPort {
     IngestClient(ForwarderSettings settings, Optional<ClientCertificateFiles> certificates) {
         this.settings = settings;
         this.certificates = certificates;
-        this.wire = new WireBytes("https".equalsIgnoreCase(settings.central().url().getScheme()));
-        this.connection = connect(certificates.map(ClientCertificateFiles::current).orElse(null));
+        this.wire =
+                new WireBytes("https".equalsIgnoreCase(settings.central().url().getScheme()));
+        this.connection =
+                connect(certificates.map(ClientCertificateFiles::current).orElse(null));
     }
 
     private Connection connect(@Nullable ClientCertificate certificate) {
         Duration connectTimeout = settings.requests().timeout().compareTo(Duration.ofSeconds(10)) < 0
-                ? settings.requests().timeout() : Duration.ofSeconds(10);
+                ? settings.requests().timeout()
+                : Duration.ofSeconds(10);
         HttpClient.Builder builder = HttpClient.newBuilder();
         if (settings.credentials().caFile().isPresent() || certificate != null) {
             builder.sslContext(TlsContexts.of(settings.credentials().caFile(), Optional.ofNullable(certificate)));
         }
-        settings.central().proxy()
-                .ifPresent(proxy -> builder.proxy(ProxySelector.of(new InetSocketAddress(proxy.getHost(),
-                proxy.getPort()))));
-        return new Connection(builder
-                .version(HttpClient.Version.HTTP_1_1)
-                .connectTimeout(connectTimeout)
-                .followRedirects(HttpClient.Redirect.NEVER)
-                .build(), certificate);
+        settings.central()
+                .proxy()
+                .ifPresent(proxy ->
+                        builder.proxy(ProxySelector.of(new InetSocketAddress(proxy.getHost(), proxy.getPort()))));
+        return new Connection(
+                builder.version(HttpClient.Version.HTTP_1_1)
+                        .connectTimeout(connectTimeout)
+                        .followRedirects(HttpClient.Redirect.NEVER)
+                        .build(),
+                certificate);
     }
 
     /** The HTTP client for the next request: a new one when the client certificate on disk changed. */
@@ -97,20 +102,30 @@ final class IngestClient implements IngestPort {
                 .header("Content-Type", "application/json")
                 .header("Idempotency-Key", batchId)
                 .POST(HttpRequest.BodyPublishers.ofByteArray(onTheWire));
-        settings.central().compression().contentEncoding()
+        settings.central()
+                .compression()
+                .contentEncoding()
                 .ifPresent(encoding -> request.header("Content-Encoding", encoding));
         bearer.ifPresent(token -> request.header("Authorization", "Bearer " + token));
         HttpRequest built = request.build();
-        wire.sent(("POST " + settings.central().url().getRawPath() + " HTTP/1.1\r\n").length()
-                + WireBytes.headBytes(built.headers()),
-                body.length, onTheWire.length);
-        CompletableFuture<HttpResponse<byte[]>> exchange =
-                http().sendAsync(built, CappedBody.handler(settings.requests().maxReplyBytes().intBytes()));
+        wire.sent(
+                ("POST " + settings.central().url().getRawPath() + " HTTP/1.1\r\n").length()
+                        + WireBytes.headBytes(built.headers()),
+                body.length,
+                onTheWire.length);
+        CompletableFuture<HttpResponse<byte[]>> exchange = http().sendAsync(
+                        built,
+                        CappedBody.handler(settings.requests().maxReplyBytes().intBytes()));
         try {
-            HttpResponse<byte[]> response = exchange.get(settings.requests().timeout().toNanos(), TimeUnit.NANOSECONDS);
+            HttpResponse<byte[]> response =
+                    exchange.get(settings.requests().timeout().toNanos(), TimeUnit.NANOSECONDS);
             wire.received(response.headers(), response.body().length);
-            return new IngestReply(response.statusCode(), response.body(), response.headers().firstValue("Retry-After"),
-                    response.headers().firstValue("Location"), null);
+            return new IngestReply(
+                    response.statusCode(),
+                    response.body(),
+                    response.headers().firstValue("Retry-After"),
+                    response.headers().firstValue("Location"),
+                    null);
         } catch (TimeoutException e) {
             exchange.cancel(true);
             return pastDeadline();
@@ -134,17 +149,21 @@ final class IngestClient implements IngestPort {
             }
         }
         if (cause instanceof HttpConnectTimeoutException) {
-            return IngestReply.transportFailure(TransportFailures.describe(settings.central().url(),
-                    settings.central().proxy(), cause));
+            return IngestReply.transportFailure(TransportFailures.describe(
+                    settings.central().url(), settings.central().proxy(), cause));
         }
         if (cause instanceof HttpTimeoutException) {
             return pastDeadline();
         }
-        return IngestReply.transportFailure(expiredCertificate().map(c -> TransportFailures.expiredClientCertificate(
-                settings.central().url(), c.notAfter(), c.serial(),
-                        TransportFailures.describe(settings.central().url(), settings.central().proxy(), cause)))
-                .orElseGet(() -> TransportFailures.describe(settings.central().url(), settings.central().proxy(),
-                cause)));
+        return IngestReply.transportFailure(expiredCertificate()
+                .map(c -> TransportFailures.expiredClientCertificate(
+                        settings.central().url(),
+                        c.notAfter(),
+                        c.serial(),
+                        TransportFailures.describe(
+                                settings.central().url(), settings.central().proxy(), cause)))
+                .orElseGet(() -> TransportFailures.describe(
+                        settings.central().url(), settings.central().proxy(), cause)));
     }
 
     /**

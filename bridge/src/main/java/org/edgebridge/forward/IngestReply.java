@@ -10,14 +10,20 @@ import org.jspecify.annotations.Nullable;
  * @param retryAfter the raw {@code Retry-After} header, if any
  * @param location the raw {@code Location} header, if any (a 3xx)
  */
-record IngestReply(int status, byte[] body, Optional<String> retryAfter, Optional<String> location, @Nullable String transportError) {
+record IngestReply(
+        int status,
+        byte[] body,
+        Optional<String> retryAfter,
+        Optional<String> location,
+        @Nullable String transportError) {
     static IngestReply transportFailure(String error) {
         return new IngestReply(0, new byte[0], Optional.empty(), Optional.empty(), error);
     }
 
     /** The exchange (connect, send, headers, body) did not finish within ingest.timeout. */
     static IngestReply timeout(long afterMs) {
-        return transportFailure(TIMEOUT + afterMs + " ms (ingest.timeout): central took the request but did not finish its reply in time");
+        return transportFailure(TIMEOUT + afterMs
+                + " ms (ingest.timeout): central took the request but did not finish its reply in time");
     }
 
     boolean timedOut() {

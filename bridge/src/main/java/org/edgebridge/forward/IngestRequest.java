@@ -21,8 +21,9 @@ final class IngestRequest {
 
     /** What an event's JSON holds besides its variable fields: the names, quotes, braces, the comma after it. */
     private static final int EVENT_FRAME_BYTES = ("{\"eventId\":\"\",\"deviceId\":\"\",\"sequence\":,\"type\":\"\","
-            + "\"topic\":\"\","
-            + "\"payload\":,\"payloadSha256\":\"\",\"receivedAt\":\"\",\"attempt\":},").length()
+                            + "\"topic\":\"\","
+                            + "\"payload\":,\"payloadSha256\":\"\",\"receivedAt\":\"\",\"attempt\":},")
+                    .length()
             + ",\"expiresAt\":\"\"".length()
             + "2026-11-29T06:33:00.123456789Z".length(); // counted whether it has one or not
     /** The widest sequence (a long), SHA-256 in hex, receivedAt (ISO_INSTANT with nanoseconds), attempt (an int). */
@@ -38,15 +39,22 @@ final class IngestRequest {
      * escaped in 2 bytes and control characters in at most 6.
      */
     static long eventBytes(String clientId, String commandId, String type, String topic, int payloadBytes) {
-        return EVENT_FRAME_BYTES + EVENT_NUMBERS_BYTES + stringBytes(clientId) + stringBytes(commandId)
+        return EVENT_FRAME_BYTES
+                + EVENT_NUMBERS_BYTES
+                + stringBytes(clientId)
+                + stringBytes(commandId)
                 + stringBytes(type)
-                + stringBytes(topic) + payloadBytes;
+                + stringBytes(topic)
+                + payloadBytes;
     }
 
     /** The bytes of {@code forwarder.maxBytes} left for events once the request's envelope is counted. */
     static int eventBudget(ForwarderSettings settings) {
-        return (int) Math.max(0, settings.batching().maxBytes()
-                .intBytes() - ENVELOPE_BYTES - stringBytes(settings.central().edgeId()));
+        return (int) Math.max(
+                0,
+                settings.batching().maxBytes().intBytes()
+                        - ENVELOPE_BYTES
+                        - stringBytes(settings.central().edgeId()));
     }
 
     /** The most bytes Jackson writes for the characters of a JSON string (without its quotes). */
@@ -84,7 +92,9 @@ final class IngestRequest {
                 g.writeStringField("receivedAt", DateTimeFormatter.ISO_INSTANT.format(e.receivedAt()));
                 g.writeNumberField("attempt", e.attempt());
                 if (e.expiresAt().isPresent()) {
-                    g.writeStringField("expiresAt", DateTimeFormatter.ISO_INSTANT.format(e.expiresAt().get()));
+                    g.writeStringField(
+                            "expiresAt",
+                            DateTimeFormatter.ISO_INSTANT.format(e.expiresAt().get()));
                 }
                 g.writeEndObject();
             }

@@ -2,10 +2,10 @@ package org.edgebridge.forward;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.ArrayList;
 import java.util.Set;
 import org.edgebridge.outbox.ClaimedEvent;
 import org.jspecify.annotations.Nullable;
@@ -42,8 +42,9 @@ final class ReceiptCheck {
     private static final int MAX_ID_IN_DETAIL = 64;
     /** Receipts for events not sent that get a detail of their own; the others share {@link #MORE_NOT_SENT}. */
     static final int MAX_NOT_SENT_DETAILS = 20;
-    private static final Problem MORE_NOT_SENT = new Problem(Violation.NOT_SENT, null,
-            "one of many receipts for events that were not in the request");
+
+    private static final Problem MORE_NOT_SENT =
+            new Problem(Violation.NOT_SENT, null, "one of many receipts for events that were not in the request");
 
     private ReceiptCheck() {}
 
@@ -61,14 +62,26 @@ final class ReceiptCheck {
             if (e == null) {
                 // each counted; past the first few one shared problem, so that a reply of millions of tiny elements
                 // ({"receipts":[0,0,…]}, within ingest.maxReplyBytes) costs a reference each, not a string each
-                problems.add(++notSent <= MAX_NOT_SENT_DETAILS ? new Problem(Violation.NOT_SENT, null, "a receipt for "
-                        + excerpt(device) + "/" + excerpt(eventId) + ", which was not in the request") : MORE_NOT_SENT);
+                problems.add(
+                        ++notSent <= MAX_NOT_SENT_DETAILS
+                                ? new Problem(
+                                        Violation.NOT_SENT,
+                                        null,
+                                        "a receipt for " + excerpt(device) + "/" + excerpt(eventId)
+                                                + ", which was not in the request")
+                                : MORE_NOT_SENT);
                 continue;
             }
             JsonNode before = first.putIfAbsent(e.id(), r);
             if (before != null && !before.equals(r) && !problemOf.containsKey(e.id())) {
-                problemOf.put(e.id(), new Problem(Violation.CONFLICTING, e.id(), "two receipts that differ ("
-                        + excerpt(before.path("status").asText()) + " and " + excerpt(r.path("status").asText()) + ")"));
+                problemOf.put(
+                        e.id(),
+                        new Problem(
+                                Violation.CONFLICTING,
+                                e.id(),
+                                "two receipts that differ ("
+                                        + excerpt(before.path("status").asText()) + " and "
+                                        + excerpt(r.path("status").asText()) + ")"));
             }
         }
         Map<Long, JsonNode> believed = new HashMap<>();

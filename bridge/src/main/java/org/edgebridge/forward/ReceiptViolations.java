@@ -25,6 +25,7 @@ public final class ReceiptViolations {
     private static final Logger LOG = LoggerFactory.getLogger(ReceiptViolations.class);
     /** How long the alarm stays up after the latest violation. */
     static final Duration ALARM_FOR = Duration.ofMinutes(15);
+
     private static final Duration LOG_EVERY = Duration.ofMinutes(1);
 
     /** What the status page shows. @param recent whether the latest violation is less than {@link #ALARM_FOR} old */
@@ -86,7 +87,10 @@ public final class ReceiptViolations {
 
     private static String names(Map<Violation, Integer> here) {
         StringBuilder b = new StringBuilder("(");
-        here.forEach((k, n) -> b.append(b.length() > 1 ? ", " : "").append(name(k)).append(": ").append(n));
+        here.forEach((k, n) -> b.append(b.length() > 1 ? ", " : "")
+                .append(name(k))
+                .append(": ")
+                .append(n));
         return b.append(")").toString();
     }
 

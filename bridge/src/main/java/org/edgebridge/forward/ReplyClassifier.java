@@ -46,9 +46,11 @@ final class ReplyClassifier {
     RequestOutcome classify(IngestReply reply, List<ClaimedEvent> events) {
         int status = reply.status();
         if (status == 0) {
-            RequestOutcome.Cause cause = reply.timedOut() ? RequestOutcome.Cause.TIMED_OUT
-                    : TransportFailures.droppedAfterConnect(reply.transportError()) ? RequestOutcome.Cause.DROPPED
-                    : RequestOutcome.Cause.UNREACHABLE;
+            RequestOutcome.Cause cause = reply.timedOut()
+                    ? RequestOutcome.Cause.TIMED_OUT
+                    : TransportFailures.droppedAfterConnect(reply.transportError())
+                            ? RequestOutcome.Cause.DROPPED
+                            : RequestOutcome.Cause.UNREACHABLE;
             return new RequestOutcome.Failed("central unreachable: " + reply.transportError(), cause);
         }
         if (status >= 200 && status < 300) {
@@ -56,10 +58,14 @@ final class ReplyClassifier {
         }
         String reason = "HTTP " + status + bodyExcerpt(reply.body());
         if (status >= 300 && status < 400) {
-            return new RequestOutcome.Refused("HTTP " + status
-                    + reply.location().map(l -> " to " + ReceiptCheck.excerpt(l)).orElse(" (no Location)")
-                    + ": ingest.url is not central's ingest endpoint (redirects are not followed: a POST must not be "
-                    + "sent somewhere else unchecked)", true);
+            return new RequestOutcome.Refused(
+                    "HTTP " + status
+                            + reply.location()
+                                    .map(l -> " to " + ReceiptCheck.excerpt(l))
+                                    .orElse(" (no Location)")
+                            + ": ingest.url is not central's ingest endpoint (redirects are not followed: a POST must not be "
+                            + "sent somewhere else unchecked)",
+                    true);
         }
         if (status == 429) {
             return new RequestOutcome.Throttled(retryAfter(reply.retryAfter()).orElse(Duration.ZERO), reason);
@@ -67,7 +73,9 @@ final class ReplyClassifier {
         if (status == 503) {
             // mostly central as a whole (its Retry-After is waited), but it may follow one event (a gateway before a
             // central that dies on it): hunted like any 5xx
-            return new RequestOutcome.Failed(reason, RequestOutcome.Cause.UNAVAILABLE,
+            return new RequestOutcome.Failed(
+                    reason,
+                    RequestOutcome.Cause.UNAVAILABLE,
                     retryAfter(reply.retryAfter()).orElse(Duration.ZERO));
         }
         if (status == 413) {
@@ -105,18 +113,22 @@ final class ReplyClassifier {
         // other events) and one poison event answered so is isolated and parked as central_no_receipt; an event left
         // out of a reply that answers others takes the no-receipt path below (that reply is the proof)
         if (list == null || !list.isArray()) {
-            return new RequestOutcome.Failed("central answered " + reply.status() + " without a receipts array"
-                    + bodyExcerpt(reply.body()), RequestOutcome.Cause.NO_RECEIPTS);
+            return new RequestOutcome.Failed(
+                    "central answered " + reply.status() + " without a receipts array" + bodyExcerpt(reply.body()),
+                    RequestOutcome.Cause.NO_RECEIPTS);
         }
-        ReceiptCheck.Checked checked = ReceiptCheck.check(list, events, settings.requests().receiptCaps());
+        ReceiptCheck.Checked checked =
+                ReceiptCheck.check(list, events, settings.requests().receiptCaps());
         if (checked.believed().isEmpty()) {
             // no receipt central can be believed on (none, or only unknown statuses or oversized fields): the request
             // failed as a whole, like a 5xx; blaming every event of it would park a backlog for central's fault
-            return new RequestOutcome.Failed("central answered " + reply.status()
-                    + " without a believable receipt for any"
-                    + " of the " + events.size() + " events" + bodyExcerpt(reply.body()),
+            return new RequestOutcome.Failed(
+                    "central answered " + reply.status()
+                            + " without a believable receipt for any"
+                            + " of the " + events.size() + " events" + bodyExcerpt(reply.body()),
                     RequestOutcome.Cause.NO_RECEIPTS,
-                    Duration.ZERO, checked.problems());
+                    Duration.ZERO,
+                    checked.problems());
         }
         Map<Long, String> why = new HashMap<>();
         checked.problems().forEach(p -> {
@@ -124,8 +136,9 @@ final class ReplyClassifier {
                 why.put(p.eventRowId(), p.detail());
             }
         });
-        boolean answersOthers = events.stream().map(e -> checked.believed().get(e.id())).anyMatch(r -> r != null
-                && !r.path("status").asText("").equals("retry_later"));
+        boolean answersOthers = events.stream()
+                .map(e -> checked.believed().get(e.id()))
+                .anyMatch(r -> r != null && !r.path("status").asText("").equals("retry_later"));
         Instant now = clock.instant();
         List<Settlement> settlements = new ArrayList<>(events.size());
         for (ClaimedEvent e : events) {
@@ -133,8 +146,10 @@ final class ReplyClassifier {
             if (r == null) {
                 String problem = why.getOrDefault(e.id(), "no receipt central can be believed on");
                 // counted only when the same reply gave other events a final receipt: central processes events now
-                settlements.add(answersOthers ? noReceipt(e, problem, now)
-                        : new Settlement.RetryLater(e.id(), now.plus(backoff(e.attempt())), problem, false));
+                settlements.add(
+                        answersOthers
+                                ? noReceipt(e, problem, now)
+                                : new Settlement.RetryLater(e.id(), now.plus(backoff(e.attempt())), problem, false));
                 continue;
             }
             String receiptStatus = r.path("status").asText("");
@@ -145,18 +160,23 @@ final class ReplyClassifier {
                 JsonNode after = r.get("retryAfterMs");
                 Duration floor = backoff(e.attempt());
                 Duration asked = after != null && after.isNumber() && after.asDouble() >= 0
-                        ? clamp(after.canConvertToLong() ? Duration.ofMillis(after.asLong())
-                                : settings.retries().maxRetryAfter())
+                        ? clamp(
+                                after.canConvertToLong()
+                                        ? Duration.ofMillis(after.asLong())
+                                        : settings.retries().maxRetryAfter())
                         : floor;
                 Duration wait = asked.compareTo(floor) >= 0 ? asked : floor;
                 String code = text(r, "code");
                 // toward forwarder.maxAttempts only while central gives other events of the reply a final receipt: a
                 // retry_later to everything is central shedding load, and parks nothing however long it lasts
-                settlements.add(new Settlement.RetryLater(e.id(), now.plus(wait),
-                        "central: retry_later" + (code == null ? "" : " / " + code), answersOthers));
+                settlements.add(new Settlement.RetryLater(
+                        e.id(),
+                        now.plus(wait),
+                        "central: retry_later" + (code == null ? "" : " / " + code),
+                        answersOthers));
             } else {
-                settlements.add(new Settlement.Final(e.id(), CommandState.fromDb(receiptStatus), text(r, "code"),
-                        text(r, "message"), result(r)));
+                settlements.add(new Settlement.Final(
+                        e.id(), CommandState.fromDb(receiptStatus), text(r, "code"), text(r, "message"), result(r)));
             }
         }
         return new RequestOutcome.Answered(settlements, checked.problems());
@@ -179,12 +199,15 @@ final class ReplyClassifier {
     static Duration backoff(ForwarderSettings settings, int attempt) {
         int doublings = Math.min(Math.max(attempt - 1, 0), 30);
         Duration d = settings.retries().backoff().initial().multipliedBy(1L << doublings);
-        return d.compareTo(settings.retries().backoff().max()) > 0 ? settings.retries().backoff().max() : d;
+        return d.compareTo(settings.retries().backoff().max()) > 0
+                ? settings.retries().backoff().max()
+                : d;
     }
 
     /** A wait that central asked for, at most {@code forwarder.maxRetryAfter}: central's numbers are not trusted. */
     Duration clamp(Duration fromCentral) {
-        return fromCentral.compareTo(settings.retries().maxRetryAfter()) > 0 ? settings.retries().maxRetryAfter()
+        return fromCentral.compareTo(settings.retries().maxRetryAfter()) > 0
+                ? settings.retries().maxRetryAfter()
                 : fromCentral;
     }
 
@@ -202,7 +225,8 @@ final class ReplyClassifier {
             return Optional.of(clamp(Duration.ofSeconds(Math.max(0, seconds))));
         } catch (NumberFormatException notSeconds) {
             try {
-                Instant at = ZonedDateTime.parse(value, DateTimeFormatter.RFC_1123_DATE_TIME).toInstant();
+                Instant at = ZonedDateTime.parse(value, DateTimeFormatter.RFC_1123_DATE_TIME)
+                        .toInstant();
                 Duration d = Duration.between(clock.instant(), at);
                 return Optional.of(d.isNegative() ? Duration.ZERO : clamp(d));
             } catch (DateTimeParseException notDate) {

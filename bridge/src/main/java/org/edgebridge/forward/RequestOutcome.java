@@ -64,7 +64,8 @@ sealed interface RequestOutcome {
          * The code an event is parked with when this failure follows it alone (docs/protocol.md §2.3); null for
          * {@link Cause#UNREACHABLE}.
          */
-        @Nullable String parkCode() {
+        @Nullable
+        String parkCode() {
             return cause.parkCode == null ? null : cause.parkCode.wire();
         }
     }

@@ -48,12 +48,14 @@ final class Suspicions {
         int limit;
         /** Probes that failed without proof since the last proof: how long a proven suspect waits for company. */
         int unproven;
+
         Instant lastProbedAt = Instant.EPOCH;
         /**
          * The group's comparison (sent when there is no main request) failed before: it is one device at a time now.
          * Else all its other devices go at once (innocent ones clear in one request).
          */
         boolean comparisonFailed;
+
         Instant waitingSince;
 
         Group(Instant now) {
@@ -70,7 +72,11 @@ final class Suspicions {
      * @param held not sent in this step: behind a suspect of their device, or in another group
      * @param waitingForCompany a suspect due now waits for other traffic to be compared with
      */
-    record Plan(List<ClaimedEvent> probe, List<ClaimedEvent> comparison, boolean comparisonIsMain, List<ClaimedEvent> held,
+    record Plan(
+            List<ClaimedEvent> probe,
+            List<ClaimedEvent> comparison,
+            boolean comparisonIsMain,
+            List<ClaimedEvent> held,
             boolean waitingForCompany) {
         boolean sendsNothing() {
             return probe.isEmpty() && comparison.isEmpty();
@@ -99,8 +105,8 @@ final class Suspicions {
      * @param probeSlotFree false while a probe sent apart is under way: then no group is probed (its events wait)
      * @param groupProbeOut a probe of several events is out: a suspect alone is not probed now (its group needs the slot)
      */
-    synchronized Plan plan(List<ClaimedEvent> claim, Instant now, boolean mayProbe, boolean probeSlotFree,
-            boolean groupProbeOut) {
+    synchronized Plan plan(
+            List<ClaimedEvent> claim, Instant now, boolean mayProbe, boolean probeSlotFree, boolean groupProbeOut) {
         Map<String, List<ClaimedEvent>> runs = new LinkedHashMap<>();
         for (ClaimedEvent e : claim) {
             if (e.centralFailures() > 0 && !groupOf.containsKey(e.id())) {
@@ -126,8 +132,9 @@ final class Suspicions {
         // its own device; but a suspect not probed for the longest company wait competes by age, so that groups that
         // keep failing cannot starve it; then the one probed longest ago (stable: claim order on ties)
         Instant overdue = now.minus(companyWait.apply(LONGEST_WAIT_AFTER));
-        candidates.sort(java.util.Comparator.comparing((Group g) -> g.ids.size() == 1 && g.lastProbedAt.isAfter(overdue))
-                .thenComparing((Group g) -> g.lastProbedAt));
+        candidates.sort(
+                java.util.Comparator.comparing((Group g) -> g.ids.size() == 1 && g.lastProbedAt.isAfter(overdue))
+                        .thenComparing((Group g) -> g.lastProbedAt));
         List<ClaimedEvent> probe = new ArrayList<>();
         List<ClaimedEvent> otherHalf = new ArrayList<>();
         boolean waiting = false;
@@ -147,14 +154,18 @@ final class Suspicions {
             List<ClaimedEvent> rest = new ArrayList<>();
             for (List<ClaimedEvent> prefix : sendable) {
                 if (half.size() < want) {
-                    half.addAll(prefix.subList(0, Math.min(prefix.size(), want - half.size()))); // a device's later ones wait
+                    half.addAll(prefix.subList(
+                            0, Math.min(prefix.size(), want - half.size()))); // a device's later ones wait
                 } else if (rest.isEmpty() || !g.comparisonFailed) {
                     // the comparison, if it has to be the group's: all its other devices, or one at a time once that
                     // failed (a hanging poison among them held the step for each device cleared)
                     rest.addAll(prefix);
                 }
             }
-            if (half.size() == 1 && rest.isEmpty() && main.isEmpty() && half.get(0).centralFailures() > 0
+            if (half.size() == 1
+                    && rest.isEmpty()
+                    && main.isEmpty()
+                    && half.get(0).centralFailures() > 0
                     && now.isBefore(g.waitingSince.plus(companyWait.apply(g.unproven + 1)))) {
                 // a proven suspect alone proves nothing and says nothing of central: it waits for other traffic a while
                 // (an unproven one goes alone at once: its failure is central's as far as anyone can tell, and the
@@ -170,7 +181,8 @@ final class Suspicions {
         Set<Long> sent = new HashSet<>();
         probe.forEach(e -> sent.add(e.id()));
         comparison.forEach(e -> sent.add(e.id()));
-        List<ClaimedEvent> held = claim.stream().filter(e -> !sent.contains(e.id())).toList();
+        List<ClaimedEvent> held =
+                claim.stream().filter(e -> !sent.contains(e.id())).toList();
         return new Plan(List.copyOf(probe), List.copyOf(comparison), !main.isEmpty(), held, waiting && probe.isEmpty());
     }
 
@@ -230,8 +242,12 @@ final class Suspicions {
             g.unproven = 0;
         }
         if (probe.size() > 1) {
-            return probe.stream().<Settlement>map(e -> new Settlement.Release(e.id(), "central failed on these events while "
-                    + "it answered others (" + failed.reason() + "); the one behind it is looked for")).toList();
+            return probe.stream()
+                    .<Settlement>map(e -> new Settlement.Release(
+                            e.id(),
+                            "central failed on these events while " + "it answered others (" + failed.reason()
+                                    + "); the one behind it is looked for"))
+                    .toList();
         }
         ClaimedEvent e = probe.get(0);
         Settlement s = alone.settle(e, failed, now);
@@ -250,8 +266,12 @@ final class Suspicions {
             g.limit = Math.max(1, probe.size() / 2); // looking further is no blame: only a count is
             g.unproven++;
         }
-        return probe.stream().<Settlement>map(e -> new Settlement.Release(e.id(), "not counted: central failed ("
-                + failed.reason() + ") and answered no other event right after")).toList();
+        return probe.stream()
+                .<Settlement>map(e -> new Settlement.Release(
+                        e.id(),
+                        "not counted: central failed (" + failed.reason()
+                                + ") and answered no other event right after"))
+                .toList();
     }
 
     /**

@@ -23,8 +23,14 @@ final class TransportFailures {
     private TransportFailures() {}
 
     /** What {@link #describe} says of a failure before a connection was made: central or the network is down. */
-    private static final List<String> BEFORE_CONNECT = List.of("does not resolve", "no connection to ",
-            "TLS with ", "no route to ", " refused", "cannot connect to ", "did not open the CONNECT tunnel");
+    private static final List<String> BEFORE_CONNECT = List.of(
+            "does not resolve",
+            "no connection to ",
+            "TLS with ",
+            "no route to ",
+            " refused",
+            "cannot connect to ",
+            "did not open the CONNECT tunnel");
 
     /**
      * Whether a described failure happened after the connection was made: reset, or closed before a reply. A central
@@ -68,10 +74,11 @@ final class TransportFailures {
                         + " within the connect timeout (a firewall dropping packets, or the host is down)";
             }
             if (t instanceof SSLException) {
-                return "TLS with " + where + " failed (" + message(t) + "); " + (refusedClientCertificate(t)
-                        ? "central refused the client certificate: check ingest.certFile (expired? signed by a CA "
-                                + "central trusts?)"
-                        : "check the server certificate and ingest.caFile");
+                return "TLS with " + where + " failed (" + message(t) + "); "
+                        + (refusedClientCertificate(t)
+                                ? "central refused the client certificate: check ingest.certFile (expired? signed by a CA "
+                                        + "central trusts?)"
+                                : "check the server certificate and ingest.caFile");
             }
             if (t instanceof NoRouteToHostException) {
                 return "no route to " + where;
@@ -107,13 +114,19 @@ final class TransportFailures {
     }
 
     /** Alerts a server sends when it does not accept the client's certificate (or the lack of one). */
-    private static final List<String> CLIENT_CERTIFICATE_ALERTS = List.of("bad_certificate",
-            "certificate_required", "certificate_expired", "certificate_unknown", "unknown_ca", "certificate_revoked",
+    private static final List<String> CLIENT_CERTIFICATE_ALERTS = List.of(
+            "bad_certificate",
+            "certificate_required",
+            "certificate_expired",
+            "certificate_unknown",
+            "unknown_ca",
+            "certificate_revoked",
             "unsupported_certificate");
 
     private static boolean refusedClientCertificate(Throwable t) {
         String m = String.valueOf(t.getMessage());
-        return m.contains("Received fatal alert") && CLIENT_CERTIFICATE_ALERTS.stream().anyMatch(m::contains);
+        return m.contains("Received fatal alert")
+                && CLIENT_CERTIFICATE_ALERTS.stream().anyMatch(m::contains);
     }
 
     private static String message(Throwable t) {

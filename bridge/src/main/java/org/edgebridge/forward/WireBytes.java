@@ -50,7 +50,9 @@ public final class WireBytes {
     /** The events of a request, by device: their payload bytes. */
     public void events(List<org.edgebridge.outbox.ClaimedEvent> events) {
         for (org.edgebridge.outbox.ClaimedEvent e : events) {
-            String device = perDevice.containsKey(e.clientId()) || perDevice.size() < MAX_DEVICES ? e.clientId() : OTHER_DEVICES;
+            String device = perDevice.containsKey(e.clientId()) || perDevice.size() < MAX_DEVICES
+                    ? e.clientId()
+                    : OTHER_DEVICES;
             perDevice.computeIfAbsent(device, d -> new LongAdder()).add(e.payload().length);
         }
     }

@@ -34,6 +34,7 @@ public final class CommandParser {
     static final Pattern COMMAND_ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}");
     /** A command type: levels of the commandId characters separated by {@code /}, 1-128 characters in all. */
     static final Pattern TYPE = Pattern.compile("(?=.{1,128}$)[A-Za-z0-9._:@-]+(/[A-Za-z0-9._:@-]+)*");
+
     static final String TYPE_RULE = "1-128 chars: levels of [A-Za-z0-9._:@-] separated by /";
 
     private final int maxPayloadBytes;
@@ -90,29 +91,36 @@ public final class CommandParser {
     }
 
     /** @param commandId the commandId if one valid id could be read, else null */
-    public record Invalid(@Nullable String commandId, ReceiptCode code, String message,
-            String payloadSha256) implements Parsed {}
+    public record Invalid(@Nullable String commandId, ReceiptCode code, String message, String payloadSha256)
+            implements Parsed {}
 
     public Parsed parse(InboundPublish publish) {
         byte[] payload = publish.payload();
         String sha = sha256(payload);
         if (payload.length > maxPayloadBytes) {
-            return new Invalid(topLevelCommandId(payload), ReceiptCode.PAYLOAD_TOO_LARGE,
-                    "payload has " + payload.length + " bytes; at most " + maxPayloadBytes + " are accepted", sha);
+            return new Invalid(
+                    topLevelCommandId(payload),
+                    ReceiptCode.PAYLOAD_TOO_LARGE,
+                    "payload has " + payload.length + " bytes; at most " + maxPayloadBytes + " are accepted",
+                    sha);
         }
         JsonNode root;
         try {
-            String text = StandardCharsets.UTF_8.newDecoder()
+            String text = StandardCharsets.UTF_8
+                    .newDecoder()
                     .onMalformedInput(CodingErrorAction.REPORT)
                     .onUnmappableCharacter(CodingErrorAction.REPORT)
                     .decode(ByteBuffer.wrap(payload))
                     .toString();
             root = json.readTree(text);
         } catch (StreamConstraintsException e) {
-            return new Invalid(null, ReceiptCode.JSON_LIMIT_EXCEEDED,
+            return new Invalid(
+                    null,
+                    ReceiptCode.JSON_LIMIT_EXCEEDED,
                     "payload's JSON is too deep or has too long a string or number; "
-                    + "at most depth " + limits.maxDepth() + ", strings of " + limits.maxStringLength()
-                    + " characters, numbers of " + limits.maxNumberLength() + " characters", sha);
+                            + "at most depth " + limits.maxDepth() + ", strings of " + limits.maxStringLength()
+                            + " characters, numbers of " + limits.maxNumberLength() + " characters",
+                    sha);
         } catch (IOException e) {
             root = null;
         }
@@ -128,36 +136,48 @@ public final class CommandParser {
         }
         String commandId = validCommandId(idNode);
         if (commandId == null) {
-            return new Invalid(null, ReceiptCode.INVALID_COMMAND_ID,
-                    "commandId must be 1-128 chars of [A-Za-z0-9._:@-], starting with a letter or digit", sha);
+            return new Invalid(
+                    null,
+                    ReceiptCode.INVALID_COMMAND_ID,
+                    "commandId must be 1-128 chars of [A-Za-z0-9._:@-], starting with a letter or digit",
+                    sha);
         }
         JsonNode typeNode = root.get("type");
         boolean typeGiven = typeNode != null && !typeNode.isNull();
         // a payload's type that is there must itself keep the rule: a number, an object or "" is not "absent"
         String type = typeGiven ? (typeNode.isTextual() ? typeNode.asText() : null) : publish.type();
         if (type == null || !TYPE.matcher(type).matches()) {
-            return new Invalid(commandId, ReceiptCode.INVALID_TYPE,
-                    "the command type (the topic levels after commands/, or the "
-                    + "payload's type) must be " + TYPE_RULE, sha);
+            return new Invalid(
+                    commandId,
+                    ReceiptCode.INVALID_TYPE,
+                    "the command type (the topic levels after commands/, or the " + "payload's type) must be "
+                            + TYPE_RULE,
+                    sha);
         }
         JsonNode expiresNode = root.get("expiresAt");
         Optional<Instant> expiresAt = expiry.expiresAt(type, publish.receivedAt());
         if (expiresNode != null && !expiresNode.isNull()) {
             Optional<Instant> own = timestamp(expiresNode);
             if (own.isEmpty()) {
-                return new Invalid(commandId, ReceiptCode.INVALID_EXPIRES_AT,
+                return new Invalid(
+                        commandId,
+                        ReceiptCode.INVALID_EXPIRES_AT,
                         "expiresAt must be an RFC 3339 date and time with an "
-                        + "offset and a four-digit year, such as 2026-12-02T18:30:00Z", sha);
+                                + "offset and a four-digit year, such as 2026-12-02T18:30:00Z",
+                        sha);
             }
             if (own.get().isAfter(publish.receivedAt().plus(maxExpiresIn))) {
-                return new Invalid(commandId, ReceiptCode.INVALID_EXPIRES_AT,
+                return new Invalid(
+                        commandId,
+                        ReceiptCode.INVALID_EXPIRES_AT,
                         "expiresAt is more than " + maxExpiresIn.toDays()
-                        + " days (intake.maxExpiresIn) after the command's arrival; send a nearer one or none", sha);
+                                + " days (intake.maxExpiresIn) after the command's arrival; send a nearer one or none",
+                        sha);
             }
             expiresAt = expiresAt.isPresent() && expiresAt.get().isBefore(own.get()) ? expiresAt : own;
         }
-        return new Valid(new NewCommand(publish.clientId(), commandId, publish.topic(), type, payload, sha,
-                publish.receivedAt(), expiresAt));
+        return new Valid(new NewCommand(
+                publish.clientId(), commandId, publish.topic(), type, payload, sha, publish.receivedAt(), expiresAt));
     }
 
     /**
@@ -173,8 +193,10 @@ public final class CommandParser {
                 String field = parser.currentName();
                 JsonToken value = parser.nextToken();
                 if ("commandId".equals(field)) {
-                    return value == JsonToken.VALUE_STRING && COMMAND_ID.matcher(parser.getText()).matches()
-                            ? parser.getText() : null;
+                    return value == JsonToken.VALUE_STRING
+                                    && COMMAND_ID.matcher(parser.getText()).matches()
+                            ? parser.getText()
+                            : null;
                 }
                 parser.skipChildren();
             }

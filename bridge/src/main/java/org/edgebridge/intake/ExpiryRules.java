@@ -24,8 +24,9 @@ public record ExpiryRules(List<Rule> rules) {
             String[] levels = pattern.split("/", -1);
             for (int i = 0; i < levels.length; i++) {
                 if (!LEVEL.matcher(levels[i]).matches() || (levels[i].equals("#") && i != levels.length - 1)) {
-                    throw new IllegalArgumentException("pattern '" + pattern + "' must be type levels of [A-Za-z0-9._:@-] "
-                            + "separated by /, with + for one level and a last # for any levels");
+                    throw new IllegalArgumentException(
+                            "pattern '" + pattern + "' must be type levels of [A-Za-z0-9._:@-] "
+                                    + "separated by /, with + for one level and a last # for any levels");
                 }
             }
             if (after.isNegative() || after.isZero()) {
@@ -60,7 +61,10 @@ public record ExpiryRules(List<Rule> rules) {
     /** As written in the configuration: {@code none}, or the rules separated by commas. */
     @Override
     public String toString() {
-        return rules.isEmpty() ? "none" : String.join(",", rules.stream()
-                .map(r -> r.pattern() + "=" + r.after()).toList());
+        return rules.isEmpty()
+                ? "none"
+                : String.join(
+                        ",",
+                        rules.stream().map(r -> r.pattern() + "=" + r.after()).toList());
     }
 }

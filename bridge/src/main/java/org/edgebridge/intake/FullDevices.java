@@ -45,7 +45,9 @@ final class FullDevices {
         named.values().removeIf(d -> now - d.lastRefusedNanos() > FORGET_AFTER.toNanos());
         List<FullDevice> list = new ArrayList<>(named.values());
         list.sort(Comparator.comparingLong(FullDevice::openCommands).reversed());
-        return list.stream().map(d -> new IntakeView.DeviceAtShare(d.clientId(), d.openCommands(), d.openBytes())).toList();
+        return list.stream()
+                .map(d -> new IntakeView.DeviceAtShare(d.clientId(), d.openCommands(), d.openBytes()))
+                .toList();
     }
 
     long refusals() {

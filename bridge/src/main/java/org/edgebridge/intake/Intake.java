@@ -16,8 +16,8 @@ import org.edgebridge.hook.TestHook;
 import org.edgebridge.lifecycle.Component;
 import org.edgebridge.lifecycle.Once;
 import org.edgebridge.outbox.DeviceShare;
-import org.edgebridge.outbox.NewCommand;
 import org.edgebridge.outbox.IntakeOutbox;
+import org.edgebridge.outbox.NewCommand;
 import org.edgebridge.outbox.StoreResult;
 import org.edgebridge.receipt.ReceiptSender;
 import org.edgebridge.trace.CommandTrace;
@@ -53,6 +53,7 @@ public final class Intake implements Component, IntakeView, AutoCloseable, Inbou
     private final ThreadPoolExecutor answers;
     /** Payload bytes of the commands in {@link #queue} and in the batch being written. */
     private final AtomicLong queuedBytes = new AtomicLong();
+
     private final Runnable onStored;
     private final AtomicLong storedUpTo;
     private final IntakeStats stats = new IntakeStats();
@@ -68,11 +69,12 @@ public final class Intake implements Component, IntakeView, AutoCloseable, Inbou
     /**
      * @param onStored called after new rows were committed and their {@code stored} receipts handed out
      */
-    public Intake(IntakeOutbox outbox, ReceiptSender receipts, IntakeSettings settings, Runnable onStored, Workers threads) {
+    public Intake(
+            IntakeOutbox outbox, ReceiptSender receipts, IntakeSettings settings, Runnable onStored, Workers threads) {
         this.outbox = outbox;
         this.receipts = receipts;
-        this.parser = new CommandParser(settings.maxPayloadBytes(), settings.jsonLimits(), settings.expiry(),
-                settings.maxExpiresIn());
+        this.parser = new CommandParser(
+                settings.maxPayloadBytes(), settings.jsonLimits(), settings.expiry(), settings.maxExpiresIn());
         this.settings = settings;
         this.queue = new ArrayBlockingQueue<>(settings.queueCapacity());
         this.onStored = onStored;
@@ -81,8 +83,13 @@ public final class Intake implements Component, IntakeView, AutoCloseable, Inbou
         this.storeReceipts = new StoreReceipts(settings, stats, room);
         this.resends = new ResendAnswers(outbox, receipts, storeReceipts, stats);
         this.writer = threads.thread("intake-writer", this::writeLoop);
-        this.answers = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS,
-                new ArrayBlockingQueue<>(settings.queueCapacity()), r -> threads.thread("intake-answers", r));
+        this.answers = new ThreadPoolExecutor(
+                1,
+                1,
+                0,
+                TimeUnit.MILLISECONDS,
+                new ArrayBlockingQueue<>(settings.queueCapacity()),
+                r -> threads.thread("intake-answers", r));
     }
 
     /** A queued command and who waits for what became of it. */
@@ -151,8 +158,14 @@ public final class Intake implements Component, IntakeView, AutoCloseable, Inbou
         CommandParser.Parsed parsed = parser.parse(publish);
         if (parsed instanceof CommandParser.Invalid invalid) {
             stats.countRejected(invalid.code());
-            receipts.send(publish.clientId(), ReceiptSender.rejected(invalid.commandId(), invalid.code(),
-                    invalid.message(), invalid.payloadSha256(), publish.topic()));
+            receipts.send(
+                    publish.clientId(),
+                    ReceiptSender.rejected(
+                            invalid.commandId(),
+                            invalid.code(),
+                            invalid.message(),
+                            invalid.payloadSha256(),
+                            publish.topic()));
             answer.decided();
             return;
         }
@@ -220,8 +233,9 @@ public final class Intake implements Component, IntakeView, AutoCloseable, Inbou
 
     private void refuse(NewCommand c, ReceiptCode code, String message) {
         stats.retryLater.incrementAndGet();
-        receipts.send(c.clientId(), ReceiptSender.retryLater(c.commandId(), code, message, c.payloadSha256(), c.topic(),
-                RETRY_AFTER_MS));
+        receipts.send(
+                c.clientId(),
+                ReceiptSender.retryLater(c.commandId(), code, message, c.payloadSha256(), c.topic(), RETRY_AFTER_MS));
     }
 
     private void writeLoop() {
@@ -238,14 +252,19 @@ public final class Intake implements Component, IntakeView, AutoCloseable, Inbou
                     writeBatch(batch);
                     decided = true;
                 } finally {
-                    queuedBytes.addAndGet(-batch.stream().mapToLong(q -> q.command().payload().length).sum());
+                    queuedBytes.addAndGet(-batch.stream()
+                            .mapToLong(q -> q.command().payload().length)
+                            .sum());
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return;
             } catch (RuntimeException e) {
-                LOG.error("intake writer failed on a batch of {}; it goes on (their devices get no PUBACK and send "
-                        + "them again)", batch.size(), e);
+                LOG.error(
+                        "intake writer failed on a batch of {}; it goes on (their devices get no PUBACK and send "
+                                + "them again)",
+                        batch.size(),
+                        e);
             } finally {
                 answer(batch, decided);
                 batch.clear();
@@ -287,7 +306,10 @@ public final class Intake implements Component, IntakeView, AutoCloseable, Inbou
             writeFailures.failed(batch.size(), e);
             stats.storeFailures.incrementAndGet();
             for (Queued q : batch) {
-                refuse(q.command(), ReceiptCode.OUTBOX_UNAVAILABLE, "the bridge could not write its outbox; send the command again later");
+                refuse(
+                        q.command(),
+                        ReceiptCode.OUTBOX_UNAVAILABLE,
+                        "the bridge could not write its outbox; send the command again later");
             }
             return;
         }
@@ -308,7 +330,10 @@ public final class Intake implements Component, IntakeView, AutoCloseable, Inbou
             }
             if (result instanceof StoreResult.Stored) {
                 fullDevices.stored(result.command().clientId());
-                receipts.sendFirst(result.command().clientId(), storeReceipts.receiptFor(result), result.command().receivedAt());
+                receipts.sendFirst(
+                        result.command().clientId(),
+                        storeReceipts.receiptFor(result),
+                        result.command().receivedAt());
             } else {
                 receipts.send(result.command().clientId(), storeReceipts.receiptFor(result));
             }
@@ -388,8 +413,10 @@ public final class Intake implements Component, IntakeView, AutoCloseable, Inbou
             Thread.currentThread().interrupt();
         }
         if (writer.isAlive()) {
-            LOG.warn("intake writer did not finish within the shutdown budget; {} queued commands were not stored "
-                    + "(their devices had no stored receipt and resend them)", queue.size());
+            LOG.warn(
+                    "intake writer did not finish within the shutdown budget; {} queued commands were not stored "
+                            + "(their devices had no stored receipt and resend them)",
+                    queue.size());
             writer.interrupt();
         }
         List<Queued> left = new ArrayList<>();

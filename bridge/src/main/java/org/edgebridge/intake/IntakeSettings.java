@@ -17,6 +17,15 @@ import org.edgebridge.outbox.DeviceShare;
  *     {@code outbox.maxPendingBytesPerDevice}); past it that device's new commands get retry_later / device_outbox_full
  * @param maxExpiresIn latest {@code expiresAt} a command may carry, after its arrival ({@code intake.maxExpiresIn})
  */
-public record IntakeSettings(int maxPayloadBytes, int maxBatch, int queueCapacity, long maxPending, long minFreeDiskBytes,
-        Duration fullRetryAfter, long maxQueuedBytes, JsonLimits jsonLimits, ExpiryRules expiry,
-        Duration maxExpiresIn, DeviceShare deviceShare) {}
+public record IntakeSettings(
+        int maxPayloadBytes,
+        int maxBatch,
+        int queueCapacity,
+        long maxPending,
+        long minFreeDiskBytes,
+        Duration fullRetryAfter,
+        long maxQueuedBytes,
+        JsonLimits jsonLimits,
+        ExpiryRules expiry,
+        Duration maxExpiresIn,
+        DeviceShare deviceShare) {}

@@ -23,22 +23,29 @@ final class OutboxRoom {
         this.outbox = outbox;
         this.settings = settings;
         // an absolute path of a file always has a parent
-        this.disk = new DiskSpace(Objects.requireNonNull(outbox.file().toAbsolutePath().getParent()), outbox::freeBytes);
+        this.disk = new DiskSpace(
+                Objects.requireNonNull(outbox.file().toAbsolutePath().getParent()), outbox::freeBytes);
     }
 
     /** The room for the batch about to be written (0 below the disk floor or at maxPending). */
     long forNextBatch() {
         boolean low = isLowOnDisk();
         if (low != lowDisk) {
-            LOG.warn(low ? "free disk below outbox.minFreeDisk ({} bytes): new commands get retry_later / outbox_full"
-                    : "free disk above outbox.minFreeDisk ({} bytes) again: taking new commands", settings.minFreeDiskBytes());
+            LOG.warn(
+                    low
+                            ? "free disk below outbox.minFreeDisk ({} bytes): new commands get retry_later / outbox_full"
+                            : "free disk above outbox.minFreeDisk ({} bytes) again: taking new commands",
+                    settings.minFreeDiskBytes());
             lowDisk = low;
         }
         long room = low ? 0 : Math.max(0, settings.maxPending() - outbox.openCount());
         boolean nowFull = room == 0;
         if (nowFull != full && !low) {
-            LOG.warn(nowFull ? "outbox holds outbox.maxPending={} open commands: new commands get retry_later / outbox_full"
-                    : "outbox below outbox.maxPending={} again: taking new commands", settings.maxPending());
+            LOG.warn(
+                    nowFull
+                            ? "outbox holds outbox.maxPending={} open commands: new commands get retry_later / outbox_full"
+                            : "outbox below outbox.maxPending={} again: taking new commands",
+                    settings.maxPending());
         }
         full = nowFull;
         return room;

@@ -2,8 +2,8 @@ package org.edgebridge.intake;
 
 import java.util.Optional;
 import org.edgebridge.outbox.CommandRecord;
-import org.edgebridge.outbox.NewCommand;
 import org.edgebridge.outbox.IntakeOutbox;
+import org.edgebridge.outbox.NewCommand;
 import org.edgebridge.receipt.ReceiptSender;
 
 /**

@@ -23,8 +23,8 @@ final class Rfc3339 {
     /** Long enough for any date-time a device means; the fraction's digits past nanoseconds carry nothing. */
     static final int MAX_LENGTH = 64;
 
-    private static final Pattern DATE_TIME = Pattern.compile(
-            "([0-9]{4})-([0-9]{2})-([0-9]{2})[Tt]([0-9]{2}):([0-9]{2}):([0-9]{2})(?:\\.([0-9]+))?"
+    private static final Pattern DATE_TIME =
+            Pattern.compile("([0-9]{4})-([0-9]{2})-([0-9]{2})[Tt]([0-9]{2}):([0-9]{2}):([0-9]{2})(?:\\.([0-9]+))?"
                     + "(?:([Zz])|([+-])([0-9]{2}):([0-9]{2}))");
 
     static Optional<Instant> parse(String text) {
@@ -42,7 +42,8 @@ final class Rfc3339 {
             String fraction = m.group(7) == null ? "" : m.group(7);
             int nanos = fraction.isEmpty() ? 0 : Integer.parseInt((fraction + "00000000").substring(0, 9));
             LocalTime time = LocalTime.of(number(m, 4), number(m, 5), leap ? 59 : second, nanos);
-            ZoneOffset offset = m.group(8) != null ? ZoneOffset.UTC
+            ZoneOffset offset = m.group(8) != null
+                    ? ZoneOffset.UTC
                     : ZoneOffset.ofHoursMinutes(sign(m) * number(m, 10), sign(m) * number(m, 11));
             Instant instant = OffsetDateTime.of(date, time, offset).toInstant();
             return Optional.of(leap ? instant.plusSeconds(1).minusNanos(nanos) : instant);

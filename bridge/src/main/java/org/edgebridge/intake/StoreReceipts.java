@@ -31,37 +31,53 @@ final class StoreReceipts {
         if (result instanceof StoreResult.Full) {
             stats.retryLater.incrementAndGet();
             NewCommand c = result.command();
-            return ReceiptSender.retryLater(c.commandId(), ReceiptCode.OUTBOX_FULL,
-                    room.lastBatchWasLowOnDisk() ? "the bridge is low on disk space; send the command again later"
+            return ReceiptSender.retryLater(
+                    c.commandId(),
+                    ReceiptCode.OUTBOX_FULL,
+                    room.lastBatchWasLowOnDisk()
+                            ? "the bridge is low on disk space; send the command again later"
                             : "the bridge's outbox is full; send the command again later",
-                    c.payloadSha256(), c.topic(), settings.fullRetryAfter().toMillis());
+                    c.payloadSha256(),
+                    c.topic(),
+                    settings.fullRetryAfter().toMillis());
         }
         if (result instanceof StoreResult.DeviceFull full) {
             stats.retryLater.incrementAndGet();
             NewCommand c = result.command();
-            return ReceiptSender.retryLater(c.commandId(), ReceiptCode.DEVICE_OUTBOX_FULL,
+            return ReceiptSender.retryLater(
+                    c.commandId(),
+                    ReceiptCode.DEVICE_OUTBOX_FULL,
                     "this device holds its share of the "
-                    + "bridge's outbox (" + full.openCommands() + " open commands, " + full.openBytes()
-                    + " bytes; at most "
-                    + settings.deviceShare().maxCommands() + " and " + settings.deviceShare().maxBytes()
-                    + "); send the "
-                    + "command again once earlier ones are final", c.payloadSha256(), c.topic(),
+                            + "bridge's outbox (" + full.openCommands() + " open commands, " + full.openBytes()
+                            + " bytes; at most "
+                            + settings.deviceShare().maxCommands() + " and "
+                            + settings.deviceShare().maxBytes()
+                            + "); send the "
+                            + "command again once earlier ones are final",
+                    c.payloadSha256(),
+                    c.topic(),
                     settings.fullRetryAfter().toMillis());
         }
         if (result instanceof StoreResult.Expired) {
             NewCommand c = result.command();
             stats.countRejected(ReceiptCode.EXPIRED);
-            return ReceiptSender.rejected(c.commandId(), ReceiptCode.EXPIRED, "the command's expiry ("
-                    + c.expiresAt().map(Object::toString).orElse("?")
-                    + ") had passed when it arrived; it was not stored",
-                    c.payloadSha256(), c.topic());
+            return ReceiptSender.rejected(
+                    c.commandId(),
+                    ReceiptCode.EXPIRED,
+                    "the command's expiry ("
+                            + c.expiresAt().map(Object::toString).orElse("?")
+                            + ") had passed when it arrived; it was not stored",
+                    c.payloadSha256(),
+                    c.topic());
         }
         if (result instanceof StoreResult.Unstorable unstorable) {
             NewCommand c = result.command();
             stats.countRejected(ReceiptCode.UNSTORABLE);
-            return ReceiptSender.rejected(c.commandId(), ReceiptCode.UNSTORABLE,
-                    "the outbox could not store this command ("
-                    + unstorable.error() + "); it was not stored, and the same bytes will fail again",
+            return ReceiptSender.rejected(
+                    c.commandId(),
+                    ReceiptCode.UNSTORABLE,
+                    "the outbox could not store this command (" + unstorable.error()
+                            + "); it was not stored, and the same bytes will fail again",
                     c.payloadSha256(),
                     c.topic());
         }
@@ -72,9 +88,12 @@ final class StoreReceipts {
     /** The command id is known with other payload bytes: the original is kept. */
     Receipt idReused(NewCommand c, CommandRecord original) {
         stats.countRejected(ReceiptCode.COMMAND_ID_REUSED);
-        return ReceiptSender.rejected(c.commandId(), ReceiptCode.COMMAND_ID_REUSED,
+        return ReceiptSender.rejected(
+                c.commandId(),
+                ReceiptCode.COMMAND_ID_REUSED,
                 "commandId was first stored with other payload bytes (sha256 " + original.payloadSha256()
                         + "); the original is kept",
-                c.payloadSha256(), c.topic());
+                c.payloadSha256(),
+                c.topic());
     }
 }

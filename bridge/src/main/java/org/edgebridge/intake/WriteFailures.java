@@ -25,8 +25,11 @@ final class WriteFailures {
     /** A write of {@code commands} commands failed; they are answered retry_later / outbox_unavailable. */
     void failed(int commands, RuntimeException e) {
         if (inARow++ == 0) {
-            LOG.warn("outbox write failed for {} commands, answered retry_later / outbox_unavailable (further failures "
-                    + "are counted, not logged, until a write succeeds): {}", commands, e.toString());
+            LOG.warn(
+                    "outbox write failed for {} commands, answered retry_later / outbox_unavailable (further failures "
+                            + "are counted, not logged, until a write succeeds): {}",
+                    commands,
+                    e.toString());
         }
         last = new Failure(String.valueOf(e.getMessage()), System.nanoTime());
     }

@@ -17,6 +17,5 @@ public final class ExitCodes {
      */
     public static final int WORKER_DIED = 3;
 
-    private ExitCodes() {
-    }
+    private ExitCodes() {}
 }

@@ -37,15 +37,23 @@ public final class StopWatchdog implements AutoCloseable {
         } catch (InterruptedException e) {
             return;
         }
-        LOG.warn("{} has not stopped after {} ms; every thread's stack, to show where it waits:\n{}", what, after.toMillis(),
+        LOG.warn(
+                "{} has not stopped after {} ms; every thread's stack, to show where it waits:\n{}",
+                what,
+                after.toMillis(),
                 stacks());
     }
 
     static String stacks() {
         StringBuilder out = new StringBuilder();
-        for (Map.Entry<Thread, StackTraceElement[]> e : Thread.getAllStackTraces().entrySet()) {
+        for (Map.Entry<Thread, StackTraceElement[]> e :
+                Thread.getAllStackTraces().entrySet()) {
             Thread t = e.getKey();
-            out.append('"').append(t.getName()).append("\" ").append(t.getState()).append('\n');
+            out.append('"')
+                    .append(t.getName())
+                    .append("\" ")
+                    .append(t.getState())
+                    .append('\n');
             for (StackTraceElement frame : e.getValue()) {
                 out.append("    at ").append(frame).append('\n');
             }

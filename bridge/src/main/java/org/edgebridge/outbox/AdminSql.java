@@ -16,7 +16,8 @@ final class AdminSql {
             WHERE id = :id AND state = 'parked'""";
 
     /** Every pending row that waits (a receipt's retryAfterMs, the per-event backoff) due now: an admin ends the waits. */
-    static final String MAKE_PENDING_DUE = "UPDATE commands SET not_before = 0 WHERE state = 'pending' AND not_before > :now";
+    static final String MAKE_PENDING_DUE =
+            "UPDATE commands SET not_before = 0 WHERE state = 'pending' AND not_before > :now";
 
     static final String REJECT = """
             UPDATE commands SET state = 'rejected', code = 'rejected_by_admin',
@@ -57,8 +58,8 @@ final class AdminSql {
             + "GROUP BY 1, 2 ORDER BY 1, 2 LIMIT :limit";
 
     /** A final command's payload is dropped once its receipt was published (OutboxSql.MARK_PUBLISHED): none then. */
-    static final String PAYLOAD = "SELECT payload FROM commands WHERE client_id = :c AND command_id = :id "
-            + "AND length(payload) > 0";
+    static final String PAYLOAD =
+            "SELECT payload FROM commands WHERE client_id = :c AND command_id = :id " + "AND length(payload) > 0";
 
     // ---- reads for the admin API and status ----
 

@@ -52,8 +52,10 @@ final class CheckpointConnection implements AutoCloseable {
             handle = opened;
         }
         try {
-            return handle.createQuery(checkpoint).map((rs, ctx) -> new Result(rs.getInt("busy") != 0,
-                    new Checkpoint(rs.getLong("log"), rs.getLong("checkpointed")))).one();
+            return handle.createQuery(checkpoint)
+                    .map((rs, ctx) -> new Result(
+                            rs.getInt("busy") != 0, new Checkpoint(rs.getLong("log"), rs.getLong("checkpointed"))))
+                    .one();
         } catch (RuntimeException e) {
             close();
             throw e;

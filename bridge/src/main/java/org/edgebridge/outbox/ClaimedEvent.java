@@ -24,9 +24,30 @@ public record ClaimedEvent(
         Optional<Instant> expiresAt) {
 
     /** An event that never expires. */
-    public ClaimedEvent(long id, String clientId, String commandId, long sequence, String topic, String type,
-            byte[] payload, String payloadSha256, Instant receivedAt, int attempt, int centralFailures) {
-        this(id, clientId, commandId, sequence, topic, type, payload, payloadSha256, receivedAt, attempt, centralFailures,
+    public ClaimedEvent(
+            long id,
+            String clientId,
+            String commandId,
+            long sequence,
+            String topic,
+            String type,
+            byte[] payload,
+            String payloadSha256,
+            Instant receivedAt,
+            int attempt,
+            int centralFailures) {
+        this(
+                id,
+                clientId,
+                commandId,
+                sequence,
+                topic,
+                type,
+                payload,
+                payloadSha256,
+                receivedAt,
+                attempt,
+                centralFailures,
                 Optional.empty());
     }
 }

@@ -22,15 +22,29 @@ final class Claimer {
     record Head(long id, String clientId, long sequence) {}
 
     /** One open row of a device's run, with its payload's size but not its bytes ({@link OutboxSql#CLAIM_RUN}). */
-    record Candidate(long id, String commandId, long sequence, String topic, String type, int payloadBytes,
-            String payloadSha256, Instant receivedAt, CommandState state, Instant notBefore, int attempts,
-            int centralFailures, Optional<Instant> expiresAt, int unsentAttempts) {
+    record Candidate(
+            long id,
+            String commandId,
+            long sequence,
+            String topic,
+            String type,
+            int payloadBytes,
+            String payloadSha256,
+            Instant receivedAt,
+            CommandState state,
+            Instant notBefore,
+            int attempts,
+            int centralFailures,
+            Optional<Instant> expiresAt,
+            int unsentAttempts) {
         /**
          * Expired before central saw it: not sent, the expiry sweep makes it final ({@link OutboxSql#EXPIRING}). One
          * that was sent before is sent again (central may have applied it; it refuses a late one by its expiresAt).
          */
         boolean expiredUnsent(long now) {
-            return attempts == unsentAttempts && expiresAt.isPresent() && expiresAt.get().toEpochMilli() <= now;
+            return attempts == unsentAttempts
+                    && expiresAt.isPresent()
+                    && expiresAt.get().toEpochMilli() <= now;
         }
     }
 
@@ -45,11 +59,15 @@ final class Claimer {
         return claim(sql, now, next.maxEvents(), next.maxBytes(), next.size(), next.maxRowId(), next.batchId());
     }
 
-    private static List<ClaimedEvent> claim(NamedStatements sql, long now, int maxEvents, int maxBytes, WireSize size,
-            long maxRowId, String batchId) throws SQLException {
+    private static List<ClaimedEvent> claim(
+            NamedStatements sql, long now, int maxEvents, int maxBytes, WireSize size, long maxRowId, String batchId)
+            throws SQLException {
         List<Head> heads = new ArrayList<>();
         PreparedStatement headQuery = sql.get(OutboxSql.CLAIM_HEADS)
-                .set("now", now).set("maxId", maxRowId).set("limit", maxEvents).statement();
+                .set("now", now)
+                .set("maxId", maxRowId)
+                .set("limit", maxEvents)
+                .statement();
         try (ResultSet rs = headQuery.executeQuery()) {
             while (rs.next()) {
                 heads.add(new Head(rs.getLong("id"), rs.getString("client_id"), rs.getLong("sequence")));
@@ -86,13 +104,22 @@ final class Claimer {
             boolean anyFirst = false;
             boolean anyAgain = false;
             for (ClaimedEvent e : claimed) {
-                mark.set("now", now).set("b", batchId).set("id", e.id()).statement().addBatch();
+                mark.set("now", now)
+                        .set("b", batchId)
+                        .set("id", e.id())
+                        .statement()
+                        .addBatch();
                 boolean isFirst = e.attempt() == 1;
                 anyFirst |= isFirst;
                 anyAgain |= !isFirst;
                 for (NamedStatements.Named history : isFirst ? List.of(first) : List.of(fold, insert)) {
-                    history.set("id", e.id()).set("at", now).set("kind", "attempt").set("b", batchId)
-                            .set("status", null).set("code", null).set("detail", "attempt " + e.attempt());
+                    history.set("id", e.id())
+                            .set("at", now)
+                            .set("kind", "attempt")
+                            .set("b", batchId)
+                            .set("status", null)
+                            .set("code", null)
+                            .set("detail", "attempt " + e.attempt());
                     if (!isFirst) {
                         history.set("http", null).set("took", null); // an attempt's outcome is on the line that ends it
                     }
@@ -148,7 +175,9 @@ final class Claimer {
             List<Chosen> mine = byDevice.computeIfAbsent(head.clientId(), k -> new ArrayList<>());
             int taken = 0;
             for (Candidate c : run(sql, head.clientId(), fromSequence, wanted)) {
-                boolean due = c.state() == CommandState.PENDING && c.notBefore().toEpochMilli() <= now && c.id() <= maxRowId
+                boolean due = c.state() == CommandState.PENDING
+                        && c.notBefore().toEpochMilli() <= now
+                        && c.id() <= maxRowId
                         && !c.expiredUnsent(now);
                 long eventBytes = size.bytes(head.clientId(), c.commandId(), c.type(), c.topic(), c.payloadBytes());
                 if (!due || (count > 0 && bytes + eventBytes > maxBytes)) {
@@ -183,14 +212,26 @@ final class Claimer {
             throws SQLException {
         List<Candidate> run = new ArrayList<>();
         PreparedStatement q = sql.get(OutboxSql.CLAIM_RUN)
-                .set("c", clientId).set("head", fromSequence).set("limit", limit).statement();
+                .set("c", clientId)
+                .set("head", fromSequence)
+                .set("limit", limit)
+                .statement();
         try (ResultSet rs = q.executeQuery()) {
             while (rs.next()) {
-                run.add(new Candidate(rs.getLong("id"), rs.getString("command_id"), rs.getLong("sequence"),
-                        rs.getString("topic"), rs.getString("type"), rs.getInt("payload_bytes"), rs.getString("payload_sha256"),
-                        Instant.ofEpochMilli(rs.getLong("received_at")), CommandState.fromDb(rs.getString("state")),
-                        Instant.ofEpochMilli(rs.getLong("not_before")), rs.getInt("attempts"),
-                        rs.getInt("central_failures"), OutboxRows.optionalInstant(rs, "expires_at"),
+                run.add(new Candidate(
+                        rs.getLong("id"),
+                        rs.getString("command_id"),
+                        rs.getLong("sequence"),
+                        rs.getString("topic"),
+                        rs.getString("type"),
+                        rs.getInt("payload_bytes"),
+                        rs.getString("payload_sha256"),
+                        Instant.ofEpochMilli(rs.getLong("received_at")),
+                        CommandState.fromDb(rs.getString("state")),
+                        Instant.ofEpochMilli(rs.getLong("not_before")),
+                        rs.getInt("attempts"),
+                        rs.getInt("central_failures"),
+                        OutboxRows.optionalInstant(rs, "expires_at"),
                         rs.getInt("unsent_attempts")));
             }
         }
@@ -204,7 +245,10 @@ final class Claimer {
         }
         Map<Long, byte[]> payloads = new HashMap<>();
         PreparedStatement q = sql.get(OutboxSql.CLAIM_PAYLOADS)
-                .set("ids", OutboxSql.idList(chosen.stream().map(x -> x.c().id()).toList())).statement();
+                .set(
+                        "ids",
+                        OutboxSql.idList(chosen.stream().map(x -> x.c().id()).toList()))
+                .statement();
         try (ResultSet rs = q.executeQuery()) {
             while (rs.next()) {
                 payloads.putIfAbsent(rs.getLong("id"), rs.getBytes("payload"));
@@ -214,9 +258,19 @@ final class Claimer {
         for (Chosen x : chosen) {
             Candidate c = x.c();
             // payload is NOT NULL, and each chosen row was just read on this connection, in this transaction
-            claimed.add(new ClaimedEvent(c.id(), x.clientId(), c.commandId(), c.sequence(), c.topic(), c.type(),
-                    Objects.requireNonNull(payloads.get(c.id())), c.payloadSha256(), c.receivedAt(), c.attempts() + 1,
-                    c.centralFailures(), c.expiresAt()));
+            claimed.add(new ClaimedEvent(
+                    c.id(),
+                    x.clientId(),
+                    c.commandId(),
+                    c.sequence(),
+                    c.topic(),
+                    c.type(),
+                    Objects.requireNonNull(payloads.get(c.id())),
+                    c.payloadSha256(),
+                    c.receivedAt(),
+                    c.attempts() + 1,
+                    c.centralFailures(),
+                    c.expiresAt()));
         }
         return claimed;
     }

@@ -16,6 +16,12 @@ import org.jspecify.annotations.Nullable;
  * @param receiptAckedAt the device's PUBACK of its final receipt
  * @param expiresAt when it stops being worth applying (docs/protocol.md §1.4)
  */
-public record CommandLife(@Nullable Instant storedAt, @Nullable Instant claimedAt, @Nullable String lastRequestId,
-        @Nullable Integer httpStatus, @Nullable Long tookMs, @Nullable Instant receiptPublishedAt,
-        @Nullable Instant receiptAckedAt, @Nullable Instant expiresAt) {}
+public record CommandLife(
+        @Nullable Instant storedAt,
+        @Nullable Instant claimedAt,
+        @Nullable String lastRequestId,
+        @Nullable Integer httpStatus,
+        @Nullable Long tookMs,
+        @Nullable Instant receiptPublishedAt,
+        @Nullable Instant receiptAckedAt,
+        @Nullable Instant expiresAt) {}

@@ -4,7 +4,12 @@ import java.util.Locale;
 
 /** Where a command is in the outbox. The last three are final: they have a final receipt. */
 public enum CommandState {
-    PENDING, INFLIGHT, PARKED, ACCEPTED, DUPLICATE, REJECTED;
+    PENDING,
+    INFLIGHT,
+    PARKED,
+    ACCEPTED,
+    DUPLICATE,
+    REJECTED;
 
     public boolean isFinal() {
         return this == ACCEPTED || this == DUPLICATE || this == REJECTED;

@@ -17,6 +17,7 @@ final class CommandStatements implements AutoCloseable {
     final PreparedStatement deviceShare;
     /** Each command's own savepoint ({@link CommandWriter}): one that fails is rolled back alone. */
     final PreparedStatement savepoint;
+
     final PreparedStatement release;
     final PreparedStatement rollbackToSavepoint;
 
@@ -32,8 +33,9 @@ final class CommandStatements implements AutoCloseable {
 
     @Override
     public void close() {
-        for (PreparedStatement s : new PreparedStatement[] {find, nextSequence, insert, deviceShare, savepoint, release,
-                rollbackToSavepoint}) {
+        for (PreparedStatement s : new PreparedStatement[] {
+            find, nextSequence, insert, deviceShare, savepoint, release, rollbackToSavepoint
+        }) {
             try {
                 s.close();
             } catch (SQLException ignored) {

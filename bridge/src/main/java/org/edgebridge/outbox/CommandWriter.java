@@ -27,7 +27,8 @@ final class CommandWriter {
     private CommandWriter() {}
 
     /** Stores the commands in list order; new ones beyond {@code capacity} are not stored. */
-    static List<StoreResult> store(CommandStatements sql, List<NewCommand> commands, long capacity) throws SQLException {
+    static List<StoreResult> store(CommandStatements sql, List<NewCommand> commands, long capacity)
+            throws SQLException {
         return store(sql, commands, capacity, DeviceShare.UNBOUNDED, System.currentTimeMillis());
     }
 
@@ -37,8 +38,9 @@ final class CommandWriter {
      *
      * @param storedAt the writer's time in the transaction that commits them (epoch ms): the rows' {@code stored_at}
      */
-    static List<StoreResult> store(CommandStatements sql, List<NewCommand> commands, long capacity, DeviceShare share,
-            long storedAt) throws SQLException {
+    static List<StoreResult> store(
+            CommandStatements sql, List<NewCommand> commands, long capacity, DeviceShare share, long storedAt)
+            throws SQLException {
         List<StoreResult> out = new ArrayList<>(commands.size());
         long left = capacity;
         for (NewCommand command : commands) {
@@ -52,8 +54,9 @@ final class CommandWriter {
     }
 
     /** {@link #storeOne} in a savepoint of its own: rolled back alone when something in the command fails it. */
-    private static StoreResult storeAlone(CommandStatements sql, NewCommand command, boolean room, DeviceShare share,
-            long storedAt) throws SQLException {
+    private static StoreResult storeAlone(
+            CommandStatements sql, NewCommand command, boolean room, DeviceShare share, long storedAt)
+            throws SQLException {
         sql.savepoint.execute();
         StoreResult result;
         try {
@@ -89,8 +92,9 @@ final class CommandWriter {
         return primary == 18 || primary == 19 || primary == 20 || primary == 25;
     }
 
-    private static StoreResult storeOne(CommandStatements sql, NewCommand command, boolean room, DeviceShare share,
-            long storedAt) throws SQLException {
+    private static StoreResult storeOne(
+            CommandStatements sql, NewCommand command, boolean room, DeviceShare share, long storedAt)
+            throws SQLException {
         Optional<CommandRecord> existing = find(sql, command);
         if (existing.isPresent()) {
             CommandRecord record = existing.get();
@@ -130,9 +134,24 @@ final class CommandWriter {
         }
         insert.setLong(10, storedAt);
         long id = single(insert, "id");
-        CommandRecord record = new CommandRecord(id, command.clientId(), command.commandId(), sequence, command.topic(),
-                command.type(), command.payloadSha256(), command.receivedAt(), CommandState.PENDING, 0, 0,
-                Instant.EPOCH, null, null, null, null, Optional.empty());
+        CommandRecord record = new CommandRecord(
+                id,
+                command.clientId(),
+                command.commandId(),
+                sequence,
+                command.topic(),
+                command.type(),
+                command.payloadSha256(),
+                command.receivedAt(),
+                CommandState.PENDING,
+                0,
+                0,
+                Instant.EPOCH,
+                null,
+                null,
+                null,
+                null,
+                Optional.empty());
         return new StoreResult.Stored(command, record);
     }
 

@@ -43,8 +43,11 @@ public final class Expiries {
      */
     public List<CommandRecord> expireDue() {
         long now = clock.millis();
-        List<Long> due = jdbi.withHandle(handle -> handle.createQuery(OutboxSql.EXPIRING).bind("now", now)
-                .bind("limit", ROWS_PER_TRANSACTION).mapTo(Long.class).list());
+        List<Long> due = jdbi.withHandle(handle -> handle.createQuery(OutboxSql.EXPIRING)
+                .bind("now", now)
+                .bind("limit", ROWS_PER_TRANSACTION)
+                .mapTo(Long.class)
+                .list());
         if (due.isEmpty()) {
             return List.of();
         }
@@ -58,8 +61,12 @@ public final class Expiries {
         String message = "expired before central applied it: never sent to central";
         for (long id : ids) {
             // state and attempts checked again: a claim may have taken the row since the read above
-            if (handle.createUpdate(OutboxSql.EXPIRE).bind("id", id).bind("now", now).bind("message", message)
-                    .execute() == 1) {
+            if (handle.createUpdate(OutboxSql.EXPIRE)
+                            .bind("id", id)
+                            .bind("now", now)
+                            .bind("message", message)
+                            .execute()
+                    == 1) {
                 Settler.history(handle, id, now, "expired", null, "rejected", ReceiptCode.EXPIRED.wire(), message);
                 done.add(id);
             }
@@ -67,14 +74,22 @@ public final class Expiries {
         if (done.isEmpty()) {
             return List.of();
         }
-        return handle.createQuery(OutboxSql.BY_IDS).bind("ids", OutboxSql.idList(done)).mapTo(CommandRecord.class).list();
+        return handle.createQuery(OutboxSql.BY_IDS)
+                .bind("ids", OutboxSql.idList(done))
+                .mapTo(CommandRecord.class)
+                .list();
     }
 
     /** At most {@code limit} commands that expired here and central has not been told of, oldest first. */
     public List<Expired> unreported(int limit) {
-        return jdbi.withHandle(handle -> handle.createQuery(OutboxSql.UNREPORTED_EXPIRIES).bind("limit", limit)
-                .map((rs, ctx) -> new Expired(rs.getLong("id"), rs.getString("client_id"), rs.getString("command_id"),
-                        rs.getLong("sequence"), Instant.ofEpochMilli(rs.getLong("expires_at"))))
+        return jdbi.withHandle(handle -> handle.createQuery(OutboxSql.UNREPORTED_EXPIRIES)
+                .bind("limit", limit)
+                .map((rs, ctx) -> new Expired(
+                        rs.getLong("id"),
+                        rs.getString("client_id"),
+                        rs.getString("command_id"),
+                        rs.getLong("sequence"),
+                        Instant.ofEpochMilli(rs.getLong("expires_at"))))
                 .list());
     }
 
@@ -84,7 +99,8 @@ public final class Expiries {
             return;
         }
         List<Long> ids = told.stream().map(Expired::id).toList();
-        writes.write(handle -> handle.createUpdate(OutboxSql.MARK_EXPIRY_REPORTED).bind("ids", OutboxSql.idList(ids))
+        writes.write(handle -> handle.createUpdate(OutboxSql.MARK_EXPIRY_REPORTED)
+                .bind("ids", OutboxSql.idList(ids))
                 .execute());
     }
 }

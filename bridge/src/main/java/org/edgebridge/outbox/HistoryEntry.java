@@ -17,5 +17,14 @@ import org.jspecify.annotations.Nullable;
  *     null on other lines and on lines from before schema version 8
  * @param tookMs on such a line: how long that request took (null: not known)
  */
-public record HistoryEntry(Instant at, String kind, String batchId, String status, String code, String detail, int times,
-        Instant firstAt, @Nullable Integer httpStatus, @Nullable Long tookMs) {}
+public record HistoryEntry(
+        Instant at,
+        String kind,
+        String batchId,
+        String status,
+        String code,
+        String detail,
+        int times,
+        Instant firstAt,
+        @Nullable Integer httpStatus,
+        @Nullable Long tookMs) {}

@@ -25,7 +25,8 @@ final class IncrementalVacuum {
     private IncrementalVacuum() {}
 
     static void switchOn(DataSource dataSource, Path file) {
-        try (Connection c = dataSource.getConnection(); Statement s = c.createStatement()) {
+        try (Connection c = dataSource.getConnection();
+                Statement s = c.createStatement()) {
             if (mode(s) == INCREMENTAL) {
                 return;
             }
@@ -41,8 +42,11 @@ final class IncrementalVacuum {
                 LOG.info("outbox {} switched to auto_vacuum=INCREMENTAL (a one-time VACUUM, {} ms)", file, ms);
             }
         } catch (SQLException e) {
-            LOG.warn("could not switch the outbox {} to auto_vacuum=INCREMENTAL ({}); it works as before, free pages "
-                    + "stay in the file; the next start tries again", file, e.getMessage());
+            LOG.warn(
+                    "could not switch the outbox {} to auto_vacuum=INCREMENTAL ({}); it works as before, free pages "
+                            + "stay in the file; the next start tries again",
+                    file,
+                    e.getMessage());
         }
     }
 

@@ -19,7 +19,13 @@ public record NewCommand(
         Optional<Instant> expiresAt) {
 
     /** A command that never expires. */
-    public NewCommand(String clientId, String commandId, String topic, String type, byte[] payload, String payloadSha256,
+    public NewCommand(
+            String clientId,
+            String commandId,
+            String topic,
+            String type,
+            byte[] payload,
+            String payloadSha256,
             Instant receivedAt) {
         this(clientId, commandId, topic, type, payload, payloadSha256, receivedAt, Optional.empty());
     }

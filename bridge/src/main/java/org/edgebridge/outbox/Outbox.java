@@ -37,6 +37,7 @@ public final class Outbox implements IntakeOutbox, ForwarderOutbox, AdminOutbox 
     private final AtomicLong openRows;
     /** Every write of this process (the data dir's lock makes it the only writer). */
     private final OutboxWriter writer;
+
     private final ParkedDesk desk;
     private final PendingDesk pendingDesk;
     private final Expiries expiries;
@@ -50,7 +51,8 @@ public final class Outbox implements IntakeOutbox, ForwarderOutbox, AdminOutbox 
         this.writer = new OutboxWriter(jdbi, clock);
         this.clock = clock;
         this.file = file;
-        this.openRows = new AtomicLong(jdbi.withHandle(h -> h.createQuery(AdminSql.COUNT_OPEN).mapTo(Long.class).one()));
+        this.openRows = new AtomicLong(jdbi.withHandle(
+                h -> h.createQuery(AdminSql.COUNT_OPEN).mapTo(Long.class).one()));
         this.desk = new ParkedDesk(jdbi, this::write, clock, openRows);
         this.pendingDesk = new PendingDesk(this::write, clock, openRows);
         this.expiries = new Expiries(jdbi, this::write, clock, openRows);
@@ -92,11 +94,13 @@ public final class Outbox implements IntakeOutbox, ForwarderOutbox, AdminOutbox 
     public List<StoreResult> store(Supplier<List<NewCommand>> batch, long capacity, DeviceShare share) {
         List<StoreResult> results;
         try {
-            results = writer.write(h -> CommandWriter.store(writer.commands(), batch.get(), capacity, share, clock.millis()));
+            results = writer.write(
+                    h -> CommandWriter.store(writer.commands(), batch.get(), capacity, share, clock.millis()));
         } catch (RuntimeException e) {
             throw new IllegalStateException("outbox write failed: " + e.getMessage(), e);
         }
-        openRows.addAndGet(results.stream().filter(r -> r instanceof StoreResult.Stored).count());
+        openRows.addAndGet(
+                results.stream().filter(r -> r instanceof StoreResult.Stored).count());
         return results;
     }
 
@@ -146,8 +150,11 @@ public final class Outbox implements IntakeOutbox, ForwarderOutbox, AdminOutbox 
     }
 
     public Optional<CommandRecord> find(String clientId, String commandId) {
-        return jdbi.withHandle(handle -> handle.createQuery(OutboxSql.FIND).bind("c", clientId).bind("id", commandId)
-                .mapTo(CommandRecord.class).findOne());
+        return jdbi.withHandle(handle -> handle.createQuery(OutboxSql.FIND)
+                .bind("c", clientId)
+                .bind("id", commandId)
+                .mapTo(CommandRecord.class)
+                .findOne());
     }
 
     /**
@@ -191,16 +198,20 @@ public final class Outbox implements IntakeOutbox, ForwarderOutbox, AdminOutbox 
      * a device whose event became final here has its next one claimed.
      */
     @Override
-    public SettleResult settleAndClaim(SentRequest request, List<Settlement> settlements, int maxAttempts, NextClaim next) {
+    public SettleResult settleAndClaim(
+            SentRequest request, List<Settlement> settlements, int maxAttempts, NextClaim next) {
         return settleIn(request, settlements, maxAttempts, Optional.of(next));
     }
 
-    private SettleResult settleIn(SentRequest request, List<Settlement> settlements, int maxAttempts,
-            Optional<NextClaim> next) {
+    private SettleResult settleIn(
+            SentRequest request, List<Settlement> settlements, int maxAttempts, Optional<NextClaim> next) {
         long now = clock.millis();
         SettleResult result = writer.write(handle -> {
-            Settler.Applied applied = Settler.apply(handle, writer.statements(), now, request, settlements, maxAttempts);
-            return new SettleResult(Settler.records(writer.statements(), applied.finals()), applied.parked(),
+            Settler.Applied applied =
+                    Settler.apply(handle, writer.statements(), now, request, settlements, maxAttempts);
+            return new SettleResult(
+                    Settler.records(writer.statements(), applied.finals()),
+                    applied.parked(),
                     next.isPresent() ? Claimer.claim(writer.statements(), now, next.get()) : List.of());
         });
         openRows.addAndGet(-result.finals().size());
@@ -216,7 +227,8 @@ public final class Outbox implements IntakeOutbox, ForwarderOutbox, AdminOutbox 
      */
     public int makePendingDue() {
         long now = clock.millis();
-        return write(handle -> handle.createUpdate(AdminSql.MAKE_PENDING_DUE).bind("now", now).execute());
+        return write(handle ->
+                handle.createUpdate(AdminSql.MAKE_PENDING_DUE).bind("now", now).execute());
     }
 
     /** The parked commands, for an admin to look at and decide on. */
@@ -261,8 +273,11 @@ public final class Outbox implements IntakeOutbox, ForwarderOutbox, AdminOutbox 
     public List<CommandRecord> unpublishedFinals(int limit) {
         writer.flushMarks();
         return jdbi.withHandle(handle -> {
-            List<String> turn = handle.createQuery(OutboxSql.UNPUBLISHED_DEVICES).bind("after", republishAfter)
-                    .bind("limit", limit).mapTo(String.class).list();
+            List<String> turn = handle.createQuery(OutboxSql.UNPUBLISHED_DEVICES)
+                    .bind("after", republishAfter)
+                    .bind("limit", limit)
+                    .mapTo(String.class)
+                    .list();
             republishAfter = turn.size() < limit ? "" : turn.get(turn.size() - 1); // wraps round at the end
             int each = Math.max(1, limit / Math.max(1, turn.size()));
             List<CommandRecord> out = new java.util.ArrayList<>();
@@ -270,13 +285,15 @@ public final class Outbox implements IntakeOutbox, ForwarderOutbox, AdminOutbox 
                 if (out.size() >= limit) {
                     break;
                 }
-                out.addAll(handle.createQuery(OutboxSql.UNPUBLISHED).bind("c", clientId)
-                        .bind("limit", Math.min(each, limit - out.size())).mapTo(CommandRecord.class).list());
+                out.addAll(handle.createQuery(OutboxSql.UNPUBLISHED)
+                        .bind("c", clientId)
+                        .bind("limit", Math.min(each, limit - out.size()))
+                        .mapTo(CommandRecord.class)
+                        .list());
             }
             return out;
         });
     }
-
 
     /**
      * Returns the rows of one claim that are still in flight to pending (an unexpected failure between claim and
@@ -321,13 +338,16 @@ public final class Outbox implements IntakeOutbox, ForwarderOutbox, AdminOutbox 
      * of, in one short transaction. @return how many were deleted
      */
     public int forgetDevicesBefore(Instant cutoff, int batch) {
-        return write(handle -> handle.createUpdate(OutboxSql.FORGET_DEVICES).bind("cutoff", cutoff.toEpochMilli())
-                .bind("limit", batch).execute());
+        return write(handle -> handle.createUpdate(OutboxSql.FORGET_DEVICES)
+                .bind("cutoff", cutoff.toEpochMilli())
+                .bind("limit", batch)
+                .execute());
     }
 
     /** Bytes of the outbox file's free pages: room SQLite reuses before the file grows, counted as free disk. */
     public long freeBytes() {
-        return jdbi.withHandle(handle -> handle.createQuery(OutboxSql.FREE_BYTES).mapTo(Long.class).one());
+        return jdbi.withHandle(handle ->
+                handle.createQuery(OutboxSql.FREE_BYTES).mapTo(Long.class).one());
     }
 
     /**
@@ -356,13 +376,17 @@ public final class Outbox implements IntakeOutbox, ForwarderOutbox, AdminOutbox 
 
     /** The highest row id stored so far (0 when empty). */
     public long maxRowId() {
-        return jdbi.withHandle(handle -> handle.createQuery(OutboxSql.MAX_ROW_ID).mapTo(Long.class).one());
+        return jdbi.withHandle(handle ->
+                handle.createQuery(OutboxSql.MAX_ROW_ID).mapTo(Long.class).one());
     }
 
     /** True when a write transaction can be committed now (for the readiness check). */
     public boolean isWritable() {
         try {
-            write(handle -> { handle.execute(OutboxSql.WRITE_PROBE); return null; });
+            write(handle -> {
+                handle.execute(OutboxSql.WRITE_PROBE);
+                return null;
+            });
             return true;
         } catch (RuntimeException e) {
             return false;

@@ -39,7 +39,8 @@ final class OutboxDatabase {
         try {
             Files.createDirectories(file.toAbsolutePath().getParent());
         } catch (IOException e) {
-            throw new IllegalStateException("cannot create the outbox directory for " + file + ": " + e.getMessage(), e);
+            throw new IllegalStateException(
+                    "cannot create the outbox directory for " + file + ": " + e.getMessage(), e);
         }
         SQLiteConfig config = new SQLiteConfig();
         config.setJournalMode(SQLiteConfig.JournalMode.WAL);

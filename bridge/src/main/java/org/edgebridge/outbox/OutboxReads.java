@@ -22,14 +22,18 @@ public final class OutboxReads {
 
     /** What happened to a command, oldest first. */
     public List<HistoryEntry> history(long id) {
-        return jdbi.withHandle(handle -> handle.createQuery(AdminSql.HISTORY_OF).bind("id", id)
-                .mapTo(HistoryEntry.class).list());
+        return jdbi.withHandle(handle -> handle.createQuery(AdminSql.HISTORY_OF)
+                .bind("id", id)
+                .mapTo(HistoryEntry.class)
+                .list());
     }
 
     /** What the row keeps of a command's life for its timeline; empty when the row is gone (purged). */
     public Optional<CommandLife> life(long id) {
-        return jdbi.withHandle(handle -> handle.createQuery(AdminSql.LIFE_OF).bind("id", id)
-                .mapTo(CommandLife.class).findOne());
+        return jdbi.withHandle(handle -> handle.createQuery(AdminSql.LIFE_OF)
+                .bind("id", id)
+                .mapTo(CommandLife.class)
+                .findOne());
     }
 
     /**
@@ -40,11 +44,12 @@ public final class OutboxReads {
      * @param afterId the cursor: ids above it, or below it when {@code newestFirst}
      * @param newestFirst true: ids descending, starting below {@code afterId} (use {@link Long#MAX_VALUE} to start)
      */
-    public List<CommandRecord> list(@Nullable CommandState state, @Nullable String clientId, long afterId, int limit,
-            boolean newestFirst) {
+    public List<CommandRecord> list(
+            @Nullable CommandState state, @Nullable String clientId, long afterId, int limit, boolean newestFirst) {
         return jdbi.withHandle(handle -> {
             var q = handle.createQuery(AdminSql.list(state != null, clientId != null, newestFirst))
-                    .bind("after", afterId).bind("limit", limit);
+                    .bind("after", afterId)
+                    .bind("limit", limit);
             if (state != null) {
                 q.bind("state", state.dbName());
             }
@@ -57,7 +62,8 @@ public final class OutboxReads {
 
     /** Every device that ever stored a command, with its open commands. */
     public List<DeviceRow> devices() {
-        return jdbi.withHandle(handle -> handle.createQuery(AdminSql.DEVICES).mapTo(DeviceRow.class).list());
+        return jdbi.withHandle(handle ->
+                handle.createQuery(AdminSql.DEVICES).mapTo(DeviceRow.class).list());
     }
 
     /** One history line with the command it belongs to, for diagnostics. */
@@ -65,8 +71,11 @@ public final class OutboxReads {
 
     /** The latest history lines that are not plain successes (releases, retry laters, parking, admin actions). */
     public List<Event> recentProblems(int limit) {
-        return jdbi.withHandle(handle -> handle.createQuery(AdminSql.RECENT_PROBLEMS).bind("limit", limit)
-                .map((rs, ctx) -> new Event(rs.getString("client_id"), rs.getString("command_id"),
+        return jdbi.withHandle(handle -> handle.createQuery(AdminSql.RECENT_PROBLEMS)
+                .bind("limit", limit)
+                .map((rs, ctx) -> new Event(
+                        rs.getString("client_id"),
+                        rs.getString("command_id"),
                         ctx.findRowMapperFor(HistoryEntry.class).orElseThrow().map(rs, ctx)))
                 .list());
     }
@@ -75,16 +84,21 @@ public final class OutboxReads {
     public OutboxCounts counts() {
         return jdbi.withHandle(handle -> {
             Map<CommandState, Long> perState = new EnumMap<>(CommandState.class);
-            handle.createQuery(AdminSql.COUNT_PER_STATE).mapTo(OutboxRows.StateCount.class)
+            handle.createQuery(AdminSql.COUNT_PER_STATE)
+                    .mapTo(OutboxRows.StateCount.class)
                     .forEach(c -> perState.put(c.state(), c.rowsInState()));
-            Optional<Instant> oldest = handle.createQuery(AdminSql.OLDEST_OPEN).mapTo(Instant.class).findOne();
+            Optional<Instant> oldest = handle.createQuery(AdminSql.OLDEST_OPEN)
+                    .mapTo(Instant.class)
+                    .findOne();
             return new OutboxCounts(perState, oldest);
         });
     }
 
     /** The schema version Flyway has applied. */
     public String schemaVersion() {
-        return jdbi.withHandle(handle -> handle.createQuery(OutboxSql.SCHEMA_VERSION).mapTo(String.class).findOne()
+        return jdbi.withHandle(handle -> handle.createQuery(OutboxSql.SCHEMA_VERSION)
+                .mapTo(String.class)
+                .findOne()
                 .orElse("none"));
     }
 }

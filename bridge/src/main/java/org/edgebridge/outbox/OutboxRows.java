@@ -36,7 +36,9 @@ final class OutboxRows {
             return name == null ? null : CommandState.fromDb(name);
         });
         jdbi.registerRowMapper(CommandRecord.class, OutboxRows::commandRecord);
-        for (Class<?> type : new Class<?>[] {HistoryEntry.class, CommandLife.class, DeviceRow.class, StateCount.class, LastSequence.class}) {
+        for (Class<?> type : new Class<?>[] {
+            HistoryEntry.class, CommandLife.class, DeviceRow.class, StateCount.class, LastSequence.class
+        }) {
             jdbi.registerRowMapper(ConstructorMapper.factory(type));
         }
         return jdbi;

@@ -31,8 +31,9 @@ final class OutboxSql {
     static final String OPEN_STATES = "('pending', 'inflight', 'parked')";
     static final String FINAL_STATES = "('accepted', 'duplicate', 'rejected')";
     /** The columns of a {@link CommandRecord}. */
-    static final String RECORD_COLUMNS = "id, client_id, command_id, sequence, topic, type, payload_sha256, received_at, "
-            + "state, attempts, retry_laters, not_before, last_error, code, message, result AS result_json, final_at";
+    static final String RECORD_COLUMNS =
+            "id, client_id, command_id, sequence, topic, type, payload_sha256, received_at, "
+                    + "state, attempts, retry_laters, not_before, last_error, code, message, result AS result_json, final_at";
 
     // ---- intake (CommandWriter: prepared once on its own connection) ----
 
@@ -41,10 +42,12 @@ final class OutboxSql {
     static final String ROLLBACK = "ROLLBACK";
     /** One request of a group inside the writer's transaction ({@link OutboxWriter}). */
     static final String SAVEPOINT = "SAVEPOINT request";
+
     static final String RELEASE_SAVEPOINT = "RELEASE request";
     static final String ROLLBACK_TO_SAVEPOINT = "ROLLBACK TO request";
     /** One command of the intake's request ({@link CommandWriter}), inside the request's savepoint. */
     static final String SAVEPOINT_COMMAND = "SAVEPOINT command";
+
     static final String RELEASE_COMMAND = "RELEASE command";
     static final String ROLLBACK_TO_COMMAND = "ROLLBACK TO command";
 
@@ -206,8 +209,9 @@ final class OutboxSql {
             + "MIN(:now, COALESCE(receipt_acked_at, :now))) WHERE id IN " + IDS;
 
     /** A device's PUBACK of a command's final receipt: the first one is kept (the command's timeline). */
-    static final String MARK_ACKED = "UPDATE commands SET receipt_acked_at = :at WHERE client_id = :c AND command_id = :id "
-            + "AND receipt_acked_at IS NULL AND state IN " + FINAL_STATES;
+    static final String MARK_ACKED =
+            "UPDATE commands SET receipt_acked_at = :at WHERE client_id = :c AND command_id = :id "
+                    + "AND receipt_acked_at IS NULL AND state IN " + FINAL_STATES;
 
     /**
      * Devices after {@code :after} (by client id) with final receipts committed but never handed to the broker: one
@@ -221,8 +225,10 @@ final class OutboxSql {
             ORDER BY d.client_id LIMIT :limit""";
 
     /** One device's oldest final receipts committed but never handed to the broker. */
-    static final String UNPUBLISHED = "SELECT " + RECORD_COLUMNS + " FROM commands INDEXED BY commands_unpublished_device"
-            + " WHERE client_id = :c AND receipt_published = 0 AND state IN " + FINAL_STATES + " ORDER BY id LIMIT :limit";
+    static final String UNPUBLISHED =
+            "SELECT " + RECORD_COLUMNS + " FROM commands INDEXED BY commands_unpublished_device"
+                    + " WHERE client_id = :c AND receipt_published = 0 AND state IN " + FINAL_STATES
+                    + " ORDER BY id LIMIT :limit";
 
     static final String INFLIGHT_OF_CLAIM = "SELECT id FROM commands WHERE batch_id = :b AND state = 'inflight'";
 
@@ -247,7 +253,8 @@ final class OutboxSql {
     static final String PURGE_COMMANDS = "DELETE FROM commands WHERE id IN " + IDS;
 
     /** Bytes of the file's free pages: room SQLite reuses before the file grows (counted as free disk). */
-    static final String FREE_BYTES = "SELECT f.freelist_count * p.page_size FROM pragma_freelist_count() f, pragma_page_size() p";
+    static final String FREE_BYTES =
+            "SELECT f.freelist_count * p.page_size FROM pragma_freelist_count() f, pragma_page_size() p";
 
     static final String FREE_PAGES = "PRAGMA freelist_count";
 

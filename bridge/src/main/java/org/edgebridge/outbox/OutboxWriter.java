@@ -245,7 +245,9 @@ final class OutboxWriter {
                 markAcked(connection.statements(), acked);
             }
             for (Published p : marked) { // one statement per hand-over (a settle's finals), with its time
-                handle.createUpdate(OutboxSql.MARK_PUBLISHED).bind("ids", OutboxSql.idList(p.ids())).bind("now", p.at())
+                handle.createUpdate(OutboxSql.MARK_PUBLISHED)
+                        .bind("ids", OutboxSql.idList(p.ids()))
+                        .bind("now", p.at())
                         .execute();
             }
             boolean alone = group.size() == 1;
@@ -277,14 +279,19 @@ final class OutboxWriter {
     private static void markAcked(NamedStatements sql, List<Acked> acked) throws SQLException {
         NamedStatements.Named mark = sql.get(OutboxSql.MARK_ACKED);
         for (Acked a : acked) {
-            mark.set("at", a.at()).set("c", a.clientId()).set("id", a.commandId()).statement().addBatch();
+            mark.set("at", a.at())
+                    .set("c", a.clientId())
+                    .set("id", a.commandId())
+                    .statement()
+                    .addBatch();
         }
         mark.statement().executeBatch();
     }
 
     /** One request of several: what it wrote is rolled back alone if it fails, and it fails alone. */
-    private static void runInSavepoint(Request<?> request, Handle handle, TransactionStatements transaction,
-            List<Runnable> completions) throws SQLException {
+    private static void runInSavepoint(
+            Request<?> request, Handle handle, TransactionStatements transaction, List<Runnable> completions)
+            throws SQLException {
         transaction.savepoint.execute();
         try {
             request.run(handle, completions);

@@ -67,8 +67,12 @@ public final class ParkedDesk {
 
     /** At most {@code limit} groups, by code then device. */
     public List<Group> groups(int limit) {
-        return jdbi.withHandle(handle -> handle.createQuery(AdminSql.PARKED_GROUPS).bind("limit", limit)
-                .map((rs, ctx) -> new Group(rs.getString("code"), rs.getString("client_id"), rs.getLong("commands"),
+        return jdbi.withHandle(handle -> handle.createQuery(AdminSql.PARKED_GROUPS)
+                .bind("limit", limit)
+                .map((rs, ctx) -> new Group(
+                        rs.getString("code"),
+                        rs.getString("client_id"),
+                        rs.getLong("commands"),
                         Instant.ofEpochMilli(rs.getLong("oldest_received_at"))))
                 .list());
     }
@@ -81,7 +85,8 @@ public final class ParkedDesk {
      */
     public List<CommandRecord> list(@Nullable String code, @Nullable String clientId, int limit) {
         return jdbi.withHandle(handle -> {
-            var q = handle.createQuery(AdminSql.parked(code != null, clientId != null)).bind("limit", limit);
+            var q = handle.createQuery(AdminSql.parked(code != null, clientId != null))
+                    .bind("limit", limit);
             if (code != null) {
                 q.bind("code", code);
             }
@@ -94,8 +99,11 @@ public final class ParkedDesk {
 
     /** The device's bytes of a stored command, as it sent them. */
     public Optional<byte[]> payload(String clientId, String commandId) {
-        return jdbi.withHandle(handle -> handle.createQuery(AdminSql.PAYLOAD).bind("c", clientId).bind("id", commandId)
-                .mapTo(byte[].class).findOne());
+        return jdbi.withHandle(handle -> handle.createQuery(AdminSql.PAYLOAD)
+                .bind("c", clientId)
+                .bind("id", commandId)
+                .mapTo(byte[].class)
+                .findOne());
     }
 
     /**
@@ -118,13 +126,21 @@ public final class ParkedDesk {
         return changed;
     }
 
-    private static List<CommandRecord> decideIn(Handle handle, List<Long> ids, Decision decision, String detail, long now) {
+    private static List<CommandRecord> decideIn(
+            Handle handle, List<Long> ids, Decision decision, String detail, long now) {
         List<CommandRecord> done = new ArrayList<>();
         for (long id : ids) {
-            if (handle.createUpdate(decision.update).bind("id", id).bind("now", now).execute() == 1) {
+            if (handle.createUpdate(decision.update)
+                            .bind("id", id)
+                            .bind("now", now)
+                            .execute()
+                    == 1) {
                 Settler.history(handle, id, now, decision.historyKind, null, null, null, detail);
-                handle.createQuery(OutboxSql.BY_IDS).bind("ids", OutboxSql.idList(List.of(id)))
-                        .mapTo(CommandRecord.class).findOne().ifPresent(done::add);
+                handle.createQuery(OutboxSql.BY_IDS)
+                        .bind("ids", OutboxSql.idList(List.of(id)))
+                        .mapTo(CommandRecord.class)
+                        .findOne()
+                        .ifPresent(done::add);
             }
         }
         return done;

@@ -46,9 +46,20 @@ public final class PendingDesk {
     public Optional<Action> park(String clientId, String commandId, String detail) {
         long now = clock.millis();
         return writes.write(handle -> find(handle, clientId, commandId).map(before -> {
-            String reason = "parked by an admin" + (before.lastError() != null ? "; before: " + before.lastError() : "");
-            int changed = handle.createUpdate(AdminSql.PARK_PENDING).bind("id", before.id()).bind("reason", reason).execute();
-            return done(handle, before, changed, maybeSent(handle, before.id()), ReceiptCode.PARKED_BY_ADMIN.wire(), detail, now);
+            String reason =
+                    "parked by an admin" + (before.lastError() != null ? "; before: " + before.lastError() : "");
+            int changed = handle.createUpdate(AdminSql.PARK_PENDING)
+                    .bind("id", before.id())
+                    .bind("reason", reason)
+                    .execute();
+            return done(
+                    handle,
+                    before,
+                    changed,
+                    maybeSent(handle, before.id()),
+                    ReceiptCode.PARKED_BY_ADMIN.wire(),
+                    detail,
+                    now);
         }));
     }
 
@@ -61,16 +72,25 @@ public final class PendingDesk {
      */
     public Optional<Action> reject(String clientId, String commandId, String detail) {
         long now = clock.millis();
-        Optional<Action> action = writes.write(handle -> find(handle, clientId, commandId).map(before -> {
-            boolean maybeSent = maybeSent(handle, before.id());
-            String message = "rejected by an admin while pending"
-                    + (maybeSent ? "; it was sent to central before, which may have applied it" : "; central never saw it");
-            int changed = before.state() == CommandState.PARKED
-                    ? handle.createUpdate(AdminSql.REJECT).bind("id", before.id()).bind("now", now).execute()
-                    : handle.createUpdate(AdminSql.REJECT_PENDING).bind("id", before.id()).bind("message", message)
-                            .bind("now", now).execute();
-            return done(handle, before, changed, maybeSent, ReceiptCode.REJECTED_BY_ADMIN.wire(), detail, now);
-        }));
+        Optional<Action> action =
+                writes.write(handle -> find(handle, clientId, commandId).map(before -> {
+                    boolean maybeSent = maybeSent(handle, before.id());
+                    String message = "rejected by an admin while pending"
+                            + (maybeSent
+                                    ? "; it was sent to central before, which may have applied it"
+                                    : "; central never saw it");
+                    int changed = before.state() == CommandState.PARKED
+                            ? handle.createUpdate(AdminSql.REJECT)
+                                    .bind("id", before.id())
+                                    .bind("now", now)
+                                    .execute()
+                            : handle.createUpdate(AdminSql.REJECT_PENDING)
+                                    .bind("id", before.id())
+                                    .bind("message", message)
+                                    .bind("now", now)
+                                    .execute();
+                    return done(handle, before, changed, maybeSent, ReceiptCode.REJECTED_BY_ADMIN.wire(), detail, now);
+                }));
         if (action.isPresent() && action.get().after().isPresent()) {
             openRows.decrementAndGet();
         }
@@ -78,24 +98,43 @@ public final class PendingDesk {
     }
 
     private static Optional<CommandRecord> find(Handle handle, String clientId, String commandId) {
-        return handle.createQuery(OutboxSql.FIND).bind("c", clientId).bind("id", commandId).mapTo(CommandRecord.class).findOne();
+        return handle.createQuery(OutboxSql.FIND)
+                .bind("c", clientId)
+                .bind("id", commandId)
+                .mapTo(CommandRecord.class)
+                .findOne();
     }
 
     private static boolean maybeSent(Handle handle, long id) {
-        return handle.createQuery(AdminSql.MAYBE_SENT).bind("id", id).mapTo(Boolean.class).findOne().orElse(false);
+        return handle.createQuery(AdminSql.MAYBE_SENT)
+                .bind("id", id)
+                .mapTo(Boolean.class)
+                .findOne()
+                .orElse(false);
     }
 
     /** The action's outcome; when the row changed, its history line and the row as it is now. */
-    private static Action done(Handle handle, CommandRecord before, int changed, boolean maybeSent, String kind, String detail,
-            long now) {
+    private static Action done(
+            Handle handle, CommandRecord before, int changed, boolean maybeSent, String kind, String detail, long now) {
         if (changed == 0) {
             return new Action(before, Optional.empty(), maybeSent);
         }
-        String sent = maybeSent ? " (it may have reached central: " + before.attempts() + " attempts so far)"
+        String sent = maybeSent
+                ? " (it may have reached central: " + before.attempts() + " attempts so far)"
                 : " (never sent to central)";
-        Settler.history(handle, before.id(), now, kind, null, null, null, detail + ", while " + before.state().dbName() + sent);
-        CommandRecord after = handle.createQuery(OutboxSql.BY_IDS).bind("ids", OutboxSql.idList(List.of(before.id())))
-                .mapTo(CommandRecord.class).one();
+        Settler.history(
+                handle,
+                before.id(),
+                now,
+                kind,
+                null,
+                null,
+                null,
+                detail + ", while " + before.state().dbName() + sent);
+        CommandRecord after = handle.createQuery(OutboxSql.BY_IDS)
+                .bind("ids", OutboxSql.idList(List.of(before.id())))
+                .mapTo(CommandRecord.class)
+                .one();
         return new Action(before, Optional.of(after), maybeSent);
     }
 }

@@ -110,7 +110,9 @@ public final class RetentionPurger implements Component, AutoCloseable {
             devicesForgotten.addAndGet(n);
         } while (n == settings.batch() && running && pause(PAUSE_BETWEEN_BATCHES));
         if (total > 0) {
-            LOG.info("retention: forgot {} devices not heard of for {} with no command left", total,
+            LOG.info(
+                    "retention: forgot {} devices not heard of for {} with no command left",
+                    total,
                     settings.deviceRetention());
         }
         return total;
@@ -137,12 +139,19 @@ public final class RetentionPurger implements Component, AutoCloseable {
      */
     static int purge(Handle handle, Instant cutoff, int batch) {
         List<Long> ids = handle.createQuery(OutboxSql.PURGE_CANDIDATES)
-                .bind("cutoff", cutoff.toEpochMilli()).bind("limit", batch).mapTo(Long.class).list();
+                .bind("cutoff", cutoff.toEpochMilli())
+                .bind("limit", batch)
+                .mapTo(Long.class)
+                .list();
         if (ids.isEmpty()) {
             return 0;
         }
-        handle.createUpdate(OutboxSql.PURGE_HISTORY).bind("ids", OutboxSql.idList(ids)).execute();
-        return handle.createUpdate(OutboxSql.PURGE_COMMANDS).bind("ids", OutboxSql.idList(ids)).execute();
+        handle.createUpdate(OutboxSql.PURGE_HISTORY)
+                .bind("ids", OutboxSql.idList(ids))
+                .execute();
+        return handle.createUpdate(OutboxSql.PURGE_COMMANDS)
+                .bind("ids", OutboxSql.idList(ids))
+                .execute();
     }
 
     /** @return false if stopped while waiting */
@@ -165,8 +174,8 @@ public final class RetentionPurger implements Component, AutoCloseable {
      * Rows purged since start, whether a purge is running now, when the last one ended, and the outbox file's free
      * pages given back to the file system and the devices forgotten since start.
      */
-    public record Status(long purged, boolean purging, @Nullable Instant lastRunAt, long pagesGivenBack,
-            long devicesForgotten) {}
+    public record Status(
+            long purged, boolean purging, @Nullable Instant lastRunAt, long pagesGivenBack, long devicesForgotten) {}
 
     public Status status() {
         return new Status(purged.get(), purging, lastRunAt, pagesGivenBack.get(), devicesForgotten.get());

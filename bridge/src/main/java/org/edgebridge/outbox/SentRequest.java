@@ -18,12 +18,14 @@ public record SentRequest(String batchId, int httpStatus, long tookMs) {
     }
 
     /** The HTTP status to record: 0 for none of a request that went out, null when nothing is known. */
-    @Nullable Integer statusOrNull() {
+    @Nullable
+    Integer statusOrNull() {
         return tookMs >= 0 || httpStatus > 0 ? httpStatus : null;
     }
 
     /** The duration to record: null when not known. */
-    @Nullable Long tookOrNull() {
+    @Nullable
+    Long tookOrNull() {
         return tookMs >= 0 ? tookMs : null;
     }
 }

@@ -8,7 +8,11 @@ public sealed interface Settlement {
     long id();
 
     /** Central's final answer: accepted, duplicate or rejected. */
-    record Final(long id, CommandState status, @Nullable String code, @Nullable String message,
+    record Final(
+            long id,
+            CommandState status,
+            @Nullable String code,
+            @Nullable String message,
             @Nullable String resultJson) implements Settlement {
         public Final {
             if (!status.isFinal()) {

@@ -21,8 +21,14 @@ final class Settler {
     /** Counts of what one settle did. */
     record Applied(List<Long> finals, int parked) {}
 
-    static Applied apply(Handle handle, NamedStatements sql, long now, SentRequest request, List<Settlement> settlements,
-            int maxAttempts) throws SQLException {
+    static Applied apply(
+            Handle handle,
+            NamedStatements sql,
+            long now,
+            SentRequest request,
+            List<Settlement> settlements,
+            int maxAttempts)
+            throws SQLException {
         List<Settlement.Final> finalsToApply = new ArrayList<>();
         int parked = 0;
         for (Settlement s : settlements) {
@@ -47,16 +53,23 @@ final class Settler {
      * The common case, in two batches of kept statements: the final receipts (with the request's HTTP status and
      * duration on the row, for the timeline), then their history lines.
      */
-    private static List<Long> applyFinals(NamedStatements sql, List<Settlement.Final> finals, long now,
-            SentRequest request) throws SQLException {
+    private static List<Long> applyFinals(
+            NamedStatements sql, List<Settlement.Final> finals, long now, SentRequest request) throws SQLException {
         if (finals.isEmpty()) {
             return List.of();
         }
         NamedStatements.Named update = sql.get(OutboxSql.SETTLE_FINAL);
         for (Settlement.Final f : finals) {
-            update.set("state", f.status().dbName()).set("code", f.code()).set("message", f.message())
-                    .set("result", f.resultJson()).set("now", now).set("id", f.id())
-                    .set("http", request.statusOrNull()).set("took", request.tookOrNull()).statement().addBatch();
+            update.set("state", f.status().dbName())
+                    .set("code", f.code())
+                    .set("message", f.message())
+                    .set("result", f.resultJson())
+                    .set("now", now)
+                    .set("id", f.id())
+                    .set("http", request.statusOrNull())
+                    .set("took", request.tookOrNull())
+                    .statement()
+                    .addBatch();
         }
         int[] counts = update.statement().executeBatch();
         List<Long> applied = new ArrayList<>(finals.size());
@@ -65,9 +78,15 @@ final class Settler {
             if (counts[i] == 1) {
                 Settlement.Final f = finals.get(i);
                 applied.add(f.id());
-                history.set("id", f.id()).set("at", now).set("kind", "receipt").set("b", request.batchId())
-                        .set("status", f.status().dbName()).set("code", f.code()).set("detail", f.message())
-                        .statement().addBatch();
+                history.set("id", f.id())
+                        .set("at", now)
+                        .set("kind", "receipt")
+                        .set("b", request.batchId())
+                        .set("status", f.status().dbName())
+                        .set("code", f.code())
+                        .set("detail", f.message())
+                        .statement()
+                        .addBatch();
             }
         }
         if (!applied.isEmpty()) {
@@ -77,18 +96,30 @@ final class Settler {
     }
 
     /** @return true if the event was parked */
-    private static boolean applyRetryLater(Handle handle, Settlement.RetryLater r, long now, SentRequest request,
-            int maxAttempts) {
+    private static boolean applyRetryLater(
+            Handle handle, Settlement.RetryLater r, long now, SentRequest request, int maxAttempts) {
         CommandState state = handle.createQuery(OutboxSql.SETTLE_RETRY_LATER)
-                .bind("add", r.countsTowardParking() ? 1 : 0).bind("max", maxAttempts).bind("nb", r.notBefore().toEpochMilli())
-                .bind("reason", bounded(r.reason())).bind("id", r.id())
-                .mapTo(CommandState.class).findOne().orElse(null);
+                .bind("add", r.countsTowardParking() ? 1 : 0)
+                .bind("max", maxAttempts)
+                .bind("nb", r.notBefore().toEpochMilli())
+                .bind("reason", bounded(r.reason()))
+                .bind("id", r.id())
+                .mapTo(CommandState.class)
+                .findOne()
+                .orElse(null);
         if (state == null) {
             return false;
         }
         history(handle, r.id(), now, "retry_later", request, null, r.reason());
         if (state == CommandState.PARKED) {
-            history(handle, r.id(), now, "parked", request, null, "after " + maxAttempts + " retry_later answers from central");
+            history(
+                    handle,
+                    r.id(),
+                    now,
+                    "parked",
+                    request,
+                    null,
+                    "after " + maxAttempts + " retry_later answers from central");
             return true;
         }
         return false;
@@ -96,7 +127,10 @@ final class Settler {
 
     private static boolean applyPark(Handle handle, Settlement.Park p, long now, SentRequest request) {
         int n = handle.createUpdate(OutboxSql.SETTLE_PARK)
-                .bind("code", p.code()).bind("reason", bounded(p.reason())).bind("id", p.id()).execute();
+                .bind("code", p.code())
+                .bind("reason", bounded(p.reason()))
+                .bind("id", p.id())
+                .execute();
         if (n == 1) {
             history(handle, p.id(), now, "parked", request, p.code(), p.reason());
         }
@@ -105,7 +139,10 @@ final class Settler {
 
     private static void applyFailedAlone(Handle handle, Settlement.FailedAlone f, long now, SentRequest request) {
         int n = handle.createUpdate(OutboxSql.SETTLE_FAILED_ALONE)
-                .bind("nb", f.notBefore().toEpochMilli()).bind("reason", bounded(f.reason())).bind("id", f.id()).execute();
+                .bind("nb", f.notBefore().toEpochMilli())
+                .bind("reason", bounded(f.reason()))
+                .bind("id", f.id())
+                .execute();
         if (n == 1) {
             history(handle, f.id(), now, "failed_alone", request, null, f.reason());
         }
@@ -113,7 +150,10 @@ final class Settler {
 
     private static void applyRelease(Handle handle, Settlement.Release r, long now, SentRequest request) {
         int n = handle.createUpdate(OutboxSql.SETTLE_RELEASE)
-                .bind("reason", bounded(r.reason())).bind("id", r.id()).bind("unsent", r.sent() ? 0 : 1).execute();
+                .bind("reason", bounded(r.reason()))
+                .bind("id", r.id())
+                .bind("unsent", r.sent() ? 0 : 1)
+                .execute();
         if (n == 1) {
             history(handle, r.id(), now, "released", request, null, r.reason());
         }
@@ -121,11 +161,17 @@ final class Settler {
 
     /** The rows of one claim still in flight back to pending ({@link Outbox#releaseClaim}). @return how many */
     static int releaseClaim(Handle handle, long now, String claimId, String reason, boolean sent) {
-        List<Long> ids = handle.createQuery(OutboxSql.INFLIGHT_OF_CLAIM).bind("b", claimId).mapTo(Long.class).list();
+        List<Long> ids = handle.createQuery(OutboxSql.INFLIGHT_OF_CLAIM)
+                .bind("b", claimId)
+                .mapTo(Long.class)
+                .list();
         for (long id : ids) {
             history(handle, id, now, "released", claimId, null, null, reason);
         }
-        handle.createUpdate(OutboxSql.RELEASE_CLAIM).bind("b", claimId).bind("reason", bounded(reason)).bind("unsent", sent ? 0 : 1)
+        handle.createUpdate(OutboxSql.RELEASE_CLAIM)
+                .bind("b", claimId)
+                .bind("reason", bounded(reason))
+                .bind("unsent", sent ? 0 : 1)
                 .execute();
         return ids.size();
     }
@@ -136,7 +182,8 @@ final class Settler {
             return List.of();
         }
         List<CommandRecord> records = new ArrayList<>(ids.size());
-        PreparedStatement q = sql.get(OutboxSql.BY_IDS).set("ids", OutboxSql.idList(ids)).statement();
+        PreparedStatement q =
+                sql.get(OutboxSql.BY_IDS).set("ids", OutboxSql.idList(ids)).statement();
         try (ResultSet rs = q.executeQuery()) {
             while (rs.next()) {
                 records.add(OutboxRows.commandRecord(rs, null));
@@ -147,7 +194,8 @@ final class Settler {
 
     /** Every row in flight back to pending ({@link Outbox#releaseAbandonedClaims}). @return how many */
     static int releaseAbandonedClaims(Handle handle, long now) {
-        List<Long> ids = handle.createQuery(OutboxSql.INFLIGHT).mapTo(Long.class).list();
+        List<Long> ids =
+                handle.createQuery(OutboxSql.INFLIGHT).mapTo(Long.class).list();
         for (long id : ids) {
             history(handle, id, now, "released", null, null, null, "claimed by a request that never completed");
         }
@@ -164,24 +212,56 @@ final class Settler {
     }
 
     /** One history line, folded into the command's line of the same kind, status and code if it has one. */
-    static void history(Handle handle, long id, long at, String kind, @Nullable String batchId, @Nullable String status,
-            @Nullable String code, String detail) {
+    static void history(
+            Handle handle,
+            long id,
+            long at,
+            String kind,
+            @Nullable String batchId,
+            @Nullable String status,
+            @Nullable String code,
+            String detail) {
         history(handle, id, at, kind, batchId, status, code, detail, null, null);
     }
 
     /** A line that ends an attempt without a final: with the request's id, HTTP status and duration. */
-    private static void history(Handle handle, long id, long at, String kind, SentRequest request, @Nullable String code,
-            String detail) {
-        history(handle, id, at, kind, request.batchId(), null, code, detail, request.statusOrNull(), request.tookOrNull());
+    private static void history(
+            Handle handle, long id, long at, String kind, SentRequest request, @Nullable String code, String detail) {
+        history(
+                handle,
+                id,
+                at,
+                kind,
+                request.batchId(),
+                null,
+                code,
+                detail,
+                request.statusOrNull(),
+                request.tookOrNull());
     }
 
-    private static void history(Handle handle, long id, long at, String kind, @Nullable String batchId,
-            @Nullable String status, @Nullable String code, String detail, @Nullable Integer httpStatus,
+    private static void history(
+            Handle handle,
+            long id,
+            long at,
+            String kind,
+            @Nullable String batchId,
+            @Nullable String status,
+            @Nullable String code,
+            String detail,
+            @Nullable Integer httpStatus,
             @Nullable Long tookMs) {
         for (String sql : List.of(OutboxSql.HISTORY_FOLD, OutboxSql.HISTORY_IF_NEW)) {
             handle.createUpdate(sql)
-                    .bind("id", id).bind("at", at).bind("kind", kind).bind("b", batchId).bind("status", status)
-                    .bind("code", code).bind("detail", bounded(detail)).bind("http", httpStatus).bind("took", tookMs)
+                    .bind("id", id)
+                    .bind("at", at)
+                    .bind("kind", kind)
+                    .bind("b", batchId)
+                    .bind("status", status)
+                    .bind("code", code)
+                    .bind("detail", bounded(detail))
+                    .bind("http", httpStatus)
+                    .bind("took", tookMs)
                     .execute();
         }
     }

@@ -26,8 +26,7 @@ final class TransactionStatements implements AutoCloseable {
 
     @Override
     public void close() {
-        for (PreparedStatement s : new PreparedStatement[] {begin, commit, savepoint, release,
-                rollbackToSavepoint}) {
+        for (PreparedStatement s : new PreparedStatement[] {begin, commit, savepoint, release, rollbackToSavepoint}) {
             try {
                 s.close();
             } catch (SQLException ignored) {

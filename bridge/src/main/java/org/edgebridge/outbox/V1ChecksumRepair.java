@@ -51,18 +51,25 @@ final class V1ChecksumRepair implements Callback {
                 // Flyway closes its connection itself
             }
         });
-        // Flyway may hold the connection in its own transaction: closing this handle must neither end nor complain of it
+        // Flyway may hold the connection in its own transaction: closing this handle must neither end nor complain of
+        // it
         jdbi.getConfig(Handles.class).setForceEndTransactions(false);
         try {
             jdbi.useHandle(handle -> {
-                if (handle.createQuery(OutboxSql.HAS_SCHEMA_HISTORY).mapTo(Integer.class).findOne().isEmpty()) {
+                if (handle.createQuery(OutboxSql.HAS_SCHEMA_HISTORY)
+                        .mapTo(Integer.class)
+                        .findOne()
+                        .isEmpty()) {
                     return;
                 }
                 int repaired = handle.createUpdate(OutboxSql.REPAIR_V1_CHECKSUM)
-                        .bind("first", FIRST_V1).bind("edited", EDITED_V1).execute();
+                        .bind("first", FIRST_V1)
+                        .bind("edited", EDITED_V1)
+                        .execute();
                 if (repaired > 0) {
-                    LOG.info("outbox schema history: V1 recorded with the checksum of its edited form; set to the first "
-                            + "form's (V2 adds what the edit added)");
+                    LOG.info(
+                            "outbox schema history: V1 recorded with the checksum of its edited form; set to the first "
+                                    + "form's (V2 adds what the edit added)");
                 }
             });
         } catch (JdbiException e) {

@@ -57,7 +57,11 @@ public final class WalCheckpointer implements Component, AutoCloseable {
     @Override
     public void start() {
         if (once.start()) {
-            thread.scheduleWithFixedDelay(org.edgebridge.worker.FatalErrors.scheduled(this::checkpoint), EVERY.toMillis(), EVERY.toMillis(), TimeUnit.MILLISECONDS);
+            thread.scheduleWithFixedDelay(
+                    org.edgebridge.worker.FatalErrors.scheduled(this::checkpoint),
+                    EVERY.toMillis(),
+                    EVERY.toMillis(),
+                    TimeUnit.MILLISECONDS);
         }
     }
 
@@ -68,15 +72,21 @@ public final class WalCheckpointer implements Component, AutoCloseable {
             last = now;
             checkpoints.incrementAndGet();
             boolean idle = now.logPages() == previous.logPages() && now.pagesCopied() == now.logPages();
-            if (idle && now.logPages() > 0 && outbox.logFileBytes() > TRUNCATE_ABOVE_BYTES && outbox.truncateLogIfFree()) {
+            if (idle
+                    && now.logPages() > 0
+                    && outbox.logFileBytes() > TRUNCATE_ABOVE_BYTES
+                    && outbox.truncateLogIfFree()) {
                 logTruncations.incrementAndGet();
                 last = new CheckpointConnection.Checkpoint(0, 0);
             }
             lastFailure = null;
         } catch (RuntimeException e) {
             if (!String.valueOf(e.getMessage()).equals(lastFailure)) {
-                LOG.warn("outbox checkpoint failed ({}); trying again every {} ms, the writers checkpoint past {} pages",
-                        e.getMessage(), EVERY.toMillis(), OutboxDatabase.WRITER_CHECKPOINT_PAGES);
+                LOG.warn(
+                        "outbox checkpoint failed ({}); trying again every {} ms, the writers checkpoint past {} pages",
+                        e.getMessage(),
+                        EVERY.toMillis(),
+                        OutboxDatabase.WRITER_CHECKPOINT_PAGES);
             }
             lastFailure = String.valueOf(e.getMessage());
         }

@@ -15,8 +15,19 @@ import org.jspecify.annotations.Nullable;
  * @param topic the command's topic (always set; the contract requires it when commandId is null)
  * @param retryAfterMs set only for {@code retry_later}
  */
-@JsonPropertyOrder({"commandId", "status", "final", "code", "message", "result", "sequence", "payloadSha256",
-    "replayed", "topic", "retryAfterMs"})
+@JsonPropertyOrder({
+    "commandId",
+    "status",
+    "final",
+    "code",
+    "message",
+    "result",
+    "sequence",
+    "payloadSha256",
+    "replayed",
+    "topic",
+    "retryAfterMs"
+})
 @JsonInclude(JsonInclude.Include.ALWAYS)
 public record Receipt(
         @Nullable String commandId,

@@ -24,11 +24,27 @@ public final class ReceiptFigures {
     /** Distinct receipt codes that get a series of their own; later ones count as {@code other}. */
     public static final int MAX_CODES = 32;
 
-    private static final Duration[] BUCKETS = {Duration.ofMillis(2), Duration.ofMillis(5), Duration.ofMillis(10),
-        Duration.ofMillis(25), Duration.ofMillis(50), Duration.ofMillis(100), Duration.ofMillis(250), Duration.ofMillis(500),
-        Duration.ofSeconds(1), Duration.ofSeconds(2), Duration.ofSeconds(5), Duration.ofSeconds(10), Duration.ofSeconds(30),
-        Duration.ofMinutes(1), Duration.ofMinutes(5), Duration.ofMinutes(15), Duration.ofHours(1), Duration.ofHours(6),
-        Duration.ofDays(1)};
+    private static final Duration[] BUCKETS = {
+        Duration.ofMillis(2),
+        Duration.ofMillis(5),
+        Duration.ofMillis(10),
+        Duration.ofMillis(25),
+        Duration.ofMillis(50),
+        Duration.ofMillis(100),
+        Duration.ofMillis(250),
+        Duration.ofMillis(500),
+        Duration.ofSeconds(1),
+        Duration.ofSeconds(2),
+        Duration.ofSeconds(5),
+        Duration.ofSeconds(10),
+        Duration.ofSeconds(30),
+        Duration.ofMinutes(1),
+        Duration.ofMinutes(5),
+        Duration.ofMinutes(15),
+        Duration.ofHours(1),
+        Duration.ofHours(6),
+        Duration.ofDays(1)
+    };
 
     private final MeterRegistry registry;
     private final Clock clock;
@@ -45,9 +61,13 @@ public final class ReceiptFigures {
     }
 
     private Timer latency(String receipt, String description) {
-        return Timer.builder("edgebridge.receipt.latency").tag("receipt", receipt).description(description)
-                .serviceLevelObjectives(BUCKETS).minimumExpectedValue(BUCKETS[0])
-                .maximumExpectedValue(BUCKETS[BUCKETS.length - 1]).register(registry);
+        return Timer.builder("edgebridge.receipt.latency")
+                .tag("receipt", receipt)
+                .description(description)
+                .serviceLevelObjectives(BUCKETS)
+                .minimumExpectedValue(BUCKETS[0])
+                .maximumExpectedValue(BUCKETS[BUCKETS.length - 1])
+                .register(registry);
     }
 
     /** A command's first {@code stored} receipt went to the broker. */
@@ -62,10 +82,17 @@ public final class ReceiptFigures {
         if (code != null && !tag.equals("other")) {
             codes.putIfAbsent(code, Boolean.TRUE);
         }
-        finalsByStatusAndCode.computeIfAbsent(status + '\u0000' + tag, k -> Counter.builder("edgebridge.receipt.finals")
-                .description("final receipts sent to devices, per status and code (code \"none\" without one, \"other\" "
-                        + "past the first " + MAX_CODES + " codes seen)")
-                .tag("status", status).tag("code", tag).register(registry)).increment();
+        finalsByStatusAndCode
+                .computeIfAbsent(
+                        status + '\u0000' + tag,
+                        k -> Counter.builder("edgebridge.receipt.finals")
+                                .description(
+                                        "final receipts sent to devices, per status and code (code \"none\" without one, \"other\" "
+                                                + "past the first " + MAX_CODES + " codes seen)")
+                                .tag("status", status)
+                                .tag("code", tag)
+                                .register(registry))
+                .increment();
     }
 
     private Duration since(Instant receivedAt) {

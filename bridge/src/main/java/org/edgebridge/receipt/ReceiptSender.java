@@ -105,24 +105,44 @@ public final class ReceiptSender {
     /** The receipt the outbox holds for a stored command now: {@code stored}, or its final receipt. */
     public static Receipt latest(CommandRecord r, boolean replayed) {
         if (r.state().isFinal()) {
-            return new Receipt(r.commandId(), r.state().dbName(), true, r.code(), r.message(), r.resultJson(),
-                    r.sequence(), r.payloadSha256(), replayed, r.topic(), null);
+            return new Receipt(
+                    r.commandId(),
+                    r.state().dbName(),
+                    true,
+                    r.code(),
+                    r.message(),
+                    r.resultJson(),
+                    r.sequence(),
+                    r.payloadSha256(),
+                    replayed,
+                    r.topic(),
+                    null);
         }
-        return new Receipt(r.commandId(), "stored", false, null, null, null, r.sequence(), r.payloadSha256(), replayed,
-                r.topic(), null);
+        return new Receipt(
+                r.commandId(),
+                "stored",
+                false,
+                null,
+                null,
+                null,
+                r.sequence(),
+                r.payloadSha256(),
+                replayed,
+                r.topic(),
+                null);
     }
 
     /** A bridge-side rejection of a command that was not stored. */
-    public static Receipt rejected(@Nullable String commandId, ReceiptCode code, String message, String sha,
-            String topic) {
+    public static Receipt rejected(
+            @Nullable String commandId, ReceiptCode code, String message, String sha, String topic) {
         return new Receipt(commandId, "rejected", true, code.wire(), message, null, null, sha, false, topic, null);
     }
 
     /** The bridge did not take custody; the device must send the command again after {@code retryAfterMs}. */
-    public static Receipt retryLater(String commandId, ReceiptCode code, String message, String sha, String topic,
-            long retryAfterMs) {
-        return new Receipt(commandId, "retry_later", false, code.wire(), message, null, null, sha, false, topic,
-                retryAfterMs);
+    public static Receipt retryLater(
+            String commandId, ReceiptCode code, String message, String sha, String topic, long retryAfterMs) {
+        return new Receipt(
+                commandId, "retry_later", false, code.wire(), message, null, null, sha, false, topic, retryAfterMs);
     }
 
     /** @return false if the broker could not take the receipt now */

@@ -65,7 +65,8 @@ public final class Fsync {
     public static void directories(Path root) throws IOException {
         List<Path> dirs;
         try (Stream<Path> walk = Files.walk(root)) {
-            dirs = walk.filter(p -> Files.isDirectory(p, LinkOption.NOFOLLOW_LINKS)).toList();
+            dirs = walk.filter(p -> Files.isDirectory(p, LinkOption.NOFOLLOW_LINKS))
+                    .toList();
         }
         for (Path d : dirs) {
             directory(d);

@@ -16,6 +16,7 @@ import java.util.Arrays;
 public final class FsyncProbe {
     /** The probe's file in the data dir; a leftover one (a power cut during the probe) is overwritten. */
     public static final String FILE = ".fsync-probe";
+
     static final int SAMPLES = 8;
     private static final int BLOCK = 4096;
 
@@ -34,8 +35,8 @@ public final class FsyncProbe {
     public static FsyncLatency measure(Path dataDir) throws IOException {
         Path file = dataDir.resolve(FILE);
         long[] micros = new long[SAMPLES];
-        try (FileChannel c = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-                StandardOpenOption.TRUNCATE_EXISTING)) {
+        try (FileChannel c = FileChannel.open(
+                file, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)) {
             byte[] block = new byte[BLOCK];
             for (int i = 0; i < SAMPLES; i++) {
                 Arrays.fill(block, (byte) i);

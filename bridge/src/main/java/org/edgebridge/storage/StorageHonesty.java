@@ -27,9 +27,8 @@ import org.slf4j.LoggerFactory;
  * Exported on {@code /metrics} ({@code edgebridge_storage_fsync_median_seconds}, {@code …_max_seconds}) and in
  * {@code /api/status} ({@code storage}).
  */
-public record StorageHonesty(FsyncProbe.@Nullable FsyncLatency latency, @Nullable String probeError,
-        int expectedIntakeRate,
-        int maxBatch) {
+public record StorageHonesty(
+        FsyncProbe.@Nullable FsyncLatency latency, @Nullable String probeError, int expectedIntakeRate, int maxBatch) {
     /** Below this median, a sync is faster than the storage of an edge box can make a write durable. */
     public static final long PLAUSIBLE_MICROS = 100;
 
@@ -49,8 +48,11 @@ public record StorageHonesty(FsyncProbe.@Nullable FsyncLatency latency, @Nullabl
         }
         FsyncProbe.@Nullable FsyncLatency l = storage.latency();
         if (l != null) {
-            LOG.info("data.dir fsync latency at start: median {} µs, max {} µs ({} samples)", l.medianMicros(),
-                    l.maxMicros(), l.samples());
+            LOG.info(
+                    "data.dir fsync latency at start: median {} µs, max {} µs ({} samples)",
+                    l.medianMicros(),
+                    l.maxMicros(),
+                    l.samples());
         }
         storage.finding().ifPresent(f -> LOG.warn("{}: {}", f.code(), f.message()));
         return storage;
@@ -61,8 +63,8 @@ public record StorageHonesty(FsyncProbe.@Nullable FsyncLatency latency, @Nullabl
 
     /** Capacity of the outbox at the measured latency, in commands per second ({@code maxBatch / (2 x latency)}). */
     public Optional<Long> capacityPerSecond() {
-        return Optional.ofNullable(latency).map(l -> (long) (maxBatch * 1_000_000.0 / (2.0 * Math.max(1,
-                l.medianMicros()))));
+        return Optional.ofNullable(latency).map(l ->
+                (long) (maxBatch * 1_000_000.0 / (2.0 * Math.max(1, l.medianMicros()))));
     }
 
     /** The alarm the figure raises, if any. */
@@ -72,21 +74,25 @@ public record StorageHonesty(FsyncProbe.@Nullable FsyncLatency latency, @Nullabl
         }
         long median = latency.medianMicros();
         if (median < PLAUSIBLE_MICROS) {
-            return Optional.of(new Finding(AlarmCode.STORAGE_FSYNC_IMPLAUSIBLE.wire(),
+            return Optional.of(new Finding(
+                    AlarmCode.STORAGE_FSYNC_IMPLAUSIBLE.wire(),
                     "the data dir made a write durable in " + median + " µs (median of "
-                    + latency.samples() + " fsyncs at start): faster than edge-box storage can without power-loss "
-                    + "protection. If the disk has none, a write cache acknowledges what a power cut loses (tmpfs, a "
-                    + "VM disk with cache=unsafe, a volatile drive cache): put data.dir on storage that syncs "
-                    + "(docs/install.md)"));
+                            + latency.samples()
+                            + " fsyncs at start): faster than edge-box storage can without power-loss "
+                            + "protection. If the disk has none, a write cache acknowledges what a power cut loses (tmpfs, a "
+                            + "VM disk with cache=unsafe, a volatile drive cache): put data.dir on storage that syncs "
+                            + "(docs/install.md)"));
         }
         long capacity = capacityPerSecond().orElse(Long.MAX_VALUE);
         if (capacity < expectedIntakeRate) {
-            return Optional.of(new Finding(AlarmCode.STORAGE_FSYNC_SLOW.wire(),
+            return Optional.of(new Finding(
+                    AlarmCode.STORAGE_FSYNC_SLOW.wire(),
                     "the data dir needs " + median + " µs per fsync (median of "
-                    + latency.samples() + " at start): the outbox can store about " + capacity + " commands/s, below "
-                    + "storage.expectedIntakeRate=" + expectedIntakeRate
-                    + "; devices will get retry_later at that rate. "
-                    + "Use faster storage for data.dir (docs/install.md)"));
+                            + latency.samples() + " at start): the outbox can store about " + capacity
+                            + " commands/s, below "
+                            + "storage.expectedIntakeRate=" + expectedIntakeRate
+                            + "; devices will get retry_later at that rate. "
+                            + "Use faster storage for data.dir (docs/install.md)"));
         }
         return Optional.empty();
     }
@@ -97,10 +103,13 @@ public record StorageHonesty(FsyncProbe.@Nullable FsyncLatency latency, @Nullabl
             return;
         }
         FsyncProbe.FsyncLatency l = latency;
-        Gauge.builder("edgebridge.storage.fsync.median", () -> l.medianMicros() / 1e6).baseUnit("seconds")
+        Gauge.builder("edgebridge.storage.fsync.median", () -> l.medianMicros() / 1e6)
+                .baseUnit("seconds")
                 .description("median time the data dir took to fsync a 4 KiB write, measured at start")
                 .register(meters);
-        Gauge.builder("edgebridge.storage.fsync.max", () -> l.maxMicros() / 1e6).baseUnit("seconds")
-                .description("longest of the fsyncs of the data dir measured at start").register(meters);
+        Gauge.builder("edgebridge.storage.fsync.max", () -> l.maxMicros() / 1e6)
+                .baseUnit("seconds")
+                .description("longest of the fsyncs of the data dir measured at start")
+                .register(meters);
     }
 }

@@ -65,21 +65,46 @@ public final class DevCertificates {
             KeyPair caKeys = ecKeys();
             X500Name caName = new X500Name("CN=edge-bridge dev CA");
             Instant now = Instant.now();
-            X509Certificate ca = sign(new JcaX509v3CertificateBuilder(caName, serial(), Date.from(now.minus(Duration.ofDays(1))),
-                    Date.from(now.plus(Duration.ofDays(3650))), caName, caKeys.getPublic())
-                    .addExtension(Extension.basicConstraints, true, new BasicConstraints(0))
-                    .addExtension(Extension.keyUsage, true, new KeyUsage(KeyUsage.keyCertSign | KeyUsage.cRLSign))
-                    .addExtension(Extension.subjectKeyIdentifier, false,
-                            new JcaX509ExtensionUtils().createSubjectKeyIdentifier(caKeys.getPublic())), caKeys);
+            X509Certificate ca = sign(
+                    new JcaX509v3CertificateBuilder(
+                                    caName,
+                                    serial(),
+                                    Date.from(now.minus(Duration.ofDays(1))),
+                                    Date.from(now.plus(Duration.ofDays(3650))),
+                                    caName,
+                                    caKeys.getPublic())
+                            .addExtension(Extension.basicConstraints, true, new BasicConstraints(0))
+                            .addExtension(
+                                    Extension.keyUsage, true, new KeyUsage(KeyUsage.keyCertSign | KeyUsage.cRLSign))
+                            .addExtension(
+                                    Extension.subjectKeyIdentifier,
+                                    false,
+                                    new JcaX509ExtensionUtils().createSubjectKeyIdentifier(caKeys.getPublic())),
+                    caKeys);
             KeyPair serverKeys = ecKeys();
-            X509Certificate server = sign(new JcaX509v3CertificateBuilder(ca, serial(), Date.from(now.minus(Duration.ofDays(1))),
-                    Date.from(now.plus(Duration.ofDays(825))), new X500Name("CN=localhost"), serverKeys.getPublic())
-                    .addExtension(Extension.basicConstraints, true, new BasicConstraints(false))
-                    .addExtension(Extension.keyUsage, true, new KeyUsage(KeyUsage.digitalSignature | KeyUsage.keyAgreement))
-                    .addExtension(Extension.extendedKeyUsage, false, new ExtendedKeyUsage(KeyPurposeId.id_kp_serverAuth))
-                    .addExtension(Extension.subjectAlternativeName, false, serverNames())
-                    .addExtension(Extension.authorityKeyIdentifier, false,
-                            new JcaX509ExtensionUtils().createAuthorityKeyIdentifier(ca)), caKeys);
+            X509Certificate server = sign(
+                    new JcaX509v3CertificateBuilder(
+                                    ca,
+                                    serial(),
+                                    Date.from(now.minus(Duration.ofDays(1))),
+                                    Date.from(now.plus(Duration.ofDays(825))),
+                                    new X500Name("CN=localhost"),
+                                    serverKeys.getPublic())
+                            .addExtension(Extension.basicConstraints, true, new BasicConstraints(false))
+                            .addExtension(
+                                    Extension.keyUsage,
+                                    true,
+                                    new KeyUsage(KeyUsage.digitalSignature | KeyUsage.keyAgreement))
+                            .addExtension(
+                                    Extension.extendedKeyUsage,
+                                    false,
+                                    new ExtendedKeyUsage(KeyPurposeId.id_kp_serverAuth))
+                            .addExtension(Extension.subjectAlternativeName, false, serverNames())
+                            .addExtension(
+                                    Extension.authorityKeyIdentifier,
+                                    false,
+                                    new JcaX509ExtensionUtils().createAuthorityKeyIdentifier(ca)),
+                    caKeys);
             writePem(m.caFile(), ca);
             writeKey(dir.resolve(CA_KEY_FILE), caKeys);
             writePem(m.certFile(), server, ca);
@@ -106,13 +131,18 @@ public final class DevCertificates {
         try {
             Path devices = Files.createDirectories(dir.resolve("devices"));
             Instant now = Instant.now();
-            DeviceMaterial issued = issueClient(dir, clientId, now.minus(Duration.ofDays(1)), now.plus(Duration.ofDays(825)),
-                    devices.resolve(clientId + ".pem"), devices.resolve(clientId + "-key.pem"));
+            DeviceMaterial issued = issueClient(
+                    dir,
+                    clientId,
+                    now.minus(Duration.ofDays(1)),
+                    now.plus(Duration.ofDays(825)),
+                    devices.resolve(clientId + ".pem"),
+                    devices.resolve(clientId + "-key.pem"));
             Fsync.newDirectory(devices); // the first device's directory keeps its name through a power cut
             return issued;
         } catch (IOException e) {
-            throw new IllegalStateException("could not issue a device certificate for " + clientId + " in " + dir + ": "
-                    + e.getMessage(), e);
+            throw new IllegalStateException(
+                    "could not issue a device certificate for " + clientId + " in " + dir + ": " + e.getMessage(), e);
         }
     }
 
@@ -121,35 +151,50 @@ public final class DevCertificates {
      * {@code notBefore} to {@code notAfter}, signed by the CA in {@code dir} (made by {@link #ensure}); the key is
      * written owner-only. Replaces the two files when they exist (each by a rename, as a site's rotation may).
      */
-    public static DeviceMaterial issueClient(Path dir, String commonName, Instant notBefore, Instant notAfter, Path certFile,
-            Path keyFile) {
+    public static DeviceMaterial issueClient(
+            Path dir, String commonName, Instant notBefore, Instant notAfter, Path certFile, Path keyFile) {
         try {
             X509Certificate ca = (X509Certificate) java.security.cert.CertificateFactory.getInstance("X.509")
                     .generateCertificate(Files.newInputStream(dir.resolve(CA_FILE)));
             java.security.PrivateKey caKey = readKey(dir.resolve(CA_KEY_FILE));
             KeyPair keys = ecKeys();
-            X509Certificate cert = new JcaX509CertificateConverter().getCertificate(new JcaX509v3CertificateBuilder(ca, serial(),
-                    Date.from(notBefore), Date.from(notAfter), new X500Name("CN=" + commonName), keys.getPublic())
-                    .addExtension(Extension.basicConstraints, true, new BasicConstraints(false))
-                    .addExtension(Extension.keyUsage, true, new KeyUsage(KeyUsage.digitalSignature))
-                    .addExtension(Extension.extendedKeyUsage, false, new ExtendedKeyUsage(KeyPurposeId.id_kp_clientAuth))
-                    .build(new JcaContentSignerBuilder("SHA256withECDSA").build(caKey)));
+            X509Certificate cert = new JcaX509CertificateConverter()
+                    .getCertificate(new JcaX509v3CertificateBuilder(
+                                    ca,
+                                    serial(),
+                                    Date.from(notBefore),
+                                    Date.from(notAfter),
+                                    new X500Name("CN=" + commonName),
+                                    keys.getPublic())
+                            .addExtension(Extension.basicConstraints, true, new BasicConstraints(false))
+                            .addExtension(Extension.keyUsage, true, new KeyUsage(KeyUsage.digitalSignature))
+                            .addExtension(
+                                    Extension.extendedKeyUsage,
+                                    false,
+                                    new ExtendedKeyUsage(KeyPurposeId.id_kp_clientAuth))
+                            .build(new JcaContentSignerBuilder("SHA256withECDSA").build(caKey)));
             Path newCert = certFile.resolveSibling(certFile.getFileName() + ".new");
             Path newKey = keyFile.resolveSibling(keyFile.getFileName() + ".new");
             writePem(newCert, cert);
             writeKey(newKey, keys);
             Fsync.file(newCert); // a power cut after a rename must not leave the name with no content
             Fsync.file(newKey);
-            Files.move(newCert, certFile, java.nio.file.StandardCopyOption.REPLACE_EXISTING,
+            Files.move(
+                    newCert,
+                    certFile,
+                    java.nio.file.StandardCopyOption.REPLACE_EXISTING,
                     java.nio.file.StandardCopyOption.ATOMIC_MOVE);
-            Files.move(newKey, keyFile, java.nio.file.StandardCopyOption.REPLACE_EXISTING,
+            Files.move(
+                    newKey,
+                    keyFile,
+                    java.nio.file.StandardCopyOption.REPLACE_EXISTING,
                     java.nio.file.StandardCopyOption.ATOMIC_MOVE);
             Fsync.written(certFile); // the renames
             Fsync.written(keyFile);
             return new DeviceMaterial(certFile, keyFile);
         } catch (IOException | GeneralSecurityException | OperatorCreationException e) {
-            throw new IllegalStateException("could not issue a client certificate for " + commonName + " in " + dir + ": "
-                    + e.getMessage(), e);
+            throw new IllegalStateException(
+                    "could not issue a client certificate for " + commonName + " in " + dir + ": " + e.getMessage(), e);
         }
     }
 
@@ -157,7 +202,8 @@ public final class DevCertificates {
         String pem = Files.readString(file);
         String base64 = pem.replaceAll("-----[A-Z ]+-----", "").replaceAll("\\s", "");
         return java.security.KeyFactory.getInstance("EC")
-                .generatePrivate(new java.security.spec.PKCS8EncodedKeySpec(java.util.Base64.getDecoder().decode(base64)));
+                .generatePrivate(new java.security.spec.PKCS8EncodedKeySpec(
+                        java.util.Base64.getDecoder().decode(base64)));
     }
 
     /** Writes a private key as PEM PKCS#8, readable by its owner only (created so before anything is written). */
@@ -199,8 +245,9 @@ public final class DevCertificates {
 
     private static X509Certificate sign(X509v3CertificateBuilder builder, KeyPair issuer)
             throws OperatorCreationException, GeneralSecurityException {
-        return new JcaX509CertificateConverter().getCertificate(
-                builder.build(new JcaContentSignerBuilder("SHA256withECDSA").build(issuer.getPrivate())));
+        return new JcaX509CertificateConverter()
+                .getCertificate(
+                        builder.build(new JcaContentSignerBuilder("SHA256withECDSA").build(issuer.getPrivate())));
     }
 
     private static void writePem(Path file, Object... objects) throws IOException {

@@ -26,7 +26,8 @@ import org.bouncycastle.pkcs.PKCS8EncryptedPrivateKeyInfo;
  */
 public final class PemFiles {
     /** How to turn another key format into the one read here. */
-    private static final String TO_PKCS8 = "convert it with: openssl pkcs8 -topk8 -nocrypt -in key.pem -out key-pkcs8.pem";
+    private static final String TO_PKCS8 =
+            "convert it with: openssl pkcs8 -topk8 -nocrypt -in key.pem -out key-pkcs8.pem";
 
     private PemFiles() {}
 
@@ -56,7 +57,8 @@ public final class PemFiles {
                 return new JcaPEMKeyConverter().getPrivateKey(info);
             }
             if (o instanceof PEMKeyPair) {
-                throw new IllegalArgumentException("holds a PKCS#1/SEC1 key (BEGIN RSA/EC PRIVATE KEY), not PKCS#8; " + TO_PKCS8);
+                throw new IllegalArgumentException(
+                        "holds a PKCS#1/SEC1 key (BEGIN RSA/EC PRIVATE KEY), not PKCS#8; " + TO_PKCS8);
             }
             if (o instanceof PKCS8EncryptedPrivateKeyInfo) {
                 throw new IllegalArgumentException("holds an encrypted key; the bridge reads an unencrypted PKCS#8 key "

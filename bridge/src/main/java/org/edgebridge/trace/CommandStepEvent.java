@@ -27,7 +27,8 @@ public final class CommandStepEvent extends Event {
 
     @Label("Command id")
     @Description("the device's commandId: on the two stored steps only")
-    @Nullable String commandId;
+    @Nullable
+    String commandId;
 
     @Label("Step")
     String step = "";

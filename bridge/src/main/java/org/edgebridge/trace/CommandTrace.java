@@ -10,7 +10,15 @@ import java.util.function.ToLongFunction;
  */
 public final class CommandTrace {
     /** The steps of the path from intake to the final receipt, in order. */
-    public enum Step { STORED_COMMITTED, STORED_SENT, CLAIMED, REQUEST_SENT, ANSWERED, SETTLED, FINAL_SENT }
+    public enum Step {
+        STORED_COMMITTED,
+        STORED_SENT,
+        CLAIMED,
+        REQUEST_SENT,
+        ANSWERED,
+        SETTLED,
+        FINAL_SENT
+    }
 
     private CommandTrace() {}
 

@@ -31,13 +31,26 @@ final class ErrorsInLibraryLogs extends TurboFilter {
     }
 
     @Override
-    public FilterReply decide(@Nullable Marker marker, @Nullable Logger logger, @Nullable Level level, @Nullable String format,
-            Object @Nullable [] params, @Nullable Throwable t) {
-        if (logger == null || level == null || !level.isGreaterOrEqual(Level.WARN) || logger.getName().startsWith("org.edgebridge")) {
-            return FilterReply.NEUTRAL; // below WARN: a library probing (Netty's native libraries log an UnsatisfiedLinkError at DEBUG)
+    public FilterReply decide(
+            @Nullable Marker marker,
+            @Nullable Logger logger,
+            @Nullable Level level,
+            @Nullable String format,
+            Object @Nullable [] params,
+            @Nullable Throwable t) {
+        if (logger == null
+                || level == null
+                || !level.isGreaterOrEqual(Level.WARN)
+                || logger.getName().startsWith("org.edgebridge")) {
+            return FilterReply
+                    .NEUTRAL; // below WARN: a library probing (Netty's native libraries log an UnsatisfiedLinkError at
+            // DEBUG)
         }
-        Throwable thrown = t != null ? t
-                : params != null && params.length > 0 && params[params.length - 1] instanceof Throwable last ? last : null;
+        Throwable thrown = t != null
+                ? t
+                : params != null && params.length > 0 && params[params.length - 1] instanceof Throwable last
+                        ? last
+                        : null;
         if (thrown != null) {
             FatalErrors.haltIfFatal(Thread.currentThread(), thrown);
         }

@@ -21,6 +21,7 @@ public final class FatalErrors {
     private static final Logger LOG = LoggerFactory.getLogger(FatalErrors.class);
     /** How deep a cause chain is searched for an Error (a chain may be long, or, built badly, a loop). */
     private static final int MAX_CAUSES = 32;
+
     private static volatile boolean halting;
 
     private FatalErrors() {}
@@ -91,8 +92,13 @@ public final class FatalErrors {
 
     private static void halt(Thread thread, Error error, Throwable t) {
         try {
-            LOG.error("fatal: thread {} died of {}; the bridge halts now with exit code {} so that its supervisor starts "
-                    + "it again", thread.getName(), error, ExitCodes.WORKER_DIED, t);
+            LOG.error(
+                    "fatal: thread {} died of {}; the bridge halts now with exit code {} so that its supervisor starts "
+                            + "it again",
+                    thread.getName(),
+                    error,
+                    ExitCodes.WORKER_DIED,
+                    t);
         } catch (Throwable ignored) {
             // logging may fail under OutOfMemoryError: halt all the same
         }

@@ -30,16 +30,18 @@ public final class Workers {
 
     /** A thread (not started) that runs {@code body} and reports its death if anything ends it but a normal return. */
     public Thread thread(String name, Runnable body) {
-        return new Thread(() -> {
-            try {
-                body.run();
-            } catch (Throwable t) {
-                died(name, t);
-                if (t instanceof Error e) {
-                    throw e;
-                }
-            }
-        }, name);
+        return new Thread(
+                () -> {
+                    try {
+                        body.run();
+                    } catch (Throwable t) {
+                        died(name, t);
+                        if (t instanceof Error e) {
+                            throw e;
+                        }
+                    }
+                },
+                name);
     }
 
     /**
@@ -57,8 +59,12 @@ public final class Workers {
             return;
         }
         try {
-            LOG.error("worker {} died; the bridge is not ready and stops (exit code {}) so that its supervisor starts it "
-                    + "again", what, ExitCodes.WORKER_DIED, t);
+            LOG.error(
+                    "worker {} died; the bridge is not ready and stops (exit code {}) so that its supervisor starts it "
+                            + "again",
+                    what,
+                    ExitCodes.WORKER_DIED,
+                    t);
         } catch (Throwable ignored) {
             // logging may fail under OutOfMemoryError; the death is recorded and acted on all the same
         }

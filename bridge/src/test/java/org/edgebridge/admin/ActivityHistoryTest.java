@@ -25,7 +25,9 @@ class ActivityHistoryTest {
 
     @Test
     void rates_are_the_counters_growth_per_second_since_the_sample_before() {
-        Counter finals = Counter.builder("edgebridge.receipt.finals").tag("status", "accepted").register(meters);
+        Counter finals = Counter.builder("edgebridge.receipt.finals")
+                .tag("status", "accepted")
+                .register(meters);
         history.sample();
         stored.addAndGet(50);
         finals.increment(20);
@@ -33,7 +35,9 @@ class ActivityHistoryTest {
         clock.advance(ActivityHistory.INTERVAL);
         history.sample();
         List<ActivityHistory.Sample> samples = samples();
-        assertThat(samples.get(0).inPerSecond()).as("nothing to compare the first with").isNull();
+        assertThat(samples.get(0).inPerSecond())
+                .as("nothing to compare the first with")
+                .isNull();
         assertThat(samples.get(1)).isEqualTo(new ActivityHistory.Sample(clock.instant(), 30, 5.0, 2.0, false));
     }
 

@@ -8,8 +8,8 @@ import java.util.List;
 import org.edgebridge.outbox.ClaimedEvent;
 import org.edgebridge.outbox.CommandRecord;
 import org.edgebridge.outbox.CommandState;
-import org.edgebridge.outbox.OutboxOnFile;
 import org.edgebridge.outbox.OutboxFixture;
+import org.edgebridge.outbox.OutboxOnFile;
 import org.edgebridge.outbox.SentRequest;
 import org.edgebridge.outbox.Settlement;
 import org.jspecify.annotations.Nullable;
@@ -31,15 +31,16 @@ class CommandTimelineTest extends OutboxOnFile {
         return CommandTimeline.of(r, outbox.reads().life(r.id()), outbox.reads().history(r.id()));
     }
 
-    private static void assertRequest(TimelineEntry e, @Nullable String requestId, @Nullable Integer httpStatus,
-            @Nullable Long tookMs) {
+    private static void assertRequest(
+            TimelineEntry e, @Nullable String requestId, @Nullable Integer httpStatus, @Nullable Long tookMs) {
         assertThat(e.requestId()).as("request of %s", e.what()).isEqualTo(requestId);
         assertThat(e.httpStatus()).as("HTTP status of %s", e.what()).isEqualTo(httpStatus);
         assertThat(e.tookMs()).as("duration of %s", e.what()).isEqualTo(tookMs);
     }
 
     private ClaimedEvent claim(String batchId) {
-        List<ClaimedEvent> claimed = outbox.claim(10, Integer.MAX_VALUE, OutboxFixture.ROUGH_SIZE, Long.MAX_VALUE, batchId);
+        List<ClaimedEvent> claimed =
+                outbox.claim(10, Integer.MAX_VALUE, OutboxFixture.ROUGH_SIZE, Long.MAX_VALUE, batchId);
         assertThat(claimed).hasSize(1);
         return claimed.get(0);
     }
@@ -50,26 +51,38 @@ class CommandTimelineTest extends OutboxOnFile {
         clock.advance(Duration.ofSeconds(1));
         ClaimedEvent e = claim("req-1");
         clock.advance(Duration.ofMillis(30_000));
-        outbox.settle(new SentRequest("req-1", 0, 30_000), List.of(new Settlement.Release(e.id(), "timeout after 30000 ms")), 50);
+        outbox.settle(
+                new SentRequest("req-1", 0, 30_000),
+                List.of(new Settlement.Release(e.id(), "timeout after 30000 ms")),
+                50);
         clock.advance(Duration.ofSeconds(5));
         claim("req-2");
         clock.advance(Duration.ofMillis(40));
-        outbox.settle(new SentRequest("req-2", 200, 40), List.of(new Settlement.RetryLater(e.id(), clock.instant(),
-                "central: busy", true)), 50);
+        outbox.settle(
+                new SentRequest("req-2", 200, 40),
+                List.of(new Settlement.RetryLater(e.id(), clock.instant(), "central: busy", true)),
+                50);
         clock.advance(Duration.ofSeconds(5));
         claim("req-3");
         clock.advance(Duration.ofMillis(12));
-        List<CommandRecord> finals = outbox.settle(new SentRequest("req-3", 200, 12), List.of(new Settlement.Final(e.id(),
-                CommandState.ACCEPTED, null, null, "{\"applied\":true}")), 50).finals();
+        List<CommandRecord> finals = outbox.settle(
+                        new SentRequest("req-3", 200, 12),
+                        List.of(new Settlement.Final(e.id(), CommandState.ACCEPTED, null, null, "{\"applied\":true}")),
+                        50)
+                .finals();
         clock.advance(Duration.ofMillis(2));
         outbox.markPublished(finals.stream().map(CommandRecord::id).toList());
         outbox.unpublishedFinals(10); // commits the marks that wait
 
         List<TimelineEntry> t = timeline("dev-1", "C-1");
-        assertThat(t).extracting(TimelineEntry::what).containsExactly("received", "stored", "attempt", "released",
-                "retry_later", "final", "receipt_published");
+        assertThat(t)
+                .extracting(TimelineEntry::what)
+                .containsExactly(
+                        "received", "stored", "attempt", "released", "retry_later", "final", "receipt_published");
         assertThat(t.get(0).at()).isEqualTo(T0.minusMillis(3));
-        assertThat(t.get(1).at()).as("stored: the writer's time in its transaction").isEqualTo(T0);
+        assertThat(t.get(1).at())
+                .as("stored: the writer's time in its transaction")
+                .isEqualTo(T0);
         TimelineEntry attempts = t.get(2);
         assertThat(attempts.times()).isEqualTo(3);
         assertThat(attempts.at()).isEqualTo(T0.plusSeconds(1));
@@ -89,14 +102,18 @@ class CommandTimelineTest extends OutboxOnFile {
         outbox.store(List.of(OutboxFixture.command("dev-2", "P-1", 0, T0)));
         ClaimedEvent e = claim("req-9");
         clock.advance(Duration.ofMillis(250));
-        outbox.settle(new SentRequest("req-9", 500, 250), List.of(new Settlement.Park(e.id(), "ingest_server_error",
-                "central failed on this event alone 3 times")), 50);
+        outbox.settle(
+                new SentRequest("req-9", 500, 250),
+                List.of(new Settlement.Park(
+                        e.id(), "ingest_server_error", "central failed on this event alone 3 times")),
+                50);
         clock.advance(Duration.ofMinutes(10));
         outbox.parked().decide(List.of(e.id()), org.edgebridge.outbox.ParkedDesk.Decision.REJECT, "by an admin");
 
         List<TimelineEntry> t = timeline("dev-2", "P-1");
-        assertThat(t).extracting(TimelineEntry::what).containsExactly("received", "stored", "attempt", "parked",
-                "rejected_by_admin", "final");
+        assertThat(t)
+                .extracting(TimelineEntry::what)
+                .containsExactly("received", "stored", "attempt", "parked", "rejected_by_admin", "final");
         assertThat(t.get(3).code()).isEqualTo("ingest_server_error");
         assertRequest(t.get(3), "req-9", 500, 250L);
         TimelineEntry fin = t.get(5);
@@ -107,11 +124,18 @@ class CommandTimelineTest extends OutboxOnFile {
 
     @Test
     void the_devices_first_puback_of_its_final_receipt_ends_the_timeline_and_a_puback_of_an_open_command_is_not_kept() {
-        outbox.store(List.of(OutboxFixture.command("dev-4", "A-1", 0, T0), OutboxFixture.command("dev-5", "O-1", 0, T0)));
-        List<ClaimedEvent> claimed = outbox.claim(10, Integer.MAX_VALUE, OutboxFixture.ROUGH_SIZE, Long.MAX_VALUE, "req-7");
-        ClaimedEvent a = claimed.stream().filter(e -> e.commandId().equals("A-1")).findFirst().orElseThrow();
-        outbox.settle(new SentRequest("req-7", 200, 3), List.of(new Settlement.Final(a.id(), CommandState.ACCEPTED, null,
-                null, null)), 50);
+        outbox.store(
+                List.of(OutboxFixture.command("dev-4", "A-1", 0, T0), OutboxFixture.command("dev-5", "O-1", 0, T0)));
+        List<ClaimedEvent> claimed =
+                outbox.claim(10, Integer.MAX_VALUE, OutboxFixture.ROUGH_SIZE, Long.MAX_VALUE, "req-7");
+        ClaimedEvent a = claimed.stream()
+                .filter(e -> e.commandId().equals("A-1"))
+                .findFirst()
+                .orElseThrow();
+        outbox.settle(
+                new SentRequest("req-7", 200, 3),
+                List.of(new Settlement.Final(a.id(), CommandState.ACCEPTED, null, null, null)),
+                50);
         outbox.markPublished(List.of(a.id()));
         outbox.markReceiptAcked("dev-4", "A-1", T0.plusMillis(20));
         outbox.markReceiptAcked("dev-4", "A-1", T0.plusMillis(900));

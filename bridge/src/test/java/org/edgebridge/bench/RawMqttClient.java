@@ -17,8 +17,14 @@ public final class RawMqttClient implements AutoCloseable {
     private final OutputStream out;
 
     /** What a CONNECT carries. Null fields are left out. */
-    public record Connect(String clientId, String username, String password, String willTopic, byte[] willPayload,
-            boolean cleanSession, int keepAliveSeconds) {
+    public record Connect(
+            String clientId,
+            String username,
+            String password,
+            String willTopic,
+            byte[] willPayload,
+            boolean cleanSession,
+            int keepAliveSeconds) {
         public static Connect of(String clientId) {
             return new Connect(clientId, null, null, null, null, true, 60);
         }
@@ -49,8 +55,10 @@ public final class RawMqttClient implements AutoCloseable {
         ByteArrayOutputStream body = new ByteArrayOutputStream();
         writeString(body, "MQTT");
         body.write(4);
-        int flags = (c.cleanSession() ? 0x02 : 0) | (c.willTopic() != null ? 0x04 | 0x08 : 0)
-                | (c.username() != null ? 0x80 : 0) | (c.password() != null ? 0x40 : 0);
+        int flags = (c.cleanSession() ? 0x02 : 0)
+                | (c.willTopic() != null ? 0x04 | 0x08 : 0)
+                | (c.username() != null ? 0x80 : 0)
+                | (c.password() != null ? 0x40 : 0);
         body.write(flags);
         body.write(c.keepAliveSeconds() >> 8);
         body.write(c.keepAliveSeconds() & 0xff);

@@ -14,7 +14,8 @@ class CertificateDevicesTest {
     Path dir;
 
     @Test
-    void past_auth_max_certificate_devices_new_ids_are_counted_not_remembered_and_the_file_stays_bounded() throws Exception {
+    void past_auth_max_certificate_devices_new_ids_are_counted_not_remembered_and_the_file_stays_bounded()
+            throws Exception {
         Path file = dir.resolve("certificate-devices");
         CertificateDevices devices = CertificateDevices.load(file, 2, Optional.empty());
         devices.remember("a");
@@ -28,13 +29,16 @@ class CertificateDevicesTest {
         assertThat(Files.readAllLines(file)).containsExactly("a", "b");
 
         CertificateDevices reloaded = CertificateDevices.load(file, 1, Optional.empty());
-        assertThat(reloaded.remembered()).as("a file longer than the limit is cut at it").isEqualTo(1);
+        assertThat(reloaded.remembered())
+                .as("a file longer than the limit is cut at it")
+                .isEqualTo(1);
         assertThat(reloaded.needsCertificate("a")).isTrue();
     }
 
     @Test
     void a_pattern_makes_matching_ids_need_their_certificate_as_a_whole_match() {
-        CertificateDevices devices = CertificateDevices.load(dir.resolve("none"), 10, Optional.of(Pattern.compile("terminal-\\d+")));
+        CertificateDevices devices =
+                CertificateDevices.load(dir.resolve("none"), 10, Optional.of(Pattern.compile("terminal-\\d+")));
         assertThat(devices.needsCertificate("terminal-07")).isTrue();
         assertThat(devices.needsCertificate("x-terminal-07")).isFalse();
         assertThat(devices.needsCertificate("terminal-07x")).isFalse();

@@ -15,11 +15,17 @@ class FailedLoginsTest {
             assertThat(failures.throttled("dev", "10.0.0.1")).isFalse();
             failures.failed("dev", "10.0.0.1");
         }
-        assertThat(failures.throttled("dev", "10.0.0.2")).as("client id throttled from any address").isTrue();
-        assertThat(failures.throttled("other", "10.0.0.1")).as("address below its limit").isFalse();
+        assertThat(failures.throttled("dev", "10.0.0.2"))
+                .as("client id throttled from any address")
+                .isTrue();
+        assertThat(failures.throttled("other", "10.0.0.1"))
+                .as("address below its limit")
+                .isFalse();
         failures.failed("x1", "10.0.0.1");
         failures.failed("x2", "10.0.0.1");
-        assertThat(failures.throttled("other", "10.0.0.1")).as("address at its limit").isTrue();
+        assertThat(failures.throttled("other", "10.0.0.1"))
+                .as("address at its limit")
+                .isTrue();
         assertThat(failures.throttled("other", "10.0.0.9")).isFalse();
         clock.advance(Duration.ofSeconds(61));
         assertThat(failures.throttled("dev", "10.0.0.1")).isFalse();

@@ -72,7 +72,8 @@ class ReceiptQueuesTest {
         // next admit threw NoSuchElementException into the intake writer (seen in ShutdownIT's resends)
         ReceiptQueues queues = new ReceiptQueues(ENTRIES, BYTES);
         java.util.List<Thread> threads = new java.util.ArrayList<>();
-        java.util.concurrent.atomic.AtomicReference<Throwable> failure = new java.util.concurrent.atomic.AtomicReference<>();
+        java.util.concurrent.atomic.AtomicReference<Throwable> failure =
+                new java.util.concurrent.atomic.AtomicReference<>();
         for (int t = 0; t < 4; t++) {
             Thread thread = new Thread(() -> {
                 try {
@@ -129,7 +130,9 @@ class ReceiptQueuesTest {
             queues.arrived("old-" + d, 251);
         }
         assertThat(queues.totalBytes()).isEqualTo(4 * 251 * 1024L);
-        assertThat(queues.admit("new", 21 * 1024, 0)).as("past 1 MiB for all devices").isFalse();
+        assertThat(queues.admit("new", 21 * 1024, 0))
+                .as("past 1 MiB for all devices")
+                .isFalse();
         assertThat(queues.admit("new", 1024, 0)).isTrue();
         assertThat(queues.droppedSiteFull()).isEqualTo(1);
         assertThat(queues.devices()).isEqualTo(5);
@@ -157,10 +160,12 @@ class ReceiptQueuesTest {
         broker.put("dev-0", 0); // read its queue
         broker.remove("dev-1"); // its session expired
         broker.put("dev-2", 100); // read part of it
-        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(5)).until(() -> {
-            queues.refreshIfDue(c -> broker.getOrDefault(c, 0));
-            return queues.totalEntries() == 350;
-        });
+        org.awaitility.Awaitility.await()
+                .atMost(java.time.Duration.ofSeconds(5))
+                .until(() -> {
+                    queues.refreshIfDue(c -> broker.getOrDefault(c, 0));
+                    return queues.totalEntries() == 350;
+                });
         assertThat(queues.devices()).isEqualTo(2);
         assertThat(queues.admit("dev-new", 300, 0)).as("room again").isTrue();
     }

@@ -30,15 +30,18 @@ class RefusalLogTest {
             log.info("credentials", "dev-b", "refused dev-b");
         }
         log.warn("will", "dev-a", "will of dev-a");
-        assertThat(lines.list).extracting(ILoggingEvent::getFormattedMessage)
+        assertThat(lines.list)
+                .extracting(ILoggingEvent::getFormattedMessage)
                 .containsExactly("refused dev-a", "refused dev-b", "will of dev-a");
         clock.advance(Duration.ofSeconds(61));
         log.info("credentials", "dev-a", "refused dev-a");
-        assertThat(lines.list.get(3).getFormattedMessage()).isEqualTo("refused dev-a (49 more like it in the last 60 s)");
+        assertThat(lines.list.get(3).getFormattedMessage())
+                .isEqualTo("refused dev-a (49 more like it in the last 60 s)");
     }
 
     @Test
-    void fifteen_thousand_refusals_of_one_kind_with_random_client_ids_write_ten_lines_a_minute_and_the_next_says_how_many_were_left_out() {
+    void
+            fifteen_thousand_refusals_of_one_kind_with_random_client_ids_write_ten_lines_a_minute_and_the_next_says_how_many_were_left_out() {
         ListAppender<ILoggingEvent> lines = new ListAppender<>();
         TestClock clock = new TestClock();
         RefusalLog log = logTo(lines, clock);
@@ -50,8 +53,9 @@ class RefusalLogTest {
         assertThat(log.leftOut()).isEqualTo(15_000 - RefusalLog.LINES_PER_KIND);
         clock.advance(Duration.ofSeconds(61));
         log.warn("will", "random-x", "refused random-x");
-        assertThat(lines.list.get(lines.list.size() - 1).getFormattedMessage()).isEqualTo(
-                "refused random-x (and 14990 lines of kind will about other clients left out in the last 60 s)");
+        assertThat(lines.list.get(lines.list.size() - 1).getFormattedMessage())
+                .isEqualTo(
+                        "refused random-x (and 14990 lines of kind will about other clients left out in the last 60 s)");
     }
 
     /** A refusal log with a 60 s interval whose lines land in {@code lines}. */

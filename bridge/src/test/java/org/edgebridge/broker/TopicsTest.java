@@ -9,7 +9,8 @@ class TopicsTest {
 
     @Test
     void the_type_is_the_rest_of_the_devices_own_command_topic() {
-        assertThat(topics.commandType("d1", "devices/d1/commands/workorder/arrive")).isEqualTo("workorder/arrive");
+        assertThat(topics.commandType("d1", "devices/d1/commands/workorder/arrive"))
+                .isEqualTo("workorder/arrive");
         assertThat(topics.commandType("d1", "devices/d1/commands/t")).isEqualTo("t");
     }
 

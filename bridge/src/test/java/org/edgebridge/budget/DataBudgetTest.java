@@ -19,6 +19,7 @@ import org.junit.jupiter.api.io.TempDir;
 class DataBudgetTest {
     @TempDir
     Path dir;
+
     private final TestClock clock = new TestClock(Instant.parse("2026-12-30T23:59:00Z"));
     private final WireBytes wire = new WireBytes(false);
 
@@ -105,6 +106,9 @@ class DataBudgetTest {
         assertThat(wire.perDevice().get(WireBytes.OTHER_DEVICES)).isEqualTo(5000);
         DataBudget.Snapshot s = b.snapshot();
         assertThat(s.month().devices()).hasSize(WireBytes.MAX_DEVICES + 1);
-        assertThat(s.topDevices()).hasSize(10).first().satisfies(d -> assertThat(d.deviceId()).isEqualTo(WireBytes.OTHER_DEVICES));
+        assertThat(s.topDevices())
+                .hasSize(10)
+                .first()
+                .satisfies(d -> assertThat(d.deviceId()).isEqualTo(WireBytes.OTHER_DEVICES));
     }
 }

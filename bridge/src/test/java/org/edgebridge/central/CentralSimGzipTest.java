@@ -58,14 +58,18 @@ class CentralSimGzipTest {
         HttpResponse<String> reply = post(bomb.toByteArray(), "gzip");
         assertThat(reply.statusCode()).isEqualTo(413);
         assertThat(reply.body()).contains("payload_too_large");
-        assertThat(post(gzip(batch("GZ-AFTER").getBytes(StandardCharsets.UTF_8)), "gzip").statusCode()).isEqualTo(200);
+        assertThat(post(gzip(batch("GZ-AFTER").getBytes(StandardCharsets.UTF_8)), "gzip")
+                        .statusCode())
+                .isEqualTo(200);
         assertThat(central.inbox().size()).isEqualTo(1);
     }
 
     @Test
     void a_body_that_is_not_gzip_or_an_unknown_encoding_is_refused() throws Exception {
-        assertThat(post(batch("GZ-2").getBytes(StandardCharsets.UTF_8), "gzip").statusCode()).isEqualTo(400);
-        assertThat(post(batch("GZ-3").getBytes(StandardCharsets.UTF_8), "br").statusCode()).isEqualTo(415);
+        assertThat(post(batch("GZ-2").getBytes(StandardCharsets.UTF_8), "gzip").statusCode())
+                .isEqualTo(400);
+        assertThat(post(batch("GZ-3").getBytes(StandardCharsets.UTF_8), "br").statusCode())
+                .isEqualTo(415);
         assertThat(central.inbox().size()).isZero();
     }
 
@@ -82,8 +86,12 @@ class CentralSimGzipTest {
     }
 
     private HttpResponse<String> post(byte[] body, String encoding) throws Exception {
-        return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + central.port() + "/ingest"))
-                .header("Content-Type", "application/json").header("Content-Encoding", encoding)
-                .POST(HttpRequest.BodyPublishers.ofByteArray(body)).build(), HttpResponse.BodyHandlers.ofString());
+        return HTTP.send(
+                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + central.port() + "/ingest"))
+                        .header("Content-Type", "application/json")
+                        .header("Content-Encoding", encoding)
+                        .POST(HttpRequest.BodyPublishers.ofByteArray(body))
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
     }
 }

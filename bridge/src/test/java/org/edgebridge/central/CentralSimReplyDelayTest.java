@@ -39,12 +39,18 @@ class CentralSimReplyDelayTest {
         central.replyDelay(Duration.ofMillis(200));
         List<CompletableFuture<HttpResponse<String>>> replies = new ArrayList<>();
         for (int i = 0; i < 4; i++) {
-            replies.add(HTTP.sendAsync(ingest(IngestBodies.batch("dev-far-" + i, "FAR-" + i)), HttpResponse.BodyHandlers.ofString()));
+            replies.add(HTTP.sendAsync(
+                    ingest(IngestBodies.batch("dev-far-" + i, "FAR-" + i)), HttpResponse.BodyHandlers.ofString()));
         }
         for (CompletableFuture<HttpResponse<String>> reply : replies) {
             HttpResponse<String> r = reply.join();
             assertThat(r.statusCode()).isEqualTo(200);
-            assertThat(JSON.readTree(r.body()).path("receipts").get(0).path("status").asText()).isEqualTo("accepted");
+            assertThat(JSON.readTree(r.body())
+                            .path("receipts")
+                            .get(0)
+                            .path("status")
+                            .asText())
+                    .isEqualTo("accepted");
         }
         assertThat(central.inbox().size()).isEqualTo(4);
         JsonNode stats = get("/sim/stats");
@@ -62,23 +68,30 @@ class CentralSimReplyDelayTest {
 
     @Test
     void without_a_delay_no_answer_is_held() throws Exception {
-        assertThat(HTTP.send(ingest(IngestBodies.batch("dev-near", "NEAR-1")), HttpResponse.BodyHandlers.ofString()).statusCode())
+        assertThat(HTTP.send(ingest(IngestBodies.batch("dev-near", "NEAR-1")), HttpResponse.BodyHandlers.ofString())
+                        .statusCode())
                 .isEqualTo(200);
         assertThat(get("/sim/stats").path("delayedReplies").asLong()).isZero();
     }
 
     private HttpRequest ingest(String body) {
-        return HttpRequest.newBuilder(uri("/ingest")).header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(body)).build();
+        return HttpRequest.newBuilder(uri("/ingest"))
+                .header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(body))
+                .build();
     }
 
     private HttpResponse<String> postDelay(String ms) throws Exception {
-        return HTTP.send(HttpRequest.newBuilder(uri("/sim/reply-delay?ms=" + ms)).POST(HttpRequest.BodyPublishers.noBody()).build(),
+        return HTTP.send(
+                HttpRequest.newBuilder(uri("/sim/reply-delay?ms=" + ms))
+                        .POST(HttpRequest.BodyPublishers.noBody())
+                        .build(),
                 HttpResponse.BodyHandlers.ofString());
     }
 
     private JsonNode get(String path) throws Exception {
-        return JSON.readTree(HTTP.send(HttpRequest.newBuilder(uri(path)).build(), HttpResponse.BodyHandlers.ofString()).body());
+        return JSON.readTree(HTTP.send(HttpRequest.newBuilder(uri(path)).build(), HttpResponse.BodyHandlers.ofString())
+                .body());
     }
 
     private URI uri(String path) {

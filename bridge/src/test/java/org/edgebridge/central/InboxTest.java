@@ -24,8 +24,11 @@ class InboxTest {
         assertThat(apply("box-b", "c4", 2).status()).isEqualTo("accepted");
 
         Map<String, Long> stats = inbox.stats();
-        assertThat(stats).containsEntry("applied", 4L).containsEntry("duplicates", 1L)
-                .containsEntry("orderingViolations", 0L).containsEntry("sequenceGaps", 0L)
+        assertThat(stats)
+                .containsEntry("applied", 4L)
+                .containsEntry("duplicates", 1L)
+                .containsEntry("orderingViolations", 0L)
+                .containsEntry("sequenceGaps", 0L)
                 .containsEntry("sequenceConflicts", 0L);
         assertThat(inbox.entries()).extracting(Inbox.Entry::edgeId).containsExactly("box-a", "box-a", "box-a", "box-b");
     }
@@ -39,10 +42,12 @@ class InboxTest {
         assertThat(apply("box-a", "c3", 3).status()).isEqualTo("duplicate");
         apply("box-a", "c4", 4);
 
-        assertThat(inbox.stats()).containsEntry("orderingViolations", 0L).containsEntry("sequenceGaps", 0L)
+        assertThat(inbox.stats())
+                .containsEntry("orderingViolations", 0L)
+                .containsEntry("sequenceGaps", 0L)
                 .containsEntry("sequenceConflicts", 0L);
-        assertThat(inbox.answersByEdge()).isEqualTo(Map.of(
-                "box-a", Map.of("accepted", 2L, "duplicate", 2L), "box-b", Map.of("accepted", 2L)));
+        assertThat(inbox.answersByEdge())
+                .isEqualTo(Map.of("box-a", Map.of("accepted", 2L, "duplicate", 2L), "box-b", Map.of("accepted", 2L)));
     }
 
     @Test
@@ -69,19 +74,30 @@ class InboxTest {
         org.edgebridge.TestClock clock = new org.edgebridge.TestClock(java.time.Instant.parse("2026-12-02T06:00:00Z"));
         Inbox central = new Inbox(clock);
         java.time.Instant expiry = clock.instant().plusSeconds(10);
-        assertThat(central.apply("box-a", "dev-1", "c1", 1, "sha-c1", "{}", expiry).status()).as("in time")
+        assertThat(central.apply("box-a", "dev-1", "c1", 1, "sha-c1", "{}", expiry)
+                        .status())
+                .as("in time")
                 .isEqualTo("accepted");
         clock.advance(java.time.Duration.ofSeconds(11));
-        assertThat(central.apply("box-a", "dev-1", "c1", 1, "sha-c1", "{}", expiry).status())
-                .as("applied before its expiry: a resend is a duplicate").isEqualTo("duplicate");
+        assertThat(central.apply("box-a", "dev-1", "c1", 1, "sha-c1", "{}", expiry)
+                        .status())
+                .as("applied before its expiry: a resend is a duplicate")
+                .isEqualTo("duplicate");
         Inbox.Answer late = central.apply("box-a", "dev-1", "c2", 2, "sha-c2", "{}", expiry);
         assertThat(late.status()).isEqualTo("rejected");
         assertThat(late.code()).isEqualTo("expired");
         central.expired("box-a", "dev-1", "c3", 3); // expired at the edge, never sent
-        assertThat(central.apply("box-a", "dev-1", "c4", 4, "sha-c4", "{}", null).status()).isEqualTo("accepted");
-        assertThat(central.apply("box-a", "dev-1", "c3", 3, "sha-c3", "{}", null).code())
-                .as("a copy of a reported one that comes anyway").isEqualTo("expired");
-        assertThat(central.stats()).containsEntry("sequenceGaps", 0L).containsEntry("expiryReports", 1L)
-                .containsEntry("refusedAsExpired", 2L).containsEntry("applied", 2L);
+        assertThat(central.apply("box-a", "dev-1", "c4", 4, "sha-c4", "{}", null)
+                        .status())
+                .isEqualTo("accepted");
+        assertThat(central.apply("box-a", "dev-1", "c3", 3, "sha-c3", "{}", null)
+                        .code())
+                .as("a copy of a reported one that comes anyway")
+                .isEqualTo("expired");
+        assertThat(central.stats())
+                .containsEntry("sequenceGaps", 0L)
+                .containsEntry("expiryReports", 1L)
+                .containsEntry("refusedAsExpired", 2L)
+                .containsEntry("applied", 2L);
     }
 }

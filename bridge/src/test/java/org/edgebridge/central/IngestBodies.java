@@ -10,9 +10,11 @@ final class IngestBodies {
 
     static String batch(String deviceId, String eventId) throws Exception {
         String payload = "{\"commandId\":\"" + eventId + "\",\"action\":\"ARRIVE\"}";
-        String sha = HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(payload.getBytes(StandardCharsets.UTF_8)));
+        String sha = HexFormat.of()
+                .formatHex(MessageDigest.getInstance("SHA-256").digest(payload.getBytes(StandardCharsets.UTF_8)));
         return "{\"edgeId\":\"edge-gz\",\"batchId\":\"b-" + eventId + "\",\"events\":[{\"eventId\":\"" + eventId
-                + "\",\"deviceId\":\"" + deviceId + "\",\"sequence\":1,\"type\":\"workorder/arrive\",\"topic\":\"devices/" + deviceId
+                + "\",\"deviceId\":\"" + deviceId
+                + "\",\"sequence\":1,\"type\":\"workorder/arrive\",\"topic\":\"devices/" + deviceId
                 + "/commands/workorder/arrive\",\"payload\":" + payload + ",\"payloadSha256\":\"" + sha
                 + "\",\"receivedAt\":\"2026-12-02T06:00:00Z\",\"attempt\":1}]}";
     }

@@ -52,8 +52,11 @@ class ReceiptCodeTest {
     @Test
     void theProtocolDocumentsEveryCodeAndNoOther() throws IOException {
         Set<String> documented = documentedCodes().keySet();
-        List<String> inCode = Arrays.stream(ReceiptCode.values()).map(ReceiptCode::wire).toList();
-        assertThat(documented).as("the code tables of docs/protocol.md").hasSizeGreaterThan(20)
+        List<String> inCode =
+                Arrays.stream(ReceiptCode.values()).map(ReceiptCode::wire).toList();
+        assertThat(documented)
+                .as("the code tables of docs/protocol.md")
+                .hasSizeGreaterThan(20)
                 .containsExactlyInAnyOrderElementsOf(inCode);
     }
 
@@ -62,17 +65,22 @@ class ReceiptCodeTest {
         Map<String, String> sectionOf = documentedCodes();
         for (ReceiptCode code : ReceiptCode.values()) {
             String expected = EnumSet.of(ReceiptCode.Kind.PARKED, ReceiptCode.Kind.REJECTED_AFTER_FAILURES)
-                    .contains(code.kind()) ? "2.4" : "1.5";
-            assertThat(sectionOf.get(code.wire())).as("the section of docs/protocol.md that lists " + code)
+                            .contains(code.kind())
+                    ? "2.4"
+                    : "1.5";
+            assertThat(sectionOf.get(code.wire()))
+                    .as("the section of docs/protocol.md that lists " + code)
                     .isEqualTo(expected);
         }
     }
 
     @Test
     void wireStringsAreDistinctAndLowerSnakeCase() {
-        assertThat(Arrays.stream(ReceiptCode.values()).map(ReceiptCode::wire)).doesNotHaveDuplicates()
+        assertThat(Arrays.stream(ReceiptCode.values()).map(ReceiptCode::wire))
+                .doesNotHaveDuplicates()
                 .allMatch(w -> w.matches("[a-z][a-z0-9_]*"));
-        assertThat(Arrays.stream(AlarmCode.values()).map(AlarmCode::wire)).doesNotHaveDuplicates()
+        assertThat(Arrays.stream(AlarmCode.values()).map(AlarmCode::wire))
+                .doesNotHaveDuplicates()
                 .allMatch(w -> w.matches("[a-z][a-z0-9_]*"));
     }
 }

@@ -45,7 +45,9 @@ class ConfigLoaderTest {
     void the_reference_file_lists_exactly_the_keys_the_code_knows_with_their_defaults() throws IOException {
         Map<String, String> effective = ConfigLoader.load(REFERENCE, List.of()).effective();
         List<String> fileKeys = referenceKeys();
-        assertThat(fileKeys).containsExactlyInAnyOrderElementsOf(ConfigKeys.ALL.stream().map(ConfigKey::name).toList());
+        assertThat(fileKeys)
+                .containsExactlyInAnyOrderElementsOf(
+                        ConfigKeys.ALL.stream().map(ConfigKey::name).toList());
         for (ConfigKey<?> key : ConfigKeys.ALL) {
             if (key.defaultValue() != null) {
                 assertThat(effective.get(key.name())).as(key.name()).isEqualTo(key.defaultValue());
@@ -82,28 +84,40 @@ class ConfigLoaderTest {
 
     @Test
     void every_problem_is_reported_at_once_with_key_value_and_rule() {
-        assertThatThrownBy(() -> ConfigLoader.load(null, List.of("mqtt.port=99999", "forwarder.linger=soon",
-                "mqtt.prot=1", "auth.anonymous=yes", "broken")))
-                .isInstanceOfSatisfying(ConfigException.class, e -> assertThat(e.problems()).containsExactlyInAnyOrder(
-                        "--set broken: must be key=value, for example --set mqtt.port=1883",
-                        "mqtt.prot: unknown key (did you mean mqtt.port?); the keys are listed in "
-                                + "broker-config/bridge.yaml",
-                        "mqtt.port=99999: must be from 0 to 65535",
-                        "auth.anonymous=yes: must be true or false",
-                        "forwarder.linger=soon: must be a duration such as 500ms, 30s, 5m, 2h or 7d"));
+        assertThatThrownBy(() -> ConfigLoader.load(
+                        null,
+                        List.of(
+                                "mqtt.port=99999",
+                                "forwarder.linger=soon",
+                                "mqtt.prot=1",
+                                "auth.anonymous=yes",
+                                "broken")))
+                .isInstanceOfSatisfying(
+                        ConfigException.class,
+                        e -> assertThat(e.problems())
+                                .containsExactlyInAnyOrder(
+                                        "--set broken: must be key=value, for example --set mqtt.port=1883",
+                                        "mqtt.prot: unknown key (did you mean mqtt.port?); the keys are listed in "
+                                                + "broker-config/bridge.yaml",
+                                        "mqtt.port=99999: must be from 0 to 65535",
+                                        "auth.anonymous=yes: must be true or false",
+                                        "forwarder.linger=soon: must be a duration such as 500ms, 30s, 5m, 2h or 7d"));
     }
 
     @Test
     void expiry_rules_are_read_in_order_and_a_bad_one_names_the_key_and_the_rule() throws Exception {
         ExpiryRules rules = ConfigLoader.load(null, List.of("intake.expiryByType=gate/open=10m, batch/#=2h,+/x=30s"))
-                .intake().expiry();
+                .intake()
+                .expiry();
         Instant t = Instant.parse("2026-12-02T00:00:00Z");
         assertThat(rules.expiresAt("gate/open", t)).contains(t.plusSeconds(600));
         assertThat(rules.expiresAt("batch", t)).as("# matches no level too").contains(t.plusSeconds(7200));
         assertThat(rules.expiresAt("batch/release/now", t)).contains(t.plusSeconds(7200));
         assertThat(rules.expiresAt("door/x", t)).contains(t.plusSeconds(30));
         assertThat(rules.expiresAt("gate/close", t)).isEmpty();
-        assertThat(ConfigLoader.load(null, List.of()).intake().expiry().rules()).as("no expiry by default").isEmpty();
+        assertThat(ConfigLoader.load(null, List.of()).intake().expiry().rules())
+                .as("no expiry by default")
+                .isEmpty();
         assertThatThrownBy(() -> ConfigLoader.load(null, List.of("intake.expiryByType=gate/open")))
                 .hasMessageContaining("intake.expiryByType=gate/open: must be none or rules pattern=duration");
         assertThatThrownBy(() -> ConfigLoader.load(null, List.of("intake.expiryByType=gate/#/x=1m")))
@@ -114,15 +128,25 @@ class ConfigLoaderTest {
 
     @Test
     void keys_that_depend_on_each_other_are_checked_together() {
-        assertThatThrownBy(() -> ConfigLoader.load(null, List.of("tls.clientAuth=required", "mqtt.port=0",
-                "intake.maxPayloadBytes=1MiB", "tls.keyFile=/nonexistent/key.pem")))
-                .isInstanceOfSatisfying(ConfigException.class, e -> assertThat(e.problems()).anySatisfy(
-                        p -> assertThat(p).startsWith("mqtt.maxPacketBytes=524288: must be at least "
-                                + "intake.maxPayloadBytes"))
-                        .anySatisfy(p -> assertThat(p).startsWith("tls.certFile: must be set when tls.keyFile is set"))
-                        .anySatisfy(p -> assertThat(p).startsWith("tls.keyFile=/nonexistent/key.pem: no readable file"))
-                        .anySatisfy(p -> assertThat(p).startsWith("tls.clientAuth=required: needs tls.caFile"))
-                        .anySatisfy(p -> assertThat(p).startsWith("mqtt.port=0: with no TLS listener")));
+        assertThatThrownBy(() -> ConfigLoader.load(
+                        null,
+                        List.of(
+                                "tls.clientAuth=required",
+                                "mqtt.port=0",
+                                "intake.maxPayloadBytes=1MiB",
+                                "tls.keyFile=/nonexistent/key.pem")))
+                .isInstanceOfSatisfying(
+                        ConfigException.class,
+                        e -> assertThat(e.problems())
+                                .anySatisfy(p -> assertThat(p)
+                                        .startsWith("mqtt.maxPacketBytes=524288: must be at least "
+                                                + "intake.maxPayloadBytes"))
+                                .anySatisfy(p ->
+                                        assertThat(p).startsWith("tls.certFile: must be set when tls.keyFile is set"))
+                                .anySatisfy(p ->
+                                        assertThat(p).startsWith("tls.keyFile=/nonexistent/key.pem: no readable file"))
+                                .anySatisfy(p -> assertThat(p).startsWith("tls.clientAuth=required: needs tls.caFile"))
+                                .anySatisfy(p -> assertThat(p).startsWith("mqtt.port=0: with no TLS listener")));
     }
 
     @Test
@@ -144,11 +168,20 @@ class ConfigLoaderTest {
     void environment_variables_set_keys_between_the_file_and_the_overrides() throws IOException {
         Path file = dir.resolve("bridge.yaml");
         Files.writeString(file, "edge:\n  id: from-file\nmqtt:\n  port: 1884\nadmin:\n  port: 8181\n");
-        Map<String, String> env = Map.of("EDGE_BRIDGE_MQTT_PORT", "1885", "EDGE_BRIDGE_ADMIN_PORT", "8282",
-                "EDGE_BRIDGE_FORWARDER_BACKOFFMAX", "2m", "PATH", "/usr/bin");
+        Map<String, String> env = Map.of(
+                "EDGE_BRIDGE_MQTT_PORT",
+                "1885",
+                "EDGE_BRIDGE_ADMIN_PORT",
+                "8282",
+                "EDGE_BRIDGE_FORWARDER_BACKOFFMAX",
+                "2m",
+                "PATH",
+                "/usr/bin");
         BridgeConfig c = ConfigLoader.load(file, List.of("admin.port=8383"), Map.of(), env);
         assertThat(c.edgeId()).isEqualTo("from-file");
-        assertThat(c.broker().listener().port()).as("the environment wins over the file").isEqualTo(1885);
+        assertThat(c.broker().listener().port())
+                .as("the environment wins over the file")
+                .isEqualTo(1885);
         assertThat(c.admin().port()).as("--set wins over the environment").isEqualTo(8383);
         assertThat(c.forwarder().retries().backoff().max()).isEqualTo(Duration.ofMinutes(2));
     }
@@ -156,10 +189,16 @@ class ConfigLoaderTest {
     @Test
     void an_environment_variable_that_names_no_key_is_a_problem_and_every_key_has_its_own_variable() {
         assertThatThrownBy(() -> ConfigLoader.load(null, List.of(), Map.of(), Map.of("EDGE_BRIDGE_MQTT_PROT", "1")))
-                .isInstanceOfSatisfying(ConfigException.class, e -> assertThat(e.problems()).containsExactly(
-                        "environment EDGE_BRIDGE_MQTT_PROT: names no key (EDGE_BRIDGE_KEY with the key's dots as '_', "
-                                + "for example EDGE_BRIDGE_MQTT_PORT)"));
-        assertThat(ConfigKeys.ALL.stream().map(k -> ConfigLoader.envName(k.name())).distinct().count())
+                .isInstanceOfSatisfying(
+                        ConfigException.class,
+                        e -> assertThat(e.problems())
+                                .containsExactly(
+                                        "environment EDGE_BRIDGE_MQTT_PROT: names no key (EDGE_BRIDGE_KEY with the key's dots as '_', "
+                                                + "for example EDGE_BRIDGE_MQTT_PORT)"));
+        assertThat(ConfigKeys.ALL.stream()
+                        .map(k -> ConfigLoader.envName(k.name()))
+                        .distinct()
+                        .count())
                 .isEqualTo(ConfigKeys.ALL.size());
     }
 
@@ -168,12 +207,16 @@ class ConfigLoaderTest {
         Path dup = dir.resolve("dup.yaml");
         Files.writeString(dup, "mqtt:\n  port: 1884\n  port: 1885\n");
         assertThatThrownBy(() -> ConfigLoader.load(dup, List.of()))
-                .hasMessageContaining("'port' is given twice in the same map; keep one").hasMessageContaining("line 3");
+                .hasMessageContaining("'port' is given twice in the same map; keep one")
+                .hasMessageContaining("line 3");
         Path both = dir.resolve("both.yaml");
         Files.writeString(both, "mqtt.port: 1884\nmqtt:\n  port: 1885\n");
         assertThatThrownBy(() -> ConfigLoader.load(both, List.of()))
-                .isInstanceOfSatisfying(ConfigException.class, e -> assertThat(e.problems()).containsExactly(
-                        "mqtt.port: set twice in " + both + " (as 'mqtt.port' and as 'mqtt > port'); keep one"));
+                .isInstanceOfSatisfying(
+                        ConfigException.class,
+                        e -> assertThat(e.problems())
+                                .containsExactly("mqtt.port: set twice in " + both
+                                        + " (as 'mqtt.port' and as 'mqtt > port'); keep one"));
     }
 
     @Test
@@ -183,30 +226,38 @@ class ConfigLoaderTest {
         assertThatThrownBy(() -> ConfigLoader.load(null, List.of("forwarder.backofMax=1s")))
                 .hasMessageContaining("(did you mean forwarder.backoffMax?)");
         assertThatThrownBy(() -> ConfigLoader.load(null, List.of("completely.different=1")))
-                .isInstanceOfSatisfying(ConfigException.class,
-                e -> assertThat(e.problems().get(0)).doesNotContain("did you mean"));
+                .isInstanceOfSatisfying(
+                        ConfigException.class,
+                        e -> assertThat(e.problems().get(0)).doesNotContain("did you mean"));
     }
 
     @Test
     void every_listener_port_takes_any_for_a_free_one_and_zero_keeps_its_meaning() throws IOException {
         BridgeConfig c = ConfigLoader.load(null, List.of("mqtt.port=any", "admin.port=any"));
         assertThat(c.broker().listener().port()).isEqualTo(BrokerSettings.ANY_PORT);
-        assertThat(c.admin().port()).as("the admin listener's free port is 0, as it always was").isZero();
+        assertThat(c.admin().port())
+                .as("the admin listener's free port is 0, as it always was")
+                .isZero();
         assertThat(c.effective()).containsEntry("mqtt.port", "any").containsEntry("admin.port", "any");
-        assertThat(ConfigLoader.load(null, List.of("admin.port=0")).admin().port()).isZero();
+        assertThat(ConfigLoader.load(null, List.of("admin.port=0")).admin().port())
+                .isZero();
 
         Path cert = Files.writeString(dir.resolve("cert.pem"), "not read here");
         Path key = Files.writeString(dir.resolve("key.pem"), "not read here");
-        BridgeConfig tls = ConfigLoader.load(null, List.of("mqtt.port=any", "tls.port=any", "tls.certFile=" + cert,
-                "tls.keyFile=" + key));
-        assertThat(tls.broker().listener().tls().orElseThrow().port()).as("two 'any' ports are not the same port")
+        BridgeConfig tls = ConfigLoader.load(
+                null, List.of("mqtt.port=any", "tls.port=any", "tls.certFile=" + cert, "tls.keyFile=" + key));
+        assertThat(tls.broker().listener().tls().orElseThrow().port())
+                .as("two 'any' ports are not the same port")
                 .isEqualTo(BrokerSettings.ANY_PORT);
 
         assertThatThrownBy(() -> ConfigLoader.load(null, List.of("mqtt.port=free", "tls.port=0", "admin.port=-1")))
-                .isInstanceOfSatisfying(ConfigException.class, e -> assertThat(e.problems()).containsExactlyInAnyOrder(
-                        "mqtt.port=free: must be a whole number from 0 to 65535, or any (any free port)",
-                        "tls.port=0: must be from 1 to 65535",
-                        "admin.port=-1: must be from 0 to 65535"));
+                .isInstanceOfSatisfying(
+                        ConfigException.class,
+                        e -> assertThat(e.problems())
+                                .containsExactlyInAnyOrder(
+                                        "mqtt.port=free: must be a whole number from 0 to 65535, or any (any free port)",
+                                        "tls.port=0: must be from 1 to 65535",
+                                        "admin.port=-1: must be from 0 to 65535"));
     }
 
     @Test
@@ -219,8 +270,10 @@ class ConfigLoaderTest {
         assertThat(unset).isEmpty();
         assertThat(ConfigKeys.OUTBOX_MIN_FREE_DISK.value("1GiB")).isEqualTo(1024L * 1024 * 1024);
         assertThatThrownBy(() -> ConfigLoader.load(null, List.of("tls.clientAuth=maybe")))
-                .isInstanceOfSatisfying(ConfigException.class, e -> assertThat(e.problems()).containsExactly(
-                        "tls.clientAuth=maybe: must be one of none, optional, required"));
+                .isInstanceOfSatisfying(
+                        ConfigException.class,
+                        e -> assertThat(e.problems())
+                                .containsExactly("tls.clientAuth=maybe: must be one of none, optional, required"));
     }
 
     @Test
@@ -231,16 +284,19 @@ class ConfigLoaderTest {
 
     @Test
     void check_config_warns_when_no_device_could_connect_and_no_admin_action_would_work() {
-        assertThat(ConfigWarnings.of(ConfigLoader.load(null, List.of()))).hasSize(2)
+        assertThat(ConfigWarnings.of(ConfigLoader.load(null, List.of())))
+                .hasSize(2)
                 .anySatisfy(w -> assertThat(w)
-                .startsWith("auth.anonymous=false, no auth.passwordFile and no client certificates"))
+                        .startsWith("auth.anonymous=false, no auth.passwordFile and no client certificates"))
                 .anySatisfy(w -> assertThat(w).startsWith("admin.token is not set"));
-        assertThat(ConfigWarnings.of(ConfigLoader.load(null, List.of("auth.anonymous=true",
-                "admin.token=0123456789abcdef")))).isEmpty();
+        assertThat(ConfigWarnings.of(
+                        ConfigLoader.load(null, List.of("auth.anonymous=true", "admin.token=0123456789abcdef"))))
+                .isEmpty();
     }
 
     @Test
-    void a_token_that_yaml_would_turn_into_a_number_or_boolean_is_refused_with_a_line_that_says_to_quote_it() throws IOException {
+    void a_token_that_yaml_would_turn_into_a_number_or_boolean_is_refused_with_a_line_that_says_to_quote_it()
+            throws IOException {
         Path file = dir.resolve("numbers.yaml");
         Files.writeString(file, "admin:\n  token: 0777\ningest:\n  token: 1e3\nmqtt:\n  host: yes\n");
         assertThatThrownBy(() -> ConfigLoader.load(file, List.of()))
@@ -257,19 +313,34 @@ class ConfigLoaderTest {
 
     @Test
     void check_config_warns_about_a_short_admin_token_and_an_ingest_token_over_plain_http_to_another_host() {
-        assertThat(ConfigWarnings.of(ConfigLoader.load(null, List.of("auth.anonymous=true", "admin.token=short-token",
-                "ingest.url=http://central.example:8090/ingest", "ingest.token=" + "t".repeat(32)))))
+        assertThat(ConfigWarnings.of(ConfigLoader.load(
+                        null,
+                        List.of(
+                                "auth.anonymous=true",
+                                "admin.token=short-token",
+                                "ingest.url=http://central.example:8090/ingest",
+                                "ingest.token=" + "t".repeat(32)))))
                 .hasSize(2)
+                .anySatisfy(w ->
+                        assertThat(w).startsWith("admin.token has 11 characters: a token this short can be guessed"))
                 .anySatisfy(w -> assertThat(w)
-                .startsWith("admin.token has 11 characters: a token this short can be guessed"))
-                .anySatisfy(w -> assertThat(w)
-                .startsWith("ingest.token is sent to http://central.example:8090/ingest over plain http://"));
-        assertThat(ConfigWarnings.of(ConfigLoader.load(null,
-                List.of("auth.anonymous=true", "admin.token=0123456789abcdef",
-                "ingest.url=https://central.example/ingest", "ingest.token=x")))).isEmpty();
-        assertThat(ConfigWarnings.of(ConfigLoader.load(null,
-                List.of("auth.anonymous=true", "admin.token=0123456789abcdef",
-                "ingest.url=http://127.0.0.1:8090/ingest", "ingest.token=x")))).isEmpty();
+                        .startsWith("ingest.token is sent to http://central.example:8090/ingest over plain http://"));
+        assertThat(ConfigWarnings.of(ConfigLoader.load(
+                        null,
+                        List.of(
+                                "auth.anonymous=true",
+                                "admin.token=0123456789abcdef",
+                                "ingest.url=https://central.example/ingest",
+                                "ingest.token=x"))))
+                .isEmpty();
+        assertThat(ConfigWarnings.of(ConfigLoader.load(
+                        null,
+                        List.of(
+                                "auth.anonymous=true",
+                                "admin.token=0123456789abcdef",
+                                "ingest.url=http://127.0.0.1:8090/ingest",
+                                "ingest.token=x"))))
+                .isEmpty();
     }
 
     @Test
@@ -277,27 +348,45 @@ class ConfigLoaderTest {
         assertThatThrownBy(() -> ConfigLoader.load(null, List.of("admin.host=0.0.0.0")))
                 .isInstanceOf(ConfigException.class)
                 .hasMessageContaining("admin.host=0.0.0.0 is not a loopback address: the status, the outbox (with "
-                + "payloads), "
+                        + "payloads), "
                         + "the devices and the metrics then need admin.token");
-        assertThat(ConfigLoader.load(null, List.of("admin.host=0.0.0.0", "admin.token=0123456789abcdef")).admin()
-                .readsNeedToken()).isTrue();
-        assertThat(ConfigLoader.load(null, List.of("admin.host=192.168.7.2", "admin.token=0123456789abcdef")).admin()
-                .readsNeedToken()).isTrue();
+        assertThat(ConfigLoader.load(null, List.of("admin.host=0.0.0.0", "admin.token=0123456789abcdef"))
+                        .admin()
+                        .readsNeedToken())
+                .isTrue();
+        assertThat(ConfigLoader.load(null, List.of("admin.host=192.168.7.2", "admin.token=0123456789abcdef"))
+                        .admin()
+                        .readsNeedToken())
+                .isTrue();
         assertThat(ConfigLoader.load(null, List.of()).admin().readsNeedToken()).isFalse();
-        assertThat(ConfigLoader.load(null, List.of("admin.host=::1")).admin().readsNeedToken()).isFalse();
-        assertThat(ConfigLoader.load(null, List.of("admin.host=localhost")).admin().readsNeedToken()).isFalse();
+        assertThat(ConfigLoader.load(null, List.of("admin.host=::1")).admin().readsNeedToken())
+                .isFalse();
+        assertThat(ConfigLoader.load(null, List.of("admin.host=localhost"))
+                        .admin()
+                        .readsNeedToken())
+                .isFalse();
         assertThatThrownBy(() -> ConfigLoader.load(null, List.of("admin.tokenForReads=always")))
                 .hasMessageContaining("admin.host=127.0.0.1 with admin.tokenForReads=always");
     }
 
     @Test
     void ingest_proxy_takes_an_http_host_port_url_and_a_value_that_is_not_one_is_a_config_error() {
-        assertThat(ConfigLoader.load(null, List.of("ingest.proxy=http://proxy.site.example:3128")).forwarder().central()
-                .proxy()).contains(URI.create("http://proxy.site.example:3128"));
-        assertThat(ConfigLoader.load(null, List.of()).forwarder().central().proxy()).isEmpty();
-        for (String bad : List.of("proxy.site.example:3128", "http://proxy.site.example", "https://proxy:3128",
-                "http://user:pw@proxy:3128", "http://proxy:3128/path", "not a url")) {
-            assertThatThrownBy(() -> ConfigLoader.load(null, List.of("ingest.proxy=" + bad))).as(bad)
+        assertThat(ConfigLoader.load(null, List.of("ingest.proxy=http://proxy.site.example:3128"))
+                        .forwarder()
+                        .central()
+                        .proxy())
+                .contains(URI.create("http://proxy.site.example:3128"));
+        assertThat(ConfigLoader.load(null, List.of()).forwarder().central().proxy())
+                .isEmpty();
+        for (String bad : List.of(
+                "proxy.site.example:3128",
+                "http://proxy.site.example",
+                "https://proxy:3128",
+                "http://user:pw@proxy:3128",
+                "http://proxy:3128/path",
+                "not a url")) {
+            assertThatThrownBy(() -> ConfigLoader.load(null, List.of("ingest.proxy=" + bad)))
+                    .as(bad)
                     .isInstanceOf(ConfigException.class)
                     .hasMessageContaining("ingest.proxy=" + bad + ": must be an http://host:port URL");
         }

@@ -20,15 +20,18 @@ class ConfigReferenceTest {
 
     @Test
     void every_documented_key_is_accepted_with_its_default_written_out() {
-        List<String> sets = ConfigKeys.ALL.stream().filter(k -> k.defaultValue() != null)
-                .map(k -> k.name() + "=" + k.defaultValue()).toList();
+        List<String> sets = ConfigKeys.ALL.stream()
+                .filter(k -> k.defaultValue() != null)
+                .map(k -> k.name() + "=" + k.defaultValue())
+                .toList();
         BridgeConfig config = ConfigLoader.load(null, sets);
         assertThat(config.effective()).hasSize(sets.size());
     }
 
     @Test
     void secrets_are_masked_in_what_is_shown() {
-        BridgeConfig config = ConfigLoader.load(null, List.of("admin.token=admin-secret", "ingest.token=central-secret"));
+        BridgeConfig config =
+                ConfigLoader.load(null, List.of("admin.token=admin-secret", "ingest.token=central-secret"));
         Map<String, String> masked = config.masked();
         assertThat(masked).containsEntry("admin.token", "****").containsEntry("ingest.token", "****");
         assertThat(masked.values()).doesNotContain("admin-secret", "central-secret");

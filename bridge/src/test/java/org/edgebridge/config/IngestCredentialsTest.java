@@ -22,6 +22,7 @@ import org.junit.jupiter.api.io.TempDir;
 class IngestCredentialsTest {
     @TempDir
     Path dir;
+
     private Path cert;
     private Path key;
 
@@ -31,12 +32,13 @@ class IngestCredentialsTest {
         cert = dir.resolve("bridge.pem");
         key = dir.resolve("bridge-key.pem");
         Instant now = Instant.now();
-        DevCertificates.issueClient(dir, "edge-01", now.minus(Duration.ofHours(1)), now.plus(Duration.ofDays(90)), cert,
-                key);
+        DevCertificates.issueClient(
+                dir, "edge-01", now.minus(Duration.ofHours(1)), now.plus(Duration.ofDays(90)), cert, key);
     }
 
     private static void assertRefused(String problem, String... sets) {
-        assertThatThrownBy(() -> ConfigLoader.load(null, List.of(sets))).isInstanceOf(ConfigException.class)
+        assertThatThrownBy(() -> ConfigLoader.load(null, List.of(sets)))
+                .isInstanceOf(ConfigException.class)
                 .hasMessageContaining(problem);
     }
 
@@ -47,7 +49,8 @@ class IngestCredentialsTest {
             assertThat(s.certFile()).isEqualTo(cert);
             assertThat(s.expiryWarning()).isEqualTo(Duration.ofDays(14));
         });
-        assertThat(ConfigLoader.load(null, List.of()).forwarder().credentials().clientCertificate()).isEmpty();
+        assertThat(ConfigLoader.load(null, List.of()).forwarder().credentials().clientCertificate())
+                .isEmpty();
     }
 
     @Test
@@ -58,31 +61,40 @@ class IngestCredentialsTest {
 
     @Test
     void a_missing_or_unreadable_file_is_named_with_its_key_and_path() throws Exception {
-        assertRefused("ingest.certFile=" + dir.resolve("none.pem") + ": no readable file there",
-                "ingest.certFile=" + dir.resolve("none.pem"), "ingest.keyFile=" + key);
-        assertRefused("ingest.keyFile=" + dir.resolve("none-key.pem") + ": no readable file there",
-                "ingest.certFile=" + cert, "ingest.keyFile=" + dir.resolve("none-key.pem"));
+        assertRefused(
+                "ingest.certFile=" + dir.resolve("none.pem") + ": no readable file there",
+                "ingest.certFile=" + dir.resolve("none.pem"),
+                "ingest.keyFile=" + key);
+        assertRefused(
+                "ingest.keyFile=" + dir.resolve("none-key.pem") + ": no readable file there",
+                "ingest.certFile=" + cert,
+                "ingest.keyFile=" + dir.resolve("none-key.pem"));
         Files.writeString(dir.resolve("junk.pem"), "not pem\n");
-        assertRefused("ingest.certFile=" + dir.resolve("junk.pem") + ": holds no PEM certificate",
-                "ingest.certFile=" + dir.resolve("junk.pem"), "ingest.keyFile=" + key);
+        assertRefused(
+                "ingest.certFile=" + dir.resolve("junk.pem") + ": holds no PEM certificate",
+                "ingest.certFile=" + dir.resolve("junk.pem"),
+                "ingest.keyFile=" + key);
     }
 
     @Test
     void a_key_file_others_may_read_is_refused() throws Exception {
         Files.setPosixFilePermissions(key, PosixFilePermissions.fromString("rw-r--r--"));
-        assertRefused("ingest.keyFile=" + key
-                + ": readable by every user, refused: it holds a secret; make it owner-only",
-                "ingest.certFile=" + cert, "ingest.keyFile=" + key);
+        assertRefused(
+                "ingest.keyFile=" + key + ": readable by every user, refused: it holds a secret; make it owner-only",
+                "ingest.certFile=" + cert,
+                "ingest.keyFile=" + key);
     }
 
     @Test
     void a_key_of_another_certificate_or_in_another_format_is_refused_saying_how_to_fix_it() throws Exception {
         Path other = dir.resolve("other.pem");
         Path otherKey = dir.resolve("other-key.pem");
-        DevCertificates.issueClient(dir, "edge-02", Instant.now(), Instant.now().plus(Duration.ofDays(9)), other,
-                otherKey);
-        assertRefused("ingest.keyFile=" + otherKey + ": is not the key of the certificate in ingest.certFile=" + cert,
-                "ingest.certFile=" + cert, "ingest.keyFile=" + otherKey);
+        DevCertificates.issueClient(
+                dir, "edge-02", Instant.now(), Instant.now().plus(Duration.ofDays(9)), other, otherKey);
+        assertRefused(
+                "ingest.keyFile=" + otherKey + ": is not the key of the certificate in ingest.certFile=" + cert,
+                "ingest.certFile=" + cert,
+                "ingest.keyFile=" + otherKey);
         Path sec1 = dir.resolve("sec1-key.pem");
         KeyPairGenerator g = KeyPairGenerator.getInstance("EC");
         g.initialize(256);
@@ -92,17 +104,22 @@ class IngestCredentialsTest {
         }
         Files.writeString(sec1, text.toString());
         Files.setPosixFilePermissions(sec1, PosixFilePermissions.fromString("rw-------"));
-        assertRefused("not PKCS#8; convert it with: openssl pkcs8 -topk8 -nocrypt", "ingest.certFile=" + cert,
+        assertRefused(
+                "not PKCS#8; convert it with: openssl pkcs8 -topk8 -nocrypt",
+                "ingest.certFile=" + cert,
                 "ingest.keyFile=" + sec1);
     }
 
     @Test
     void an_expired_certificate_is_not_a_config_error_but_an_alarm_later() {
         Instant now = Instant.now();
-        DevCertificates.issueClient(dir, "edge-01", now.minus(Duration.ofDays(9)), now.minus(Duration.ofDays(1)), cert,
-                key);
+        DevCertificates.issueClient(
+                dir, "edge-01", now.minus(Duration.ofDays(9)), now.minus(Duration.ofDays(1)), cert, key);
         assertThat(ConfigLoader.load(null, List.of("ingest.certFile=" + cert, "ingest.keyFile=" + key))
-                .forwarder().credentials().clientCertificate()).isPresent();
+                        .forwarder()
+                        .credentials()
+                        .clientCertificate())
+                .isPresent();
     }
 
     private Path clientSecret(String mode) throws Exception {
@@ -115,8 +132,12 @@ class IngestCredentialsTest {
     @Test
     void the_oauth2_keys_make_the_client_credentials_grant_with_basic_authentication_by_default() throws Exception {
         Path secret = clientSecret("rw-------");
-        BridgeConfig c = ConfigLoader.load(null, List.of("ingest.oauth2.tokenUrl=https://idp.example/oauth2/token",
-                "ingest.oauth2.clientId=edge-01", "ingest.oauth2.clientSecretFile=" + secret,
+        BridgeConfig c = ConfigLoader.load(
+                null,
+                List.of(
+                        "ingest.oauth2.tokenUrl=https://idp.example/oauth2/token",
+                        "ingest.oauth2.clientId=edge-01",
+                        "ingest.oauth2.clientSecretFile=" + secret,
                         "ingest.oauth2.scope=ingest"));
         assertThat(c.forwarder().credentials().oauth2()).hasValueSatisfying(o -> {
             assertThat(o.clientId()).isEqualTo("edge-01");
@@ -132,36 +153,52 @@ class IngestCredentialsTest {
     @Test
     void the_oauth2_keys_need_each_other_and_exclude_a_fixed_token() throws Exception {
         Path secret = clientSecret("rw-------");
-        assertRefused("ingest.oauth2.clientId: must be set when ingest.oauth2.tokenUrl is set",
-                "ingest.oauth2.tokenUrl=https://idp.example/token", "ingest.oauth2.clientSecretFile=" + secret);
-        assertRefused("ingest.oauth2.clientSecretFile: must be set when ingest.oauth2.tokenUrl is set",
-                "ingest.oauth2.tokenUrl=https://idp.example/token", "ingest.oauth2.clientId=edge-01");
-        assertRefused("ingest.oauth2.tokenUrl: must be set when ingest.oauth2.scope is set",
-                "ingest.oauth2.scope=ingest");
-        assertRefused("ingest.oauth2.tokenUrl and ingest.token: both are set", "ingest.token=fixed",
-                "ingest.oauth2.tokenUrl=https://idp.example/token", "ingest.oauth2.clientId=edge-01",
+        assertRefused(
+                "ingest.oauth2.clientId: must be set when ingest.oauth2.tokenUrl is set",
+                "ingest.oauth2.tokenUrl=https://idp.example/token",
                 "ingest.oauth2.clientSecretFile=" + secret);
-        assertRefused("ingest.oauth2.tokenUrl=ftp://idp: must be an http:// or https:// URL",
+        assertRefused(
+                "ingest.oauth2.clientSecretFile: must be set when ingest.oauth2.tokenUrl is set",
+                "ingest.oauth2.tokenUrl=https://idp.example/token",
+                "ingest.oauth2.clientId=edge-01");
+        assertRefused(
+                "ingest.oauth2.tokenUrl: must be set when ingest.oauth2.scope is set", "ingest.oauth2.scope=ingest");
+        assertRefused(
+                "ingest.oauth2.tokenUrl and ingest.token: both are set",
+                "ingest.token=fixed",
+                "ingest.oauth2.tokenUrl=https://idp.example/token",
+                "ingest.oauth2.clientId=edge-01",
+                "ingest.oauth2.clientSecretFile=" + secret);
+        assertRefused(
+                "ingest.oauth2.tokenUrl=ftp://idp: must be an http:// or https:// URL",
                 "ingest.oauth2.tokenUrl=ftp://idp");
     }
 
     @Test
     void a_client_secret_file_missing_or_readable_by_others_is_refused_naming_it() throws Exception {
         Path secret = clientSecret("rw-r-----");
-        List<String> sets = List.of("ingest.oauth2.tokenUrl=https://idp.example/token",
+        List<String> sets = List.of(
+                "ingest.oauth2.tokenUrl=https://idp.example/token",
                 "ingest.oauth2.clientId=edge-01",
                 "ingest.oauth2.clientSecretFile=" + secret);
-        assertRefused("ingest.oauth2.clientSecretFile=" + secret + ": readable by its group, refused",
+        assertRefused(
+                "ingest.oauth2.clientSecretFile=" + secret + ": readable by its group, refused",
                 sets.toArray(String[]::new));
-        assertRefused("ingest.oauth2.clientSecretFile=" + dir.resolve("none") + ": no such file",
-                "ingest.oauth2.tokenUrl=https://idp.example/token", "ingest.oauth2.clientId=edge-01",
+        assertRefused(
+                "ingest.oauth2.clientSecretFile=" + dir.resolve("none") + ": no such file",
+                "ingest.oauth2.tokenUrl=https://idp.example/token",
+                "ingest.oauth2.clientId=edge-01",
                 "ingest.oauth2.clientSecretFile=" + dir.resolve("none"));
     }
 
     @Test
     void a_token_endpoint_over_plain_http_to_another_host_is_warned_about() throws Exception {
-        BridgeConfig c = ConfigLoader.load(null, List.of("ingest.oauth2.tokenUrl=http://idp.example/token",
-                "ingest.oauth2.clientId=edge-01", "ingest.oauth2.clientSecretFile=" + clientSecret("rw-------")));
+        BridgeConfig c = ConfigLoader.load(
+                null,
+                List.of(
+                        "ingest.oauth2.tokenUrl=http://idp.example/token",
+                        "ingest.oauth2.clientId=edge-01",
+                        "ingest.oauth2.clientSecretFile=" + clientSecret("rw-------")));
         assertThat(ConfigWarnings.of(c))
                 .anyMatch(w -> w.startsWith("ingest.oauth2.tokenUrl is http://idp.example/token, plain http://"));
     }

@@ -16,7 +16,8 @@ class TokenFilesTest {
     Path dir;
 
     private static void assertRefused(String set, String problem) {
-        assertThatThrownBy(() -> ConfigLoader.load(null, List.of(set))).isInstanceOf(ConfigException.class)
+        assertThatThrownBy(() -> ConfigLoader.load(null, List.of(set)))
+                .isInstanceOf(ConfigException.class)
                 .hasMessageContaining(problem);
     }
 
@@ -45,7 +46,8 @@ class TokenFilesTest {
         BridgeConfig c = ConfigLoader.load(null, List.of("ingest.tokenFile=" + ingest, "admin.token=inline-secret"));
         assertThat(TokenFiles.source(c.effective(), "ingest.token")).isEqualTo("file " + ingest);
         assertThat(TokenFiles.source(c.effective(), "admin.token")).isEqualTo("inline");
-        assertThat(TokenFiles.source(ConfigLoader.load(null, List.of()).effective(), "admin.token")).isEqualTo("none");
+        assertThat(TokenFiles.source(ConfigLoader.load(null, List.of()).effective(), "admin.token"))
+                .isEqualTo("none");
     }
 
     @Test
@@ -77,9 +79,10 @@ class TokenFilesTest {
 
     @Test
     void every_problem_of_both_token_files_is_reported_at_once() {
-        assertThatThrownBy(() -> ConfigLoader.load(null, List.of("ingest.tokenFile=" + dir.resolve("a"),
-                "admin.tokenFile=" + dir.resolve("b"))))
-                .isInstanceOfSatisfying(ConfigException.class, e -> assertThat(e.problems()).hasSize(2));
+        assertThatThrownBy(() -> ConfigLoader.load(
+                        null, List.of("ingest.tokenFile=" + dir.resolve("a"), "admin.tokenFile=" + dir.resolve("b"))))
+                .isInstanceOfSatisfying(
+                        ConfigException.class, e -> assertThat(e.problems()).hasSize(2));
     }
 
     @Test
@@ -89,8 +92,9 @@ class TokenFilesTest {
         BridgeConfig c = ConfigLoader.load(null, List.of("ingest.tokenFile=" + loose, "admin.tokenFile=" + group));
         assertThat(c.forwarder().credentials().token()).contains("central-secret");
         assertThat(ConfigWarnings.of(c))
-                .contains("ingest.tokenFile=" + loose
-                + ": readable by every user; make it owner-only (chmod 600, or systemd LoadCredential=)",
+                .contains(
+                        "ingest.tokenFile=" + loose
+                                + ": readable by every user; make it owner-only (chmod 600, or systemd LoadCredential=)",
                         "admin.tokenFile=" + group
                                 + ": readable by its group; make it owner-only (chmod 600, or systemd "
                                 + "LoadCredential=)");

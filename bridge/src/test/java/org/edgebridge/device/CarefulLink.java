@@ -26,6 +26,7 @@ final class CarefulLink {
     private boolean ready;
     /** When the link last became ready (its session acknowledged: a CONNACK with the session, or a SUBACK). */
     private long readySinceNanos;
+
     private long nextConnectNanos;
 
     CarefulLink(DeviceSimulator device, DeviceBuilder settings, FleetCounters counters) {
@@ -57,7 +58,11 @@ final class CarefulLink {
     }
 
     void send(String topic, byte[] payload) {
-        client.publishWith().topic(topic).qos(MqttQos.AT_LEAST_ONCE).payload(payload).send()
+        client.publishWith()
+                .topic(topic)
+                .qos(MqttQos.AT_LEAST_ONCE)
+                .payload(payload)
+                .send()
                 .whenComplete((result, error) -> {
                     if (error != null) {
                         counters.publishFailures.increment(); // the link went; the command is resent after reconnect
@@ -72,7 +77,10 @@ final class CarefulLink {
         client = c;
         device.useClient(c);
         counters.connectAttempts.increment();
-        c.connectWith().cleanSession(false).keepAlive(settings.keepAliveSeconds()).send()
+        c.connectWith()
+                .cleanSession(false)
+                .keepAlive(settings.keepAliveSeconds())
+                .send()
                 .whenComplete((ack, error) -> onConnected(gen, c, ack, error));
     }
 
@@ -86,14 +94,18 @@ final class CarefulLink {
                 retryConnectLater();
                 return;
             }
-            device.recordConnack(new DeviceSimulator.Connack(settings.bridgeLife().getAsInt(), ack.isSessionPresent()));
+            device.recordConnack(
+                    new DeviceSimulator.Connack(settings.bridgeLife().getAsInt(), ack.isSessionPresent()));
             counters.connects.increment();
             if (ack.isSessionPresent()) {
                 becomeReady();
                 return;
             }
             counters.sessionsNotPresent.increment();
-            c.subscribeWith().topicFilter(device.receiptTopic()).qos(MqttQos.AT_LEAST_ONCE).send()
+            c.subscribeWith()
+                    .topicFilter(device.receiptTopic())
+                    .qos(MqttQos.AT_LEAST_ONCE)
+                    .send()
                     .whenComplete((subAck, subError) -> onSubscribed(gen, c, subAck, subError));
         }
     }
@@ -137,7 +149,9 @@ final class CarefulLink {
     private void retryConnectLater() {
         ready = false;
         connecting = false;
-        nextConnectNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(200 + ThreadLocalRandom.current().nextInt(600));
+        nextConnectNanos = System.nanoTime()
+                + TimeUnit.MILLISECONDS.toNanos(
+                        200 + ThreadLocalRandom.current().nextInt(600));
     }
 
     /** Ends this link: callbacks of the current generation are ignored from now on. */

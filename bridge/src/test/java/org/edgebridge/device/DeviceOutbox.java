@@ -28,12 +28,20 @@ import java.util.concurrent.TimeUnit;
 public final class DeviceOutbox {
     /** Where the careful device's commands go: {@code devices/<clientId>/commands/workorder/update}. */
     static final String TOPIC_SUFFIX = "workorder/update";
+
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final long SECOND = TimeUnit.SECONDS.toNanos(1);
 
     /** A command as the outbox holds it at one moment: what was sent, and what the receipts said of it. */
-    public record Command(String commandId, byte[] payload, String sha256, int sends, boolean stored, long sequence,
-            String finalStatus, JsonNode finalReceipt) {
+    public record Command(
+            String commandId,
+            byte[] payload,
+            String sha256,
+            int sends,
+            boolean stored,
+            long sequence,
+            String finalStatus,
+            JsonNode finalReceipt) {
         public boolean open() {
             return finalStatus == null;
         }
@@ -77,11 +85,17 @@ public final class DeviceOutbox {
     private long restDueAtNanos = Long.MAX_VALUE;
     /** Several boxes behind a balancer: each numbers the commands it stores, so a resent command may get a new sequence. */
     private final boolean severalBoxes;
+
     private final Map<String, Entry> commands = new LinkedHashMap<>();
     private final List<String> anomalies = new ArrayList<>();
 
     /** Makes {@code toCreate} commands, the first at {@code firstCreateNanos}, then one every {@code createEveryNanos}. */
-    DeviceOutbox(String clientId, FleetCounters counters, int toCreate, long firstCreateNanos, long createEveryNanos,
+    DeviceOutbox(
+            String clientId,
+            FleetCounters counters,
+            int toCreate,
+            long firstCreateNanos,
+            long createEveryNanos,
             boolean severalBoxes) {
         this.severalBoxes = severalBoxes;
         this.clientId = clientId;

@@ -2,9 +2,8 @@ package org.edgebridge.device;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.hivemq.client.mqtt.MqttClientSslConfig;
-import com.hivemq.client.mqtt.MqttGlobalPublishFilter;
 import com.hivemq.client.mqtt.MqttClientTransportConfig;
+import com.hivemq.client.mqtt.MqttGlobalPublishFilter;
 import com.hivemq.client.mqtt.datatypes.MqttQos;
 import com.hivemq.client.mqtt.mqtt3.Mqtt3AsyncClient;
 import com.hivemq.client.mqtt.mqtt3.Mqtt3Client;
@@ -21,8 +20,6 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Consumer;
-import java.util.function.IntSupplier;
 import java.util.function.Predicate;
 
 /**
@@ -48,6 +45,7 @@ public final class DeviceSimulator implements AutoCloseable {
     public static final ObjectMapper JSON = new ObjectMapper();
     /** How long the await methods wait for a receipt. */
     public static final Duration WAIT = Duration.ofSeconds(30);
+
     private static final Duration REPLY_TIMEOUT = Duration.ofSeconds(10);
 
     /** One CONNACK: in which life of the bridge it came ({@link DeviceBuilder#bridgeLife}), and whether the session was there. */
@@ -66,8 +64,14 @@ public final class DeviceSimulator implements AutoCloseable {
         this.settings = b;
         this.clientId = b.clientId;
         this.counters = b.counters;
-        this.outbox = b.careful == null ? null
-                : new DeviceOutbox(clientId, counters, b.careful.toCreate(), b.careful.firstCreateNanos(), b.careful.createEveryNanos(),
+        this.outbox = b.careful == null
+                ? null
+                : new DeviceOutbox(
+                        clientId,
+                        counters,
+                        b.careful.toCreate(),
+                        b.careful.firstCreateNanos(),
+                        b.careful.createEveryNanos(),
                         b.behindBalancer);
     }
 
@@ -111,14 +115,16 @@ public final class DeviceSimulator implements AutoCloseable {
         useClient(c);
         var connect = c.connectWith().cleanSession(cleanSession).keepAlive(settings.keepAliveSeconds);
         if (settings.willTopic != null) {
-            connect = connect.willPublish().topic(settings.willTopic).payload(settings.willPayload).qos(MqttQos.AT_LEAST_ONCE)
+            connect = connect.willPublish()
+                    .topic(settings.willTopic)
+                    .payload(settings.willPayload)
+                    .qos(MqttQos.AT_LEAST_ONCE)
                     .applyWillPublish();
         }
-        return connect.send()
-                .thenApply(ack -> {
-                    recordConnack(new Connack(settings.bridgeLife.getAsInt(), ack.isSessionPresent()));
-                    return ack;
-                });
+        return connect.send().thenApply(ack -> {
+            recordConnack(new Connack(settings.bridgeLife.getAsInt(), ack.isSessionPresent()));
+            return ack;
+        });
     }
 
     /** Connects (persistent session) and subscribes to its receipt topic when the session is new. */
@@ -150,7 +156,10 @@ public final class DeviceSimulator implements AutoCloseable {
 
     /** Subscribes at QoS 1; a SUBACK with only failure codes completes the future exceptionally. */
     public CompletableFuture<Mqtt3SubAck> subscribeAsync(String filter) {
-        return client().subscribeWith().topicFilter(filter).qos(MqttQos.AT_LEAST_ONCE).send();
+        return client().subscribeWith()
+                .topicFilter(filter)
+                .qos(MqttQos.AT_LEAST_ONCE)
+                .send();
     }
 
     public synchronized boolean isConnected() {
@@ -210,7 +219,11 @@ public final class DeviceSimulator implements AutoCloseable {
 
     /** Publishes at QoS 1; the future completes with the PUBACK. */
     public CompletableFuture<?> publishAsync(String topic, byte[] payload) {
-        return client().publishWith().topic(topic).qos(MqttQos.AT_LEAST_ONCE).payload(payload).send();
+        return client().publishWith()
+                .topic(topic)
+                .qos(MqttQos.AT_LEAST_ONCE)
+                .payload(payload)
+                .send();
     }
 
     public void publishWithoutWaiting(String topic, byte[] payload) {
@@ -228,7 +241,9 @@ public final class DeviceSimulator implements AutoCloseable {
     }
 
     public synchronized List<JsonNode> receiptsFor(String commandId) {
-        return receipts.stream().filter(r -> commandId.equals(r.path("commandId").asText(null))).toList();
+        return receipts.stream()
+                .filter(r -> commandId.equals(r.path("commandId").asText(null)))
+                .toList();
     }
 
     /** Waits up to {@link #WAIT} for a receipt of this status, and returns the first. */
@@ -242,15 +257,17 @@ public final class DeviceSimulator implements AutoCloseable {
     }
 
     private JsonNode awaitReceipt(String commandId, Predicate<JsonNode> which, String what, Duration atMost) {
-        return firstWithin(commandId, which, atMost).orElseThrow(() -> new AssertionError("no " + what + " for "
-                + commandId + " at " + clientId + " within " + atMost + "; receipts: " + receipts()));
+        return firstWithin(commandId, which, atMost)
+                .orElseThrow(() -> new AssertionError("no " + what + " for " + commandId + " at " + clientId
+                        + " within " + atMost + "; receipts: " + receipts()));
     }
 
     /** The first receipt for this command that matches, once it has come or {@code atMost} has passed. */
     private synchronized Optional<JsonNode> firstWithin(String commandId, Predicate<JsonNode> which, Duration atMost) {
         long deadline = System.nanoTime() + atMost.toNanos();
         while (true) {
-            Optional<JsonNode> found = receiptsFor(commandId).stream().filter(which).findFirst();
+            Optional<JsonNode> found =
+                    receiptsFor(commandId).stream().filter(which).findFirst();
             long left = deadline - System.nanoTime();
             if (found.isPresent() || left <= 0) {
                 return found;
@@ -274,7 +291,8 @@ public final class DeviceSimulator implements AutoCloseable {
     public void resendUntilFinal(Map<String, String> payloads, String topicSuffix, Duration every, Duration atMost) {
         long deadline = System.nanoTime() + atMost.toNanos();
         while (System.nanoTime() < deadline) {
-            List<String> open = payloads.keySet().stream().filter(id -> !hasFinal(id)).toList();
+            List<String> open =
+                    payloads.keySet().stream().filter(id -> !hasFinal(id)).toList();
             if (open.isEmpty()) {
                 return;
             }
@@ -346,16 +364,23 @@ public final class DeviceSimulator implements AutoCloseable {
 
     /** A new client whose messages come to {@link #receive}; {@code onDisconnected} runs when its link goes. */
     Mqtt3AsyncClient newClient(Runnable onDisconnected) {
-        var transport = MqttClientTransportConfig.builder().serverHost(settings.host).serverPort(settings.port)
+        var transport = MqttClientTransportConfig.builder()
+                .serverHost(settings.host)
+                .serverPort(settings.port)
                 .socketConnectTimeout(settings.connectTimeout.toMillis(), TimeUnit.MILLISECONDS)
                 .mqttConnectTimeout(settings.connectTimeout.toMillis(), TimeUnit.MILLISECONDS);
         if (settings.tls != null) {
             transport = transport.sslConfig(settings.tls);
         }
-        var builder = Mqtt3Client.builder().identifier(clientId).transportConfig(transport.build())
+        var builder = Mqtt3Client.builder()
+                .identifier(clientId)
+                .transportConfig(transport.build())
                 .addDisconnectedListener(context -> onDisconnected.run());
         if (settings.username != null) {
-            builder = builder.simpleAuth().username(settings.username).password(settings.password).applySimpleAuth();
+            builder = builder.simpleAuth()
+                    .username(settings.username)
+                    .password(settings.password)
+                    .applySimpleAuth();
         }
         Mqtt3AsyncClient c = builder.buildAsync();
         c.publishes(MqttGlobalPublishFilter.ALL, publish -> receive(publish.getPayloadAsBytes()));

@@ -26,7 +26,8 @@ import org.edgebridge.it.BridgeProcess;
  * without the suite ending it is counted as a death, and started again so the run can go on.
  */
 final class BridgeLives implements AutoCloseable {
-    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    private static final HttpClient HTTP =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final Supplier<BridgeProcess> factory;
@@ -149,8 +150,11 @@ final class BridgeLives implements AutoCloseable {
     /** {@code GET /api/status} of the current life, or null if it does not answer. */
     JsonNode status() {
         try {
-            HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + current.adminPort()
-                    + "/api/status")).timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.ofString());
+            HttpResponse<String> r = HTTP.send(
+                    HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + current.adminPort() + "/api/status"))
+                            .timeout(Duration.ofSeconds(5))
+                            .build(),
+                    HttpResponse.BodyHandlers.ofString());
             return r.statusCode() == 200 ? JSON.readTree(r.body()) : null;
         } catch (IOException e) {
             return null;
@@ -163,8 +167,13 @@ final class BridgeLives implements AutoCloseable {
     /** HTTP status of {@code GET /health/ready} of the current life (0 if it does not answer). */
     int ready() {
         try {
-            return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + current.adminPort() + "/health/ready"))
-                    .timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.discarding()).statusCode();
+            return HTTP.send(
+                            HttpRequest.newBuilder(
+                                            URI.create("http://127.0.0.1:" + current.adminPort() + "/health/ready"))
+                                    .timeout(Duration.ofSeconds(5))
+                                    .build(),
+                            HttpResponse.BodyHandlers.discarding())
+                    .statusCode();
         } catch (IOException e) {
             return 0;
         } catch (InterruptedException e) {

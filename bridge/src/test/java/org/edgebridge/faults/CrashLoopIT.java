@@ -1,7 +1,6 @@
 package org.edgebridge.faults;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.nio.file.Files;
@@ -18,7 +17,6 @@ import java.util.Optional;
 import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicReference;
-import org.awaitility.core.ConditionTimeoutException;
 import org.edgebridge.LoadsTheMachine;
 import org.edgebridge.central.CentralSim;
 import org.edgebridge.central.Faults;
@@ -106,22 +104,34 @@ class CrashLoopIT {
         boolean allDrained = true;
 
         try (CentralSim central = new CentralSim(Optional.empty(), 1 << 24, Clock.systemUTC()).start("127.0.0.1", 0)) {
-            String[] common = {"mqtt.host=127.0.0.1", "mqtt.port=" + mqttPort, "auth.anonymous=true",
-                "ingest.url=http://127.0.0.1:" + central.port() + "/ingest", "ingest.timeout=5s",
-                "forwarder.backoffInitial=100ms", "forwarder.backoffMax=1s", "forwarder.breakerOpenFor=1s",
-                "outbox.minFreeDisk=0", "shutdown.timeout=5s"};
-            try (BridgeLives bridge = new BridgeLives(() -> new BridgeProcess(log, with(common, "data.dir=" + dataDir.get())))) {
+            String[] common = {
+                "mqtt.host=127.0.0.1",
+                "mqtt.port=" + mqttPort,
+                "auth.anonymous=true",
+                "ingest.url=http://127.0.0.1:" + central.port() + "/ingest",
+                "ingest.timeout=5s",
+                "forwarder.backoffInitial=100ms",
+                "forwarder.backoffMax=1s",
+                "forwarder.breakerOpenFor=1s",
+                "outbox.minFreeDisk=0",
+                "shutdown.timeout=5s"
+            };
+            try (BridgeLives bridge =
+                    new BridgeLives(() -> new BridgeProcess(log, with(common, "data.dir=" + dataDir.get())))) {
                 int kill = 0;
                 while (kill < size.kills()) {
                     sites++;
                     dataDir.set(dir.resolve("site-" + sites));
                     int killsHere = Math.min(size.killsPerDataDir(), size.kills() - kill);
-                    timeline.add(FaultSuiteIT.at(started) + " site " + sites + ": fresh data dir, " + killsHere + " kills");
+                    timeline.add(
+                            FaultSuiteIT.at(started) + " site " + sites + ": fresh data dir, " + killsHere + " kills");
                     if (sites == 1) {
                         startRecording(bridge, startFailures);
                     } else {
                         try {
-                            bridge.kill9AndRestart(Duration.ZERO); // the last life of the site before goes; the new one has a fresh dir
+                            bridge.kill9AndRestart(
+                                    Duration.ZERO); // the last life of the site before goes; the new one has a fresh
+                            // dir
                         } catch (RuntimeException e) {
                             record(bridge, startFailures, e);
                             startRecording(bridge, startFailures);
@@ -130,13 +140,15 @@ class CrashLoopIT {
                     central.faults(new Faults("chaos", 0, null, false, 0, 1_000, -1));
                     Duration createOver = Duration.ofMillis(killsHere * 3_000L);
                     try (DeviceFleet fleet = new DeviceFleet(mqttPort, bridge::life)) {
-                        fleet.add("s" + sites + "-node", DEVICES_PER_SITE, COMMANDS_EACH, createOver).start();
+                        fleet.add("s" + sites + "-node", DEVICES_PER_SITE, COMMANDS_EACH, createOver)
+                                .start();
                         planned += DEVICES_PER_SITE * COMMANDS_EACH;
                         int bursts = 0;
                         for (int k = 0; k < killsHere; k++, kill++) {
                             Moment m = plan.get(kill);
                             byMoment.merge(m, 1, Integer::sum);
-                            // devices keep joining: two new persistent sessions in every life, as on a site being rolled out
+                            // devices keep joining: two new persistent sessions in every life, as on a site being
+                            // rolled out
                             fleet.add("s" + sites + "-join" + (kill + 1), 2, 1, Duration.ofMillis(500));
                             planned += 2;
                             if (m == Moment.NEW_SESSIONS) {
@@ -147,20 +159,24 @@ class CrashLoopIT {
                             if (ended) {
                                 endedBeforeTheKill++;
                             }
-                            timeline.add(FaultSuiteIT.at(started) + "   kill " + (kill + 1) + ": " + m + (ended ? " (ended before the kill)" : "")
-                                    + ", life " + bridge.life() + " ready");
+                            timeline.add(FaultSuiteIT.at(started) + "   kill " + (kill + 1) + ": " + m
+                                    + (ended ? " (ended before the kill)" : "") + ", life " + bridge.life() + " ready");
                         }
                         central.faults(Faults.NONE);
                         boolean drained = drain(bridge, fleet);
                         allDrained &= drained;
-                        timeline.add(FaultSuiteIT.at(started) + "   site " + sites + (drained ? " drained"
-                                : " NOT drained within " + DRAIN_LIMIT + ": " + fleet.open() + " commands open"));
+                        timeline.add(FaultSuiteIT.at(started) + "   site " + sites
+                                + (drained
+                                        ? " drained"
+                                        : " NOT drained within " + DRAIN_LIMIT + ": " + fleet.open()
+                                                + " commands open"));
                         allDevices.addAll(fleet.devices());
                     }
                 }
                 bridge.checkAlive();
                 JsonNode status = bridge.status();
-                long openInBridge = status == null ? -1 : status.path("outbox").path("open").asLong(-1);
+                long openInBridge =
+                        status == null ? -1 : status.path("outbox").path("open").asLong(-1);
                 String logText = Files.readString(log);
                 List<String> problems = new ArrayList<>();
                 if (!startFailures.isEmpty()) {
@@ -169,18 +185,42 @@ class CrashLoopIT {
                 if (!allDrained) {
                     problems.add("a site did not drain within " + DRAIN_LIMIT);
                 }
-                Verdict verdict = new Verdict(planned, allDevices, central.inbox(), Set.of(), bridge.deaths(), List.of(),
-                        problems, openInBridge);
+                Verdict verdict = new Verdict(
+                        planned,
+                        allDevices,
+                        central.inbox(),
+                        Set.of(),
+                        bridge.deaths(),
+                        List.of(),
+                        problems,
+                        openInBridge);
                 List<Long> ready = bridge.restartMillis();
-                String report = report(size, seed, started, verdict, ready, startFailures, byMoment, endedBeforeTheKill,
-                        sites, count(logText, "gave "), count(logText, "broker store refused"), timeline);
+                String report = report(
+                        size,
+                        seed,
+                        started,
+                        verdict,
+                        ready,
+                        startFailures,
+                        byMoment,
+                        endedBeforeTheKill,
+                        sites,
+                        count(logText, "gave "),
+                        count(logText, "broker store refused"),
+                        timeline);
                 System.out.println(report);
                 Path out = Files.createDirectories(Path.of("target", "crash-loop"))
                         .resolve("verdict-" + size.name() + "-" + started.toEpochMilli() + ".txt");
                 Files.writeString(out, report);
-                assertThat(startFailures).as("starts that did not become ready (bridge log: %s)%n%s", log, report).isEmpty();
-                assertThat(verdict.passed()).as("crash loop verdict (bridge log: %s)%n%s", log, report).isTrue();
-                assertThat(bridge.stop()).as("exit code of the last life after SIGTERM").isIn(0, 143);
+                assertThat(startFailures)
+                        .as("starts that did not become ready (bridge log: %s)%n%s", log, report)
+                        .isEmpty();
+                assertThat(verdict.passed())
+                        .as("crash loop verdict (bridge log: %s)%n%s", log, report)
+                        .isTrue();
+                assertThat(bridge.stop())
+                        .as("exit code of the last life after SIGTERM")
+                        .isIn(0, 143);
             }
         }
     }
@@ -201,7 +241,8 @@ class CrashLoopIT {
      *
      * @return whether the process ended on its own before the kill (a clean stop that was quicker)
      */
-    private static boolean kill(BridgeLives bridge, Moment m, Random random, List<String> startFailures) throws InterruptedException {
+    private static boolean kill(BridgeLives bridge, Moment m, Random random, List<String> startFailures)
+            throws InterruptedException {
         boolean ended = false;
         try {
             FaultTiming.hold(m.after(random));
@@ -236,7 +277,10 @@ class CrashLoopIT {
         String text = String.valueOf(e.getMessage());
         String exit = text.lines().findFirst().orElse(text);
         exit = exit.contains("; log:") ? exit.substring(0, exit.indexOf("; log:")) : exit;
-        String error = text.lines().filter(l -> l.startsWith("error:")).reduce((a, b) -> b).orElse("");
+        String error = text.lines()
+                .filter(l -> l.startsWith("error:"))
+                .reduce((a, b) -> b)
+                .orElse("");
         startFailures.add("life " + bridge.life() + ": " + exit + (error.isEmpty() ? "" : " / " + error));
     }
 
@@ -262,28 +306,56 @@ class CrashLoopIT {
         return sorted.get(Math.max(0, Math.min(sorted.size() - 1, i)));
     }
 
-    private static String report(Size size, long seed, Instant started, Verdict verdict, List<Long> readyMillis,
-            List<String> startFailures, Map<Moment, Integer> byMoment, int endedBeforeTheKill, int sites, long repairs,
-            long resets, List<String> timeline) {
+    private static String report(
+            Size size,
+            long seed,
+            Instant started,
+            Verdict verdict,
+            List<Long> readyMillis,
+            List<String> startFailures,
+            Map<Moment, Integer> byMoment,
+            int endedBeforeTheKill,
+            int sites,
+            long repairs,
+            long resets,
+            List<String> timeline) {
         List<Long> sorted = readyMillis.stream().sorted().toList();
         long overGoal = sorted.stream().filter(ms -> ms > READY_GOAL.toMillis()).count();
         StringBuilder b = new StringBuilder();
         boolean pass = verdict.passed() && startFailures.isEmpty();
-        b.append("=== CRASH LOOP (").append(size.name()).append(") ").append(pass ? "PASS" : "FAIL").append(" — seed ")
-                .append(seed).append(", ").append(Duration.between(started, Instant.now()).toSeconds()).append(" s\n");
-        row(b, "kills", size.kills() + " " + byMoment + ", and " + (sites - 1) + " kill -9 to switch to a fresh data dir");
-        row(b, "clean stops that ended first", endedBeforeTheKill + " (of " + byMoment.getOrDefault(Moment.CLEAN_STOP, 0)
-                + " SIGTERM+kill -9; the others were killed mid-stop)");
+        b.append("=== CRASH LOOP (")
+                .append(size.name())
+                .append(") ")
+                .append(pass ? "PASS" : "FAIL")
+                .append(" — seed ")
+                .append(seed)
+                .append(", ")
+                .append(Duration.between(started, Instant.now()).toSeconds())
+                .append(" s\n");
+        row(
+                b,
+                "kills",
+                size.kills() + " " + byMoment + ", and " + (sites - 1) + " kill -9 to switch to a fresh data dir");
+        row(
+                b,
+                "clean stops that ended first",
+                endedBeforeTheKill + " (of " + byMoment.getOrDefault(Moment.CLEAN_STOP, 0)
+                        + " SIGTERM+kill -9; the others were killed mid-stop)");
         row(b, "data dirs (sites)", sites);
         row(b, "starts", readyMillis.size() + " ready, " + startFailures.size() + " failed");
-        row(b, "restart->ready ms", "p50 " + percentile(sorted, 50) + ", p99 " + percentile(sorted, 99) + ", max "
-                + (sorted.isEmpty() ? -1 : sorted.get(sorted.size() - 1)) + " (" + overGoal + " over the "
-                + READY_GOAL.toSeconds() + " s goal)");
+        row(
+                b,
+                "restart->ready ms",
+                "p50 " + percentile(sorted, 50) + ", p99 " + percentile(sorted, 99) + ", max "
+                        + (sorted.isEmpty() ? -1 : sorted.get(sorted.size() - 1)) + " (" + overGoal + " over the "
+                        + READY_GOAL.toSeconds() + " s goal)");
         row(b, "store repairs / resets (log)", repairs + " / " + resets);
         row(b, "lost", verdict.lost);
         row(b, "applied twice", verdict.doubleApplications);
         b.append(verdict.render());
-        startFailures.stream().limit(10).forEach(f -> b.append("  start failure: ").append(f).append('\n'));
+        startFailures.stream()
+                .limit(10)
+                .forEach(f -> b.append("  start failure: ").append(f).append('\n'));
         b.append("--- timeline\n");
         timeline.forEach(t -> b.append(t).append('\n'));
         return b.toString();

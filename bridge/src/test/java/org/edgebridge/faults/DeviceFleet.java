@@ -23,6 +23,7 @@ final class DeviceFleet implements AutoCloseable {
     private final List<DeviceSimulator> devices = new CopyOnWriteArrayList<>();
     /** Where the devices added next connect, and over TLS with what ({@code null}: plain MQTT). */
     private int addPort;
+
     private MqttClientSslConfig tls;
     private final IntSupplier bridgeLife;
     private final FleetCounters counters = new FleetCounters();
@@ -66,9 +67,15 @@ final class DeviceFleet implements AutoCloseable {
         long every = Math.max(1, createOver.toNanos() / Math.max(1, commandsEach));
         for (int i = 1; i <= deviceCount; i++) {
             long offset = ThreadLocalRandom.current().nextLong(every);
-            devices.add(DeviceSimulator.builder(String.format("%s-%03d", prefix, i), addPort).tls(tls).keepAlive(KEEP_ALIVE)
-                    .connectTimeout(Duration.ofSeconds(5)).bridgeLife(bridgeLife).counters(counters).behindBalancer(behindBalancer)
-                    .careful(commandsEach, now + offset, every).build());
+            devices.add(DeviceSimulator.builder(String.format("%s-%03d", prefix, i), addPort)
+                    .tls(tls)
+                    .keepAlive(KEEP_ALIVE)
+                    .connectTimeout(Duration.ofSeconds(5))
+                    .bridgeLife(bridgeLife)
+                    .counters(counters)
+                    .behindBalancer(behindBalancer)
+                    .careful(commandsEach, now + offset, every)
+                    .build());
         }
         return this;
     }

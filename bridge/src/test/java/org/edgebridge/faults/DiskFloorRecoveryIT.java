@@ -30,7 +30,8 @@ import org.junit.jupiter.api.io.TempDir;
  * free disk, and the site takes commands again by itself.
  */
 class DiskFloorRecoveryIT {
-    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    private static final HttpClient HTTP =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
     private static final String TOKEN = "disk-floor-admin-token";
     private static final int PAD = 250_000;
     /** Room left above outbox.minFreeDisk (256 MiB) when the disk is made small: KiB. */
@@ -43,14 +44,21 @@ class DiskFloorRecoveryIT {
     void one_device_fills_the_box_to_the_disk_floor_and_the_site_recovers_by_itself_once_central_took_its_commands()
             throws Exception {
         if (!OutboxDisk.supported()) {
-            throw new IllegalStateException("this test needs 'unshare -rm' (an unprivileged mount namespace with a tmpfs)");
+            throw new IllegalStateException(
+                    "this test needs 'unshare -rm' (an unprivileged mount namespace with a tmpfs)");
         }
         Path dataDir = dir.resolve("data");
         try (CentralSim central = new CentralSim(Optional.empty(), 64L << 20, Clock.systemUTC()).start("127.0.0.1", 0);
                 OutboxDisk disk = OutboxDisk.mount(dataDir, dir.resolve("broker-store"));
-                BridgeProcess bridge = new BridgeProcess(BridgeProcess.logFile("disk-floor"), "data.dir=" + dataDir,
-                        "mqtt.host=127.0.0.1", "auth.anonymous=true", "admin.token=" + TOKEN,
-                        "ingest.url=http://127.0.0.1:" + central.port() + "/ingest").launchedBy(disk.launcher()).start();
+                BridgeProcess bridge = new BridgeProcess(
+                                BridgeProcess.logFile("disk-floor"),
+                                "data.dir=" + dataDir,
+                                "mqtt.host=127.0.0.1",
+                                "auth.anonymous=true",
+                                "admin.token=" + TOKEN,
+                                "ingest.url=http://127.0.0.1:" + central.port() + "/ingest")
+                        .launchedBy(disk.launcher())
+                        .start();
                 DeviceSimulator hog = DeviceSimulator.of("dev-hog", bridge.mqttPort());
                 DeviceSimulator other = DeviceSimulator.of("dev-other", bridge.mqttPort())) {
             hog.connectAndSubscribe();
@@ -63,7 +71,8 @@ class DiskFloorRecoveryIT {
             for (int i = 1; refused == null; i++) {
                 String id = "H-" + i;
                 hog.publish("t", DeviceSimulator.command(id, pad));
-                await().atMost(DeviceSimulator.WAIT).until(() -> !hog.receiptsFor(id).isEmpty());
+                await().atMost(DeviceSimulator.WAIT)
+                        .until(() -> !hog.receiptsFor(id).isEmpty());
                 JsonNode first = hog.receiptsFor(id).get(0);
                 if (first.path("status").asText().equals("stored")) {
                     stored.add(id);
@@ -75,7 +84,8 @@ class DiskFloorRecoveryIT {
             }
             other.publish("t", DeviceSimulator.command("O-1", ""));
             assertThat(other.awaitReceipt("O-1", "retry_later").path("code").asText())
-                    .as("at the disk floor every device waits").isEqualTo("outbox_full");
+                    .as("at the disk floor every device waits")
+                    .isEqualTo("outbox_full");
             assertThat(alarms(bridge)).contains("low_disk");
 
             Instant back = Instant.now();
@@ -84,17 +94,26 @@ class DiskFloorRecoveryIT {
                 assertThat(hog.awaitFinal(id).path("status").asText()).isEqualTo("accepted");
             }
             // free pages are given back at the purge run, once a minute: two runs and slack on a loaded machine
-            await().atMost(Duration.ofSeconds(150)).pollInterval(Duration.ofMillis(500))
+            await().atMost(Duration.ofSeconds(150))
+                    .pollInterval(Duration.ofMillis(500))
                     .until(() -> !alarms(bridge).contains("low_disk"));
             Duration recovered = Duration.between(back, Instant.now());
             long freePages = status(bridge).path("outbox").path("freePageBytes").asLong();
-            assertThat(freePages).as("the dropped payloads are free pages of the file, counted as room")
+            assertThat(freePages)
+                    .as("the dropped payloads are free pages of the file, counted as room")
                     .isGreaterThan((long) stored.size() * PAD / 2);
             // then the purge run gives the free pages back to the file system; the write-ahead log the burst left as
             // large as the payloads must not keep the disk below its floor (it did: SQLite never shrinks that file)
-            await().atMost(Duration.ofSeconds(150)).pollInterval(Duration.ofMillis(500))
-                    .until(() -> status(bridge).path("outbox").path("retention").path("pagesGivenBack").asLong() > 0);
-            await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(500))
+            await().atMost(Duration.ofSeconds(150))
+                    .pollInterval(Duration.ofMillis(500))
+                    .until(() -> status(bridge)
+                                    .path("outbox")
+                                    .path("retention")
+                                    .path("pagesGivenBack")
+                                    .asLong()
+                            > 0);
+            await().atMost(Duration.ofSeconds(20))
+                    .pollInterval(Duration.ofMillis(500))
                     .until(() -> !alarms(bridge).contains("low_disk"));
             other.publish("t", DeviceSimulator.command("O-1", ""));
             other.awaitReceipt("O-1", "stored");
@@ -102,8 +121,9 @@ class DiskFloorRecoveryIT {
             hog.awaitReceipt(refused, "stored");
             assertThat(other.awaitFinal("O-1").path("status").asText()).isEqualTo("accepted");
             assertThat(hog.awaitFinal(refused).path("status").asText()).isEqualTo("accepted");
-            System.out.printf("FIGURES disk floor: dev-hog stored %d commands of 250 KB before outbox_full; the site took "
-                    + "commands again %d ms after central came back, no operator, with %d MB of free pages in the file%n",
+            System.out.printf(
+                    "FIGURES disk floor: dev-hog stored %d commands of 250 KB before outbox_full; the site took "
+                            + "commands again %d ms after central came back, no operator, with %d MB of free pages in the file%n",
                     stored.size(), recovered.toMillis(), freePages / 1_000_000);
         }
     }
@@ -113,14 +133,22 @@ class DiskFloorRecoveryIT {
     }
 
     private static JsonNode status(BridgeProcess bridge) throws Exception {
-        HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + bridge.adminPort()
-                + "/api/status")).timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> r = HTTP.send(
+                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + bridge.adminPort() + "/api/status"))
+                        .timeout(Duration.ofSeconds(5))
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
         return DeviceSimulator.JSON.readTree(r.body());
     }
 
     private static int post(BridgeProcess bridge, String path) throws Exception {
-        return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + bridge.adminPort() + path))
-                .header("Authorization", "Bearer " + TOKEN).POST(HttpRequest.BodyPublishers.noBody())
-                .timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.ofString()).statusCode();
+        return HTTP.send(
+                        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + bridge.adminPort() + path))
+                                .header("Authorization", "Bearer " + TOKEN)
+                                .POST(HttpRequest.BodyPublishers.noBody())
+                                .timeout(Duration.ofSeconds(5))
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString())
+                .statusCode();
     }
 }

@@ -29,22 +29,30 @@ import org.junit.jupiter.api.io.TempDir;
  * its data dir on a tmpfs of its own ({@link OutboxDisk}).
  */
 class FullDiskIT {
-    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    private static final HttpClient HTTP =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
     @TempDir
     Path dir;
 
     @Test
-    void a_disk_filled_by_another_process_stops_the_broker_until_there_is_room_and_keeps_every_session() throws Exception {
+    void a_disk_filled_by_another_process_stops_the_broker_until_there_is_room_and_keeps_every_session()
+            throws Exception {
         if (!OutboxDisk.supported()) {
-            throw new IllegalStateException("this test needs 'unshare -rm' (an unprivileged mount namespace with a tmpfs)");
+            throw new IllegalStateException(
+                    "this test needs 'unshare -rm' (an unprivileged mount namespace with a tmpfs)");
         }
         Path dataDir = dir.resolve("data");
         try (CentralSim central = new CentralSim(Optional.empty(), 64L << 20, Clock.systemUTC()).start("127.0.0.1", 0);
                 OutboxDisk disk = OutboxDisk.mountWholeDataDir(dataDir);
-                BridgeProcess bridge = new BridgeProcess(BridgeProcess.logFile("full-disk"), "data.dir=" + dataDir,
-                        "mqtt.host=127.0.0.1", "auth.anonymous=true",
-                        "ingest.url=http://127.0.0.1:" + central.port() + "/ingest").launchedBy(disk.launcher()).start();
+                BridgeProcess bridge = new BridgeProcess(
+                                BridgeProcess.logFile("full-disk"),
+                                "data.dir=" + dataDir,
+                                "mqtt.host=127.0.0.1",
+                                "auth.anonymous=true",
+                                "ingest.url=http://127.0.0.1:" + central.port() + "/ingest")
+                        .launchedBy(disk.launcher())
+                        .start();
                 DeviceSimulator a = DeviceSimulator.of("dev-full-a", bridge.mqttPort());
                 DeviceSimulator b = DeviceSimulator.of("dev-full-b", bridge.mqttPort())) {
             a.connectAndSubscribe();
@@ -54,31 +62,55 @@ class FullDiskIT {
             disk.fill(0);
             // a new persistent session is written to the broker store within a second (its commit timer)
             b.connectAndSubscribe();
-            await("the broker down for the full disk").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(500))
-                    .until(() -> status(bridge).path("broker").path("downBecause").asText("").contains("is full"));
+            await("the broker down for the full disk")
+                    .atMost(Duration.ofSeconds(60))
+                    .pollInterval(Duration.ofMillis(500))
+                    .until(() -> status(bridge)
+                            .path("broker")
+                            .path("downBecause")
+                            .asText("")
+                            .contains("is full"));
             JsonNode down = status(bridge);
             assertThat(down.path("broker").path("running").asBoolean()).isFalse();
-            assertThat(alarm(down, "broker_down")).contains("No space left on device").contains("sessions kept");
-            assertThat(ready(bridge)).as("not ready while devices cannot connect").isEqualTo(503);
+            assertThat(alarm(down, "broker_down"))
+                    .contains("No space left on device")
+                    .contains("sessions kept");
+            assertThat(ready(bridge))
+                    .as("not ready while devices cannot connect")
+                    .isEqualTo(503);
             // it tries again every 5 s and keeps waiting: no exit for a supervisor to start it on the same full disk
-            long restartsBefore = down.path("broker").path("restartsAfterLoopDeath").asLong();
-            await().during(Duration.ofSeconds(12)).atMost(Duration.ofSeconds(15)).until(bridge::isAlive);
-            assertThat(status(bridge).path("broker").path("restartsAfterLoopDeath").asLong()).isEqualTo(restartsBefore);
-            assertThat(status(bridge).path("broker").path("storeResets").asLong()).as("the store is not set aside")
+            long restartsBefore =
+                    down.path("broker").path("restartsAfterLoopDeath").asLong();
+            await().during(Duration.ofSeconds(12))
+                    .atMost(Duration.ofSeconds(15))
+                    .until(bridge::isAlive);
+            assertThat(status(bridge)
+                            .path("broker")
+                            .path("restartsAfterLoopDeath")
+                            .asLong())
+                    .isEqualTo(restartsBefore);
+            assertThat(status(bridge).path("broker").path("storeResets").asLong())
+                    .as("the store is not set aside")
                     .isZero();
 
             disk.restore();
-            await("the broker back once there is room").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(250))
+            await("the broker back once there is room")
+                    .atMost(Duration.ofSeconds(30))
+                    .pollInterval(Duration.ofMillis(250))
                     .until(() -> status(bridge).path("broker").path("running").asBoolean());
-            assertThat(status(bridge).path("broker").path("downBecause").isNull()).isTrue();
+            assertThat(status(bridge).path("broker").path("downBecause").isNull())
+                    .isTrue();
             assertThat(ready(bridge)).isEqualTo(200);
             a.disconnect();
             Mqtt3ConnAck again = a.connect();
-            assertThat(again.isSessionPresent()).as("dev-full-a's session survived the full disk").isTrue();
+            assertThat(again.isSessionPresent())
+                    .as("dev-full-a's session survived the full disk")
+                    .isTrue();
             a.publish("t", DeviceSimulator.command("FULL-A2", ""));
             // the receipt comes through the subscription kept in the session: no SUBSCRIBE since
             assertThat(a.awaitFinal("FULL-A2").path("status").asText()).isEqualTo("accepted");
-            assertThat(status(bridge).path("broker").path("storeResets").asLong()).isZero();
+            assertThat(status(bridge).path("broker").path("storeResets").asLong())
+                    .isZero();
             assertThat(bridge.log()).doesNotContain("could not be moved aside");
         }
     }
@@ -93,14 +125,20 @@ class FullDiskIT {
     }
 
     private static JsonNode status(BridgeProcess bridge) throws Exception {
-        HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + bridge.adminPort()
-                + "/api/status")).timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> r = HTTP.send(
+                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + bridge.adminPort() + "/api/status"))
+                        .timeout(Duration.ofSeconds(5))
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
         return DeviceSimulator.JSON.readTree(r.body());
     }
 
     private static int ready(BridgeProcess bridge) throws Exception {
-        return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + bridge.adminPort() + "/health/ready"))
-                .timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.ofString()).statusCode();
+        return HTTP.send(
+                        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + bridge.adminPort() + "/health/ready"))
+                                .timeout(Duration.ofSeconds(5))
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString())
+                .statusCode();
     }
-
 }

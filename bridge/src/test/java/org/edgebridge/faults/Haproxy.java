@@ -32,7 +32,8 @@ final class Haproxy implements AutoCloseable {
         }
     }
 
-    private static final java.util.regex.Pattern STICK_ENTRY = java.util.regex.Pattern.compile(" key=(\\S+) .*server_key=(\\S+)");
+    private static final java.util.regex.Pattern STICK_ENTRY =
+            java.util.regex.Pattern.compile(" key=(\\S+) .*server_key=(\\S+)");
 
     private final Path socket;
     private final Path log;
@@ -42,7 +43,8 @@ final class Haproxy implements AutoCloseable {
         this.socket = socket;
         this.log = log;
         ProcessBuilder pb = new ProcessBuilder(binary().orElseThrow().toString(), "-db", "-f", config.toString())
-                .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+                .redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
         pb.environment().putAll(env);
         pb.environment().put("HAPROXY_STATS_SOCKET", socket.toString());
         this.process = pb.start();
@@ -51,11 +53,13 @@ final class Haproxy implements AutoCloseable {
     /** Starts HAProxy on {@code config} and waits until its stats socket answers. */
     static Haproxy start(Path config, Map<String, String> env, Path socket, Path log) throws IOException {
         Haproxy h = new Haproxy(config, env, socket, log);
-        await("haproxy started (log: " + log + ")").atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(50))
+        await("haproxy started (log: " + log + ")")
+                .atMost(Duration.ofSeconds(10))
+                .pollInterval(Duration.ofMillis(50))
                 .until(() -> {
                     if (!h.process.isAlive()) {
-                        throw new IllegalStateException("haproxy exited with " + h.process.exitValue() + ": "
-                                + Files.readString(log));
+                        throw new IllegalStateException(
+                                "haproxy exited with " + h.process.exitValue() + ": " + Files.readString(log));
                     }
                     return Files.exists(socket) && !h.servers().isEmpty();
                 });
@@ -64,9 +68,13 @@ final class Haproxy implements AutoCloseable {
 
     /** The haproxy executable, if installed (on PATH, or in /usr/sbin where Debian puts it). */
     static Optional<Path> binary() {
-        Stream<String> dirs = Stream.concat(Arrays.stream(System.getenv().getOrDefault("PATH", "").split(":")),
+        Stream<String> dirs = Stream.concat(
+                Arrays.stream(System.getenv().getOrDefault("PATH", "").split(":")),
                 Stream.of("/usr/sbin", "/usr/local/sbin"));
-        return dirs.filter(d -> !d.isEmpty()).map(d -> Path.of(d, "haproxy")).filter(Files::isExecutable).findFirst();
+        return dirs.filter(d -> !d.isEmpty())
+                .map(d -> Path.of(d, "haproxy"))
+                .filter(Files::isExecutable)
+                .findFirst();
     }
 
     /** Every server of every backend, from {@code show stat}. */

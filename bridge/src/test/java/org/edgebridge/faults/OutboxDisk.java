@@ -36,7 +36,8 @@ final class OutboxDisk implements AutoCloseable {
     static boolean supported() {
         try {
             Process p = new ProcessBuilder("unshare", "-rm", "sh", "-c", "mount -t tmpfs -o size=1m tmpfs /tmp")
-                    .redirectErrorStream(true).start();
+                    .redirectErrorStream(true)
+                    .start();
             return p.waitFor(10, TimeUnit.SECONDS) && p.exitValue() == 0;
         } catch (IOException e) {
             return false;
@@ -49,8 +50,9 @@ final class OutboxDisk implements AutoCloseable {
     /** Mounts the tmpfs at {@code dataDir} (with {@code brokerStore} at {@code dataDir/broker}) in a new namespace. */
     static OutboxDisk mount(Path dataDir, Path brokerStore) throws IOException, InterruptedException {
         Files.createDirectories(brokerStore);
-        return mount(dataDir, "mkdir '" + dataDir + "/broker'; mount --bind '" + brokerStore + "' '" + dataDir
-                + "/broker'; ");
+        return mount(
+                dataDir,
+                "mkdir '" + dataDir + "/broker'; mount --bind '" + brokerStore + "' '" + dataDir + "/broker'; ");
     }
 
     /** Mounts the tmpfs at {@code dataDir} with all it holds, the broker store too, as on a box with one disk. */
@@ -63,7 +65,8 @@ final class OutboxDisk implements AutoCloseable {
         String script = "set -e; mount -t tmpfs -o size=" + SIZE + " edge-outbox '" + dataDir + "'; " + thenRun
                 + "echo mounted; exec sleep 100000";
         Process holder = new ProcessBuilder("unshare", "-rm", "--propagation", "private", "sh", "-c", script)
-                .redirectErrorStream(true).start();
+                .redirectErrorStream(true)
+                .start();
         BufferedReader out = new BufferedReader(new InputStreamReader(holder.getInputStream(), StandardCharsets.UTF_8));
         String line = out.readLine();
         if (!"mounted".equals(line)) {
@@ -86,7 +89,8 @@ final class OutboxDisk implements AutoCloseable {
         // the bridge may write between df and the remount, and a tmpfs refuses a size below what it holds (EINVAL,
         // "bad option"): then measure again. The remount's own check is what makes the size right, not the df.
         for (int attempt = 1; ; attempt++) {
-            long usedKiB = Long.parseLong(inside("df -k --output=used '" + dataDir + "' | tail -1").trim());
+            long usedKiB = Long.parseLong(
+                    inside("df -k --output=used '" + dataDir + "' | tail -1").trim());
             try {
                 inside("mount -o remount,size=" + (usedKiB + headroomKiB) + "k '" + dataDir + "'");
                 return;

@@ -40,11 +40,18 @@ final class PowerCutFs implements AutoCloseable {
         Files.createDirectories(backing);
         Files.createDirectories(mountPoint);
         Path log = backing.resolveSibling(backing.getFileName() + ".log");
-        Process p = new ProcessBuilder(binary.toAbsolutePath().toString(), backing.toAbsolutePath().toString(),
-                mountPoint.toAbsolutePath().toString()).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        Process p = new ProcessBuilder(
+                        binary.toAbsolutePath().toString(),
+                        backing.toAbsolutePath().toString(),
+                        mountPoint.toAbsolutePath().toString())
+                .redirectErrorStream(true)
+                .redirectOutput(log.toFile())
+                .start();
         PowerCutFs fs = new PowerCutFs(mountPoint.toAbsolutePath(), p);
         try {
-            await("powercutfs mounted at " + mountPoint).atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(50))
+            await("powercutfs mounted at " + mountPoint)
+                    .atMost(Duration.ofSeconds(20))
+                    .pollInterval(Duration.ofMillis(50))
                     .until(() -> {
                         if (!p.isAlive()) {
                             throw new IllegalStateException("powercutfs exited with " + p.exitValue() + ": "
@@ -75,12 +82,14 @@ final class PowerCutFs implements AutoCloseable {
 
     /** Builds the helper once per build (again when its source is newer than the binary). */
     static synchronized Path build() throws IOException, InterruptedException {
-        if (Files.exists(BINARY) && Files.getLastModifiedTime(BINARY).compareTo(Files.getLastModifiedTime(SOURCE)) >= 0) {
+        if (Files.exists(BINARY)
+                && Files.getLastModifiedTime(BINARY).compareTo(Files.getLastModifiedTime(SOURCE)) >= 0) {
             return BINARY;
         }
         Files.createDirectories(BINARY.getParent());
         String flags = run(List.of("pkg-config", "--cflags", "--libs", "fuse3")).strip();
-        List<String> cmd = new java.util.ArrayList<>(List.of("gcc", "-O2", "-Wall", "-o", BINARY.toString(), SOURCE.toString()));
+        List<String> cmd =
+                new java.util.ArrayList<>(List.of("gcc", "-O2", "-Wall", "-o", BINARY.toString(), SOURCE.toString()));
         cmd.addAll(List.of(flags.split("\\s+")));
         run(cmd);
         return BINARY;
@@ -91,8 +100,10 @@ final class PowerCutFs implements AutoCloseable {
         try {
             p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
         } catch (IOException e) {
-            throw new IOException(cmd.get(0) + " is missing: the power-cut file system needs gcc, pkg-config and "
-                    + "libfuse3-dev (apt-get install build-essential pkg-config libfuse3-dev fuse3)", e);
+            throw new IOException(
+                    cmd.get(0) + " is missing: the power-cut file system needs gcc, pkg-config and "
+                            + "libfuse3-dev (apt-get install build-essential pkg-config libfuse3-dev fuse3)",
+                    e);
         }
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         if (!p.waitFor(120, TimeUnit.SECONDS) || p.exitValue() != 0) {
@@ -104,7 +115,9 @@ final class PowerCutFs implements AutoCloseable {
     @Override
     public void close() {
         try {
-            Process u = new ProcessBuilder("fusermount3", "-u", "-z", mountPoint.toString()).redirectErrorStream(true).start();
+            Process u = new ProcessBuilder("fusermount3", "-u", "-z", mountPoint.toString())
+                    .redirectErrorStream(true)
+                    .start();
             u.getInputStream().readAllBytes();
             u.waitFor(20, TimeUnit.SECONDS);
             process.destroy();

@@ -19,6 +19,7 @@ import org.junit.jupiter.api.io.TempDir;
 class PowerCutFsTest {
     @TempDir
     Path tmp;
+
     private PowerCutFs fs;
     private Path root;
 
@@ -124,7 +125,11 @@ class PowerCutFsTest {
         syncDirectory(root);
         Path next = root.resolve("config.new");
         writeSynced(next, "new");
-        Files.move(next, target, java.nio.file.StandardCopyOption.REPLACE_EXISTING, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+        Files.move(
+                next,
+                target,
+                java.nio.file.StandardCopyOption.REPLACE_EXISTING,
+                java.nio.file.StandardCopyOption.ATOMIC_MOVE);
         assertThat(Files.readString(target)).isEqualTo("new");
         fs.cut();
         assertThat(Files.readString(target)).isEqualTo("old");
@@ -163,14 +168,15 @@ class PowerCutFsTest {
         syncDirectory(root);
         try (FileChannel c = FileChannel.open(f, StandardOpenOption.WRITE)) {
             fs.cut();
-            assertThatThrownBy(() -> c.write(ByteBuffer.wrap(new byte[] {1}), 0)).isInstanceOf(IOException.class);
+            assertThatThrownBy(() -> c.write(ByteBuffer.wrap(new byte[] {1}), 0))
+                    .isInstanceOf(IOException.class);
         }
         assertThat(Files.readString(f)).isEqualTo("x");
     }
 
     private static void writeSynced(Path f, String text) throws IOException {
-        try (FileChannel c = FileChannel.open(f, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-                StandardOpenOption.TRUNCATE_EXISTING)) {
+        try (FileChannel c = FileChannel.open(
+                f, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)) {
             c.write(ByteBuffer.wrap(text.getBytes(StandardCharsets.UTF_8)));
             c.force(true);
         }

@@ -64,7 +64,9 @@ class PowerCutIT {
      * (docs/moquette.md, "Power cuts"), plus up to 1 s for the commit and its fsync.
      */
     static final Duration SESSION_BOUND = Duration.ofSeconds(2);
-    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+
+    private static final HttpClient HTTP =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final String ADMIN_TOKEN = "power-cut-admin-token";
     private static final Duration DRAIN_LIMIT = Duration.ofSeconds(180);
@@ -82,14 +84,23 @@ class PowerCutIT {
     }
 
     /** What one cut found. */
-    record CutResult(int cut, long storedBefore, List<String> storedLost, long sessionsExpected, List<String> sessionsLost,
-            long sessionsKeptUnexpectedly, long readyMillis, long resetsSoFar, boolean storeReset) {}
+    record CutResult(
+            int cut,
+            long storedBefore,
+            List<String> storedLost,
+            long sessionsExpected,
+            List<String> sessionsLost,
+            long sessionsKeptUnexpectedly,
+            long readyMillis,
+            long resetsSoFar,
+            boolean storeReset) {}
 
     @TempDir
     Path dir;
 
     @Test
-    void after_every_power_cut_the_bridge_is_ready_and_keeps_every_stored_command_and_every_settled_session() throws Exception {
+    void after_every_power_cut_the_bridge_is_ready_and_keeps_every_stored_command_and_every_settled_session()
+            throws Exception {
         Size size = Size.of(System.getProperty("powercut.size", "ci"));
         long seed = Long.getLong("powercut.seed", System.nanoTime());
         // a soak on a shared machine may be given a time box: no new cut after it, then the drain and the verdict
@@ -102,51 +113,91 @@ class PowerCutIT {
         List<CutResult> results = new ArrayList<>();
         List<String> startFailures = new ArrayList<>();
         try (PowerCutFs disk = PowerCutFs.mount(dir.resolve("backing"), dir.resolve("box"));
-                CentralSim central = new CentralSim(Optional.empty(), 1 << 24, Clock.systemUTC()).start("127.0.0.1", 0);
+                CentralSim central =
+                        new CentralSim(Optional.empty(), 1 << 24, Clock.systemUTC()).start("127.0.0.1", 0);
                 TcpProxy deviceLink = new TcpProxy("devices", mqttPort)) {
             // the shipped defaults but for what a test site must set: where things are, and who may connect
-            String[] sets = {"data.dir=" + disk.root(), "mqtt.host=127.0.0.1", "mqtt.port=" + mqttPort,
-                "admin.host=127.0.0.1", "admin.port=" + adminPort, "admin.token=" + ADMIN_TOKEN, "auth.anonymous=true",
-                "ingest.url=http://127.0.0.1:" + central.port() + "/ingest"};
+            String[] sets = {
+                "data.dir=" + disk.root(),
+                "mqtt.host=127.0.0.1",
+                "mqtt.port=" + mqttPort,
+                "admin.host=127.0.0.1",
+                "admin.port=" + adminPort,
+                "admin.token=" + ADMIN_TOKEN,
+                "auth.anonymous=true",
+                "ingest.url=http://127.0.0.1:" + central.port() + "/ingest"
+            };
             try (BridgeLives bridge = new BridgeLives(() -> new BridgeProcess(log, sets))) {
                 bridge.start();
                 // commands are made over the whole run: a cut takes about 12 s (the moment, the start, the checks)
                 Duration createOver = Duration.ofMillis(size.cuts() * 12_000L);
-                try (DeviceFleet fleet = new DeviceFleet(size.devices(), size.commandsEach(), createOver, deviceLink.port(),
-                        bridge::life).start()) {
-                    for (int cut = 1; cut <= size.cuts() && Duration.between(started, Instant.now()).compareTo(timeBox) < 0; cut++) {
+                try (DeviceFleet fleet = new DeviceFleet(
+                                size.devices(), size.commandsEach(), createOver, deviceLink.port(), bridge::life)
+                        .start()) {
+                    for (int cut = 1;
+                            cut <= size.cuts()
+                                    && Duration.between(started, Instant.now()).compareTo(timeBox) < 0;
+                            cut++) {
                         FaultTiming.hold(Duration.ofMillis(500 + random.nextInt(2_500))); // a random moment under load
                         results.add(powerCut(cut, bridge, disk, deviceLink, fleet, adminPort, startFailures, log));
                         System.out.println(FaultSuiteIT.at(started) + " " + results.get(results.size() - 1));
                     }
                     boolean drained = drain(bridge, fleet);
                     JsonNode status = bridge.status();
-                    long openInBridge = status == null ? -1 : status.path("outbox").path("open").asLong(-1);
+                    long openInBridge = status == null
+                            ? -1
+                            : status.path("outbox").path("open").asLong(-1);
                     List<String> problems = new ArrayList<>();
                     if (!drained) {
-                        problems.add("not every command was final within " + DRAIN_LIMIT + ": " + fleet.open() + " open");
+                        problems.add(
+                                "not every command was final within " + DRAIN_LIMIT + ": " + fleet.open() + " open");
                     }
-                    results.stream().filter(r -> !r.storedLost().isEmpty()).forEach(r -> problems.add("cut " + r.cut()
-                            + ": stored commands missing from the outbox after the cut: " + r.storedLost()));
-                    results.stream().filter(r -> !r.sessionsLost().isEmpty()).forEach(r -> problems.add("cut " + r.cut()
-                            + ": settled sessions lost" + (r.storeReset() ? " (the broker store was set aside)" : "") + ": "
-                            + r.sessionsLost()));
+                    results.stream()
+                            .filter(r -> !r.storedLost().isEmpty())
+                            .forEach(r -> problems.add("cut " + r.cut()
+                                    + ": stored commands missing from the outbox after the cut: " + r.storedLost()));
+                    results.stream()
+                            .filter(r -> !r.sessionsLost().isEmpty())
+                            .forEach(r -> problems.add("cut " + r.cut()
+                                    + ": settled sessions lost"
+                                    + (r.storeReset() ? " (the broker store was set aside)" : "") + ": "
+                                    + r.sessionsLost()));
                     startFailures.forEach(f -> problems.add("failed start: " + f));
-                    Verdict verdict = new Verdict(size.devices() * size.commandsEach(), fleet.devices(), central.inbox(),
-                            Set.of(), bridge.deaths(), List.of(), problems, openInBridge);
-                    String report = report(size, seed, started, verdict, results, startFailures, bridge.restartMillis(),
-                            count(log, "broker store refused"), fleet);
+                    Verdict verdict = new Verdict(
+                            size.devices() * size.commandsEach(),
+                            fleet.devices(),
+                            central.inbox(),
+                            Set.of(),
+                            bridge.deaths(),
+                            List.of(),
+                            problems,
+                            openInBridge);
+                    String report = report(
+                            size,
+                            seed,
+                            started,
+                            verdict,
+                            results,
+                            startFailures,
+                            bridge.restartMillis(),
+                            count(log, "broker store refused"),
+                            fleet);
                     System.out.println(report);
                     Path out = Files.createDirectories(Path.of("target", "power-cut"))
                             .resolve("verdict-" + size.name() + "-" + started.toEpochMilli() + ".txt");
                     Files.writeString(out, report);
-                    assertThat(verdict.passed()).as("power-cut verdict (bridge log: %s)%n%s", log, report).isTrue();
+                    assertThat(verdict.passed())
+                            .as("power-cut verdict (bridge log: %s)%n%s", log, report)
+                            .isTrue();
                     // storage honesty: the fsync latency measured at this life's start is exported
                     assertThat(status).as("/api/status of the last life").isNotNull();
-                    assertThat(status.path("storage").path("fsyncSamples").asInt()).as("/api/status storage: %s", status)
+                    assertThat(status.path("storage").path("fsyncSamples").asInt())
+                            .as("/api/status storage: %s", status)
                             .isEqualTo(8);
                     assertThat(get(adminPort, "/metrics").body()).contains("edgebridge_storage_fsync_median_seconds");
-                    assertThat(bridge.stop()).as("exit code of the last life after SIGTERM").isIn(0, 143);
+                    assertThat(bridge.stop())
+                            .as("exit code of the last life after SIGTERM")
+                            .isIn(0, 143);
                 }
             }
         }
@@ -156,13 +207,25 @@ class PowerCutIT {
      * One cut: what the devices hold at that moment, kill -9 and the disk's cut together, a new life, its outbox
      * checked before any device is let in, then the sessions of the devices once they are back.
      */
-    private static CutResult powerCut(int cut, BridgeLives bridge, PowerCutFs disk, TcpProxy deviceLink, DeviceFleet fleet,
-            int adminPort, List<String> startFailures, Path log) throws InterruptedException {
+    private static CutResult powerCut(
+            int cut,
+            BridgeLives bridge,
+            PowerCutFs disk,
+            TcpProxy deviceLink,
+            DeviceFleet fleet,
+            int adminPort,
+            List<String> startFailures,
+            Path log)
+            throws InterruptedException {
         long at = System.nanoTime();
         Map<String, List<DeviceOutbox.Command>> held = new HashMap<>();
         List<String> settled = new ArrayList<>();
         for (DeviceSimulator d : fleet.devices()) {
-            held.put(d.clientId(), d.outbox().commands().stream().filter(c -> c.stored() || !c.open()).toList());
+            held.put(
+                    d.clientId(),
+                    d.outbox().commands().stream()
+                            .filter(c -> c.stored() || !c.open())
+                            .toList());
             if (d.readyFor(at).filter(t -> t.compareTo(SESSION_BOUND) > 0).isPresent()) {
                 settled.add(d.clientId());
             }
@@ -197,7 +260,9 @@ class PowerCutIT {
         deviceLink.refuse(false);
         int life = bridge.life();
         try {
-            await("devices back after cut " + cut).atMost(BACK_LIMIT).pollInterval(Duration.ofMillis(200))
+            await("devices back after cut " + cut)
+                    .atMost(BACK_LIMIT)
+                    .pollInterval(Duration.ofMillis(200))
                     .until(() -> fleet.devices().stream().allMatch(d -> firstConnack(d, life) != null));
         } catch (ConditionTimeoutException e) {
             startFailures.add("after cut " + cut + ": not every device got a CONNACK within " + BACK_LIMIT);
@@ -215,14 +280,16 @@ class PowerCutIT {
                 keptAnyway++;
             }
         }
-        return new CutResult(cut, storedBefore, lost, settled.size(), sessionsLost, keptAnyway, readyMillis, resetsAfter,
-                reset);
+        return new CutResult(
+                cut, storedBefore, lost, settled.size(), sessionsLost, keptAnyway, readyMillis, resetsAfter, reset);
     }
 
     /** Whether the new life raises {@code broker_store_reset}: a store set aside must be told, not silent. */
     private static boolean storeResetAlarm(int adminPort) {
         try {
-            return JSON.readTree(get(adminPort, "/api/status").body()).path("alarms").findValuesAsText("code")
+            return JSON.readTree(get(adminPort, "/api/status").body())
+                    .path("alarms")
+                    .findValuesAsText("code")
                     .contains("broker_store_reset");
         } catch (IOException e) {
             return false;
@@ -233,20 +300,28 @@ class PowerCutIT {
     }
 
     private static DeviceSimulator.Connack firstConnack(DeviceSimulator d, int life) {
-        return d.connacks().stream().filter(c -> c.bridgeLife() == life).findFirst().orElse(null);
+        return d.connacks().stream()
+                .filter(c -> c.bridgeLife() == life)
+                .findFirst()
+                .orElse(null);
     }
 
     private static HttpResponse<String> get(int adminPort, String path) throws IOException, InterruptedException {
-        return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + adminPort + path))
-                .header("Authorization", "Bearer " + ADMIN_TOKEN).timeout(Duration.ofSeconds(10)).build(),
+        return HTTP.send(
+                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + adminPort + path))
+                        .header("Authorization", "Bearer " + ADMIN_TOKEN)
+                        .timeout(Duration.ofSeconds(10))
+                        .build(),
                 HttpResponse.BodyHandlers.ofString());
     }
 
     /** Null when the outbox holds the command as the device knew it; else what is wrong. */
     private static String check(int adminPort, String device, DeviceOutbox.Command c) {
         try {
-            HttpResponse<String> r = get(adminPort, "/api/outbox/" + URLEncoder.encode(device, StandardCharsets.UTF_8) + "/"
-                    + URLEncoder.encode(c.commandId(), StandardCharsets.UTF_8));
+            HttpResponse<String> r = get(
+                    adminPort,
+                    "/api/outbox/" + URLEncoder.encode(device, StandardCharsets.UTF_8) + "/"
+                            + URLEncoder.encode(c.commandId(), StandardCharsets.UTF_8));
             if (r.statusCode() == 404) {
                 return device + "/" + c.commandId() + " (" + (c.open() ? "stored" : c.finalStatus()) + ") is gone";
             }
@@ -255,12 +330,12 @@ class PowerCutIT {
             }
             JsonNode v = JSON.readTree(r.body());
             if (c.sequence() >= 0 && v.path("sequence").asLong() != c.sequence()) {
-                return device + "/" + c.commandId() + " has sequence " + v.path("sequence").asLong() + ", its receipt said "
-                        + c.sequence();
+                return device + "/" + c.commandId() + " has sequence "
+                        + v.path("sequence").asLong() + ", its receipt said " + c.sequence();
             }
             if (!c.open() && v.path("finalAt").isNull()) {
-                return device + "/" + c.commandId() + " was final (" + c.finalStatus() + ") and is " + v.path("state").asText()
-                        + " again";
+                return device + "/" + c.commandId() + " was final (" + c.finalStatus() + ") and is "
+                        + v.path("state").asText() + " again";
             }
             return null;
         } catch (IOException e) {
@@ -287,7 +362,10 @@ class PowerCutIT {
 
     private static String firstLine(RuntimeException e) {
         String text = String.valueOf(e.getMessage());
-        String error = text.lines().filter(l -> l.startsWith("error:")).reduce((a, b) -> b).orElse("");
+        String error = text.lines()
+                .filter(l -> l.startsWith("error:"))
+                .reduce((a, b) -> b)
+                .orElse("");
         return text.lines().findFirst().orElse(text) + (error.isEmpty() ? "" : " / " + error);
     }
 
@@ -304,36 +382,82 @@ class PowerCutIT {
         }
     }
 
-    private static String report(Size size, long seed, Instant started, Verdict verdict, List<CutResult> results,
-            List<String> startFailures, List<Long> restartMillis, long resets, DeviceFleet fleet) {
+    private static String report(
+            Size size,
+            long seed,
+            Instant started,
+            Verdict verdict,
+            List<CutResult> results,
+            List<String> startFailures,
+            List<Long> restartMillis,
+            long resets,
+            DeviceFleet fleet) {
         long storedChecked = results.stream().mapToLong(CutResult::storedBefore).sum();
         long storedLost = results.stream().mapToLong(r -> r.storedLost().size()).sum();
         long expected = results.stream().mapToLong(CutResult::sessionsExpected).sum();
-        long sessionsLost = results.stream().mapToLong(r -> r.sessionsLost().size()).sum();
-        long keptAnyway = results.stream().mapToLong(CutResult::sessionsKeptUnexpectedly).sum();
+        long sessionsLost =
+                results.stream().mapToLong(r -> r.sessionsLost().size()).sum();
+        long keptAnyway =
+                results.stream().mapToLong(CutResult::sessionsKeptUnexpectedly).sum();
         List<Long> sorted = restartMillis.stream().skip(1).sorted().toList();
         boolean pass = verdict.passed();
         StringBuilder b = new StringBuilder();
-        b.append("=== POWER CUTS (").append(size.name()).append(") ").append(pass ? "PASS" : "FAIL").append(" — seed ").append(seed)
-                .append(", ").append(size.devices()).append(" devices x ").append(size.commandsEach()).append(" commands, ")
-                .append(Duration.between(started, Instant.now()).toSeconds()).append(" s\n");
-        row(b, "power cuts", results.size() + " of " + size.cuts() + " planned (kill -9 and the disk's unsynced writes "
-                + "dropped together)" + (results.size() < size.cuts() ? "; stopped by -Dpowercut.maxMinutes" : ""));
+        b.append("=== POWER CUTS (")
+                .append(size.name())
+                .append(") ")
+                .append(pass ? "PASS" : "FAIL")
+                .append(" — seed ")
+                .append(seed)
+                .append(", ")
+                .append(size.devices())
+                .append(" devices x ")
+                .append(size.commandsEach())
+                .append(" commands, ")
+                .append(Duration.between(started, Instant.now()).toSeconds())
+                .append(" s\n");
+        row(
+                b,
+                "power cuts",
+                results.size() + " of " + size.cuts() + " planned (kill -9 and the disk's unsynced writes "
+                        + "dropped together)"
+                        + (results.size() < size.cuts() ? "; stopped by -Dpowercut.maxMinutes" : ""));
         row(b, "failed starts", startFailures.size());
-        row(b, "cut->ready ms", sorted.isEmpty() ? "-" : "p50 " + CrashLoopIT.percentile(sorted, 50) + ", max "
-                + sorted.get(sorted.size() - 1));
+        row(
+                b,
+                "cut->ready ms",
+                sorted.isEmpty()
+                        ? "-"
+                        : "p50 " + CrashLoopIT.percentile(sorted, 50) + ", max " + sorted.get(sorted.size() - 1));
         row(b, "broker store resets (log)", resets);
-        row(b, "stored commands checked", storedChecked + " (stored or final at a device at a cut, looked up after it)");
+        row(
+                b,
+                "stored commands checked",
+                storedChecked + " (stored or final at a device at a cut, looked up after it)");
         row(b, "stored commands lost", storedLost);
-        row(b, "settled sessions kept", (expected - sessionsLost) + " of " + expected + " (acknowledged > "
-                + SESSION_BOUND.toSeconds() + " s before the cut)");
+        row(
+                b,
+                "settled sessions kept",
+                (expected - sessionsLost) + " of " + expected + " (acknowledged > " + SESSION_BOUND.toSeconds()
+                        + " s before the cut)");
         row(b, "settled sessions lost", sessionsLost + " (must be 0, a broker store reset included)");
-        row(b, "other sessions kept", keptAnyway + " (acknowledged within " + SESSION_BOUND.toSeconds() + " s of the cut, or not yet)");
+        row(
+                b,
+                "other sessions kept",
+                keptAnyway + " (acknowledged within " + SESSION_BOUND.toSeconds() + " s of the cut, or not yet)");
         b.append(verdict.render());
         var c = fleet.counters();
-        b.append("--- devices: ").append(c.created.sum()).append(" commands, ").append(c.resends.sum()).append(" resends, ")
-                .append(c.connects.sum()).append(" connects (").append(c.sessionsNotPresent.sum()).append(" with sessionPresent=0)\n");
-        startFailures.stream().limit(10).forEach(f -> b.append("  failed start: ").append(f).append('\n'));
+        b.append("--- devices: ")
+                .append(c.created.sum())
+                .append(" commands, ")
+                .append(c.resends.sum())
+                .append(" resends, ")
+                .append(c.connects.sum())
+                .append(" connects (")
+                .append(c.sessionsNotPresent.sum())
+                .append(" with sessionPresent=0)\n");
+        startFailures.stream()
+                .limit(10)
+                .forEach(f -> b.append("  failed start: ").append(f).append('\n'));
         return b.toString();
     }
 

@@ -46,12 +46,17 @@ class ScaleOutIT {
     private static final Path HAPROXY_CFG = Path.of("../broker-config/haproxy.cfg");
     /** Devices on plain MQTT (HAProxy keeps each on a box by its client id) and over TLS (by its address). */
     private static final int DEVICES = 20;
+
     private static final int TLS_DEVICES = 4;
     private static final int COMMANDS_EACH = 15;
     private static final Duration CREATE_OVER = Duration.ofSeconds(6);
     private static final Duration WAIT = Duration.ofSeconds(60);
 
-    enum Fault { KILL_9, CLEAN_STOP, DISK_LOST }
+    enum Fault {
+        KILL_9,
+        CLEAN_STOP,
+        DISK_LOST
+    }
 
     @TempDir
     Path dir;
@@ -72,18 +77,42 @@ class ScaleOutIT {
         tls = DevCertificates.ensure(dir.resolve("tls"));
         boxA = new SiteBox("box-a", dir.resolve("box-a"), SiteBox.Listeners.free(), tls, central.port());
         boxB = new SiteBox("box-b", dir.resolve("box-b"), SiteBox.Listeners.free(), tls, central.port());
-        CompletableFuture.allOf(CompletableFuture.runAsync(boxA::start), CompletableFuture.runAsync(boxB::start)).join();
+        CompletableFuture.allOf(CompletableFuture.runAsync(boxA::start), CompletableFuture.runAsync(boxB::start))
+                .join();
         frontendPort = Ports.freeOutsideEphemeralRange();
         tlsFrontendPort = Ports.freeOutsideEphemeralRange();
-        haproxy = Haproxy.start(HAPROXY_CFG, Map.of(
-                "MQTT_BIND", "127.0.0.1:" + frontendPort, "MQTTS_BIND", "127.0.0.1:" + tlsFrontendPort,
-                "BOX_A_MQTT", "127.0.0.1:" + boxA.ports.mqtt(), "BOX_A_MQTTS", "127.0.0.1:" + boxA.ports.tls(),
-                "BOX_A_ADMIN_HOST", "127.0.0.1", "BOX_A_ADMIN_PORT", String.valueOf(boxA.ports.admin()),
-                "BOX_B_MQTT", "127.0.0.1:" + boxB.ports.mqtt(), "BOX_B_MQTTS", "127.0.0.1:" + boxB.ports.tls(),
-                "BOX_B_ADMIN_HOST", "127.0.0.1", "BOX_B_ADMIN_PORT", String.valueOf(boxB.ports.admin())),
-                dir.resolve("haproxy.sock"), BridgeProcess.logFile("scale-out-haproxy"));
-        await("both boxes up at HAProxy").atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(100))
-                .until(() -> haproxy.backend("bridges_mqtt").values().stream().filter(Haproxy.Server::up).count() == 2);
+        haproxy = Haproxy.start(
+                HAPROXY_CFG,
+                Map.of(
+                        "MQTT_BIND",
+                        "127.0.0.1:" + frontendPort,
+                        "MQTTS_BIND",
+                        "127.0.0.1:" + tlsFrontendPort,
+                        "BOX_A_MQTT",
+                        "127.0.0.1:" + boxA.ports.mqtt(),
+                        "BOX_A_MQTTS",
+                        "127.0.0.1:" + boxA.ports.tls(),
+                        "BOX_A_ADMIN_HOST",
+                        "127.0.0.1",
+                        "BOX_A_ADMIN_PORT",
+                        String.valueOf(boxA.ports.admin()),
+                        "BOX_B_MQTT",
+                        "127.0.0.1:" + boxB.ports.mqtt(),
+                        "BOX_B_MQTTS",
+                        "127.0.0.1:" + boxB.ports.tls(),
+                        "BOX_B_ADMIN_HOST",
+                        "127.0.0.1",
+                        "BOX_B_ADMIN_PORT",
+                        String.valueOf(boxB.ports.admin())),
+                dir.resolve("haproxy.sock"),
+                BridgeProcess.logFile("scale-out-haproxy"));
+        await("both boxes up at HAProxy")
+                .atMost(Duration.ofSeconds(20))
+                .pollInterval(Duration.ofMillis(100))
+                .until(() -> haproxy.backend("bridges_mqtt").values().stream()
+                                .filter(Haproxy.Server::up)
+                                .count()
+                        == 2);
     }
 
     @AfterEach
@@ -111,17 +140,21 @@ class ScaleOutIT {
     }
 
     @Test
-    void box_a_stopped_cleanly_drains_its_devices_to_box_b_and_started_again_forwards_only_duplicates() throws Exception {
+    void box_a_stopped_cleanly_drains_its_devices_to_box_b_and_started_again_forwards_only_duplicates()
+            throws Exception {
         failOver(Fault.CLEAN_STOP);
     }
 
     @Test
-    void box_a_lost_with_its_disk_is_replaced_by_a_new_box_with_a_fresh_data_dir_and_nothing_is_lost() throws Exception {
+    void box_a_lost_with_its_disk_is_replaced_by_a_new_box_with_a_fresh_data_dir_and_nothing_is_lost()
+            throws Exception {
         failOver(Fault.DISK_LOST);
     }
 
     private void failOver(Fault fault) throws Exception {
-        DeviceFleet fleet = new DeviceFleet(frontendPort, () -> 0).behindBalancer().add("dev", DEVICES, COMMANDS_EACH, CREATE_OVER)
+        DeviceFleet fleet = new DeviceFleet(frontendPort, () -> 0)
+                .behindBalancer()
+                .add("dev", DEVICES, COMMANDS_EACH, CREATE_OVER)
                 .via(tlsFrontendPort, TlsMaterial.client(tls.caFile(), null, null))
                 .add("tls", TLS_DEVICES, COMMANDS_EACH, CREATE_OVER);
         toClose.add(fleet);
@@ -137,7 +170,9 @@ class ScaleOutIT {
         SiteBox a = boxA.edgeId.equals(haproxy.stuckTo("bridges_mqtts").get("127.0.0.1")) ? boxA : boxB;
         SiteBox b = a == boxA ? boxB : boxA;
         long devicesOnA = a.connectedDevices();
-        assertThat(devicesOnA).as("HAProxy gave box A the TLS devices and some plain ones").isBetween(TLS_DEVICES + 1L, all - 1L);
+        assertThat(devicesOnA)
+                .as("HAProxy gave box A the TLS devices and some plain ones")
+                .isBetween(TLS_DEVICES + 1L, all - 1L);
 
         a.pauseForwarder();
         await("box A holds commands central never saw").atMost(WAIT).until(() -> a.open() >= 10);
@@ -146,11 +181,15 @@ class ScaleOutIT {
         long t0 = System.nanoTime();
         switch (fault) {
             case KILL_9, DISK_LOST -> a.process.kill9();
-            case CLEAN_STOP -> assertThat(a.process.stop()).as("exit code of a clean stop").isIn(0, 143);
+            case CLEAN_STOP ->
+                assertThat(a.process.stop()).as("exit code of a clean stop").isIn(0, 143);
         }
         long faultMillis = (System.nanoTime() - t0) / 1_000_000;
-        await("box A's devices reconnected through HAProxy").atMost(WAIT).pollInterval(Duration.ofMillis(20))
-                .until(() -> fleet.counters().connects.sum() >= connectsBefore + devicesOnA && fleet.connected() == all);
+        await("box A's devices reconnected through HAProxy")
+                .atMost(WAIT)
+                .pollInterval(Duration.ofMillis(20))
+                .until(() ->
+                        fleet.counters().connects.sum() >= connectsBefore + devicesOnA && fleet.connected() == all);
         long reconnectMillis = (System.nanoTime() - t0) / 1_000_000;
         await("every command final, through box B").atMost(WAIT).until(fleet::allFinal);
         long resent = fleet.counters().resends.sum() - resendsBefore;
@@ -169,11 +208,18 @@ class ScaleOutIT {
         long duplicatesForA = aAfter.getOrDefault("duplicate", 0L) - aBefore.getOrDefault("duplicate", 0L);
         long acceptedForA = aAfter.getOrDefault("accepted", 0L) - aBefore.getOrDefault("accepted", 0L);
 
-        await("box A up again at HAProxy").atMost(WAIT).until(() -> haproxy.backend("bridges_mqtt").get(a.edgeId).up());
+        await("box A up again at HAProxy")
+                .atMost(WAIT)
+                .until(() -> haproxy.backend("bridges_mqtt").get(a.edgeId).up());
         Map<String, String> stuck = haproxy.stuckTo("bridges_mqtt");
-        assertThat(stuck).as("HAProxy's stick table has every plain MQTT device").hasSize(DEVICES);
-        assertThat(stuck.values()).as("every device stays on box B now that A is back").containsOnly(b.edgeId);
-        assertThat(haproxy.stuckTo("bridges_mqtts")).as("the TLS devices' address stays on box B too")
+        assertThat(stuck)
+                .as("HAProxy's stick table has every plain MQTT device")
+                .hasSize(DEVICES);
+        assertThat(stuck.values())
+                .as("every device stays on box B now that A is back")
+                .containsOnly(b.edgeId);
+        assertThat(haproxy.stuckTo("bridges_mqtts"))
+                .as("the TLS devices' address stays on box B too")
                 .isEqualTo(Map.of("127.0.0.1", b.edgeId));
         int latePlanned = 0;
         if (fault == Fault.DISK_LOST) {
@@ -181,23 +227,50 @@ class ScaleOutIT {
             fleet.via(frontendPort, null).add("late", 4, 5, Duration.ofSeconds(1));
             latePlanned = 4 * 5;
             await("the late devices' commands final").atMost(WAIT).until(fleet::allFinal);
-            assertThat(a2.connectedDevices()).as("the new box serves the devices that joined").isEqualTo(4);
+            assertThat(a2.connectedDevices())
+                    .as("the new box serves the devices that joined")
+                    .isEqualTo(4);
         }
         List<String> notSeen = new ArrayList<>();
         if (fault != Fault.DISK_LOST && duplicatesForA == 0) {
             notSeen.add("box A forwarded nothing after its restart");
         }
-        Verdict verdict = new Verdict(planned + latePlanned, fleet.devices(), central.inbox(), Set.of(), List.of(), notSeen,
-                List.of(), a2.open() + b.open(), true);
-        System.out.printf("ScaleOutIT %s: %d of %d devices on the box that goes (%s, with the %d TLS devices); %s took %d ms; devices reconnected"
-                + " %d ms after it began; %d commands resent by the devices; central's answers by edge %s (duplicates in all: %d);"
-                + " box A after its restart: %d duplicate, %d accepted%n%s", fault, devicesOnA, all, a.edgeId, TLS_DEVICES, fault,
-                faultMillis, reconnectMillis, resent, central.inbox().answersByEdge(), central.inbox().stats().get("duplicates"),
-                duplicatesForA, acceptedForA, verdict.render());
+        Verdict verdict = new Verdict(
+                planned + latePlanned,
+                fleet.devices(),
+                central.inbox(),
+                Set.of(),
+                List.of(),
+                notSeen,
+                List.of(),
+                a2.open() + b.open(),
+                true);
+        System.out.printf(
+                "ScaleOutIT %s: %d of %d devices on the box that goes (%s, with the %d TLS devices); %s took %d ms; devices reconnected"
+                        + " %d ms after it began; %d commands resent by the devices; central's answers by edge %s (duplicates in all: %d);"
+                        + " box A after its restart: %d duplicate, %d accepted%n%s",
+                fault,
+                devicesOnA,
+                all,
+                a.edgeId,
+                TLS_DEVICES,
+                fault,
+                faultMillis,
+                reconnectMillis,
+                resent,
+                central.inbox().answersByEdge(),
+                central.inbox().stats().get("duplicates"),
+                duplicatesForA,
+                acceptedForA,
+                verdict.render());
         assertThat(verdict.passed()).as(verdict.render()).isTrue();
-        assertThat(acceptedForA).as("central applied nothing new from box A after its restart").isZero();
+        assertThat(acceptedForA)
+                .as("central applied nothing new from box A after its restart")
+                .isZero();
         if (fault != Fault.DISK_LOST) {
-            assertThat(duplicatesForA).as("box A's post-restart forwards were answered duplicate").isPositive();
+            assertThat(duplicatesForA)
+                    .as("box A's post-restart forwards were answered duplicate")
+                    .isPositive();
         }
     }
 
@@ -213,7 +286,8 @@ class ScaleOutIT {
         if (Haproxy.binary().isPresent()) {
             return;
         }
-        String why = "ScaleOutIT skipped: Debian's haproxy is not installed (apt-get install haproxy; .ci/run installs it)";
+        String why =
+                "ScaleOutIT skipped: Debian's haproxy is not installed (apt-get install haproxy; .ci/run installs it)";
         if ("true".equals(System.getenv("CI"))) {
             Assertions.fail("CI=true, but haproxy is not installed: the scale-out tests must run in CI");
         }

@@ -20,14 +20,17 @@ import org.edgebridge.tls.DevCertificates;
  */
 final class SiteBox implements AutoCloseable {
     static final String ADMIN_TOKEN = "site-admin-token";
-    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    private static final HttpClient HTTP =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
     private static final ObjectMapper JSON = new ObjectMapper();
 
     /** The box's listeners: plain MQTT, MQTT over TLS, admin. */
     record Listeners(int mqtt, int tls, int admin) {
         /** Free loopback ports that stay free while the box is down between two lives ({@link Ports#freeOutsideEphemeralRange}). */
         static Listeners free() {
-            return new Listeners(Ports.freeOutsideEphemeralRange(), Ports.freeOutsideEphemeralRange(),
+            return new Listeners(
+                    Ports.freeOutsideEphemeralRange(),
+                    Ports.freeOutsideEphemeralRange(),
                     Ports.freeOutsideEphemeralRange());
         }
     }
@@ -42,11 +45,21 @@ final class SiteBox implements AutoCloseable {
         this.edgeId = edgeId;
         this.dataDir = dataDir;
         this.ports = ports;
-        this.process = new BridgeProcess(BridgeProcess.logFile("scale-out-" + edgeId),
-                "edge.id=" + edgeId, "edge.behindBalancer=true", "data.dir=" + dataDir,
-                "mqtt.host=127.0.0.1", "mqtt.port=" + ports.mqtt(), "admin.host=127.0.0.1", "admin.port=" + ports.admin(),
-                "tls.port=" + ports.tls(), "tls.certFile=" + tls.certFile(), "tls.keyFile=" + tls.keyFile(),
-                "tls.caFile=" + tls.caFile(), "admin.token=" + ADMIN_TOKEN, "auth.anonymous=true",
+        this.process = new BridgeProcess(
+                BridgeProcess.logFile("scale-out-" + edgeId),
+                "edge.id=" + edgeId,
+                "edge.behindBalancer=true",
+                "data.dir=" + dataDir,
+                "mqtt.host=127.0.0.1",
+                "mqtt.port=" + ports.mqtt(),
+                "admin.host=127.0.0.1",
+                "admin.port=" + ports.admin(),
+                "tls.port=" + ports.tls(),
+                "tls.certFile=" + tls.certFile(),
+                "tls.keyFile=" + tls.keyFile(),
+                "tls.caFile=" + tls.caFile(),
+                "admin.token=" + ADMIN_TOKEN,
+                "auth.anonymous=true",
                 "ingest.url=http://127.0.0.1:" + centralPort + "/ingest");
     }
 
@@ -57,8 +70,11 @@ final class SiteBox implements AutoCloseable {
 
     /** {@code GET /api/status}. */
     JsonNode status() throws IOException, InterruptedException {
-        HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + ports.admin() + "/api/status"))
-                .timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> r = HTTP.send(
+                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + ports.admin() + "/api/status"))
+                        .timeout(Duration.ofSeconds(5))
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
         return JSON.readTree(r.body());
     }
 
@@ -73,9 +89,13 @@ final class SiteBox implements AutoCloseable {
 
     /** {@code POST /api/forwarder/pause}: the box keeps what it stores and sends nothing to central. */
     void pauseForwarder() throws IOException, InterruptedException {
-        HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + ports.admin() + "/api/forwarder/pause"))
-                .header("Authorization", "Bearer " + ADMIN_TOKEN).POST(HttpRequest.BodyPublishers.noBody())
-                .timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> r = HTTP.send(
+                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + ports.admin() + "/api/forwarder/pause"))
+                        .header("Authorization", "Bearer " + ADMIN_TOKEN)
+                        .POST(HttpRequest.BodyPublishers.noBody())
+                        .timeout(Duration.ofSeconds(5))
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
         if (r.statusCode() != 200) {
             throw new IllegalStateException(edgeId + ": pause answered " + r.statusCode() + " " + r.body());
         }

@@ -48,7 +48,8 @@ final class SiteFaults {
         CENTRAL_LOST_REPLY("central applies, then the reply is lost (500) for 3 s"),
         CENTRAL_RETRY_LATER("central answers retry_later per event (retryAfterMs 300) for 3 s"),
         CENTRAL_401("central answers 401 for 4 s (a revoked token)"),
-        DISK_FULL("outbox file system full (ENOSPC) for 6 s after the first retry_later, with an answer of central arriving");
+        DISK_FULL(
+                "outbox file system full (ENOSPC) for 6 s after the first retry_later, with an answer of central arriving");
 
         final String how;
 
@@ -67,7 +68,12 @@ final class SiteFaults {
     private final OutboxDisk disk;
     private final DeviceFleet fleet;
 
-    SiteFaults(BridgeLives bridge, CentralSim central, TcpProxy deviceLink, TcpProxy centralLink, OutboxDisk disk,
+    SiteFaults(
+            BridgeLives bridge,
+            CentralSim central,
+            TcpProxy deviceLink,
+            TcpProxy centralLink,
+            OutboxDisk disk,
             DeviceFleet fleet) {
         this.bridge = bridge;
         this.central = central;
@@ -86,15 +92,27 @@ final class SiteFaults {
             case CENTRAL_LINK_REFUSED -> centralLink(fault, false, Duration.ofSeconds(4));
             case CENTRAL_LINK_BLACK_HOLE -> centralLink(fault, true, Duration.ofSeconds(12));
             case CENTRAL_503 -> centralAnswers(fault, Faults.status(503, 1, -1), Duration.ofSeconds(3), s -> s == 503);
-            case CENTRAL_429 -> centralAnswers(fault, new Faults("status", 429, 2, true, 0, 0, -1), Duration.ofSeconds(3),
-                    s -> s == 429);
-            case CENTRAL_500 -> centralAnswers(fault, Faults.status(500, null, -1), Duration.ofSeconds(3), s -> s == 500);
-            case CENTRAL_SLOW -> centralAnswers(fault, new Faults("hold_reply", 0, null, false, 0, 2_500, -1),
-                    Duration.ofSeconds(5), s -> s == 200);
-            case CENTRAL_LOST_REPLY -> centralAnswers(fault, Faults.of("lose_reply", -1), Duration.ofSeconds(3), s -> s == 500);
-            case CENTRAL_RETRY_LATER -> centralAnswers(fault, new Faults("retry_later", 0, null, false, 300, 0, -1),
-                    Duration.ofSeconds(3), s -> s == 200);
-            case CENTRAL_401 -> centralAnswers(fault, Faults.status(401, null, -1), Duration.ofSeconds(4), s -> s == 401);
+            case CENTRAL_429 ->
+                centralAnswers(
+                        fault, new Faults("status", 429, 2, true, 0, 0, -1), Duration.ofSeconds(3), s -> s == 429);
+            case CENTRAL_500 ->
+                centralAnswers(fault, Faults.status(500, null, -1), Duration.ofSeconds(3), s -> s == 500);
+            case CENTRAL_SLOW ->
+                centralAnswers(
+                        fault,
+                        new Faults("hold_reply", 0, null, false, 0, 2_500, -1),
+                        Duration.ofSeconds(5),
+                        s -> s == 200);
+            case CENTRAL_LOST_REPLY ->
+                centralAnswers(fault, Faults.of("lose_reply", -1), Duration.ofSeconds(3), s -> s == 500);
+            case CENTRAL_RETRY_LATER ->
+                centralAnswers(
+                        fault,
+                        new Faults("retry_later", 0, null, false, 300, 0, -1),
+                        Duration.ofSeconds(3),
+                        s -> s == 200);
+            case CENTRAL_401 ->
+                centralAnswers(fault, Faults.status(401, null, -1), Duration.ofSeconds(4), s -> s == 401);
             case DISK_FULL -> diskFull();
         };
     }
@@ -105,8 +123,11 @@ final class SiteFaults {
         long t0 = System.nanoTime();
         bridge.kill9AndRestart(down);
         List<Long> restarts = bridge.restartMillis();
-        return new Observation(Fault.KILL_9, 1, "life " + life + " killed " + millisSince(t0) + " ms ago; down "
-                + down.toMillis() + " ms, then life " + bridge.life() + " ready in " + restarts.get(restarts.size() - 1) + " ms");
+        return new Observation(
+                Fault.KILL_9,
+                1,
+                "life " + life + " killed " + millisSince(t0) + " ms ago; down " + down.toMillis() + " ms, then life "
+                        + bridge.life() + " ready in " + restarts.get(restarts.size() - 1) + " ms");
     }
 
     private Observation sigtermRestart() throws InterruptedException {
@@ -114,13 +135,23 @@ final class SiteFaults {
         int code = bridge.stopAndRestart();
         int life = bridge.life();
         boolean back = allDevicesConnected();
-        long present = fleet.devices().stream().flatMap(d -> d.connacks().stream().filter(a -> a.bridgeLife() == life).limit(1))
-                .filter(DeviceSimulator.Connack::sessionPresent).count();
-        String problem = code != 0 && code != 143 ? "SIGTERM exit code " + code
+        long present = fleet.devices().stream()
+                .flatMap(d -> d.connacks().stream()
+                        .filter(a -> a.bridgeLife() == life)
+                        .limit(1))
+                .filter(DeviceSimulator.Connack::sessionPresent)
+                .count();
+        String problem = code != 0 && code != 143
+                ? "SIGTERM exit code " + code
                 : !back ? "devices not all back within 60 s of a clean restart" : null;
-        return new Observation(Fault.SIGTERM_RESTART, 1, "exit code " + code + "; restarted in "
-                + millisSince(t0) + " ms; " + (back ? "all " : "NOT all ") + fleet.devices().size()
-                + " devices back, first CONNACK sessionPresent=1 for " + present, problem);
+        return new Observation(
+                Fault.SIGTERM_RESTART,
+                1,
+                "exit code " + code + "; restarted in "
+                        + millisSince(t0) + " ms; " + (back ? "all " : "NOT all ")
+                        + fleet.devices().size()
+                        + " devices back, first CONNACK sessionPresent=1 for " + present,
+                problem);
     }
 
     private Observation deviceLinkCut() {
@@ -128,8 +159,12 @@ final class SiteFaults {
         long t0 = System.nanoTime();
         int cut = deviceLink.cutAll();
         boolean back = allDevicesConnected();
-        return new Observation(Fault.DEVICE_LINK_CUT, cut, cut + " connections reset; " + (back ? "all" : "NOT all")
-                + " devices connected again after " + millisSince(t0) + " ms", back ? null : "devices not all back within 60 s");
+        return new Observation(
+                Fault.DEVICE_LINK_CUT,
+                cut,
+                cut + " connections reset; " + (back ? "all" : "NOT all") + " devices connected again after "
+                        + millisSince(t0) + " ms",
+                back ? null : "devices not all back within 60 s");
     }
 
     private Observation deviceLinkBlackHole() throws InterruptedException {
@@ -141,8 +176,11 @@ final class SiteFaults {
         long lost = fleet.counters().linksLost.sum() - lostBefore;
         long t0 = System.nanoTime();
         boolean back = allDevicesConnected();
-        return new Observation(Fault.DEVICE_LINK_BLACK_HOLE, lost, lost + " device connections given up by keep-alive; "
-                + (back ? "all" : "NOT all") + " devices connected " + millisSince(t0) + " ms after the link healed",
+        return new Observation(
+                Fault.DEVICE_LINK_BLACK_HOLE,
+                lost,
+                lost + " device connections given up by keep-alive; " + (back ? "all" : "NOT all")
+                        + " devices connected " + millisSince(t0) + " ms after the link healed",
                 back ? null : "devices not all back within 60 s");
     }
 
@@ -163,23 +201,32 @@ final class SiteFaults {
         });
         centralLink.heal();
         long connections = centralLink.accepted() - acceptedBefore;
-        return new Observation(fault, failingPolls, "status polls showing failures: " + failingPolls + "; connections tried: "
-                + connections + "; forwarder errors: " + errors);
+        return new Observation(
+                fault,
+                failingPolls,
+                "status polls showing failures: " + failingPolls + "; connections tried: " + connections
+                        + "; forwarder errors: " + errors);
     }
 
-    private Observation centralAnswers(Fault fault, Faults faults, Duration window, IntPredicate bit) throws InterruptedException {
+    private Observation centralAnswers(Fault fault, Faults faults, Duration window, IntPredicate bit)
+            throws InterruptedException {
         int before = central.requestLog().size();
         central.faults(faults);
         TreeSet<String> alarms = new TreeSet<>();
         pollStatus(window, BITE_WAIT, s -> {
             s.path("alarms").forEach(a -> alarms.add(a.path("code").asText()));
-            return central.requestLog().subList(before, central.requestLog().size()).stream().anyMatch(r -> bit.test(r.status()));
+            return central.requestLog().subList(before, central.requestLog().size()).stream()
+                    .anyMatch(r -> bit.test(r.status()));
         });
         central.faults(Faults.NONE);
-        List<CentralSim.Request> during = central.requestLog().subList(before, central.requestLog().size());
+        List<CentralSim.Request> during =
+                central.requestLog().subList(before, central.requestLog().size());
         long bites = during.stream().filter(r -> bit.test(r.status())).count();
-        return new Observation(fault, bites, during.size() + " requests in the window, " + bites + " answered as injected"
-                + (alarms.isEmpty() ? "" : "; alarms " + alarms));
+        return new Observation(
+                fault,
+                bites,
+                during.size() + " requests in the window, " + bites + " answered as injected"
+                        + (alarms.isEmpty() ? "" : "; alarms " + alarms));
     }
 
     /**
@@ -200,11 +247,15 @@ final class SiteFaults {
             central.faults(Faults.NONE);
             java.util.concurrent.atomic.AtomicLong unsettled = new java.util.concurrent.atomic.AtomicLong();
             TreeSet<String> alarms = new TreeSet<>();
-            pollStatus(Duration.ofSeconds(6), Duration.ZERO, s -> { // stays full this long after the first refusal
-                unsettled.accumulateAndGet(s.path("forwarder").path("unsettledEvents").asLong(), Math::max);
-                s.path("alarms").forEach(a -> alarms.add(a.path("code").asText()));
-                return true;
-            });
+            pollStatus(
+                    Duration.ofSeconds(6),
+                    Duration.ZERO,
+                    s -> { // stays full this long after the first refusal
+                        unsettled.accumulateAndGet(
+                                s.path("forwarder").path("unsettledEvents").asLong(), Math::max);
+                        s.path("alarms").forEach(a -> alarms.add(a.path("code").asText()));
+                        return true;
+                    });
             int readyWhileFull = bridge.ready();
             boolean alive = bridge.checkAlive();
             disk.restore();
@@ -213,22 +264,33 @@ final class SiteFaults {
             long refusals = diskCodes(before);
             Map<String, Long> after = fleet.counters().retryLater();
             after.replaceAll((code, n) -> n - before.getOrDefault(code, 0L));
-            String problem = !alive ? "the bridge died on a full disk"
-                    : readyWhileFull != 503 ? "/health/ready answered " + readyWhileFull + " while the outbox could not be written"
-                    : !alarms.contains("outbox_unwritable") ? "no outbox_unwritable alarm while the disk was full"
-                    : !readyAgain ? "not ready within 30 s of the disk getting room again" : null;
-            return new Observation(Fault.DISK_FULL, refusals, "retry_later receipts " + after
-                    + (refused ? "" : " (none within 30 s)") + "; central's answer kept uncommitted for " + unsettled.get()
-                    + " events" + (held ? "" : " (no request came to hold)") + "; /health/ready while full: " + readyWhileFull
-                    + ", alarms " + alarms + "; process " + (alive ? "alive" : "DIED") + "; ready again "
-                    + (readyAgain ? "after " + millisSince(t0) + " ms" : "NOT within 30 s"), problem);
+            String problem = !alive
+                    ? "the bridge died on a full disk"
+                    : readyWhileFull != 503
+                            ? "/health/ready answered " + readyWhileFull + " while the outbox could not be written"
+                            : !alarms.contains("outbox_unwritable")
+                                    ? "no outbox_unwritable alarm while the disk was full"
+                                    : !readyAgain ? "not ready within 30 s of the disk getting room again" : null;
+            return new Observation(
+                    Fault.DISK_FULL,
+                    refusals,
+                    "retry_later receipts " + after
+                            + (refused ? "" : " (none within 30 s)") + "; central's answer kept uncommitted for "
+                            + unsettled.get()
+                            + " events" + (held ? "" : " (no request came to hold)") + "; /health/ready while full: "
+                            + readyWhileFull
+                            + ", alarms " + alarms + "; process " + (alive ? "alive" : "DIED") + "; ready again "
+                            + (readyAgain ? "after " + millisSince(t0) + " ms" : "NOT within 30 s"),
+                    problem);
         });
     }
 
     private long diskCodes(Map<String, Long> before) {
         Map<String, Long> now = fleet.counters().retryLater();
-        return now.entrySet().stream().filter(e -> e.getKey().startsWith("outbox_"))
-                .mapToLong(e -> e.getValue() - before.getOrDefault(e.getKey(), 0L)).sum();
+        return now.entrySet().stream()
+                .filter(e -> e.getKey().startsWith("outbox_"))
+                .mapToLong(e -> e.getValue() - before.getOrDefault(e.getKey(), 0L))
+                .sum();
     }
 
     /**
@@ -241,19 +303,26 @@ final class SiteFaults {
     private long pollStatus(Duration window, Duration orUntilHit, java.util.function.Predicate<JsonNode> check) {
         long start = System.nanoTime();
         java.util.concurrent.atomic.AtomicLong hits = new java.util.concurrent.atomic.AtomicLong();
-        awaitQuietly(window.plus(orUntilHit).plusSeconds(1), () -> {
-            JsonNode s = bridge.status();
-            if (s != null && check.test(s)) {
-                hits.incrementAndGet();
-            }
-            long elapsed = System.nanoTime() - start;
-            return elapsed >= window.toNanos() && (hits.get() > 0 || elapsed >= window.plus(orUntilHit).toNanos());
-        }, Duration.ofMillis(250));
+        awaitQuietly(
+                window.plus(orUntilHit).plusSeconds(1),
+                () -> {
+                    JsonNode s = bridge.status();
+                    if (s != null && check.test(s)) {
+                        hits.incrementAndGet();
+                    }
+                    long elapsed = System.nanoTime() - start;
+                    return elapsed >= window.toNanos()
+                            && (hits.get() > 0
+                                    || elapsed >= window.plus(orUntilHit).toNanos());
+                },
+                Duration.ofMillis(250));
         return hits.get();
     }
 
     private boolean allDevicesConnected() {
-        return awaitQuietly(Duration.ofSeconds(60), () -> fleet.connected() == fleet.devices().size());
+        return awaitQuietly(
+                Duration.ofSeconds(60),
+                () -> fleet.connected() == fleet.devices().size());
     }
 
     private static boolean awaitQuietly(Duration atMost, BooleanSupplier condition) {

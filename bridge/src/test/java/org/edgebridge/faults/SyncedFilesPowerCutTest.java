@@ -22,6 +22,7 @@ import org.junit.jupiter.api.io.TempDir;
 class SyncedFilesPowerCutTest {
     @TempDir
     Path tmp;
+
     private PowerCutFs fs;
     private Path root;
 
@@ -41,10 +42,14 @@ class SyncedFilesPowerCutTest {
         Path file = root.resolve("passwords");
         PasswordFile.addDevice(file, "dev-1", "user-1", "secret-one-1");
         fs.cut();
-        assertThat(PasswordFile.list(file)).extracting(PasswordFile.Entry::clientId).containsExactly("dev-1");
+        assertThat(PasswordFile.list(file))
+                .extracting(PasswordFile.Entry::clientId)
+                .containsExactly("dev-1");
         PasswordFile.addDevice(file, "dev-2", "user-2", "secret-two-2"); // a rewrite and a rename over the old file
         fs.cut();
-        assertThat(PasswordFile.list(file)).extracting(PasswordFile.Entry::clientId).containsExactly("dev-1", "dev-2");
+        assertThat(PasswordFile.list(file))
+                .extracting(PasswordFile.Entry::clientId)
+                .containsExactly("dev-1", "dev-2");
     }
 
     @Test
@@ -57,7 +62,8 @@ class SyncedFilesPowerCutTest {
         } catch (java.io.IOException e) {
             throw new java.io.UncheckedIOException(e);
         }
-        assertThat(CertificateDevices.load(file, 100, Optional.empty()).needsCertificate("cert-dev-1")).isTrue();
+        assertThat(CertificateDevices.load(file, 100, Optional.empty()).needsCertificate("cert-dev-1"))
+                .isTrue();
     }
 
     @Test
@@ -69,7 +75,8 @@ class SyncedFilesPowerCutTest {
         byte[] deviceKey = Files.readAllBytes(device.keyFile());
         fs.cut();
         assertThat(Files.readAllBytes(m.keyFile())).isEqualTo(key);
-        for (Path f : new Path[] {m.caFile(), m.certFile(), dir.resolve(DevCertificates.CA_KEY_FILE), device.certFile()}) {
+        for (Path f :
+                new Path[] {m.caFile(), m.certFile(), dir.resolve(DevCertificates.CA_KEY_FILE), device.certFile()}) {
             assertThat(Files.size(f)).as(f.toString()).isPositive();
         }
         assertThat(Files.readAllBytes(device.keyFile())).isEqualTo(deviceKey);
@@ -82,6 +89,7 @@ class SyncedFilesPowerCutTest {
         Fsync.file(data.resolve("store"));
         Fsync.directories(root.resolve("data"));
         fs.cut();
-        assertThat(Files.readString(root.resolve("data").resolve("broker").resolve("store"))).isEqualTo("x");
+        assertThat(Files.readString(root.resolve("data").resolve("broker").resolve("store")))
+                .isEqualTo("x");
     }
 }

@@ -139,7 +139,8 @@ final class TcpProxy implements AutoCloseable {
     private final class Link {
         private final Socket downstream;
         private final Socket upstream;
-        private final java.util.concurrent.atomic.AtomicInteger openDirections = new java.util.concurrent.atomic.AtomicInteger(2);
+        private final java.util.concurrent.atomic.AtomicInteger openDirections =
+                new java.util.concurrent.atomic.AtomicInteger(2);
 
         Link(Socket downstream, Socket upstream) {
             this.downstream = downstream;
@@ -152,29 +153,31 @@ final class TcpProxy implements AutoCloseable {
         }
 
         private void pump(Socket from, Socket to, String direction) {
-            Thread t = new Thread(() -> {
-                byte[] buffer = new byte[16 * 1024];
-                try {
-                    InputStream in = from.getInputStream();
-                    OutputStream out = to.getOutputStream();
-                    while (true) {
-                        passGate();
-                        int n = in.read(buffer);
-                        if (n < 0) {
-                            halfClose(to);
-                            return;
+            Thread t = new Thread(
+                    () -> {
+                        byte[] buffer = new byte[16 * 1024];
+                        try {
+                            InputStream in = from.getInputStream();
+                            OutputStream out = to.getOutputStream();
+                            while (true) {
+                                passGate();
+                                int n = in.read(buffer);
+                                if (n < 0) {
+                                    halfClose(to);
+                                    return;
+                                }
+                                passGate();
+                                out.write(buffer, 0, n);
+                                out.flush();
+                            }
+                        } catch (IOException e) {
+                            reset(); // reset, or closed under us by a cut: the link is over
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                            reset();
                         }
-                        passGate();
-                        out.write(buffer, 0, n);
-                        out.flush();
-                    }
-                } catch (IOException e) {
-                    reset(); // reset, or closed under us by a cut: the link is over
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    reset();
-                }
-            }, "proxy-" + name + "-" + direction);
+                    },
+                    "proxy-" + name + "-" + direction);
             t.setDaemon(true);
             t.start();
         }

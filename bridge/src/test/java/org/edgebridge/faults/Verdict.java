@@ -46,15 +46,40 @@ final class Verdict {
     final List<String> faultProblems;
     /** Commands the bridge's own outbox holds as not final after the drain (-1: it did not say). */
     final long openInBridgeOutbox;
+
     final List<String> examples = new ArrayList<>();
 
-    Verdict(int planned, List<DeviceSimulator> devices, Inbox inbox, Set<Integer> cleanLives, List<String> bridgeDeaths,
-            List<String> faultsNotSeen, List<String> faultProblems, long openInBridgeOutbox) {
-        this(planned, devices, inbox, cleanLives, bridgeDeaths, faultsNotSeen, faultProblems, openInBridgeOutbox, false);
+    Verdict(
+            int planned,
+            List<DeviceSimulator> devices,
+            Inbox inbox,
+            Set<Integer> cleanLives,
+            List<String> bridgeDeaths,
+            List<String> faultsNotSeen,
+            List<String> faultProblems,
+            long openInBridgeOutbox) {
+        this(
+                planned,
+                devices,
+                inbox,
+                cleanLives,
+                bridgeDeaths,
+                faultsNotSeen,
+                faultProblems,
+                openInBridgeOutbox,
+                false);
     }
 
-    Verdict(int planned, List<DeviceSimulator> devices, Inbox inbox, Set<Integer> cleanLives, List<String> bridgeDeaths,
-            List<String> faultsNotSeen, List<String> faultProblems, long openInBridgeOutbox, boolean severalBoxes) {
+    Verdict(
+            int planned,
+            List<DeviceSimulator> devices,
+            Inbox inbox,
+            Set<Integer> cleanLives,
+            List<String> bridgeDeaths,
+            List<String> faultsNotSeen,
+            List<String> faultProblems,
+            long openInBridgeOutbox,
+            boolean severalBoxes) {
         this.planned = planned;
         this.openInBridgeOutbox = openInBridgeOutbox;
         this.faultProblems = List.copyOf(faultProblems);
@@ -70,7 +95,9 @@ final class Verdict {
             atCentral.put(key(e.deviceId(), e.eventId()), e);
             // count by the commandId inside the payload, not by the key central deduplicated on
             applicationsOfCommand.merge(key(e.deviceId(), commandIdIn(e.payloadJson())), 1, Integer::sum);
-            sequencesByDevice.computeIfAbsent(e.deviceId(), d -> new ArrayList<>()).add(e.sequence());
+            sequencesByDevice
+                    .computeIfAbsent(e.deviceId(), d -> new ArrayList<>())
+                    .add(e.sequence());
         }
 
         long createdCount = 0;
@@ -108,22 +135,27 @@ final class Verdict {
                     continue;
                 }
                 finalsByStatus.merge(c.finalStatus(), 1L, Long::sum);
-                boolean applies = c.finalStatus().equals("accepted") || c.finalStatus().equals("duplicate");
-                long inboxIdInReceipt = c.finalReceipt().path("result").path("inboxId").asLong(-1);
+                boolean applies =
+                        c.finalStatus().equals("accepted") || c.finalStatus().equals("duplicate");
+                long inboxIdInReceipt =
+                        c.finalReceipt().path("result").path("inboxId").asLong(-1);
                 if (!applies || e == null || inboxIdInReceipt != e.inboxId()) {
                     disagreeing++;
                     example("final receipt of " + key + " disagrees with central: " + c.finalReceipt()
                             + (e == null ? " / not at central" : " / central inboxId " + e.inboxId()));
                 }
             }
-            deviceAnomalies.addAll(d.outbox().anomalies().stream().map(a -> d.clientId() + ": " + a).toList());
+            deviceAnomalies.addAll(d.outbox().anomalies().stream()
+                    .map(a -> d.clientId() + ": " + a)
+                    .toList());
             Set<Integer> seenLives = new java.util.HashSet<>();
             for (DeviceSimulator.Connack ack : d.connacks()) {
                 if (cleanLives.contains(ack.bridgeLife()) && seenLives.add(ack.bridgeLife())) {
                     cleanReconnects++;
                     if (!ack.sessionPresent()) {
                         sessionsLost++;
-                        example(d.clientId() + ": sessionPresent=0 after the clean restart into life " + ack.bridgeLife());
+                        example(d.clientId() + ": sessionPresent=0 after the clean restart into life "
+                                + ack.bridgeLife());
                     }
                 }
             }
@@ -136,7 +168,8 @@ final class Verdict {
             }
         }
         long gaps = 0;
-        for (Map.Entry<String, List<Long>> s : severalBoxes ? Map.<String, List<Long>>of().entrySet() : sequencesByDevice.entrySet()) {
+        for (Map.Entry<String, List<Long>> s :
+                severalBoxes ? Map.<String, List<Long>>of().entrySet() : sequencesByDevice.entrySet()) {
             List<Long> sorted = s.getValue().stream().sorted().toList();
             for (int i = 0; i < sorted.size(); i++) {
                 if (sorted.get(i) != i + 1) {
@@ -148,7 +181,9 @@ final class Verdict {
         }
         this.created = createdCount;
         this.applied = appliedCount;
-        this.appliedNeverCreated = entries.stream().filter(e -> !createdKeys.contains(key(e.deviceId(), e.eventId()))).count();
+        this.appliedNeverCreated = entries.stream()
+                .filter(e -> !createdKeys.contains(key(e.deviceId(), e.eventId())))
+                .count();
         this.doubleApplications = doubles;
         this.orderingViolations = stats.get("orderingViolations") + stats.get("sequenceGaps") + gaps + orderingOnDevice;
         this.withoutFinal = withoutFinalCount;
@@ -182,11 +217,22 @@ final class Verdict {
     }
 
     boolean passed() {
-        return created == planned && applied == created && finals() == created
-                && doubleApplications == 0 && orderingViolations == 0 && withoutFinal == 0 && lost == 0
-                && appliedNeverCreated == 0 && finalsDisagreeing == 0 && payloadMismatches == 0
-                && sessionsLostOnCleanRestart == 0 && deviceAnomalies.isEmpty() && bridgeDeaths.isEmpty()
-                && faultsNotSeen.isEmpty() && faultProblems.isEmpty() && openInBridgeOutbox == 0;
+        return created == planned
+                && applied == created
+                && finals() == created
+                && doubleApplications == 0
+                && orderingViolations == 0
+                && withoutFinal == 0
+                && lost == 0
+                && appliedNeverCreated == 0
+                && finalsDisagreeing == 0
+                && payloadMismatches == 0
+                && sessionsLostOnCleanRestart == 0
+                && deviceAnomalies.isEmpty()
+                && bridgeDeaths.isEmpty()
+                && faultsNotSeen.isEmpty()
+                && faultProblems.isEmpty()
+                && openInBridgeOutbox == 0;
     }
 
     String render() {
@@ -203,13 +249,20 @@ final class Verdict {
         row(b, "applied, never created", appliedNeverCreated);
         row(b, "finals disagreeing with central", finalsDisagreeing);
         row(b, "payload mismatches at central", payloadMismatches);
-        row(b, "sessions lost on clean restart", sessionsLostOnCleanRestart + " (of " + cleanRestartReconnects
-                + " first reconnects after SIGTERM)");
+        row(
+                b,
+                "sessions lost on clean restart",
+                sessionsLostOnCleanRestart + " (of " + cleanRestartReconnects + " first reconnects after SIGTERM)");
         row(b, "device-side anomalies", deviceAnomalies.size());
         row(b, "bridge deaths not caused", bridgeDeaths.size() + (bridgeDeaths.isEmpty() ? "" : " " + bridgeDeaths));
         row(b, "faults that did not bite", faultsNotSeen.isEmpty() ? "none" : faultsNotSeen.toString());
-        row(b, "wrongs seen during faults", faultProblems.size() + (faultProblems.isEmpty() ? "" : " " + faultProblems));
-        deviceAnomalies.stream().limit(10).forEach(a -> b.append("  anomaly: ").append(a).append('\n'));
+        row(
+                b,
+                "wrongs seen during faults",
+                faultProblems.size() + (faultProblems.isEmpty() ? "" : " " + faultProblems));
+        deviceAnomalies.stream()
+                .limit(10)
+                .forEach(a -> b.append("  anomaly: ").append(a).append('\n'));
         examples.forEach(e -> b.append("  example: ").append(e).append('\n'));
         return b.toString();
     }

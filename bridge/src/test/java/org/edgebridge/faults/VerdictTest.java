@@ -61,20 +61,29 @@ class VerdictTest {
         Verdict v = run(wrong);
         assertThat(v.passed()).as(wrong + "\n" + v.render()).isFalse();
         assertThat(v.render()).contains("verdict                            FAIL");
-        String value = v.render().lines().filter(l -> l.startsWith(wrong.line + " ")).findFirst().orElseThrow()
+        String value = v.render()
+                .lines()
+                .filter(l -> l.startsWith(wrong.line + " "))
+                .findFirst()
+                .orElseThrow()
                 .substring(35);
-        assertThat(value).as("the line '" + wrong.line + "' shows it").doesNotStartWith("0").isNotEqualTo("none")
+        assertThat(value)
+                .as("the line '" + wrong.line + "' shows it")
+                .doesNotStartWith("0")
+                .isNotEqualTo("none")
                 .doesNotStartWith(String.valueOf(COMMANDS) + " (planned " + COMMANDS + ")");
     }
 
     /** A device with three commands, central applying them, and the device getting their finals; then one wrong. */
     private static Verdict run(Wrong wrong) throws Exception {
         // careful, never connected: the test plays the receipts
-        DeviceSimulator device = DeviceSimulator.builder("dev-1", 1).careful(COMMANDS, 0, 1).build();
+        DeviceSimulator device =
+                DeviceSimulator.builder("dev-1", 1).careful(COMMANDS, 0, 1).build();
         device.outbox().createDue(COMMANDS);
         List<DeviceOutbox.Command> commands = device.outbox().commands();
         Inbox inbox = new Inbox(Clock.systemUTC());
-        int[] order = wrong == Wrong.APPLIED_OUT_OF_ORDER ? new int[] {0, 2, 1}
+        int[] order = wrong == Wrong.APPLIED_OUT_OF_ORDER
+                ? new int[] {0, 2, 1}
                 : wrong == Wrong.SENT_BEFORE_THE_ONE_AHEAD_OF_IT ? new int[] {1, 0, 2} : new int[] {0, 1, 2};
         long[] inboxIds = new long[COMMANDS];
         for (int i : order) {
@@ -82,13 +91,19 @@ class VerdictTest {
             if (wrong == Wrong.COMMAND_LOST && i == 2) {
                 continue;
             }
-            Inbox.Answer a = inbox.apply("edge-01", "dev-1", c.commandId(), i + 1, c.sha256(),
+            Inbox.Answer a = inbox.apply(
+                    "edge-01",
+                    "dev-1",
+                    c.commandId(),
+                    i + 1,
+                    c.sha256(),
                     new String(c.payload(), StandardCharsets.UTF_8));
             inboxIds[i] = JSON.readTree(a.resultJson()).get("inboxId").asLong();
         }
         if (wrong == Wrong.STORED_TWICE_UNDER_TWO_SEQUENCES) {
             DeviceOutbox.Command c = commands.get(1);
-            inbox.apply("edge-01", "dev-1", c.commandId(), 4, c.sha256(), new String(c.payload(), StandardCharsets.UTF_8));
+            inbox.apply(
+                    "edge-01", "dev-1", c.commandId(), 4, c.sha256(), new String(c.payload(), StandardCharsets.UTF_8));
         }
         for (int i = 0; i < COMMANDS; i++) {
             DeviceOutbox.Command c = commands.get(i);
@@ -110,7 +125,11 @@ class VerdictTest {
             device.recordConnack(new DeviceSimulator.Connack(2, false));
         }
         int planned = wrong == Wrong.FEWER_COMMANDS_THAN_PLANNED ? COMMANDS + 1 : COMMANDS;
-        return new Verdict(planned, List.of(device), inbox, cleanLives,
+        return new Verdict(
+                planned,
+                List.of(device),
+                inbox,
+                cleanLives,
                 wrong == Wrong.BRIDGE_DIED ? List.of("life 2 ended on its own with exit code 1") : List.of(),
                 wrong == Wrong.FAULT_DID_NOT_BITE ? List.of("CENTRAL_503") : List.of(),
                 wrong == Wrong.WRONG_DURING_A_FAULT ? List.of("DISK_FULL: /health/ready answered 200") : List.of(),

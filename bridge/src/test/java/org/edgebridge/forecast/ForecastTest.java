@@ -12,19 +12,29 @@ import org.junit.jupiter.api.Test;
 class ForecastTest {
     private static final Instant T0 = Instant.parse("2026-12-06T01:00:00Z");
     private static final long MIB = 1024 * 1024;
-    private static final ForecastSettings SETTINGS = new ForecastSettings(Path.of("data"), 256 * MIB,
-            Optional.of(150_000_000_000_000L)); // 150 TBW
+    private static final ForecastSettings SETTINGS =
+            new ForecastSettings(Path.of("data"), 256 * MIB, Optional.of(150_000_000_000_000L)); // 150 TBW
 
-    private static Forecast.Sample sample(long seconds, long stored, long finals, long open, long rows, long outboxBytes,
-            long freeBytes, long writeBytes) {
-        return new Forecast.Sample(T0.plusSeconds(seconds), stored, finals, open, rows, outboxBytes, freeBytes, writeBytes);
+    private static Forecast.Sample sample(
+            long seconds,
+            long stored,
+            long finals,
+            long open,
+            long rows,
+            long outboxBytes,
+            long freeBytes,
+            long writeBytes) {
+        return new Forecast.Sample(
+                T0.plusSeconds(seconds), stored, finals, open, rows, outboxBytes, freeBytes, writeBytes);
     }
 
     @Test
     void central_down_fills_the_room_at_the_intake_and_never_drains() {
         // 10 commands/s for 15 min, none final; 1 KiB on disk per row; 1 GiB free of which 256 MiB are kept
-        Forecast f = Forecast.of(sample(0, 1000, 500, 0, 1000, 1000 * 1024, 1024 * MIB, 1_000_000),
-                sample(900, 10_000, 500, 9000, 10_000, 10_000 * 1024, 1024 * MIB, 1_000_000 + 9000 * 4096), SETTINGS);
+        Forecast f = Forecast.of(
+                sample(0, 1000, 500, 0, 1000, 1000 * 1024, 1024 * MIB, 1_000_000),
+                sample(900, 10_000, 500, 9000, 10_000, 10_000 * 1024, 1024 * MIB, 1_000_000 + 9000 * 4096),
+                SETTINGS);
         assertThat(f.windowSeconds()).isEqualTo(900);
         assertThat(f.intakePerSecond()).isEqualTo(10.0);
         assertThat(f.egressPerSecond()).isZero();
@@ -40,8 +50,10 @@ class ForecastTest {
 
     @Test
     void central_back_drains_the_backlog_at_egress_over_intake() {
-        Forecast f = Forecast.of(sample(0, 0, 0, 9000, 9000, 9000 * 1024, 1024 * MIB, 0),
-                sample(100, 200, 1200, 8000, 9200, 9200 * 1024, 1024 * MIB, 0), SETTINGS);
+        Forecast f = Forecast.of(
+                sample(0, 0, 0, 9000, 9000, 9000 * 1024, 1024 * MIB, 0),
+                sample(100, 200, 1200, 8000, 9200, 9200 * 1024, 1024 * MIB, 0),
+                SETTINGS);
         assertThat(f.intakePerSecond()).isEqualTo(2.0);
         assertThat(f.egressPerSecond()).isEqualTo(12.0);
         assertThat(f.secondsToDrain()).isEqualTo(800.0); // 8000 open at 10/s net
@@ -58,7 +70,9 @@ class ForecastTest {
         assertThat(f.roomBytes()).as("below outbox.minFreeDisk: no room").isZero();
         assertThat(f.writeBytesTotal()).isNull();
         assertThat(f.lifeDaysLeft()).isNull();
-        Forecast idle = Forecast.of(sample(0, 5, 5, 0, 5, 5000, 1024 * MIB, 10), sample(60, 5, 5, 0, 5, 5000, 1024 * MIB, 10),
+        Forecast idle = Forecast.of(
+                sample(0, 5, 5, 0, 5, 5000, 1024 * MIB, 10),
+                sample(60, 5, 5, 0, 5, 5000, 1024 * MIB, 10),
                 new ForecastSettings(Path.of("data"), 0, Optional.empty()));
         assertThat(idle.secondsUntilFull()).as("nothing comes in").isNull();
         assertThat(idle.writeBytesPerCommand()).as("no command stored").isNull();
@@ -68,7 +82,8 @@ class ForecastTest {
 
     @Test
     void proc_self_io_write_bytes_is_read_and_anything_else_gives_none() {
-        assertThat(ProcessIo.writeBytes("rchar: 1\nwchar: 2\nread_bytes: 3\nwrite_bytes: 4096\ncancelled_write_bytes: 0\n"))
+        assertThat(ProcessIo.writeBytes(
+                        "rchar: 1\nwchar: 2\nread_bytes: 3\nwrite_bytes: 4096\ncancelled_write_bytes: 0\n"))
                 .hasValue(4096);
         assertThat(ProcessIo.writeBytes("rchar: 1\n")).isEmpty();
         assertThat(ProcessIo.writeBytes("write_bytes: lots\n")).isEmpty();

@@ -61,6 +61,7 @@ final class BlameRun {
     private static final boolean PROBE_INLINE = Boolean.getBoolean("blame.probeInline");
     /** Of all cases run, the highest median and the longest wait of the innocent commands of I2 (ms), for the docs. */
     static final AtomicLong HIGHEST_INNOCENT_MEDIAN = new AtomicLong();
+
     static final AtomicLong LONGEST_INNOCENT_WAIT = new AtomicLong();
 
     /** The longest the simulation lets an idle forwarder wait before its next step. */
@@ -72,6 +73,7 @@ final class BlameRun {
     private final Map<String, List<String>> finals = new HashMap<>();
     /** When each command's first final receipt was handed to the broker. */
     private final Map<String, Instant> finalAt = new HashMap<>();
+
     private SimulatedProbeSlot probeSlot;
     private String innocentFigures = "no commands of devices with no poison once central was healthy";
 
@@ -79,10 +81,12 @@ final class BlameRun {
     String innocentFigures() {
         return innocentFigures;
     }
+
     private final List<String> found = new ArrayList<>();
     private final Map<String, Instant> parkedAt = new HashMap<>();
     /** Each poison's device. */
     private final Map<String, String> poisonDevices = new HashMap<>();
+
     private Duration longestStep = Duration.ZERO;
     /** How many of the scenario's arrivals were delivered: all, unless the run ended once everything had settled. */
     private int delivered;
@@ -92,6 +96,7 @@ final class BlameRun {
     private final Map<String, Optional<Instant>> expiresAt = new HashMap<>();
     /** Commands whose expiresAt had passed when they arrived: never stored, by design. */
     private final Set<String> expiredOnArrival = new HashSet<>();
+
     private Outbox outbox;
     private Forwarder forwarder;
     private final ScriptedCentral central;
@@ -99,13 +104,19 @@ final class BlameRun {
 
     BlameRun(BlameScenario scenario, Path dir) {
         this.scenario = scenario;
-        scenario.arrivals().stream().filter(a -> scenario.poisons().containsKey(a.commandId()))
+        scenario.arrivals().stream()
+                .filter(a -> scenario.poisons().containsKey(a.commandId()))
                 .forEach(a -> poisonDevices.put(a.commandId(), a.device()));
         this.dir = dir;
         scenario.arrivals().forEach(a -> expiresAt.put(a.commandId(), a.expiresAt()));
-        this.config = ConfigLoader.load(null, List.of("ingest.url=http://127.0.0.1:9/ingest",
-                "forwarder.requestsPerSecond=100000", "forwarder.eventsPerSecond=1000000"));
-        this.central = new ScriptedCentral(scenario, clock, config.forwarder().requests().timeout());
+        this.config = ConfigLoader.load(
+                null,
+                List.of(
+                        "ingest.url=http://127.0.0.1:9/ingest",
+                        "forwarder.requestsPerSecond=100000",
+                        "forwarder.eventsPerSecond=1000000"));
+        this.central = new ScriptedCentral(
+                scenario, clock, config.forwarder().requests().timeout());
     }
 
     List<String> run() {
@@ -145,7 +156,8 @@ final class BlameRun {
                 if (r instanceof StepResult.Sent) {
                     noteParked();
                 }
-                Duration wait = r.waitFor().compareTo(ForwarderLoop.LONGEST_WAIT) > 0 ? ForwarderLoop.LONGEST_WAIT
+                Duration wait = r.waitFor().compareTo(ForwarderLoop.LONGEST_WAIT) > 0
+                        ? ForwarderLoop.LONGEST_WAIT
                         : r.waitFor();
                 Optional<Instant> probeDone = probeSlot.doneAt();
                 if (r.endsOnWake()) {
@@ -153,7 +165,8 @@ final class BlameRun {
                     // arrival or after IDLE_STEP (a pending event's own wait may then end up to that much later)
                     wait = IDLE_STEP;
                     if (next < arrivals.size()) {
-                        Duration untilArrival = Duration.between(clock.instant(), arrivals.get(next).at());
+                        Duration untilArrival = Duration.between(
+                                clock.instant(), arrivals.get(next).at());
                         wait = untilArrival.compareTo(wait) < 0 ? untilArrival : wait;
                     }
                 }
@@ -200,7 +213,9 @@ final class BlameRun {
         for (CommandRecord p : outbox.reads().list(CommandState.PENDING, null, 0, 10_000, false)) {
             Long parked = firstParked.get(p.clientId());
             Optional<Instant> expires = expiresAt.getOrDefault(p.commandId(), Optional.empty());
-            if (parked == null || parked > p.sequence() || expires.isPresent() && expires.get().isAfter(now)) {
+            if (parked == null
+                    || parked > p.sequence()
+                    || expires.isPresent() && expires.get().isAfter(now)) {
                 return false; // it may still go, or expire
             }
         }
@@ -208,18 +223,30 @@ final class BlameRun {
     }
 
     private Forwarder newForwarder() {
-        ReceiptSender receipts = new ReceiptSender((clientId, json) -> {
-            JsonNode r = read(json);
-            if (r.path("final").asBoolean()) {
-                finalAt.putIfAbsent(r.path("commandId").asText(), clock.instant());
-                finals.computeIfAbsent(r.path("commandId").asText(), k -> new ArrayList<>())
-                        .add(r.path("status").asText() + "/" + r.path("code").asText(""));
-            }
-            return true;
-        }, new ReceiptFigures(new SimpleMeterRegistry(), clock));
+        ReceiptSender receipts = new ReceiptSender(
+                (clientId, json) -> {
+                    JsonNode r = read(json);
+                    if (r.path("final").asBoolean()) {
+                        finalAt.putIfAbsent(r.path("commandId").asText(), clock.instant());
+                        finals.computeIfAbsent(r.path("commandId").asText(), k -> new ArrayList<>())
+                                .add(r.path("status").asText() + "/"
+                                        + r.path("code").asText(""));
+                    }
+                    return true;
+                },
+                new ReceiptFigures(new SimpleMeterRegistry(), clock));
         probeSlot = new SimulatedProbeSlot(clock, central, !PROBE_INLINE);
-        return new Forwarder(config.forwarder(), outbox, receipts, () -> Long.MAX_VALUE, clock, new Workers(() -> {}),
-                new SimpleMeterRegistry(), clock::advance, central, probeSlot);
+        return new Forwarder(
+                config.forwarder(),
+                outbox,
+                receipts,
+                () -> Long.MAX_VALUE,
+                clock,
+                new Workers(() -> {}),
+                new SimpleMeterRegistry(),
+                clock::advance,
+                central,
+                probeSlot);
     }
 
     /** kill -9: the forwarder and the outbox are dropped as they are; SIGTERM: closed. Then started again. */
@@ -235,8 +262,15 @@ final class BlameRun {
 
     private NewCommand command(BlameScenario.Arrival a) {
         byte[] payload = ("{\"commandId\":\"" + a.commandId() + "\"}").getBytes(StandardCharsets.UTF_8);
-        return new NewCommand(a.device(), a.commandId(), "devices/" + a.device() + "/commands/t", "t", payload,
-                TestHashes.sha256(payload), clock.instant(), a.expiresAt());
+        return new NewCommand(
+                a.device(),
+                a.commandId(),
+                "devices/" + a.device() + "/commands/t",
+                "t",
+                payload,
+                TestHashes.sha256(payload),
+                clock.instant(),
+                a.expiresAt());
     }
 
     /** When each poison was parked or became final: looked at after every step that sent something. */
@@ -244,7 +278,8 @@ final class BlameRun {
         for (Map.Entry<String, String> p : poisonDevices.entrySet()) {
             if (!parkedAt.containsKey(p.getKey())) {
                 outbox.find(p.getValue(), p.getKey())
-                        .filter(c -> c.state() == CommandState.PARKED || c.state().isFinal())
+                        .filter(c ->
+                                c.state() == CommandState.PARKED || c.state().isFinal())
                         .ifPresent(c -> parkedAt.put(p.getKey(), clock.instant()));
             }
         }
@@ -252,7 +287,11 @@ final class BlameRun {
 
     private void check() {
         LONGEST_STEP.accumulateAndGet(longestStep.toMillis(), Math::max);
-        Duration stepBound = config.forwarder().requests().timeout().multipliedBy(STEP_TIMEOUTS).plusSeconds(1);
+        Duration stepBound = config.forwarder()
+                .requests()
+                .timeout()
+                .multipliedBy(STEP_TIMEOUTS)
+                .plusSeconds(1);
         if (longestStep.compareTo(stepBound) > 0) {
             found.add("I3: a step held the forwarder " + longestStep.toMillis() + " ms (bound " + stepBound.toMillis()
                     + ")");
@@ -260,8 +299,8 @@ final class BlameRun {
         Map<String, Long> firstPoison = new HashMap<>(); // per device, the sequence of its first poison
         for (BlameScenario.Arrival a : scenario.arrivals()) {
             if (scenario.poisons().containsKey(a.commandId())) {
-                outbox.find(a.device(), a.commandId()).ifPresent(c -> firstPoison.merge(a.device(), c.sequence(),
-                        Math::min));
+                outbox.find(a.device(), a.commandId())
+                        .ifPresent(c -> firstPoison.merge(a.device(), c.sequence(), Math::min));
             }
         }
         for (BlameScenario.Arrival a : scenario.arrivals().subList(0, delivered)) {
@@ -276,7 +315,9 @@ final class BlameRun {
             CommandRecord c = row.get();
             boolean poison = scenario.poisons().containsKey(a.commandId());
             boolean blamed = c.state() == CommandState.PARKED
-                    || c.state() == CommandState.REJECTED && c.code() != null && c.code().startsWith("ingest_");
+                    || c.state() == CommandState.REJECTED
+                            && c.code() != null
+                            && c.code().startsWith("ingest_");
             if (blamed && !poison) {
                 found.add("I1: " + a.commandId() + " was " + c.state().dbName() + " (" + c.code() + ": " + c.lastError()
                         + ") though it is no poison");
@@ -287,24 +328,32 @@ final class BlameRun {
             }
             boolean behindPoison = firstPoison.containsKey(a.device()) && c.sequence() > firstPoison.get(a.device());
             if (!poison && !c.state().isFinal() && !behindPoison) {
-                found.add("I4: " + a.commandId() + " of " + a.device() + " is still " + c.state().dbName()
+                found.add("I4: " + a.commandId() + " of " + a.device() + " is still "
+                        + c.state().dbName()
                         + " at the end ("
                         + c.lastError() + ")");
             }
             if (poison && !blamed && !c.state().isFinal() && !behindPoison) {
-                found.add("I2: poison " + a.commandId() + " (" + scenario.poisons().get(a.commandId()) + ") is still "
+                found.add("I2: poison " + a.commandId() + " ("
+                        + scenario.poisons().get(a.commandId()) + ") is still "
                         + c.state().dbName() + " at the end (" + c.lastError() + ")");
             }
             if (poison && parkedAt.containsKey(a.commandId())) {
-                LONGEST_PARK.accumulateAndGet(Math.max(0,
-                        Duration.between(scenario.healthyFrom(), parkedAt.get(a.commandId()))
-                        .toMillis()), Math::max);
+                LONGEST_PARK.accumulateAndGet(
+                        Math.max(
+                                0,
+                                Duration.between(scenario.healthyFrom(), parkedAt.get(a.commandId()))
+                                        .toMillis()),
+                        Math::max);
             }
-            if (poison && parkedAt.containsKey(a.commandId())
+            if (poison
+                    && parkedAt.containsKey(a.commandId())
                     && Duration.between(scenario.healthyFrom(), parkedAt.get(a.commandId()))
-                            .compareTo(POISON_BOUND) > 0) {
-                found.add("I2: poison " + a.commandId() + " was parked " + Duration.between(scenario.healthyFrom(),
-                        parkedAt.get(a.commandId())).toSeconds() + " s after central turned healthy (bound "
+                                    .compareTo(POISON_BOUND)
+                            > 0) {
+                found.add("I2: poison " + a.commandId() + " was parked "
+                        + Duration.between(scenario.healthyFrom(), parkedAt.get(a.commandId()))
+                                .toSeconds() + " s after central turned healthy (bound "
                         + POISON_BOUND.toSeconds() + " s)");
             }
             List<String> told = finals.getOrDefault(a.commandId(), List.of());
@@ -315,7 +364,8 @@ final class BlameRun {
                 found.add("I4: " + a.commandId() + " is accepted here but central never applied it");
             }
         }
-        found.addAll(central.orderViolations.stream().map(v -> "I4: order: " + v).toList());
+        found.addAll(
+                central.orderViolations.stream().map(v -> "I4: order: " + v).toList());
         checkInnocentsFlow();
         ForwarderStatus status = forwarder.status();
         if (status.consecutiveFailures() >= 3 || status.circuitBreaker().equals("open")) {
@@ -333,7 +383,8 @@ final class BlameRun {
         List<Long> waits = new ArrayList<>();
         for (BlameScenario.Arrival a : scenario.arrivals().subList(0, delivered)) {
             Instant done = finalAt.get(a.commandId());
-            if (!a.at().isBefore(scenario.healthyFrom().plus(BACKOFF_ENDED)) && !poisoned.contains(a.device())
+            if (!a.at().isBefore(scenario.healthyFrom().plus(BACKOFF_ENDED))
+                    && !poisoned.contains(a.device())
                     && done != null) {
                 waits.add(Duration.between(a.at(), done).toMillis());
             }
@@ -344,14 +395,16 @@ final class BlameRun {
         waits.sort(null);
         long median = waits.get(waits.size() / 2);
         long longest = waits.get(waits.size() - 1);
-        innocentFigures = String.format("%d commands of devices with no poison once central was healthy (from 2 min on): "
-                + "publish->final median %d ms, p99 %d ms, longest %d ms", waits.size(), median,
-                waits.get(waits.size() * 99 / 100), longest);
+        innocentFigures = String.format(
+                "%d commands of devices with no poison once central was healthy (from 2 min on): "
+                        + "publish->final median %d ms, p99 %d ms, longest %d ms",
+                waits.size(), median, waits.get(waits.size() * 99 / 100), longest);
         HIGHEST_INNOCENT_MEDIAN.accumulateAndGet(median, Math::max);
         LONGEST_INNOCENT_WAIT.accumulateAndGet(longest, Math::max);
         if (median > INNOCENT_MEDIAN_BOUND.toMillis()) {
             found.add("I2: the poisons held the site: of " + waits.size() + " commands of other devices sent while "
-                    + "central was healthy (from 2 min on), half waited over " + median + " ms for their final receipt (bound "
+                    + "central was healthy (from 2 min on), half waited over " + median
+                    + " ms for their final receipt (bound "
                     + INNOCENT_MEDIAN_BOUND.toMillis() + " ms; longest " + longest + " ms)");
         }
     }

@@ -22,14 +22,32 @@ import java.util.Random;
  * @param healthyFrom from when central is healthy to the end (only poisons still fail), with traffic for proof
  * @param end when the case ends
  */
-record BlameScenario(long seed, List<Arrival> arrivals, List<Segment> central, Map<String, Failure> poisons,
-        List<Restart> restarts, Instant healthyFrom, Instant end) {
+record BlameScenario(
+        long seed,
+        List<Arrival> arrivals,
+        List<Segment> central,
+        Map<String, Failure> poisons,
+        List<Restart> restarts,
+        Instant healthyFrom,
+        Instant end) {
 
     static final Instant START = Instant.parse("2026-12-01T00:00:00Z");
 
     /** What central does to a request: each one a way real centrals, gateways and networks fail. */
     enum Failure {
-        S500, S503, S400, S403, S413, S422, S409, RESET, TIMEOUT, NO_RECEIPTS, JUNK_RECEIPTS, RETRY_LATER, MAINTENANCE_200;
+        S500,
+        S503,
+        S400,
+        S403,
+        S413,
+        S422,
+        S409,
+        RESET,
+        TIMEOUT,
+        NO_RECEIPTS,
+        JUNK_RECEIPTS,
+        RETRY_LATER,
+        MAINTENANCE_200;
 
         /** A failure the bridge may end by parking or rejecting the event it follows (every one but retry_later). */
         boolean canBlame() {
@@ -50,11 +68,16 @@ record BlameScenario(long seed, List<Arrival> arrivals, List<Segment> central, M
 
     /** The devices that hold a poison. */
     List<String> poisonedDevices() {
-        return arrivals.stream().filter(a -> poisons.containsKey(a.commandId())).map(Arrival::device).distinct().toList();
+        return arrivals.stream()
+                .filter(a -> poisons.containsKey(a.commandId()))
+                .map(Arrival::device)
+                .distinct()
+                .toList();
     }
 
     String describe() {
-        return "seed " + seed + ": " + arrivals.stream().map(Arrival::device).distinct().count() + " devices, "
+        return "seed " + seed + ": "
+                + arrivals.stream().map(Arrival::device).distinct().count() + " devices, "
                 + arrivals.size() + " commands, central " + central + ", poisons " + poisons + ", restarts " + restarts
                 + ", healthy from +" + Duration.between(START, healthyFrom).toSeconds() + " s";
     }
@@ -63,8 +86,9 @@ record BlameScenario(long seed, List<Arrival> arrivals, List<Segment> central, M
     static BlameScenario generate(long seed) {
         Random r = new Random(seed);
         int shape = r.nextInt(4);
-        int devices = shape == 0 ? 1 + r.nextInt(3) : shape == 1 ? 2 + r.nextInt(20) : shape == 2 ? 10 + r.nextInt(60)
-                : 50 + r.nextInt(150);
+        int devices = shape == 0
+                ? 1 + r.nextInt(3)
+                : shape == 1 ? 2 + r.nextInt(20) : shape == 2 ? 10 + r.nextInt(60) : 50 + r.nextInt(150);
         Duration active = Duration.ofSeconds(60 + r.nextInt(600));
         List<Arrival> arrivals = new ArrayList<>();
         int budget = 60 + r.nextInt(400);
@@ -75,7 +99,8 @@ record BlameScenario(long seed, List<Arrival> arrivals, List<Segment> central, M
             long at = r.nextInt((int) active.toMillis());
             for (int c = 0; c < commands && arrivals.size() < budget && at < active.toMillis(); c++) {
                 Optional<Instant> expires = r.nextInt(12) == 0
-                        ? Optional.of(START.plusMillis(at + 5_000 + r.nextInt(300_000))) : Optional.empty();
+                        ? Optional.of(START.plusMillis(at + 5_000 + r.nextInt(300_000)))
+                        : Optional.empty();
                 arrivals.add(new Arrival(START.plusMillis(at), device, device + "-c" + c, expires));
                 at += r.nextInt(3) == 0 ? r.nextInt(50) : r.nextInt(20_000);
             }
@@ -105,8 +130,15 @@ record BlameScenario(long seed, List<Arrival> arrivals, List<Segment> central, M
             restarts.add(new Restart(START.plusMillis(r.nextInt((int) active.toMillis() + 60_000)), r.nextBoolean()));
         }
         restarts.sort(Comparator.comparing(Restart::at));
-        Instant healthyFrom = central.stream().map(Segment::to).max(Comparator.naturalOrder()).orElse(START)
-                .isAfter(START.plus(active)) ? central.stream().map(Segment::to).max(Comparator.naturalOrder()).orElseThrow()
+        Instant healthyFrom = central.stream()
+                        .map(Segment::to)
+                        .max(Comparator.naturalOrder())
+                        .orElse(START)
+                        .isAfter(START.plus(active))
+                ? central.stream()
+                        .map(Segment::to)
+                        .max(Comparator.naturalOrder())
+                        .orElseThrow()
                 : START.plus(active);
         healthyFrom = healthyFrom.plusSeconds(1);
         // after the faults: central healthy, a neighbour that sends now and then, so that every poison can be proven
@@ -118,8 +150,14 @@ record BlameScenario(long seed, List<Arrival> arrivals, List<Segment> central, M
             t += 2_000 + r.nextInt(8_000);
         }
         arrivals.sort(Comparator.comparing(Arrival::at));
-        return new BlameScenario(seed, List.copyOf(arrivals), List.copyOf(central), Map.copyOf(poisons), List.copyOf(restarts),
-                healthyFrom, end);
+        return new BlameScenario(
+                seed,
+                List.copyOf(arrivals),
+                List.copyOf(central),
+                Map.copyOf(poisons),
+                List.copyOf(restarts),
+                healthyFrom,
+                end);
     }
 
     /**
@@ -137,7 +175,8 @@ record BlameScenario(long seed, List<Arrival> arrivals, List<Segment> central, M
         }
         for (long t = 1_000; t <= sending.toMillis(); t += 1_000) {
             for (int d = 1; d <= devices; d++) {
-                arrivals.add(new Arrival(START.plusMillis(t + d * 10L), "dev-" + d, "D" + d + "-" + t / 1_000, Optional.empty()));
+                arrivals.add(new Arrival(
+                        START.plusMillis(t + d * 10L), "dev-" + d, "D" + d + "-" + t / 1_000, Optional.empty()));
             }
         }
         Instant healthyFrom = START.plusSeconds(1);
@@ -146,7 +185,8 @@ record BlameScenario(long seed, List<Arrival> arrivals, List<Segment> central, M
             arrivals.add(new Arrival(START.plusMillis(t), "neighbour", "neighbour-" + t / 1_000, Optional.empty()));
         }
         arrivals.sort(Comparator.comparing(Arrival::at));
-        return new BlameScenario(seed, List.copyOf(arrivals), List.of(), Map.copyOf(poisons), List.of(), healthyFrom, end);
+        return new BlameScenario(
+                seed, List.copyOf(arrivals), List.of(), Map.copyOf(poisons), List.of(), healthyFrom, end);
     }
 
     /** How long central is healthy at the end of every case: long enough for every poison to be parked. */

@@ -19,8 +19,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
-import org.slf4j.LoggerFactory;
 import org.junit.jupiter.api.io.TempDir;
+import org.slf4j.LoggerFactory;
 
 /**
  * The blame simulation (docs/forwarding.md, "Blame"): generated cases, each from a printed seed, run through the real
@@ -37,8 +37,8 @@ class BlameSimulationTest {
     void generated_cases_keep_the_blame_invariants() {
         long first = Long.getLong("blame.seed", ThreadLocalRandom.current().nextLong(1, 1L << 40));
         int count = Integer.getInteger("blame.scenarios", 120);
-        System.out.println("blame simulation: " + count + " cases from seed " + first
-                + " (again: -Dblame.seed=" + first + " -Dblame.scenarios=" + count + ")");
+        System.out.println("blame simulation: " + count + " cases from seed " + first + " (again: -Dblame.seed=" + first
+                + " -Dblame.scenarios=" + count + ")");
         List<String> failures = new ArrayList<>();
         long started = System.nanoTime();
         Logger forwarding = (Logger) LoggerFactory.getLogger("org.edgebridge");
@@ -51,12 +51,19 @@ class BlameSimulationTest {
         } finally {
             forwarding.setLevel(level);
         }
-        System.out.printf("blame simulation: %d cases in %.1f s, %d failed; longest step %d ms, longest from central "
-                + "healthy to a poison parked %d s; innocent commands once central was healthy: highest median wait "
-                + "%d ms, longest wait %d s%n", count, (System.nanoTime() - started) / 1e9, failures.size(),
-                BlameRun.LONGEST_STEP.get(), BlameRun.LONGEST_PARK.get() / 1000, BlameRun.HIGHEST_INNOCENT_MEDIAN.get(),
+        System.out.printf(
+                "blame simulation: %d cases in %.1f s, %d failed; longest step %d ms, longest from central "
+                        + "healthy to a poison parked %d s; innocent commands once central was healthy: highest median wait "
+                        + "%d ms, longest wait %d s%n",
+                count,
+                (System.nanoTime() - started) / 1e9,
+                failures.size(),
+                BlameRun.LONGEST_STEP.get(),
+                BlameRun.LONGEST_PARK.get() / 1000,
+                BlameRun.HIGHEST_INNOCENT_MEDIAN.get(),
                 BlameRun.LONGEST_INNOCENT_WAIT.get() / 1000);
-        assertThat(failures).as("cases that break an invariant (rerun one with -Dblame.seed=SEED -Dblame.scenarios=1)")
+        assertThat(failures)
+                .as("cases that break an invariant (rerun one with -Dblame.seed=SEED -Dblame.scenarios=1)")
                 .isEmpty();
     }
 
@@ -75,14 +82,20 @@ class BlameSimulationTest {
      */
     @Test
     void two_poisons_central_hangs_on_do_not_hold_eight_steady_devices() {
-        assertFixedCase(BlameScenario.steady(-1, 8, java.time.Duration.ofMinutes(10),
+        assertFixedCase(BlameScenario.steady(
+                -1,
+                8,
+                java.time.Duration.ofMinutes(10),
                 List.of(BlameScenario.Failure.TIMEOUT, BlameScenario.Failure.TIMEOUT)));
     }
 
     /** The same, the devices sending for a minute only and then a neighbour every 5 s: groups with no main traffic. */
     @Test
     void two_poisons_central_hangs_on_in_a_burst_then_a_quiet_site() {
-        assertFixedCase(BlameScenario.steady(-2, 8, java.time.Duration.ofMinutes(1),
+        assertFixedCase(BlameScenario.steady(
+                -2,
+                8,
+                java.time.Duration.ofMinutes(1),
                 List.of(BlameScenario.Failure.TIMEOUT, BlameScenario.Failure.TIMEOUT)));
     }
 
@@ -174,8 +187,8 @@ class BlameSimulationTest {
         }
         if (!found.isEmpty()) {
             synchronized (failures) {
-                System.out.println("blame simulation: FAILED " + scenario.describe() + "\n    "
-                        + String.join("\n    ", found));
+                System.out.println(
+                        "blame simulation: FAILED " + scenario.describe() + "\n    " + String.join("\n    ", found));
                 failures.add(scenario.describe() + "\n    "
                         + String.join("\n    ", found.subList(0, Math.min(8, found.size()))));
             }

@@ -18,11 +18,14 @@ class CentralFailureRateTest {
             rate.answered();
         }
         assertThat(rate.failuresToPark()).isEqualTo(5);
-        assertThat(new CentralFailureRate(1, clock).failuresToPark()).as("a site's own setting still holds").isEqualTo(1);
+        assertThat(new CentralFailureRate(1, clock).failuresToPark())
+                .as("a site's own setting still holds")
+                .isEqualTo(1);
     }
 
     @Test
-    void a_central_failing_half_of_the_requests_at_random_asks_so_many_failures_that_chance_is_as_unlikely_as_five_at_one_in_twenty() {
+    void
+            a_central_failing_half_of_the_requests_at_random_asks_so_many_failures_that_chance_is_as_unlikely_as_five_at_one_in_twenty() {
         for (int i = 0; i < 50; i++) {
             if (i % 2 == 0) {
                 rate.failed();
@@ -47,7 +50,9 @@ class CentralFailureRateTest {
         for (int i = 0; i < CentralFailureRate.WINDOW; i++) {
             rate.answered();
         }
-        assertThat(rate.failuresToPark()).as("the old failures are out of the window").isEqualTo(5);
+        assertThat(rate.failuresToPark())
+                .as("the old failures are out of the window")
+                .isEqualTo(5);
         for (int i = 0; i < 20; i++) {
             rate.failed();
         }

@@ -18,7 +18,8 @@ class CentralGuardsTest {
     }
 
     private static CentralCall.Sent failed() {
-        return new CentralCall.Sent(new IngestReply(500, new byte[0], Optional.empty(), Optional.empty(), null),
+        return new CentralCall.Sent(
+                new IngestReply(500, new byte[0], Optional.empty(), Optional.empty(), null),
                 new RequestOutcome.Failed("HTTP 500", RequestOutcome.Cause.SERVER_ERROR));
     }
 
@@ -27,9 +28,13 @@ class CentralGuardsTest {
         CentralGuards guards = guards("forwarder.eventsPerSecond=200", "forwarder.requestsPerSecond=100000");
         long first = guards.reserve(200);
         long second = guards.reserve(200);
-        assertThat(first).as("an idle limiter holds one batch (200: a second's worth)").isZero();
-        assertThat(second).as("no burst: the second batch waits for the next second")
-                .isPositive().isLessThanOrEqualTo(1_000_000_000L);
+        assertThat(first)
+                .as("an idle limiter holds one batch (200: a second's worth)")
+                .isZero();
+        assertThat(second)
+                .as("no burst: the second batch waits for the next second")
+                .isPositive()
+                .isLessThanOrEqualTo(1_000_000_000L);
     }
 
     @Test
@@ -38,9 +43,14 @@ class CentralGuardsTest {
         // the refreshes that passed while a request was on its way were lost: the drain held 1,625 of 2,000/s (B5)
         CentralGuards guards = guards("forwarder.eventsPerSecond=2000", "forwarder.requestsPerSecond=100000");
         assertThat(guards.events.getRateLimiterConfig().getLimitForPeriod()).isEqualTo(500);
-        assertThat(guards.events.getRateLimiterConfig().getLimitRefreshPeriod()).isEqualTo(java.time.Duration.ofMillis(250));
-        assertThat(guards.reserve(500)).as("the first batch finds its permits in one refresh").isZero();
-        assertThat(guards.reserve(500)).as("the next waits for one refresh, no more").isPositive()
+        assertThat(guards.events.getRateLimiterConfig().getLimitRefreshPeriod())
+                .isEqualTo(java.time.Duration.ofMillis(250));
+        assertThat(guards.reserve(500))
+                .as("the first batch finds its permits in one refresh")
+                .isZero();
+        assertThat(guards.reserve(500))
+                .as("the next waits for one refresh, no more")
+                .isPositive()
                 .isLessThanOrEqualTo(250_000_000L);
     }
 
@@ -48,7 +58,8 @@ class CentralGuardsTest {
     void at_the_default_rate_a_refresh_is_still_a_tenth_of_a_second() {
         CentralGuards guards = guards();
         assertThat(guards.events.getRateLimiterConfig().getLimitForPeriod()).isEqualTo(500);
-        assertThat(guards.events.getRateLimiterConfig().getLimitRefreshPeriod()).isEqualTo(java.time.Duration.ofMillis(100));
+        assertThat(guards.events.getRateLimiterConfig().getLimitRefreshPeriod())
+                .isEqualTo(java.time.Duration.ofMillis(100));
     }
 
     @Test
@@ -60,8 +71,9 @@ class CentralGuardsTest {
     void the_breaker_records_a_failed_request_but_ignores_a_failure_of_a_bisection() {
         CentralGuards guards = guards();
         assertThatThrownBy(() -> guards.breaker.executeSupplier(() -> {
-            throw new CentralCall.IgnoredFailure(failed());
-        })).isInstanceOf(CentralCall.IgnoredFailure.class);
+                    throw new CentralCall.IgnoredFailure(failed());
+                }))
+                .isInstanceOf(CentralCall.IgnoredFailure.class);
         assertThat(guards.breaker.getMetrics().getNumberOfFailedCalls()).isZero();
         assertThat(guards.breaker.getMetrics().getNumberOfBufferedCalls()).isZero();
         guards.breaker.executeSupplier(CentralGuardsTest::failed);
@@ -82,13 +94,19 @@ class CentralGuardsTest {
     void the_wait_for_a_request_permit_counts_the_permits_reserved_ahead() {
         // 1 request/s: one permit a second, so that no spacing ends while the test looks
         CentralGuards guards = guards("forwarder.requestsPerSecond=1");
-        assertThat(guards.untilRequestPermit()).as("an idle limiter has its permit now").isZero();
+        assertThat(guards.untilRequestPermit())
+                .as("an idle limiter has its permit now")
+                .isZero();
         guards.reserve(0);
-        assertThat(guards.untilRequestPermit()).as("the spacing's permit is taken: the next comes with the next second")
-                .isPositive().isLessThanOrEqualTo(java.time.Duration.ofSeconds(1));
+        assertThat(guards.untilRequestPermit())
+                .as("the spacing's permit is taken: the next comes with the next second")
+                .isPositive()
+                .isLessThanOrEqualTo(java.time.Duration.ofSeconds(1));
         guards.reserve(0);
         guards.reserve(0);
-        assertThat(guards.untilRequestPermit()).as("two reserved ahead: two whole spacings, and the rest of this one")
-                .isGreaterThan(java.time.Duration.ofSeconds(2)).isLessThanOrEqualTo(java.time.Duration.ofSeconds(3));
+        assertThat(guards.untilRequestPermit())
+                .as("two reserved ahead: two whole spacings, and the rest of this one")
+                .isGreaterThan(java.time.Duration.ofSeconds(2))
+                .isLessThanOrEqualTo(java.time.Duration.ofSeconds(3));
     }
 }

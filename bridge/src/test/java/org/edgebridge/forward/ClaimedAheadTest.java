@@ -27,15 +27,21 @@ class ClaimedAheadTest {
             Instant firstStep = rig.clock.instant();
             assertThat(sendFirstOfTwo(rig)).isEqualTo(new StepResult.Sent(1, Duration.ZERO));
             assertThat(rig.finalsOf("A-1")).containsExactly("accepted");
-            assertThat(rig.record("a", "A-2").state()).as("claimed by the settle that made A-1 final")
+            assertThat(rig.record("a", "A-2").state())
+                    .as("claimed by the settle that made A-1 final")
                     .isEqualTo(CommandState.INFLIGHT);
             rig.clock.advance(Duration.ofSeconds(5));
             assertThat(rig.step()).isEqualTo(new StepResult.Sent(1, Duration.ZERO));
             assertThat(rig.finalsOf("A-2")).containsExactly("accepted");
-            List<HistoryEntry> history = rig.outbox.reads().history(rig.record("a", "A-2").id());
+            List<HistoryEntry> history =
+                    rig.outbox.reads().history(rig.record("a", "A-2").id());
             assertThat(history).extracting(HistoryEntry::kind).containsExactly("attempt", "receipt");
-            assertThat(history.get(0).at()).as("claimed at the first step, not at the second").isEqualTo(firstStep);
-            assertThat(rig.central.inbox().entries()).extracting(Inbox.Entry::eventId).containsExactly("A-1", "A-2");
+            assertThat(history.get(0).at())
+                    .as("claimed at the first step, not at the second")
+                    .isEqualTo(firstStep);
+            assertThat(rig.central.inbox().entries())
+                    .extracting(Inbox.Entry::eventId)
+                    .containsExactly("A-1", "A-2");
             assertThat(rig.central.inbox().stats().get("orderingViolations")).isZero();
             assertThat(rig.step()).isEqualTo(new StepResult.Idle(ForwarderState.IDLE, ForwarderWaits.IDLE_POLL));
         }
@@ -45,8 +51,9 @@ class ClaimedAheadTest {
     void a_settle_claims_nothing_ahead_when_the_next_requests_permit_is_further_away_than_10_ms() {
         try (ForwarderRig rig = new ForwarderRig(dir, "forwarder.maxEvents=1", "forwarder.requestsPerSecond=1")) {
             sendFirstOfTwo(rig);
-            assertThat(rig.record("a", "A-2").state()).as("left for the step that has the permit: its batch takes what came "
-                    + "meanwhile").isEqualTo(CommandState.PENDING);
+            assertThat(rig.record("a", "A-2").state())
+                    .as("left for the step that has the permit: its batch takes what came " + "meanwhile")
+                    .isEqualTo(CommandState.PENDING);
         }
     }
 
@@ -55,7 +62,8 @@ class ClaimedAheadTest {
         try (ForwarderRig rig = new ForwarderRig(dir, "forwarder.maxEvents=1")) {
             sendFirstOfTwo(rig);
             rig.forwarder.pause();
-            assertThat(rig.step()).isEqualTo(new StepResult.Idle(ForwarderState.PAUSED_BY_ADMIN, ForwarderWaits.IDLE_POLL));
+            assertThat(rig.step())
+                    .isEqualTo(new StepResult.Idle(ForwarderState.PAUSED_BY_ADMIN, ForwarderWaits.IDLE_POLL));
             assertThat(rig.record("a", "A-2")).satisfies(r -> {
                 assertThat(r.state()).isEqualTo(CommandState.PENDING);
                 assertThat(r.lastError()).isEqualTo("not sent: the forwarder is paused_by_admin");
@@ -64,9 +72,12 @@ class ClaimedAheadTest {
             rig.forwarder.resume();
             rig.step();
             assertThat(rig.finalsOf("A-2")).containsExactly("accepted");
-            assertThat(rig.outbox.reads().history(rig.record("a", "A-2").id())).extracting(HistoryEntry::kind, HistoryEntry::times)
-                    .as("the second attempt folded into the first line").containsExactly(org.assertj.core.groups.Tuple.tuple(
-                            "attempt", 2), org.assertj.core.groups.Tuple.tuple("released", 1),
+            assertThat(rig.outbox.reads().history(rig.record("a", "A-2").id()))
+                    .extracting(HistoryEntry::kind, HistoryEntry::times)
+                    .as("the second attempt folded into the first line")
+                    .containsExactly(
+                            org.assertj.core.groups.Tuple.tuple("attempt", 2),
+                            org.assertj.core.groups.Tuple.tuple("released", 1),
                             org.assertj.core.groups.Tuple.tuple("receipt", 1));
         }
     }

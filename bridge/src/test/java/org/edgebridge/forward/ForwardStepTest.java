@@ -38,7 +38,9 @@ class ForwardStepTest {
                 assertThat(rig.record("a", id).state()).isEqualTo(CommandState.ACCEPTED);
                 assertThat(rig.finalsOf(id)).containsExactly("accepted");
             }
-            assertThat(rig.central.inbox().entries()).extracting(Inbox.Entry::eventId).containsExactly("A-1", "A-2", "B-1");
+            assertThat(rig.central.inbox().entries())
+                    .extracting(Inbox.Entry::eventId)
+                    .containsExactly("A-1", "A-2", "B-1");
             StepResult idle = rig.step();
             assertThat(idle).isEqualTo(new StepResult.Idle(ForwarderState.IDLE, ForwarderWaits.IDLE_POLL));
             assertThat(idle.endsOnWake()).isTrue();
@@ -57,13 +59,18 @@ class ForwardStepTest {
             rig.store("a", "LOST-1", "");
             rig.step();
             assertThat(rig.record("a", "LOST-1").state()).isEqualTo(CommandState.PENDING);
-            assertThat(rig.status().lastError()).hasValueSatisfying(e -> assertThat(e).startsWith("HTTP 500"));
-            assertThat(rig.step()).isInstanceOfSatisfying(StepResult.Held.class,
-                    h -> assertThat(h.state()).isEqualTo(ForwarderState.BACKING_OFF));
+            assertThat(rig.status().lastError())
+                    .hasValueSatisfying(e -> assertThat(e).startsWith("HTTP 500"));
+            assertThat(rig.step())
+                    .isInstanceOfSatisfying(
+                            StepResult.Held.class, h -> assertThat(h.state()).isEqualTo(ForwarderState.BACKING_OFF));
             rig.waitOutNextAttempt();
             rig.step();
             assertThat(rig.finalsOf("LOST-1")).containsExactly("duplicate");
-            assertThat(rig.lastReceiptOf("LOST-1").path("result").path("inboxId").asLong())
+            assertThat(rig.lastReceiptOf("LOST-1")
+                            .path("result")
+                            .path("inboxId")
+                            .asLong())
                     .isEqualTo(rig.central.inbox().entries().get(0).inboxId());
             assertThat(rig.status().consecutiveFailures()).isZero();
         }
@@ -102,13 +109,16 @@ class ForwardStepTest {
             rig.central.faults(new Faults("retry_later", 0, null, false, 2_000, 0, 1));
             rig.store("a", "LATER-1", "");
             rig.step();
-            assertThat(rig.record("a", "LATER-1").notBefore()).isEqualTo(rig.clock.instant().plusSeconds(2));
+            assertThat(rig.record("a", "LATER-1").notBefore())
+                    .isEqualTo(rig.clock.instant().plusSeconds(2));
             assertThat(rig.step()).as("not due yet").isInstanceOf(StepResult.Idle.class);
             rig.clock.advance(Duration.ofMillis(2_001));
             rig.step();
             assertThat(rig.record("a", "LATER-1")).satisfies(r -> {
                 assertThat(r.state()).isEqualTo(CommandState.ACCEPTED);
-                assertThat(r.retryLaters()).as("a retry_later to every event of the reply counts nothing").isZero();
+                assertThat(r.retryLaters())
+                        .as("a retry_later to every event of the reply counts nothing")
+                        .isZero();
                 assertThat(r.attempts()).isEqualTo(2);
             });
             assertThat(rig.finalsOf("LATER-1")).containsExactly("accepted");
@@ -121,7 +131,8 @@ class ForwardStepTest {
             rig.central.faults(new Faults("retry_later", 0, null, false, Long.MAX_VALUE - 1, 0, 1));
             rig.store("a", "RA-1", "");
             rig.step();
-            assertThat(rig.record("a", "RA-1").notBefore()).isEqualTo(rig.clock.instant().plusSeconds(1));
+            assertThat(rig.record("a", "RA-1").notBefore())
+                    .isEqualTo(rig.clock.instant().plusSeconds(1));
             rig.clock.advance(Duration.ofMillis(1_001));
             rig.step();
             assertThat(rig.finalsOf("RA-1")).containsExactly("accepted");
@@ -139,7 +150,9 @@ class ForwardStepTest {
                 rig.clock.advance(Duration.ofSeconds(2));
             }
             assertThat(rig.central.requestLog()).hasSizeGreaterThan(5);
-            assertThat(rig.record("a", "PARK-1").state()).as("central shed load; it answered no event").isEqualTo(CommandState.PENDING);
+            assertThat(rig.record("a", "PARK-1").state())
+                    .as("central shed load; it answered no event")
+                    .isEqualTo(CommandState.PENDING);
             assertThat(rig.record("a", "PARK-1").retryLaters()).isZero();
             assertThat(rig.status().parked()).isZero();
         }
@@ -157,7 +170,9 @@ class ForwardStepTest {
             rig.step();
             assertThat(rig.finalsOf("MISS-1")).containsExactly("duplicate");
             assertThat(rig.record("a", "MISS-1").retryLaters()).isZero();
-            assertThat(rig.central.inbox().entries()).singleElement().satisfies(e -> assertThat(e.deliveries()).isEqualTo(2));
+            assertThat(rig.central.inbox().entries())
+                    .singleElement()
+                    .satisfies(e -> assertThat(e.deliveries()).isEqualTo(2));
         }
     }
 
@@ -175,7 +190,9 @@ class ForwardStepTest {
             }
             assertThat(rig.record("h", "HUGE-1").state()).isEqualTo(CommandState.REJECTED);
             assertThat(rig.record("h", "HUGE-1").code()).isEqualTo("ingest_payload_too_large");
-            assertThat(rig.central.inbox().entries()).extracting(Inbox.Entry::eventId).doesNotContain("HUGE-1")
+            assertThat(rig.central.inbox().entries())
+                    .extracting(Inbox.Entry::eventId)
+                    .doesNotContain("HUGE-1")
                     .contains("SPLIT-1", "SPLIT-2", "SPLIT-3", "SPLIT-4");
             assertThat(rig.status().pauseReason()).isEmpty();
         }
@@ -198,7 +215,9 @@ class ForwardStepTest {
             for (int i = 1; i <= 4; i++) {
                 assertThat(rig.finalsOf("B-" + i)).containsExactly("accepted");
             }
-            assertThat(rig.central.inbox().entries()).extracting(Inbox.Entry::eventId).doesNotContain("A-3");
+            assertThat(rig.central.inbox().entries())
+                    .extracting(Inbox.Entry::eventId)
+                    .doesNotContain("A-3");
             assertThat(rig.central.inbox().stats().get("orderingViolations")).isZero();
         }
     }
@@ -213,14 +232,22 @@ class ForwardStepTest {
             for (int i = 0; i < 100; i++) {
                 rig.store("n", "N-" + i, "");
                 StepResult r = rig.step();
-                rig.clock.advance(r instanceof StepResult.Held held ? held.waitFor().plusMillis(1) : Duration.ofMillis(500));
+                rig.clock.advance(
+                        r instanceof StepResult.Held held ? held.waitFor().plusMillis(1) : Duration.ofMillis(500));
             }
-            assertThat(rig.central.requestLog()).as("the gateway was asked again and again").hasSizeGreaterThan(5);
+            assertThat(rig.central.requestLog())
+                    .as("the gateway was asked again and again")
+                    .hasSizeGreaterThan(5);
             for (int d = 1; d <= 6; d++) {
                 assertThat(rig.record("g" + d, "G-" + d).state()).isEqualTo(CommandState.PENDING);
             }
             rig.central.faults(Faults.NONE);
-            rig.runUntil(() -> rig.central.inbox().entries().stream().filter(e -> e.eventId().startsWith("G-")).count() == 6, 200);
+            rig.runUntil(
+                    () -> rig.central.inbox().entries().stream()
+                                    .filter(e -> e.eventId().startsWith("G-"))
+                                    .count()
+                            == 6,
+                    200);
         }
     }
 
@@ -231,9 +258,12 @@ class ForwardStepTest {
                 rig.central.faults(Faults.status(status, null, 1));
                 rig.store("a", "AUTH-1", "");
                 rig.step();
-                assertThat(rig.step()).isEqualTo(new StepResult.Held(ForwarderState.PAUSED_BY_CENTRAL, Duration.ofSeconds(5)));
-                assertThat(rig.status().pauseReason()).hasValueSatisfying(r -> assertThat(r).startsWith("HTTP " + status));
-                assertThat(rig.status().nextAttemptAt()).hasValue(rig.clock.instant().plusSeconds(5));
+                assertThat(rig.step())
+                        .isEqualTo(new StepResult.Held(ForwarderState.PAUSED_BY_CENTRAL, Duration.ofSeconds(5)));
+                assertThat(rig.status().pauseReason())
+                        .hasValueSatisfying(r -> assertThat(r).startsWith("HTTP " + status));
+                assertThat(rig.status().nextAttemptAt())
+                        .hasValue(rig.clock.instant().plusSeconds(5));
                 assertThat(rig.record("a", "AUTH-1").state()).isEqualTo(CommandState.PENDING);
                 assertThat(rig.finalsOf("AUTH-1")).isEmpty();
                 rig.clock.advance(Duration.ofSeconds(5));
@@ -251,7 +281,9 @@ class ForwardStepTest {
             rig.store("p", "P-1", "");
             rig.store("p", "P-2", "");
             rig.step();
-            assertThat(rig.status().pauseReason()).as("not paused by one event's 403").isEmpty();
+            assertThat(rig.status().pauseReason())
+                    .as("not paused by one event's 403")
+                    .isEmpty();
             runWithNeighbour(rig, () -> rig.record("p", "P-1").state() == CommandState.PARKED, 60);
             assertThat(rig.record("p", "P-1").code()).isEqualTo("ingest_forbidden");
             assertThat(rig.status().pauseReason()).isEmpty();
@@ -265,9 +297,12 @@ class ForwardStepTest {
                 rig.central.faults(Faults.status(status, null, 1));
                 rig.store("a", "NF-1", "");
                 rig.step();
-                assertThat(rig.step()).isInstanceOfSatisfying(StepResult.Held.class,
-                        h -> assertThat(h.state()).isEqualTo(ForwarderState.PAUSED_BY_CENTRAL));
-                assertThat(rig.status().pauseReason()).hasValueSatisfying(r -> assertThat(r).contains(String.valueOf(status)));
+                assertThat(rig.step())
+                        .isInstanceOfSatisfying(
+                                StepResult.Held.class,
+                                h -> assertThat(h.state()).isEqualTo(ForwarderState.PAUSED_BY_CENTRAL));
+                assertThat(rig.status().pauseReason())
+                        .hasValueSatisfying(r -> assertThat(r).contains(String.valueOf(status)));
                 rig.forwarder.resume();
                 assertThat(rig.step()).isInstanceOf(StepResult.Sent.class);
                 assertThat(rig.finalsOf("NF-1")).containsExactly("accepted");
@@ -281,8 +316,10 @@ class ForwardStepTest {
             rig.central.faults(Faults.status(307, null, 1));
             rig.store("a", "R307", "");
             rig.step();
-            assertThat(rig.step()).isEqualTo(new StepResult.Held(ForwarderState.REDIRECTED_BY_CENTRAL, Duration.ofSeconds(5)));
-            assertThat(rig.status().pauseReason()).hasValueSatisfying(r -> assertThat(r).startsWith("HTTP 307"));
+            assertThat(rig.step())
+                    .isEqualTo(new StepResult.Held(ForwarderState.REDIRECTED_BY_CENTRAL, Duration.ofSeconds(5)));
+            assertThat(rig.status().pauseReason())
+                    .hasValueSatisfying(r -> assertThat(r).startsWith("HTTP 307"));
             assertThat(rig.record("a", "R307").state()).isEqualTo(CommandState.PENDING);
             rig.clock.advance(Duration.ofSeconds(5));
             rig.step();
@@ -297,18 +334,23 @@ class ForwardStepTest {
             rig.store("a", "SLOW-1", "");
             rig.step();
             assertThat(rig.step()).isEqualTo(new StepResult.Held(ForwarderState.BACKING_OFF, Duration.ofSeconds(2)));
-            assertThat(rig.forwarder.circuitBreaker().getMetrics().getNumberOfFailedCalls()).isZero();
+            assertThat(rig.forwarder.circuitBreaker().getMetrics().getNumberOfFailedCalls())
+                    .isZero();
             rig.central.faults(Faults.status(503, 3, 1));
             rig.clock.advance(Duration.ofSeconds(2));
             rig.step();
             assertThat(rig.step()).isEqualTo(new StepResult.Held(ForwarderState.BACKING_OFF, Duration.ofSeconds(3)));
-            assertThat(rig.forwarder.circuitBreaker().getMetrics().getNumberOfFailedCalls()).isEqualTo(1);
+            assertThat(rig.forwarder.circuitBreaker().getMetrics().getNumberOfFailedCalls())
+                    .isEqualTo(1);
             assertThat(rig.status().consecutiveFailures()).isEqualTo(2);
-            assertThat(rig.status().lastError()).hasValueSatisfying(e -> assertThat(e).startsWith("HTTP 503"));
+            assertThat(rig.status().lastError())
+                    .hasValueSatisfying(e -> assertThat(e).startsWith("HTTP 503"));
             rig.clock.advance(Duration.ofSeconds(3));
             rig.step();
             assertThat(rig.finalsOf("SLOW-1")).containsExactly("accepted");
-            assertThat(rig.central.requestLog()).extracting(CentralSim.Request::status).containsExactly(429, 503, 200);
+            assertThat(rig.central.requestLog())
+                    .extracting(CentralSim.Request::status)
+                    .containsExactly(429, 503, 200);
         }
     }
 
@@ -339,7 +381,9 @@ class ForwardStepTest {
                 rig.clock.advance(held.waitFor());
             }
             rig.step();
-            assertThat(rig.central.requestLog()).extracting(CentralSim.Request::status).containsExactly(500, 500, 500, 200);
+            assertThat(rig.central.requestLog())
+                    .extracting(CentralSim.Request::status)
+                    .containsExactly(500, 500, 500, 200);
             assertThat(rig.finalsOf("E500-1")).containsExactly("accepted");
         }
     }
@@ -355,7 +399,9 @@ class ForwardStepTest {
             assertThat(rig.record("p", "P-1").code()).isEqualTo("ingest_refused");
             assertThat(rig.finalsOf("Q-1")).containsExactly("accepted");
             assertThat(rig.finalsOf("R-1")).containsExactly("accepted");
-            assertThat(rig.status().pauseReason()).as("a 409 is no configuration fault").isEmpty();
+            assertThat(rig.status().pauseReason())
+                    .as("a 409 is no configuration fault")
+                    .isEmpty();
         }
     }
 
@@ -366,12 +412,17 @@ class ForwardStepTest {
             rig.store("a", "C-1", "");
             rig.store("b", "C-2", "");
             rig.step();
-            assertThat(rig.central.requestLog()).as("one request: a step sends the main request, nothing looked into yet").hasSize(1);
-            assertThat(rig.step()).isInstanceOfSatisfying(StepResult.Held.class,
-                    h -> assertThat(h.state()).isEqualTo(ForwarderState.BACKING_OFF));
+            assertThat(rig.central.requestLog())
+                    .as("one request: a step sends the main request, nothing looked into yet")
+                    .hasSize(1);
+            assertThat(rig.step())
+                    .isInstanceOfSatisfying(
+                            StepResult.Held.class, h -> assertThat(h.state()).isEqualTo(ForwarderState.BACKING_OFF));
             assertThat(rig.record("a", "C-1").state()).isEqualTo(CommandState.PENDING);
             assertThat(rig.record("b", "C-2").state()).isEqualTo(CommandState.PENDING);
-            assertThat(failedAlone(rig, "a", "C-1") + failedAlone(rig, "b", "C-2")).as("nothing counted").isZero();
+            assertThat(failedAlone(rig, "a", "C-1") + failedAlone(rig, "b", "C-2"))
+                    .as("nothing counted")
+                    .isZero();
             rig.central.faults(Faults.NONE);
             rig.runUntil(() -> rig.central.inbox().entries().size() == 2, 60);
             assertThat(rig.finalsOf("C-1")).containsExactly("accepted");
@@ -395,7 +446,9 @@ class ForwardStepTest {
                 assertThat(rig.finalsOf("Q-" + i)).containsExactly("accepted");
                 assertThat(rig.finalsOf("R-" + i)).containsExactly("accepted");
             }
-            assertThat(rig.record("p", "P-3").state()).as("waits behind the parked one").isEqualTo(CommandState.PENDING);
+            assertThat(rig.record("p", "P-3").state())
+                    .as("waits behind the parked one")
+                    .isEqualTo(CommandState.PENDING);
             assertThat(rig.status().parked()).isEqualTo(1);
         }
     }
@@ -436,12 +489,16 @@ class ForwardStepTest {
             for (int i = 0; i < 10; i++) {
                 int before = rig.central.requestLog().size();
                 rig.step();
-                assertThat(rig.central.requestLog().size() - before).as("at most one request: no other traffic").isLessThanOrEqualTo(1);
+                assertThat(rig.central.requestLog().size() - before)
+                        .as("at most one request: no other traffic")
+                        .isLessThanOrEqualTo(1);
                 rig.clock.advance(Duration.ofSeconds(1));
             }
             for (int d = 1; d <= 6; d++) {
                 assertThat(rig.record("s" + d, "S-" + d).state()).isEqualTo(CommandState.PENDING);
-                assertThat(failedAlone(rig, "s" + d, "S-" + d)).as("not counted toward parking").isZero();
+                assertThat(failedAlone(rig, "s" + d, "S-" + d))
+                        .as("not counted toward parking")
+                        .isZero();
             }
             rig.central.faults(Faults.NONE);
             rig.runUntil(() -> rig.central.inbox().entries().size() == 6, 60);
@@ -462,15 +519,23 @@ class ForwardStepTest {
             rig.central.faults(Faults.poison("A-1", 500));
             rig.step();
             assertThat(rig.finalsOf("B-1")).containsExactly("accepted");
-            assertThat(rig.central.inbox().entries()).extracting(Inbox.Entry::eventId)
-                    .as("A-2 is not sent while A-1, ahead of it, failed").containsExactly("B-1");
+            assertThat(rig.central.inbox().entries())
+                    .extracting(Inbox.Entry::eventId)
+                    .as("A-2 is not sent while A-1, ahead of it, failed")
+                    .containsExactly("B-1");
             assertThat(rig.record("a", "A-2").state()).isEqualTo(CommandState.PENDING);
-            assertThat(rig.record("a", "A-1").state()).as("its second failure alone (the rig's maxServerErrors)")
+            assertThat(rig.record("a", "A-1").state())
+                    .as("its second failure alone (the rig's maxServerErrors)")
                     .isEqualTo(CommandState.PARKED);
             rig.central.faults(Faults.NONE);
-            assertThat(rig.outbox.parked().decide(List.of(rig.record("a", "A-1").id()), ParkedDesk.Decision.REQUEUE, "by a test")).hasSize(1);
+            assertThat(rig.outbox
+                            .parked()
+                            .decide(List.of(rig.record("a", "A-1").id()), ParkedDesk.Decision.REQUEUE, "by a test"))
+                    .hasSize(1);
             rig.runUntil(() -> rig.central.inbox().entries().size() == 3, 60);
-            assertThat(rig.central.inbox().entries()).extracting(Inbox.Entry::eventId).containsExactly("B-1", "A-1", "A-2");
+            assertThat(rig.central.inbox().entries())
+                    .extracting(Inbox.Entry::eventId)
+                    .containsExactly("B-1", "A-1", "A-2");
         }
     }
 
@@ -484,9 +549,12 @@ class ForwardStepTest {
                 rig.store("n", "N-" + i, "");
             }
             StepResult r = rig.step();
-            rig.clock.advance(r instanceof StepResult.Held held ? held.waitFor().plusMillis(1) : Duration.ofMillis(500));
+            rig.clock.advance(
+                    r instanceof StepResult.Held held ? held.waitFor().plusMillis(1) : Duration.ofMillis(500));
         }
-        assertThat(done.getAsBoolean()).as("done within %d steps; central saw %s", maxSteps, rig.central.requestLog()).isTrue();
+        assertThat(done.getAsBoolean())
+                .as("done within %d steps; central saw %s", maxSteps, rig.central.requestLog())
+                .isTrue();
     }
 
     /** Marks the commands as having made central fail alone once before (e.g. before a restart): suspects. */
@@ -498,7 +566,9 @@ class ForwardStepTest {
 
     private static long failedAlone(ForwarderRig rig, String device, String commandId) {
         return rig.outbox.reads().history(rig.record(device, commandId).id()).stream()
-                .filter(h -> h.kind().equals("failed_alone")).mapToLong(h -> h.times()).sum();
+                .filter(h -> h.kind().equals("failed_alone"))
+                .mapToLong(h -> h.times())
+                .sum();
     }
 
     @Test
@@ -510,10 +580,13 @@ class ForwardStepTest {
         try (ForwarderRig rig = new ForwarderRig(dir, "ingest.url=http://127.0.0.1:" + port + "/ingest")) {
             rig.store("a", "DOWN-1", "");
             assertThat(rig.step()).isInstanceOf(StepResult.Sent.class);
-            assertThat(rig.step()).isInstanceOfSatisfying(StepResult.Held.class,
-                    h -> assertThat(h.state()).isEqualTo(ForwarderState.BACKING_OFF));
-            assertThat(rig.status().lastError()).hasValueSatisfying(e -> assertThat(e)
-                    .isEqualTo("central unreachable: connection to 127.0.0.1:" + port + " refused (nothing listens there: check ingest.url)"));
+            assertThat(rig.step())
+                    .isInstanceOfSatisfying(
+                            StepResult.Held.class, h -> assertThat(h.state()).isEqualTo(ForwarderState.BACKING_OFF));
+            assertThat(rig.status().lastError())
+                    .hasValueSatisfying(e -> assertThat(e)
+                            .isEqualTo("central unreachable: connection to 127.0.0.1:" + port
+                                    + " refused (nothing listens there: check ingest.url)"));
             assertThat(rig.status().requests()).isEqualTo(1);
             assertThat(rig.status().eventsSent()).as("never reached central").isZero();
             assertThat(rig.record("a", "DOWN-1").state()).isEqualTo(CommandState.PENDING);
@@ -526,20 +599,25 @@ class ForwardStepTest {
             // the breaker counts the main requests' failures (a probe's never: docs/forwarding.md, "Blame"), so new
             // devices keep sending while central fails everything
             rig.central.faults(Faults.status(500, null, -1));
-            for (int i = 1; i <= 40 && !rig.forwarder.circuitBreaker().getState().name().equals("OPEN"); i++) {
+            for (int i = 1;
+                    i <= 40 && !rig.forwarder.circuitBreaker().getState().name().equals("OPEN");
+                    i++) {
                 rig.store("d" + i, "BR-" + i, "");
                 StepResult r = rig.step();
-                if (r instanceof StepResult.Held held && !rig.forwarder.circuitBreaker().getState().name().equals("OPEN")) {
+                if (r instanceof StepResult.Held held
+                        && !rig.forwarder.circuitBreaker().getState().name().equals("OPEN")) {
                     rig.clock.advance(held.waitFor().plusMillis(1));
                 }
             }
             assertThat(rig.forwarder.circuitBreaker().getState().name()).isEqualTo("OPEN");
             int sent = rig.central.requestLog().size();
             java.time.Instant breakerEnds = rig.status().nextAttemptAt().orElseThrow();
-            assertThat(breakerEnds).as("the next attempt is the end of the breaker's open time, after the backoff")
+            assertThat(breakerEnds)
+                    .as("the next attempt is the end of the breaker's open time, after the backoff")
                     .isEqualTo(rig.clock.instant().plusSeconds(10));
             rig.clock.advance(Duration.ofSeconds(9));
-            assertThat(rig.step()).isEqualTo(new StepResult.Held(ForwarderState.BREAKER_OPEN, ForwarderWaits.BREAKER_POLL));
+            assertThat(rig.step())
+                    .isEqualTo(new StepResult.Held(ForwarderState.BREAKER_OPEN, ForwarderWaits.BREAKER_POLL));
             assertThat(rig.central.requestLog()).as("nothing sent while open").hasSize(sent);
             assertThat(rig.record("d1", "BR-1").state()).as("nor claimed").isEqualTo(CommandState.PENDING);
             rig.store("late", "BR-LATE", "");
@@ -575,13 +653,15 @@ class ForwardStepTest {
                 Connection db = DriverManager.getConnection("jdbc:sqlite:" + rig.outbox.file())) {
             rig.store("a", "KEEP-1", "");
             try (Statement s = db.createStatement()) {
-                s.execute("CREATE TRIGGER test_fail_final BEFORE UPDATE OF state ON commands WHEN NEW.state = 'accepted' "
-                        + "BEGIN SELECT RAISE(ABORT, 'test: the disk is full'); END");
+                s.execute(
+                        "CREATE TRIGGER test_fail_final BEFORE UPDATE OF state ON commands WHEN NEW.state = 'accepted' "
+                                + "BEGIN SELECT RAISE(ABORT, 'test: the disk is full'); END");
             }
             rig.step();
             assertThat(rig.status().unsettledEvents()).isEqualTo(1);
-            assertThat(rig.step()).isEqualTo(new StepResult.Held(ForwarderState.OUTBOX_UNWRITABLE,
-                    ForwarderWaits.OUTBOX_UNWRITABLE_RETRY));
+            assertThat(rig.step())
+                    .isEqualTo(new StepResult.Held(
+                            ForwarderState.OUTBOX_UNWRITABLE, ForwarderWaits.OUTBOX_UNWRITABLE_RETRY));
             assertThat(rig.finalsOf("KEEP-1")).isEmpty();
             try (Statement s = db.createStatement()) {
                 s.execute("DROP TRIGGER test_fail_final");
@@ -589,7 +669,9 @@ class ForwardStepTest {
             rig.step();
             assertThat(rig.status().unsettledEvents()).isZero();
             assertThat(rig.finalsOf("KEEP-1")).containsExactly("accepted");
-            assertThat(rig.central.inbox().entries()).singleElement().satisfies(e -> assertThat(e.deliveries()).isEqualTo(1));
+            assertThat(rig.central.inbox().entries())
+                    .singleElement()
+                    .satisfies(e -> assertThat(e.deliveries()).isEqualTo(1));
         }
     }
 
@@ -599,11 +681,14 @@ class ForwardStepTest {
                 Connection db = DriverManager.getConnection("jdbc:sqlite:" + rig.outbox.file())) {
             rig.store("a", "CF-1", "");
             try (Statement s = db.createStatement()) {
-                s.execute("CREATE TRIGGER test_fail_claim BEFORE UPDATE OF state ON commands WHEN NEW.state = 'inflight' "
-                        + "BEGIN SELECT RAISE(ABORT, 'test: the claim cannot be written'); END");
+                s.execute(
+                        "CREATE TRIGGER test_fail_claim BEFORE UPDATE OF state ON commands WHEN NEW.state = 'inflight' "
+                                + "BEGIN SELECT RAISE(ABORT, 'test: the claim cannot be written'); END");
             }
-            assertThat(rig.step()).isInstanceOfSatisfying(StepResult.Failed.class,
-                    f -> assertThat(f.waitFor()).isEqualTo(ForwarderWaits.AFTER_FAILED_STEP));
+            assertThat(rig.step())
+                    .isInstanceOfSatisfying(
+                            StepResult.Failed.class,
+                            f -> assertThat(f.waitFor()).isEqualTo(ForwarderWaits.AFTER_FAILED_STEP));
             assertThat(rig.status().failedSteps()).isEqualTo(1);
             try (Statement s = db.createStatement()) {
                 s.execute("DROP TRIGGER test_fail_claim");
@@ -620,7 +705,8 @@ class ForwardStepTest {
             assertThat(rig.step()).isInstanceOf(StepResult.Sent.class);
             rig.store("a", "RL-2", "");
             rig.store("b", "RL-3", "");
-            // one permit a second: the next step waits for it (Resilience4j's limiter runs on real time) and claims nothing
+            // one permit a second: the next step waits for it (Resilience4j's limiter runs on real time) and claims
+            // nothing
             StepResult held = rig.step();
             assertThat(held).isInstanceOf(StepResult.Held.class);
             assertThat(held.waitFor()).isPositive().isLessThanOrEqualTo(Duration.ofSeconds(1));
@@ -628,8 +714,13 @@ class ForwardStepTest {
             await().atMost(Duration.ofSeconds(5)).until(() -> rig.step() instanceof StepResult.Sent);
             assertThat(rig.finalsOf("RL-2")).containsExactly("accepted");
             assertThat(rig.finalsOf("RL-3")).containsExactly("accepted");
-            assertThat(rig.central.requestLog()).extracting(CentralSim.Request::events).as("events per request").containsExactly(1, 2);
-            assertThat(rig.rateLimitWaits).as("no wait inside a request: the step waited before it claimed").isEmpty();
+            assertThat(rig.central.requestLog())
+                    .extracting(CentralSim.Request::events)
+                    .as("events per request")
+                    .containsExactly(1, 2);
+            assertThat(rig.rateLimitWaits)
+                    .as("no wait inside a request: the step waited before it claimed")
+                    .isEmpty();
         }
     }
 }

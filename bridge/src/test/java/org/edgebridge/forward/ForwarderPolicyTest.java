@@ -15,9 +15,15 @@ import org.junit.jupiter.api.Test;
 /** The forwarder's decisions on a clock the test moves: pauses, backoff, the circuit breaker's states. No network. */
 class ForwarderPolicyTest {
     private final TestClock clock = new TestClock();
-    private final ForwarderSettings settings = ConfigLoader.load(null, List.of("ingest.url=http://127.0.0.1:1/ingest",
-            "forwarder.backoffInitial=100ms", "forwarder.backoffMax=1s", "forwarder.authRetryInterval=5s",
-            "forwarder.breakerOpenFor=10s")).forwarder();
+    private final ForwarderSettings settings = ConfigLoader.load(
+                    null,
+                    List.of(
+                            "ingest.url=http://127.0.0.1:1/ingest",
+                            "forwarder.backoffInitial=100ms",
+                            "forwarder.backoffMax=1s",
+                            "forwarder.authRetryInterval=5s",
+                            "forwarder.breakerOpenFor=10s"))
+            .forwarder();
     private final CentralGuards guards = new CentralGuards(settings, clock);
     private final ForwarderPolicy policy = new ForwarderPolicy(settings, clock, guards.breaker);
 
@@ -27,10 +33,11 @@ class ForwarderPolicyTest {
 
     /** A request through the circuit breaker, as {@link CentralCall} makes it, that central answers or fails. */
     private void call(boolean fails) {
-        RequestOutcome outcome = fails ? new RequestOutcome.Failed("HTTP 500", RequestOutcome.Cause.SERVER_ERROR)
+        RequestOutcome outcome = fails
+                ? new RequestOutcome.Failed("HTTP 500", RequestOutcome.Cause.SERVER_ERROR)
                 : new RequestOutcome.Answered(List.of(), List.of());
-        guards.breaker.executeSupplier(() -> new CentralCall.Sent(new IngestReply(fails ? 500 : 200, new byte[0],
-                Optional.empty(), Optional.empty(), null), outcome));
+        guards.breaker.executeSupplier(() -> new CentralCall.Sent(
+                new IngestReply(fails ? 500 : 200, new byte[0], Optional.empty(), Optional.empty(), null), outcome));
     }
 
     @Test
@@ -68,7 +75,8 @@ class ForwarderPolicyTest {
         assertThat(policy.nextAttemptAt()).hasValue(clock.instant().plusSeconds(9));
         clock.advance(Duration.ofSeconds(9));
         policy.failed("HTTP 503", Duration.ofMillis(1));
-        assertThat(holdBack().orElseThrow().waitFor()).as("second failure: the backoff is longer than the Retry-After")
+        assertThat(holdBack().orElseThrow().waitFor())
+                .as("second failure: the backoff is longer than the Retry-After")
                 .isBetween(Duration.ofMillis(99), Duration.ofMillis(200));
     }
 
@@ -83,14 +91,16 @@ class ForwarderPolicyTest {
             assertThat(h.waitFor()).isBetween(Duration.ofMillis(49), Duration.ofMillis(100));
             assertThat(h.endsOnWake()).isFalse();
         });
-        assertThat(policy.nextAttemptAt()).hasValue(clock.instant().plus(held.get().waitFor()));
+        assertThat(policy.nextAttemptAt())
+                .hasValue(clock.instant().plus(held.get().waitFor()));
         assertThat(policy.stillSending()).isFalse();
         clock.advance(held.get().waitFor());
         assertThat(holdBack()).isEmpty();
         assertThat(policy.stillSending()).isTrue();
         assertThat(policy.consecutiveFailures()).isEqualTo(1);
         assertThat(policy.lastError()).hasValue("HTTP 500");
-        assertThat(policy.lastErrorAt()).hasValue(clock.instant().minus(held.get().waitFor()));
+        assertThat(policy.lastErrorAt())
+                .hasValue(clock.instant().minus(held.get().waitFor()));
     }
 
     @Test
@@ -99,7 +109,8 @@ class ForwarderPolicyTest {
         assertThat(holdBack()).hasValue(new StepResult.Held(ForwarderState.BACKING_OFF, Duration.ofSeconds(7)));
         clock.advance(Duration.ofSeconds(7));
         policy.throttled(Duration.ZERO, "HTTP 429");
-        assertThat(holdBack().orElseThrow().waitFor()).as("second failure: 200 ms drawn from its upper half")
+        assertThat(holdBack().orElseThrow().waitFor())
+                .as("second failure: 200 ms drawn from its upper half")
                 .isBetween(Duration.ofMillis(99), Duration.ofMillis(200));
         assertThat(policy.consecutiveFailures()).isEqualTo(2);
         policy.answered();
@@ -118,7 +129,8 @@ class ForwarderPolicyTest {
         assertThat(holdBack()).as("tried again after the interval").isEmpty();
         assertThat(policy.pauseReason()).as("until central answers").hasValue("HTTP 401");
         policy.refused("HTTP 307 to https://elsewhere", true);
-        assertThat(holdBack()).hasValue(new StepResult.Held(ForwarderState.REDIRECTED_BY_CENTRAL, Duration.ofSeconds(5)));
+        assertThat(holdBack())
+                .hasValue(new StepResult.Held(ForwarderState.REDIRECTED_BY_CENTRAL, Duration.ofSeconds(5)));
         policy.answered();
         assertThat(holdBack()).isEmpty();
         assertThat(policy.pauseReason()).isEmpty();
@@ -151,7 +163,8 @@ class ForwarderPolicyTest {
         assertThat(guards.breaker.getState()).isEqualTo(CircuitBreaker.State.OPEN);
         assertThat(holdBack()).hasValue(new StepResult.Held(ForwarderState.BREAKER_OPEN, ForwarderWaits.BREAKER_POLL));
         clock.advance(Duration.ofMillis(9_900));
-        assertThat(holdBack()).as("the wait ends when the breaker may half-open")
+        assertThat(holdBack())
+                .as("the wait ends when the breaker may half-open")
                 .hasValue(new StepResult.Held(ForwarderState.BREAKER_OPEN, Duration.ofMillis(100)));
         clock.advance(Duration.ofMillis(100));
         assertThat(holdBack()).isEmpty();
@@ -169,10 +182,12 @@ class ForwarderPolicyTest {
 
     @Test
     void a_429_is_not_a_failure_for_the_breaker_but_a_503_is() {
-        CentralCall.Sent throttled429 = new CentralCall.Sent(new IngestReply(429, new byte[0], Optional.empty(),
-                Optional.empty(), null), new RequestOutcome.Throttled(Duration.ZERO, "HTTP 429"));
-        CentralCall.Sent throttled503 = new CentralCall.Sent(new IngestReply(503, new byte[0], Optional.empty(),
-                Optional.empty(), null), new RequestOutcome.Failed("HTTP 503", RequestOutcome.Cause.UNAVAILABLE));
+        CentralCall.Sent throttled429 = new CentralCall.Sent(
+                new IngestReply(429, new byte[0], Optional.empty(), Optional.empty(), null),
+                new RequestOutcome.Throttled(Duration.ZERO, "HTTP 429"));
+        CentralCall.Sent throttled503 = new CentralCall.Sent(
+                new IngestReply(503, new byte[0], Optional.empty(), Optional.empty(), null),
+                new RequestOutcome.Failed("HTTP 503", RequestOutcome.Cause.UNAVAILABLE));
         assertThat(throttled429.isFailure()).isFalse();
         assertThat(throttled503.isFailure()).isTrue();
     }

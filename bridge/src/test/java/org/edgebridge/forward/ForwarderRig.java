@@ -2,6 +2,7 @@ package org.edgebridge.forward;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -18,7 +19,6 @@ import org.edgebridge.intake.TestHashes;
 import org.edgebridge.outbox.CommandRecord;
 import org.edgebridge.outbox.NewCommand;
 import org.edgebridge.outbox.Outbox;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.edgebridge.receipt.ReceiptFigures;
 import org.edgebridge.receipt.ReceiptSender;
 import org.edgebridge.worker.Workers;
@@ -46,19 +46,35 @@ final class ForwarderRig implements AutoCloseable {
     ForwarderRig(Path dir, long centralMaxRequestBytes, String... sets) {
         this.central = new CentralSim(Optional.empty(), centralMaxRequestBytes, clock).start("127.0.0.1", 0);
         this.outbox = Outbox.open(dir.resolve("outbox.db"), clock);
-        List<String> all = new ArrayList<>(List.of("ingest.url=http://127.0.0.1:" + central.port() + "/ingest",
-                "ingest.timeout=10s", "forwarder.backoffInitial=100ms", "forwarder.backoffMax=1s",
-                "forwarder.authRetryInterval=5s", "forwarder.breakerOpenFor=10s", "forwarder.requestsPerSecond=100000",
-                "forwarder.eventsPerSecond=1000000", "forwarder.maxAttempts=3", "forwarder.maxServerErrors=2"));
+        List<String> all = new ArrayList<>(List.of(
+                "ingest.url=http://127.0.0.1:" + central.port() + "/ingest",
+                "ingest.timeout=10s",
+                "forwarder.backoffInitial=100ms",
+                "forwarder.backoffMax=1s",
+                "forwarder.authRetryInterval=5s",
+                "forwarder.breakerOpenFor=10s",
+                "forwarder.requestsPerSecond=100000",
+                "forwarder.eventsPerSecond=1000000",
+                "forwarder.maxAttempts=3",
+                "forwarder.maxServerErrors=2"));
         all.addAll(List.of(sets));
-        ReceiptSender receipts = new ReceiptSender((clientId, json) -> {
-            synchronized (published) {
-                published.add(read(json));
-            }
-            return true;
-        }, new ReceiptFigures(new SimpleMeterRegistry(), clock));
-        this.forwarder = new Forwarder(ConfigLoader.load(null, all).forwarder(), outbox, receipts, () -> Long.MAX_VALUE,
-                clock, new Workers(() -> {}), new SimpleMeterRegistry(), d -> {
+        ReceiptSender receipts = new ReceiptSender(
+                (clientId, json) -> {
+                    synchronized (published) {
+                        published.add(read(json));
+                    }
+                    return true;
+                },
+                new ReceiptFigures(new SimpleMeterRegistry(), clock));
+        this.forwarder = new Forwarder(
+                ConfigLoader.load(null, all).forwarder(),
+                outbox,
+                receipts,
+                () -> Long.MAX_VALUE,
+                clock,
+                new Workers(() -> {}),
+                new SimpleMeterRegistry(),
+                d -> {
                     rateLimitWaits.add(d);
                     clock.advance(d);
                 });
@@ -75,8 +91,14 @@ final class ForwarderRig implements AutoCloseable {
     /** Stores one command of {@code device}; {@code body} is more JSON members (",\"x\":1") or empty. */
     void store(String device, String commandId, String body) {
         byte[] payload = ("{\"commandId\":\"" + commandId + "\"" + body + "}").getBytes(StandardCharsets.UTF_8);
-        outbox.store(List.of(new NewCommand(device, commandId, "devices/" + device + "/commands/t", "t", payload,
-                TestHashes.sha256(payload), clock.instant())));
+        outbox.store(List.of(new NewCommand(
+                device,
+                commandId,
+                "devices/" + device + "/commands/t",
+                "t",
+                payload,
+                TestHashes.sha256(payload),
+                clock.instant())));
     }
 
     StepResult step() {
@@ -121,15 +143,20 @@ final class ForwarderRig implements AutoCloseable {
     /** The final receipts handed to the broker for a command, in order (status names). */
     List<String> finalsOf(String commandId) {
         synchronized (published) {
-            return published.stream().filter(r -> r.path("commandId").asText().equals(commandId)
-                    && r.path("final").asBoolean()).map(r -> r.path("status").asText()).toList();
+            return published.stream()
+                    .filter(r -> r.path("commandId").asText().equals(commandId)
+                            && r.path("final").asBoolean())
+                    .map(r -> r.path("status").asText())
+                    .toList();
         }
     }
 
     JsonNode lastReceiptOf(String commandId) {
         synchronized (published) {
-            return published.stream().filter(r -> r.path("commandId").asText().equals(commandId))
-                    .reduce((a, b) -> b).orElseThrow();
+            return published.stream()
+                    .filter(r -> r.path("commandId").asText().equals(commandId))
+                    .reduce((a, b) -> b)
+                    .orElseThrow();
         }
     }
 

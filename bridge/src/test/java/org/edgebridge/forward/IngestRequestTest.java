@@ -16,13 +16,22 @@ import org.junit.jupiter.api.Test;
  * out.
  */
 class IngestRequestTest {
-    private final ForwarderSettings settings = ConfigLoader.load(null, List.of("edge.id=site-01")).forwarder();
+    private final ForwarderSettings settings =
+            ConfigLoader.load(null, List.of("edge.id=site-01")).forwarder();
 
     private static ClaimedEvent event(int i, String device, String type, String payload) {
-        return new ClaimedEvent(i, device, "CMD-" + i, Long.MAX_VALUE - i, "devices/" + device + "/commands/" + type,
-                type, payload.getBytes(StandardCharsets.UTF_8), "a".repeat(64),
-                        Instant.parse("2026-11-29T06:33:00.123456789Z"),
-                Integer.MAX_VALUE, 0);
+        return new ClaimedEvent(
+                i,
+                device,
+                "CMD-" + i,
+                Long.MAX_VALUE - i,
+                "devices/" + device + "/commands/" + type,
+                type,
+                payload.getBytes(StandardCharsets.UTF_8),
+                "a".repeat(64),
+                Instant.parse("2026-11-29T06:33:00.123456789Z"),
+                Integer.MAX_VALUE,
+                0);
     }
 
     private long envelope() {
@@ -30,8 +39,10 @@ class IngestRequestTest {
     }
 
     private static long sizes(List<ClaimedEvent> events) {
-        return events.stream().mapToLong(e -> IngestRequest.eventBytes(e.clientId(), e.commandId(), e.type(), e.topic(),
-                e.payload().length)).sum();
+        return events.stream()
+                .mapToLong(e ->
+                        IngestRequest.eventBytes(e.clientId(), e.commandId(), e.type(), e.topic(), e.payload().length))
+                .sum();
     }
 
     @Test
@@ -42,9 +53,19 @@ class IngestRequestTest {
         events.add(event(3, "d", "x".repeat(60_000), "{}"));
         events.add(event(4, "d\uD800", "lone/\uDC00surrogate", "{}"));
         ClaimedEvent e5 = event(5, "d", "t", "{}");
-        events.add(new ClaimedEvent(5, "d", "CMD-5", 5, e5.topic(), "t", e5.payload(), e5.payloadSha256(),
+        events.add(new ClaimedEvent(
+                5,
+                "d",
+                "CMD-5",
+                5,
+                e5.topic(),
+                "t",
+                e5.payload(),
+                e5.payloadSha256(),
                 e5.receivedAt(),
-                1, 0, Optional.of(Instant.parse("2026-11-29T06:33:00.123456789Z"))));
+                1,
+                0,
+                Optional.of(Instant.parse("2026-11-29T06:33:00.123456789Z"))));
         byte[] body = IngestRequest.body("site-01", BatchIds.next(), events);
         assertThat((long) body.length).isLessThanOrEqualTo(envelope() + sizes(events));
         assertThat(new String(body, StandardCharsets.UTF_8))
@@ -56,8 +77,18 @@ class IngestRequestTest {
         List<ClaimedEvent> events = new ArrayList<>();
         for (int i = 0; i < 10; i++) {
             // the expiry is counted whether an event has one or not: the bound is tight with it
-            events.add(new ClaimedEvent(i, "dev-" + i, "C-" + i, i, "devices/dev-" + i + "/commands/t", "t",
-                    "{\"n\":1}".getBytes(StandardCharsets.UTF_8), "b".repeat(64), Instant.EPOCH, 1, 0,
+            events.add(new ClaimedEvent(
+                    i,
+                    "dev-" + i,
+                    "C-" + i,
+                    i,
+                    "devices/dev-" + i + "/commands/t",
+                    "t",
+                    "{\"n\":1}".getBytes(StandardCharsets.UTF_8),
+                    "b".repeat(64),
+                    Instant.EPOCH,
+                    1,
+                    0,
                     Optional.of(Instant.parse("2026-11-29T06:33:00.123Z"))));
         }
         byte[] body = IngestRequest.body("site-01", BatchIds.next(), events);

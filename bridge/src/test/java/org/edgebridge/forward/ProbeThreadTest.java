@@ -18,8 +18,18 @@ import org.junit.jupiter.api.Test;
 
 /** The probe's own thread: one probe at a time, taken once, never lost at a stop; with a real thread. */
 class ProbeThreadTest {
-    private static final List<ClaimedEvent> PROBE = List.of(new ClaimedEvent(7, "dev-1", "C-7", 1,
-            "devices/dev-1/commands/t", "t", "{}".getBytes(StandardCharsets.UTF_8), "a".repeat(64), Instant.EPOCH, 1, 0));
+    private static final List<ClaimedEvent> PROBE = List.of(new ClaimedEvent(
+            7,
+            "dev-1",
+            "C-7",
+            1,
+            "devices/dev-1/commands/t",
+            "t",
+            "{}".getBytes(StandardCharsets.UTF_8),
+            "a".repeat(64),
+            Instant.EPOCH,
+            1,
+            0));
 
     private static CentralCall.Done answered() {
         return new CentralCall.Done(new RequestOutcome.Answered(List.of(), List.of()), SentRequest.unmeasured("b-1"));
@@ -40,12 +50,17 @@ class ProbeThreadTest {
                 }
                 return answered();
             });
-            assertThat(slot.awaitDone(Duration.ofMillis(50))).as("not done within the grace: the step goes on").isEmpty();
+            assertThat(slot.awaitDone(Duration.ofMillis(50)))
+                    .as("not done within the grace: the step goes on")
+                    .isEmpty();
             assertThat(slot.busy()).isTrue();
             assertThat(slot.eventsOut()).isEqualTo(1);
-            assertThatThrownBy(() -> slot.send(PROBE, ProbeThreadTest::answered)).isInstanceOf(IllegalStateException.class);
+            assertThatThrownBy(() -> slot.send(PROBE, ProbeThreadTest::answered))
+                    .isInstanceOf(IllegalStateException.class);
             central.countDown();
-            assertThat(slot.awaitDone(Duration.ofSeconds(10))).get().satisfies(d -> assertThat(d.events()).isEqualTo(PROBE));
+            assertThat(slot.awaitDone(Duration.ofSeconds(10)))
+                    .get()
+                    .satisfies(d -> assertThat(d.events()).isEqualTo(PROBE));
             // the wake runs on the probe's thread right after the outcome is there: awaited, not assumed
             await().atMost(Duration.ofSeconds(10)).until(() -> wakes.get() == 1);
             assertThat(slot.takeDone()).as("taken once").isEmpty();
@@ -63,14 +78,17 @@ class ProbeThreadTest {
         slot.send(PROBE, () -> {
             sending.countDown();
             try {
-                new CountDownLatch(1).await(60, TimeUnit.SECONDS); // central never answers; the stop's interrupt ends it
+                new CountDownLatch(1)
+                        .await(60, TimeUnit.SECONDS); // central never answers; the stop's interrupt ends it
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
             return answered();
         });
         assertThat(sending.await(10, TimeUnit.SECONDS)).isTrue();
-        assertThat(slot.close(Duration.ofMillis(200))).as("maybe sent: the caller releases them").isEqualTo(PROBE);
+        assertThat(slot.close(Duration.ofMillis(200)))
+                .as("maybe sent: the caller releases them")
+                .isEqualTo(PROBE);
     }
 
     @Test

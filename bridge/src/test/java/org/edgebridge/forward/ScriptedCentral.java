@@ -41,6 +41,7 @@ final class ScriptedCentral implements IngestPort {
     final Map<String, Long> applied = new HashMap<>();
     /** Per device, the highest sequence applied. */
     private final Map<String, Long> highest = new HashMap<>();
+
     final List<String> orderViolations = new ArrayList<>();
     int requests;
     /** Requests central failed while it answers others (a poison's), and all requests with a poison. */
@@ -48,6 +49,7 @@ final class ScriptedCentral implements IngestPort {
 
     /** While a probe is sent apart: what it took, instead of moving the clock. */
     private boolean apart;
+
     private Duration took = Duration.ZERO;
 
     /** Runs {@code send} (a probe sent apart) without moving the clock. @return how long central took */
@@ -77,15 +79,21 @@ final class ScriptedCentral implements IngestPort {
         request.path("events").forEach(events::add);
         events.forEach(e -> received.add(key(e)));
         Instant now = clock.instant();
-        Optional<Failure> failure = scenario.central().stream().filter(s -> s.covers(now))
-                .filter(s -> s.share() >= 1 || random.nextDouble() < s.share()).map(BlameScenario.Segment::failure).findFirst();
+        Optional<Failure> failure = scenario.central().stream()
+                .filter(s -> s.covers(now))
+                .filter(s -> s.share() >= 1 || random.nextDouble() < s.share())
+                .map(BlameScenario.Segment::failure)
+                .findFirst();
         if (failure.isEmpty()) {
-            failure = events.stream().map(e -> scenario.poisons().get(e.path("eventId").asText()))
-                    .filter(java.util.Objects::nonNull).findFirst();
+            failure = events.stream()
+                    .map(e -> scenario.poisons().get(e.path("eventId").asText()))
+                    .filter(java.util.Objects::nonNull)
+                    .findFirst();
         }
         if (TRACE) {
-            System.out.println("  " + now + " request " + requests + " " + events.stream().map(e -> e.path("eventId").asText())
-                    .toList() + " -> " + failure.map(Enum::name).orElse("answered"));
+            System.out.println("  " + now + " request " + requests + " "
+                    + events.stream().map(e -> e.path("eventId").asText()).toList() + " -> "
+                    + failure.map(Enum::name).orElse("answered"));
         }
         if (failure.isPresent()) {
             return fail(failure.get(), events);
@@ -117,10 +125,15 @@ final class ScriptedCentral implements IngestPort {
                 }
                 return IngestReply.transportFailure("connection to central:443 reset");
             case NO_RECEIPTS:
-                return new IngestReply(200, "{}".getBytes(StandardCharsets.UTF_8), Optional.empty(), Optional.empty(), null);
+                return new IngestReply(
+                        200, "{}".getBytes(StandardCharsets.UTF_8), Optional.empty(), Optional.empty(), null);
             case MAINTENANCE_200:
-                return new IngestReply(200, "<html>maintenance</html>".getBytes(StandardCharsets.UTF_8), Optional.empty(),
-                        Optional.empty(), null);
+                return new IngestReply(
+                        200,
+                        "<html>maintenance</html>".getBytes(StandardCharsets.UTF_8),
+                        Optional.empty(),
+                        Optional.empty(),
+                        null);
             case JUNK_RECEIPTS: {
                 ObjectNode reply = JSON.createObjectNode();
                 ArrayNode receipts = reply.putArray("receipts");
@@ -135,8 +148,12 @@ final class ScriptedCentral implements IngestPort {
             }
             default: {
                 int status = Integer.parseInt(failure.name().substring(1));
-                return new IngestReply(status, ("{\"error\":\"" + status + "\"}").getBytes(StandardCharsets.UTF_8),
-                        status == 503 ? Optional.of("5") : Optional.empty(), Optional.empty(), null);
+                return new IngestReply(
+                        status,
+                        ("{\"error\":\"" + status + "\"}").getBytes(StandardCharsets.UTF_8),
+                        status == 503 ? Optional.of("5") : Optional.empty(),
+                        Optional.empty(),
+                        null);
             }
         }
     }

@@ -17,9 +17,10 @@ import org.junit.jupiter.api.Test;
 /** A failed request to central says which host and port, and what kind of failure: real sockets where they can be. */
 class TransportFailuresTest {
     private static IngestReply post(String url) {
-        ForwarderSettings settings = ConfigLoader.load(null, List.of("ingest.url=" + url, "ingest.timeout=5s")).forwarder();
-        return new IngestClient(settings, java.util.Optional.empty()).post("batch-1", "{\"events\":[]}".getBytes(StandardCharsets.UTF_8),
-                java.util.Optional.empty());
+        ForwarderSettings settings = ConfigLoader.load(null, List.of("ingest.url=" + url, "ingest.timeout=5s"))
+                .forwarder();
+        return new IngestClient(settings, java.util.Optional.empty())
+                .post("batch-1", "{\"events\":[]}".getBytes(StandardCharsets.UTF_8), java.util.Optional.empty());
     }
 
     @Test
@@ -30,15 +31,16 @@ class TransportFailuresTest {
         }
         IngestReply reply = post("http://127.0.0.1:" + port + "/ingest");
         assertThat(reply.status()).isZero();
-        assertThat(reply.transportError()).isEqualTo("connection to 127.0.0.1:" + port
-                + " refused (nothing listens there: check ingest.url)");
+        assertThat(reply.transportError())
+                .isEqualTo("connection to 127.0.0.1:" + port + " refused (nothing listens there: check ingest.url)");
     }
 
     @Test
     void https_to_a_plain_http_central_is_a_tls_failure_naming_host_and_port() {
         try (CentralSim central = new CentralSim(Optional.empty(), 1 << 20, Clock.systemUTC()).start("127.0.0.1", 0)) {
             IngestReply reply = post("https://127.0.0.1:" + central.port() + "/ingest");
-            assertThat(reply.transportError()).startsWith("TLS with 127.0.0.1:" + central.port() + " failed")
+            assertThat(reply.transportError())
+                    .startsWith("TLS with 127.0.0.1:" + central.port() + " failed")
                     .endsWith("check the server certificate and ingest.caFile");
         }
     }
@@ -56,8 +58,10 @@ class TransportFailuresTest {
 
     @Test
     void a_reset_connection_and_an_unknown_failure_still_name_where() {
-        assertThat(TransportFailures.describe(URI.create("https://c.example:8443/ingest"),
-                new java.io.IOException("Connection reset by peer"))).isEqualTo("connection to c.example:8443 reset");
+        assertThat(TransportFailures.describe(
+                        URI.create("https://c.example:8443/ingest"),
+                        new java.io.IOException("Connection reset by peer")))
+                .isEqualTo("connection to c.example:8443 reset");
         assertThat(TransportFailures.describe(URI.create("https://c.example/ingest"), new java.io.IOException("odd")))
                 .isEqualTo("connection to c.example:443 failed: IOException: odd");
     }

@@ -35,13 +35,22 @@ class BlameCasesIT {
             site.central.otherwise(HostileCentral.status(503, null)); // the deploy: 35 s of 503 to everything
             device.publish("t", DeviceSimulator.command("Q-2", ""));
             device.awaitReceipt("Q-2", "stored");
-            await().during(Duration.ofSeconds(35)).atMost(Duration.ofSeconds(40)).pollInterval(Duration.ofMillis(250))
-                    .until(() -> site.bridge.outbox().find("quiet-1", "Q-2").orElseThrow().state() != CommandState.PARKED);
+            await().during(Duration.ofSeconds(35))
+                    .atMost(Duration.ofSeconds(40))
+                    .pollInterval(Duration.ofMillis(250))
+                    .until(() -> site.bridge
+                                    .outbox()
+                                    .find("quiet-1", "Q-2")
+                                    .orElseThrow()
+                                    .state()
+                            != CommandState.PARKED);
             site.central.otherwise(HostileCentral.applying());
             Instant back = Instant.now();
-            assertThat(device.awaitFinal("Q-2").path("status").asText()).as("never parked; sent once central is back")
+            assertThat(device.awaitFinal("Q-2").path("status").asText())
+                    .as("never parked; sent once central is back")
                     .isEqualTo("accepted");
-            System.out.printf("FIGURES blame case 1: Q-2 accepted %d ms after central came back%n",
+            System.out.printf(
+                    "FIGURES blame case 1: Q-2 accepted %d ms after central came back%n",
                     Duration.between(back, Instant.now()).toMillis());
             assertThat(site.central.applied("quiet-1", "Q-2")).isTrue();
         }
@@ -53,8 +62,11 @@ class BlameCasesIT {
             Set<String> poisons = Set.of("P-1", "P-2");
             HostileCentral.Reply normal = HostileCentral.applying();
             HostileCentral.Reply fail = HostileCentral.status(500, null);
-            site.central.otherwise((request, wire) -> (request.events().stream().anyMatch(e -> poisons.contains(e.eventId()))
-                    ? fail : normal).answer(request, wire));
+            site.central.otherwise((request, wire) -> (request.events().stream()
+                                    .anyMatch(e -> poisons.contains(e.eventId()))
+                            ? fail
+                            : normal)
+                    .answer(request, wire));
             DeviceSimulator p1 = site.device("dev-p1");
             DeviceSimulator p2 = site.device("dev-p2");
             List<DeviceSimulator> others = new ArrayList<>();
@@ -69,18 +81,26 @@ class BlameCasesIT {
                     others.get(d).publish("t", DeviceSimulator.command("D" + (d + 1) + "-" + i, ""));
                 }
             }
-            await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200)).until(() -> othersApplied(site) == 60);
+            await().atMost(Duration.ofSeconds(60))
+                    .pollInterval(Duration.ofMillis(200))
+                    .until(() -> othersApplied(site) == 60);
             Duration othersDone = Duration.between(start, Instant.now());
             // the proof of a poison's failure is another device's answer right after it: a neighbour sends now and then
             DeviceSimulator neighbour = site.device("neighbour");
             int[] n = {0};
-            await().atMost(Duration.ofMinutes(4)).pollInterval(Duration.ofSeconds(2)).until(() -> {
-                neighbour.publish("t", DeviceSimulator.command("N-" + n[0]++, ""));
-                return parked(site, "dev-p1", "P-1") && parked(site, "dev-p2", "P-2");
-            });
-            System.out.printf("FIGURES blame case 2: the other 60 commands applied %d ms after the first publish, both "
-                    + "poisons parked after %d ms%n", othersDone.toMillis(), Duration.between(start, Instant.now()).toMillis());
-            assertThat(site.bridge.outbox().find("dev-p1", "P-1").orElseThrow().code()).isEqualTo("ingest_server_error");
+            await().atMost(Duration.ofMinutes(4))
+                    .pollInterval(Duration.ofSeconds(2))
+                    .until(() -> {
+                        neighbour.publish("t", DeviceSimulator.command("N-" + n[0]++, ""));
+                        return parked(site, "dev-p1", "P-1") && parked(site, "dev-p2", "P-2");
+                    });
+            System.out.printf(
+                    "FIGURES blame case 2: the other 60 commands applied %d ms after the first publish, both "
+                            + "poisons parked after %d ms%n",
+                    othersDone.toMillis(),
+                    Duration.between(start, Instant.now()).toMillis());
+            assertThat(site.bridge.outbox().find("dev-p1", "P-1").orElseThrow().code())
+                    .isEqualTo("ingest_server_error");
             assertThat(site.status().path("forwarder").path("state").asText()).isNotEqualTo("paused_by_central");
         }
     }
@@ -99,8 +119,11 @@ class BlameCasesIT {
             Set<String> poisons = Set.of("H-1", "H-2");
             HostileCentral.Reply normal = HostileCentral.applying();
             HostileCentral.Reply hang = HostileCentral.silent();
-            site.central.otherwise((request, wire) -> (request.events().stream().anyMatch(e -> poisons.contains(e.eventId()))
-                    ? hang : normal).answer(request, wire));
+            site.central.otherwise((request, wire) -> (request.events().stream()
+                                    .anyMatch(e -> poisons.contains(e.eventId()))
+                            ? hang
+                            : normal)
+                    .answer(request, wire));
             site.device("dev-h1").publish("t", DeviceSimulator.command("H-1", ""));
             site.device("dev-h2").publish("t", DeviceSimulator.command("H-2", ""));
             List<DeviceSimulator> others = new ArrayList<>();
@@ -117,36 +140,50 @@ class BlameCasesIT {
                     sentAt.put(id, Instant.now());
                 }
                 Instant next = start.plusSeconds(second);
-                await().atMost(Duration.ofSeconds(2)).pollInterval(Duration.ofMillis(50)).until(() -> {
-                    noteFinals(others, sentAt, finalAt);
-                    return !Instant.now().isBefore(next); // the devices' pace: one command a second each
-                });
+                await().atMost(Duration.ofSeconds(2))
+                        .pollInterval(Duration.ofMillis(50))
+                        .until(() -> {
+                            noteFinals(others, sentAt, finalAt);
+                            return !Instant.now().isBefore(next); // the devices' pace: one command a second each
+                        });
             }
-            await().atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(100)).until(() -> {
-                noteFinals(others, sentAt, finalAt);
-                return finalAt.size() == sentAt.size();
-            });
+            await().atMost(Duration.ofMinutes(2))
+                    .pollInterval(Duration.ofMillis(100))
+                    .until(() -> {
+                        noteFinals(others, sentAt, finalAt);
+                        return finalAt.size() == sentAt.size();
+                    });
             if (Boolean.getBoolean("blame.dump")) {
-                site.central.requests().forEach(r -> System.out.println("DUMP " + r.at() + " " + r.number() + " "
-                        + r.events().stream().map(e -> e.eventId()).toList()));
+                site.central
+                        .requests()
+                        .forEach(r -> System.out.println("DUMP " + r.at() + " " + r.number() + " "
+                                + r.events().stream().map(e -> e.eventId()).toList()));
             }
             Instant settledIn = start.plusSeconds(70);
-            List<Long> waits = sentAt.keySet().stream().filter(id -> sentAt.get(id).isAfter(settledIn))
-                    .map(id -> Duration.between(sentAt.get(id), finalAt.get(id)).toMillis()).sorted().toList();
+            List<Long> waits = sentAt.keySet().stream()
+                    .filter(id -> sentAt.get(id).isAfter(settledIn))
+                    .map(id -> Duration.between(sentAt.get(id), finalAt.get(id)).toMillis())
+                    .sorted()
+                    .toList();
             long median = waits.get(waits.size() / 2);
-            System.out.printf("FIGURES blame, two poisons central hangs on, 8 devices at 1/s: the %d commands sent after "
-                    + "the first 70 s publish->final median %d ms, p99 %d ms, longest %d ms%n", waits.size(), median,
-                    waits.get(waits.size() * 99 / 100), waits.get(waits.size() - 1));
-            assertThat(median).as("I2: a poison central hangs on never holds the other devices for ingest.timeout (30 s)")
+            System.out.printf(
+                    "FIGURES blame, two poisons central hangs on, 8 devices at 1/s: the %d commands sent after "
+                            + "the first 70 s publish->final median %d ms, p99 %d ms, longest %d ms%n",
+                    waits.size(), median, waits.get(waits.size() * 99 / 100), waits.get(waits.size() - 1));
+            assertThat(median)
+                    .as("I2: a poison central hangs on never holds the other devices for ingest.timeout (30 s)")
                     .isLessThan(Duration.ofSeconds(30).toMillis());
             for (DeviceSimulator device : others) {
-                assertThat(device.receipts().stream().filter(r -> r.path("final").asBoolean())
-                        .allMatch(r -> r.path("status").asText().equals("accepted"))).isTrue();
+                assertThat(device.receipts().stream()
+                                .filter(r -> r.path("final").asBoolean())
+                                .allMatch(r -> r.path("status").asText().equals("accepted")))
+                        .isTrue();
             }
         }
     }
 
-    private static void noteFinals(List<DeviceSimulator> devices, Map<String, Instant> sentAt, Map<String, Instant> finalAt) {
+    private static void noteFinals(
+            List<DeviceSimulator> devices, Map<String, Instant> sentAt, Map<String, Instant> finalAt) {
         Instant now = Instant.now();
         for (DeviceSimulator device : devices) {
             for (com.fasterxml.jackson.databind.JsonNode r : device.receipts()) {
@@ -159,7 +196,8 @@ class BlameCasesIT {
     }
 
     @Test
-    void a_gateway_answering_400_to_everything_rejects_nothing_and_the_backlog_goes_once_it_is_fixed() throws Exception {
+    void a_gateway_answering_400_to_everything_rejects_nothing_and_the_backlog_goes_once_it_is_fixed()
+            throws Exception {
         try (HostileSite site = new HostileSite(dir)) {
             site.central.otherwise(HostileCentral.status(400, null));
             List<DeviceSimulator> devices = new ArrayList<>();
@@ -168,13 +206,19 @@ class BlameCasesIT {
                 device.publish("t", DeviceSimulator.command("G-" + d, ""));
                 devices.add(device);
             }
-            await().during(Duration.ofSeconds(20)).atMost(Duration.ofSeconds(25)).pollInterval(Duration.ofMillis(250))
+            await().during(Duration.ofSeconds(20))
+                    .atMost(Duration.ofSeconds(25))
+                    .pollInterval(Duration.ofMillis(250))
                     .until(() -> rejectedOrParked(site) == 0);
             assertThat(site.central.requests()).as("the gateway was asked").isNotEmpty();
             assertThat(site.status().path("alarms").findValuesAsText("code")).contains("central_unreachable");
             site.central.otherwise(HostileCentral.applying());
             for (int d = 1; d <= 20; d++) {
-                assertThat(devices.get(d - 1).awaitFinal("G-" + d).path("status").asText()).isEqualTo("accepted");
+                assertThat(devices.get(d - 1)
+                                .awaitFinal("G-" + d)
+                                .path("status")
+                                .asText())
+                        .isEqualTo("accepted");
             }
         }
     }
@@ -188,13 +232,21 @@ class BlameCasesIT {
             DeviceSimulator b = site.device("dev-b");
             poisoned.publish("t", DeviceSimulator.command("P-1", ""));
             int[] n = {0};
-            await().atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofSeconds(1)).until(() -> {
-                (n[0] % 2 == 0 ? a : b).publish("t", DeviceSimulator.command("N-" + n[0]++, ""));
-                return parked(site, "dev-poison", "P-1");
-            });
-            assertThat(site.status().path("alarms").findValuesAsText("code")).as("central answered every other event")
-                    .doesNotContain("central_unreachable").contains("parked_commands");
-            assertThat(site.status().path("forwarder").path("consecutiveFailures").asInt()).isZero();
+            await().atMost(Duration.ofMinutes(3))
+                    .pollInterval(Duration.ofSeconds(1))
+                    .until(() -> {
+                        (n[0] % 2 == 0 ? a : b).publish("t", DeviceSimulator.command("N-" + n[0]++, ""));
+                        return parked(site, "dev-poison", "P-1");
+                    });
+            assertThat(site.status().path("alarms").findValuesAsText("code"))
+                    .as("central answered every other event")
+                    .doesNotContain("central_unreachable")
+                    .contains("parked_commands");
+            assertThat(site.status()
+                            .path("forwarder")
+                            .path("consecutiveFailures")
+                            .asInt())
+                    .isZero();
         }
     }
 
@@ -203,14 +255,16 @@ class BlameCasesIT {
     }
 
     private static long othersApplied(HostileSite site) {
-        return site.central.applied().keySet().stream().filter(e -> e.deviceId().startsWith("dev-")
-                && !e.deviceId().startsWith("dev-p")).count();
+        return site.central.applied().keySet().stream()
+                .filter(e -> e.deviceId().startsWith("dev-") && !e.deviceId().startsWith("dev-p"))
+                .count();
     }
 
     private static long rejectedOrParked(HostileSite site) {
         long n = 0;
         for (int d = 1; d <= 20; d++) {
-            CommandState s = site.bridge.outbox().find("gw-" + d, "G-" + d).orElseThrow().state();
+            CommandState s =
+                    site.bridge.outbox().find("gw-" + d, "G-" + d).orElseThrow().state();
             if (s == CommandState.REJECTED || s == CommandState.PARKED) {
                 n++;
             }

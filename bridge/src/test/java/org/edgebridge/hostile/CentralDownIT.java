@@ -38,10 +38,15 @@ class CentralDownIT {
                 a.publish("t", DeviceSimulator.command("A-" + i, ""));
                 b.publish("t", DeviceSimulator.command("B-" + i, ""));
             }
-            await().atMost(Duration.ofSeconds(60)).until(() ->
-                    site.status().path("forwarder").path("circuitBreaker").asText().equals("open"));
+            await().atMost(Duration.ofSeconds(60))
+                    .until(() -> site.status()
+                            .path("forwarder")
+                            .path("circuitBreaker")
+                            .asText()
+                            .equals("open"));
             assertThat(site.status().path("alarms").findValuesAsText("code")).contains("central_unreachable");
-            assertThat(site.bridge.outbox().reads().counts().count(CommandState.PARKED)).isZero();
+            assertThat(site.bridge.outbox().reads().counts().count(CommandState.PARKED))
+                    .isZero();
             site.central.otherwise(HostileCentral.applying());
             assertThat(site.post("/api/forwarder/retry-now").statusCode()).isEqualTo(200);
             assertThat(b.awaitFinal("B-5").path("status").asText()).isEqualTo("accepted");

@@ -40,7 +40,8 @@ class DeviceShareIT {
             for (int i = 1; refused.size() < 3; i++) {
                 String id = "H-" + i;
                 hog.publish("t", DeviceSimulator.command(id, pad));
-                await().atMost(DeviceSimulator.WAIT).until(() -> !hog.receiptsFor(id).isEmpty());
+                await().atMost(DeviceSimulator.WAIT)
+                        .until(() -> !hog.receiptsFor(id).isEmpty());
                 JsonNode first = hog.receiptsFor(id).get(0);
                 if (first.path("status").asText().equals("stored")) {
                     stored++;
@@ -57,14 +58,21 @@ class DeviceShareIT {
                 }
                 assertThat(i).as("refused before far past its share").isLessThan(400);
             }
-            assertThat((long) stored * PAD).as("it stored about its share, 64 MiB").isBetween(SHARE - 2L * PAD, SHARE);
+            assertThat((long) stored * PAD)
+                    .as("it stored about its share, 64 MiB")
+                    .isBetween(SHARE - 2L * PAD, SHARE);
             JsonNode status = site.status();
-            assertThat(status.path("alarms").findValuesAsText("code")).contains("device_outbox_full")
+            assertThat(status.path("alarms").findValuesAsText("code"))
+                    .contains("device_outbox_full")
                     .doesNotContain("outbox_full", "low_disk");
-            assertThat(status.path("outbox").path("devicesAtShare").findValuesAsText("clientId")).containsExactly("dev-hog");
-            assertThat(site.metrics()).contains("edgebridge_outbox_device_full{client_id=\"dev-hog\"} " + stored + ".0");
-            System.out.printf("FIGURES device share: dev-hog stored %d commands (%d MB) then got device_outbox_full; "
-                    + "dev-other stored %d meanwhile%n", stored, (long) stored * PAD / 1_000_000, otherStored);
+            assertThat(status.path("outbox").path("devicesAtShare").findValuesAsText("clientId"))
+                    .containsExactly("dev-hog");
+            assertThat(site.metrics())
+                    .contains("edgebridge_outbox_device_full{client_id=\"dev-hog\"} " + stored + ".0");
+            System.out.printf(
+                    "FIGURES device share: dev-hog stored %d commands (%d MB) then got device_outbox_full; "
+                            + "dev-other stored %d meanwhile%n",
+                    stored, (long) stored * PAD / 1_000_000, otherStored);
 
             site.bridge.forwarder().resume(); // central back: the device's commands become final
             for (int i = 1; i <= stored; i++) {
@@ -72,16 +80,23 @@ class DeviceShareIT {
             }
             for (String id : refused) {
                 hog.publish("t", DeviceSimulator.command(id, pad));
-                assertThat(hog.awaitReceipt(id, "stored").path("sequence").asLong()).isPositive();
+                assertThat(hog.awaitReceipt(id, "stored").path("sequence").asLong())
+                        .isPositive();
             }
             for (String id : refused) {
                 assertThat(hog.awaitFinal(id).path("status").asText()).isEqualTo("accepted");
             }
-            await().atMost(Duration.ofSeconds(30)).until(() -> site.bridge.outbox().freeBytes() > SHARE / 2);
-            await().atMost(Duration.ofSeconds(10)).until(() ->
-                    !site.status().path("alarms").findValuesAsText("code").contains("device_outbox_full"));
-            System.out.printf("FIGURES device share: after central took them, %d MB of free pages in the outbox file "
-                    + "(payloads of published finals dropped)%n", site.bridge.outbox().freeBytes() / 1_000_000);
+            await().atMost(Duration.ofSeconds(30))
+                    .until(() -> site.bridge.outbox().freeBytes() > SHARE / 2);
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() -> !site.status()
+                            .path("alarms")
+                            .findValuesAsText("code")
+                            .contains("device_outbox_full"));
+            System.out.printf(
+                    "FIGURES device share: after central took them, %d MB of free pages in the outbox file "
+                            + "(payloads of published finals dropped)%n",
+                    site.bridge.outbox().freeBytes() / 1_000_000);
         }
     }
 }

@@ -22,10 +22,12 @@ class DroppedReplyIT {
             DeviceSimulator device = site.device("dev-dropped");
             device.publish("workorder/arrive", DeviceSimulator.command("DROP-1", ""));
 
-            await().atMost(Duration.ofSeconds(30)).until(() -> HostileSite.statuses(device, "DROP-1").contains("accepted"));
+            await().atMost(Duration.ofSeconds(30))
+                    .until(() -> HostileSite.statuses(device, "DROP-1").contains("accepted"));
             assertThat(HostileSite.statuses(device, "DROP-1")).containsExactly("stored", "accepted");
             assertThat(site.central.requests()).hasSize(3);
-            assertThat(site.status().path("forwarder").path("lastError").asText()).contains("central unreachable");
+            assertThat(site.status().path("forwarder").path("lastError").asText())
+                    .contains("central unreachable");
             device.close();
         }
     }

@@ -35,28 +35,45 @@ class EndAnyWaitIT {
             for (int i = 1; i <= COMMANDS; i++) {
                 device.publish("t", DeviceSimulator.command("W-" + i, ""));
             }
-            await().atMost(Duration.ofSeconds(20)).until(() -> !site.central.requests().isEmpty()
-                    && site.status().path("forwarder").path("state").asText().equals("backing_off"));
+            await().atMost(Duration.ofSeconds(20))
+                    .until(() -> !site.central.requests().isEmpty()
+                            && site.status()
+                                    .path("forwarder")
+                                    .path("state")
+                                    .asText()
+                                    .equals("backing_off"));
             JsonNode forwarder = site.status().path("forwarder");
             Instant next = Instant.parse(forwarder.path("nextAttemptAt").asText());
-            assertThat(next).as("clamped to forwarder.maxRetryAfter (5 min)")
+            assertThat(next)
+                    .as("clamped to forwarder.maxRetryAfter (5 min)")
                     .isBetween(Instant.now().plusSeconds(4 * 60), Instant.now().plusSeconds(5 * 60 + 1));
 
             site.central.otherwise(HostileCentral.applying()); // central recovers; the bridge would wait 5 min
             int seen = site.central.requests().size();
-            HttpResponse<String> anonymous = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-                    URI.create("http://127.0.0.1:" + site.bridge.adminPort() + "/api/forwarder/retry-now"))
-                    .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
+            HttpResponse<String> anonymous = HttpClient.newHttpClient()
+                    .send(
+                            HttpRequest.newBuilder(URI.create(
+                                            "http://127.0.0.1:" + site.bridge.adminPort() + "/api/forwarder/retry-now"))
+                                    .POST(HttpRequest.BodyPublishers.noBody())
+                                    .build(),
+                            HttpResponse.BodyHandlers.ofString());
             assertThat(anonymous.statusCode()).as("behind the admin token").isEqualTo(401);
-            assertThat(site.central.requests()).as("nothing sent while it waits").hasSize(seen);
+            assertThat(site.central.requests())
+                    .as("nothing sent while it waits")
+                    .hasSize(seen);
 
             HttpResponse<String> ended = site.post("/api/forwarder/retry-now");
             assertThat(ended.statusCode()).isEqualTo(200);
-            assertThat(DeviceSimulator.JSON.readTree(ended.body()).path("requestWaitWasUntil").asText()).isNotEmpty();
+            assertThat(DeviceSimulator.JSON
+                            .readTree(ended.body())
+                            .path("requestWaitWasUntil")
+                            .asText())
+                    .isNotEmpty();
             for (int i = 1; i <= COMMANDS; i++) {
                 assertThat(device.awaitFinal("W-" + i).path("status").asText()).isEqualTo("accepted");
             }
-            assertThat(site.status().path("forwarder").path("nextAttemptAt").isNull()).isTrue();
+            assertThat(site.status().path("forwarder").path("nextAttemptAt").isNull())
+                    .isTrue();
         }
     }
 }

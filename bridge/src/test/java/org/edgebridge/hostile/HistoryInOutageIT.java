@@ -40,22 +40,33 @@ class HistoryInOutageIT {
                 }
             }
             // a step sends at most two requests and backs off after a failed one (docs/forwarding.md, "Blame")
-            await().atMost(Duration.ofSeconds(120)).until(() -> site.central.requests().size() >= 8);
+            await().atMost(Duration.ofSeconds(120))
+                    .until(() -> site.central.requests().size() >= 8);
             long lines = 0;
             int mostTimes = 0;
             for (int d = 0; d < DEVICES; d++) {
                 for (int i = 1; i <= COMMANDS; i++) {
-                    CommandRecord r = site.bridge.outbox().find("dev-" + (d + 1), "H" + d + "-" + i).orElseThrow();
+                    CommandRecord r = site.bridge
+                            .outbox()
+                            .find("dev-" + (d + 1), "H" + d + "-" + i)
+                            .orElseThrow();
                     List<HistoryEntry> history = site.bridge.outbox().reads().history(r.id());
-                    assertThat(history.stream().map(h -> h.kind() + "/" + h.code()).distinct().count())
-                            .as("one line per kind").isEqualTo(history.size());
+                    assertThat(history.stream()
+                                    .map(h -> h.kind() + "/" + h.code())
+                                    .distinct()
+                                    .count())
+                            .as("one line per kind")
+                            .isEqualTo(history.size());
                     lines += history.size();
-                    mostTimes = Math.max(mostTimes, history.stream().mapToInt(HistoryEntry::times).max().orElse(0));
+                    mostTimes = Math.max(
+                            mostTimes,
+                            history.stream().mapToInt(HistoryEntry::times).max().orElse(0));
                 }
             }
-            System.out.printf("FIGURES history in outage: %d requests answered 500, %d commands: %d history lines, the "
-                    + "most repeated line folded %d times%n", site.central.requests().size(), DEVICES * COMMANDS, lines,
-                    mostTimes);
+            System.out.printf(
+                    "FIGURES history in outage: %d requests answered 500, %d commands: %d history lines, the "
+                            + "most repeated line folded %d times%n",
+                    site.central.requests().size(), DEVICES * COMMANDS, lines, mostTimes);
             assertThat(lines).isLessThanOrEqualTo(2L * DEVICES * COMMANDS);
             assertThat(mostTimes).as("attempts were folded").isGreaterThan(1);
         }

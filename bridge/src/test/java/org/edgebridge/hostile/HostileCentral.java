@@ -55,7 +55,9 @@ final class HostileCentral implements AutoCloseable {
 
         List<Event> events() {
             List<Event> out = new ArrayList<>();
-            json().path("events").forEach(e -> out.add(new Event(e.path("deviceId").asText(), e.path("eventId").asText())));
+            json().path("events")
+                    .forEach(e -> out.add(new Event(
+                            e.path("deviceId").asText(), e.path("eventId").asText())));
             return out;
         }
 
@@ -201,7 +203,8 @@ final class HostileCentral implements AutoCloseable {
     /** 200 with a receipt of this {@code status} per event, and {@code extra} fields (JSON members, or empty); applies nothing. */
     static Reply receipts(String status, String extra) {
         return json(r -> {
-            List<String> receipts = r.events().stream().map(e -> receipt(e, status, extra)).toList();
+            List<String> receipts =
+                    r.events().stream().map(e -> receipt(e, status, extra)).toList();
             return "{\"receipts\":[" + String.join(",", receipts) + "]}";
         });
     }
@@ -212,8 +215,8 @@ final class HostileCentral implements AutoCloseable {
     }
 
     static String receipt(Event event, String status, String extra) {
-        return "{\"eventId\":" + quoted(event.eventId()) + ",\"deviceId\":" + quoted(event.deviceId()) + ",\"status\":\""
-                + status + "\"" + (extra.isEmpty() ? "" : "," + extra) + "}";
+        return "{\"eventId\":" + quoted(event.eventId()) + ",\"deviceId\":" + quoted(event.deviceId())
+                + ",\"status\":\"" + status + "\"" + (extra.isEmpty() ? "" : "," + extra) + "}";
     }
 
     private static String quoted(String s) {
@@ -229,8 +232,10 @@ final class HostileCentral implements AutoCloseable {
         return (request, wire) -> {
             byte[] body = "{\"error\":\"fault\",\"message\":\"hostile central\"}".getBytes(StandardCharsets.UTF_8);
             String extra = retryAfter == null ? "" : "Retry-After: " + retryAfter + "\r\n";
-            wire.out().write(("HTTP/1.1 " + status + " X\r\nContent-Type: application/json\r\n" + extra + "Content-Length: "
-                    + body.length + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+            wire.out()
+                    .write(("HTTP/1.1 " + status + " X\r\nContent-Type: application/json\r\n" + extra
+                                    + "Content-Length: " + body.length + "\r\n\r\n")
+                            .getBytes(StandardCharsets.US_ASCII));
             wire.out().write(body);
             wire.out().flush();
             return true;
@@ -261,8 +266,13 @@ final class HostileCentral implements AutoCloseable {
     /** 200, the headers at once, then the body one byte every {@code every} (a valid receipts body, never finished in time). */
     static Reply trickle(Duration every) {
         return (request, wire) -> {
-            byte[] body = ("{\"receipts\":[" + String.join(",", request.events().stream()
-                    .map(e -> receipt(e, "accepted", "")).toList()) + "]}").getBytes(StandardCharsets.UTF_8);
+            byte[] body = ("{\"receipts\":["
+                            + String.join(
+                                    ",",
+                                    request.events().stream()
+                                            .map(e -> receipt(e, "accepted", ""))
+                                            .toList()) + "]}")
+                    .getBytes(StandardCharsets.UTF_8);
             OutputStream out = wire.out();
             out.write(head(200, body.length));
             out.flush();
@@ -284,8 +294,11 @@ final class HostileCentral implements AutoCloseable {
     static Reply huge(long bytes, boolean declareLength) {
         return (request, wire) -> {
             OutputStream out = wire.out();
-            out.write(declareLength ? head(200, bytes)
-                    : "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+            out.write(
+                    declareLength
+                            ? head(200, bytes)
+                            : "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n"
+                                    .getBytes(StandardCharsets.US_ASCII));
             byte[] chunk = new byte[64 * 1024];
             java.util.Arrays.fill(chunk, (byte) ' ');
             for (long left = bytes; left > 0; left -= chunk.length) {
@@ -315,7 +328,8 @@ final class HostileCentral implements AutoCloseable {
     }
 
     static byte[] head(int status, long contentLength) {
-        return ("HTTP/1.1 " + status + " X\r\nContent-Type: application/json\r\nContent-Length: " + contentLength + "\r\n\r\n")
+        return ("HTTP/1.1 " + status + " X\r\nContent-Type: application/json\r\nContent-Length: " + contentLength
+                        + "\r\n\r\n")
                 .getBytes(StandardCharsets.US_ASCII);
     }
 

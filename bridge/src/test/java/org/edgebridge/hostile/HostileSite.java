@@ -83,7 +83,8 @@ final class HostileSite implements AutoCloseable {
     }
 
     private static String get(int adminPort, String path) throws Exception {
-        return HTTP.send(HttpRequest.newBuilder(uri(adminPort, path)).build(), HttpResponse.BodyHandlers.ofString()).body();
+        return HTTP.send(HttpRequest.newBuilder(uri(adminPort, path)).build(), HttpResponse.BodyHandlers.ofString())
+                .body();
     }
 
     /** GET /metrics. */
@@ -92,8 +93,12 @@ final class HostileSite implements AutoCloseable {
     }
 
     HttpResponse<String> post(String path) throws Exception {
-        return HTTP.send(HttpRequest.newBuilder(uri(bridge.adminPort(), path)).header("Authorization", "Bearer " + ADMIN_TOKEN)
-                .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
+        return HTTP.send(
+                HttpRequest.newBuilder(uri(bridge.adminPort(), path))
+                        .header("Authorization", "Bearer " + ADMIN_TOKEN)
+                        .POST(HttpRequest.BodyPublishers.noBody())
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
     }
 
     private static URI uri(int adminPort, String path) {
@@ -102,7 +107,9 @@ final class HostileSite implements AutoCloseable {
 
     /** The device's receipts for a command, by status, in the order they came. */
     static List<String> statuses(DeviceSimulator device, String commandId) {
-        return device.receiptsFor(commandId).stream().map(r -> r.path("status").asText()).toList();
+        return device.receiptsFor(commandId).stream()
+                .map(r -> r.path("status").asText())
+                .toList();
     }
 
     @Override

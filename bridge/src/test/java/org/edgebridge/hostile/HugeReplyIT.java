@@ -22,15 +22,22 @@ class HugeReplyIT {
     @Test
     void a_700_mb_reply_fails_the_request_at_the_cap_whether_or_not_its_length_is_declared() throws Exception {
         try (HostileSite site = new HostileSite(dir)) {
-            site.central.then(HostileCentral.huge(SEVEN_HUNDRED_MB, true), HostileCentral.huge(SEVEN_HUNDRED_MB, false));
+            site.central.then(
+                    HostileCentral.huge(SEVEN_HUNDRED_MB, true), HostileCentral.huge(SEVEN_HUNDRED_MB, false));
             DeviceSimulator device = site.device("dev-huge");
             device.publish("workorder/arrive", DeviceSimulator.command("HUGE-1", ""));
 
-            await().atMost(Duration.ofSeconds(60)).until(() -> HostileSite.statuses(device, "HUGE-1").contains("accepted"));
+            await().atMost(Duration.ofSeconds(60))
+                    .until(() -> HostileSite.statuses(device, "HUGE-1").contains("accepted"));
             assertThat(site.central.requests()).hasSize(3);
             assertThat(site.status().path("forwarder").path("lastError").asText())
                     .contains("longer than ingest.maxReplyBytes (4194304 bytes)");
-            assertThat(site.status().path("forwarder").path("cutReplies").path("too_large").asLong()).isEqualTo(2);
+            assertThat(site.status()
+                            .path("forwarder")
+                            .path("cutReplies")
+                            .path("too_large")
+                            .asLong())
+                    .isEqualTo(2);
             assertThat(site.metrics()).contains("edgebridge_forwarder_replies_cut_total{reason=\"too_large\"} 2.0");
             // what central got onto the wire before the bridge closed the connection: the cap plus socket buffers
             assertThat(site.central.bytesWritten()).isLessThan(64L * 1024 * 1024);

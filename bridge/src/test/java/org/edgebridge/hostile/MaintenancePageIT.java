@@ -39,7 +39,8 @@ class MaintenancePageIT {
      */
     @Test
     void retry_later_in_0_ms_for_every_event_parks_nothing_and_the_site_catches_up() throws Exception {
-        centralAnswersSoFor12Seconds("retry_later in 0 ms", HostileCentral.receipts("retry_later", "\"retryAfterMs\":0"));
+        centralAnswersSoFor12Seconds(
+                "retry_later in 0 ms", HostileCentral.receipts("retry_later", "\"retryAfterMs\":0"));
     }
 
     /** Every request is answered with {@code reply} for 12 s, then applied; @return /metrics at the end */
@@ -47,7 +48,8 @@ class MaintenancePageIT {
         try (HostileSite site = new HostileSite(dir)) {
             Instant until = Instant.now().plusSeconds(12);
             HostileCentral.Reply applying = HostileCentral.applying();
-            site.central.otherwise((request, wire) -> (Instant.now().isBefore(until) ? reply : applying).answer(request, wire));
+            site.central.otherwise(
+                    (request, wire) -> (Instant.now().isBefore(until) ? reply : applying).answer(request, wire));
             List<DeviceSimulator> devices = new ArrayList<>();
             for (int d = 1; d <= DEVICES; d++) {
                 devices.add(site.device("dev-" + d));
@@ -57,19 +59,31 @@ class MaintenancePageIT {
                     devices.get(d - 1).publish("t", DeviceSimulator.command("M" + d + "-" + i, ""));
                 }
             }
-            await().atMost(Duration.ofSeconds(10)).until(() -> site.central.requests().size() >= 3);
-            await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(200)).until(() -> {
-                assertThat(site.bridge.outbox().reads().counts().count(CommandState.PARKED)).as(name + " parks nothing")
-                        .isZero();
-                return site.central.applied().size() == DEVICES * COMMANDS;
-            });
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() -> site.central.requests().size() >= 3);
+            await().atMost(Duration.ofSeconds(90))
+                    .pollInterval(Duration.ofMillis(200))
+                    .until(() -> {
+                        assertThat(site.bridge.outbox().reads().counts().count(CommandState.PARKED))
+                                .as(name + " parks nothing")
+                                .isZero();
+                        return site.central.applied().size() == DEVICES * COMMANDS;
+                    });
             for (int d = 1; d <= DEVICES; d++) {
                 for (int i = 1; i <= COMMANDS; i++) {
-                    assertThat(devices.get(d - 1).awaitFinal("M" + d + "-" + i).path("status").asText()).isEqualTo("accepted");
+                    assertThat(devices.get(d - 1)
+                                    .awaitFinal("M" + d + "-" + i)
+                                    .path("status")
+                                    .asText())
+                            .isEqualTo("accepted");
                 }
             }
-            System.out.printf("FIGURES %s: %d requests, all %d commands applied %d ms after it ended%n", name,
-                    site.central.requests().size(), DEVICES * COMMANDS, Duration.between(until, Instant.now()).toMillis());
+            System.out.printf(
+                    "FIGURES %s: %d requests, all %d commands applied %d ms after it ended%n",
+                    name,
+                    site.central.requests().size(),
+                    DEVICES * COMMANDS,
+                    Duration.between(until, Instant.now()).toMillis());
             return site.metrics();
         }
     }

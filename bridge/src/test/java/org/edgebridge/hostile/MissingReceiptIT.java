@@ -34,19 +34,29 @@ class MissingReceiptIT {
             // a failure counts against M-1 only when central answers another event right after it (docs/forwarding.md,
             // "Blame"): the other device sends now and then
             int[] n = {2};
-            await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofSeconds(1)).until(() -> {
-                other.publish("t", DeviceSimulator.command("O-" + n[0]++, ""));
-                return site.bridge.outbox().find("dev-m", "M-1").orElseThrow().state() == CommandState.PARKED;
-            });
-            assertThat(site.bridge.outbox().find("dev-m", "M-1").orElseThrow().code()).isEqualTo("central_no_receipt");
+            await().atMost(Duration.ofSeconds(120))
+                    .pollInterval(Duration.ofSeconds(1))
+                    .until(() -> {
+                        other.publish("t", DeviceSimulator.command("O-" + n[0]++, ""));
+                        return site.bridge
+                                        .outbox()
+                                        .find("dev-m", "M-1")
+                                        .orElseThrow()
+                                        .state()
+                                == CommandState.PARKED;
+                    });
+            assertThat(site.bridge.outbox().find("dev-m", "M-1").orElseThrow().code())
+                    .isEqualTo("central_no_receipt");
             // five counted toward parking, and more for the replies that answered nothing when no other event was sent
-            assertThat(site.get("/metrics")).containsPattern("edgebridge_forwarder_missing_receipts_total ([5-9]|[1-9][0-9]+)\\.0");
+            assertThat(site.get("/metrics"))
+                    .containsPattern("edgebridge_forwarder_missing_receipts_total ([5-9]|[1-9][0-9]+)\\.0");
             assertThat(site.status().path("alarms").findValuesAsText("code"))
                     .contains("central_missing_receipts", "parked_commands");
             device.publish("t", DeviceSimulator.command("M-3", ""));
             device.awaitReceipt("M-3", "stored");
             assertThat(site.bridge.outbox().find("dev-m", "M-3").orElseThrow().state())
-                    .as("behind its parked predecessor").isEqualTo(CommandState.PENDING);
+                    .as("behind its parked predecessor")
+                    .isEqualTo(CommandState.PENDING);
             assertThat(site.post("/api/outbox/dev-m/M-1/reject").statusCode()).isEqualTo(200);
             assertThat(device.awaitFinal("M-3").path("status").asText()).isEqualTo("accepted");
         }

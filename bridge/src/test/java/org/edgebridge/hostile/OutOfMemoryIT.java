@@ -35,27 +35,46 @@ class OutOfMemoryIT {
             String flags) throws Exception {
         List<String> jvm = flags.equals("none") ? List.of() : serviceUnitFlags();
         try (HostileCentral central = new HostileCentral().otherwise(HostileCentral.huge(SEVEN_HUNDRED_MB, false))) {
-            String[] sets = {"data.dir=" + dir, "mqtt.host=127.0.0.1", "auth.anonymous=true", "ingest.url=" + central.url()};
-            try (BridgeProcess first = new BridgeProcess(BridgeProcess.logFile("oom-" + jvm.size()), jvm,
-                    with(sets, "ingest.maxReplyBytes=1GiB")).start();
+            String[] sets = {
+                "data.dir=" + dir, "mqtt.host=127.0.0.1", "auth.anonymous=true", "ingest.url=" + central.url()
+            };
+            try (BridgeProcess first = new BridgeProcess(
+                                    BridgeProcess.logFile("oom-" + jvm.size()),
+                                    jvm,
+                                    with(sets, "ingest.maxReplyBytes=1GiB"))
+                            .start();
                     DeviceSimulator device = DeviceSimulator.of("dev-oom", first.mqttPort())) {
                 device.connectAndSubscribe();
                 device.publish("workorder/arrive", DeviceSimulator.command("OOM-1", ""));
                 await().atMost(Duration.ofSeconds(120)).until(() -> !first.isAlive());
                 assertThat(first.exitValue()).isEqualTo(ExitCodes.WORKER_DIED);
-                assertThat(first.log()).contains("OutOfMemoryError")
-                        .contains(jvm.isEmpty() ? "halts now with exit code 3" : "Terminating due to java.lang.OutOfMemoryError");
+                assertThat(first.log())
+                        .contains("OutOfMemoryError")
+                        .contains(
+                                jvm.isEmpty()
+                                        ? "halts now with exit code 3"
+                                        : "Terminating due to java.lang.OutOfMemoryError");
             }
             int sentBefore = central.requests().size();
-            try (BridgeProcess second = new BridgeProcess(BridgeProcess.logFile("oom-restart-" + jvm.size()), jvm, sets).start()) {
+            try (BridgeProcess second =
+                    new BridgeProcess(BridgeProcess.logFile("oom-restart-" + jvm.size()), jvm, sets).start()) {
                 // the same event is sent again and again; each huge reply is cut off at the cap; the bridge stays up
-                await().atMost(Duration.ofSeconds(120)).until(() -> central.requests().size() >= sentBefore + 3);
+                await().atMost(Duration.ofSeconds(120))
+                        .until(() -> central.requests().size() >= sentBefore + 3);
                 assertThat(second.isAlive()).isTrue();
-                assertThat(HostileSite.status(second.adminPort()).path("forwarder").path("lastError").asText())
+                assertThat(HostileSite.status(second.adminPort())
+                                .path("forwarder")
+                                .path("lastError")
+                                .asText())
                         .contains("longer than ingest.maxReplyBytes (4194304 bytes)");
                 central.otherwise(HostileCentral.applying());
-                await().atMost(Duration.ofSeconds(120)).until(() ->
-                        HostileSite.status(second.adminPort()).path("outbox").path("counts").path("accepted").asInt() == 1);
+                await().atMost(Duration.ofSeconds(120))
+                        .until(() -> HostileSite.status(second.adminPort())
+                                        .path("outbox")
+                                        .path("counts")
+                                        .path("accepted")
+                                        .asInt()
+                                == 1);
                 assertThat(second.stop()).isIn(0, 143);
             }
         }

@@ -41,8 +41,14 @@ class PendingDeskApiIT {
             // the admin stops the forwarder so that the poison is not in flight when the park arrives; the forwarder
             // isolates it by itself only after several failures alone (seconds), so it is still pending here
             assertThat(site.post("/api/forwarder/pause").statusCode()).isEqualTo(200);
-            await().atMost(WAIT).until(() -> command(site, "dev-poison", "P-1").path("state").asText().equals("pending"));
-            assertThat(command(site, "dev-poison", "P-1").path("code").isMissingNode()).as("not parked by the forwarder").isTrue();
+            await().atMost(WAIT)
+                    .until(() -> command(site, "dev-poison", "P-1")
+                            .path("state")
+                            .asText()
+                            .equals("pending"));
+            assertThat(command(site, "dev-poison", "P-1").path("code").isMissingNode())
+                    .as("not parked by the forwarder")
+                    .isTrue();
 
             HttpResponse<String> park = site.post("/api/outbox/dev-poison/P-1/park");
             assertThat(park.statusCode()).as(park.body()).isEqualTo(200);
@@ -54,12 +60,17 @@ class PendingDeskApiIT {
             assertThat(parked.path("warning").isMissingNode()).isTrue();
             JsonNode parkLine = last(parked.path("history"));
             assertThat(parkLine.path("kind").asText()).isEqualTo("parked_by_admin");
-            assertThat(parkLine.path("detail").asText()).startsWith("by an admin from 127.0.0.1, while pending")
+            assertThat(parkLine.path("detail").asText())
+                    .startsWith("by an admin from 127.0.0.1, while pending")
                     .contains("it may have reached central");
-            assertThat(site.post("/api/outbox/dev-poison/P-1/park").statusCode()).as("parked already").isEqualTo(409);
+            assertThat(site.post("/api/outbox/dev-poison/P-1/park").statusCode())
+                    .as("parked already")
+                    .isEqualTo(409);
 
             JsonNode desk = DeviceSimulator.JSON.readTree(site.get("/api/parked"));
-            assertThat(desk.path("groups")).extracting(g -> g.path("code").asText() + "/" + g.path("deviceId").asText())
+            assertThat(desk.path("groups"))
+                    .extracting(g ->
+                            g.path("code").asText() + "/" + g.path("deviceId").asText())
                     .containsExactly("parked_by_admin/dev-poison");
 
             int requestsBefore = site.central.requests().size();
@@ -67,9 +78,11 @@ class PendingDeskApiIT {
             other.publish("t", DeviceSimulator.command("O-2", ""));
             assertThat(other.awaitFinal("O-2").path("status").asText()).isEqualTo("accepted");
             assertThat(command(site, "dev-poison", "P-2").path("state").asText())
-                    .as("behind its parked predecessor, as for any parked command").isEqualTo("pending");
+                    .as("behind its parked predecessor, as for any parked command")
+                    .isEqualTo("pending");
             List<HostileCentral.Request> since = site.central.requests();
-            assertThat(since.subList(requestsBefore, since.size())).as("nothing of dev-poison sent while P-1 is parked")
+            assertThat(since.subList(requestsBefore, since.size()))
+                    .as("nothing of dev-poison sent while P-1 is parked")
                     .noneMatch(r -> r.holds("P-1") || r.holds("P-2"));
 
             HttpResponse<String> reject = site.post("/api/outbox/dev-poison/P-1/reject");
@@ -79,7 +92,8 @@ class PendingDeskApiIT {
             assertThat(rejected.path("code").asText()).isEqualTo("rejected_by_admin");
             assertThat(rejected.path("maybeSentToCentral").asBoolean()).isTrue();
             assertThat(rejected.path("warning").asText()).contains("central may have applied it");
-            assertThat(rejected.path("history")).extracting(h -> h.path("kind").asText())
+            assertThat(rejected.path("history"))
+                    .extracting(h -> h.path("kind").asText())
                     .contains("parked_by_admin", "rejected_by_admin");
             JsonNode receipt = poisoned.awaitFinal("P-1");
             assertThat(receipt.path("status").asText()).isEqualTo("rejected");
@@ -88,14 +102,23 @@ class PendingDeskApiIT {
 
             HttpResponse<String> again = site.post("/api/outbox/dev-poison/P-1/reject");
             assertThat(again.statusCode()).isEqualTo(409);
-            assertThat(DeviceSimulator.JSON.readTree(again.body()).path("error").asText()).isEqualTo("already_final");
+            assertThat(DeviceSimulator.JSON.readTree(again.body()).path("error").asText())
+                    .isEqualTo("already_final");
             HttpResponse<String> parkFinal = site.post("/api/outbox/dev-other/O-1/park");
             assertThat(parkFinal.statusCode()).isEqualTo(409);
-            assertThat(DeviceSimulator.JSON.readTree(parkFinal.body()).path("message").asText()).contains("is final (accepted)");
+            assertThat(DeviceSimulator.JSON
+                            .readTree(parkFinal.body())
+                            .path("message")
+                            .asText())
+                    .contains("is final (accepted)");
             for (String action : List.of("park", "reject")) {
                 HttpResponse<String> unknown = site.post("/api/outbox/dev-poison/NOPE/" + action);
                 assertThat(unknown.statusCode()).as(action).isEqualTo(404);
-                assertThat(DeviceSimulator.JSON.readTree(unknown.body()).path("error").asText()).isEqualTo("not_found");
+                assertThat(DeviceSimulator.JSON
+                                .readTree(unknown.body())
+                                .path("error")
+                                .asText())
+                        .isEqualTo("not_found");
             }
         }
     }
@@ -108,9 +131,12 @@ class PendingDeskApiIT {
             device.awaitReceipt("X-2", "stored");
 
             for (String action : List.of("park", "reject")) {
-                HttpResponse<String> noToken = HTTP.send(HttpRequest.newBuilder(
-                        URI.create("http://127.0.0.1:" + site.bridge.adminPort() + "/api/outbox/dev-x/X-1/" + action))
-                        .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
+                HttpResponse<String> noToken = HTTP.send(
+                        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + site.bridge.adminPort()
+                                        + "/api/outbox/dev-x/X-1/" + action))
+                                .POST(HttpRequest.BodyPublishers.noBody())
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString());
                 assertThat(noToken.statusCode()).as(action).isEqualTo(401);
             }
             assertThat(command(site, "dev-x", "X-1").path("state").asText()).isEqualTo("pending");
@@ -143,13 +169,17 @@ class PendingDeskApiIT {
         try (HostileSite site = new HostileSite(dir, "ingest.timeout=3s")) {
             site.central.otherwise(HostileCentral.poisoned("S-1", HostileCentral.silent()));
             publish(site.device("dev-s"), "S-1");
-            await().atMost(WAIT).until(() -> command(site, "dev-s", "S-1").path("state").asText().equals("inflight"));
+            await().atMost(WAIT)
+                    .until(() ->
+                            command(site, "dev-s", "S-1").path("state").asText().equals("inflight"));
             for (String action : List.of("park", "reject")) {
                 HttpResponse<String> refused = site.post("/api/outbox/dev-s/S-1/" + action);
                 assertThat(refused.statusCode()).as(action).isEqualTo(409);
                 JsonNode error = DeviceSimulator.JSON.readTree(refused.body());
                 assertThat(error.path("error").asText()).isEqualTo("in_flight");
-                assertThat(error.path("message").asText()).contains("in flight with central right now").contains("Ask again");
+                assertThat(error.path("message").asText())
+                        .contains("in flight with central right now")
+                        .contains("Ask again");
             }
             assertThat(command(site, "dev-s", "S-1").path("history").toString()).doesNotContain("by_admin");
             await().atMost(WAIT).pollInterval(Duration.ofMillis(50)).until(() -> {

@@ -33,7 +33,8 @@ class PoisonEventWithDefaultsIT {
     }
 
     @Test
-    void a_reset_connection_that_follows_one_event_parks_it_and_every_other_device_flows_within_seconds() throws Exception {
+    void a_reset_connection_that_follows_one_event_parks_it_and_every_other_device_flows_within_seconds()
+            throws Exception {
         poisonScenario("reset", HostileCentral.reset(), "ingest_connection_dropped");
     }
 
@@ -78,7 +79,8 @@ class PoisonEventWithDefaultsIT {
         poisonScenario("silent", HostileCentral.silent(), "ingest_timeout", "ingest.timeout=2s");
     }
 
-    private void poisonScenario(String name, HostileCentral.Reply poison, String parkCode, String... sets) throws Exception {
+    private void poisonScenario(String name, HostileCentral.Reply poison, String parkCode, String... sets)
+            throws Exception {
         try (HostileSite site = new HostileSite(dir, sets)) {
             site.central.otherwise(HostileCentral.poisoned("P-1", poison));
             DeviceSimulator poisoned = site.device("dev-poison");
@@ -95,39 +97,77 @@ class PoisonEventWithDefaultsIT {
                     others.get(d).publish("t", DeviceSimulator.command("D" + (d + 1) + "-" + i, ""));
                 }
             }
-            await().atMost(Duration.ofSeconds(sets.length == 0 ? 20 : 60)).pollInterval(Duration.ofMillis(100)).until(() -> {
-                if (site.status().path("forwarder").path("circuitBreaker").asText().equals("open")) {
-                    breakerOpened.set(true);
-                }
-                return othersApplied(site) == DEVICES * COMMANDS;
-            });
+            await().atMost(Duration.ofSeconds(sets.length == 0 ? 20 : 60))
+                    .pollInterval(Duration.ofMillis(100))
+                    .until(() -> {
+                        if (site.status()
+                                .path("forwarder")
+                                .path("circuitBreaker")
+                                .asText()
+                                .equals("open")) {
+                            breakerOpened.set(true);
+                        }
+                        return othersApplied(site) == DEVICES * COMMANDS;
+                    });
             Duration othersDone = Duration.between(start, Instant.now());
             // a failure counts against P-1 only when central answers another event right after it (docs/forwarding.md,
             // "Blame"): one of the other devices sends now and then
             int[] n = {0};
-            await().atMost(Duration.ofSeconds(sets.length == 0 ? 60 : 180)).pollInterval(Duration.ofMillis(100)).until(() -> {
-                if (site.status().path("forwarder").path("circuitBreaker").asText().equals("open")) {
-                    breakerOpened.set(true);
-                }
-                if (n[0]++ % 5 == 0) {
-                    others.get(0).publish("t", DeviceSimulator.command("N-" + n[0], ""));
-                }
-                return site.bridge.outbox().find("dev-poison", "P-1").orElseThrow().state() == CommandState.PARKED;
-            });
+            await().atMost(Duration.ofSeconds(sets.length == 0 ? 60 : 180))
+                    .pollInterval(Duration.ofMillis(100))
+                    .until(() -> {
+                        if (site.status()
+                                .path("forwarder")
+                                .path("circuitBreaker")
+                                .asText()
+                                .equals("open")) {
+                            breakerOpened.set(true);
+                        }
+                        if (n[0]++ % 5 == 0) {
+                            others.get(0).publish("t", DeviceSimulator.command("N-" + n[0], ""));
+                        }
+                        return site.bridge
+                                        .outbox()
+                                        .find("dev-poison", "P-1")
+                                        .orElseThrow()
+                                        .state()
+                                == CommandState.PARKED;
+                    });
             Duration parkedAfter = Duration.between(start, Instant.now());
-            assertThat(breakerOpened).as("a failure that follows one event never opens the breaker").isFalse();
-            assertThat(site.bridge.outbox().find("dev-poison", "P-1").orElseThrow().code()).isEqualTo(parkCode);
+            assertThat(breakerOpened)
+                    .as("a failure that follows one event never opens the breaker")
+                    .isFalse();
+            assertThat(site.bridge
+                            .outbox()
+                            .find("dev-poison", "P-1")
+                            .orElseThrow()
+                            .code())
+                    .isEqualTo(parkCode);
             assertThat(site.status().path("alarms").findValuesAsText("code")).contains("parked_commands");
             long poisonRequests = site.central.requests().stream()
-                    .filter(r -> r.events().stream().anyMatch(e -> e.eventId().equals("P-1"))).count();
-            System.out.printf("FIGURES poison %s: the other %d commands applied %d ms after the first publish, the poison "
-                    + "parked after %d ms; %d requests, %d of them held the poison%n", name, DEVICES * COMMANDS,
-                    othersDone.toMillis(), parkedAfter.toMillis(), site.central.requests().size(), poisonRequests);
-            assertThat(site.bridge.outbox().find("dev-poison", "P-2").orElseThrow().state())
-                    .as("behind its parked predecessor, in sequence order").isEqualTo(CommandState.PENDING);
-            assertThat(site.post("/api/outbox/dev-poison/P-1/reject").statusCode()).isEqualTo(200);
+                    .filter(r -> r.events().stream().anyMatch(e -> e.eventId().equals("P-1")))
+                    .count();
+            System.out.printf(
+                    "FIGURES poison %s: the other %d commands applied %d ms after the first publish, the poison "
+                            + "parked after %d ms; %d requests, %d of them held the poison%n",
+                    name,
+                    DEVICES * COMMANDS,
+                    othersDone.toMillis(),
+                    parkedAfter.toMillis(),
+                    site.central.requests().size(),
+                    poisonRequests);
+            assertThat(site.bridge
+                            .outbox()
+                            .find("dev-poison", "P-2")
+                            .orElseThrow()
+                            .state())
+                    .as("behind its parked predecessor, in sequence order")
+                    .isEqualTo(CommandState.PENDING);
+            assertThat(site.post("/api/outbox/dev-poison/P-1/reject").statusCode())
+                    .isEqualTo(200);
             assertThat(poisoned.awaitFinal("P-2").path("status").asText())
-                    .as("the poisoned device's next command goes once an admin rejected the parked one").isEqualTo("accepted");
+                    .as("the poisoned device's next command goes once an admin rejected the parked one")
+                    .isEqualTo("accepted");
         }
     }
 
@@ -141,31 +181,48 @@ class PoisonEventWithDefaultsIT {
             other.publish("t", DeviceSimulator.command("O-1", ""));
             DeviceSimulator neighbour = other;
             int[] n = {0};
-            await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(500)).until(() -> {
-                neighbour.publish("t", DeviceSimulator.command("N-" + n[0]++, "")); // the proof: docs/forwarding.md, "Blame"
-                return failedAlone(site) >= 2;
-            });
+            await().atMost(Duration.ofSeconds(60))
+                    .pollInterval(Duration.ofMillis(500))
+                    .until(() -> {
+                        neighbour.publish(
+                                "t",
+                                DeviceSimulator.command("N-" + n[0]++, "")); // the proof: docs/forwarding.md, "Blame"
+                        return failedAlone(site) >= 2;
+                    });
             site.restart();
             other = site.device("dev-other");
             other.publish("t", DeviceSimulator.command("O-2", ""));
             other.awaitReceipt("O-2", "stored");
             DeviceSimulator after = other;
-            await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(500)).until(() -> {
-                after.publish("t", DeviceSimulator.command("M-" + n[0]++, ""));
-                return site.bridge.outbox().find("dev-poison", "P-1").orElseThrow().state() == CommandState.PARKED;
-            });
-            assertThat(failedAlone(site)).as("five failures alone in all: four counted, the fifth parks").isEqualTo(4);
+            await().atMost(Duration.ofSeconds(60))
+                    .pollInterval(Duration.ofMillis(500))
+                    .until(() -> {
+                        after.publish("t", DeviceSimulator.command("M-" + n[0]++, ""));
+                        return site.bridge
+                                        .outbox()
+                                        .find("dev-poison", "P-1")
+                                        .orElseThrow()
+                                        .state()
+                                == CommandState.PARKED;
+                    });
+            assertThat(failedAlone(site))
+                    .as("five failures alone in all: four counted, the fifth parks")
+                    .isEqualTo(4);
             assertThat(site.central.applied("dev-other", "O-2")).isTrue();
         }
     }
 
     private static long failedAlone(HostileSite site) {
         long id = site.bridge.outbox().find("dev-poison", "P-1").orElseThrow().id();
-        return site.bridge.outbox().reads().history(id).stream().filter(h -> h.kind().equals("failed_alone"))
-                .mapToLong(h -> h.times()).sum();
+        return site.bridge.outbox().reads().history(id).stream()
+                .filter(h -> h.kind().equals("failed_alone"))
+                .mapToLong(h -> h.times())
+                .sum();
     }
 
     private static long othersApplied(HostileSite site) {
-        return site.central.applied().keySet().stream().filter(e -> !e.deviceId().equals("dev-poison")).count();
+        return site.central.applied().keySet().stream()
+                .filter(e -> !e.deviceId().equals("dev-poison"))
+                .count();
     }
 }

@@ -34,7 +34,10 @@ class PoisonExpiryReportIT {
 
             // the command expires while the forwarder is paused, so it is never sent: it becomes final here
             assertThat(site.post("/api/forwarder/pause").statusCode()).isEqualTo(200);
-            expiring.publish("t", DeviceSimulator.command("E-1", "\"expiresAt\":\"" + Instant.now().plusSeconds(2) + "\""));
+            expiring.publish(
+                    "t",
+                    DeviceSimulator.command(
+                            "E-1", "\"expiresAt\":\"" + Instant.now().plusSeconds(2) + "\""));
             expiring.awaitReceipt("E-1", "stored");
             assertThat(expiring.awaitFinal("E-1").path("code").asText()).isEqualTo("expired");
             expiring.publish("t", DeviceSimulator.command("E-2", ""));
@@ -44,26 +47,42 @@ class PoisonExpiryReportIT {
             // the other device flows while the report fails; E-2 waits behind the report
             AtomicInteger sent = new AtomicInteger();
             Instant start = Instant.now();
-            await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(500)).until(() -> {
-                String id = "O-" + sent.incrementAndGet();
-                other.publish("t", DeviceSimulator.command(id, ""));
-                assertThat(other.awaitFinal(id).path("status").asText()).isEqualTo("accepted");
-                if (!site.central.applied("dev-exp", "E-2")) {
-                    assertThat(reports(site)).as("E-2 waits until the report is answered or given up").isLessThan(5);
-                }
-                return site.central.applied("dev-exp", "E-2");
-            });
+            await().atMost(Duration.ofSeconds(60))
+                    .pollInterval(Duration.ofMillis(500))
+                    .until(() -> {
+                        String id = "O-" + sent.incrementAndGet();
+                        other.publish("t", DeviceSimulator.command(id, ""));
+                        assertThat(other.awaitFinal(id).path("status").asText()).isEqualTo("accepted");
+                        if (!site.central.applied("dev-exp", "E-2")) {
+                            assertThat(reports(site))
+                                    .as("E-2 waits until the report is answered or given up")
+                                    .isLessThan(5);
+                        }
+                        return site.central.applied("dev-exp", "E-2");
+                    });
             Duration after = Duration.between(start, Instant.now());
-            assertThat(reports(site)).as("given up after forwarder.maxServerErrors failures").isEqualTo(5);
+            assertThat(reports(site))
+                    .as("given up after forwarder.maxServerErrors failures")
+                    .isEqualTo(5);
             assertThat(expiring.awaitFinal("E-2").path("status").asText()).isEqualTo("accepted");
-            assertThat(site.status().path("forwarder").path("expiry").path("reportsRefused").asLong()).isEqualTo(1);
-            assertThat(site.status().path("forwarder").path("circuitBreaker").asText()).isEqualTo("closed");
-            System.out.printf("FIGURES poison expiry report: given up after %d ms and %d reports; %d commands of the "
-                    + "other device applied meanwhile%n", after.toMillis(), reports(site), sent.get());
+            assertThat(site.status()
+                            .path("forwarder")
+                            .path("expiry")
+                            .path("reportsRefused")
+                            .asLong())
+                    .isEqualTo(1);
+            assertThat(site.status().path("forwarder").path("circuitBreaker").asText())
+                    .isEqualTo("closed");
+            System.out.printf(
+                    "FIGURES poison expiry report: given up after %d ms and %d reports; %d commands of the "
+                            + "other device applied meanwhile%n",
+                    after.toMillis(), reports(site), sent.get());
         }
     }
 
     private static long reports(HostileSite site) {
-        return site.central.requests().stream().filter(r -> !r.json().path("expired").isEmpty()).count();
+        return site.central.requests().stream()
+                .filter(r -> !r.json().path("expired").isEmpty())
+                .count();
     }
 }

@@ -35,21 +35,27 @@ class RepublishStarvationIT {
             int port = site.bridge.broker().mqttPort();
             try (RawMqttClient mute = neverReading(port, "dev-mute")) {
                 publish(mute, "dev-mute", "M-", MUTE);
-                await().atMost(Duration.ofMinutes(2)).until(() -> site.central.applied().size() >= MUTE);
+                await().atMost(Duration.ofMinutes(2))
+                        .until(() -> site.central.applied().size() >= MUTE);
                 try (RawMqttClient late = neverReading(port, "dev-late")) {
                     publish(late, "dev-late", "L-", LATE);
-                    await().atMost(Duration.ofMinutes(2)).until(() -> site.central.applied().size() >= MUTE + LATE);
+                    await().atMost(Duration.ofMinutes(2))
+                            .until(() -> site.central.applied().size() >= MUTE + LATE);
                     late.abort(); // its session (and the receipts queued in it) stays
                 }
                 Instant back = Instant.now();
                 try (DeviceSimulator device = DeviceSimulator.of("dev-late", port)) {
                     device.connectAndSubscribe();
-                    await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(500)).until(() ->
-                            IntStream.rangeClosed(1, LATE).allMatch(i -> device.receiptsFor("L-" + i).stream()
-                                    .anyMatch(r -> r.path("status").asText().equals("accepted"))));
-                    System.out.printf("FIGURES republish: dev-late had every one of its %d final receipts %d ms after it "
-                            + "came back, without resending, beside a device that never reads%n", LATE,
-                            Duration.between(back, Instant.now()).toMillis());
+                    await().atMost(Duration.ofSeconds(120))
+                            .pollInterval(Duration.ofMillis(500))
+                            .until(() -> IntStream.rangeClosed(1, LATE)
+                                    .allMatch(i -> device.receiptsFor("L-" + i).stream()
+                                            .anyMatch(r ->
+                                                    r.path("status").asText().equals("accepted"))));
+                    System.out.printf(
+                            "FIGURES republish: dev-late had every one of its %d final receipts %d ms after it "
+                                    + "came back, without resending, beside a device that never reads%n",
+                            LATE, Duration.between(back, Instant.now()).toMillis());
                 }
             }
         }
@@ -64,8 +70,12 @@ class RepublishStarvationIT {
 
     private static void publish(RawMqttClient c, String clientId, String prefix, int count) throws IOException {
         for (int i = 1; i <= count; i++) {
-            c.publish("devices/" + clientId + "/commands/t",
-                    DeviceSimulator.command(prefix + i, "").getBytes(StandardCharsets.UTF_8), 0, 0, false);
+            c.publish(
+                    "devices/" + clientId + "/commands/t",
+                    DeviceSimulator.command(prefix + i, "").getBytes(StandardCharsets.UTF_8),
+                    0,
+                    0,
+                    false);
         }
     }
 }

@@ -27,22 +27,39 @@ class RequestSizeIT {
     @Test
     void two_hundred_commands_with_the_longest_types_go_out_in_requests_of_at_most_max_bytes() throws Exception {
         try (HostileSite site = new HostileSite(dir, "forwarder.maxBytes=16KiB")) {
-            // not subscribed to its receipts: the broker's outbound queue to one device is another matter, not this one's
-            DeviceSimulator device = DeviceSimulator.of("dev-topics", site.bridge.broker().mqttPort());
+            // not subscribed to its receipts: the broker's outbound queue to one device is another matter, not this
+            // one's
+            DeviceSimulator device =
+                    DeviceSimulator.of("dev-topics", site.bridge.broker().mqttPort());
             device.connect();
             site.bridge.forwarder().pause(); // let all 200 wait, so that one claim could take them all
             for (int i = 0; i < 200; i++) {
                 device.publish("t" + i + "/" + LONG_TYPE_TAIL, DeviceSimulator.command("TOPIC-" + i, ""));
             }
-            await().atMost(Duration.ofSeconds(60)).until(() ->
-                    site.status().path("outbox").path("counts").path("pending").asInt() == 200);
+            await().atMost(Duration.ofSeconds(60))
+                    .until(() -> site.status()
+                                    .path("outbox")
+                                    .path("counts")
+                                    .path("pending")
+                                    .asInt()
+                            == 200);
             site.bridge.forwarder().resume();
 
-            await().atMost(Duration.ofSeconds(60)).until(() ->
-                    site.status().path("outbox").path("counts").path("accepted").asInt() == 200);
-            assertThat(site.central.requests()).allSatisfy(r -> assertThat(r.body().length).isLessThanOrEqualTo(MAX_BYTES));
-            assertThat(site.central.requests()).anySatisfy(r -> assertThat(r.events()).hasSizeGreaterThan(1));
-            assertThat(site.central.requests().stream().mapToInt(r -> r.events().size()).sum()).isEqualTo(200);
+            await().atMost(Duration.ofSeconds(60))
+                    .until(() -> site.status()
+                                    .path("outbox")
+                                    .path("counts")
+                                    .path("accepted")
+                                    .asInt()
+                            == 200);
+            assertThat(site.central.requests())
+                    .allSatisfy(r -> assertThat(r.body().length).isLessThanOrEqualTo(MAX_BYTES));
+            assertThat(site.central.requests())
+                    .anySatisfy(r -> assertThat(r.events()).hasSizeGreaterThan(1));
+            assertThat(site.central.requests().stream()
+                            .mapToInt(r -> r.events().size())
+                            .sum())
+                    .isEqualTo(200);
             device.close();
         }
     }
@@ -54,11 +71,17 @@ class RequestSizeIT {
             site.bridge.forwarder().pause();
             device.publish("big", DeviceSimulator.command("BIG-1", "\"pad\":\"" + "p".repeat(2000) + "\""));
             device.publish("small", DeviceSimulator.command("SMALL-2", ""));
-            await().atMost(Duration.ofSeconds(30)).until(() ->
-                    site.status().path("outbox").path("counts").path("pending").asInt() == 2);
+            await().atMost(Duration.ofSeconds(30))
+                    .until(() -> site.status()
+                                    .path("outbox")
+                                    .path("counts")
+                                    .path("pending")
+                                    .asInt()
+                            == 2);
             site.bridge.forwarder().resume();
 
-            await().atMost(Duration.ofSeconds(30)).until(() -> HostileSite.statuses(device, "SMALL-2").contains("accepted"));
+            await().atMost(Duration.ofSeconds(30))
+                    .until(() -> HostileSite.statuses(device, "SMALL-2").contains("accepted"));
             assertThat(HostileSite.statuses(device, "BIG-1")).containsExactly("stored", "accepted");
             assertThat(site.central.requests()).hasSize(2);
             assertThat(site.central.requests().get(0).events()).hasSize(1);

@@ -36,12 +36,32 @@ class Rfc3339Test {
     }
 
     @ParameterizedTest(name = "{0} is refused")
-    @ValueSource(strings = {"", "tomorrow", "2026-12-02", "2026-12-02T06:00:00", "2026-12-02T06:00Z",
-        "2026-12-02 06:00:00Z", "+999999999-12-31T23:59:59Z", "-2026-12-02T06:00:00Z", "+10000-01-01T00:00:00Z",
-        "26-12-02T06:00:00Z", "2026-13-02T06:00:00Z", "2026-02-30T06:00:00Z", "2026-12-02T24:00:00Z",
-        "2026-12-02T06:60:00Z", "2026-12-02T06:00:61Z", "2026-12-02T06:00:00.Z", "2026-12-02T06:00:00+0100",
-        "2026-12-02T06:00:00+01:60", "2026-12-02T06:00:00+24:00", "2026-12-02T06:00:00Z ", " 2026-12-02T06:00:00Z",
-        "2026-12-02T06:00:00UTC", "２０２６-12-02T06:00:00Z"})
+    @ValueSource(
+            strings = {
+                "",
+                "tomorrow",
+                "2026-12-02",
+                "2026-12-02T06:00:00",
+                "2026-12-02T06:00Z",
+                "2026-12-02 06:00:00Z",
+                "+999999999-12-31T23:59:59Z",
+                "-2026-12-02T06:00:00Z",
+                "+10000-01-01T00:00:00Z",
+                "26-12-02T06:00:00Z",
+                "2026-13-02T06:00:00Z",
+                "2026-02-30T06:00:00Z",
+                "2026-12-02T24:00:00Z",
+                "2026-12-02T06:60:00Z",
+                "2026-12-02T06:00:61Z",
+                "2026-12-02T06:00:00.Z",
+                "2026-12-02T06:00:00+0100",
+                "2026-12-02T06:00:00+01:60",
+                "2026-12-02T06:00:00+24:00",
+                "2026-12-02T06:00:00Z ",
+                " 2026-12-02T06:00:00Z",
+                "2026-12-02T06:00:00UTC",
+                "２０２６-12-02T06:00:00Z"
+            })
     void refuses_anything_else(String text) {
         assertThat(Rfc3339.parse(text)).isEmpty();
     }
@@ -61,7 +81,8 @@ class Rfc3339Test {
         long first = Instant.parse("0001-01-01T00:00:00Z").getEpochSecond();
         long last = Instant.parse("9998-12-31T00:00:00Z").getEpochSecond();
         for (int i = 0; i < 10_000; i++) {
-            Instant instant = Instant.ofEpochSecond(first + (long) (random.nextDouble() * (last - first)),
+            Instant instant = Instant.ofEpochSecond(
+                    first + (long) (random.nextDouble() * (last - first)),
                     random.nextBoolean() ? 0 : random.nextInt(1_000_000_000));
             ZoneOffset offset = ZoneOffset.ofTotalSeconds((random.nextInt(18 * 4 * 2 + 1) - 18 * 4) * 15 * 60);
             String text = DateTimeFormatter.ISO_OFFSET_DATE_TIME.format(OffsetDateTime.ofInstant(instant, offset));

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import java.nio.file.Path;
 import java.time.Duration;
 import org.edgebridge.device.DeviceSimulator;
 import org.junit.jupiter.api.Test;
@@ -34,8 +33,11 @@ class ActivityChartIT extends PageTest {
             device.awaitFinal("CHART-5");
 
             page.get(site.adminUrl("/"));
-            await().atMost(READABLE).until(() -> headline().contains("healthy") && points("backlog") >= 1
-                    && points("in") >= 0 && legend().startsWith("now:"));
+            await().atMost(READABLE)
+                    .until(() -> headline().contains("healthy")
+                            && points("backlog") >= 1
+                            && points("in") >= 0
+                            && legend().startsWith("now:"));
             await().atMost(SAMPLES).until(() -> points("backlog") >= 2 && points("finals") >= 1);
             shot("activity-healthy.png");
             assertThat(markers()).isZero();
@@ -45,30 +47,41 @@ class ActivityChartIT extends PageTest {
                 device.publish("t", DeviceSimulator.command("DOWN-" + i, ""));
                 device.awaitReceipt("DOWN-" + i, "stored");
             }
-            await().atMost(SAMPLES).until(() -> markers() >= 2 && legend().contains("breaker opened")
-                    && legend().contains("backlog 3"));
+            await().atMost(SAMPLES)
+                    .until(() ->
+                            markers() >= 2 && legend().contains("breaker opened") && legend().contains("backlog 3"));
             shot("activity-breaker.png");
 
             page.navigate().refresh();
-            await().atMost(READABLE).until(() -> markers() >= 2 && points("backlog") >= 3 && !headline().contains("loading"));
+            await().atMost(READABLE)
+                    .until(() -> markers() >= 2
+                            && points("backlog") >= 3
+                            && !headline().contains("loading"));
         }
         JsonNode activity = site.getJson("/api/activity");
         assertThat(activity.path("intervalSeconds").asInt()).isEqualTo(10);
         assertThat(activity.path("maxSamples").asInt()).isEqualTo(360);
         assertThat(activity.path("breakerOpened")).isNotEmpty();
-        assertThat(activity.path("samples").get(activity.path("samples").size() - 1).path("breakerOpen").asBoolean()).isTrue();
+        assertThat(activity.path("samples")
+                        .get(activity.path("samples").size() - 1)
+                        .path("breakerOpen")
+                        .asBoolean())
+                .isTrue();
     }
 
     /** Points of one series' line. */
     private int points(String series) {
-        Object n = chromium.script("const e = document.querySelector(\"polyline[data-series='\" + arguments[0] + \"']\");"
-                + " return e ? Number(e.dataset.points) : -1;", series);
+        Object n = chromium.script(
+                "const e = document.querySelector(\"polyline[data-series='\" + arguments[0] + \"']\");"
+                        + " return e ? Number(e.dataset.points) : -1;",
+                series);
         return ((Number) n).intValue();
     }
 
     /** Breaker markers, in both charts. */
     private int markers() {
-        return ((Number) chromium.script("return document.querySelectorAll('#activity line[data-breaker]').length")).intValue();
+        return ((Number) chromium.script("return document.querySelectorAll('#activity line[data-breaker]').length"))
+                .intValue();
     }
 
     private String legend() {

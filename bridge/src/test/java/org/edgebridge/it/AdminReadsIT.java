@@ -20,8 +20,8 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class AdminReadsIT {
     private static final HttpClient HTTP = HttpClient.newHttpClient();
-    private static final List<String> READS = List.of("/api/status", "/api/outbox", "/api/outbox/dev-reads/READS-1",
-            "/api/devices", "/metrics");
+    private static final List<String> READS =
+            List.of("/api/status", "/api/outbox", "/api/outbox/dev-reads/READS-1", "/api/devices", "/metrics");
 
     @TempDir
     Path dir;
@@ -43,10 +43,12 @@ class AdminReadsIT {
             // the scheme's name is case-insensitive (RFC 9110), the token is not (raw requests: the header as written)
             int port = site.bridge.adminPort();
             for (String scheme : List.of("bearer", "BEARER")) {
-                assertThat(rawGet(port, "/api/status", "127.0.0.1:" + port, "test-token", scheme)).as(scheme)
+                assertThat(rawGet(port, "/api/status", "127.0.0.1:" + port, "test-token", scheme))
+                        .as(scheme)
                         .startsWith("HTTP/1.1 200");
             }
-            assertThat(rawGet(port, "/api/status", "127.0.0.1:" + port, "TEST-TOKEN", "Bearer")).startsWith("HTTP/1.1 401");
+            assertThat(rawGet(port, "/api/status", "127.0.0.1:" + port, "TEST-TOKEN", "Bearer"))
+                    .startsWith("HTTP/1.1 401");
             for (String open : List.of("/", "/health/live", "/health/ready")) {
                 assertThat(get(site, open, null).statusCode()).as(open).isEqualTo(200);
             }
@@ -72,7 +74,8 @@ class AdminReadsIT {
     private static List<Integer> twoOnOneConnection(int port, String first, String second) throws Exception {
         try (java.net.Socket s = new java.net.Socket("127.0.0.1", port)) {
             s.setSoTimeout(10_000);
-            java.io.DataInputStream in = new java.io.DataInputStream(new java.io.BufferedInputStream(s.getInputStream()));
+            java.io.DataInputStream in =
+                    new java.io.DataInputStream(new java.io.BufferedInputStream(s.getInputStream()));
             List<Integer> codes = new java.util.ArrayList<>();
             for (String token : List.of(first, second)) {
                 String request = "GET /api/status HTTP/1.1\r\nHost: 127.0.0.1:" + port + "\r\nAuthorization: Bearer "
@@ -86,7 +89,9 @@ class AdminReadsIT {
                         length = Integer.parseInt(header.substring(15).trim());
                     }
                 }
-                assertThat(length).as("a kept-alive answer has a Content-Length").isNotNegative();
+                assertThat(length)
+                        .as("a kept-alive answer has a Content-Length")
+                        .isNotNegative();
                 in.readFully(new byte[length]);
             }
             return codes;
@@ -130,19 +135,30 @@ class AdminReadsIT {
             device.publish("t", DeviceSimulator.command("REBIND-1", "\"secret\":\"pin-4711\""));
             device.awaitReceipt("REBIND-1", "accepted");
             int port = site.bridge.adminPort();
-            List<String> reads = READS.stream().map(r -> r.replace("dev-reads/READS-1", "dev-rebind/REBIND-1")).toList();
+            List<String> reads = READS.stream()
+                    .map(r -> r.replace("dev-reads/READS-1", "dev-rebind/REBIND-1"))
+                    .toList();
             for (String path : reads) {
                 String refused = rawGet(port, path, "rebind.example:" + port, null);
-                assertThat(refused).as(path).startsWith("HTTP/1.1 403").contains("host_not_allowed").doesNotContain("pin-4711");
-                assertThat(rawGet(port, path, "rebind.example:" + port, "test-token")).as(path).startsWith("HTTP/1.1 200");
+                assertThat(refused)
+                        .as(path)
+                        .startsWith("HTTP/1.1 403")
+                        .contains("host_not_allowed")
+                        .doesNotContain("pin-4711");
+                assertThat(rawGet(port, path, "rebind.example:" + port, "test-token"))
+                        .as(path)
+                        .startsWith("HTTP/1.1 200");
             }
             for (String host : List.of("localhost:9000", "127.0.0.1:" + port, "[::1]:8080", "LOCALHOST")) {
-                assertThat(rawGet(port, "/api/outbox/dev-rebind/REBIND-1", host, null)).as(host).startsWith("HTTP/1.1 200");
+                assertThat(rawGet(port, "/api/outbox/dev-rebind/REBIND-1", host, null))
+                        .as(host)
+                        .startsWith("HTTP/1.1 200");
             }
             for (String open : List.of("/", "/health/live", "/health/ready")) {
                 assertThat(rawGet(port, open, "rebind.example", null)).as(open).startsWith("HTTP/1.1 200");
             }
-            assertThat(site.get("/metrics").body()).contains("edgebridge_admin_reads_foreign_host_total " + reads.size() + ".0");
+            assertThat(site.get("/metrics").body())
+                    .contains("edgebridge_admin_reads_foreign_host_total " + reads.size() + ".0");
         }
     }
 

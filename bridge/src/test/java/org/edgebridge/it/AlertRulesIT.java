@@ -40,8 +40,9 @@ class AlertRulesIT {
     @BeforeEach
     void promtoolIsThere() {
         if (System.getenv("CI") == null) {
-            Assumptions.assumeTrue(Files.isExecutable(PROMTOOL), "Debian's prometheus package (promtool) is not installed "
-                    + "(.ci/run installs it)");
+            Assumptions.assumeTrue(
+                    Files.isExecutable(PROMTOOL),
+                    "Debian's prometheus package (promtool) is not installed " + "(.ci/run installs it)");
         }
         assertThat(PROMTOOL).as("promtool must be installed in CI").isExecutable();
     }
@@ -66,11 +67,16 @@ class AlertRulesIT {
         assertThat(named).contains("edgebridge_alarm_active", "edgebridge_outbox_max_pending");
         try (TestSite site = new TestSite(dir.resolve("data"))) {
             // an alarm, so that edgebridge_alarm_active has a series
-            assertThat(site.post("/api/forwarder/pause", "test-token").statusCode()).isEqualTo(200);
-            String metrics = await().atMost(Duration.ofSeconds(20)).until(() -> site.get("/metrics").body(),
-                    body -> body.contains("edgebridge_alarm_active{code=\"forwarder_paused\"} 1.0"));
-            Set<String> exposed = metrics.lines().filter(l -> !l.startsWith("#") && !l.isBlank())
-                    .map(l -> l.split("[{ ]", 2)[0]).collect(Collectors.toCollection(TreeSet::new));
+            assertThat(site.post("/api/forwarder/pause", "test-token").statusCode())
+                    .isEqualTo(200);
+            String metrics = await().atMost(Duration.ofSeconds(20))
+                    .until(
+                            () -> site.get("/metrics").body(),
+                            body -> body.contains("edgebridge_alarm_active{code=\"forwarder_paused\"} 1.0"));
+            Set<String> exposed = metrics.lines()
+                    .filter(l -> !l.startsWith("#") && !l.isBlank())
+                    .map(l -> l.split("[{ ]", 2)[0])
+                    .collect(Collectors.toCollection(TreeSet::new));
             assertThat(exposed).as("metrics on /metrics").containsAll(named);
 
             String lint = promtool(metrics, "check", "metrics");
@@ -80,11 +86,16 @@ class AlertRulesIT {
                     ours.add(line);
                 }
             }
-            assertThat(ours).as("promtool check metrics on the bridge's own metrics").isEmpty();
+            assertThat(ours)
+                    .as("promtool check metrics on the bridge's own metrics")
+                    .isEmpty();
 
-            assertThat(site.post("/api/forwarder/resume", "test-token").statusCode()).isEqualTo(200);
-            await().atMost(Duration.ofSeconds(20)).until(() -> site.get("/metrics").body(),
-                    body -> !body.contains("edgebridge_alarm_active{code=\"forwarder_paused\"}"));
+            assertThat(site.post("/api/forwarder/resume", "test-token").statusCode())
+                    .isEqualTo(200);
+            await().atMost(Duration.ofSeconds(20))
+                    .until(
+                            () -> site.get("/metrics").body(),
+                            body -> !body.contains("edgebridge_alarm_active{code=\"forwarder_paused\"}"));
         }
     }
 
@@ -92,7 +103,10 @@ class AlertRulesIT {
     private String promtool(String stdin, String... args) throws IOException, InterruptedException {
         List<String> command = new ArrayList<>(List.of(PROMTOOL.toString()));
         command.addAll(List.of(args));
-        Process p = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true).start();
+        Process p = new ProcessBuilder(command)
+                .directory(dir.toFile())
+                .redirectErrorStream(true)
+                .start();
         if (stdin != null) {
             try (var in = p.getOutputStream()) {
                 in.write(stdin.getBytes(StandardCharsets.UTF_8));
@@ -103,7 +117,9 @@ class AlertRulesIT {
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
         if (stdin == null || p.exitValue() != 3) {
-            assertThat(p.exitValue()).as("promtool " + String.join(" ", args) + ":\n" + out).isZero();
+            assertThat(p.exitValue())
+                    .as("promtool " + String.join(" ", args) + ":\n" + out)
+                    .isZero();
         }
         return out;
     }

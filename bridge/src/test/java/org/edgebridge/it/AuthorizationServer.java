@@ -2,10 +2,10 @@ package org.edgebridge.it;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.net.URI;
+import java.net.URLEncoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Base64;
@@ -54,14 +54,21 @@ final class AuthorizationServer implements AutoCloseable {
         p.put("server.address", "127.0.0.1");
         p.put("server.port", port);
         client(p, "edge", CLIENT_ID, clientSecret, "client_secret_basic,client_secret_post", SCOPE);
-        p.put("spring.security.oauth2.authorizationserver.client.edge.token.access-token-time-to-live", tokenLife.toSeconds() + "s");
+        p.put(
+                "spring.security.oauth2.authorizationserver.client.edge.token.access-token-time-to-live",
+                tokenLife.toSeconds() + "s");
         client(p, "central", CENTRAL_ID, CENTRAL_SECRET, "client_secret_basic", "introspect");
-        ConfigurableApplicationContext context = new SpringApplicationBuilder(App.class).web(WebApplicationType.SERVLET)
-                .bannerMode(Banner.Mode.OFF).logStartupInfo(false).properties(p).run();
+        ConfigurableApplicationContext context = new SpringApplicationBuilder(App.class)
+                .web(WebApplicationType.SERVLET)
+                .bannerMode(Banner.Mode.OFF)
+                .logStartupInfo(false)
+                .properties(p)
+                .run();
         return new AuthorizationServer(context, port);
     }
 
-    private static void client(Map<String, Object> p, String name, String id, String secret, String methods, String scopes) {
+    private static void client(
+            Map<String, Object> p, String name, String id, String secret, String methods, String scopes) {
         String r = "spring.security.oauth2.authorizationserver.client." + name + ".registration.";
         p.put(r + "client-id", id);
         p.put(r + "client-secret", "{noop}" + secret);
@@ -89,13 +96,19 @@ final class AuthorizationServer implements AutoCloseable {
         String token = authorization.substring("Bearer ".length());
         seen.add(token);
         try {
-            String basic = Base64.getEncoder().encodeToString((CENTRAL_ID + ":" + CENTRAL_SECRET).getBytes(StandardCharsets.UTF_8));
-            HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/oauth2/introspect"))
-                    .header("Authorization", "Basic " + basic).header("Content-Type", "application/x-www-form-urlencoded")
-                    .POST(HttpRequest.BodyPublishers.ofString("token=" + URLEncoder.encode(token, StandardCharsets.UTF_8)))
-                    .build(), HttpResponse.BodyHandlers.ofString());
+            String basic = Base64.getEncoder()
+                    .encodeToString((CENTRAL_ID + ":" + CENTRAL_SECRET).getBytes(StandardCharsets.UTF_8));
+            HttpResponse<String> r = HTTP.send(
+                    HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/oauth2/introspect"))
+                            .header("Authorization", "Basic " + basic)
+                            .header("Content-Type", "application/x-www-form-urlencoded")
+                            .POST(HttpRequest.BodyPublishers.ofString(
+                                    "token=" + URLEncoder.encode(token, StandardCharsets.UTF_8)))
+                            .build(),
+                    HttpResponse.BodyHandlers.ofString());
             JsonNode answer = DeviceSimulator.JSON.readTree(r.body());
-            return r.statusCode() == 200 && answer.path("active").asBoolean()
+            return r.statusCode() == 200
+                    && answer.path("active").asBoolean()
                     && List.of(answer.path("scope").asText("").split(" ")).contains(SCOPE);
         } catch (Exception e) {
             return false; // the server is down: central cannot check the token

@@ -28,10 +28,17 @@ class BeforeLoginFloodProcessIT {
     Path dir;
 
     @Test
-    void seven_hundred_connections_sending_400_kb_before_connect_leave_a_256_mb_bridge_alive_and_a_device_gets_its_accepted() throws Exception {
+    void
+            seven_hundred_connections_sending_400_kb_before_connect_leave_a_256_mb_bridge_alive_and_a_device_gets_its_accepted()
+                    throws Exception {
         try (CentralSim central = TestSite.central(Optional.empty(), 1 << 24);
-                BridgeProcess bridge = new BridgeProcess(BridgeProcess.logFile("before-login-flood"), "data.dir=" + dir.resolve("data"),
-                        "mqtt.host=127.0.0.1", "auth.anonymous=true", "ingest.url=http://127.0.0.1:" + central.port() + "/ingest").start()) {
+                BridgeProcess bridge = new BridgeProcess(
+                                BridgeProcess.logFile("before-login-flood"),
+                                "data.dir=" + dir.resolve("data"),
+                                "mqtt.host=127.0.0.1",
+                                "auth.anonymous=true",
+                                "ingest.url=http://127.0.0.1:" + central.port() + "/ingest")
+                        .start()) {
             List<Socket> flood = new ArrayList<>();
             try {
                 byte[] header = {0x30, (byte) 0xC0, (byte) 0xDE, 0x1F}; // PUBLISH, remaining length 520,000

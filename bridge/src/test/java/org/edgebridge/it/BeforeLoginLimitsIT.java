@@ -43,7 +43,9 @@ class BeforeLoginLimitsIT extends OneDeviceSite {
     }
 
     @Test
-    void seven_hundred_connections_that_declare_a_520_kb_publish_before_connect_are_closed_and_a_device_gets_its_accepted() throws Exception {
+    void
+            seven_hundred_connections_that_declare_a_520_kb_publish_before_connect_are_closed_and_a_device_gets_its_accepted()
+                    throws Exception {
         open(FLOOD_CONNECTIONS, header(0x30, DECLARED_BYTES), new byte[4_096]);
         deviceGetsItsAccepted();
         awaitAllClosedBy(Duration.ofSeconds(8));
@@ -51,7 +53,8 @@ class BeforeLoginLimitsIT extends OneDeviceSite {
     }
 
     @Test
-    void seven_hundred_connections_that_declare_a_520_kb_connect_are_closed_and_a_device_gets_its_accepted() throws Exception {
+    void seven_hundred_connections_that_declare_a_520_kb_connect_are_closed_and_a_device_gets_its_accepted()
+            throws Exception {
         open(FLOOD_CONNECTIONS, header(0x10, DECLARED_BYTES), connectUpToClientId(DECLARED_BYTES));
         deviceGetsItsAccepted();
         awaitAllClosedBy(Duration.ofSeconds(8));
@@ -59,7 +62,8 @@ class BeforeLoginLimitsIT extends OneDeviceSite {
     }
 
     @Test
-    void seven_hundred_connections_that_trickle_a_small_connect_are_closed_after_the_10_s_connect_timeout() throws Exception {
+    void seven_hundred_connections_that_trickle_a_small_connect_are_closed_after_the_10_s_connect_timeout()
+            throws Exception {
         open(FLOOD_CONNECTIONS, header(0x10, 200), connectUpToClientId(200));
         deviceGetsItsAccepted();
         // one byte a second would finish the 200-byte CONNECT after 200 s; the shipped mqtt.connectTimeout is 10 s
@@ -68,12 +72,15 @@ class BeforeLoginLimitsIT extends OneDeviceSite {
     }
 
     @Test
-    void with_max_connections_per_address_50_the_connections_past_it_are_closed_and_a_connected_device_gets_its_accepted() throws Exception {
+    void
+            with_max_connections_per_address_50_the_connections_past_it_are_closed_and_a_connected_device_gets_its_accepted()
+                    throws Exception {
         capHits("mqtt.maxConnectionsPerAddress=50", 60, "connectionsRefusedPerAddress");
     }
 
     @Test
-    void with_max_connections_20_the_connections_past_it_are_closed_and_a_connected_device_gets_its_accepted() throws Exception {
+    void with_max_connections_20_the_connections_past_it_are_closed_and_a_connected_device_gets_its_accepted()
+            throws Exception {
         capHits("mqtt.maxConnections=20", 30, "connectionsRefusedTotal");
     }
 
@@ -86,12 +93,14 @@ class BeforeLoginLimitsIT extends OneDeviceSite {
         int cap = Integer.parseInt(set.substring(set.indexOf('=') + 1));
         int past = idle + 1 - cap;
         List<RawMqttClient> connections = idleConnections(idle);
-        await().atMost(Duration.ofSeconds(10)).until(() -> limits().path(counter).asLong() == past);
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> limits().path(counter).asLong() == past);
         assertThat(connections.stream().filter(this::closedByBridge).count()).isEqualTo(past);
         assertThat(limits().path("openConnections").asInt()).isEqualTo(cap);
         deviceGetsItsAccepted();
         connections.forEach(RawMqttClient::close);
-        await().atMost(Duration.ofSeconds(10)).until(() -> limits().path("openConnections").asInt() == 1);
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> limits().path("openConnections").asInt() == 1);
     }
 
     private void restartWith(String set) {
@@ -167,7 +176,8 @@ class BeforeLoginLimitsIT extends OneDeviceSite {
      */
     private static byte[] connectUpToClientId(int remaining) {
         int clientIdLength = remaining - 12;
-        return new byte[] {0, 4, 'M', 'Q', 'T', 'T', 4, 0x02, 0, 60, (byte) (clientIdLength >> 8), (byte) clientIdLength};
+        return new byte[] {0, 4, 'M', 'Q', 'T', 'T', 4, 0x02, 0, 60, (byte) (clientIdLength >> 8), (byte) clientIdLength
+        };
     }
 
     /** An MQTT fixed header: the packet type byte and the remaining length. */

@@ -32,9 +32,11 @@ public final class BridgeJar {
 
     /** The jar; fails with what to do when it was not built. */
     public static Path path() {
-        Path jar = Path.of(System.getProperty("bridge.jar", "target/edge-bridge.jar")).toAbsolutePath();
+        Path jar = Path.of(System.getProperty("bridge.jar", "target/edge-bridge.jar"))
+                .toAbsolutePath();
         if (!Files.isRegularFile(jar)) {
-            throw new IllegalStateException(jar + " is missing: run the tests with 'mvn verify', which builds it first");
+            throw new IllegalStateException(
+                    jar + " is missing: run the tests with 'mvn verify', which builds it first");
         }
         return jar;
     }
@@ -61,7 +63,8 @@ public final class BridgeJar {
             synchronized (MAKING) {
                 s = sharing;
                 if (s == null) {
-                    s = archive().map(a -> List.of("-XX:SharedArchiveFile=" + a, "-Xlog:cds=off,cds+dynamic=off"))
+                    s = archive()
+                            .map(a -> List.of("-XX:SharedArchiveFile=" + a, "-Xlog:cds=off,cds+dynamic=off"))
                             .orElse(List.of());
                     sharing = s;
                 }
@@ -76,7 +79,8 @@ public final class BridgeJar {
             // named after the jar's size and time: a jar built again gets an archive of its own
             Path archive = jar.resolveSibling("edge-bridge-" + Files.size(jar) + "-"
                     + Files.getLastModifiedTime(jar).toMillis() + ".jsa");
-            try (RandomAccessFile lockFile = new RandomAccessFile(jar.resolveSibling("edge-bridge.jsa.lock").toFile(), "rw");
+            try (RandomAccessFile lockFile = new RandomAccessFile(
+                            jar.resolveSibling("edge-bridge.jsa.lock").toFile(), "rw");
                     FileLock ignored = lockFile.getChannel().lock()) {
                 if (!Files.isRegularFile(archive)) {
                     make(jar, archive);
@@ -97,12 +101,29 @@ public final class BridgeJar {
         Path scratch = Files.createTempDirectory(archive.getParent(), "cds-scratch");
         Path partial = scratch.resolve("archive.jsa"); // beside the archive: the move below is atomic
         Path log = BridgeProcess.logFile("class-data-archive");
-        List<String> command = List.of(java(), "-Xmx256m", "-XX:ArchiveClassesAtExit=" + partial, "-jar", jar.toString(),
-                "run", "--set", "data.dir=" + scratch.resolve("data"), "--set", "mqtt.host=127.0.0.1",
-                "--set", "mqtt.port=any", "--set", "admin.port=any", "--set", "auth.anonymous=true",
-                "--set", "ingest.url=http://127.0.0.1:9/ingest");
-        Process p = new ProcessBuilder(command).redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+        List<String> command = List.of(
+                java(),
+                "-Xmx256m",
+                "-XX:ArchiveClassesAtExit=" + partial,
+                "-jar",
+                jar.toString(),
+                "run",
+                "--set",
+                "data.dir=" + scratch.resolve("data"),
+                "--set",
+                "mqtt.host=127.0.0.1",
+                "--set",
+                "mqtt.port=any",
+                "--set",
+                "admin.port=any",
+                "--set",
+                "auth.anonymous=true",
+                "--set",
+                "ingest.url=http://127.0.0.1:9/ingest");
+        Process p = new ProcessBuilder(command)
+                .redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
+                .start();
         try {
             long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
             while (!Files.readString(log).contains("bound ports:")) {
@@ -113,7 +134,8 @@ public final class BridgeJar {
             }
             p.destroy(); // SIGTERM: a clean exit writes the archive
             if (!p.waitFor(60, TimeUnit.SECONDS)) {
-                throw new IllegalStateException("the bridge did not stop within 60 s to write the archive; log: " + log);
+                throw new IllegalStateException(
+                        "the bridge did not stop within 60 s to write the archive; log: " + log);
             }
         } finally {
             p.destroyForcibly();

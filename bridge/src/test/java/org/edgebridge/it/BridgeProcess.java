@@ -23,7 +23,8 @@ import java.util.regex.Pattern;
  * ports it bound are read from its log line {@code bound ports: mqtt=… tls=… admin=…}.
  */
 public final class BridgeProcess implements AutoCloseable {
-    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    private static final HttpClient HTTP =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
     private static final Pattern BOUND_PORTS = Pattern.compile("bound ports: mqtt=(\\w+) tls=(\\w+) admin=(\\d+)");
 
     private final List<String> command = new ArrayList<>();
@@ -84,7 +85,9 @@ public final class BridgeProcess implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        await("bridge process ready (log: " + log + ")").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200))
+        await("bridge process ready (log: " + log + ")")
+                .atMost(Duration.ofSeconds(60))
+                .pollInterval(Duration.ofMillis(200))
                 .until(() -> {
                     if (!process.isAlive()) {
                         throw new IllegalStateException("bridge process exited with " + process.exitValue() + "; log: "
@@ -117,8 +120,11 @@ public final class BridgeProcess implements AutoCloseable {
 
     private boolean ready() {
         try {
-            HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + adminPort + "/health/ready"))
-                    .timeout(Duration.ofSeconds(2)).build(), HttpResponse.BodyHandlers.ofString());
+            HttpResponse<String> r = HTTP.send(
+                    HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + adminPort + "/health/ready"))
+                            .timeout(Duration.ofSeconds(2))
+                            .build(),
+                    HttpResponse.BodyHandlers.ofString());
             return r.statusCode() == 200;
         } catch (IOException e) {
             return false;
@@ -173,9 +179,12 @@ public final class BridgeProcess implements AutoCloseable {
      * is none.
      */
     public double metric(String name) throws IOException, InterruptedException {
-        HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + adminPort + "/metrics"))
-                .build(), HttpResponse.BodyHandlers.ofString());
-        Matcher m = Pattern.compile("(?m)^" + Pattern.quote(name) + "(\\{[^}]*\\})? ([0-9.eE+-]+)$").matcher(r.body());
+        HttpResponse<String> r = HTTP.send(
+                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + adminPort + "/metrics"))
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
+        Matcher m = Pattern.compile("(?m)^" + Pattern.quote(name) + "(\\{[^}]*\\})? ([0-9.eE+-]+)$")
+                .matcher(r.body());
         return m.find() ? Double.parseDouble(m.group(2)) : -1;
     }
 

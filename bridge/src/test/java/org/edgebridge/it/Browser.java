@@ -32,16 +32,30 @@ final class Browser implements AutoCloseable {
     static Browser start(Path dir) {
         boolean present = Files.isExecutable(CHROMIUM) && Files.isExecutable(CHROMEDRIVER);
         if (System.getenv("CI") == null) {
-            Assumptions.assumeTrue(present, "Debian's chromium and chromium-driver are not installed (.ci/run installs them)");
+            Assumptions.assumeTrue(
+                    present, "Debian's chromium and chromium-driver are not installed (.ci/run installs them)");
         }
-        assertThat(present).as("chromium and chromedriver must be installed in CI").isTrue();
+        assertThat(present)
+                .as("chromium and chromedriver must be installed in CI")
+                .isTrue();
         ChromeOptions options = new ChromeOptions();
         options.setBinary(CHROMIUM.toFile());
-        options.addArguments("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run",
-                "--disable-quic", "--window-size=1280,900", "--user-data-dir=" + dir.resolve("chromium-profile"));
+        options.addArguments(
+                "--headless=new",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-dev-shm-usage",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--no-first-run",
+                "--disable-quic",
+                "--window-size=1280,900",
+                "--user-data-dir=" + dir.resolve("chromium-profile"));
         ChromeDriverService service = new ChromeDriverService.Builder()
-                .usingDriverExecutable(CHROMEDRIVER.toFile()).usingAnyFreePort().build();
+                .usingDriverExecutable(CHROMEDRIVER.toFile())
+                .usingAnyFreePort()
+                .build();
         return new Browser(new ChromeDriver(service, options));
     }
 

@@ -23,16 +23,29 @@ class BusyPortIT {
         try (ServerSocket taken = new ServerSocket(0, 50, InetAddress.getByName("127.0.0.1"))) {
             int port = taken.getLocalPort();
             List<String> command = new ArrayList<>(BridgeJar.command("128m", List.of()));
-            command.addAll(List.of("run", "--set", "data.dir=" + dir.resolve("data"), "--set", "mqtt.host=127.0.0.1", "--set", "admin.host=127.0.0.1",
-                    "--set", "auth.anonymous=true", "--set", "mqtt.port=" + (key.equals("mqtt.port") ? port : "any"),
-                    "--set", "admin.port=" + (key.equals("admin.port") ? port : "any")));
+            command.addAll(List.of(
+                    "run",
+                    "--set",
+                    "data.dir=" + dir.resolve("data"),
+                    "--set",
+                    "mqtt.host=127.0.0.1",
+                    "--set",
+                    "admin.host=127.0.0.1",
+                    "--set",
+                    "auth.anonymous=true",
+                    "--set",
+                    "mqtt.port=" + (key.equals("mqtt.port") ? port : "any"),
+                    "--set",
+                    "admin.port=" + (key.equals("admin.port") ? port : "any")));
             Path log = BridgeProcess.logFile("busy-" + key);
-            Process p = new ProcessBuilder(command).redirectErrorStream(true)
-                    .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+            Process p = new ProcessBuilder(command)
+                    .redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
+                    .start();
             assertThat(p.waitFor(60, TimeUnit.SECONDS)).as("exits").isTrue();
             assertThat(p.exitValue()).isEqualTo(1);
-            assertThat(java.nio.file.Files.readString(log)).contains("error: " + key + "=" + port + ": cannot listen on 127.0.0.1:"
-                    + port + " (");
+            assertThat(java.nio.file.Files.readString(log))
+                    .contains("error: " + key + "=" + port + ": cannot listen on 127.0.0.1:" + port + " (");
         }
     }
 }

@@ -21,18 +21,26 @@ class CentralUnreachableIT {
         try (ServerSocket s = new ServerSocket(0)) {
             closed = s.getLocalPort();
         }
-        try (TestSite site = new TestSite(dir.resolve("data"), "ingest.url=http://127.0.0.1:" + closed + "/ingest",
-                "forwarder.backoffInitial=2s", "forwarder.backoffMax=2s", "forwarder.breakerOpenFor=2s");
+        try (TestSite site = new TestSite(
+                        dir.resolve("data"),
+                        "ingest.url=http://127.0.0.1:" + closed + "/ingest",
+                        "forwarder.backoffInitial=2s",
+                        "forwarder.backoffMax=2s",
+                        "forwarder.breakerOpenFor=2s");
                 DeviceSimulator device = site.device("dev-far")) {
             device.connectAndSubscribe();
             device.publish("t", DeviceSimulator.command("FAR-1", ""));
             device.awaitReceipt("FAR-1", "stored");
             await().atMost(DeviceSimulator.WAIT).until(() -> alarm(site) != null);
             String message = alarm(site).path("message").asText();
-            assertThat(message).contains("connection to 127.0.0.1:" + closed + " refused (nothing listens there: check ingest.url)")
+            assertThat(message)
+                    .contains(
+                            "connection to 127.0.0.1:" + closed + " refused (nothing listens there: check ingest.url)")
                     .doesNotContain("ConnectException");
             JsonNode forwarder = site.getJson("/api/status").path("forwarder");
-            assertThat(forwarder.path("eventsSent").asLong()).as("central received none of them").isZero();
+            assertThat(forwarder.path("eventsSent").asLong())
+                    .as("central received none of them")
+                    .isZero();
             assertThat(forwarder.path("requests").asLong()).isGreaterThanOrEqualTo(3);
             await().atMost(DeviceSimulator.WAIT).until(() -> {
                 JsonNode a = alarm(site);
@@ -40,7 +48,9 @@ class CentralUnreachableIT {
             });
             String withNext = alarm(site).path("message").asText();
             long inMs = Long.parseLong(withNext.replaceAll(".*next request at \\S+ \\(in (\\d+) ms\\).*", "$1"));
-            assertThat(inMs).as("the wait still ahead, as of the read (backoff 2 s)").isBetween(0L, 2_000L);
+            assertThat(inMs)
+                    .as("the wait still ahead, as of the read (backoff 2 s)")
+                    .isBetween(0L, 2_000L);
         }
     }
 

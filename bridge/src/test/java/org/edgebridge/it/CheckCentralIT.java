@@ -38,6 +38,7 @@ class CheckCentralIT {
 
     @TempDir
     Path dir;
+
     private DevCertificates.Material ca;
     private Path certFile;
     private Path keyFile;
@@ -54,8 +55,13 @@ class CheckCentralIT {
 
     private void validClientCertificate() {
         Instant now = Instant.now();
-        DevCertificates.issueClient(dir.resolve("tls"), "edge-01", now.minus(Duration.ofHours(1)), now.plus(Duration.ofDays(300)),
-                certFile, keyFile);
+        DevCertificates.issueClient(
+                dir.resolve("tls"),
+                "edge-01",
+                now.minus(Duration.ofHours(1)),
+                now.plus(Duration.ofDays(300)),
+                certFile,
+                keyFile);
     }
 
     /** The reference central behind the mutual-TLS front; its tokens checked with the authorization server. */
@@ -68,8 +74,11 @@ class CheckCentralIT {
         Central() throws Exception {
             int authPort = Ports.freeOutsideEphemeralRange();
             auth = AuthorizationServer.start(authPort, SECRET, Duration.ofHours(1));
-            plain = new CentralSim(AuthorizationServer.centralCheck(authPort, new CopyOnWriteArrayList<>()), 16L << 20,
-                    Clock.systemUTC()).start("127.0.0.1", 0);
+            plain = new CentralSim(
+                            AuthorizationServer.centralCheck(authPort, new CopyOnWriteArrayList<>()),
+                            16L << 20,
+                            Clock.systemUTC())
+                    .start("127.0.0.1", 0);
             front = new MutualTlsFront(ca, plain.port());
             secret = secretFile(SECRET);
         }
@@ -112,13 +121,23 @@ class CheckCentralIT {
                 TinyProxy proxy = TinyProxy.start(dir.resolve("proxy"), Ports.freeOutsideEphemeralRange(), true)) {
             Map<String, String> right = central.right(proxy);
             Outcome ok = check(right);
-            assertThat(ok.statuses()).as(ok.text).containsExactly(entry("dns", "pass"), entry("tcp", "pass"),
-                    entry("proxy", "pass"), entry("tls", "pass"), entry("client-certificate", "pass"),
-                    entry("oauth2-token", "pass"), entry("request", "pass"), entry("clock", "pass"));
+            assertThat(ok.statuses())
+                    .as(ok.text)
+                    .containsExactly(
+                            entry("dns", "pass"),
+                            entry("tcp", "pass"),
+                            entry("proxy", "pass"),
+                            entry("tls", "pass"),
+                            entry("client-certificate", "pass"),
+                            entry("oauth2-token", "pass"),
+                            entry("request", "pass"),
+                            entry("clock", "pass"));
             assertThat(ok.exit).isZero();
             assertThat(ok.detail("client-certificate")).contains("CN=edge-01", "central asked for it and took it");
             assertThat(ok.detail("request")).contains("with the OAuth2 token");
-            assertThat(central.plain.checks()).as("central answered the check requests").isEqualTo(2);
+            assertThat(central.plain.checks())
+                    .as("central answered the check requests")
+                    .isEqualTo(2);
             assertThat(central.plain.inbox().size()).as("and applied nothing").isZero();
             assertThat(proxy.logText()).contains("CONNECT 127.0.0.1:" + central.front.port());
             Files.createDirectories(Path.of("target", "check-central"));
@@ -129,51 +148,88 @@ class CheckCentralIT {
             assertThat(dns.status("request")).isEqualTo("skip");
 
             int closed = Ports.freeOutsideEphemeralRange();
-            assertFails(check(with(right, "ingest.proxy", "http://localhost:" + closed)), "tcp",
-                    "nothing accepts connections at the proxy (ingest.proxy) at localhost:" + closed, "check the port in ingest.proxy");
+            assertFails(
+                    check(with(right, "ingest.proxy", "http://localhost:" + closed)),
+                    "tcp",
+                    "nothing accepts connections at the proxy (ingest.proxy) at localhost:" + closed,
+                    "check the port in ingest.proxy");
 
             DevCertificates.Material stranger = DevCertificates.ensure(dir.resolve("other-ca"));
-            assertFails(check(with(right, "ingest.caFile", stranger.caFile().toString())), "tls",
+            assertFails(
+                    check(with(right, "ingest.caFile", stranger.caFile().toString())),
+                    "tls",
                     "central's certificate chain is not signed by a CA in ingest.caFile=" + stranger.caFile(),
                     "set ingest.caFile to the PEM file of the CA that signed central's certificate");
 
             Outcome noCertificate = check(without(right, "ingest.certFile", "ingest.keyFile"));
-            assertFails(noCertificate, "client-certificate", "central asks for a client certificate and refused the connection "
-                    + "without one", "set ingest.certFile and ingest.keyFile");
+            assertFails(
+                    noCertificate,
+                    "client-certificate",
+                    "central asks for a client certificate and refused the connection " + "without one",
+                    "set ingest.certFile and ingest.keyFile");
             assertThat(noCertificate.status("tls")).isEqualTo("pass");
 
             Path strangerCert = dir.resolve("other-ca/bridge.pem");
             Path strangerKey = dir.resolve("other-ca/bridge-key.pem");
             Instant now = Instant.now();
-            DevCertificates.issueClient(dir.resolve("other-ca"), "edge-01", now.minus(Duration.ofHours(1)),
-                    now.plus(Duration.ofDays(30)), strangerCert, strangerKey);
-            assertFails(check(with(with(right, "ingest.certFile", strangerCert.toString()), "ingest.keyFile", strangerKey.toString())),
-                    "client-certificate", "central refused the client certificate CN=edge-01", "issued by a CA central trusts");
+            DevCertificates.issueClient(
+                    dir.resolve("other-ca"),
+                    "edge-01",
+                    now.minus(Duration.ofHours(1)),
+                    now.plus(Duration.ofDays(30)),
+                    strangerCert,
+                    strangerKey);
+            assertFails(
+                    check(with(
+                            with(right, "ingest.certFile", strangerCert.toString()),
+                            "ingest.keyFile",
+                            strangerKey.toString())),
+                    "client-certificate",
+                    "central refused the client certificate CN=edge-01",
+                    "issued by a CA central trusts");
 
-            assertFails(check(with(right, "ingest.oauth2.clientSecretFile", secretFile("not-the-secret").toString())),
-                    "oauth2-token", "answered 401", "check ingest.oauth2.clientId and the secret in ingest.oauth2.clientSecretFile");
+            assertFails(
+                    check(with(
+                            right,
+                            "ingest.oauth2.clientSecretFile",
+                            secretFile("not-the-secret").toString())),
+                    "oauth2-token",
+                    "answered 401",
+                    "check ingest.oauth2.clientId and the secret in ingest.oauth2.clientSecretFile");
 
-            Outcome wrongPath = check(with(right, "ingest.url", "https://127.0.0.1:" + central.front.port() + "/ingest/v2"));
+            Outcome wrongPath =
+                    check(with(right, "ingest.url", "https://127.0.0.1:" + central.front.port() + "/ingest/v2"));
             assertFails(wrongPath, "request", "central answered 404", "check the path in ingest.url");
             Files.writeString(Path.of("target", "check-central", "wrong-central.txt"), wrongPath.text);
 
             // the proxy refuses this box: a tinyproxy that admits no loopback client
-            try (TinyProxy refusing = TinyProxy.start(dir.resolve("refusing"), Ports.freeOutsideEphemeralRange(), false)) {
-                assertFails(check(with(right, "ingest.proxy", "http://localhost:" + refusing.port)), "proxy",
-                        "answered CONNECT 127.0.0.1:" + central.front.port() + " with 'HTTP/1.", "ask the proxy's admin");
+            try (TinyProxy refusing =
+                    TinyProxy.start(dir.resolve("refusing"), Ports.freeOutsideEphemeralRange(), false)) {
+                assertFails(
+                        check(with(right, "ingest.proxy", "http://localhost:" + refusing.port)),
+                        "proxy",
+                        "answered CONNECT 127.0.0.1:" + central.front.port() + " with 'HTTP/1.",
+                        "ask the proxy's admin");
             }
 
             // expired last: the files are shared by the cases above
-            DevCertificates.issueClient(dir.resolve("tls"), "edge-01", now.minus(Duration.ofDays(30)), now.minus(Duration.ofHours(1)),
-                    certFile, keyFile);
+            DevCertificates.issueClient(
+                    dir.resolve("tls"),
+                    "edge-01",
+                    now.minus(Duration.ofDays(30)),
+                    now.minus(Duration.ofHours(1)),
+                    certFile,
+                    keyFile);
             assertFails(check(right), "client-certificate", "expired at", "renew it");
         }
     }
 
     @Test
-    void a_token_central_refuses_fails_the_request_and_a_central_whose_clock_is_off_fails_the_clock_step() throws Exception {
+    void a_token_central_refuses_fails_the_request_and_a_central_whose_clock_is_off_fails_the_clock_step()
+            throws Exception {
         Clock fiveMinutesAhead = Clock.offset(Clock.systemUTC(), Duration.ofMinutes(5));
-        try (CentralSim central = new CentralSim(Optional.of("the-token"), 16L << 20, fiveMinutesAhead).start("127.0.0.1", 0)) {
+        try (CentralSim central =
+                new CentralSim(Optional.of("the-token"), 16L << 20, fiveMinutesAhead).start("127.0.0.1", 0)) {
             Map<String, String> s = new LinkedHashMap<>();
             s.put("ingest.url", "http://localhost:" + central.port() + "/ingest");
             s.put("ingest.token", "not-the-token");
@@ -182,7 +238,8 @@ class CheckCentralIT {
 
             Outcome skewed = check(with(s, "ingest.token", "the-token"));
             assertFails(skewed, "clock", "s behind central's", "turn on NTP");
-            assertThat(skewed.detail("clock")).as("300 s, within the measure's uncertainty")
+            assertThat(skewed.detail("clock"))
+                    .as("300 s, within the measure's uncertainty")
                     .containsPattern("the box's clock is (29[5-9]|30[0-5])\\.\\d s behind central's");
             assertThat(skewed.status("request")).isEqualTo("pass");
             assertThat(central.inbox().size()).isZero();
@@ -234,7 +291,9 @@ class CheckCentralIT {
 
         List<Map.Entry<String, String>> statuses() {
             List<Map.Entry<String, String>> out = new ArrayList<>();
-            json.path("steps").forEach(s -> out.add(Map.entry(s.path("step").asText(), s.path("status").asText())));
+            json.path("steps")
+                    .forEach(s -> out.add(
+                            Map.entry(s.path("step").asText(), s.path("status").asText())));
             return out;
         }
     }
@@ -261,8 +320,11 @@ class CheckCentralIT {
             command.add(k + "=" + v);
         });
         Path out = Files.createTempFile(dir, "check", ".out");
-        Process p = new ProcessBuilder(command).redirectOutput(out.toFile())
-                .redirectError(ProcessBuilder.Redirect.appendTo(dir.resolve("check.err").toFile())).start();
+        Process p = new ProcessBuilder(command)
+                .redirectOutput(out.toFile())
+                .redirectError(ProcessBuilder.Redirect.appendTo(
+                        dir.resolve("check.err").toFile()))
+                .start();
         assertThat(p.waitFor(90, TimeUnit.SECONDS)).as("check-central ends").isTrue();
         return new Run(Files.readString(out, StandardCharsets.UTF_8), p.exitValue());
     }

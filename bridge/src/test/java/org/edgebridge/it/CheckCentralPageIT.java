@@ -26,9 +26,13 @@ class CheckCentralPageIT extends PageTest {
         chromium = Browser.start(dir);
         chromium.driver().get(site.adminUrl("/"));
         chromium.driver().findElement(By.id("check-run")).click();
-        await().atMost(Duration.ofSeconds(10)).until(() -> chromium.driver().findElement(By.id("check-token-form")).isDisplayed());
+        await().atMost(Duration.ofSeconds(10))
+                .until(() ->
+                        chromium.driver().findElement(By.id("check-token-form")).isDisplayed());
         chromium.driver().findElement(By.id("check-token")).sendKeys("test-token");
-        chromium.driver().findElement(By.cssSelector("#check-token-form button")).click();
+        chromium.driver()
+                .findElement(By.cssSelector("#check-token-form button"))
+                .click();
         await().atMost(Duration.ofSeconds(60)).until(() -> text("#check-result").startsWith("every step passed"));
         assertThat(text("#check-steps tr[data-step=request] td")).isEqualTo("PASS");
         assertThat(text("#check-steps tr[data-step=clock] td:nth-child(3)")).contains("within 10 s");
@@ -38,12 +42,13 @@ class CheckCentralPageIT extends PageTest {
         chromium.driver().findElement(By.id("check-run")).click();
         await().atMost(Duration.ofSeconds(60)).until(() -> text("#check-result").equals("1 of 8 steps failed"));
         assertThat(text("#check-steps tr[data-step=request] td")).isEqualTo("FAIL");
-        assertThat(text("#check-steps tr[data-step=request] td:nth-child(3)")).contains("central answered 503",
-                "fix: central itself fails");
+        assertThat(text("#check-steps tr[data-step=request] td:nth-child(3)"))
+                .contains("central answered 503", "fix: central itself fails");
         chromium.script("document.getElementById('check-section').scrollIntoView()");
         chromium.screenshot("check-central-page.png");
 
-        JsonNode report = DeviceSimulator.JSON.readTree(site.post("/api/check-central", "test-token").body());
+        JsonNode report = DeviceSimulator.JSON.readTree(
+                site.post("/api/check-central", "test-token").body());
         assertThat(report.path("ok").asBoolean()).isTrue();
         assertThat(report.path("steps").size()).isEqualTo(8);
     }

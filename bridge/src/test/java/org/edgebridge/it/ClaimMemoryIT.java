@@ -31,13 +31,23 @@ class ClaimMemoryIT {
             fixture.pending("dev-big", "BIG-", COMMANDS, 250_000);
         }
         try (CentralSim central = TestSite.central(Optional.empty(), 16L * 1024 * 1024);
-                BridgeProcess bridge = new BridgeProcess(BridgeProcess.logFile("claim-memory"), List.of("-Xmx64m"),
-                        "data.dir=" + data, "mqtt.host=127.0.0.1", "mqtt.port=any", "auth.anonymous=true",
-                        "ingest.url=http://127.0.0.1:" + central.port() + "/ingest").start()) {
-            await().atMost(Duration.ofSeconds(120)).until(() -> central.inbox().size() == COMMANDS || !bridge.isAlive());
-            assertThat(bridge.isAlive()).as("bridge alive (log: target/it-logs/claim-memory-*)").isTrue();
+                BridgeProcess bridge = new BridgeProcess(
+                                BridgeProcess.logFile("claim-memory"),
+                                List.of("-Xmx64m"),
+                                "data.dir=" + data,
+                                "mqtt.host=127.0.0.1",
+                                "mqtt.port=any",
+                                "auth.anonymous=true",
+                                "ingest.url=http://127.0.0.1:" + central.port() + "/ingest")
+                        .start()) {
+            await().atMost(Duration.ofSeconds(120))
+                    .until(() -> central.inbox().size() == COMMANDS || !bridge.isAlive());
+            assertThat(bridge.isAlive())
+                    .as("bridge alive (log: target/it-logs/claim-memory-*)")
+                    .isTrue();
             assertThat(central.inbox().size()).isEqualTo(COMMANDS);
-            assertThat(central.requestLog()).allSatisfy(r -> assertThat(r.events()).isLessThanOrEqualTo(4));
+            assertThat(central.requestLog())
+                    .allSatisfy(r -> assertThat(r.events()).isLessThanOrEqualTo(4));
             assertThat(bridge.log()).doesNotContain("OutOfMemoryError");
         }
     }

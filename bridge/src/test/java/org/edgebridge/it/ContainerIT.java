@@ -59,7 +59,8 @@ class ContainerIT {
     static final String BASE_IMAGE = "edge-bridge-base:bookworm";
     static final String IMAGE = "edge-bridge:it";
     static final Path REPO = Path.of("..").toAbsolutePath().normalize();
-    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    private static final HttpClient HTTP =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
     /** shutdown.timeout (20 s) plus the JVM's start of the stop and its exit. */
     private static final Duration SHUTDOWN_BUDGET = Duration.ofSeconds(25);
 
@@ -91,10 +92,11 @@ class ContainerIT {
             Assumptions.abort(message);
         }
         if (run(log, "docker", "image", "inspect", BASE_IMAGE) != 0) {
-            System.out.println("ContainerIT: base image " + BASE_IMAGE + " is missing; making it with docker/make-base-image.sh");
+            System.out.println(
+                    "ContainerIT: base image " + BASE_IMAGE + " is missing; making it with docker/make-base-image.sh");
             if (run(log, REPO.resolve("docker/make-base-image.sh").toString(), BASE_IMAGE) != 0) {
-                String message = "ContainerIT skipped: the base image " + BASE_IMAGE + " could not be made (needs root and "
-                        + "debootstrap; log: " + log + ")";
+                String message = "ContainerIT skipped: the base image " + BASE_IMAGE
+                        + " could not be made (needs root and " + "debootstrap; log: " + log + ")";
                 System.out.println(message);
                 if (ci) {
                     Assertions.fail("CI=true, but " + message.replace("ContainerIT skipped: ", ""));
@@ -128,18 +130,24 @@ class ContainerIT {
         int mqttPort = Ports.free();
         int adminPort = Ports.free();
         String volume = volume();
-        GenericContainer<?> bridge = bridge("config", volume, mqttPort, adminPort,
-                "ingest.url=http://127.0.0.1:" + central.port() + "/ingest");
+        GenericContainer<?> bridge = bridge(
+                "config", volume, mqttPort, adminPort, "ingest.url=http://127.0.0.1:" + central.port() + "/ingest");
         bridge.start();
 
         InspectContainerResponse info = bridge.getCurrentContainerInfo();
-        assertThat(info.getState().getHealth().getStatus()).as("HEALTHCHECK on /health/ready").isEqualTo("healthy");
+        assertThat(info.getState().getHealth().getStatus())
+                .as("HEALTHCHECK on /health/ready")
+                .isEqualTo("healthy");
         assertThat(info.getMounts()).anySatisfy(m -> {
             assertThat(m.getDestination().getPath()).isEqualTo("/data");
             assertThat(m.getName()).isEqualTo(volume);
         });
-        assertThat(bridge.execInContainer("id", "-u").getStdout().trim()).as("not root").isEqualTo("10001");
-        assertThat(bridge.execInContainer("cat", "/proc/1/cmdline").getStdout()).as("PID 1").startsWith("/usr/bin/tini");
+        assertThat(bridge.execInContainer("id", "-u").getStdout().trim())
+                .as("not root")
+                .isEqualTo("10001");
+        assertThat(bridge.execInContainer("cat", "/proc/1/cmdline").getStdout())
+                .as("PID 1")
+                .startsWith("/usr/bin/tini");
         // the file gave edge.id, the environment the MQTT port, --set the ingest URL
         JsonNode status = DeviceSimulator.JSON.readTree(get(adminPort, "/api/status"));
         assertThat(status.path("edgeId").asText()).isEqualTo("site-container");
@@ -158,14 +166,17 @@ class ContainerIT {
             }
             sent.put(device, ids);
         }
-        sent.forEach((device, ids) -> ids.forEach(id ->
-                assertThat(device.awaitFinal(id).path("status").asText()).isEqualTo("accepted")));
+        sent.forEach((device, ids) -> ids.forEach(
+                id -> assertThat(device.awaitFinal(id).path("status").asText()).isEqualTo("accepted")));
         assertThat(central.inbox().size()).isEqualTo(15);
-        assertThat(central.inbox().stats()).containsEntry("sequenceConflicts", 0L).containsEntry("payloadMismatches", 0L);
+        assertThat(central.inbox().stats())
+                .containsEntry("sequenceConflicts", 0L)
+                .containsEntry("payloadMismatches", 0L);
     }
 
     @Test
-    void docker_kill_then_a_new_container_on_the_same_volume_loses_nothing_and_applies_nothing_twice() throws Exception {
+    void docker_kill_then_a_new_container_on_the_same_volume_loses_nothing_and_applies_nothing_twice()
+            throws Exception {
         CentralSim central = central(Ports.free());
         int mqttPort = Ports.freeOutsideEphemeralRange();
         int adminPort = Ports.freeOutsideEphemeralRange();
@@ -187,10 +198,17 @@ class ContainerIT {
 
         DockerClient docker = DockerClientFactory.instance().client();
         docker.killContainerCmd(first.getContainerId()).withSignal("SIGKILL").exec();
-        await().atMost(Duration.ofSeconds(30)).until(() -> !Boolean.TRUE.equals(
-                docker.inspectContainerCmd(first.getContainerId()).exec().getState().getRunning()));
-        assertThat(docker.inspectContainerCmd(first.getContainerId()).exec().getState().getExitCodeLong())
-                .as("SIGKILL").isEqualTo(137L);
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> !Boolean.TRUE.equals(docker.inspectContainerCmd(first.getContainerId())
+                        .exec()
+                        .getState()
+                        .getRunning()));
+        assertThat(docker.inspectContainerCmd(first.getContainerId())
+                        .exec()
+                        .getState()
+                        .getExitCodeLong())
+                .as("SIGKILL")
+                .isEqualTo(137L);
         central.faults(Faults.NONE);
         central.releaseHeldReplies();
 
@@ -200,17 +218,29 @@ class ContainerIT {
         device.resendUntilFinal(payloads, "op", Duration.ofSeconds(5), Duration.ofSeconds(90));
         for (String id : payloads.keySet()) {
             // accepted, or duplicate for what central applied before the kill (its reply was held): one answer per id
-            List<String> finals = device.receiptsFor(id).stream().filter(r -> r.path("final").asBoolean())
-                    .map(r -> r.path("status").asText() + " inbox " + r.path("result").path("inboxId").asText()).distinct().toList();
+            List<String> finals = device.receiptsFor(id).stream()
+                    .filter(r -> r.path("final").asBoolean())
+                    .map(r -> r.path("status").asText() + " inbox "
+                            + r.path("result").path("inboxId").asText())
+                    .distinct()
+                    .toList();
             assertThat(finals).as("final receipts of " + id).hasSize(1);
             assertThat(finals.get(0)).matches("(accepted|duplicate) inbox \\d+");
         }
-        assertThat(device.awaitFinal("K-1").path("status").asText()).as("applied before the kill").isEqualTo("duplicate");
-        assertThat(central.inbox().entries()).extracting(Inbox.Entry::eventId)
-                .as("every command applied, once, in order").containsExactlyElementsOf(payloads.keySet());
-        assertThat(central.inbox().entries()).extracting(Inbox.Entry::sequence)
-                .containsExactlyElementsOf(java.util.stream.LongStream.rangeClosed(1, 20).boxed().toList());
-        assertThat(central.inbox().stats()).containsEntry("sequenceConflicts", 0L).containsEntry("payloadMismatches", 0L)
+        assertThat(device.awaitFinal("K-1").path("status").asText())
+                .as("applied before the kill")
+                .isEqualTo("duplicate");
+        assertThat(central.inbox().entries())
+                .extracting(Inbox.Entry::eventId)
+                .as("every command applied, once, in order")
+                .containsExactlyElementsOf(payloads.keySet());
+        assertThat(central.inbox().entries())
+                .extracting(Inbox.Entry::sequence)
+                .containsExactlyElementsOf(
+                        java.util.stream.LongStream.rangeClosed(1, 20).boxed().toList());
+        assertThat(central.inbox().stats())
+                .containsEntry("sequenceConflicts", 0L)
+                .containsEntry("payloadMismatches", 0L)
                 .containsEntry("sequenceGaps", 0L);
     }
 
@@ -232,18 +262,28 @@ class ContainerIT {
         List<String> ids = List.of("S-1", "S-2", "S-3");
         ids.forEach(id -> device.publish("op", DeviceSimulator.command(id, "")));
         ids.forEach(id -> device.awaitReceipt(id, "stored"));
-        await("the broker store written after the subscription").atMost(Duration.ofSeconds(10))
-                .pollDelay(Duration.ofMillis(2_500)).pollInterval(Duration.ofMillis(200)).until(() -> first.execInContainer("find", "/data/broker/moquette_store.h2",
-                        "-newer", "/tmp/subscribed").getStdout().contains("moquette_store.h2"));
+        await("the broker store written after the subscription")
+                .atMost(Duration.ofSeconds(10))
+                .pollDelay(Duration.ofMillis(2_500))
+                .pollInterval(Duration.ofMillis(200))
+                .until(() -> first.execInContainer(
+                                "find", "/data/broker/moquette_store.h2", "-newer", "/tmp/subscribed")
+                        .getStdout()
+                        .contains("moquette_store.h2"));
 
         DockerClient docker = DockerClientFactory.instance().client();
         long start = System.nanoTime();
         // docker sends SIGKILL once the budget is over: an exit code of 137 is a stop that did not end within it
-        docker.stopContainerCmd(first.getContainerId()).withTimeout((int) SHUTDOWN_BUDGET.toSeconds()).exec();
+        docker.stopContainerCmd(first.getContainerId())
+                .withTimeout((int) SHUTDOWN_BUDGET.toSeconds())
+                .exec();
         Duration took = Duration.ofNanos(System.nanoTime() - start);
-        InspectContainerResponse.ContainerState state = docker.inspectContainerCmd(first.getContainerId()).exec().getState();
-        System.out.println("ContainerIT: docker stop took " + took.toMillis() + " ms, exit code " + state.getExitCodeLong());
-        assertThat(state.getExitCodeLong()).as("exit code after SIGTERM, not 137 (SIGKILL after the shutdown budget)")
+        InspectContainerResponse.ContainerState state =
+                docker.inspectContainerCmd(first.getContainerId()).exec().getState();
+        System.out.println(
+                "ContainerIT: docker stop took " + took.toMillis() + " ms, exit code " + state.getExitCodeLong());
+        assertThat(state.getExitCodeLong())
+                .as("exit code after SIGTERM, not 137 (SIGKILL after the shutdown budget)")
                 .isIn(0L, 143L);
         assertThat(state.getOOMKilled()).isFalse();
         assertThat(first.getLogs()).contains("edge bridge stopped in");
@@ -251,8 +291,11 @@ class ContainerIT {
         CentralSim central = central(centralPort);
         GenericContainer<?> second = bridge("stop-second", volume, mqttPort, adminPort, ingest);
         second.start();
-        assertThat(device.reconnectAndSubscribe().isSessionPresent()).as("the session survived the clean stop").isTrue();
-        ids.forEach(id -> assertThat(device.awaitFinal(id).path("status").asText()).isEqualTo("accepted"));
+        assertThat(device.reconnectAndSubscribe().isSessionPresent())
+                .as("the session survived the clean stop")
+                .isTrue();
+        ids.forEach(
+                id -> assertThat(device.awaitFinal(id).path("status").asText()).isEqualTo("accepted"));
         assertThat(central.inbox().entries()).extracting(Inbox.Entry::eventId).containsExactlyElementsOf(ids);
     }
 
@@ -262,14 +305,24 @@ class ContainerIT {
         CentralSim central = central(Ports.free());
         int mqttPort = Ports.free();
         int adminPort = Ports.free();
-        GenericContainer<?> bridge = bridge("memory", volume(), mqttPort, adminPort,
-                "ingest.url=http://127.0.0.1:" + central.port() + "/ingest")
-                .withCreateContainerCmdModifier(cmd -> cmd.getHostConfig().withMemory(limit).withMemorySwap(limit));
+        GenericContainer<?> bridge = bridge(
+                        "memory",
+                        volume(),
+                        mqttPort,
+                        adminPort,
+                        "ingest.url=http://127.0.0.1:" + central.port() + "/ingest")
+                .withCreateContainerCmdModifier(
+                        cmd -> cmd.getHostConfig().withMemory(limit).withMemorySwap(limit));
         bridge.start();
         // the image's JVM options size the heap from the limit (MaxRAMPercentage=50), not from the host's memory
-        String flags = bridge.execInContainer("sh", "-c", "java $JAVA_OPTS -XX:+PrintFlagsFinal -version").getStdout();
-        long maxHeap = flags.lines().filter(l -> l.contains(" MaxHeapSize ")).map(l -> l.trim().split("\\s+")[3])
-                .mapToLong(Long::parseLong).findFirst().orElseThrow();
+        String flags = bridge.execInContainer("sh", "-c", "java $JAVA_OPTS -XX:+PrintFlagsFinal -version")
+                .getStdout();
+        long maxHeap = flags.lines()
+                .filter(l -> l.contains(" MaxHeapSize "))
+                .map(l -> l.trim().split("\\s+")[3])
+                .mapToLong(Long::parseLong)
+                .findFirst()
+                .orElseThrow();
         assertThat(maxHeap).as("MaxHeapSize under a 256 MiB limit").isEqualTo(limit / 2);
         assertThat(flags).containsPattern("ExitOnOutOfMemoryError\\s+= true");
 
@@ -284,16 +337,24 @@ class ContainerIT {
         }
         for (int i = 1; i <= perDevice; i++) {
             for (DeviceSimulator device : all) {
-                device.publishWithoutWaiting("devices/" + device.clientId() + "/commands/op",
-                        DeviceSimulator.command(device.clientId() + "-" + i, filler).getBytes(StandardCharsets.UTF_8));
+                device.publishWithoutWaiting(
+                        "devices/" + device.clientId() + "/commands/op",
+                        DeviceSimulator.command(device.clientId() + "-" + i, filler)
+                                .getBytes(StandardCharsets.UTF_8));
             }
         }
-        await("every command applied at central").atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(500))
+        await("every command applied at central")
+                .atMost(Duration.ofSeconds(120))
+                .pollInterval(Duration.ofMillis(500))
                 .until(() -> central.inbox().size() == devices * perDevice);
         for (DeviceSimulator device : all) {
-            assertThat(device.awaitFinal(device.clientId() + "-" + perDevice).path("status").asText()).isEqualTo("accepted");
+            assertThat(device.awaitFinal(device.clientId() + "-" + perDevice)
+                            .path("status")
+                            .asText())
+                    .isEqualTo("accepted");
         }
-        InspectContainerResponse.ContainerState state = bridge.getCurrentContainerInfo().getState();
+        InspectContainerResponse.ContainerState state =
+                bridge.getCurrentContainerInfo().getState();
         assertThat(state.getRunning()).isTrue();
         assertThat(state.getOOMKilled()).isFalse();
         assertThat(bridge.getCurrentContainerInfo().getRestartCount()).isZero();
@@ -358,8 +419,11 @@ class ContainerIT {
     }
 
     private static String get(int port, String path) throws IOException, InterruptedException {
-        HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
-                .timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> r = HTTP.send(
+                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                        .timeout(Duration.ofSeconds(5))
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
         return r.body();
     }
 
@@ -370,10 +434,15 @@ class ContainerIT {
     private static int run(Path log, String... command) throws IOException, InterruptedException {
         Process p;
         try {
-            p = new ProcessBuilder(command).redirectErrorStream(true)
-                    .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+            p = new ProcessBuilder(command)
+                    .redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
+                    .start();
         } catch (IOException notInstalled) {
-            Files.writeString(log, command[0] + ": " + notInstalled.getMessage() + "\n", StandardOpenOption.CREATE,
+            Files.writeString(
+                    log,
+                    command[0] + ": " + notInstalled.getMessage() + "\n",
+                    StandardOpenOption.CREATE,
                     StandardOpenOption.APPEND);
             return 127;
         }

@@ -34,14 +34,17 @@ class CrashWindowIT {
 
     /** The windows, with how each is entered. */
     enum Window {
-        BEFORE_INTAKE_COMMIT, AFTER_INTAKE_COMMIT, AFTER_CLAIM,
+        BEFORE_INTAKE_COMMIT,
+        AFTER_INTAKE_COMMIT,
+        AFTER_CLAIM,
         /**
          * {@code AFTER_CLAIM} of the second request, one event per request: the settle of the first claims the
          * second event ahead when it is stored by then (the device publishes all three at once), and the bridge dies
          * before sending it. Either way the second request's claim is in flight, in the outbox, at the kill.
          */
         AFTER_CLAIM_AHEAD,
-        CENTRAL_APPLIED_REPLY_NOT_READ, AFTER_FINAL_COMMIT;
+        CENTRAL_APPLIED_REPLY_NOT_READ,
+        AFTER_FINAL_COMMIT;
 
         /** The intake has not answered the commands yet: their PUBACKs wait. */
         boolean beforeAnswer() {
@@ -68,14 +71,23 @@ class CrashWindowIT {
         int mqttPort = Ports.freeOutsideEphemeralRange();
         int centralPort = Ports.free();
         Path marker = dir.resolve("in-window");
-        String[] sets = {"data.dir=" + dir.resolve("data"), "mqtt.host=127.0.0.1", "mqtt.port=" + mqttPort,
-            "auth.anonymous=true", "ingest.url=http://127.0.0.1:" + centralPort + "/ingest",
-            "forwarder.backoffInitial=100ms", "forwarder.backoffMax=1s"};
-        List<String> hook = window.heldByCentral() ? List.of() : new java.util.ArrayList<>(List.of(
-                "-Dedgebridge.test.hook=" + window.hook(), "-Dedgebridge.test.hookMarker=" + marker));
+        String[] sets = {
+            "data.dir=" + dir.resolve("data"),
+            "mqtt.host=127.0.0.1",
+            "mqtt.port=" + mqttPort,
+            "auth.anonymous=true",
+            "ingest.url=http://127.0.0.1:" + centralPort + "/ingest",
+            "forwarder.backoffInitial=100ms",
+            "forwarder.backoffMax=1s"
+        };
+        List<String> hook = window.heldByCentral()
+                ? List.of()
+                : new java.util.ArrayList<>(
+                        List.of("-Dedgebridge.test.hook=" + window.hook(), "-Dedgebridge.test.hookMarker=" + marker));
         if (window == Window.AFTER_CLAIM_AHEAD) {
             hook.add("-Dedgebridge.test.hookSkip=1");
-            sets = java.util.stream.Stream.concat(java.util.Arrays.stream(sets), java.util.stream.Stream.of("forwarder.maxEvents=1"))
+            sets = java.util.stream.Stream.concat(
+                            java.util.Arrays.stream(sets), java.util.stream.Stream.of("forwarder.maxEvents=1"))
                     .toArray(String[]::new);
         }
         Map<String, String> payloads = new LinkedHashMap<>();
@@ -83,7 +95,8 @@ class CrashWindowIT {
             payloads.put(window.name() + "-" + i, DeviceSimulator.command(window.name() + "-" + i, "\"i\":" + i));
         }
         Path log = BridgeProcess.logFile("crash-" + window.name());
-        try (CentralSim central = new CentralSim(Optional.empty(), 1 << 24, Clock.systemUTC()).start("127.0.0.1", centralPort);
+        try (CentralSim central =
+                        new CentralSim(Optional.empty(), 1 << 24, Clock.systemUTC()).start("127.0.0.1", centralPort);
                 DeviceSimulator device = DeviceSimulator.of("dev-crash", mqttPort)) {
             if (window.heldByCentral()) {
                 central.faults(new Faults("hold_reply", 0, null, false, 0, 60_000, 1));
@@ -91,10 +104,11 @@ class CrashWindowIT {
             try (BridgeProcess first = new BridgeProcess(log, hook, sets).start()) {
                 device.connectAndSubscribe();
                 List<CompletableFuture<?>> pubacks = payloads.values().stream()
-                        .<CompletableFuture<?>>map(p -> device.publishAsync("devices/dev-crash/commands/op",
-                                p.getBytes(StandardCharsets.UTF_8)))
+                        .<CompletableFuture<?>>map(p -> device.publishAsync(
+                                "devices/dev-crash/commands/op", p.getBytes(StandardCharsets.UTF_8)))
                         .toList();
-                await("inside " + window).atMost(Duration.ofSeconds(30))
+                await("inside " + window)
+                        .atMost(Duration.ofSeconds(30))
                         .until(() -> window.heldByCentral() ? central.holdingReplies() > 0 : Files.exists(marker));
                 if (window.beforeAnswer()) {
                     // a PUBACK means the command is committed and answered (docs/protocol.md §2): none came yet
@@ -107,24 +121,35 @@ class CrashWindowIT {
                 device.reconnectAndSubscribe();
                 device.resendUntilFinal(payloads, "op", Duration.ofSeconds(3), Duration.ofSeconds(60));
 
-                assertThat(central.inbox().entries()).extracting(Inbox.Entry::eventId)
-                        .as("applied exactly once each, in sequence order").containsExactlyElementsOf(payloads.keySet());
-                assertThat(central.inbox().entries()).extracting(Inbox.Entry::sequence).containsExactly(1L, 2L, 3L);
+                assertThat(central.inbox().entries())
+                        .extracting(Inbox.Entry::eventId)
+                        .as("applied exactly once each, in sequence order")
+                        .containsExactlyElementsOf(payloads.keySet());
+                assertThat(central.inbox().entries())
+                        .extracting(Inbox.Entry::sequence)
+                        .containsExactly(1L, 2L, 3L);
                 assertThat(central.inbox().stats().get("payloadMismatches")).isZero();
                 for (String id : payloads.keySet()) {
-                    List<String> finals = device.receiptsFor(id).stream().filter(r -> r.path("final").asBoolean())
-                            .map(r -> r.path("status").asText()).distinct().toList();
+                    List<String> finals = device.receiptsFor(id).stream()
+                            .filter(r -> r.path("final").asBoolean())
+                            .map(r -> r.path("status").asText())
+                            .distinct()
+                            .toList();
                     assertThat(finals).as("final statuses of " + id).hasSize(1);
                     assertThat(finals.get(0)).isIn("accepted", "duplicate");
                     JsonNode anyFinal = device.awaitFinal(id);
-                    assertThat(anyFinal.path("sequence").asLong()).isEqualTo(Long.parseLong(id.substring(id.lastIndexOf('-') + 1)));
+                    assertThat(anyFinal.path("sequence").asLong())
+                            .isEqualTo(Long.parseLong(id.substring(id.lastIndexOf('-') + 1)));
                 }
                 if (window == Window.CENTRAL_APPLIED_REPLY_NOT_READ) {
-                    assertThat(device.awaitFinal(window.name() + "-1").path("status").asText())
-                            .as("central had applied it before the crash").isEqualTo("duplicate");
+                    assertThat(device.awaitFinal(window.name() + "-1")
+                                    .path("status")
+                                    .asText())
+                            .as("central had applied it before the crash")
+                            .isEqualTo("duplicate");
                 }
-                assertThat(second.log()).contains(window.heldByCentral() ? "edge bridge" : "test hook: holding at "
-                        + window.hook());
+                assertThat(second.log())
+                        .contains(window.heldByCentral() ? "edge bridge" : "test hook: holding at " + window.hook());
             }
         }
     }

@@ -22,7 +22,8 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class DataBudgetIT {
     private static final long BUDGET = 1024 * 1024;
-    private static final int PAYLOAD_HEX_CHARS = 100_000; // random hex: gzip halves it, about 50 KB a command on the wire
+    private static final int PAYLOAD_HEX_CHARS =
+            100_000; // random hex: gzip halves it, about 50 KB a command on the wire
 
     @TempDir
     Path dir;
@@ -40,37 +41,51 @@ class DataBudgetIT {
                 while (central.bodyBytes()[0] < 0.8 * BUDGET) { // central's own count of what came on the wire
                     send(device, "METERED-" + sent++);
                 }
-                await().atMost(Duration.ofSeconds(30)).until(() -> alarmCodes(site).contains("data_budget_warning")
-                        || alarmCodes(site).contains("data_budget_exceeded"));
-                await().atMost(Duration.ofSeconds(30)).until(() -> budget(site).path("month").path("sentBytes").asLong()
-                        >= central.bodyBytes()[0]); // a reading after the last request
+                await().atMost(Duration.ofSeconds(30))
+                        .until(() -> alarmCodes(site).contains("data_budget_warning")
+                                || alarmCodes(site).contains("data_budget_exceeded"));
+                await().atMost(Duration.ofSeconds(30))
+                        .until(() ->
+                                budget(site).path("month").path("sentBytes").asLong()
+                                        >= central.bodyBytes()[0]); // a reading after the last request
                 JsonNode b = budget(site);
                 assertThat(b.path("usedRatio").asDouble()).isGreaterThanOrEqualTo(0.8);
                 long wireBodies = central.bodyBytes()[0];
                 long counted = b.path("month").path("sentBytes").asLong();
-                assertThat(counted).as("the bodies central got, and a little for request lines and headers")
+                assertThat(counted)
+                        .as("the bodies central got, and a little for request lines and headers")
                         .isBetween(wireBodies, wireBodies + sent * 1000L);
                 assertThat(b.path("compressionRatio").asDouble()).isBetween(1.5, 2.5);
-                assertThat(b.path("topDevices").get(0).path("deviceId").asText()).isEqualTo("dev-metered");
+                assertThat(b.path("topDevices").get(0).path("deviceId").asText())
+                        .isEqualTo("dev-metered");
                 assertThat(b.path("month").path("receivedBytes").asLong()).isPositive();
 
                 while (central.bodyBytes()[0] < BUDGET) {
                     send(device, "METERED-" + sent++);
                 }
-                await().atMost(Duration.ofSeconds(30)).until(() -> alarmCodes(site).contains("data_budget_exceeded"));
+                await().atMost(Duration.ofSeconds(30))
+                        .until(() -> alarmCodes(site).contains("data_budget_exceeded"));
                 assertThat(alarmCodes(site)).doesNotContain("data_budget_warning");
                 send(device, "METERED-PAST");
-                assertThat(central.inbox().size()).as("past 100 % every command still reaches central").isEqualTo(sent + 1);
+                assertThat(central.inbox().size())
+                        .as("past 100 % every command still reaches central")
+                        .isEqualTo(sent + 1);
                 String metrics = site.get("/metrics").body();
-                assertThat(metrics).contains("edgebridge_central_sent_bytes_total ", "edgebridge_central_received_bytes_total ",
-                        "edgebridge_central_month_bytes ", "edgebridge_central_today_bytes ",
-                        "edgebridge_central_compression_ratio ", "edgebridge_data_budget_bytes 1048576.0",
-                        "edgebridge_alarm_active{code=\"data_budget_exceeded\"} 1.0");
+                assertThat(metrics)
+                        .contains(
+                                "edgebridge_central_sent_bytes_total ",
+                                "edgebridge_central_received_bytes_total ",
+                                "edgebridge_central_month_bytes ",
+                                "edgebridge_central_today_bytes ",
+                                "edgebridge_central_compression_ratio ",
+                                "edgebridge_data_budget_bytes 1048576.0",
+                                "edgebridge_alarm_active{code=\"data_budget_exceeded\"} 1.0");
                 assertThat(metrics).containsPattern("edgebridge_data_budget_used_ratio 1\\.\\d+");
                 monthBefore = budget(site).path("month").path("sentBytes").asLong();
             }
             try (TestSite again = TestSite.withCentral(dir.resolve("data"), central, sets)) {
-                assertThat(budget(again).path("month").path("sentBytes").asLong()).as("the month kept across a restart")
+                assertThat(budget(again).path("month").path("sentBytes").asLong())
+                        .as("the month kept across a restart")
                         .isGreaterThanOrEqualTo(monthBefore);
                 assertThat(alarmCodes(again)).contains("data_budget_exceeded");
             }
@@ -80,7 +95,9 @@ class DataBudgetIT {
     private static void send(DeviceSimulator device, String id) {
         byte[] random = new byte[PAYLOAD_HEX_CHARS / 2];
         ThreadLocalRandom.current().nextBytes(random);
-        device.publish("workorder/arrive", DeviceSimulator.command(id, "\"blob\":\"" + HexFormat.of().formatHex(random) + "\""));
+        device.publish(
+                "workorder/arrive",
+                DeviceSimulator.command(id, "\"blob\":\"" + HexFormat.of().formatHex(random) + "\""));
         assertThat(device.awaitFinal(id).path("status").asText()).isEqualTo("accepted");
     }
 

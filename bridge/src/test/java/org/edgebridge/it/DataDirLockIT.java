@@ -32,21 +32,35 @@ class DataDirLockIT {
                 DeviceSimulator device = DeviceSimulator.of("dev-lock", mqttPort)) {
             central.faults(new Faults("hold_reply", 0, null, false, 0, 60_000, 1));
             String ingest = "ingest.url=http://127.0.0.1:" + central.port() + "/ingest";
-            try (BridgeProcess first = new BridgeProcess(BridgeProcess.logFile("lock-first"), "data.dir=" + data,
-                    "mqtt.host=127.0.0.1", "mqtt.port=" + mqttPort, "auth.anonymous=true", ingest).start()) {
+            try (BridgeProcess first = new BridgeProcess(
+                            BridgeProcess.logFile("lock-first"),
+                            "data.dir=" + data,
+                            "mqtt.host=127.0.0.1",
+                            "mqtt.port=" + mqttPort,
+                            "auth.anonymous=true",
+                            ingest)
+                    .start()) {
                 device.connectAndSubscribe();
                 device.publish("t", DeviceSimulator.command("LOCK-1", ""));
                 await().atMost(DeviceSimulator.WAIT).until(() -> central.holdingReplies() > 0);
                 String inflight = outbox(first, "inflight");
                 assertThat(inflight).contains("LOCK-1");
 
-                BridgeProcess second = new BridgeProcess(BridgeProcess.logFile("lock-second"), "data.dir=" + data,
-                        "mqtt.host=127.0.0.1", "mqtt.port=any", "auth.anonymous=true", ingest);
-                assertThatThrownBy(second::start).hasMessageContaining("exited with 1")
+                BridgeProcess second = new BridgeProcess(
+                        BridgeProcess.logFile("lock-second"),
+                        "data.dir=" + data,
+                        "mqtt.host=127.0.0.1",
+                        "mqtt.port=any",
+                        "auth.anonymous=true",
+                        ingest);
+                assertThatThrownBy(second::start)
+                        .hasMessageContaining("exited with 1")
                         .hasMessageContaining("data.dir=" + data.toAbsolutePath() + " is in use by another edge bridge")
                         .hasMessageContaining("pid " + first.pid());
                 assertThat(second.log()).doesNotContain("pending again");
-                assertThat(outbox(first, "inflight")).as("the first bridge's claim is untouched").contains("LOCK-1");
+                assertThat(outbox(first, "inflight"))
+                        .as("the first bridge's claim is untouched")
+                        .contains("LOCK-1");
 
                 central.releaseHeldReplies();
                 assertThat(device.awaitFinal("LOCK-1").path("status").asText()).isEqualTo("accepted");
@@ -57,7 +71,13 @@ class DataDirLockIT {
     }
 
     private static String outbox(BridgeProcess bridge, String state) throws Exception {
-        return HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + bridge.adminPort()
-                + "/api/outbox?state=" + state)).timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.ofString()).body();
+        return HttpClient.newHttpClient()
+                .send(
+                        HttpRequest.newBuilder(URI.create(
+                                        "http://127.0.0.1:" + bridge.adminPort() + "/api/outbox?state=" + state))
+                                .timeout(Duration.ofSeconds(5))
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString())
+                .body();
     }
 }

@@ -50,14 +50,16 @@ class DeviceRegistryBoundsIT extends OneDeviceSite {
     }
 
     @Test
-    void fifteen_thousand_refused_connects_with_random_ids_leave_no_phantom_devices_and_ten_log_lines() throws Exception {
+    void fifteen_thousand_refused_connects_with_random_ids_leave_no_phantom_devices_and_ten_log_lines()
+            throws Exception {
         AtomicInteger refused = new AtomicInteger();
         IntStream.range(0, 4).parallel().forEach(worker -> {
             for (int i = worker; i < REFUSED_CONNECTS; i += 4) {
                 String id = UUID.randomUUID().toString();
                 // a Last Will on another device's receipts: CONNACK 5, before any credentials are looked at
-                if (connect(RawMqttClient.Connect.of(id).withWill("devices/field-node-1/receipts",
-                        "{}".getBytes(StandardCharsets.UTF_8))) == 5) {
+                if (connect(RawMqttClient.Connect.of(id)
+                                .withWill("devices/field-node-1/receipts", "{}".getBytes(StandardCharsets.UTF_8)))
+                        == 5) {
                     refused.incrementAndGet();
                 }
             }
@@ -68,7 +70,9 @@ class DeviceRegistryBoundsIT extends OneDeviceSite {
 
         JsonNode devices = site.getJson("/api/devices").path("devices");
         assertThat(devices).extracting(d -> d.path("clientId").asText()).containsExactly("field-node-1");
-        long willLines = lines.list.stream().filter(e -> e.getFormattedMessage().contains("its Last Will is on")).count();
+        long willLines = lines.list.stream()
+                .filter(e -> e.getFormattedMessage().contains("its Last Will is on"))
+                .count();
         assertThat(willLines).isLessThanOrEqualTo(10);
         JsonNode limits = status().path("broker").path("limits");
         assertThat(limits.path("knownDevices").asInt()).isEqualTo(1);
@@ -76,7 +80,8 @@ class DeviceRegistryBoundsIT extends OneDeviceSite {
     }
 
     @Test
-    void with_max_known_devices_100_the_registry_keeps_100_of_150_client_ids_and_the_connected_device_among_them() throws Exception {
+    void with_max_known_devices_100_the_registry_keeps_100_of_150_client_ids_and_the_connected_device_among_them()
+            throws Exception {
         device.close();
         site.close();
         site = new TestSite(dir, "mqtt.maxKnownDevices=100");
@@ -87,7 +92,12 @@ class DeviceRegistryBoundsIT extends OneDeviceSite {
         }
         device.publish("workorder/arrive", DeviceSimulator.command("WO-1", "\"workOrderId\":\"WO-1\""));
         device.awaitReceipt("WO-1", "accepted");
-        await().atMost(Duration.ofSeconds(10)).until(() -> status().path("broker").path("limits").path("forgottenDevices").asLong() == 51);
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> status().path("broker")
+                                .path("limits")
+                                .path("forgottenDevices")
+                                .asLong()
+                        == 51);
         JsonNode devices = site.getJson("/api/devices").path("devices");
         assertThat(devices).hasSize(100);
         assertThat(devices).extracting(d -> d.path("clientId").asText()).contains("field-node-1", "passing-149");

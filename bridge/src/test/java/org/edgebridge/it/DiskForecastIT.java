@@ -23,7 +23,8 @@ class DiskForecastIT {
         try (TestSite site = new TestSite(dir.resolve("data"), "storage.ratedTbw=0.6");
                 DeviceSimulator device = site.device("dev-forecast")) {
             device.connectAndSubscribe();
-            assertThat(site.post("/api/forwarder/pause", "test-token").statusCode()).isEqualTo(200);
+            assertThat(site.post("/api/forwarder/pause", "test-token").statusCode())
+                    .isEqualTo(200);
             for (int i = 0; i < 40; i++) {
                 device.publish("workorder/arrive", DeviceSimulator.command("FORECAST-" + i, "\"action\":\"ARRIVE\""));
             }
@@ -31,36 +32,57 @@ class DiskForecastIT {
                 device.awaitReceipt("FORECAST-" + i, "stored");
             }
             // the first sample came at start; the next one after the commands gives the rates
-            await().atMost(Duration.ofSeconds(40)).until(() -> forecast(site).path("intakePerSecond").asDouble() > 0
-                    && forecast(site).path("open").asLong() == 40);
+            await().atMost(Duration.ofSeconds(40))
+                    .until(() -> forecast(site).path("intakePerSecond").asDouble() > 0
+                            && forecast(site).path("open").asLong() == 40);
             JsonNode f = forecast(site);
             assertThat(f.path("rows").asLong()).isEqualTo(40);
             assertThat(f.path("outboxBytes").asLong()).isPositive();
-            assertThat(f.path("roomBytes").asLong()).isEqualTo(Math.max(0, f.path("freeBytes").asLong() - 256L * 1024 * 1024));
-            assertThat(f.path("bytesPerRow").asDouble()).isEqualTo((double) f.path("outboxBytes").asLong() / 40, org.assertj.core.api.Assertions.within(1.0));
+            assertThat(f.path("roomBytes").asLong())
+                    .isEqualTo(Math.max(0, f.path("freeBytes").asLong() - 256L * 1024 * 1024));
+            assertThat(f.path("bytesPerRow").asDouble())
+                    .isEqualTo(
+                            (double) f.path("outboxBytes").asLong() / 40, org.assertj.core.api.Assertions.within(1.0));
             assertThat(f.path("egressPerSecond").asDouble()).isZero();
             assertThat(f.path("secondsUntilFull").asDouble()).isPositive();
-            assertThat(f.path("secondsToDrain").isNull()).as("nothing goes out: no drain").isTrue();
-            assertThat(f.path("writeBytesPerCommand").asDouble()).as("SQLite's WAL and checkpoints, per command").isPositive();
+            assertThat(f.path("secondsToDrain").isNull())
+                    .as("nothing goes out: no drain")
+                    .isTrue();
+            assertThat(f.path("writeBytesPerCommand").asDouble())
+                    .as("SQLite's WAL and checkpoints, per command")
+                    .isPositive();
             assertThat(f.path("writeBytesPerDay").asDouble()).isPositive();
             assertThat(f.path("ratedTbwBytes").asLong()).isEqualTo(600_000_000_000L);
-            assertThat(f.path("lifeDaysLeft").asDouble()).isEqualTo(600e9 / f.path("writeBytesPerDay").asDouble(),
-                    org.assertj.core.api.Assertions.within(0.01));
+            assertThat(f.path("lifeDaysLeft").asDouble())
+                    .isEqualTo(
+                            600e9 / f.path("writeBytesPerDay").asDouble(),
+                            org.assertj.core.api.Assertions.within(0.01));
             String metrics = site.get("/metrics").body();
-            assertThat(metrics).contains("edgebridge_outbox_disk_bytes ", "edgebridge_disk_free_bytes ",
-                    "edgebridge_outbox_room_bytes ", "edgebridge_forecast_intake_per_second ",
-                    "edgebridge_forecast_egress_per_second ", "edgebridge_forecast_full_in_seconds ",
-                    "edgebridge_forecast_drain_in_seconds NaN", "edgebridge_forecast_write_bytes_per_command ",
-                    "edgebridge_forecast_write_bytes_per_day ", "edgebridge_storage_life_left_seconds ",
-                    "edgebridge_process_disk_write_bytes_total ");
+            assertThat(metrics)
+                    .contains(
+                            "edgebridge_outbox_disk_bytes ",
+                            "edgebridge_disk_free_bytes ",
+                            "edgebridge_outbox_room_bytes ",
+                            "edgebridge_forecast_intake_per_second ",
+                            "edgebridge_forecast_egress_per_second ",
+                            "edgebridge_forecast_full_in_seconds ",
+                            "edgebridge_forecast_drain_in_seconds NaN",
+                            "edgebridge_forecast_write_bytes_per_command ",
+                            "edgebridge_forecast_write_bytes_per_day ",
+                            "edgebridge_storage_life_left_seconds ",
+                            "edgebridge_process_disk_write_bytes_total ");
 
-            assertThat(site.post("/api/forwarder/resume", "test-token").statusCode()).isEqualTo(200);
+            assertThat(site.post("/api/forwarder/resume", "test-token").statusCode())
+                    .isEqualTo(200);
             for (int i = 0; i < 40; i++) {
                 device.awaitFinal("FORECAST-" + i);
             }
-            await().atMost(Duration.ofSeconds(40)).until(() -> forecast(site).path("egressPerSecond").asDouble() > 0
-                    && forecast(site).path("open").asLong() == 0);
-            assertThat(forecast(site).path("secondsToDrain").asDouble()).as("no backlog").isZero();
+            await().atMost(Duration.ofSeconds(40))
+                    .until(() -> forecast(site).path("egressPerSecond").asDouble() > 0
+                            && forecast(site).path("open").asLong() == 0);
+            assertThat(forecast(site).path("secondsToDrain").asDouble())
+                    .as("no backlog")
+                    .isZero();
             assertThat(site.get("/metrics").body()).contains("edgebridge_forecast_drain_in_seconds 0.0");
         }
     }

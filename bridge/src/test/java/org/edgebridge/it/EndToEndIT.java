@@ -50,8 +50,11 @@ class EndToEndIT {
                 assertThat(accepted.path("replayed").asBoolean()).isFalse();
                 assertThat(accepted.path("result").path("inboxId").asLong()).isPositive();
                 List<JsonNode> receipts = device.receiptsFor(id);
-                assertThat(receipts.get(0).path("status").asText()).as("stored comes first").isEqualTo("stored");
-                assertThat(receipts.get(0).path("sequence").asLong()).isEqualTo(accepted.path("sequence").asLong());
+                assertThat(receipts.get(0).path("status").asText())
+                        .as("stored comes first")
+                        .isEqualTo("stored");
+                assertThat(receipts.get(0).path("sequence").asLong())
+                        .isEqualTo(accepted.path("sequence").asLong());
                 String payload = DeviceSimulator.command(id, "\"workOrderId\":\"WO-1\",\"n\":1.50");
                 assertThat(accepted.path("payloadSha256").asText()).isEqualTo(sha256(payload));
             }
@@ -64,7 +67,8 @@ class EndToEndIT {
             });
             Inbox.Entry first = site.central.inbox().entries().get(0);
             assertThat(first.payloadJson()).as("payload forwarded unchanged").contains("\"n\":1.50");
-            assertThat(site.bridge.outbox().reads().counts().count(CommandState.ACCEPTED)).isEqualTo(5);
+            assertThat(site.bridge.outbox().reads().counts().count(CommandState.ACCEPTED))
+                    .isEqualTo(5);
         }
     }
 
@@ -77,7 +81,8 @@ class EndToEndIT {
             JsonNode first = device.awaitReceipt("CMD-1", "accepted");
 
             device.publish("workorder/arrive", payload);
-            await().atMost(DeviceSimulator.WAIT).until(() -> device.receiptsFor("CMD-1").size() == 3);
+            await().atMost(DeviceSimulator.WAIT)
+                    .until(() -> device.receiptsFor("CMD-1").size() == 3);
             JsonNode replay = device.receiptsFor("CMD-1").get(2);
             assertThat(replay.path("status").asText()).isEqualTo("accepted");
             assertThat(replay.path("replayed").asBoolean()).isTrue();
@@ -98,10 +103,14 @@ class EndToEndIT {
             device.awaitReceipt("CMD-R", "accepted");
             String changed = DeviceSimulator.command("CMD-R", "\"v\":2");
             device.publish("x", changed);
-            await().atMost(DeviceSimulator.WAIT).until(() -> device.receiptsFor("CMD-R").stream()
-                    .anyMatch(r -> "command_id_reused".equals(r.path("code").asText(null))));
+            await().atMost(DeviceSimulator.WAIT)
+                    .until(() -> device.receiptsFor("CMD-R").stream()
+                            .anyMatch(r ->
+                                    "command_id_reused".equals(r.path("code").asText(null))));
             JsonNode rejected = device.receiptsFor("CMD-R").stream()
-                    .filter(r -> "command_id_reused".equals(r.path("code").asText(null))).findFirst().orElseThrow();
+                    .filter(r -> "command_id_reused".equals(r.path("code").asText(null)))
+                    .findFirst()
+                    .orElseThrow();
             assertThat(rejected.path("status").asText()).isEqualTo("rejected");
             assertThat(rejected.path("final").asBoolean()).isTrue();
             assertThat(rejected.path("payloadSha256").asText()).isEqualTo(sha256(changed));
@@ -125,11 +134,14 @@ class EndToEndIT {
             for (DeviceSimulator d : devices) {
                 for (int i = 1; i <= perDevice; i++) {
                     JsonNode stored = d.awaitReceipt(d.clientId() + "-" + i, "stored");
-                    assertThat(stored.path("sequence").asLong()).as(d.clientId() + " command " + i).isEqualTo(i);
+                    assertThat(stored.path("sequence").asLong())
+                            .as(d.clientId() + " command " + i)
+                            .isEqualTo(i);
                 }
                 d.awaitFinal(d.clientId() + "-" + perDevice);
             }
-            await().atMost(DeviceSimulator.WAIT).until(() -> site.central.inbox().size() == 3 * perDevice);
+            await().atMost(DeviceSimulator.WAIT)
+                    .until(() -> site.central.inbox().size() == 3 * perDevice);
             assertThat(site.central.inbox().stats().get("orderingViolations")).isZero();
             for (Inbox.Entry e : site.central.inbox().entries()) {
                 assertThat(e.eventId()).isEqualTo(e.deviceId() + "-" + e.sequence());
@@ -151,20 +163,33 @@ class EndToEndIT {
             device.publish("x", DeviceSimulator.command("GOOD-1", ""));
             device.awaitReceipt("GOOD-1", "accepted");
             await().atMost(DeviceSimulator.WAIT).until(() -> device.receipts().size() >= 7);
-            List<String> codes = device.receipts().stream().filter(r -> "rejected".equals(r.path("status").asText()))
-                    .map(r -> r.path("code").asText()).toList();
-            assertThat(codes).containsExactly("invalid_json", "invalid_json", "missing_command_id", "invalid_command_id",
-                    "payload_too_large");
+            List<String> codes = device.receipts().stream()
+                    .filter(r -> "rejected".equals(r.path("status").asText()))
+                    .map(r -> r.path("code").asText())
+                    .toList();
+            assertThat(codes)
+                    .containsExactly(
+                            "invalid_json",
+                            "invalid_json",
+                            "missing_command_id",
+                            "invalid_command_id",
+                            "payload_too_large");
             JsonNode invalid = device.receipts().get(0);
             assertThat(invalid.path("commandId").isNull()).isTrue();
             assertThat(invalid.path("topic").asText()).isEqualTo("devices/dev-bad/commands/x");
             assertThat(invalid.path("payloadSha256").asText()).isEqualTo(sha256("not json"));
-            JsonNode tooLarge = device.receipts().stream().filter(r -> "payload_too_large".equals(r.path("code").asText()))
-                    .findFirst().orElseThrow();
+            JsonNode tooLarge = device.receipts().stream()
+                    .filter(r -> "payload_too_large".equals(r.path("code").asText()))
+                    .findFirst()
+                    .orElseThrow();
             assertThat(tooLarge.path("commandId").asText()).isEqualTo("BIG");
-            assertThat(site.central.inbox().entries()).extracting(Inbox.Entry::eventId).containsExactly("GOOD-1");
-            assertThat(site.bridge.intake().stats().rejectedByCode()).containsEntry("invalid_json", 2L)
-                    .containsEntry("missing_command_id", 1L).containsEntry("invalid_command_id", 1L)
+            assertThat(site.central.inbox().entries())
+                    .extracting(Inbox.Entry::eventId)
+                    .containsExactly("GOOD-1");
+            assertThat(site.bridge.intake().stats().rejectedByCode())
+                    .containsEntry("invalid_json", 2L)
+                    .containsEntry("missing_command_id", 1L)
+                    .containsEntry("invalid_command_id", 1L)
                     .containsEntry("payload_too_large", 1L);
             try (DeviceSimulator other = site.device("dev-other")) {
                 other.connectAndSubscribe();
@@ -176,7 +201,8 @@ class EndToEndIT {
 
     @Test
     void publish_to_another_devices_topic_closes_the_connection_and_subscribe_outside_own_receipts_gets_0x80() {
-        try (DeviceSimulator intruder = site.device("dev-intruder"); DeviceSimulator victim = site.device("dev-victim")) {
+        try (DeviceSimulator intruder = site.device("dev-intruder");
+                DeviceSimulator victim = site.device("dev-victim")) {
             victim.connectAndSubscribe();
             intruder.connect();
             assertThat(intruder.subscribe("devices/#").getReturnCodes()).containsExactly(Mqtt3SubAckReturnCode.FAILURE);
@@ -185,20 +211,26 @@ class EndToEndIT {
             assertThat(intruder.subscribe("devices/dev-intruder/receipts").getReturnCodes())
                     .containsExactly(Mqtt3SubAckReturnCode.SUCCESS_MAXIMUM_QOS_1);
             // no PUBACK comes back: the bridge closes the connection instead
-            intruder.publishWithoutWaiting("devices/dev-victim/commands/x",
+            intruder.publishWithoutWaiting(
+                    "devices/dev-victim/commands/x",
                     DeviceSimulator.command("EVIL", "").getBytes(StandardCharsets.UTF_8));
             await().atMost(DeviceSimulator.WAIT).until(() -> !intruder.isConnected());
             victim.publish("x", DeviceSimulator.command("LEGIT", ""));
             victim.awaitReceipt("LEGIT", "accepted");
-            assertThat(intruder.receipts()).as("no receipt of another device reaches the intruder").isEmpty();
-            assertThat(site.central.inbox().entries()).extracting(Inbox.Entry::eventId).containsExactly("LEGIT");
+            assertThat(intruder.receipts())
+                    .as("no receipt of another device reaches the intruder")
+                    .isEmpty();
+            assertThat(site.central.inbox().entries())
+                    .extracting(Inbox.Entry::eventId)
+                    .containsExactly("LEGIT");
             assertThat(site.bridge.broker().status().deniedPublishes()).isEqualTo(1);
         }
     }
 
     static String sha256(String s) throws RuntimeException {
         try {
-            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(s.getBytes(StandardCharsets.UTF_8)));
+            return HexFormat.of()
+                    .formatHex(MessageDigest.getInstance("SHA-256").digest(s.getBytes(StandardCharsets.UTF_8)));
         } catch (java.security.NoSuchAlgorithmException e) {
             throw new IllegalStateException(e);
         }

@@ -26,18 +26,25 @@ class FatalErrorsInLibrariesIT {
     @Test
     void an_error_caught_and_logged_by_moquettes_protocol_handler_halts_the_bridge_with_exit_code_3() throws Exception {
         try (CentralSim central = TestSite.central(Optional.empty(), 1 << 24);
-                BridgeProcess bridge = new BridgeProcess(BridgeProcess.logFile("library-error"),
-                        List.of("-Dedgebridge.test.hook=IN_BROKER_AUTHENTICATOR:error"), "data.dir=" + dir.resolve("data"),
-                        "mqtt.host=127.0.0.1", "auth.anonymous=true", "ingest.url=http://127.0.0.1:" + central.port() + "/ingest")
+                BridgeProcess bridge = new BridgeProcess(
+                                BridgeProcess.logFile("library-error"),
+                                List.of("-Dedgebridge.test.hook=IN_BROKER_AUTHENTICATOR:error"),
+                                "data.dir=" + dir.resolve("data"),
+                                "mqtt.host=127.0.0.1",
+                                "auth.anonymous=true",
+                                "ingest.url=http://127.0.0.1:" + central.port() + "/ingest")
                         .start()) {
             try (RawMqttClient device = new RawMqttClient("127.0.0.1", bridge.mqttPort())) {
                 device.connect(RawMqttClient.Connect.of("field-node-1").withCredentials("user", "password"));
             } catch (java.io.IOException closed) {
                 // the bridge halted under it
             }
-            assertThat(bridge.awaitExit(Duration.ofSeconds(30))).as("the bridge halted").isTrue();
+            assertThat(bridge.awaitExit(Duration.ofSeconds(30)))
+                    .as("the bridge halted")
+                    .isTrue();
             assertThat(bridge.exitValue()).isEqualTo(ExitCodes.WORKER_DIED);
-            assertThat(bridge.log()).contains("test hook: throwing an Error at IN_BROKER_AUTHENTICATOR")
+            assertThat(bridge.log())
+                    .contains("test hook: throwing an Error at IN_BROKER_AUTHENTICATOR")
                     .contains("fatal: thread");
         }
     }

@@ -23,10 +23,15 @@ class ForwarderIT extends OneDeviceSite {
         site.central.faults(Faults.status(503, 1, 2));
         List<String> ids = List.of("U-1", "U-2", "U-3");
         ids.forEach(id -> device.publish("t", DeviceSimulator.command(id, "")));
-        ids.forEach(id -> assertThat(device.awaitFinal(id).path("status").asText()).isEqualTo("accepted"));
-        assertThat(site.central.inbox().entries()).extracting(Inbox.Entry::eventId).containsExactlyElementsOf(ids);
-        assertThat(site.central.inbox().entries()).allSatisfy(e -> assertThat(e.deliveries()).isEqualTo(1));
-        assertThat(site.bridge.forwarder().status().lastError()).hasValueSatisfying(e -> assertThat(e).contains("HTTP 503"));
+        ids.forEach(
+                id -> assertThat(device.awaitFinal(id).path("status").asText()).isEqualTo("accepted"));
+        assertThat(site.central.inbox().entries())
+                .extracting(Inbox.Entry::eventId)
+                .containsExactlyElementsOf(ids);
+        assertThat(site.central.inbox().entries())
+                .allSatisfy(e -> assertThat(e.deliveries()).isEqualTo(1));
+        assertThat(site.bridge.forwarder().status().lastError())
+                .hasValueSatisfying(e -> assertThat(e).contains("HTTP 503"));
     }
 
     @Test
@@ -45,12 +50,15 @@ class ForwarderIT extends OneDeviceSite {
     void central_refusing_the_bridge_pauses_forwarding_with_an_alarm_and_loses_nothing() throws Exception {
         site.central.faults(Faults.status(401, null, 3));
         device.publish("t", DeviceSimulator.command("AUTH-1", ""));
-        await().atMost(DeviceSimulator.WAIT).until(() -> status().path("alarms").toString().contains("central_refused"));
+        await().atMost(DeviceSimulator.WAIT)
+                .until(() -> status().path("alarms").toString().contains("central_refused"));
         assertThat(status().path("forwarder").path("state").asText()).isEqualTo("paused_by_central");
-        assertThat(device.receiptsFor("AUTH-1")).allSatisfy(r -> assertThat(r.path("final").asBoolean()).isFalse());
+        assertThat(device.receiptsFor("AUTH-1"))
+                .allSatisfy(r -> assertThat(r.path("final").asBoolean()).isFalse());
         assertThat(device.awaitFinal("AUTH-1").path("status").asText()).isEqualTo("accepted");
         assertThat(site.central.inbox().entries()).hasSize(1);
-        await().atMost(DeviceSimulator.WAIT).until(() -> !status().path("alarms").toString().contains("central_refused"));
+        await().atMost(DeviceSimulator.WAIT)
+                .until(() -> !status().path("alarms").toString().contains("central_refused"));
     }
 
     @Test
@@ -60,10 +68,14 @@ class ForwarderIT extends OneDeviceSite {
         assertThat(device.awaitFinal("LATER-1").path("status").asText()).isEqualTo("accepted");
         assertThat(site.bridge.outbox().find("dev-fwd", "LATER-1")).hasValueSatisfying(r -> {
             assertThat(r.state()).isEqualTo(CommandState.ACCEPTED);
-            assertThat(r.retryLaters()).as("a retry_later to every event of a reply counts nothing (docs/forwarding.md, Blame)").isZero();
+            assertThat(r.retryLaters())
+                    .as("a retry_later to every event of a reply counts nothing (docs/forwarding.md, Blame)")
+                    .isZero();
             assertThat(r.attempts()).isEqualTo(2);
         });
-        assertThat(device.receiptsFor("LATER-1")).extracting(r -> r.path("status").asText()).containsExactly("stored", "accepted");
+        assertThat(device.receiptsFor("LATER-1"))
+                .extracting(r -> r.path("status").asText())
+                .containsExactly("stored", "accepted");
     }
 
     @Test
@@ -74,7 +86,9 @@ class ForwarderIT extends OneDeviceSite {
         assertThat(paused.statusCode()).isEqualTo(200);
         device.publish("t", DeviceSimulator.command("HOLD-1", ""));
         device.awaitReceipt("HOLD-1", "stored");
-        await().atMost(DeviceSimulator.WAIT).until(() -> status().path("outbox").path("counts").path("pending").asInt() == 1);
+        await().atMost(DeviceSimulator.WAIT)
+                .until(() ->
+                        status().path("outbox").path("counts").path("pending").asInt() == 1);
         assertThat(site.central.inbox().size()).isZero();
         assertThat(post("/api/forwarder/resume", "test-token").statusCode()).isEqualTo(200);
         assertThat(device.awaitFinal("HOLD-1").path("status").asText()).isEqualTo("accepted");
@@ -85,7 +99,8 @@ class ForwarderIT extends OneDeviceSite {
     HttpResponse<String> post(String path, String token) throws Exception {
         HttpResponse<String> r = super.post(path, token);
         if (r.statusCode() != 200) {
-            assertThat(DeviceSimulator.JSON.readTree(r.body()).path("error").asText()).isNotEmpty();
+            assertThat(DeviceSimulator.JSON.readTree(r.body()).path("error").asText())
+                    .isNotEmpty();
         }
         return r;
     }

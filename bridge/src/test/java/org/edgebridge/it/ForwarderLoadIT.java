@@ -54,7 +54,8 @@ class ForwarderLoadIT {
                 }
                 // publishing goes on while the forwarder works through the chaos: the next round once central has
                 // seen one more request (whatever it answered), so intake and forwarding interleave
-                await().atMost(Duration.ofSeconds(30)).until(() -> site.central.requestLog().size() > seen);
+                await().atMost(Duration.ofSeconds(30))
+                        .until(() -> site.central.requestLog().size() > seen);
             }
             site.central.faults(Faults.NONE);
             for (DeviceSimulator device : fleet) {
@@ -65,19 +66,34 @@ class ForwarderLoadIT {
             Map<Integer, Long> byStatus = site.central.requestLog().stream()
                     .collect(Collectors.groupingBy(CentralSim.Request::status, TreeMap::new, Collectors.counting()));
             long delivered = applied.stream().mapToLong(Inbox.Entry::deliveries).sum();
-            System.out.printf("chaos IT: %d commands from %d devices; central answered %s; applied %d, "
-                    + "delivered %d times (duplicates answered from the inbox), ordering violations %d, done after %d s%n",
-                    total, devices, byStatus, applied.size(), delivered, site.central.inbox().stats().get("orderingViolations"),
+            System.out.printf(
+                    "chaos IT: %d commands from %d devices; central answered %s; applied %d, "
+                            + "delivered %d times (duplicates answered from the inbox), ordering violations %d, done after %d s%n",
+                    total,
+                    devices,
+                    byStatus,
+                    applied.size(),
+                    delivered,
+                    site.central.inbox().stats().get("orderingViolations"),
                     Duration.between(start, Instant.now()).toSeconds());
             assertThat(applied).hasSize(total);
-            assertThat(applied.stream().map(e -> e.deviceId() + "/" + e.eventId()).distinct().count()).isEqualTo(total);
+            assertThat(applied.stream()
+                            .map(e -> e.deviceId() + "/" + e.eventId())
+                            .distinct()
+                            .count())
+                    .isEqualTo(total);
             assertThat(site.central.inbox().stats().get("orderingViolations")).isZero();
             assertThat(site.central.inbox().stats().get("payloadMismatches")).isZero();
             assertThat(byStatus).containsKeys(200, 429, 503, 500);
             for (DeviceSimulator device : fleet) {
                 for (String id : sent.get(device).keySet()) {
-                    assertThat(device.receiptsFor(id).stream().filter(r -> r.path("final").asBoolean())
-                            .map(r -> r.path("status").asText()).distinct().toList()).as(id).hasSize(1);
+                    assertThat(device.receiptsFor(id).stream()
+                                    .filter(r -> r.path("final").asBoolean())
+                                    .map(r -> r.path("status").asText())
+                                    .distinct()
+                                    .toList())
+                            .as(id)
+                            .hasSize(1);
                 }
                 device.close();
             }
@@ -88,7 +104,8 @@ class ForwarderLoadIT {
     void a_5000_command_backlog_drains_in_batches_of_at_most_the_events_per_second() throws Exception {
         int rate = 200;
         int backlog = 5000;
-        try (TestSite site = new TestSite(dir, "forwarder.eventsPerSecond=" + rate); DeviceSimulator device = site.device("dev-rate")) {
+        try (TestSite site = new TestSite(dir, "forwarder.eventsPerSecond=" + rate);
+                DeviceSimulator device = site.device("dev-rate")) {
             device.connectAndSubscribe();
             site.bridge.forwarder().pause();
             for (int i = 1; i <= backlog; i++) {
@@ -96,13 +113,22 @@ class ForwarderLoadIT {
             }
             device.awaitReceipt("RATE-" + backlog, "stored");
             site.bridge.forwarder().resume();
-            await().atMost(Duration.ofSeconds(90)).until(() -> site.central.inbox().size() == backlog);
+            await().atMost(Duration.ofSeconds(90))
+                    .until(() -> site.central.inbox().size() == backlog);
             List<CentralSim.Request> log = site.central.requestLog();
             int worst = maxEventsInOneSecond(log);
-            Duration drain = Duration.between(log.get(0).at(), log.get(log.size() - 1).at());
-            System.out.printf("rate IT: %d events in %d requests over %.1f s (%.0f events/s); most in any one-second window: %d "
-                    + "(limit %d, batch %d)%n", backlog, log.size(), drain.toMillis() / 1000.0, backlog * 1000.0 / Math.max(1, drain.toMillis()),
-                    worst, rate, rate);
+            Duration drain =
+                    Duration.between(log.get(0).at(), log.get(log.size() - 1).at());
+            System.out.printf(
+                    "rate IT: %d events in %d requests over %.1f s (%.0f events/s); most in any one-second window: %d "
+                            + "(limit %d, batch %d)%n",
+                    backlog,
+                    log.size(),
+                    drain.toMillis() / 1000.0,
+                    backlog * 1000.0 / Math.max(1, drain.toMillis()),
+                    worst,
+                    rate,
+                    rate);
             // how fast it drained is the benchmark's business (printed above); the limiter's waits are unit-tested
             // (ForwardStepTest, CentralGuardsTest): here every request held at most a second's worth of events
             assertThat(log).allSatisfy(r -> assertThat(r.events()).isLessThanOrEqualTo(rate));
@@ -133,21 +159,32 @@ class ForwarderLoadIT {
             for (int i = 1; i <= 3; i++) {
                 payloads.put("TOK-" + i, DeviceSimulator.command("TOK-" + i, ""));
             }
-            try (TestSite wrong = TestSite.withCentral(data, central, "ingest.token=wrong-token", "forwarder.authRetryInterval=1s");
+            try (TestSite wrong = TestSite.withCentral(
+                            data, central, "ingest.token=wrong-token", "forwarder.authRetryInterval=1s");
                     DeviceSimulator device = wrong.device("dev-token")) {
                 device.connectAndSubscribe();
                 payloads.values().forEach(p -> device.publish("t", p));
-                await().atMost(DeviceSimulator.WAIT).until(() -> http.send(HttpRequest.newBuilder(URI.create(wrong.adminUrl("/api/status")))
-                        .build(), HttpResponse.BodyHandlers.ofString()).body().contains("central_refused"));
+                await().atMost(DeviceSimulator.WAIT)
+                        .until(() -> http.send(
+                                        HttpRequest.newBuilder(URI.create(wrong.adminUrl("/api/status")))
+                                                .build(),
+                                        HttpResponse.BodyHandlers.ofString())
+                                .body()
+                                .contains("central_refused"));
                 assertThat(central.inbox().size()).isZero();
-                assertThat(device.receipts()).allSatisfy(r -> assertThat(r.path("final").asBoolean()).isFalse());
+                assertThat(device.receipts())
+                        .allSatisfy(r -> assertThat(r.path("final").asBoolean()).isFalse());
             }
             try (TestSite right = TestSite.withCentral(data, central, "ingest.token=right-token");
                     DeviceSimulator device = right.device("dev-token")) {
                 device.connectAndSubscribe();
                 device.resendUntilFinal(payloads, "t", Duration.ofSeconds(5), Duration.ofSeconds(30));
-                assertThat(central.inbox().entries()).extracting(Inbox.Entry::eventId).containsExactlyElementsOf(payloads.keySet());
-                assertThat(central.requestLog()).extracting(CentralSim.Request::status).contains(401, 200);
+                assertThat(central.inbox().entries())
+                        .extracting(Inbox.Entry::eventId)
+                        .containsExactlyElementsOf(payloads.keySet());
+                assertThat(central.requestLog())
+                        .extracting(CentralSim.Request::status)
+                        .contains(401, 200);
             }
         }
     }

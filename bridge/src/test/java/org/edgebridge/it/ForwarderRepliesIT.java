@@ -20,13 +20,18 @@ class ForwarderRepliesIT {
 
     @Test
     void server_errors_are_retried_with_backoff_and_nothing_is_final_until_central_answers() {
-        try (TestSite site = new TestSite(dir); DeviceSimulator device = site.device("dev-500")) {
+        try (TestSite site = new TestSite(dir);
+                DeviceSimulator device = site.device("dev-500")) {
             device.connectAndSubscribe();
             site.central.faults(Faults.status(500, null, 3));
             device.publish("t", DeviceSimulator.command("E500-1", ""));
             assertThat(device.awaitFinal("E500-1").path("status").asText()).isEqualTo("accepted");
-            assertThat(site.central.requestLog()).extracting(CentralSim.Request::status).containsExactly(500, 500, 500, 200);
-            assertThat(device.receiptsFor("E500-1")).extracting(r -> r.path("status").asText()).containsExactly("stored", "accepted");
+            assertThat(site.central.requestLog())
+                    .extracting(CentralSim.Request::status)
+                    .containsExactly(500, 500, 500, 200);
+            assertThat(device.receiptsFor("E500-1"))
+                    .extracting(r -> r.path("status").asText())
+                    .containsExactly("stored", "accepted");
         }
     }
 }

@@ -28,56 +28,75 @@ class ForwarderUnwedgedIT {
 
     @Test
     void a_claim_that_fails_while_the_breaker_is_half_open_does_not_keep_the_breaker_half_open() throws Exception {
-        try (TestSite site = new TestSite(dir, "forwarder.breakerOpenFor=2s"); DeviceSimulator device = site.device("dev-ho")) {
+        try (TestSite site = new TestSite(dir, "forwarder.breakerOpenFor=2s");
+                DeviceSimulator device = site.device("dev-ho")) {
             device.connectAndSubscribe();
             site.central.faults(Faults.status(500, null, 5));
             device.publish("t", DeviceSimulator.command("HO-1", ""));
-            await().atMost(SOON).until(() -> site.bridge.forwarder().status().circuitBreaker().equals("open"));
-            try (Connection db = DriverManager.getConnection("jdbc:sqlite:" + site.bridge.outbox().file())) {
+            await().atMost(SOON)
+                    .until(() ->
+                            site.bridge.forwarder().status().circuitBreaker().equals("open"));
+            try (Connection db = DriverManager.getConnection(
+                    "jdbc:sqlite:" + site.bridge.outbox().file())) {
                 long failedBefore = site.bridge.forwarder().status().failedSteps();
                 try (Statement s = db.createStatement()) {
                     // the disk refuses the claim's write: a real SQLite failure inside the claim transaction
-                    s.execute("CREATE TRIGGER test_fail_claim BEFORE UPDATE OF state ON commands WHEN NEW.state = 'inflight' "
-                            + "BEGIN SELECT RAISE(ABORT, 'test: the claim cannot be written'); END");
+                    s.execute(
+                            "CREATE TRIGGER test_fail_claim BEFORE UPDATE OF state ON commands WHEN NEW.state = 'inflight' "
+                                    + "BEGIN SELECT RAISE(ABORT, 'test: the claim cannot be written'); END");
                 }
-                await().atMost(SOON).until(() -> site.bridge.forwarder().status().circuitBreaker().equals("half_open")
-                        && site.bridge.forwarder().status().failedSteps() > failedBefore);
+                await().atMost(SOON)
+                        .until(() -> site.bridge
+                                        .forwarder()
+                                        .status()
+                                        .circuitBreaker()
+                                        .equals("half_open")
+                                && site.bridge.forwarder().status().failedSteps() > failedBefore);
                 try (Statement s = db.createStatement()) {
                     s.execute("DROP TRIGGER test_fail_claim");
                 }
             }
             assertThat(device.awaitFinal("HO-1").path("status").asText()).isEqualTo("accepted");
-            await().atMost(SOON).until(() -> site.bridge.forwarder().status().circuitBreaker().equals("closed"));
+            await().atMost(SOON)
+                    .until(() ->
+                            site.bridge.forwarder().status().circuitBreaker().equals("closed"));
         }
     }
 
     @Test
     void a_per_event_retry_after_near_long_max_is_clamped_and_the_event_is_sent_again() {
-        try (TestSite site = new TestSite(dir, "forwarder.maxRetryAfter=1s"); DeviceSimulator device = site.device("dev-ra")) {
+        try (TestSite site = new TestSite(dir, "forwarder.maxRetryAfter=1s");
+                DeviceSimulator device = site.device("dev-ra")) {
             device.connectAndSubscribe();
             site.central.faults(new Faults("retry_later", 0, null, false, Long.MAX_VALUE - 1, 0, 1));
             device.publish("t", DeviceSimulator.command("RA-1", ""));
             assertThat(device.awaitFinal("RA-1").path("status").asText()).isEqualTo("accepted");
             assertThat(site.bridge.forwarder().status().unsettledEvents()).isZero();
-            assertThat(site.central.requestLog()).extracting(CentralSim.Request::status).containsExactly(200, 200);
+            assertThat(site.central.requestLog())
+                    .extracting(CentralSim.Request::status)
+                    .containsExactly(200, 200);
         }
     }
 
     @Test
     void a_retry_after_header_too_large_for_any_clock_is_clamped_and_nothing_stays_in_flight() {
-        try (TestSite site = new TestSite(dir, "forwarder.maxRetryAfter=1s"); DeviceSimulator device = site.device("dev-rh")) {
+        try (TestSite site = new TestSite(dir, "forwarder.maxRetryAfter=1s");
+                DeviceSimulator device = site.device("dev-rh")) {
             device.connectAndSubscribe();
             site.central.faults(Faults.statusWithRetryAfter(429, "100000000000000000", 1));
             device.publish("t", DeviceSimulator.command("RH-1", ""));
             assertThat(device.awaitFinal("RH-1").path("status").asText()).isEqualTo("accepted");
             // the wait itself (the clamped Retry-After) is ForwardStepTest's, on a moved clock
-            assertThat(site.central.requestLog()).extracting(CentralSim.Request::status).containsExactly(429, 200);
+            assertThat(site.central.requestLog())
+                    .extracting(CentralSim.Request::status)
+                    .containsExactly(429, 200);
         }
     }
 
     @Test
     void a_201_or_202_with_receipts_is_success() {
-        try (TestSite site = new TestSite(dir); DeviceSimulator device = site.device("dev-2xx")) {
+        try (TestSite site = new TestSite(dir);
+                DeviceSimulator device = site.device("dev-2xx")) {
             device.connectAndSubscribe();
             site.central.faults(new Faults("answer_status", 201, null, false, 0, 0, 1));
             device.publish("t", DeviceSimulator.command("C201", ""));
@@ -85,36 +104,49 @@ class ForwarderUnwedgedIT {
             site.central.faults(new Faults("answer_status", 202, null, false, 0, 0, 1));
             device.publish("t", DeviceSimulator.command("C202", ""));
             assertThat(device.awaitFinal("C202").path("status").asText()).isEqualTo("accepted");
-            assertThat(site.central.requestLog()).extracting(CentralSim.Request::status).containsExactly(201, 202);
+            assertThat(site.central.requestLog())
+                    .extracting(CentralSim.Request::status)
+                    .containsExactly(201, 202);
             assertThat(site.bridge.forwarder().status().pauseReason()).isEmpty();
         }
     }
 
     @Test
     void a_redirect_pauses_forwarding_with_its_own_alarm_and_loses_nothing() throws Exception {
-        try (TestSite site = new TestSite(dir, "forwarder.authRetryInterval=2s"); DeviceSimulator device = site.device("dev-3xx")) {
+        try (TestSite site = new TestSite(dir, "forwarder.authRetryInterval=2s");
+                DeviceSimulator device = site.device("dev-3xx")) {
             device.connectAndSubscribe();
             site.central.faults(Faults.status(307, null, 1));
             device.publish("t", DeviceSimulator.command("R307", ""));
-            await().atMost(SOON).until(() -> site.bridge.forwarder().status().state().equals("redirected_by_central"));
-            assertThat(site.getJson("/api/status").path("alarms").findValuesAsText("code")).contains("central_redirect")
+            await().atMost(SOON)
+                    .until(() -> site.bridge.forwarder().status().state().equals("redirected_by_central"));
+            assertThat(site.getJson("/api/status").path("alarms").findValuesAsText("code"))
+                    .contains("central_redirect")
                     .doesNotContain("central_refused");
-            assertThat(site.bridge.outbox().find("dev-3xx", "R307").orElseThrow().state()).isEqualTo(CommandState.PENDING);
+            assertThat(site.bridge
+                            .outbox()
+                            .find("dev-3xx", "R307")
+                            .orElseThrow()
+                            .state())
+                    .isEqualTo(CommandState.PENDING);
             assertThat(device.awaitFinal("R307").path("status").asText()).isEqualTo("accepted");
         }
     }
 
     @Test
     void central_shedding_load_without_retry_after_is_retried_as_failed_requests_until_it_answers() {
-        try (TestSite site = new TestSite(dir); DeviceSimulator device = site.device("dev-429")) {
+        try (TestSite site = new TestSite(dir);
+                DeviceSimulator device = site.device("dev-429")) {
             device.connectAndSubscribe();
             site.central.faults(Faults.status(429, null, 6));
             device.publish("t", DeviceSimulator.command("SHED-1", ""));
             assertThat(device.awaitFinal("SHED-1").path("status").asText()).isEqualTo("accepted");
-            assertThat(site.central.requestLog()).extracting(CentralSim.Request::status)
+            assertThat(site.central.requestLog())
+                    .extracting(CentralSim.Request::status)
                     .containsExactly(429, 429, 429, 429, 429, 429, 200);
             // each 429 counts as a failed request: the backoff's growth is ForwarderPolicyTest's, on a moved clock
-            assertThat(site.bridge.forwarder().status().lastError()).hasValueSatisfying(e -> assertThat(e).startsWith("HTTP 429"));
+            assertThat(site.bridge.forwarder().status().lastError())
+                    .hasValueSatisfying(e -> assertThat(e).startsWith("HTTP 429"));
         }
     }
 }

@@ -47,9 +47,16 @@ class HeldPacketsIT extends OneDeviceSite {
             } catch (SocketException reset) {
                 // closed by the bridge with bytes unread: a reset
             }
-            assertThat(pingResponses).as("PINGRESPs before the bridge closed the connection").isLessThan(PINGS);
+            assertThat(pingResponses)
+                    .as("PINGRESPs before the bridge closed the connection")
+                    .isLessThan(PINGS);
         }
-        await().atMost(Duration.ofSeconds(10)).until(() -> status().path("broker").path("limits").path("heldTooMany").asLong() == 1);
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> status().path("broker")
+                                .path("limits")
+                                .path("heldTooMany")
+                                .asLong()
+                        == 1);
         device.publish("workorder/arrive", DeviceSimulator.command("HELD-1", "\"workOrderId\":\"HELD-1\""));
         device.awaitReceipt("HELD-1", "accepted");
         assertThat(get("/metrics").body()).contains("edgebridge_broker_connections_held_too_many_total 1.0");

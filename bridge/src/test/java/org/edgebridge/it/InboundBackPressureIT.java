@@ -42,9 +42,15 @@ class InboundBackPressureIT {
     void devices_that_publish_faster_than_the_intake_parses_are_slowed_by_tcp_not_by_the_heap() throws Exception {
         String numbers = "1234567,".repeat(25_000);
         try (CentralSim central = new CentralSim(Optional.empty(), 64L << 20, Clock.systemUTC()).start("127.0.0.1", 0);
-                BridgeProcess bridge = new BridgeProcess(BridgeProcess.logFile("backpressure"), "data.dir=" + dir.resolve("data"),
-                        "mqtt.host=127.0.0.1", "mqtt.port=any", "auth.anonymous=true", "mqtt.pubackAfterCommit=false",
-                        "ingest.url=http://127.0.0.1:" + central.port() + "/ingest").start()) {
+                BridgeProcess bridge = new BridgeProcess(
+                                BridgeProcess.logFile("backpressure"),
+                                "data.dir=" + dir.resolve("data"),
+                                "mqtt.host=127.0.0.1",
+                                "mqtt.port=any",
+                                "auth.anonymous=true",
+                                "mqtt.pubackAfterCommit=false",
+                                "ingest.url=http://127.0.0.1:" + central.port() + "/ingest")
+                        .start()) {
             List<DeviceSimulator> devices = new ArrayList<>();
             List<Map<String, String>> payloads = new ArrayList<>();
             try {
@@ -63,8 +69,11 @@ class InboundBackPressureIT {
                 for (int d = 0; d < DEVICES; d++) {
                     DeviceSimulator device = devices.get(d);
                     Map<String, String> mine = payloads.get(d);
-                    Thread t = new Thread(() -> mine.values().forEach(p -> device.publishWithoutWaiting(
-                            "devices/" + device.clientId() + "/commands/samples", p.getBytes(StandardCharsets.UTF_8))),
+                    Thread t = new Thread(
+                            () -> mine.values()
+                                    .forEach(p -> device.publishWithoutWaiting(
+                                            "devices/" + device.clientId() + "/commands/samples",
+                                            p.getBytes(StandardCharsets.UTF_8))),
                             "sender-" + d);
                     t.start();
                     senders.add(t);
@@ -73,28 +82,41 @@ class InboundBackPressureIT {
                     t.join();
                 }
                 for (int d = 0; d < DEVICES; d++) {
-                    devices.get(d).resendUntilFinal(payloads.get(d), "samples", Duration.ofSeconds(10), Duration.ofMinutes(3));
+                    devices.get(d)
+                            .resendUntilFinal(
+                                    payloads.get(d), "samples", Duration.ofSeconds(10), Duration.ofMinutes(3));
                 }
             } finally {
                 devices.forEach(DeviceSimulator::close);
             }
             assertThat(bridge.isAlive()).isTrue();
             assertThat(central.inbox().size()).isEqualTo(DEVICES * EACH);
-            assertThat(central.inbox().entries()).allSatisfy(e -> assertThat(e.deliveries()).isEqualTo(1));
-            String metrics = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
-                    + bridge.adminPort() + "/metrics")).build(), HttpResponse.BodyHandlers.ofString()).body();
+            assertThat(central.inbox().entries())
+                    .allSatisfy(e -> assertThat(e.deliveries()).isEqualTo(1));
+            String metrics = HttpClient.newHttpClient()
+                    .send(
+                            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + bridge.adminPort() + "/metrics"))
+                                    .build(),
+                            HttpResponse.BodyHandlers.ofString())
+                    .body();
             double most = gauge(metrics, "edgebridge_broker_waiting_publishes_most");
             double pauses = gauge(metrics, "edgebridge_broker_read_pauses_total");
-            System.out.printf("back-pressure: most PUBLISHes waiting for the intake %.0f (bound 64 + one per connection), "
-                    + "connections paused %.0f times%n", most, pauses);
-            assertThat(pauses).as("the intake fell behind, so connections were paused").isPositive();
-            assertThat(most).as("PUBLISHes waiting in front of the intake (high water 64, one more per connection)")
+            System.out.printf(
+                    "back-pressure: most PUBLISHes waiting for the intake %.0f (bound 64 + one per connection), "
+                            + "connections paused %.0f times%n",
+                    most, pauses);
+            assertThat(pauses)
+                    .as("the intake fell behind, so connections were paused")
+                    .isPositive();
+            assertThat(most)
+                    .as("PUBLISHes waiting in front of the intake (high water 64, one more per connection)")
                     .isLessThanOrEqualTo(64 + 2 * DEVICES);
         }
     }
 
     private static double gauge(String metrics, String name) {
-        Matcher m = Pattern.compile("(?m)^" + Pattern.quote(name) + " ([0-9.eE+-]+)$").matcher(metrics);
+        Matcher m = Pattern.compile("(?m)^" + Pattern.quote(name) + " ([0-9.eE+-]+)$")
+                .matcher(metrics);
         assertThat(m.find()).as(name + " in /metrics").isTrue();
         return Double.parseDouble(m.group(1));
     }

@@ -46,9 +46,15 @@ class IntakeFloodIT {
         Path gcLog = dir.resolve("gc.log");
         String pad = "f".repeat(PAYLOAD_BYTES);
         try (CentralSim central = TestSite.central(Optional.empty(), 64L * 1024 * 1024);
-                BridgeProcess bridge = new BridgeProcess(BridgeProcess.logFile("intake-flood"), List.of("-Xlog:gc:file=" + gcLog),
-                        "data.dir=" + data, "mqtt.host=127.0.0.1", "mqtt.port=any", "auth.anonymous=true",
-                        "ingest.url=http://127.0.0.1:" + central.port() + "/ingest").start()) {
+                BridgeProcess bridge = new BridgeProcess(
+                                BridgeProcess.logFile("intake-flood"),
+                                List.of("-Xlog:gc:file=" + gcLog),
+                                "data.dir=" + data,
+                                "mqtt.host=127.0.0.1",
+                                "mqtt.port=any",
+                                "auth.anonymous=true",
+                                "ingest.url=http://127.0.0.1:" + central.port() + "/ingest")
+                        .start()) {
             List<DeviceSimulator> devices = new ArrayList<>();
             List<Map<String, String>> payloads = new ArrayList<>();
             try {
@@ -68,36 +74,63 @@ class IntakeFloodIT {
                     s.execute("BEGIN IMMEDIATE"); // the writer waits: whatever the devices send has to wait with it
                     for (int d = 0; d < DEVICES; d++) {
                         for (String p : payloads.get(d).values()) {
-                            devices.get(d).publishWithoutWaiting("devices/flood-" + d + "/commands/t",
-                                    p.getBytes(StandardCharsets.UTF_8));
+                            devices.get(d)
+                                    .publishWithoutWaiting(
+                                            "devices/flood-" + d + "/commands/t", p.getBytes(StandardCharsets.UTF_8));
                         }
                     }
                     // a bound bites: the intake refuses past intake.maxQueuedBytes, or (commands whose PUBACK waits for
                     // the commit, mqtt.pubackAfterCommit) connections stop being read before that many bytes wait
-                    await().atMost(Duration.ofSeconds(25)).until(() -> devices.stream().mapToLong(dev -> dev.receipts().stream()
-                            .filter(r -> r.path("status").asText().equals("retry_later")).count()).sum() > 0
-                            || readPauses(bridge) > 0);
+                    await().atMost(Duration.ofSeconds(25))
+                            .until(() -> devices.stream()
+                                                    .mapToLong(dev -> dev.receipts().stream()
+                                                            .filter(r -> r.path("status")
+                                                                    .asText()
+                                                                    .equals("retry_later"))
+                                                            .count())
+                                                    .sum()
+                                            > 0
+                                    || readPauses(bridge) > 0);
                     s.execute("ROLLBACK");
                 }
                 for (int d = 0; d < DEVICES; d++) {
-                    devices.get(d).resendUntilFinal(payloads.get(d), "t", Duration.ofSeconds(5), Duration.ofSeconds(240));
+                    devices.get(d)
+                            .resendUntilFinal(payloads.get(d), "t", Duration.ofSeconds(5), Duration.ofSeconds(240));
                 }
                 assertThat(bridge.isAlive()).isTrue();
-                assertThat(central.inbox().size()).as("every command reached central once").isEqualTo(DEVICES * COMMANDS);
+                assertThat(central.inbox().size())
+                        .as("every command reached central once")
+                        .isEqualTo(DEVICES * COMMANDS);
                 assertThat(central.inbox().stats().get("orderingViolations")).isZero();
-                long refused = devices.stream().flatMap(dev -> dev.receipts().stream())
-                        .filter(r -> r.path("status").asText().equals("retry_later")).count();
-                long busy = devices.stream().flatMap(dev -> dev.receipts().stream())
-                        .filter(r -> r.path("code").asText().equals("intake_busy")).count();
+                long refused = devices.stream()
+                        .flatMap(dev -> dev.receipts().stream())
+                        .filter(r -> r.path("status").asText().equals("retry_later"))
+                        .count();
+                long busy = devices.stream()
+                        .flatMap(dev -> dev.receipts().stream())
+                        .filter(r -> r.path("code").asText().equals("intake_busy"))
+                        .count();
                 double paused = readPauses(bridge);
-                assertThat(busy + paused).as("refused past intake.maxQueuedBytes, or not read before it").isPositive();
+                assertThat(busy + paused)
+                        .as("refused past intake.maxQueuedBytes, or not read before it")
+                        .isPositive();
                 assertThat(bridge.log()).doesNotContain("OutOfMemoryError");
                 long[] heap = heapPeaksMiB(gcLog);
-                System.out.printf("FIGURES flood: %d commands of %d KB from %d devices (%d MB); heap of 256 MiB: at most %d MiB "
-                        + "when a collection began, at most %d MiB live after one (child GC log); %d retry_later answers (%d intake_busy); %.0f times a connection was not read; %d of %d "
-                        + "at central, none lost%n",
-                        DEVICES * COMMANDS, PAYLOAD_BYTES / 1000, DEVICES, (long) DEVICES * COMMANDS * PAYLOAD_BYTES / 1_000_000,
-                        heap[0], heap[1], refused, busy, paused, central.inbox().size(), DEVICES * COMMANDS);
+                System.out.printf(
+                        "FIGURES flood: %d commands of %d KB from %d devices (%d MB); heap of 256 MiB: at most %d MiB "
+                                + "when a collection began, at most %d MiB live after one (child GC log); %d retry_later answers (%d intake_busy); %.0f times a connection was not read; %d of %d "
+                                + "at central, none lost%n",
+                        DEVICES * COMMANDS,
+                        PAYLOAD_BYTES / 1000,
+                        DEVICES,
+                        (long) DEVICES * COMMANDS * PAYLOAD_BYTES / 1_000_000,
+                        heap[0],
+                        heap[1],
+                        refused,
+                        busy,
+                        paused,
+                        central.inbox().size(),
+                        DEVICES * COMMANDS);
             } finally {
                 devices.forEach(DeviceSimulator::close);
             }

@@ -44,14 +44,19 @@ class LogLinesIT {
     }
 
     private List<String> warnings() {
-        return lines.list.stream().filter(e -> e.getLevel().isGreaterOrEqual(Level.WARN))
+        return lines.list.stream()
+                .filter(e -> e.getLevel().isGreaterOrEqual(Level.WARN))
                 .map(e -> e.getLevel() + " " + e.getLoggerName() + " - " + e.getFormattedMessage()
-                        + (e.getThrowableProxy() == null ? "" : " [" + e.getThrowableProxy().getClassName() + "]")).toList();
+                        + (e.getThrowableProxy() == null
+                                ? ""
+                                : " [" + e.getThrowableProxy().getClassName() + "]"))
+                .toList();
     }
 
     @Test
     void a_denied_publish_and_a_denied_subscribe_are_one_bridge_line_each_and_nothing_from_moquette() throws Exception {
-        try (TestSite site = new TestSite(dir.resolve("data")); DeviceSimulator device = site.device("dev-log")) {
+        try (TestSite site = new TestSite(dir.resolve("data"));
+                DeviceSimulator device = site.device("dev-log")) {
             device.connectAndSubscribe();
             for (int i = 0; i < 3; i++) {
                 device.subscribe("devices/other/receipts");
@@ -62,38 +67,72 @@ class LogLinesIT {
             device.publishWithoutWaiting("devices/other/commands/op", "{\"commandId\":\"X-2\"}".getBytes());
             await().atMost(Duration.ofSeconds(10)).until(() -> !device.isConnected());
             // whatever the broker logs about a connection it logs by the time it has let the connection go
-            await().atMost(Duration.ofSeconds(10)).until(() -> site.bridge.broker().status().connectedClients() == 0);
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() -> site.bridge.broker().status().connectedClients() == 0);
             List<String> w = warnings();
-            assertThat(w).as("log: " + w).filteredOn(l -> l.contains("refused SUBSCRIBE")).hasSize(1)
+            assertThat(w)
+                    .as("log: " + w)
+                    .filteredOn(l -> l.contains("refused SUBSCRIBE"))
+                    .hasSize(1)
                     .allSatisfy(l -> assertThat(l).startsWith("WARN org.edgebridge"));
-            assertThat(w).as("log: " + w).filteredOn(l -> l.contains("refused PUBLISH")).hasSize(1)
+            assertThat(w)
+                    .as("log: " + w)
+                    .filteredOn(l -> l.contains("refused PUBLISH"))
+                    .hasSize(1)
                     .allSatisfy(l -> assertThat(l).startsWith("WARN org.edgebridge"));
-            assertThat(w).as("nothing from Moquette or Netty").noneMatch(l -> l.contains(" io.moquette") || l.contains(" io.netty"));
+            assertThat(w)
+                    .as("nothing from Moquette or Netty")
+                    .noneMatch(l -> l.contains(" io.moquette") || l.contains(" io.netty"));
         }
     }
 
     @Test
     void a_tls_client_that_closes_leaves_no_stack_trace() throws Exception {
         DevCertificates.Material m = DevCertificates.ensure(dir.resolve("tls"));
-        try (TestSite site = new TestSite(dir.resolve("data"), "tls.port=any", "tls.certFile=" + m.certFile(),
-                "tls.keyFile=" + m.keyFile())) {
+        try (TestSite site = new TestSite(
+                dir.resolve("data"), "tls.port=any", "tls.certFile=" + m.certFile(), "tls.keyFile=" + m.keyFile())) {
             for (int i = 0; i < 3; i++) {
-                try (DeviceSimulator device = DeviceSimulator.builder("dev-tls-" + i, site.tlsPort).tls(TlsMaterial.client(m.caFile(), null, null)).build()) {
+                try (DeviceSimulator device = DeviceSimulator.builder("dev-tls-" + i, site.tlsPort)
+                        .tls(TlsMaterial.client(m.caFile(), null, null))
+                        .build()) {
                     device.connectAndSubscribe();
                 }
             }
             // and a client nobody here wrote, which closes the TLS connection its own way
             Path rr = Path.of("/usr/bin/mosquitto_rr");
             if (java.nio.file.Files.isExecutable(rr)) {
-                Process p = new ProcessBuilder(rr.toString(), "-V", "mqttv311", "-h", "127.0.0.1", "-p", String.valueOf(site.tlsPort),
-                        "--cafile", m.caFile().toString(), "-i", "dev-rr", "-c", "-q", "1", "-W", "10",
-                        "-e", "devices/dev-rr/receipts", "-t", "devices/dev-rr/commands/op", "-m", "{\"commandId\":\"RR-1\"}")
-                        .redirectErrorStream(true).start();
+                Process p = new ProcessBuilder(
+                                rr.toString(),
+                                "-V",
+                                "mqttv311",
+                                "-h",
+                                "127.0.0.1",
+                                "-p",
+                                String.valueOf(site.tlsPort),
+                                "--cafile",
+                                m.caFile().toString(),
+                                "-i",
+                                "dev-rr",
+                                "-c",
+                                "-q",
+                                "1",
+                                "-W",
+                                "10",
+                                "-e",
+                                "devices/dev-rr/receipts",
+                                "-t",
+                                "devices/dev-rr/commands/op",
+                                "-m",
+                                "{\"commandId\":\"RR-1\"}")
+                        .redirectErrorStream(true)
+                        .start();
                 assertThat(p.waitFor(30, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
                 assertThat(new String(p.getInputStream().readAllBytes())).contains("\"status\":\"stored\"");
             }
-            await().atMost(Duration.ofSeconds(10)).until(() -> site.bridge.broker().status().connectedClients() == 0);
-            assertThat(lines.list).as("log lines with a stack trace: " + warnings())
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() -> site.bridge.broker().status().connectedClients() == 0);
+            assertThat(lines.list)
+                    .as("log lines with a stack trace: " + warnings())
                     .noneMatch(e -> e.getThrowableProxy() != null);
         }
     }

@@ -39,8 +39,8 @@ class LoginFloodIT {
     private static final HttpClient HTTP = HttpClient.newHttpClient();
     private static final int ADDRESSES = 20;
     private static final int WAITING_PER_ADDRESS = 16;
-    private static final RawMqttClient.Connect DEVICE = RawMqttClient.Connect.of("field-node-1")
-            .withCredentials("node1", "node1-secret");
+    private static final RawMqttClient.Connect DEVICE =
+            RawMqttClient.Connect.of("field-node-1").withCredentials("node1", "node1-secret");
 
     @TempDir
     Path dir;
@@ -53,11 +53,17 @@ class LoginFloodIT {
         AtomicInteger sent = new AtomicInteger();
         List<Thread> flood = new ArrayList<>();
         try (CentralSim central = TestSite.central(Optional.empty(), 1 << 24)) {
-            String[] sets = {"data.dir=" + dir.resolve("data"), "mqtt.host=127.0.0.1", "auth.passwordFile=" + passwords,
-                "ingest.url=http://127.0.0.1:" + central.port() + "/ingest"};
+            String[] sets = {
+                "data.dir=" + dir.resolve("data"),
+                "mqtt.host=127.0.0.1",
+                "auth.passwordFile=" + passwords,
+                "ingest.url=http://127.0.0.1:" + central.port() + "/ingest"
+            };
             try (BridgeProcess first = new BridgeProcess(BridgeProcess.logFile("login-flood"), sets).start();
                     RawMqttClient device = new RawMqttClient("127.0.0.1", first.mqttPort())) {
-                assertThat(device.connect(DEVICE)).as("the device's first login").isZero();
+                assertThat(device.connect(DEVICE))
+                        .as("the device's first login")
+                        .isZero();
                 first.stop();
             }
             // a restart: the verified cache is empty, every device needs a PBKDF2 run again
@@ -71,7 +77,9 @@ class LoginFloodIT {
                 }
                 await().atMost(Duration.ofSeconds(20)).until(() -> sent.get() >= ADDRESSES * WAITING_PER_ADDRESS);
                 try (RawMqttClient device = new RawMqttClient("127.0.0.1", bridge.mqttPort())) {
-                    assertThat(device.connect(DEVICE)).as("CONNACK of the registered device during the flood").isZero();
+                    assertThat(device.connect(DEVICE))
+                            .as("CONNACK of the registered device during the flood")
+                            .isZero();
                 }
                 assertThat(get(bridge, "/metrics"))
                         .containsPattern("edgebridge_broker_logins_refused_total\\{reason=\"busy_address\"\\} [1-9]");
@@ -133,7 +141,11 @@ class LoginFloodIT {
     }
 
     private static String get(BridgeProcess bridge, String path) throws Exception {
-        return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + bridge.adminPort() + path))
-                .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString()).body();
+        return HTTP.send(
+                        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + bridge.adminPort() + path))
+                                .timeout(Duration.ofSeconds(10))
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString())
+                .body();
     }
 }

@@ -40,7 +40,8 @@ final class MutualTlsFront implements AutoCloseable {
     /** @param material the dev CA and the server certificate for 127.0.0.1 ({@link DevCertificates#ensure}) */
     MutualTlsFront(DevCertificates.Material material, int centralPort) throws IOException {
         this.backend = URI.create("http://127.0.0.1:" + centralPort);
-        SSLContext context = TlsContexts.of(Optional.of(material.caFile()),
+        SSLContext context = TlsContexts.of(
+                Optional.of(material.caFile()),
                 Optional.of(ClientCertificate.load(material.certFile(), material.keyFile())));
         server = HttpsServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
         server.setHttpsConfigurator(new HttpsConfigurator(context) {
@@ -66,16 +67,25 @@ final class MutualTlsFront implements AutoCloseable {
 
     private void forward(HttpExchange exchange) throws IOException {
         try (exchange) {
-            X509Certificate client = (X509Certificate) ((HttpsExchange) exchange).getSSLSession().getPeerCertificates()[0];
+            X509Certificate client =
+                    (X509Certificate) ((HttpsExchange) exchange).getSSLSession().getPeerCertificates()[0];
             admittedSerials.add(client.getSerialNumber().toString(16).toUpperCase(java.util.Locale.ROOT));
             HttpRequest.Builder request = HttpRequest.newBuilder(backend.resolve(exchange.getRequestURI()))
-                    .method(exchange.getRequestMethod(), HttpRequest.BodyPublishers.ofByteArray(exchange.getRequestBody().readAllBytes()));
+                    .method(
+                            exchange.getRequestMethod(),
+                            HttpRequest.BodyPublishers.ofByteArray(
+                                    exchange.getRequestBody().readAllBytes()));
             for (String header : List.of("Content-Type", "Content-Encoding", "Idempotency-Key", "Authorization")) {
-                Optional.ofNullable(exchange.getRequestHeaders().getFirst(header)).ifPresent(v -> request.header(header, v));
+                Optional.ofNullable(exchange.getRequestHeaders().getFirst(header))
+                        .ifPresent(v -> request.header(header, v));
             }
             HttpResponse<byte[]> answer = BACKEND.send(request.build(), HttpResponse.BodyHandlers.ofByteArray());
-            answer.headers().firstValue("Content-Type").ifPresent(v -> exchange.getResponseHeaders().add("Content-Type", v));
-            answer.headers().firstValue("Retry-After").ifPresent(v -> exchange.getResponseHeaders().add("Retry-After", v));
+            answer.headers()
+                    .firstValue("Content-Type")
+                    .ifPresent(v -> exchange.getResponseHeaders().add("Content-Type", v));
+            answer.headers()
+                    .firstValue("Retry-After")
+                    .ifPresent(v -> exchange.getResponseHeaders().add("Retry-After", v));
             exchange.sendResponseHeaders(answer.statusCode(), answer.body().length == 0 ? -1 : answer.body().length);
             try (OutputStream out = exchange.getResponseBody()) {
                 out.write(answer.body());

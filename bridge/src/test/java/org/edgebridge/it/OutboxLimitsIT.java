@@ -13,7 +13,6 @@ import java.util.stream.IntStream;
 import org.edgebridge.central.Inbox;
 import org.edgebridge.device.DeviceSimulator;
 import org.edgebridge.outbox.CommandState;
-import org.edgebridge.outbox.Outbox;
 import org.edgebridge.outbox.OutboxFixture;
 import org.edgebridge.outbox.RetentionPurger;
 import org.junit.jupiter.api.Test;
@@ -48,24 +47,33 @@ class OutboxLimitsIT {
             for (String id : ids.subList(0, 3)) {
                 device.awaitReceipt(id, "accepted");
             }
-            await().atMost(DeviceSimulator.WAIT).until(() -> !site.bridge.intake().isFull());
+            await().atMost(DeviceSimulator.WAIT)
+                    .until(() -> !site.bridge.intake().isFull());
             ids.subList(3, 5).forEach(id -> device.publish("t", DeviceSimulator.command(id, "")));
             for (String id : ids.subList(3, 5)) {
-                assertThat(device.awaitReceipt(id, "stored").path("sequence").asLong()).isBetween(4L, 5L);
+                assertThat(device.awaitReceipt(id, "stored").path("sequence").asLong())
+                        .isBetween(4L, 5L);
                 device.awaitReceipt(id, "accepted");
             }
-            assertThat(site.central.inbox().entries()).extracting(Inbox.Entry::eventId).containsExactlyElementsOf(ids);
+            assertThat(site.central.inbox().entries())
+                    .extracting(Inbox.Entry::eventId)
+                    .containsExactlyElementsOf(ids);
         }
     }
 
     @Test
     void below_the_disk_floor_new_commands_get_outbox_full_and_nothing_is_stored() {
-        try (TestSite site = new TestSite(dir, "outbox.minFreeDisk=1000000GiB"); DeviceSimulator device = site.device("dev-disk")) {
+        try (TestSite site = new TestSite(dir, "outbox.minFreeDisk=1000000GiB");
+                DeviceSimulator device = site.device("dev-disk")) {
             device.connectAndSubscribe();
             device.publish("t", DeviceSimulator.command("D-1", ""));
-            assertThat(device.awaitReceipt("D-1", "retry_later").path("code").asText()).isEqualTo("outbox_full");
+            assertThat(device.awaitReceipt("D-1", "retry_later").path("code").asText())
+                    .isEqualTo("outbox_full");
             assertThat(site.bridge.intake().isLowOnDisk()).isTrue();
-            assertThat(site.bridge.outbox().reads().counts().perState().values().stream().mapToLong(Long::longValue).sum()).isZero();
+            assertThat(site.bridge.outbox().reads().counts().perState().values().stream()
+                            .mapToLong(Long::longValue)
+                            .sum())
+                    .isZero();
         }
     }
 
@@ -79,7 +87,8 @@ class OutboxLimitsIT {
         try (TestSite site = new TestSite(data, "outbox.purgeBatch=500", "outbox.retention=7d");
                 DeviceSimulator device = site.device("dev-live")) {
             device.connectAndSubscribe();
-            await().atMost(DeviceSimulator.WAIT).until(() -> site.bridge.retention().status().purged() > 0);
+            await().atMost(DeviceSimulator.WAIT)
+                    .until(() -> site.bridge.retention().status().purged() > 0);
             // each command's stored receipt, and whether the purge was still going when it came
             Map<String, Boolean> storedWhilePurging = new ConcurrentHashMap<>();
             long purgedWhenFirstSent = site.bridge.retention().status().purged();
@@ -91,13 +100,20 @@ class OutboxLimitsIT {
                 storedWhilePurging.put(id, purge.purging() && purge.purged() < oldRows);
             }
             long purgedWhenLastStored = site.bridge.retention().status().purged();
-            System.out.printf("retention IT: purged %d -> %d while 20 commands were stored; %d of them while the purge ran%n",
-                    purgedWhenFirstSent, purgedWhenLastStored, storedWhilePurging.values().stream().filter(b -> b).count());
-            assertThat(storedWhilePurging.get("LIVE-1")).as("intake stored a command while the purge was running "
-                    + "(the purge began before it was sent and deletes in batches)").isTrue();
+            System.out.printf(
+                    "retention IT: purged %d -> %d while 20 commands were stored; %d of them while the purge ran%n",
+                    purgedWhenFirstSent,
+                    purgedWhenLastStored,
+                    storedWhilePurging.values().stream().filter(b -> b).count());
+            assertThat(storedWhilePurging.get("LIVE-1"))
+                    .as("intake stored a command while the purge was running "
+                            + "(the purge began before it was sent and deletes in batches)")
+                    .isTrue();
             IntStream.rangeClosed(1, 20).forEach(i -> device.awaitReceipt("LIVE-" + i, "accepted"));
-            await().atMost(Duration.ofMinutes(2)).until(() -> site.bridge.retention().status().purged() == oldRows);
-            assertThat(site.bridge.outbox().reads().counts().count(CommandState.ACCEPTED)).isEqualTo(20);
+            await().atMost(Duration.ofMinutes(2))
+                    .until(() -> site.bridge.retention().status().purged() == oldRows);
+            assertThat(site.bridge.outbox().reads().counts().count(CommandState.ACCEPTED))
+                    .isEqualTo(20);
         }
     }
 }

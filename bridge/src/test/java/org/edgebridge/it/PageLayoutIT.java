@@ -51,26 +51,35 @@ class PageLayoutIT extends PageTest {
             for (int width : List.of(1280, 420)) {
                 chromium.driver().manage().window().setSize(new Dimension(width, width == 1280 ? 1400 : 2600));
                 chromium.driver().get(site.adminUrl("/"));
-                await().atMost(Duration.ofSeconds(30)).until(() -> text("#headline").contains("healthy")
-                        && !text("#disk dd").contains("loading") && text("#disk").contains("writes") && text("#budget").contains("most by"));
-                assertThat(((Number) chromium.script("return window.innerWidth")).intValue()).isEqualTo(width);
+                await().atMost(Duration.ofSeconds(30))
+                        .until(() -> text("#headline").contains("healthy")
+                                && !text("#disk dd").contains("loading")
+                                && text("#disk").contains("writes")
+                                && text("#budget").contains("most by"));
+                assertThat(((Number) chromium.script("return window.innerWidth")).intValue())
+                        .isEqualTo(width);
                 assertThat(((Number) chromium.script("return document.documentElement.scrollWidth")).intValue())
-                        .as("the page does not scroll sideways at " + width + " px").isLessThanOrEqualTo(width);
+                        .as("the page does not scroll sideways at " + width + " px")
+                        .isLessThanOrEqualTo(width);
                 @SuppressWarnings("unchecked")
                 List<Map<String, Object>> values = (List<Map<String, Object>>) chromium.script(MEASURE);
                 assertThat(values).hasSizeGreaterThan(25);
                 assertThat(values).as("at " + width + " px").allSatisfy(v -> {
-                    assertThat(((Number) v.get("lines")).intValue()).as(v.get("panel") + " / " + v.get("label") + ": "
-                            + v.get("text")).isBetween(1, 2);
-                    assertThat(v.get("cut")).as(v.get("panel") + " / " + v.get("label") + ": a word cut in the middle")
+                    assertThat(((Number) v.get("lines")).intValue())
+                            .as(v.get("panel") + " / " + v.get("label") + ": " + v.get("text"))
+                            .isBetween(1, 2);
+                    assertThat(v.get("cut"))
+                            .as(v.get("panel") + " / " + v.get("label") + ": a word cut in the middle")
                             .isEqualTo("");
                 });
                 if (width == 1280) {
-                    Number right = (Number) chromium.script("return Math.max(...[...document.querySelectorAll('main > section:not(.wide)')]"
-                            + ".map(s => s.getBoundingClientRect().right))");
+                    Number right = (Number) chromium.script(
+                            "return Math.max(...[...document.querySelectorAll('main > section:not(.wide)')]"
+                                    + ".map(s => s.getBoundingClientRect().right))");
                     Number mainRight = (Number) chromium.script("const m = document.querySelector('main'); "
                             + "return m.getBoundingClientRect().right - parseFloat(getComputedStyle(m).paddingRight)");
-                    assertThat(right.doubleValue()).as("the panels reach the right edge: no empty right third")
+                    assertThat(right.doubleValue())
+                            .as("the panels reach the right edge: no empty right third")
                             .isGreaterThan(mainRight.doubleValue() - 2);
                 }
                 chromium.screenshot("status-" + width + ".png");

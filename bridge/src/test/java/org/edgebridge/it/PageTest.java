@@ -30,7 +30,8 @@ abstract class PageTest {
 
     /** The text of the first element {@code css} selects, or "", read in one script: an element found before the page redraws goes stale. */
     String text(String css) {
-        Object text = chromium.script("const e = document.querySelector(arguments[0]); return e ? e.textContent : '';", css);
+        Object text =
+                chromium.script("const e = document.querySelector(arguments[0]); return e ? e.textContent : '';", css);
         return String.valueOf(text).strip();
     }
 
@@ -39,10 +40,12 @@ abstract class PageTest {
      * click, so the click is not doubled).
      */
     static void click(WebDriver page, String css) {
-        await().ignoreException(StaleElementReferenceException.class).atMost(Duration.ofSeconds(20)).until(() -> {
-            page.findElement(By.cssSelector(css)).click();
-            return true;
-        });
+        await().ignoreException(StaleElementReferenceException.class)
+                .atMost(Duration.ofSeconds(20))
+                .until(() -> {
+                    page.findElement(By.cssSelector(css)).click();
+                    return true;
+                });
     }
 
     /** A screenshot with the desk at the top of the window. */

@@ -60,29 +60,36 @@ class ParkedDeskApiIT {
         for (String id : ofB) {
             park(site, b.clientId(), id);
         }
-        await().atMost(PARKING).until(() -> ofA.stream().allMatch(id -> parked(site, a.clientId(), id))
-                && ofB.stream().allMatch(id -> parked(site, b.clientId(), id)));
-        assertThat(site.post("/api/forwarder/resume", "test-token").statusCode()).isEqualTo(200);
+        await().atMost(PARKING)
+                .until(() -> ofA.stream().allMatch(id -> parked(site, a.clientId(), id))
+                        && ofB.stream().allMatch(id -> parked(site, b.clientId(), id)));
+        assertThat(site.post("/api/forwarder/resume", "test-token").statusCode())
+                .isEqualTo(200);
     }
 
     private static void park(TestSite site, String device, String commandId) {
-        await().atMost(DeviceSimulator.WAIT).until(() ->
-                site.post("/api/outbox/" + device + "/" + commandId + "/park", "test-token").statusCode() == 200);
+        await().atMost(DeviceSimulator.WAIT)
+                .until(() -> site.post("/api/outbox/" + device + "/" + commandId + "/park", "test-token")
+                                .statusCode()
+                        == 200);
     }
 
     @Test
     void parked_commands_are_grouped_and_requeued_by_list_rejected_by_device_and_each_action_is_in_the_history()
             throws Exception {
         site = new TestSite(dir);
-        try (DeviceSimulator a = site.device("desk-a"); DeviceSimulator b = site.device("desk-b")) {
+        try (DeviceSimulator a = site.device("desk-a");
+                DeviceSimulator b = site.device("desk-b")) {
             a.connectAndSubscribe();
             b.connectAndSubscribe();
             parkTogether(site, a, List.of("A-1", "A-2", "A-3"), b, List.of("B-1", "B-2"));
 
             JsonNode desk = site.getJson("/api/parked");
             assertThat(desk.path("moreGroups").asBoolean()).isFalse();
-            assertThat(desk.path("groups")).extracting(g -> g.path("code").asText() + "/" + g.path("deviceId").asText()
-                    + "=" + g.path("commands").asInt())
+            assertThat(desk.path("groups"))
+                    .extracting(g ->
+                            g.path("code").asText() + "/" + g.path("deviceId").asText() + "="
+                                    + g.path("commands").asInt())
                     .containsExactly("parked_by_admin/desk-a=3", "parked_by_admin/desk-b=2");
             JsonNode first = desk.path("items").get(0);
             assertThat(first.path("commandId").asText()).isEqualTo("A-1");
@@ -91,7 +98,8 @@ class ParkedDeskApiIT {
             assertThat(first.path("ageMs").asLong()).isNotNegative();
             assertThat(site.get("/api/outbox/desk-a/A-1/payload").body()).contains("\"commandId\":\"A-1\"");
 
-            HttpResponse<String> byList = post("/api/parked/requeue",
+            HttpResponse<String> byList = post(
+                    "/api/parked/requeue",
                     "{\"commands\":[{\"deviceId\":\"desk-a\",\"commandId\":\"A-1\"},{\"deviceId\":\"desk-a\",\"commandId\":\"A-2\"},"
                             + "{\"deviceId\":\"desk-a\",\"commandId\":\"NOPE\"}]}");
             assertThat(byList.statusCode()).isEqualTo(200);
@@ -100,7 +108,9 @@ class ParkedDeskApiIT {
             assertThat(requeued.path("notParked").get(0).path("state").asText()).isEqualTo("not_found");
             assertThat(a.awaitFinal("A-1").path("status").asText()).isEqualTo("accepted");
             assertThat(a.awaitFinal("A-2").path("status").asText()).isEqualTo("accepted");
-            assertThat(state("desk-a", "A-3")).as("not in the list: still parked").isEqualTo("parked");
+            assertThat(state("desk-a", "A-3"))
+                    .as("not in the list: still parked")
+                    .isEqualTo("parked");
 
             JsonNode byDevice = OneDeviceSite.json(post("/api/parked/reject", "{\"deviceId\":\"desk-b\"}"));
             assertThat(byDevice.path("changed").asInt()).isEqualTo(2);
@@ -117,7 +127,9 @@ class ParkedDeskApiIT {
                     .contains("\"requeued\"", "bulk: a list of 3");
 
             JsonNode byCode = OneDeviceSite.json(post("/api/parked/requeue", "{\"code\":\"parked_by_admin\"}"));
-            assertThat(byCode.path("commands")).extracting(c -> c.path("commandId").asText()).containsExactly("A-3");
+            assertThat(byCode.path("commands"))
+                    .extracting(c -> c.path("commandId").asText())
+                    .containsExactly("A-3");
             assertThat(a.awaitFinal("A-3").path("status").asText()).isEqualTo("accepted");
             assertThat(site.getJson("/api/parked").path("total").asInt()).isZero();
         }
@@ -134,21 +146,29 @@ class ParkedDeskApiIT {
             next = fixture.pending("desk-p", "P-NEXT-", 1).get(0).commandId();
         }
         site = new TestSite(data);
-        try (DeviceSimulator poisoned = site.device("desk-p"); DeviceSimulator other = site.device("desk-q")) {
+        try (DeviceSimulator poisoned = site.device("desk-p");
+                DeviceSimulator other = site.device("desk-q")) {
             poisoned.connectAndSubscribe();
             other.connectAndSubscribe();
             parkTogether(site, other, List.of("Q-1"), other, List.of());
 
             JsonNode desk = site.getJson("/api/parked");
-            assertThat(desk.path("groups")).extracting(g -> g.path("code").asText() + "/" + g.path("deviceId").asText())
+            assertThat(desk.path("groups"))
+                    .extracting(g ->
+                            g.path("code").asText() + "/" + g.path("deviceId").asText())
                     .containsExactly("ingest_server_error/desk-p", "parked_by_admin/desk-q");
             assertThat(state("desk-p", next)).as("held behind the parked one").isEqualTo("pending");
             JsonNode rejected = OneDeviceSite.json(post("/api/parked/reject", "{\"code\":\"ingest_server_error\"}"));
-            assertThat(rejected.path("commands")).extracting(c -> c.path("commandId").asText()).containsExactly("P-1");
+            assertThat(rejected.path("commands"))
+                    .extracting(c -> c.path("commandId").asText())
+                    .containsExactly("P-1");
             assertThat(poisoned.awaitFinal("P-1").path("code").asText()).isEqualTo("rejected_by_admin");
-            await().atMost(DeviceSimulator.WAIT).until(() -> state("desk-p", next).equals("accepted"));
+            await().atMost(DeviceSimulator.WAIT)
+                    .until(() -> state("desk-p", next).equals("accepted"));
             assertThat(state("desk-q", "Q-1")).isEqualTo("parked");
-            assertThat(site.central.inbox().entries()).extracting(e -> e.eventId()).doesNotContain("P-1");
+            assertThat(site.central.inbox().entries())
+                    .extracting(e -> e.eventId())
+                    .doesNotContain("P-1");
         }
     }
 
@@ -159,45 +179,69 @@ class ParkedDeskApiIT {
             fixture.backlog("BIG-", 3, 501, CommandState.PARKED);
         }
         site = new TestSite(data);
-        assertThat(site.getJson("/api/parked?limit=10").path("more").asBoolean()).isTrue();
+        assertThat(site.getJson("/api/parked?limit=10").path("more").asBoolean())
+                .isTrue();
         JsonNode firstRound = OneDeviceSite.json(post("/api/parked/reject", "{\"code\":\"retry_later_limit\"}"));
         assertThat(firstRound.path("changed").asInt()).isEqualTo(500);
         assertThat(firstRound.path("more").asBoolean()).isTrue();
         JsonNode secondRound = OneDeviceSite.json(post("/api/parked/reject", "{\"code\":\"retry_later_limit\"}"));
         assertThat(secondRound.path("changed").asInt()).isEqualTo(1);
         assertThat(secondRound.path("more").asBoolean()).isFalse();
-        assertThat(site.getJson("/api/status").path("outbox").path("counts").path("rejected").asInt()).isEqualTo(501);
-        assertThat(site.getJson("/api/status").path("outbox").path("open").asInt()).isZero();
+        assertThat(site.getJson("/api/status")
+                        .path("outbox")
+                        .path("counts")
+                        .path("rejected")
+                        .asInt())
+                .isEqualTo(501);
+        assertThat(site.getJson("/api/status").path("outbox").path("open").asInt())
+                .isZero();
 
         StringBuilder tooMany = new StringBuilder("{\"commands\":[");
         for (int i = 0; i < 501; i++) {
-            tooMany.append(i == 0 ? "" : ",").append("{\"deviceId\":\"dev-0\",\"commandId\":\"X-").append(i).append("\"}");
+            tooMany.append(i == 0 ? "" : ",")
+                    .append("{\"deviceId\":\"dev-0\",\"commandId\":\"X-")
+                    .append(i)
+                    .append("\"}");
         }
-        HttpResponse<String> refused = post("/api/parked/requeue", tooMany.append("]}").toString());
+        HttpResponse<String> refused =
+                post("/api/parked/requeue", tooMany.append("]}").toString());
         assertThat(refused.statusCode()).isEqualTo(400);
         assertThat(OneDeviceSite.json(refused).path("message").asText()).contains("1-500 per request");
-        for (String body : List.of("", "{}", "not json", "{\"code\":\"x\",\"commands\":[]}", "{\"commands\":[{\"deviceId\":\"d\"}]}")) {
+        for (String body : List.of(
+                "", "{}", "not json", "{\"code\":\"x\",\"commands\":[]}", "{\"commands\":[{\"deviceId\":\"d\"}]}")) {
             HttpResponse<String> bad = post("/api/parked/requeue", body);
             assertThat(bad.statusCode()).as(body).isEqualTo(400);
             assertThat(OneDeviceSite.json(bad).path("error").asText()).isEqualTo("bad_request");
         }
-        HttpResponse<String> noToken = HTTP.send(HttpRequest.newBuilder(URI.create(site.adminUrl("/api/parked/reject")))
-                .POST(HttpRequest.BodyPublishers.ofString("{\"code\":\"retry_later_limit\"}")).build(),
+        HttpResponse<String> noToken = HTTP.send(
+                HttpRequest.newBuilder(URI.create(site.adminUrl("/api/parked/reject")))
+                        .POST(HttpRequest.BodyPublishers.ofString("{\"code\":\"retry_later_limit\"}"))
+                        .build(),
                 HttpResponse.BodyHandlers.ofString());
         assertThat(noToken.statusCode()).isEqualTo(401);
     }
 
     private static boolean parked(TestSite site, String device, String command) {
-        return site.bridge.outbox().find(device, command).map(r -> r.state() == CommandState.PARKED).orElse(false);
+        return site.bridge
+                .outbox()
+                .find(device, command)
+                .map(r -> r.state() == CommandState.PARKED)
+                .orElse(false);
     }
 
     private String state(String device, String command) throws Exception {
-        return site.getJson("/api/outbox/" + device + "/" + command).path("state").asText();
+        return site.getJson("/api/outbox/" + device + "/" + command)
+                .path("state")
+                .asText();
     }
 
     private HttpResponse<String> post(String path, String body) throws Exception {
-        return HTTP.send(HttpRequest.newBuilder(URI.create(site.adminUrl(path)))
-                .header("Authorization", "Bearer test-token").header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+        return HTTP.send(
+                HttpRequest.newBuilder(URI.create(site.adminUrl(path)))
+                        .header("Authorization", "Bearer test-token")
+                        .header("Content-Type", "application/json")
+                        .POST(HttpRequest.BodyPublishers.ofString(body))
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
     }
 }

@@ -28,27 +28,49 @@ class PrivateDataDirIT {
     Path dir;
 
     @Test
-    void under_umask_022_every_directory_in_data_dir_is_700_and_every_file_600_also_what_was_there_before() throws Exception {
+    void under_umask_022_every_directory_in_data_dir_is_700_and_every_file_600_also_what_was_there_before()
+            throws Exception {
         Path data = dir.resolve("data");
-        Files.createDirectories(data.resolve("tls"), PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwxr-xr-x")));
+        Files.createDirectories(
+                data.resolve("tls"),
+                PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwxr-xr-x")));
         Files.setPosixFilePermissions(data, PosixFilePermissions.fromString("rwxr-xr-x"));
         Files.writeString(data.resolve("tls").resolve("left-by-an-old-version.pem"), "old");
-        Files.setPosixFilePermissions(data.resolve("tls").resolve("left-by-an-old-version.pem"), PosixFilePermissions.fromString("rw-r--r--"));
+        Files.setPosixFilePermissions(
+                data.resolve("tls").resolve("left-by-an-old-version.pem"),
+                PosixFilePermissions.fromString("rw-r--r--"));
         try (CentralSim central = TestSite.central(Optional.empty(), 1 << 20);
-                BridgeProcess bridge = new BridgeProcess(BridgeProcess.logFile("private-data-dir"), "data.dir=" + data,
-                        "mqtt.host=127.0.0.1", "auth.anonymous=true", "ingest.url=http://127.0.0.1:" + central.port() + "/ingest")
-                        .launchedBy(UMASK_022).start();
+                BridgeProcess bridge = new BridgeProcess(
+                                BridgeProcess.logFile("private-data-dir"),
+                                "data.dir=" + data,
+                                "mqtt.host=127.0.0.1",
+                                "auth.anonymous=true",
+                                "ingest.url=http://127.0.0.1:" + central.port() + "/ingest")
+                        .launchedBy(UMASK_022)
+                        .start();
                 DeviceSimulator device = DeviceSimulator.of("dev-private", bridge.mqttPort())) {
             device.connect(false);
             device.subscribe(device.receiptTopic());
             device.publish("t", DeviceSimulator.command("PRIVATE-1", "\"secret\":\"s3cr3t-pin-4711\""));
             device.awaitReceipt("PRIVATE-1", "accepted");
-            assertThat(Files.exists(data.resolve("broker").resolve("moquette_store.h2"))).isTrue();
+            assertThat(Files.exists(data.resolve("broker").resolve("moquette_store.h2")))
+                    .isTrue();
             Map<String, String> modes = modes(data);
-            assertThat(modes).containsKeys("data", "data/broker", "data/broker/moquette_store.h2", "data/outbox.db",
-                    "data/bridge.lock", "data/tls/left-by-an-old-version.pem");
-            assertThat(modes).allSatisfy((path, mode) -> assertThat(mode).as(path)
-                    .isEqualTo(Files.isDirectory(dir.resolve(path), LinkOption.NOFOLLOW_LINKS) ? "rwx------" : "rw-------"));
+            assertThat(modes)
+                    .containsKeys(
+                            "data",
+                            "data/broker",
+                            "data/broker/moquette_store.h2",
+                            "data/outbox.db",
+                            "data/bridge.lock",
+                            "data/tls/left-by-an-old-version.pem");
+            assertThat(modes)
+                    .allSatisfy((path, mode) -> assertThat(mode)
+                            .as(path)
+                            .isEqualTo(
+                                    Files.isDirectory(dir.resolve(path), LinkOption.NOFOLLOW_LINKS)
+                                            ? "rwx------"
+                                            : "rw-------"));
         }
     }
 
@@ -57,7 +79,9 @@ class PrivateDataDirIT {
         Map<String, String> modes = new TreeMap<>();
         try (Stream<Path> walk = Files.walk(data)) {
             for (Path p : walk.toList()) {
-                modes.put(dir.relativize(p).toString(), PosixFilePermissions.toString(Files.getPosixFilePermissions(p, LinkOption.NOFOLLOW_LINKS)));
+                modes.put(
+                        dir.relativize(p).toString(),
+                        PosixFilePermissions.toString(Files.getPosixFilePermissions(p, LinkOption.NOFOLLOW_LINKS)));
             }
         }
         return modes;

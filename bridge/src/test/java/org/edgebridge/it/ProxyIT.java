@@ -33,10 +33,15 @@ class ProxyIT {
             for (String id : ids) {
                 assertThat(device.awaitFinal(id).path("status").asText()).isEqualTo("accepted");
             }
-            assertThat(site.central.inbox().entries()).extracting(Inbox.Entry::eventId).containsExactlyElementsOf(ids);
-            assertThat(site.central.inbox().entries()).allSatisfy(e -> assertThat(e.deliveries()).isEqualTo(1));
-            assertThat(site.getJson("/api/status").path("central").path("proxy").asText()).isEqualTo("http://127.0.0.1:" + proxy.port);
-            assertThat(proxy.logText()).as("the requests went through the proxy")
+            assertThat(site.central.inbox().entries())
+                    .extracting(Inbox.Entry::eventId)
+                    .containsExactlyElementsOf(ids);
+            assertThat(site.central.inbox().entries())
+                    .allSatisfy(e -> assertThat(e.deliveries()).isEqualTo(1));
+            assertThat(site.getJson("/api/status").path("central").path("proxy").asText())
+                    .isEqualTo("http://127.0.0.1:" + proxy.port);
+            assertThat(proxy.logText())
+                    .as("the requests went through the proxy")
                     .contains("POST http://127.0.0.1:" + site.centralPort + "/ingest");
         }
     }
@@ -49,12 +54,15 @@ class ProxyIT {
             device.connectAndSubscribe();
             publish(device, "DOWN-1");
             device.awaitReceipt("DOWN-1", "stored");
-            await().atMost(DeviceSimulator.WAIT).until(() -> lastError(site).contains("ingest.proxy 127.0.0.1:" + port));
+            await().atMost(DeviceSimulator.WAIT)
+                    .until(() -> lastError(site).contains("ingest.proxy 127.0.0.1:" + port));
             assertThat(lastError(site)).contains("refused (nothing listens there: check ingest.proxy)");
             assertThat(site.central.inbox().size()).isZero();
             try (TinyProxy proxy = TinyProxy.start(dir.resolve("proxy"), port, true)) {
                 assertThat(device.awaitFinal("DOWN-1").path("status").asText()).isEqualTo("accepted");
-                assertThat(site.central.inbox().entries()).singleElement().satisfies(e -> assertThat(e.deliveries()).isEqualTo(1));
+                assertThat(site.central.inbox().entries())
+                        .singleElement()
+                        .satisfies(e -> assertThat(e.deliveries()).isEqualTo(1));
             }
         }
     }
@@ -69,14 +77,18 @@ class ProxyIT {
             device.awaitReceipt("REFUSED-1", "stored");
             await().atMost(DeviceSimulator.WAIT).until(() -> lastError(site).contains("403"));
             JsonNode status = site.getJson("/api/status");
-            assertThat(status.path("outbox").path("open").asLong()).as("kept in the outbox, not parked or dropped").isEqualTo(1);
+            assertThat(status.path("outbox").path("open").asLong())
+                    .as("kept in the outbox, not parked or dropped")
+                    .isEqualTo(1);
             assertThat(site.central.inbox().size()).isZero();
-            assertThat(device.receipts()).allSatisfy(r -> assertThat(r.path("final").asBoolean()).isFalse());
+            assertThat(device.receipts())
+                    .allSatisfy(r -> assertThat(r.path("final").asBoolean()).isFalse());
         }
     }
 
     @Test
-    void an_https_central_is_asked_for_with_connect_and_a_tunnel_the_proxy_refuses_loses_nothing_and_says_so() throws Exception {
+    void an_https_central_is_asked_for_with_connect_and_a_tunnel_the_proxy_refuses_loses_nothing_and_says_so()
+            throws Exception {
         // nothing listens at central's port: the open proxy takes the CONNECT, cannot reach central, and answers 500.
         // Below the ephemeral range: a port from Ports.free() can be handed to a listener started meanwhile (this
         // site's central) or to the proxy's own retry, which then connects to itself.
@@ -88,19 +100,24 @@ class ProxyIT {
     /** The forwarder's lastError once a command is stored for an https:// central at {@code target} behind tinyproxy. */
     private String tunnelFailure(boolean admitLoopback, String name, String target) throws Exception {
         try (TinyProxy proxy = TinyProxy.start(dir.resolve(name), Ports.freeOutsideEphemeralRange(), admitLoopback);
-                TestSite site = new TestSite(dir.resolve(name + "-data"), "ingest.proxy=http://127.0.0.1:" + proxy.port,
+                TestSite site = new TestSite(
+                        dir.resolve(name + "-data"),
+                        "ingest.proxy=http://127.0.0.1:" + proxy.port,
                         "ingest.url=https://" + target + "/ingest");
                 DeviceSimulator device = site.device("dev-tunnel-" + name)) {
             device.connectAndSubscribe();
             publish(device, "TUNNEL-" + name);
             device.awaitReceipt("TUNNEL-" + name, "stored");
             String expected = "ingest.proxy 127.0.0.1:" + proxy.port + " did not open the CONNECT tunnel to " + target;
-            await("lastError says: " + expected).atMost(DeviceSimulator.WAIT)
+            await("lastError says: " + expected)
+                    .atMost(DeviceSimulator.WAIT)
                     .untilAsserted(() -> assertThat(lastError(site)).contains(expected));
             if (admitLoopback) {
                 assertThat(proxy.logText()).contains("CONNECT " + target);
             }
-            assertThat(site.getJson("/api/status").path("outbox").path("open").asLong()).as("kept in the outbox").isEqualTo(1);
+            assertThat(site.getJson("/api/status").path("outbox").path("open").asLong())
+                    .as("kept in the outbox")
+                    .isEqualTo(1);
             return lastError(site);
         }
     }

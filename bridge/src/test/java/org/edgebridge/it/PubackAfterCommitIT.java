@@ -33,22 +33,34 @@ class PubackAfterCommitIT {
     void no_puback_before_the_commit_and_a_connection_past_the_cap_is_not_read() throws Exception {
         Path marker = dir.resolve("in-window");
         int centralPort = Ports.free();
-        List<String> hook = List.of("-Dedgebridge.test.hook=BEFORE_INTAKE_COMMIT", "-Dedgebridge.test.hookMarker=" + marker);
+        List<String> hook =
+                List.of("-Dedgebridge.test.hook=BEFORE_INTAKE_COMMIT", "-Dedgebridge.test.hookMarker=" + marker);
         Set<String> acked = ConcurrentHashMap.newKeySet();
-        try (CentralSim central = new CentralSim(Optional.empty(), 1 << 24, Clock.systemUTC()).start("127.0.0.1", centralPort);
-                BridgeProcess bridge = new BridgeProcess(BridgeProcess.logFile("puback-cap"), hook, "data.dir=" + dir.resolve("data"),
-                        "mqtt.host=127.0.0.1", "auth.anonymous=true", "ingest.url=http://127.0.0.1:" + centralPort + "/ingest")
+        try (CentralSim central =
+                        new CentralSim(Optional.empty(), 1 << 24, Clock.systemUTC()).start("127.0.0.1", centralPort);
+                BridgeProcess bridge = new BridgeProcess(
+                                BridgeProcess.logFile("puback-cap"),
+                                hook,
+                                "data.dir=" + dir.resolve("data"),
+                                "mqtt.host=127.0.0.1",
+                                "auth.anonymous=true",
+                                "ingest.url=http://127.0.0.1:" + centralPort + "/ingest")
                         .start();
-                TrustingDevice device = new TrustingDevice("127.0.0.1", bridge.mqttPort(), "eager", COMMANDS, acked,
-                        new AtomicInteger(COMMANDS))) {
-            await("the intake writer held before its commit").atMost(Duration.ofSeconds(60)).until(() -> Files.exists(marker));
+                TrustingDevice device = new TrustingDevice(
+                        "127.0.0.1", bridge.mqttPort(), "eager", COMMANDS, acked, new AtomicInteger(COMMANDS))) {
+            await("the intake writer held before its commit")
+                    .atMost(Duration.ofSeconds(60))
+                    .until(() -> Files.exists(marker));
             // the shipped cap, mqtt.maxCommandsAwaitingCommit=32; one read of the connection (at most 64 KiB, under a
             // thousand of these PUBLISHes) may bring more in before reading stops
-            await("the cap bites").atMost(Duration.ofSeconds(60))
+            await("the cap bites")
+                    .atMost(Duration.ofSeconds(60))
                     .until(() -> bridge.metric("edgebridge_broker_awaiting_commit_pauses_total") >= 1);
-            await("the device sent more than the bridge took").atMost(Duration.ofSeconds(60))
+            await("the device sent more than the bridge took")
+                    .atMost(Duration.ofSeconds(60))
                     .until(device::sent, sent -> sent >= 1_500);
-            assertThat(bridge.metric("edgebridge_broker_awaiting_commit_most")).as("the most awaiting on one connection")
+            assertThat(bridge.metric("edgebridge_broker_awaiting_commit_most"))
+                    .as("the most awaiting on one connection")
                     .isBetween(32.0, 1_100.0);
             assertThat(device.acked()).as("PUBACKs while nothing is committed").isZero();
             assertThat(acked).isEmpty();

@@ -13,9 +13,9 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.edgebridge.LoadsTheMachine;
 import org.edgebridge.central.CentralSim;
 import org.edgebridge.central.Inbox;
-import org.edgebridge.LoadsTheMachine;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -39,15 +39,21 @@ class PubackKillIT {
     void devices_that_trust_the_puback_lose_no_command_over_five_kill_9_mid_stream() throws Exception {
         int mqttPort = Ports.freeOutsideEphemeralRange();
         int centralPort = Ports.free();
-        List<String> settings = new ArrayList<>(List.of("data.dir=" + dir.resolve("data"), "mqtt.host=127.0.0.1",
-                "mqtt.port=" + mqttPort, "auth.anonymous=true", "ingest.url=http://127.0.0.1:" + centralPort + "/ingest"));
+        List<String> settings = new ArrayList<>(List.of(
+                "data.dir=" + dir.resolve("data"),
+                "mqtt.host=127.0.0.1",
+                "mqtt.port=" + mqttPort,
+                "auth.anonymous=true",
+                "ingest.url=http://127.0.0.1:" + centralPort + "/ingest"));
         // -DpubackAfterCommitIT.switch=false measures the old order (PUBACK on arrival) for comparison; it fails then
-        Optional.ofNullable(System.getProperty("pubackAfterCommitIT.switch")).ifPresent(v -> settings.add("mqtt.pubackAfterCommit=" + v));
+        Optional.ofNullable(System.getProperty("pubackAfterCommitIT.switch"))
+                .ifPresent(v -> settings.add("mqtt.pubackAfterCommit=" + v));
         String[] sets = settings.toArray(String[]::new);
         Set<String> acked = ConcurrentHashMap.newKeySet();
         int sent = 0;
         Path log = BridgeProcess.logFile("puback-after-commit");
-        try (CentralSim central = new CentralSim(Optional.empty(), 1 << 24, Clock.systemUTC()).start("127.0.0.1", centralPort)) {
+        try (CentralSim central =
+                new CentralSim(Optional.empty(), 1 << 24, Clock.systemUTC()).start("127.0.0.1", centralPort)) {
             for (int round = 1; round <= KILLS; round++) {
                 List<TrustingDevice> fleet = new ArrayList<>();
                 try (BridgeProcess bridge = new BridgeProcess(log, sets).start()) {
@@ -55,18 +61,23 @@ class PubackKillIT {
                     int target = 1_000 + 200 * round; // a different point of the stream each time
                     AtomicInteger unlimited = new AtomicInteger(Integer.MAX_VALUE);
                     for (int d = 0; d < DEVICES; d++) {
-                        fleet.add(new TrustingDevice("127.0.0.1", mqttPort, "trusting-" + d + "-r" + round, WINDOW, acked,
-                                unlimited));
+                        fleet.add(new TrustingDevice(
+                                "127.0.0.1", mqttPort, "trusting-" + d + "-r" + round, WINDOW, acked, unlimited));
                     }
                     // mid-stream: every device keeps its window full until the kill
-                    await("PUBACKs of round " + round).atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(20))
+                    await("PUBACKs of round " + round)
+                            .atMost(Duration.ofSeconds(120))
+                            .pollInterval(Duration.ofMillis(20))
                             .until(() -> acked.size() - before >= target);
                     bridge.kill9();
                 }
-                await("devices see the kill").atMost(Duration.ofSeconds(60))
+                await("devices see the kill")
+                        .atMost(Duration.ofSeconds(60))
                         .until(() -> fleet.stream().allMatch(TrustingDevice::isDone));
                 for (TrustingDevice device : fleet) {
-                    assertThat(device.wrongPuback()).as("a PUBACK for a PUBLISH not in flight").isEqualTo(-1);
+                    assertThat(device.wrongPuback())
+                            .as("a PUBACK for a PUBLISH not in flight")
+                            .isEqualTo(-1);
                     sent += device.sent();
                     device.close();
                 }
@@ -74,18 +85,27 @@ class PubackKillIT {
             try (BridgeProcess last = new BridgeProcess(log, sets).start()) {
                 Set<String> lost = new HashSet<>(acked);
                 try {
-                    await("every PUBACKed command at central").atMost(Duration.ofSeconds(180)).until(() -> {
-                        central.inbox().entries().stream().map(Inbox.Entry::eventId).forEach(lost::remove);
-                        return lost.isEmpty();
-                    });
+                    await("every PUBACKed command at central")
+                            .atMost(Duration.ofSeconds(180))
+                            .until(() -> {
+                                central.inbox().entries().stream()
+                                        .map(Inbox.Entry::eventId)
+                                        .forEach(lost::remove);
+                                return lost.isEmpty();
+                            });
                 } catch (org.awaitility.core.ConditionTimeoutException e) {
                     // reported below, with the figure
                 }
-                System.out.printf("PubackKillIT: %d PUBLISHes sent, %d PUBACKed, %d of them lost over %d kill -9%n",
+                System.out.printf(
+                        "PubackKillIT: %d PUBLISHes sent, %d PUBACKed, %d of them lost over %d kill -9%n",
                         sent, acked.size(), lost.size(), KILLS);
-                assertThat(lost).as(lost.size() + " of " + acked.size() + " PUBACKed commands not at central").isEmpty();
+                assertThat(lost)
+                        .as(lost.size() + " of " + acked.size() + " PUBACKed commands not at central")
+                        .isEmpty();
                 assertThat(acked.size()).as("PUBACKed").isGreaterThan(KILLS * 1_000);
-                assertThat(sent).as("some PUBLISHes were in flight (not PUBACKed) at each kill").isGreaterThan(acked.size());
+                assertThat(sent)
+                        .as("some PUBLISHes were in flight (not PUBACKed) at each kill")
+                        .isGreaterThan(acked.size());
             }
         }
     }

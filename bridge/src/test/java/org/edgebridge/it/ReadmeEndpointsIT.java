@@ -27,12 +27,15 @@ import org.junit.jupiter.api.io.TempDir;
  * read from README.md itself, so that a new one there is called here too.
  */
 class ReadmeEndpointsIT {
-    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    private static final HttpClient HTTP =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
     /** http://127.0.0.1:8080/… and :8090/… URLs, and admin paths in backticks such as `/api/devices`. */
     private static final Pattern URL = Pattern.compile("http://127\\.0\\.0\\.1:(8080|8090)(/[A-Za-z0-9/_.?=&-]*)?");
+
     private static final Pattern PATH = Pattern.compile("`(/(?:api|metrics|health)[A-Za-z0-9/_.-]*)`");
     private static final Pattern BOUND_PORTS = Pattern.compile("bound ports: mqtt=(\\d+) tls=\\d+ admin=(\\d+)");
-    private static final Pattern CENTRAL_AT = Pattern.compile("reference central listening on http://127\\.0\\.0\\.1:(\\d+)/ingest");
+    private static final Pattern CENTRAL_AT =
+            Pattern.compile("reference central listening on http://127\\.0\\.0\\.1:(\\d+)/ingest");
 
     @TempDir
     Path dir;
@@ -60,26 +63,45 @@ class ReadmeEndpointsIT {
         // every listener on any free port; the demo logs which ones it bound
         Path log = BridgeProcess.logFile("readme-demo");
         List<String> command = new ArrayList<>(BridgeJar.command("256m", List.of()));
-        command.addAll(List.of("demo", "--central-port", "0", "--set", "admin.port=any", "--set", "mqtt.port=any", "--set", "tls.port=any",
-                "--set", "data.dir=" + dir.resolve("demo-data")));
-        Process demo = new ProcessBuilder(command).redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+        command.addAll(List.of(
+                "demo",
+                "--central-port",
+                "0",
+                "--set",
+                "admin.port=any",
+                "--set",
+                "mqtt.port=any",
+                "--set",
+                "tls.port=any",
+                "--set",
+                "data.dir=" + dir.resolve("demo-data")));
+        Process demo = new ProcessBuilder(command)
+                .redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
+                .start();
         try {
             Matcher bound = BOUND_PORTS.matcher("");
             Matcher centralAt = CENTRAL_AT.matcher("");
-            await("demo ports logged (log: " + log + ")").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(300))
+            await("demo ports logged (log: " + log + ")")
+                    .atMost(Duration.ofSeconds(60))
+                    .pollInterval(Duration.ofMillis(300))
                     .until(() -> {
-                        assertThat(demo.isAlive()).as("demo running; log: " + log).isTrue();
+                        assertThat(demo.isAlive())
+                                .as("demo running; log: " + log)
+                                .isTrue();
                         String text = Files.readString(log);
                         return bound.reset(text).find() && centralAt.reset(text).find();
                     });
             int mqttPort = Integer.parseInt(bound.group(1));
             int adminPort = Integer.parseInt(bound.group(2));
             int centralPort = Integer.parseInt(centralAt.group(1));
-            await("demo ready (log: " + log + ")").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(300))
+            await("demo ready (log: " + log + ")")
+                    .atMost(Duration.ofSeconds(60))
+                    .pollInterval(Duration.ofMillis(300))
                     .until(() -> status(adminPort, "/health/ready") == 200);
             try (DeviceSimulator device = DeviceSimulator.of("readme-device", mqttPort)) {
-                assertThat(Files.readString(log)).as("the banner names the status page")
+                assertThat(Files.readString(log))
+                        .as("the banner names the status page")
                         .contains("status page http://127.0.0.1:" + adminPort + "/ ");
                 device.connectAndSubscribe();
                 device.publish("workorder/arrive", DeviceSimulator.command("README-1", "\"workOrderId\":\"WO-1\""));
@@ -92,13 +114,19 @@ class ReadmeEndpointsIT {
                     check(centralPort, path);
                 }
                 for (String path : posts) {
-                    HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-                            URI.create("http://127.0.0.1:" + adminPort + path)).POST(HttpRequest.BodyPublishers.noBody()).build(),
-                            HttpResponse.BodyHandlers.ofString());
-                    assertThat(r.statusCode()).as("POST " + path + " without the admin token: " + r.body()).isEqualTo(401);
+                    HttpResponse<String> r = HttpClient.newHttpClient()
+                            .send(
+                                    HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + adminPort + path))
+                                            .POST(HttpRequest.BodyPublishers.noBody())
+                                            .build(),
+                                    HttpResponse.BodyHandlers.ofString());
+                    assertThat(r.statusCode())
+                            .as("POST " + path + " without the admin token: " + r.body())
+                            .isEqualTo(401);
                 }
-                assertThat(body(centralPort, "/sim/inbox")).contains("\"eventId\":\"README-1\"").containsPattern(
-                        "\"appliedAt\":\"\\d{4}-\\d\\d-\\d\\dT");
+                assertThat(body(centralPort, "/sim/inbox"))
+                        .contains("\"eventId\":\"README-1\"")
+                        .containsPattern("\"appliedAt\":\"\\d{4}-\\d\\d-\\d\\dT");
             }
         } finally {
             demo.destroy();
@@ -110,9 +138,13 @@ class ReadmeEndpointsIT {
 
     private static void check(int port, String path) throws IOException, InterruptedException {
         HttpResponse<String> r = get(port, path);
-        assertThat(r.statusCode()).as("GET " + path + " on :" + port + ": " + r.body()).isEqualTo(200);
+        assertThat(r.statusCode())
+                .as("GET " + path + " on :" + port + ": " + r.body())
+                .isEqualTo(200);
         if (path.startsWith("/api/") || path.startsWith("/sim/") || path.startsWith("/health/")) {
-            assertThat(DeviceSimulator.JSON.readTree(r.body()).isContainerNode()).as("GET " + path + " is JSON").isTrue();
+            assertThat(DeviceSimulator.JSON.readTree(r.body()).isContainerNode())
+                    .as("GET " + path + " is JSON")
+                    .isTrue();
         }
     }
 
@@ -132,7 +164,10 @@ class ReadmeEndpointsIT {
     }
 
     private static HttpResponse<String> get(int port, String path) throws IOException, InterruptedException {
-        return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).timeout(Duration.ofSeconds(5))
-                .build(), HttpResponse.BodyHandlers.ofString());
+        return HTTP.send(
+                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                        .timeout(Duration.ofSeconds(5))
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
     }
 }

@@ -6,7 +6,6 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import org.edgebridge.central.CentralSim;
@@ -29,11 +28,19 @@ class ReceiptOrderIT {
     void a_resend_read_before_the_final_was_committed_is_not_answered_with_stored_after_the_final() throws Exception {
         Path marker = dir.resolve("in-window");
         try (CentralSim central = TestSite.central(Optional.empty(), 16L * 1024 * 1024);
-                BridgeProcess bridge = new BridgeProcess(BridgeProcess.logFile("receipt-order"),
-                        List.of("-Dedgebridge.test.hook=AFTER_INTAKE_COMMIT", "-Dedgebridge.test.hookSkip=1",
-                                "-Dedgebridge.test.hookHoldMs=3000", "-Dedgebridge.test.hookMarker=" + marker),
-                        "data.dir=" + dir.resolve("data"), "mqtt.host=127.0.0.1", "mqtt.port=any",
-                        "auth.anonymous=true", "ingest.url=http://127.0.0.1:" + central.port() + "/ingest").start();
+                BridgeProcess bridge = new BridgeProcess(
+                                BridgeProcess.logFile("receipt-order"),
+                                List.of(
+                                        "-Dedgebridge.test.hook=AFTER_INTAKE_COMMIT",
+                                        "-Dedgebridge.test.hookSkip=1",
+                                        "-Dedgebridge.test.hookHoldMs=3000",
+                                        "-Dedgebridge.test.hookMarker=" + marker),
+                                "data.dir=" + dir.resolve("data"),
+                                "mqtt.host=127.0.0.1",
+                                "mqtt.port=any",
+                                "auth.anonymous=true",
+                                "ingest.url=http://127.0.0.1:" + central.port() + "/ingest")
+                        .start();
                 DeviceSimulator device = DeviceSimulator.of("dev-order", bridge.mqttPort())) {
             device.connectAndSubscribe();
             central.faults(new Faults("hold_reply", 0, null, false, 0, 60_000, 1));
@@ -42,14 +49,19 @@ class ReceiptOrderIT {
             device.awaitReceipt("ORD-1", "stored");
             await().atMost(DeviceSimulator.WAIT).until(() -> central.holdingReplies() > 0);
             // the resend: its commit reads the row in flight, then the hook holds (and its PUBACK waits for the answer)
-            device.publishWithoutWaiting("devices/dev-order/commands/t", command.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            device.publishWithoutWaiting(
+                    "devices/dev-order/commands/t", command.getBytes(java.nio.charset.StandardCharsets.UTF_8));
             await().atMost(DeviceSimulator.WAIT).until(() -> Files.exists(marker));
             central.releaseHeldReplies(); // the final is committed and published while the resend's answer waits
             device.awaitFinal("ORD-1");
-            await().atMost(DeviceSimulator.WAIT).until(() -> device.receiptsFor("ORD-1").size() >= 3);
-            List<String> statuses = device.receiptsFor("ORD-1").stream().map(r -> r.path("status").asText()).toList();
+            await().atMost(DeviceSimulator.WAIT)
+                    .until(() -> device.receiptsFor("ORD-1").size() >= 3);
+            List<String> statuses = device.receiptsFor("ORD-1").stream()
+                    .map(r -> r.path("status").asText())
+                    .toList();
             int firstFinal = statuses.indexOf("accepted");
-            assertThat(statuses.subList(firstFinal, statuses.size())).as("receipts after the final: " + statuses)
+            assertThat(statuses.subList(firstFinal, statuses.size()))
+                    .as("receipts after the final: " + statuses)
                     .doesNotContain("stored");
             JsonNode last = device.receiptsFor("ORD-1").get(statuses.size() - 1);
             assertThat(last.path("replayed").asBoolean()).isTrue();

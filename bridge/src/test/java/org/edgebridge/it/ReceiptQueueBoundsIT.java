@@ -30,6 +30,7 @@ class ReceiptQueueBoundsIT {
     private static final int LONG_TOPIC_BYTES = 60_000;
     /** One-byte publishes on a topic just under the shipped mqtt.maxTopicBytes (512): a 10,000-receipt backlog before. */
     private static final int PUBLISHES = 10_000;
+
     private static final String SLOW = "slow-node";
     private static final String TOPIC_480 = "devices/" + SLOW + "/commands/" + "t".repeat(480 - 27);
 
@@ -37,14 +38,17 @@ class ReceiptQueueBoundsIT {
     Path dir;
 
     @Test
-    void a_device_that_never_reads_is_closed_at_its_first_publish_on_a_60_kb_topic_and_the_store_stays_small() throws Exception {
+    void a_device_that_never_reads_is_closed_at_its_first_publish_on_a_60_kb_topic_and_the_store_stays_small()
+            throws Exception {
         boolean closed;
         long tooLong;
-        try (TestSite site = new TestSite(dir); DeviceSimulator device = site.device("field-node-1");
+        try (TestSite site = new TestSite(dir);
+                DeviceSimulator device = site.device("field-node-1");
                 RawMqttClient slow = neverReading(site)) {
             device.connectAndSubscribe();
             String topic = "devices/" + SLOW + "/commands/" + "t".repeat(LONG_TOPIC_BYTES);
-            CompletableFuture<Void> flood = CompletableFuture.runAsync(() -> publish(slow, topic, LONG_TOPIC_PUBLISHES));
+            CompletableFuture<Void> flood =
+                    CompletableFuture.runAsync(() -> publish(slow, topic, LONG_TOPIC_PUBLISHES));
             deviceGetsItsAccepted(device);
             flood.join();
             closed = slow.closedByPeer(5_000);
@@ -56,20 +60,30 @@ class ReceiptQueueBoundsIT {
     }
 
     @Test
-    void a_device_that_never_reads_gets_at_most_1_mib_of_10000_receipts_queued_and_its_resend_gets_the_receipt_left_out() throws Exception {
+    void
+            a_device_that_never_reads_gets_at_most_1_mib_of_10000_receipts_queued_and_its_resend_gets_the_receipt_left_out()
+                    throws Exception {
         JsonNode limits;
         try (TestSite site = new TestSite(dir)) {
-            try (DeviceSimulator device = site.device("field-node-1"); RawMqttClient slow = neverReading(site)) {
+            try (DeviceSimulator device = site.device("field-node-1");
+                    RawMqttClient slow = neverReading(site)) {
                 device.connectAndSubscribe();
                 CompletableFuture<Void> flood = CompletableFuture.runAsync(() -> {
                     publish(slow, TOPIC_480, PUBLISHES);
-                    publish(slow, "devices/" + SLOW + "/commands/workorder/arrive",
-                            DeviceSimulator.command("WO-9", "\"workOrderId\":\"WO-9\"").getBytes(StandardCharsets.UTF_8));
+                    publish(
+                            slow,
+                            "devices/" + SLOW + "/commands/workorder/arrive",
+                            DeviceSimulator.command("WO-9", "\"workOrderId\":\"WO-9\"")
+                                    .getBytes(StandardCharsets.UTF_8));
                 });
                 deviceGetsItsAccepted(device);
                 flood.join();
-                await().atMost(Duration.ofSeconds(60)).until(() -> site.getJson("/api/status").path("intake")
-                        .path("received").asLong() >= PUBLISHES + 2);
+                await().atMost(Duration.ofSeconds(60))
+                        .until(() -> site.getJson("/api/status")
+                                        .path("intake")
+                                        .path("received")
+                                        .asLong()
+                                >= PUBLISHES + 2);
                 limits = status(site);
             }
             // the slow device comes back, reads at last, and resends the command whose receipts were left out
@@ -81,7 +95,8 @@ class ReceiptQueueBoundsIT {
         }
         assertThat(storeBytes()).as("broker store bytes after a clean stop").isLessThan(3_000_000);
         // receipts still on their way when the status was read may not be counted yet: a little slack
-        // 1 MiB of receipts of about 700 bytes each (the shipped mqtt.maxQueuedReceiptBytes binds before the 2,000 entries)
+        // 1 MiB of receipts of about 700 bytes each (the shipped mqtt.maxQueuedReceiptBytes binds before the 2,000
+        // entries)
         assertThat(limits.path("mostQueuedReceipts").asInt()).isBetween(1_000, 1_600);
         assertThat(limits.path("receiptsDropped").asLong()).isGreaterThan(PUBLISHES - 1_600 - 10 - 500);
     }
@@ -103,21 +118,30 @@ class ReceiptQueueBoundsIT {
                 for (int d = 0; d < devices; d++) {
                     publish(slow.get(d), "devices/" + SLOW + "-" + d + "/commands/t", publishes);
                 }
-                await().atMost(Duration.ofSeconds(60)).until(() -> site.getJson("/api/status").path("intake")
-                        .path("received").asLong() >= (long) devices * publishes);
-                // until the bounds are full and the site's bound has left receipts out (the exact count left out depends
+                await().atMost(Duration.ofSeconds(60))
+                        .until(() -> site.getJson("/api/status")
+                                        .path("intake")
+                                        .path("received")
+                                        .asLong()
+                                >= (long) devices * publishes);
+                // until the bounds are full and the site's bound has left receipts out (the exact count left out
+                // depends
                 // on how many receipts each device had in flight when its queue filled)
                 await().atMost(Duration.ofSeconds(60)).until(() -> {
                     JsonNode now = status(site);
-                    return now.path("queuedReceipts").asLong() >= 150 && now.path("receiptsDroppedSiteFull").asLong() > 200;
+                    return now.path("queuedReceipts").asLong() >= 150
+                            && now.path("receiptsDroppedSiteFull").asLong() > 200;
                 });
                 JsonNode limits = status(site);
-                assertThat(limits.path("queuedReceipts").asLong()).as("queued for all devices").isBetween(150L, 250L);
+                assertThat(limits.path("queuedReceipts").asLong())
+                        .as("queued for all devices")
+                        .isBetween(150L, 250L);
                 assertThat(limits.path("receiptsDroppedSiteFull").asLong())
                         .as("left out by the bound for all devices: the last devices get few or none queued")
                         .isGreaterThan(200L);
                 String metrics = site.get("/metrics").body();
-                assertThat(metrics).contains("edgebridge_broker_receipts_left_out_total{bound=\"site\"}")
+                assertThat(metrics)
+                        .contains("edgebridge_broker_receipts_left_out_total{bound=\"site\"}")
                         .contains("edgebridge_broker_queued_receipts ");
             } finally {
                 for (RawMqttClient c : slow) {
@@ -133,7 +157,8 @@ class ReceiptQueueBoundsIT {
 
     private static RawMqttClient neverReading(TestSite site, String clientId) throws IOException {
         RawMqttClient slow = new RawMqttClient("127.0.0.1", site.mqttPort);
-        assertThat(slow.connect(RawMqttClient.Connect.of(clientId).persistent())).isZero();
+        assertThat(slow.connect(RawMqttClient.Connect.of(clientId).persistent()))
+                .isZero();
         assertThat(slow.subscribe("devices/" + clientId + "/receipts")).isEqualTo(1);
         return slow; // and never reads again
     }
@@ -167,7 +192,9 @@ class ReceiptQueueBoundsIT {
 
     private long storeBytes() throws IOException {
         try (Stream<Path> files = Files.walk(dir.resolve("broker"))) {
-            return files.filter(Files::isRegularFile).mapToLong(f -> f.toFile().length()).sum();
+            return files.filter(Files::isRegularFile)
+                    .mapToLong(f -> f.toFile().length())
+                    .sum();
         }
     }
 }

@@ -50,8 +50,13 @@ class RestartIT {
     @Test
     void a_clean_stop_right_after_many_devices_subscribed_is_quick_and_every_session_comes_back() throws Exception {
         int devices = 200;
-        String[] sets = {"data.dir=" + dir.resolve("data"), "mqtt.host=127.0.0.1", "mqtt.port=any", "auth.anonymous=true",
-            "ingest.url=http://127.0.0.1:9/ingest"};
+        String[] sets = {
+            "data.dir=" + dir.resolve("data"),
+            "mqtt.host=127.0.0.1",
+            "mqtt.port=any",
+            "auth.anonymous=true",
+            "ingest.url=http://127.0.0.1:9/ingest"
+        };
         Path log = BridgeProcess.logFile("restart-many-sessions");
         for (int round = 1; round <= 3; round++) {
             List<DeviceSimulator> fleet = new ArrayList<>();
@@ -64,17 +69,20 @@ class RestartIT {
                     int n = d;
                     boolean expectPresent = round > 1;
                     subscribed.add(device.connectAsync(false).thenCompose(ack -> {
-                        assertThat(ack.isSessionPresent()).as("device %d: its session from the round before", n)
+                        assertThat(ack.isSessionPresent())
+                                .as("device %d: its session from the round before", n)
                                 .isEqualTo(expectPresent);
                         return device.subscribeAsync("devices/dev-many-" + n + "/receipts");
                     }));
                 }
-                java.util.concurrent.CompletableFuture.allOf(subscribed.toArray(java.util.concurrent.CompletableFuture[]::new))
+                java.util.concurrent.CompletableFuture.allOf(
+                                subscribed.toArray(java.util.concurrent.CompletableFuture[]::new))
                         .get(60, java.util.concurrent.TimeUnit.SECONDS);
                 long stopStart = System.nanoTime();
                 assertThat(bridge.stop()).as("exit code after SIGTERM").isIn(0, 143);
                 Duration stop = Duration.ofNanos(System.nanoTime() - stopStart);
-                System.out.printf("FIGURES clean stop with %d sessions, round %d: %d ms%n", devices, round, stop.toMillis());
+                System.out.printf(
+                        "FIGURES clean stop with %d sessions, round %d: %d ms%n", devices, round, stop.toMillis());
                 assertThat(bridge.log()).doesNotContain("Moquette's stop did not end");
             } finally {
                 fleet.forEach(DeviceSimulator::close);
@@ -86,15 +94,22 @@ class RestartIT {
         // central is down while the first bridge runs and comes up on this port for the second: the port must be
         // known before central starts, and outside the ephemeral range so no outgoing connection takes it meanwhile
         int centralPort = Ports.freeOutsideEphemeralRange();
-        String[] sets = {"data.dir=" + dir.resolve("data"), "mqtt.host=127.0.0.1", "mqtt.port=any",
-            "auth.anonymous=true", "ingest.url=http://127.0.0.1:" + centralPort + "/ingest",
-            "forwarder.backoffInitial=100ms", "forwarder.backoffMax=1s"};
+        String[] sets = {
+            "data.dir=" + dir.resolve("data"),
+            "mqtt.host=127.0.0.1",
+            "mqtt.port=any",
+            "auth.anonymous=true",
+            "ingest.url=http://127.0.0.1:" + centralPort + "/ingest",
+            "forwarder.backoffInitial=100ms",
+            "forwarder.backoffMax=1s"
+        };
         Path log = BridgeProcess.logFile("restart-" + (kill ? "kill9" : "sigterm"));
         List<String> ids = new ArrayList<>();
         for (int i = 1; i <= COMMANDS; i++) {
             ids.add("RESTART-" + i);
         }
-        try (BridgeProcess first = new BridgeProcess(log, sets).start(); DeviceSimulator device = DeviceSimulator.of("dev-restart", first.mqttPort())) {
+        try (BridgeProcess first = new BridgeProcess(log, sets).start();
+                DeviceSimulator device = DeviceSimulator.of("dev-restart", first.mqttPort())) {
             assertThat(device.connect().isSessionPresent()).isFalse();
             device.subscribe("devices/dev-restart/receipts");
             FileTime storeBeforeCommands = brokerStoreWrittenAt(dir.resolve("data"));
@@ -105,10 +120,12 @@ class RestartIT {
                 device.awaitReceipt(id, "stored");
             }
             // central is down: nothing can be final yet
-            assertThat(device.receipts()).allSatisfy(r -> assertThat(r.path("final").asBoolean()).isFalse());
+            assertThat(device.receipts())
+                    .allSatisfy(r -> assertThat(r.path("final").asBoolean()).isFalse());
             // the broker's store commits once a second: the subscription (and the receipts' queue) is on the disk
             // once the store file has been written after it
-            await("broker store committed after the subscription").atMost(DeviceSimulator.WAIT)
+            await("broker store committed after the subscription")
+                    .atMost(DeviceSimulator.WAIT)
                     .until(() -> brokerStoreWrittenAt(dir.resolve("data")).compareTo(storeBeforeCommands) > 0);
             if (kill) {
                 first.kill9();
@@ -117,12 +134,15 @@ class RestartIT {
             }
         }
 
-        try (CentralSim central = new CentralSim(Optional.empty(), 16L * 1024 * 1024, Clock.systemUTC()).start("127.0.0.1", centralPort);
+        try (CentralSim central = new CentralSim(Optional.empty(), 16L * 1024 * 1024, Clock.systemUTC())
+                        .start("127.0.0.1", centralPort);
                 BridgeProcess second = new BridgeProcess(log, sets).start();
                 DeviceSimulator device = DeviceSimulator.of("dev-restart", second.mqttPort())) {
             boolean sessionPresent = device.connect().isSessionPresent();
             if (!kill) {
-                assertThat(sessionPresent).as("persistent session after a clean restart").isTrue();
+                assertThat(sessionPresent)
+                        .as("persistent session after a clean restart")
+                        .isTrue();
             }
             if (!sessionPresent) {
                 device.subscribe("devices/dev-restart/receipts");
@@ -137,9 +157,14 @@ class RestartIT {
                 assertThat(device.awaitFinal(id).path("status").asText()).isEqualTo("accepted");
             }
             await().atMost(DeviceSimulator.WAIT).until(() -> central.inbox().size() == COMMANDS);
-            assertThat(central.inbox().entries()).extracting(Inbox.Entry::eventId).containsExactlyElementsOf(ids);
-            assertThat(central.inbox().entries()).allSatisfy(e -> assertThat(e.deliveries()).isEqualTo(1));
-            assertThat(central.inbox().entries()).extracting(Inbox.Entry::sequence).containsExactly(1L, 2L, 3L, 4L, 5L);
+            assertThat(central.inbox().entries())
+                    .extracting(Inbox.Entry::eventId)
+                    .containsExactlyElementsOf(ids);
+            assertThat(central.inbox().entries())
+                    .allSatisfy(e -> assertThat(e.deliveries()).isEqualTo(1));
+            assertThat(central.inbox().entries())
+                    .extracting(Inbox.Entry::sequence)
+                    .containsExactly(1L, 2L, 3L, 4L, 5L);
             assertThat(second.stop()).isIn(0, 143);
         }
     }

@@ -30,6 +30,7 @@ import org.junit.jupiter.api.io.TempDir;
 class RetainedPublishesIT {
     /** 300 x 100 KB at QoS 1, each on its own topic: 30 MB that the old code kept in the store; the shipped defaults otherwise. */
     private static final int FLOOD_PUBLISHES = 300;
+
     private static final int FLOOD_PAYLOAD_BYTES = 100_000;
     private static final int LEFT_BY_AN_OLDER_BRIDGE = 200;
 
@@ -37,17 +38,25 @@ class RetainedPublishesIT {
     Path dir;
 
     @Test
-    void a_flood_of_300_retained_100_kb_commands_leaves_the_broker_store_small_and_a_device_gets_its_accepted() throws Exception {
+    void a_flood_of_300_retained_100_kb_commands_leaves_the_broker_store_small_and_a_device_gets_its_accepted()
+            throws Exception {
         long cleared;
-        try (TestSite site = new TestSite(dir); DeviceSimulator device = site.device("field-node-1")) {
+        try (TestSite site = new TestSite(dir);
+                DeviceSimulator device = site.device("field-node-1")) {
             device.connectAndSubscribe();
             CompletableFuture<Void> flood = CompletableFuture.runAsync(() -> flood(site.mqttPort));
             device.publish("workorder/arrive", DeviceSimulator.command("WO-1", "\"workOrderId\":\"WO-1\""));
             device.awaitReceipt("WO-1", "accepted");
             flood.join(); // the flood's last PINGREQ was answered: every PUBLISH has passed the bridge's listener
-            cleared = site.getJson("/api/status").path("broker").path("limits").path("retainFlagsCleared").asLong();
+            cleared = site.getJson("/api/status")
+                    .path("broker")
+                    .path("limits")
+                    .path("retainFlagsCleared")
+                    .asLong();
         }
-        assertThat(sizeOf(dir.resolve("broker"))).as("broker store bytes after a clean stop").isLessThan(5_000_000);
+        assertThat(sizeOf(dir.resolve("broker")))
+                .as("broker store bytes after a clean stop")
+                .isLessThan(5_000_000);
         assertThat(cleared).isEqualTo(FLOOD_PUBLISHES);
     }
 
@@ -55,8 +64,13 @@ class RetainedPublishesIT {
     void retained_messages_an_older_bridge_left_in_the_store_are_removed_at_start() throws Exception {
         Path store = Files.createDirectories(dir.resolve("broker"));
         leaveRetained(store, LEFT_BY_AN_OLDER_BRIDGE);
-        try (TestSite site = new TestSite(dir); DeviceSimulator device = site.device("field-node-1")) {
-            assertThat(site.getJson("/api/status").path("broker").path("limits").path("retainedClearedAtStart").asLong())
+        try (TestSite site = new TestSite(dir);
+                DeviceSimulator device = site.device("field-node-1")) {
+            assertThat(site.getJson("/api/status")
+                            .path("broker")
+                            .path("limits")
+                            .path("retainedClearedAtStart")
+                            .asLong())
                     .isEqualTo(LEFT_BY_AN_OLDER_BRIDGE);
             device.connectAndSubscribe();
             device.publish("workorder/arrive", DeviceSimulator.command("WO-1", "\"workOrderId\":\"WO-1\""));
@@ -88,8 +102,15 @@ class RetainedPublishesIT {
             var retained = h2.retainedRepository();
             for (int i = 0; i < n; i++) {
                 String topic = "devices/node-" + i + "/commands/workorder/arrive";
-                retained.retain(new Topic(topic), MqttMessageBuilders.publish().topicName(topic).qos(MqttQoS.AT_LEAST_ONCE)
-                        .retained(true).messageId(1).payload(Unpooled.wrappedBuffer(new byte[1_000])).build());
+                retained.retain(
+                        new Topic(topic),
+                        MqttMessageBuilders.publish()
+                                .topicName(topic)
+                                .qos(MqttQoS.AT_LEAST_ONCE)
+                                .retained(true)
+                                .messageId(1)
+                                .payload(Unpooled.wrappedBuffer(new byte[1_000]))
+                                .build());
             }
         } finally {
             h2.closeStore();
@@ -104,7 +125,8 @@ class RetainedPublishesIT {
             var retained = h2.retainedRepository();
             long n = 0;
             for (int i = 0; i < LEFT_BY_AN_OLDER_BRIDGE; i++) {
-                n += retained.retainedOnTopic("devices/node-" + i + "/commands/workorder/arrive").size();
+                n += retained.retainedOnTopic("devices/node-" + i + "/commands/workorder/arrive")
+                        .size();
             }
             return n;
         } finally {
@@ -115,7 +137,9 @@ class RetainedPublishesIT {
 
     private static long sizeOf(Path d) throws IOException {
         try (Stream<Path> files = Files.walk(d)) {
-            return files.filter(Files::isRegularFile).mapToLong(f -> f.toFile().length()).sum();
+            return files.filter(Files::isRegularFile)
+                    .mapToLong(f -> f.toFile().length())
+                    .sum();
         }
     }
 }

@@ -40,8 +40,11 @@ class SecurityIT {
     }
 
     private String[] tlsSets(DevCertificates.Material m, String... more) {
-        List<String> sets = new ArrayList<>(List.of("tls.port=any", "tls.certFile=" + m.certFile(),
-                "tls.keyFile=" + m.keyFile(), "tls.caFile=" + m.caFile()));
+        List<String> sets = new ArrayList<>(List.of(
+                "tls.port=any",
+                "tls.certFile=" + m.certFile(),
+                "tls.keyFile=" + m.keyFile(),
+                "tls.caFile=" + m.caFile()));
         sets.addAll(List.of(more));
         return sets.toArray(String[]::new);
     }
@@ -50,14 +53,20 @@ class SecurityIT {
     void tls_with_the_dev_ca_carries_commands_and_receipts_and_a_client_trusting_another_ca_fails() throws Exception {
         DevCertificates.Material m = tls();
         try (TestSite site = new TestSite(dir.resolve("data"), tlsSets(m));
-                DeviceSimulator device = DeviceSimulator.builder("dev-tls", site.tlsPort).tls(TlsMaterial.client(m.caFile(), null, null)).build()) {
+                DeviceSimulator device = DeviceSimulator.builder("dev-tls", site.tlsPort)
+                        .tls(TlsMaterial.client(m.caFile(), null, null))
+                        .build()) {
             device.connectAndSubscribe();
             device.publish("t", DeviceSimulator.command("TLS-1", ""));
             assertThat(device.awaitFinal("TLS-1").path("status").asText()).isEqualTo("accepted");
 
             DevCertificates.Material other = DevCertificates.ensure(dir.resolve("other-ca"));
-            try (DeviceSimulator stranger = DeviceSimulator.builder("dev-stranger", site.tlsPort).tls(TlsMaterial.client(other.caFile(), null, null)).build()) {
-                assertThatThrownBy(stranger::connect).as("server certificate not trusted").isInstanceOf(CompletionException.class);
+            try (DeviceSimulator stranger = DeviceSimulator.builder("dev-stranger", site.tlsPort)
+                    .tls(TlsMaterial.client(other.caFile(), null, null))
+                    .build()) {
+                assertThatThrownBy(stranger::connect)
+                        .as("server certificate not trusted")
+                        .isInstanceOf(CompletionException.class);
             }
         }
     }
@@ -67,22 +76,33 @@ class SecurityIT {
         DevCertificates.Material m = tls();
         DevCertificates.DeviceMaterial x = DevCertificates.issueDevice(dir.resolve("tls"), "dev-x");
         DevCertificates.DeviceMaterial y = DevCertificates.issueDevice(dir.resolve("tls"), "dev-y");
-        try (TestSite site = new TestSite(dir.resolve("data"), tlsSets(m, "tls.clientAuth=required", "mqtt.port=0",
-                "auth.anonymous=false"))) {
-            try (DeviceSimulator device = DeviceSimulator.builder("dev-x", site.tlsPort).tls(TlsMaterial.client(m.caFile(), x.certFile(), x.keyFile())).build()) {
+        try (TestSite site = new TestSite(
+                dir.resolve("data"), tlsSets(m, "tls.clientAuth=required", "mqtt.port=0", "auth.anonymous=false"))) {
+            try (DeviceSimulator device = DeviceSimulator.builder("dev-x", site.tlsPort)
+                    .tls(TlsMaterial.client(m.caFile(), x.certFile(), x.keyFile()))
+                    .build()) {
                 device.connectAndSubscribe();
                 device.publish("t", DeviceSimulator.command("MTLS-1", ""));
                 assertThat(device.awaitFinal("MTLS-1").path("status").asText()).isEqualTo("accepted");
             }
-            try (DeviceSimulator noCert = DeviceSimulator.builder("dev-x", site.tlsPort).tls(TlsMaterial.client(m.caFile(), null, null)).build()) {
+            try (DeviceSimulator noCert = DeviceSimulator.builder("dev-x", site.tlsPort)
+                    .tls(TlsMaterial.client(m.caFile(), null, null))
+                    .build()) {
                 assertThatThrownBy(noCert::connect).as("no client certificate").isInstanceOf(CompletionException.class);
             }
-            try (DeviceSimulator impostor = DeviceSimulator.builder("dev-x", site.tlsPort).tls(TlsMaterial.client(m.caFile(), y.certFile(), y.keyFile())).build()) {
-                assertThatThrownBy(impostor::connect).hasCauseInstanceOf(Mqtt3ConnAckException.class)
-                        .satisfies(e -> assertThat(((Mqtt3ConnAckException) e.getCause()).getMqttMessage().getReturnCode())
+            try (DeviceSimulator impostor = DeviceSimulator.builder("dev-x", site.tlsPort)
+                    .tls(TlsMaterial.client(m.caFile(), y.certFile(), y.keyFile()))
+                    .build()) {
+                assertThatThrownBy(impostor::connect)
+                        .hasCauseInstanceOf(Mqtt3ConnAckException.class)
+                        .satisfies(e -> assertThat(((Mqtt3ConnAckException) e.getCause())
+                                        .getMqttMessage()
+                                        .getReturnCode())
                                 .isEqualTo(Mqtt3ConnAckReturnCode.NOT_AUTHORIZED));
             }
-            assertThat(site.central.inbox().entries()).extracting(Inbox.Entry::deviceId).containsOnly("dev-x");
+            assertThat(site.central.inbox().entries())
+                    .extracting(Inbox.Entry::deviceId)
+                    .containsOnly("dev-x");
         }
     }
 
@@ -92,25 +112,40 @@ class SecurityIT {
         PasswordFile.addDevice(passwords, "dev-p", "user-p", "s3cret-p");
         PasswordFile.addDevice(passwords, "dev-q", "user-q", "s3cret-q");
         assertThat(Files.readString(passwords)).doesNotContain("s3cret");
-        try (TestSite site = new TestSite(dir.resolve("data"), "auth.anonymous=false", "auth.passwordFile=" + passwords)) {
-            try (DeviceSimulator ok = site.deviceWith("dev-p").credentials("user-p", "s3cret-p").build()) {
+        try (TestSite site =
+                new TestSite(dir.resolve("data"), "auth.anonymous=false", "auth.passwordFile=" + passwords)) {
+            try (DeviceSimulator ok =
+                    site.deviceWith("dev-p").credentials("user-p", "s3cret-p").build()) {
                 ok.connectAndSubscribe();
                 ok.publish("t", DeviceSimulator.command("PW-1", ""));
                 ok.awaitFinal("PW-1");
             }
-            assertRefused(site.deviceWith("dev-p").credentials("user-p", "wrong").build(), Mqtt3ConnAckReturnCode.BAD_USER_NAME_OR_PASSWORD);
-            assertRefused(site.deviceWith("dev-unknown").credentials("user-u", "s3cret-p").build(), Mqtt3ConnAckReturnCode.BAD_USER_NAME_OR_PASSWORD);
-            assertRefused(site.deviceWith("dev-q").credentials("user-p", "s3cret-p").build(), Mqtt3ConnAckReturnCode.BAD_USER_NAME_OR_PASSWORD);
+            assertRefused(
+                    site.deviceWith("dev-p").credentials("user-p", "wrong").build(),
+                    Mqtt3ConnAckReturnCode.BAD_USER_NAME_OR_PASSWORD);
+            assertRefused(
+                    site.deviceWith("dev-unknown")
+                            .credentials("user-u", "s3cret-p")
+                            .build(),
+                    Mqtt3ConnAckReturnCode.BAD_USER_NAME_OR_PASSWORD);
+            assertRefused(
+                    site.deviceWith("dev-q").credentials("user-p", "s3cret-p").build(),
+                    Mqtt3ConnAckReturnCode.BAD_USER_NAME_OR_PASSWORD);
             assertRefused(site.device("dev-p"), Mqtt3ConnAckReturnCode.BAD_USER_NAME_OR_PASSWORD);
-            assertRefused(site.deviceWith("dev-p").credentials("cert:dev-p", "guess").build(), Mqtt3ConnAckReturnCode.BAD_USER_NAME_OR_PASSWORD);
+            assertRefused(
+                    site.deviceWith("dev-p").credentials("cert:dev-p", "guess").build(),
+                    Mqtt3ConnAckReturnCode.BAD_USER_NAME_OR_PASSWORD);
             assertRefused(site.device("dev/+/#"), Mqtt3ConnAckReturnCode.IDENTIFIER_REJECTED);
         }
     }
 
     private static void assertRefused(DeviceSimulator device, Mqtt3ConnAckReturnCode code) {
         try (device) {
-            assertThatThrownBy(device::connect).hasCauseInstanceOf(Mqtt3ConnAckException.class)
-                    .satisfies(e -> assertThat(((Mqtt3ConnAckException) e.getCause()).getMqttMessage().getReturnCode())
+            assertThatThrownBy(device::connect)
+                    .hasCauseInstanceOf(Mqtt3ConnAckException.class)
+                    .satisfies(e -> assertThat(((Mqtt3ConnAckException) e.getCause())
+                                    .getMqttMessage()
+                                    .getReturnCode())
                             .isEqualTo(code));
         }
     }
@@ -123,13 +158,33 @@ class SecurityIT {
         }
         DevCertificates.Material m = tls();
         try (TestSite site = new TestSite(dir.resolve("data"), tlsSets(m))) {
-            List<String> command = List.of(rr.toString(), "-V", "mqttv311", "-h", "127.0.0.1", "-p", String.valueOf(site.tlsPort),
-                    "--cafile", m.caFile().toString(), "-i", "dev-mosq", "-c", "-q", "1", "-W", "10",
-                    "-e", "devices/dev-mosq/receipts", "-t", "devices/dev-mosq/commands/workorder/arrive",
-                    "-m", "{\"commandId\":\"MOSQ-1\",\"workOrderId\":\"WO-9\"}");
+            List<String> command = List.of(
+                    rr.toString(),
+                    "-V",
+                    "mqttv311",
+                    "-h",
+                    "127.0.0.1",
+                    "-p",
+                    String.valueOf(site.tlsPort),
+                    "--cafile",
+                    m.caFile().toString(),
+                    "-i",
+                    "dev-mosq",
+                    "-c",
+                    "-q",
+                    "1",
+                    "-W",
+                    "10",
+                    "-e",
+                    "devices/dev-mosq/receipts",
+                    "-t",
+                    "devices/dev-mosq/commands/workorder/arrive",
+                    "-m",
+                    "{\"commandId\":\"MOSQ-1\",\"workOrderId\":\"WO-9\"}");
             String first = run(command);
             assertThat(first).contains("\"commandId\":\"MOSQ-1\"", "\"status\":\"stored\"");
-            await().atMost(DeviceSimulator.WAIT).until(() -> site.central.inbox().size() == 1);
+            await().atMost(DeviceSimulator.WAIT)
+                    .until(() -> site.central.inbox().size() == 1);
             String second = run(command);
             assertThat(second).contains("\"commandId\":\"MOSQ-1\"", "\"status\":\"accepted\"", "\"final\":true");
             assertThat(site.central.inbox().entries().get(0).deliveries()).isEqualTo(1);
@@ -156,12 +211,20 @@ class SecurityIT {
                 }
                 HttpClient http = HttpClient.newHttpClient();
                 await().atMost(DeviceSimulator.WAIT).until(() -> {
-                    String body = http.send(HttpRequest.newBuilder(URI.create(site.adminUrl("/api/status"))).build(),
-                            HttpResponse.BodyHandlers.ofString()).body();
+                    String body = http.send(
+                                    HttpRequest.newBuilder(URI.create(site.adminUrl("/api/status")))
+                                            .build(),
+                                    HttpResponse.BodyHandlers.ofString())
+                            .body();
                     return body.contains("takeover_storm") && body.contains("dev-storm");
                 });
-                JsonNode devices = DeviceSimulator.JSON.readTree(http.send(HttpRequest.newBuilder(URI.create(site.adminUrl("/api/devices")))
-                        .build(), HttpResponse.BodyHandlers.ofString()).body()).path("devices");
+                JsonNode devices = DeviceSimulator.JSON
+                        .readTree(http.send(
+                                        HttpRequest.newBuilder(URI.create(site.adminUrl("/api/devices")))
+                                                .build(),
+                                        HttpResponse.BodyHandlers.ofString())
+                                .body())
+                        .path("devices");
                 JsonNode stormDevice = null;
                 for (JsonNode d : devices) {
                     if (d.path("clientId").asText().equals("dev-storm")) {
@@ -170,11 +233,15 @@ class SecurityIT {
                 }
                 assertThat(stormDevice).isNotNull();
                 assertThat(stormDevice.path("takeovers").asLong()).isGreaterThanOrEqualTo(20);
-                String metrics = http.send(HttpRequest.newBuilder(URI.create(site.adminUrl("/metrics"))).build(),
-                        HttpResponse.BodyHandlers.ofString()).body();
+                String metrics = http.send(
+                                HttpRequest.newBuilder(URI.create(site.adminUrl("/metrics")))
+                                        .build(),
+                                HttpResponse.BodyHandlers.ofString())
+                        .body();
                 assertThat(metrics).contains("edgebridge_broker_takeover_storms 1.0");
                 bystander.publish("t", DeviceSimulator.command("CALM-1", ""));
-                assertThat(bystander.awaitFinal("CALM-1").path("status").asText()).isEqualTo("accepted");
+                assertThat(bystander.awaitFinal("CALM-1").path("status").asText())
+                        .isEqualTo("accepted");
             } finally {
                 storm.forEach(DeviceSimulator::close);
             }
@@ -183,7 +250,8 @@ class SecurityIT {
 
     @Test
     void throttled_takeovers_are_refused_with_connack_3() throws Exception {
-        try (TestSite site = new TestSite(dir.resolve("data"), "mqtt.takeoverAlarmPerMinute=5", "mqtt.throttleTakeovers=true")) {
+        try (TestSite site =
+                new TestSite(dir.resolve("data"), "mqtt.takeoverAlarmPerMinute=5", "mqtt.throttleTakeovers=true")) {
             List<DeviceSimulator> storm = new ArrayList<>();
             try {
                 boolean refused = false;
@@ -194,7 +262,9 @@ class SecurityIT {
                         d.connect();
                     } catch (CompletionException e) {
                         assertThat(e.getCause()).isInstanceOf(Mqtt3ConnAckException.class);
-                        assertThat(((Mqtt3ConnAckException) e.getCause()).getMqttMessage().getReturnCode())
+                        assertThat(((Mqtt3ConnAckException) e.getCause())
+                                        .getMqttMessage()
+                                        .getReturnCode())
                                 .isEqualTo(Mqtt3ConnAckReturnCode.SERVER_UNAVAILABLE);
                         refused = true;
                     }
@@ -212,41 +282,47 @@ class SecurityIT {
                 DeviceSimulator device = site.device("dev-good")) {
             device.connectAndSubscribe();
             AtomicInteger sent = new AtomicInteger();
-            Thread flood = new Thread(() -> {
-                byte[] connect = connectPacket("flooder");
-                while (sent.get() < 2000) {
-                    try (Socket s = new Socket("127.0.0.1", site.mqttPort)) {
-                        OutputStream out = s.getOutputStream();
-                        switch (sent.get() % 4) {
-                            case 0 -> { // random bytes
-                                byte[] junk = new byte[64];
-                                ThreadLocalRandom.current().nextBytes(junk);
-                                out.write(junk);
+            Thread flood = new Thread(
+                    () -> {
+                        byte[] connect = connectPacket("flooder");
+                        while (sent.get() < 2000) {
+                            try (Socket s = new Socket("127.0.0.1", site.mqttPort)) {
+                                OutputStream out = s.getOutputStream();
+                                switch (sent.get() % 4) {
+                                    case 0 -> { // random bytes
+                                        byte[] junk = new byte[64];
+                                        ThreadLocalRandom.current().nextBytes(junk);
+                                        out.write(junk);
+                                    }
+                                    case 1 -> { // PUBLISH before CONNECT
+                                        out.write(new byte[] {0x32, 0x05, 0x00, 0x01, 'x', 0x00, 0x01});
+                                    }
+                                    case 2 -> { // CONNECT, then a PUBLISH announcing 200 MB
+                                        out.write(connect);
+                                        out.write(new byte[] {0x30, (byte) 0x80, (byte) 0x80, (byte) 0x80, 0x60});
+                                    }
+                                    default -> { // CONNECT with a broken protocol name
+                                        out.write(new byte[] {
+                                            0x10, 0x0c, 0x00, 0x04, 'X', 'Q', 'T', 'T', 0x04, 0x02, 0x00, 0x3c, 0x00,
+                                            0x00
+                                        });
+                                    }
+                                }
+                                out.flush();
+                            } catch (Exception e) {
+                                // the bridge closed the connection: that is the point
                             }
-                            case 1 -> { // PUBLISH before CONNECT
-                                out.write(new byte[] {0x32, 0x05, 0x00, 0x01, 'x', 0x00, 0x01});
-                            }
-                            case 2 -> { // CONNECT, then a PUBLISH announcing 200 MB
-                                out.write(connect);
-                                out.write(new byte[] {0x30, (byte) 0x80, (byte) 0x80, (byte) 0x80, 0x60});
-                            }
-                            default -> { // CONNECT with a broken protocol name
-                                out.write(new byte[] {0x10, 0x0c, 0x00, 0x04, 'X', 'Q', 'T', 'T', 0x04, 0x02, 0x00, 0x3c, 0x00, 0x00});
-                            }
+                            sent.incrementAndGet();
                         }
-                        out.flush();
-                    } catch (Exception e) {
-                        // the bridge closed the connection: that is the point
-                    }
-                    sent.incrementAndGet();
-                }
-            }, "flood");
+                    },
+                    "flood");
             flood.start();
             for (int i = 1; i <= 10; i++) {
                 device.publish("t", DeviceSimulator.command("GOOD-" + i, ""));
             }
             for (int i = 1; i <= 10; i++) {
-                assertThat(device.awaitFinal("GOOD-" + i).path("status").asText()).isEqualTo("accepted");
+                assertThat(device.awaitFinal("GOOD-" + i).path("status").asText())
+                        .isEqualTo("accepted");
             }
             flood.join(120_000);
             assertThat(sent.get()).isEqualTo(2000);

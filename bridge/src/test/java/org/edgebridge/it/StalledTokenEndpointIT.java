@@ -39,12 +39,19 @@ class StalledTokenEndpointIT {
         Files.writeString(secret, "secret\n");
         Files.setPosixFilePermissions(secret, PosixFilePermissions.fromString("rw-------"));
         try (TricklingTokenEndpoint endpoint = new TricklingTokenEndpoint();
-                CentralSim central = new CentralSim(Optional.of(TricklingTokenEndpoint.TOKEN), 16L << 20, Clock.systemUTC())
+                CentralSim central = new CentralSim(
+                                Optional.of(TricklingTokenEndpoint.TOKEN), 16L << 20, Clock.systemUTC())
                         .start("127.0.0.1", 0);
-                BridgeProcess bridge = new BridgeProcess(BridgeProcess.logFile("stalled-token"), "data.dir=" + dir.resolve("data"),
-                        "mqtt.host=127.0.0.1", "auth.anonymous=true", "ingest.url=http://127.0.0.1:" + central.port() + "/ingest",
-                        "ingest.oauth2.tokenUrl=" + endpoint.url(), "ingest.oauth2.clientId=edge-01",
-                        "ingest.oauth2.clientSecretFile=" + secret).start();
+                BridgeProcess bridge = new BridgeProcess(
+                                BridgeProcess.logFile("stalled-token"),
+                                "data.dir=" + dir.resolve("data"),
+                                "mqtt.host=127.0.0.1",
+                                "auth.anonymous=true",
+                                "ingest.url=http://127.0.0.1:" + central.port() + "/ingest",
+                                "ingest.oauth2.tokenUrl=" + endpoint.url(),
+                                "ingest.oauth2.clientId=edge-01",
+                                "ingest.oauth2.clientSecretFile=" + secret)
+                        .start();
                 DeviceSimulator device = DeviceSimulator.of("dev-stalled-token", bridge.mqttPort())) {
             device.connectAndSubscribe();
             device.publish("workorder/arrive", DeviceSimulator.command("STALL-1", "\"action\":\"ARRIVE\""));
@@ -54,13 +61,17 @@ class StalledTokenEndpointIT {
             // while the forwarder waits for the token's body (a byte every 5 s), every read answers within 3 s
             for (int round = 0; round < 3; round++) {
                 for (String path : new String[] {"/api/status", "/metrics", "/health/ready", "/health/live"}) {
-                    HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create(admin + path)).timeout(ANSWER_WITHIN).build(),
+                    HttpResponse<String> r = HTTP.send(
+                            HttpRequest.newBuilder(URI.create(admin + path))
+                                    .timeout(ANSWER_WITHIN)
+                                    .build(),
                             HttpResponse.BodyHandlers.ofString());
                     assertThat(r.statusCode()).as(path).isEqualTo(200);
                 }
             }
             // the token request ends at ingest.timeout (the shipped 30 s) and says so
-            await().atMost(Duration.ofSeconds(60)).until(() -> oauth2(admin).path("lastFailure").asText().contains("no whole answer within"));
+            await().atMost(Duration.ofSeconds(60))
+                    .until(() -> oauth2(admin).path("lastFailure").asText().contains("no whole answer within"));
             endpoint.answerNormally();
             device.publish("workorder/arrive", DeviceSimulator.command("STALL-2", "\"action\":\"ARRIVE\""));
             assertThat(device.awaitFinal("STALL-1").path("status").asText()).isEqualTo("accepted");
@@ -70,8 +81,12 @@ class StalledTokenEndpointIT {
     }
 
     private static JsonNode oauth2(String admin) throws Exception {
-        String body = HTTP.send(HttpRequest.newBuilder(URI.create(admin + "/api/status")).timeout(ANSWER_WITHIN).build(),
-                HttpResponse.BodyHandlers.ofString()).body();
+        String body = HTTP.send(
+                        HttpRequest.newBuilder(URI.create(admin + "/api/status"))
+                                .timeout(ANSWER_WITHIN)
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString())
+                .body();
         return DeviceSimulator.JSON.readTree(body).path("forwarder").path("oauth2");
     }
 }

@@ -41,8 +41,12 @@ class StrangersLaneIT {
             throws Exception {
         List<Socket> idle = new ArrayList<>();
         try (CentralSim central = TestSite.central(Optional.empty(), 1 << 24);
-                BridgeProcess bridge = new BridgeProcess(BridgeProcess.logFile("strangers-lane"), "data.dir=" + dir.resolve("data"),
-                        "mqtt.host=127.0.0.1", "auth.anonymous=true", "ingest.url=http://127.0.0.1:" + central.port() + "/ingest")
+                BridgeProcess bridge = new BridgeProcess(
+                                BridgeProcess.logFile("strangers-lane"),
+                                "data.dir=" + dir.resolve("data"),
+                                "mqtt.host=127.0.0.1",
+                                "auth.anonymous=true",
+                                "ingest.url=http://127.0.0.1:" + central.port() + "/ingest")
                         .start()) {
             try {
                 // the devices' own address, then a neighbour's: 2,200 sockets that never send a byte
@@ -51,20 +55,26 @@ class StrangersLaneIT {
                 try (DeviceSimulator device = DeviceSimulator.of("field-node-1", bridge.mqttPort())) {
                     device.connectAndSubscribe();
                     device.publish("workorder/arrive", DeviceSimulator.command("LANE-1", "\"workOrderId\":\"LANE-1\""));
-                    assertThat(device.awaitFinal("LANE-1").path("status").asText()).isEqualTo("accepted");
+                    assertThat(device.awaitFinal("LANE-1").path("status").asText())
+                            .isEqualTo("accepted");
                     JsonNode limits = limits(bridge);
-                    assertThat(limits.path("openBeforeLogin").asInt()).as("the strangers' lane").isLessThanOrEqualTo(1_024);
+                    assertThat(limits.path("openBeforeLogin").asInt())
+                            .as("the strangers' lane")
+                            .isLessThanOrEqualTo(1_024);
                     assertThat(limits.path("beforeLoginOldestClosed").asLong())
-                            .as("the oldest closed for newer ones").isGreaterThanOrEqualTo(2L * IDLE_PER_ADDRESS - 1_024);
+                            .as("the oldest closed for newer ones")
+                            .isGreaterThanOrEqualTo(2L * IDLE_PER_ADDRESS - 1_024);
                     assertThat(limits.path("openConnections").asInt()).isLessThanOrEqualTo(1_025);
-                    assertThat(metrics(bridge)).contains("edgebridge_broker_connections_before_login_oldest_closed_total");
+                    assertThat(metrics(bridge))
+                            .contains("edgebridge_broker_connections_before_login_oldest_closed_total");
                 }
             } finally {
                 for (Socket s : idle) {
                     s.close();
                 }
             }
-            await().atMost(Duration.ofSeconds(20)).until(() -> limits(bridge).path("openBeforeLogin").asInt() == 0);
+            await().atMost(Duration.ofSeconds(20))
+                    .until(() -> limits(bridge).path("openBeforeLogin").asInt() == 0);
             assertThat(central.inbox().size()).isEqualTo(1);
         }
     }
@@ -76,7 +86,10 @@ class StrangersLaneIT {
     }
 
     private static JsonNode limits(BridgeProcess bridge) throws Exception {
-        return DeviceSimulator.JSON.readTree(get(bridge, "/api/status")).path("broker").path("limits");
+        return DeviceSimulator.JSON
+                .readTree(get(bridge, "/api/status"))
+                .path("broker")
+                .path("limits");
     }
 
     private static String metrics(BridgeProcess bridge) throws Exception {
@@ -84,7 +97,11 @@ class StrangersLaneIT {
     }
 
     private static String get(BridgeProcess bridge, String path) throws Exception {
-        return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + bridge.adminPort() + path))
-                .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString()).body();
+        return HTTP.send(
+                        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + bridge.adminPort() + path))
+                                .timeout(Duration.ofSeconds(10))
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString())
+                .body();
     }
 }

@@ -21,6 +21,7 @@ final class TestSite implements AutoCloseable {
     final int mqttPort;
     /** The port the TLS listener bound; 0 unless a test set tls.certFile (then {@code tls.port=any} gives any free one). */
     final int tlsPort;
+
     final int centralPort;
     final CentralSim central;
     final Bridge bridge;
@@ -84,7 +85,9 @@ final class TestSite implements AutoCloseable {
 
     /** GET on the admin API. */
     java.net.http.HttpResponse<String> get(String path) throws Exception {
-        return HTTP.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(adminUrl(path))).build(),
+        return HTTP.send(
+                java.net.http.HttpRequest.newBuilder(java.net.URI.create(adminUrl(path)))
+                        .build(),
                 java.net.http.HttpResponse.BodyHandlers.ofString());
     }
 

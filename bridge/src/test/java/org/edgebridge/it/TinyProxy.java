@@ -31,7 +31,8 @@ final class TinyProxy implements AutoCloseable {
         boolean present = Files.isExecutable(BINARY);
         if ("true".equals(System.getenv("CI"))) {
             if (!present) {
-                Assertions.fail("CI=true, but tinyproxy is not installed: the proxy tests must run in CI (.ci/run installs it)");
+                Assertions.fail(
+                        "CI=true, but tinyproxy is not installed: the proxy tests must run in CI (.ci/run installs it)");
             }
         } else {
             Assumptions.assumeTrue(present, "Debian's tinyproxy is not installed (.ci/run installs it)");
@@ -45,14 +46,28 @@ final class TinyProxy implements AutoCloseable {
         Path log = dir.resolve("tinyproxy.log");
         Path conf = dir.resolve("tinyproxy.conf");
         // no ConnectPort line: CONNECT to any port; Allow names who may use it
-        Files.writeString(conf, String.join("\n", "Port " + port, "Listen 127.0.0.1", "Timeout 30",
-                "LogFile \"" + log + "\"", "LogLevel Connect", "MaxClients 20",
-                "Allow " + (admitLoopback ? "127.0.0.1" : "192.0.2.1"), "DisableViaHeader Yes", ""));
+        Files.writeString(
+                conf,
+                String.join(
+                        "\n",
+                        "Port " + port,
+                        "Listen 127.0.0.1",
+                        "Timeout 30",
+                        "LogFile \"" + log + "\"",
+                        "LogLevel Connect",
+                        "MaxClients 20",
+                        "Allow " + (admitLoopback ? "127.0.0.1" : "192.0.2.1"),
+                        "DisableViaHeader Yes",
+                        ""));
         Process process = new ProcessBuilder(BINARY.toString(), "-d", "-c", conf.toString())
-                .redirectErrorStream(true).redirectOutput(dir.resolve("tinyproxy.out").toFile()).start();
+                .redirectErrorStream(true)
+                .redirectOutput(dir.resolve("tinyproxy.out").toFile())
+                .start();
         TinyProxy proxy = new TinyProxy(port, log, process);
         try {
-            Awaitility.await("tinyproxy listening on " + port).atMost(Duration.ofSeconds(10)).until(proxy::accepts);
+            Awaitility.await("tinyproxy listening on " + port)
+                    .atMost(Duration.ofSeconds(10))
+                    .until(proxy::accepts);
         } catch (RuntimeException e) {
             proxy.close();
             throw e;

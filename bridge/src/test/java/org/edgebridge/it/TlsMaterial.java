@@ -25,7 +25,9 @@ public final class TlsMaterial {
         trust.setCertificateEntry("ca", certificate(caFile));
         TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
         tmf.init(trust);
-        var builder = MqttClientSslConfig.builder().trustManagerFactory(tmf).protocols(java.util.List.of("TLSv1.3", "TLSv1.2"));
+        var builder = MqttClientSslConfig.builder()
+                .trustManagerFactory(tmf)
+                .protocols(java.util.List.of("TLSv1.3", "TLSv1.2"));
         if (certFile != null) {
             KeyStore keys = KeyStore.getInstance("PKCS12");
             keys.load(null, null);
@@ -44,7 +46,9 @@ public final class TlsMaterial {
     }
 
     private static PrivateKey privateKey(Path pem) throws Exception {
-        String base64 = Files.readString(pem).replaceAll("-----[A-Z ]+-----", "").replaceAll("\\s", "");
-        return KeyFactory.getInstance("EC").generatePrivate(new PKCS8EncodedKeySpec(Base64.getDecoder().decode(base64)));
+        String base64 =
+                Files.readString(pem).replaceAll("-----[A-Z ]+-----", "").replaceAll("\\s", "");
+        return KeyFactory.getInstance("EC")
+                .generatePrivate(new PKCS8EncodedKeySpec(Base64.getDecoder().decode(base64)));
     }
 }

@@ -35,15 +35,23 @@ class TokenFilesIT {
     void a_bridge_with_both_tokens_in_files_reaches_central_and_admits_the_admin() throws Exception {
         Path ingestFile = secret("ingest.token", CENTRAL_SECRET + "\n");
         Path adminFile = secret("admin.token", ADMIN_SECRET + "\n");
-        try (CentralSim central = new CentralSim(Optional.of(CENTRAL_SECRET), 16L << 20, Clock.systemUTC()).start("127.0.0.1", 0);
-                BridgeProcess bridge = new BridgeProcess(BridgeProcess.logFile("token-files"), "data.dir=" + dir.resolve("data"),
-                        "mqtt.host=127.0.0.1", "mqtt.port=any", "auth.anonymous=true",
-                        "ingest.url=http://127.0.0.1:" + central.port() + "/ingest",
-                        "ingest.tokenFile=" + ingestFile, "admin.tokenFile=" + adminFile).start();
+        try (CentralSim central = new CentralSim(Optional.of(CENTRAL_SECRET), 16L << 20, Clock.systemUTC())
+                        .start("127.0.0.1", 0);
+                BridgeProcess bridge = new BridgeProcess(
+                                BridgeProcess.logFile("token-files"),
+                                "data.dir=" + dir.resolve("data"),
+                                "mqtt.host=127.0.0.1",
+                                "mqtt.port=any",
+                                "auth.anonymous=true",
+                                "ingest.url=http://127.0.0.1:" + central.port() + "/ingest",
+                                "ingest.tokenFile=" + ingestFile,
+                                "admin.tokenFile=" + adminFile)
+                        .start();
                 DeviceSimulator device = DeviceSimulator.of("dev-tokens", bridge.mqttPort())) {
             device.connectAndSubscribe();
             device.publish("workorder/arrive", DeviceSimulator.command("TOKEN-FILE-1", "\"n\":1"));
-            assertThat(device.awaitFinal("TOKEN-FILE-1").path("status").asText()).isEqualTo("accepted");
+            assertThat(device.awaitFinal("TOKEN-FILE-1").path("status").asText())
+                    .isEqualTo("accepted");
             await().atMost(DeviceSimulator.WAIT).until(() -> central.inbox().size() == 1);
             assertThat(central.inbox().entries().get(0).deliveries()).isEqualTo(1);
 
@@ -52,13 +60,18 @@ class TokenFilesIT {
             assertThat(post(admin + "/api/forwarder/pause", ADMIN_SECRET)).isEqualTo(200);
             assertThat(post(admin + "/api/forwarder/resume", ADMIN_SECRET)).isEqualTo(200);
 
-            String status = HTTP.send(HttpRequest.newBuilder(URI.create(admin + "/api/status")).build(),
-                    HttpResponse.BodyHandlers.ofString()).body();
+            String status = HTTP.send(
+                            HttpRequest.newBuilder(URI.create(admin + "/api/status"))
+                                    .build(),
+                            HttpResponse.BodyHandlers.ofString())
+                    .body();
             JsonNode site = DeviceSimulator.JSON.readTree(status).path("site");
             assertThat(site.path("ingestToken").asText()).isEqualTo("file " + ingestFile);
             assertThat(site.path("adminToken").asText()).isEqualTo("file " + adminFile);
             assertThat(status).doesNotContain(CENTRAL_SECRET, ADMIN_SECRET);
-            assertThat(bridge.log()).doesNotContain(CENTRAL_SECRET, ADMIN_SECRET).doesNotContain("readable by");
+            assertThat(bridge.log())
+                    .doesNotContain(CENTRAL_SECRET, ADMIN_SECRET)
+                    .doesNotContain("readable by");
         }
     }
 
@@ -70,7 +83,12 @@ class TokenFilesIT {
     }
 
     private static int post(String url, String token) throws Exception {
-        return HTTP.send(HttpRequest.newBuilder(URI.create(url)).header("Authorization", "Bearer " + token)
-                .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.discarding()).statusCode();
+        return HTTP.send(
+                        HttpRequest.newBuilder(URI.create(url))
+                                .header("Authorization", "Bearer " + token)
+                                .POST(HttpRequest.BodyPublishers.noBody())
+                                .build(),
+                        HttpResponse.BodyHandlers.discarding())
+                .statusCode();
     }
 }

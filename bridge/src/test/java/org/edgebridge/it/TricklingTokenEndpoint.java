@@ -75,19 +75,24 @@ final class TricklingTokenEndpoint implements AutoCloseable {
                     out.write(("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n")
                             .getBytes(StandardCharsets.US_ASCII));
                     out.flush();
-                    bytes.scheduleAtFixedRate(() -> {
-                        try {
-                            out.write(' ');
-                            out.flush();
-                        } catch (IOException closed) {
-                            throw new IllegalStateException(closed); // ends this schedule
-                        }
-                    }, 5, 5, TimeUnit.SECONDS);
+                    bytes.scheduleAtFixedRate(
+                            () -> {
+                                try {
+                                    out.write(' ');
+                                    out.flush();
+                                } catch (IOException closed) {
+                                    throw new IllegalStateException(closed); // ends this schedule
+                                }
+                            },
+                            5,
+                            5,
+                            TimeUnit.SECONDS);
                     return;
                 }
                 byte[] body = ("{\"access_token\":\"" + TOKEN + "\",\"token_type\":\"Bearer\",\"expires_in\":3600}")
                         .getBytes(StandardCharsets.US_ASCII);
-                out.write(("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: " + body.length + "\r\n\r\n")
+                out.write(("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: " + body.length
+                                + "\r\n\r\n")
                         .getBytes(StandardCharsets.US_ASCII));
                 out.write(body);
                 out.flush();

@@ -24,6 +24,7 @@ final class TrustingDevice implements AutoCloseable {
     private final Semaphore window;
     /** Packet id of a PUBLISH in flight -> its commandId. */
     private final Map<Integer, String> inFlight = new ConcurrentHashMap<>();
+
     private final Set<String> acked;
     private final AtomicInteger ackedHere = new AtomicInteger();
     private final AtomicInteger sent = new AtomicInteger();
@@ -89,8 +90,12 @@ final class TrustingDevice implements AutoCloseable {
                 packetId = packetId % 65_535 + 1;
                 String commandId = clientId + "-" + n;
                 inFlight.put(packetId, commandId);
-                client.publish(topic, DeviceSimulator.command(commandId, "\"n\":" + n).getBytes(StandardCharsets.UTF_8), 1,
-                        packetId, false);
+                client.publish(
+                        topic,
+                        DeviceSimulator.command(commandId, "\"n\":" + n).getBytes(StandardCharsets.UTF_8),
+                        1,
+                        packetId,
+                        false);
                 sent.incrementAndGet();
             }
         } catch (IOException e) {

@@ -27,19 +27,26 @@ class UntrustedPayloadsIT {
     Path dir;
 
     @Test
-    void a_payload_nested_990_deep_gets_a_final_rejected_json_limit_exceeded_and_a_good_one_is_still_accepted() throws Exception {
-        try (TestSite site = new TestSite(dir.resolve("data")); DeviceSimulator device = site.device("dev-deep")) {
+    void a_payload_nested_990_deep_gets_a_final_rejected_json_limit_exceeded_and_a_good_one_is_still_accepted()
+            throws Exception {
+        try (TestSite site = new TestSite(dir.resolve("data"));
+                DeviceSimulator device = site.device("dev-deep")) {
             device.connectAndSubscribe();
-            String deep = "{\"commandId\":\"DEEP-1\",\"n\":" + "[".repeat(NESTING_990 - 1) + "]".repeat(NESTING_990 - 1) + "}";
+            String deep = "{\"commandId\":\"DEEP-1\",\"n\":" + "[".repeat(NESTING_990 - 1) + "]".repeat(NESTING_990 - 1)
+                    + "}";
             device.publish("t", deep);
             device.publish("t", "{\"commandId\":\"NUM-1\",\"n\":" + "7".repeat(1000) + "}");
             device.publish("t", DeviceSimulator.command("GOOD-1", ""));
             device.awaitReceipt("GOOD-1", "accepted");
             await().atMost(DeviceSimulator.WAIT).until(() -> rejected(device, "json_limit_exceeded") == 2);
-            JsonNode receipt = device.receipts().stream().filter(r -> "json_limit_exceeded".equals(r.path("code").asText()))
-                    .findFirst().orElseThrow();
+            JsonNode receipt = device.receipts().stream()
+                    .filter(r -> "json_limit_exceeded".equals(r.path("code").asText()))
+                    .findFirst()
+                    .orElseThrow();
             assertThat(receipt.path("final").asBoolean()).isTrue();
-            assertThat(site.central.inbox().entries()).extracting(Inbox.Entry::eventId).containsExactly("GOOD-1");
+            assertThat(site.central.inbox().entries())
+                    .extracting(Inbox.Entry::eventId)
+                    .containsExactly("GOOD-1");
             assertThat(site.get("/metrics").body())
                     .contains("edgebridge_intake_rejected_total{code=\"json_limit_exceeded\"} 2.0");
         }
@@ -47,7 +54,8 @@ class UntrustedPayloadsIT {
 
     @Test
     void a_command_type_with_a_lone_surrogate_or_its_replacement_character_is_rejected_invalid_type() throws Exception {
-        try (TestSite site = new TestSite(dir.resolve("data")); DeviceSimulator device = site.device("dev-type")) {
+        try (TestSite site = new TestSite(dir.resolve("data"));
+                DeviceSimulator device = site.device("dev-type")) {
             device.connectAndSubscribe();
             device.publish("t", "{\"commandId\":\"TYPE-1\",\"type\":\"\\ud800\"}");
             try (RawMqttClient raw = new RawMqttClient("127.0.0.1", site.mqttPort)) {
@@ -57,22 +65,31 @@ class UntrustedPayloadsIT {
                 // U+FFFD: what a client's UTF-8 encoder makes of a lone surrogate (its raw bytes, ED A0 80, are not
                 // UTF-8, and the listener closes such a connection before intake)
                 topic.writeBytes(new byte[] {(byte) 0xEF, (byte) 0xBF, (byte) 0xBD});
-                raw.publishQos0(topic.toByteArray(), DeviceSimulator.command("TYPE-2", "").getBytes(StandardCharsets.UTF_8));
-                await().atMost(DeviceSimulator.WAIT).until(() -> site.get("/metrics").body()
-                        .contains("edgebridge_intake_rejected_total{code=\"invalid_type\"} 2.0"));
+                raw.publishQos0(
+                        topic.toByteArray(),
+                        DeviceSimulator.command("TYPE-2", "").getBytes(StandardCharsets.UTF_8));
+                await().atMost(DeviceSimulator.WAIT)
+                        .until(() -> site.get("/metrics")
+                                .body()
+                                .contains("edgebridge_intake_rejected_total{code=\"invalid_type\"} 2.0"));
             }
             device.awaitReceipt("TYPE-1", "rejected");
-            assertThat(device.receiptsFor("TYPE-1")).singleElement()
+            assertThat(device.receiptsFor("TYPE-1"))
+                    .singleElement()
                     .satisfies(r -> assertThat(r.path("code").asText()).isEqualTo("invalid_type"));
             device.publish("workorder/arrive", DeviceSimulator.command("TYPE-3", ""));
             device.awaitReceipt("TYPE-3", "accepted");
-            assertThat(site.central.inbox().entries()).extracting(Inbox.Entry::eventId).containsExactly("TYPE-3");
+            assertThat(site.central.inbox().entries())
+                    .extracting(Inbox.Entry::eventId)
+                    .containsExactly("TYPE-3");
         }
     }
 
     @Test
-    void an_empty_level_in_the_devices_own_command_topic_gets_an_invalid_type_receipt_and_the_connection_stays() throws Exception {
-        try (TestSite site = new TestSite(dir.resolve("data")); DeviceSimulator device = site.device("dev-levels")) {
+    void an_empty_level_in_the_devices_own_command_topic_gets_an_invalid_type_receipt_and_the_connection_stays()
+            throws Exception {
+        try (TestSite site = new TestSite(dir.resolve("data"));
+                DeviceSimulator device = site.device("dev-levels")) {
             device.connectAndSubscribe();
             device.publish("t/", DeviceSimulator.command("LEVEL-1", ""));
             device.publish("a//b", DeviceSimulator.command("LEVEL-2", ""));
@@ -80,14 +97,21 @@ class UntrustedPayloadsIT {
             device.publish("t/", "{\"commandId\":\"LEVEL-3\",\"type\":\"workorder/arrive\"}");
             device.awaitReceipt("LEVEL-3", "accepted");
             for (String id : List.of("LEVEL-1", "LEVEL-2")) {
-                assertThat(device.awaitReceipt(id, "rejected").path("code").asText()).isEqualTo("invalid_type");
+                assertThat(device.awaitReceipt(id, "rejected").path("code").asText())
+                        .isEqualTo("invalid_type");
             }
-            assertThat(device.isConnected()).as("a PUBLISH on its own topic does not close the connection").isTrue();
-            assertThat(site.central.inbox().entries()).extracting(Inbox.Entry::eventId).containsExactly("LEVEL-3");
+            assertThat(device.isConnected())
+                    .as("a PUBLISH on its own topic does not close the connection")
+                    .isTrue();
+            assertThat(site.central.inbox().entries())
+                    .extracting(Inbox.Entry::eventId)
+                    .containsExactly("LEVEL-3");
         }
     }
 
     private static long rejected(DeviceSimulator device, String code) {
-        return device.receipts().stream().filter(r -> code.equals(r.path("code").asText())).count();
+        return device.receipts().stream()
+                .filter(r -> code.equals(r.path("code").asText()))
+                .count();
     }
 }

@@ -31,18 +31,21 @@ class StopWatchdogTest {
     @Test
     void a_stop_that_hangs_logs_every_threads_stack_once_with_the_frame_it_waits_in() throws Exception {
         CountDownLatch never = new CountDownLatch(1);
-        Thread stuck = new Thread(() -> {
-            try {
-                never.await();
-            } catch (InterruptedException e) {
-                // the test ends it
-            }
-        }, "stuck-closing-part");
+        Thread stuck = new Thread(
+                () -> {
+                    try {
+                        never.await();
+                    } catch (InterruptedException e) {
+                        // the test ends it
+                    }
+                },
+                "stuck-closing-part");
         stuck.start();
         try (StopWatchdog watchdog = StopWatchdog.watch("the part", Duration.ofMillis(200))) {
             await().atMost(Duration.ofSeconds(10)).until(() -> !lines.list.isEmpty());
             String line = lines.list.get(0).getFormattedMessage();
-            assertThat(line).startsWith("the part has not stopped after 200 ms")
+            assertThat(line)
+                    .startsWith("the part has not stopped after 200 ms")
                     .contains("\"stuck-closing-part\" WAITING")
                     .contains("java.util.concurrent.CountDownLatch.await(");
             assertThat(lines.list).hasSize(1);
@@ -56,12 +59,16 @@ class StopWatchdogTest {
     void a_stop_that_ends_in_time_logs_nothing() throws Exception {
         StopWatchdog watchdog = StopWatchdog.watch("the part", Duration.ofMillis(300));
         watchdog.close();
-        Thread thread = Thread.getAllStackTraces().keySet().stream().filter(t -> t.getName().equals("stop-watchdog"))
-                .findFirst().orElse(null);
+        Thread thread = Thread.getAllStackTraces().keySet().stream()
+                .filter(t -> t.getName().equals("stop-watchdog"))
+                .findFirst()
+                .orElse(null);
         if (thread != null) {
             thread.join(5_000);
         }
-        assertThat(thread == null || !thread.isAlive()).as("the watchdog's thread ended with the stop").isTrue();
+        assertThat(thread == null || !thread.isAlive())
+                .as("the watchdog's thread ended with the stop")
+                .isTrue();
         assertThat(lines.list).isEmpty();
     }
 }

@@ -49,7 +49,8 @@ public final class BulkLoader {
 
     private static long load(Handle handle, Stream<NewCommand> commands, CommandState state, Instant finalAt) {
         Long finalMillis = state.isFinal() ? finalAt.toEpochMilli() : null;
-        Map<String, Long> sequences = handle.createQuery(DEVICE_SEQUENCES).mapTo(OutboxRows.LastSequence.class)
+        Map<String, Long> sequences = handle.createQuery(DEVICE_SEQUENCES)
+                .mapTo(OutboxRows.LastSequence.class)
                 .collect(Collectors.toMap(OutboxRows.LastSequence::clientId, OutboxRows.LastSequence::lastSequence));
         Map<String, Long> lastSeen = new HashMap<>();
         long n = 0;
@@ -58,11 +59,18 @@ public final class BulkLoader {
             NewCommand c = it.next();
             long receivedAt = c.receivedAt().toEpochMilli();
             lastSeen.merge(c.clientId(), receivedAt, Math::max);
-            batch.bind("clientId", c.clientId()).bind("commandId", c.commandId())
-                    .bind("sequence", sequences.merge(c.clientId(), 1L, Long::sum)).bind("topic", c.topic())
-                    .bind("type", c.type()).bind("payload", c.payload()).bind("sha", c.payloadSha256())
-                    .bind("receivedAt", receivedAt).bind("state", state.dbName()).bind("finalAt", finalMillis)
-                    .bind("published", state.isFinal() ? 1 : 0).add();
+            batch.bind("clientId", c.clientId())
+                    .bind("commandId", c.commandId())
+                    .bind("sequence", sequences.merge(c.clientId(), 1L, Long::sum))
+                    .bind("topic", c.topic())
+                    .bind("type", c.type())
+                    .bind("payload", c.payload())
+                    .bind("sha", c.payloadSha256())
+                    .bind("receivedAt", receivedAt)
+                    .bind("state", state.dbName())
+                    .bind("finalAt", finalMillis)
+                    .bind("published", state.isFinal() ? 1 : 0)
+                    .add();
             if (++n % BATCH == 0) {
                 batch.execute();
                 batch = handle.prepareBatch(BULK_INSERT);
@@ -72,10 +80,12 @@ public final class BulkLoader {
             batch.execute();
         }
         PreparedBatch devices = handle.prepareBatch(BULK_DEVICE);
-        lastSeen.forEach((c, t) -> devices.bind("c", c).bind("seq", sequences.get(c)).bind("t", t).add());
+        lastSeen.forEach((c, t) ->
+                devices.bind("c", c).bind("seq", sequences.get(c)).bind("t", t).add());
         if (!lastSeen.isEmpty()) {
             devices.execute();
-            handle.execute(DEVICE_SHARES); // rows of a device new here came before its devices row: no trigger counted them
+            handle.execute(
+                    DEVICE_SHARES); // rows of a device new here came before its devices row: no trigger counted them
         }
         return n;
     }

@@ -19,6 +19,7 @@ import org.junit.jupiter.api.io.TempDir;
 class ClaimFairnessTest {
     @TempDir
     Path dir;
+
     private final TestClock clock = new TestClock(Instant.parse("2026-12-03T06:00:00Z"));
 
     @Test
@@ -29,14 +30,31 @@ class ClaimFairnessTest {
             f.pending("dev-c", "C-", 3);
             List<ClaimedEvent> first = claim(f, "r1");
             Map<String, Long> perDevice = count(first);
-            assertThat(perDevice).containsEntry("dev-b", 1L).containsEntry("dev-c", 3L).containsEntry("dev-big", 496L);
+            assertThat(perDevice)
+                    .containsEntry("dev-b", 1L)
+                    .containsEntry("dev-c", 3L)
+                    .containsEntry("dev-big", 496L);
             assertContiguousInOrder(first);
-            f.outbox().settle("r1", first.stream().<Settlement>map(e -> new Settlement.Final(e.id(), CommandState.ACCEPTED,
-                    null, null, null)).toList(), 50);
+            f.outbox()
+                    .settle(
+                            "r1",
+                            first.stream()
+                                    .<Settlement>map(
+                                            e -> new Settlement.Final(e.id(), CommandState.ACCEPTED, null, null, null))
+                                    .toList(),
+                            50);
             List<ClaimedEvent> second = claim(f, "r2");
-            assertThat(count(second)).as("alone now: the whole request").containsOnlyKeys("dev-big").containsEntry("dev-big", 500L);
-            assertThat(second.get(0).sequence()).isEqualTo(first.stream().filter(e -> e.clientId().equals("dev-big"))
-                    .mapToLong(ClaimedEvent::sequence).max().orElseThrow() + 1);
+            assertThat(count(second))
+                    .as("alone now: the whole request")
+                    .containsOnlyKeys("dev-big")
+                    .containsEntry("dev-big", 500L);
+            assertThat(second.get(0).sequence())
+                    .isEqualTo(first.stream()
+                                    .filter(e -> e.clientId().equals("dev-big"))
+                                    .mapToLong(ClaimedEvent::sequence)
+                                    .max()
+                                    .orElseThrow()
+                            + 1);
         }
     }
 
@@ -66,7 +84,9 @@ class ClaimFairnessTest {
             if (e.clientId().equals(before.clientId())) {
                 assertThat(e.sequence()).as("in sequence order, without a gap").isEqualTo(before.sequence() + 1);
             } else {
-                assertThat(events.subList(0, i)).as(e.clientId() + "'s events together").noneMatch(x -> x.clientId().equals(e.clientId()));
+                assertThat(events.subList(0, i))
+                        .as(e.clientId() + "'s events together")
+                        .noneMatch(x -> x.clientId().equals(e.clientId()));
             }
         }
     }

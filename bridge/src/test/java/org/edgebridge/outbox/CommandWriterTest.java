@@ -30,8 +30,8 @@ class CommandWriterTest {
         Path file = dir.resolve("outbox.db");
         Outbox.open(file, Clock.systemUTC()).close();
         Map<String, Integer> prepared = new ConcurrentHashMap<>();
-        Jdbi jdbi = OutboxRows.configure(Jdbi.create(() -> countingPrepares(
-                DriverManager.getConnection("jdbc:sqlite:" + file), prepared)));
+        Jdbi jdbi = OutboxRows.configure(
+                Jdbi.create(() -> countingPrepares(DriverManager.getConnection("jdbc:sqlite:" + file), prepared)));
         OutboxWriter writer = new OutboxWriter(jdbi);
         try {
             for (int i = 1; i <= 20; i++) {
@@ -40,12 +40,14 @@ class CommandWriterTest {
                 assertThat(r.get(0)).isInstanceOf(StoreResult.Stored.class);
             }
             List<NewCommand> again = List.of(OutboxFixture.command("dev", "C-1", 0, Instant.now()));
-            assertThat(writer.write(h -> CommandWriter.store(writer.commands(), again, 100)).get(0))
+            assertThat(writer.write(h -> CommandWriter.store(writer.commands(), again, 100))
+                            .get(0))
                     .isInstanceOf(StoreResult.AlreadyStored.class);
         } finally {
             writer.close();
         }
-        assertThat(prepared).as("find, next sequence and insert: each prepared once for 21 commands")
+        assertThat(prepared)
+                .as("find, next sequence and insert: each prepared once for 21 commands")
                 .containsEntry(OutboxSql.FIND, 1)
                 .containsEntry(OutboxSql.NEXT_SEQUENCE, 1)
                 .containsEntry(OutboxSql.INSERT, 1);
@@ -68,14 +70,15 @@ class CommandWriterTest {
                 return null;
             }));
             assertThat(busy.await(10, TimeUnit.SECONDS)).isTrue();
-            var stored = CompletableFuture.supplyAsync(() -> writer.write(h -> CommandWriter.store(writer.commands(),
-                    List.copyOf(queue), 100)));
+            var stored = CompletableFuture.supplyAsync(
+                    () -> writer.write(h -> CommandWriter.store(writer.commands(), List.copyOf(queue), 100)));
             queue.add(OutboxFixture.command("dev", "came-while-waiting", 0, Instant.now()));
             release.countDown();
             holding.get(10, TimeUnit.SECONDS);
             assertThat(stored.get(10, TimeUnit.SECONDS))
                     .as("what came while the writer was busy is in the same transaction")
-                    .extracting(r -> r.command().commandId()).containsExactly("first", "came-while-waiting");
+                    .extracting(r -> r.command().commandId())
+                    .containsExactly("first", "came-while-waiting");
         } finally {
             writer.close();
             outbox.close();
@@ -92,8 +95,8 @@ class CommandWriterTest {
 
     /** A connection that counts {@code prepareStatement} per SQL text. */
     static Connection countingPrepares(Connection real, Map<String, Integer> prepared) {
-        return (Connection) Proxy.newProxyInstance(Connection.class.getClassLoader(), new Class<?>[] {Connection.class},
-                (proxy, method, args) -> {
+        return (Connection) Proxy.newProxyInstance(
+                Connection.class.getClassLoader(), new Class<?>[] {Connection.class}, (proxy, method, args) -> {
                     if (method.getName().equals("prepareStatement") && args != null && args[0] instanceof String sql) {
                         prepared.merge(sql, 1, Integer::sum);
                     }
@@ -118,15 +121,24 @@ class CommandWriterTest {
             Instant now = Instant.now();
             NewCommand fine = OutboxFixture.command("dev-a", "A-1", 0, now);
             NewCommand base = OutboxFixture.command("dev-bad", "XA1", 0, now);
-            NewCommand bad = new NewCommand(base.clientId(), base.commandId(), base.topic(), base.type(), base.payload(),
-                    base.payloadSha256(), now, java.util.Optional.of(Instant.MAX));
+            NewCommand bad = new NewCommand(
+                    base.clientId(),
+                    base.commandId(),
+                    base.topic(),
+                    base.type(),
+                    base.payload(),
+                    base.payloadSha256(),
+                    now,
+                    java.util.Optional.of(Instant.MAX));
             NewCommand next = OutboxFixture.command("dev-bad", "XA2", 0, now);
             NewCommand other = OutboxFixture.command("dev-b", "B-1", 0, now);
             List<StoreResult> results = outbox.store(List.of(fine, bad, next, other));
-            assertThat(results).extracting(r -> r.getClass().getSimpleName())
+            assertThat(results)
+                    .extracting(r -> r.getClass().getSimpleName())
                     .containsExactly("Stored", "Unstorable", "Stored", "Stored");
             assertThat(((StoreResult.Stored) results.get(2)).record().sequence())
-                    .as("the failed command's sequence was rolled back with it").isEqualTo(1);
+                    .as("the failed command's sequence was rolled back with it")
+                    .isEqualTo(1);
             assertThat(outbox.find("dev-bad", "XA1")).isEmpty();
             assertThat(outbox.openCount()).isEqualTo(3);
         } finally {

@@ -20,8 +20,15 @@ class ExpiriesTest extends OutboxOnFile {
 
     private static NewCommand command(String device, String id, Instant receivedAt, Instant expiresAt) {
         byte[] payload = ("{\"commandId\":\"" + id + "\"}").getBytes(StandardCharsets.UTF_8);
-        return new NewCommand(device, id, "devices/" + device + "/commands/t", "t", payload, TestHashes.sha256(payload),
-                receivedAt, Optional.ofNullable(expiresAt));
+        return new NewCommand(
+                device,
+                id,
+                "devices/" + device + "/commands/t",
+                "t",
+                payload,
+                TestHashes.sha256(payload),
+                receivedAt,
+                Optional.ofNullable(expiresAt));
     }
 
     private List<ClaimedEvent> claim(String batchId) {
@@ -41,7 +48,9 @@ class ExpiriesTest extends OutboxOnFile {
 
     @Test
     void an_unsent_command_becomes_final_at_its_expiry_and_its_device_waits_until_central_was_told() {
-        outbox.store(List.of(command("a", "A-1", T0, T0.plusSeconds(10)), command("a", "A-2", T0, null),
+        outbox.store(List.of(
+                command("a", "A-1", T0, T0.plusSeconds(10)),
+                command("a", "A-2", T0, null),
                 command("b", "B-1", T0, null)));
         clock.advance(Duration.ofSeconds(5));
         assertThat(outbox.expiries().expireDue()).as("not yet").isEmpty();
@@ -53,12 +62,18 @@ class ExpiriesTest extends OutboxOnFile {
             assertThat(r.code()).isEqualTo("expired");
             assertThat(r.finalAt()).contains(clock.instant());
         });
-        assertThat(outbox.reads().history(expired.get(0).id())).extracting(HistoryEntry::kind).contains("expired");
+        assertThat(outbox.reads().history(expired.get(0).id()))
+                .extracting(HistoryEntry::kind)
+                .contains("expired");
         assertThat(outbox.openCount()).isEqualTo(2);
-        assertThat(claim("b-1")).extracting(ClaimedEvent::commandId).as("a waits for the report").containsExactly("B-1");
+        assertThat(claim("b-1"))
+                .extracting(ClaimedEvent::commandId)
+                .as("a waits for the report")
+                .containsExactly("B-1");
         List<Expiries.Expired> unreported = outbox.expiries().unreported(100);
-        assertThat(unreported).singleElement().isEqualTo(new Expiries.Expired(expired.get(0).id(), "a", "A-1", 1,
-                T0.plusSeconds(10)));
+        assertThat(unreported)
+                .singleElement()
+                .isEqualTo(new Expiries.Expired(expired.get(0).id(), "a", "A-1", 1, T0.plusSeconds(10)));
         outbox.expiries().reported(unreported);
         assertThat(outbox.expiries().unreported(100)).isEmpty();
         assertThat(claim("b-2")).extracting(ClaimedEvent::commandId).containsExactly("A-2");
@@ -71,7 +86,9 @@ class ExpiriesTest extends OutboxOnFile {
         assertThat(sent.get(0).expiresAt()).contains(T0.plusSeconds(10));
         outbox.releaseClaim("b-1", "central timed out");
         clock.advance(Duration.ofSeconds(30));
-        assertThat(outbox.expiries().expireDue()).as("central may have applied it").isEmpty();
+        assertThat(outbox.expiries().expireDue())
+                .as("central may have applied it")
+                .isEmpty();
         assertThat(claim("b-2")).extracting(ClaimedEvent::commandId).containsExactly("A-1");
     }
 
@@ -83,7 +100,9 @@ class ExpiriesTest extends OutboxOnFile {
             outbox.releaseUnsentClaim("b-" + i, "central unreachable: connection refused");
         }
         clock.advance(Duration.ofSeconds(10));
-        assertThat(outbox.expiries().expireDue()).extracting(CommandRecord::commandId).containsExactly("A-1");
+        assertThat(outbox.expiries().expireDue())
+                .extracting(CommandRecord::commandId)
+                .containsExactly("A-1");
     }
 
     @Test
@@ -111,9 +130,13 @@ class ExpiriesTest extends OutboxOnFile {
         outbox.close();
         outbox = Outbox.open(dir.resolve("outbox.db"), clock);
         clock.advance(Duration.ofSeconds(10));
-        assertThat(outbox.expiries().expireDue()).extracting(CommandRecord::commandId).containsExactly("A-1");
+        assertThat(outbox.expiries().expireDue())
+                .extracting(CommandRecord::commandId)
+                .containsExactly("A-1");
         outbox.close();
         outbox = Outbox.open(dir.resolve("outbox.db"), clock);
-        assertThat(outbox.expiries().unreported(100)).extracting(Expiries.Expired::commandId).containsExactly("A-1");
+        assertThat(outbox.expiries().unreported(100))
+                .extracting(Expiries.Expired::commandId)
+                .containsExactly("A-1");
     }
 }

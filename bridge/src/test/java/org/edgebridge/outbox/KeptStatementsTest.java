@@ -47,34 +47,57 @@ class KeptStatementsTest {
     }
 
     private int count(String v) {
-        return handle.createQuery("SELECT COUNT(*) FROM t WHERE v = :v").bind("v", v).mapTo(Integer.class).one();
+        return handle.createQuery("SELECT COUNT(*) FROM t WHERE v = :v")
+                .bind("v", v)
+                .mapTo(Integer.class)
+                .one();
     }
 
     @Test
     void the_same_sql_runs_on_the_same_statement_with_fresh_parameters() {
         var insert = handle.prepareBatch("INSERT INTO t (v) VALUES (:v)");
         insert.bind("v", "a").add().bind("v", "a").add().execute();
-        handle.prepareBatch("INSERT INTO t (v) VALUES (:v)").bind("v", "b").add().execute();
+        handle.prepareBatch("INSERT INTO t (v) VALUES (:v)")
+                .bind("v", "b")
+                .add()
+                .execute();
 
         assertThat(count("a")).isEqualTo(2);
         assertThat(count("b")).as("the second batch ran only its own row").isEqualTo(1);
         assertThat(count("c")).isZero();
         assertThat(executed.get(0)).as("the batch's statement, kept").isSameAs(executed.get(1));
-        assertThat(executed.get(2)).as("the query's statement, kept").isSameAs(executed.get(3)).isSameAs(executed.get(4));
+        assertThat(executed.get(2))
+                .as("the query's statement, kept")
+                .isSameAs(executed.get(3))
+                .isSameAs(executed.get(4));
         assertThat(executed.get(2)).isNotSameAs(executed.get(0));
         assertThat(kept.kept()).isEqualTo(3); // the CREATE TABLE, the insert, the query
     }
 
     @Test
     void a_nested_use_of_the_same_sql_gets_a_statement_of_its_own() {
-        handle.prepareBatch("INSERT INTO t (v) VALUES (:v)").bind("v", "1").add().bind("v", "2").add().bind("v", "3").add().execute();
+        handle.prepareBatch("INSERT INTO t (v) VALUES (:v)")
+                .bind("v", "1")
+                .add()
+                .bind("v", "2")
+                .add()
+                .bind("v", "3")
+                .add()
+                .execute();
         String sql = "SELECT v FROM t WHERE id >= :from ORDER BY id";
         List<String> pairs = new ArrayList<>();
         try (var outer = handle.createQuery(sql).bind("from", 1).mapTo(String.class).stream()) {
-            outer.forEach(v -> pairs.add(v + handle.createQuery(sql).bind("from", 3).mapTo(String.class).one()));
+            outer.forEach(v -> pairs.add(v
+                    + handle.createQuery(sql)
+                            .bind("from", 3)
+                            .mapTo(String.class)
+                            .one()));
         }
-        assertThat(pairs).as("the inner query did not disturb the outer one's rows").containsExactly("13", "23", "33");
-        assertThat(executed.get(2)).as("the first inner query, while the outer one's rows were open")
+        assertThat(pairs)
+                .as("the inner query did not disturb the outer one's rows")
+                .containsExactly("13", "23", "33");
+        assertThat(executed.get(2))
+                .as("the first inner query, while the outer one's rows were open")
                 .isNotSameAs(executed.get(1));
     }
 
@@ -83,7 +106,8 @@ class KeptStatementsTest {
         handle.execute("CREATE UNIQUE INDEX t_v ON t (v)");
         String sql = "INSERT INTO t (v) VALUES (:v)";
         handle.createUpdate(sql).bind("v", "x").execute();
-        assertThatThrownBy(() -> handle.createUpdate(sql).bind("v", "x").execute()).hasMessageContaining("UNIQUE");
+        assertThatThrownBy(() -> handle.createUpdate(sql).bind("v", "x").execute())
+                .hasMessageContaining("UNIQUE");
         handle.createUpdate(sql).bind("v", "y").execute();
         assertThat(count("x")).isEqualTo(1);
         assertThat(count("y")).isEqualTo(1);
@@ -101,7 +125,9 @@ class KeptStatementsTest {
         assertThat(last.isClosed()).isFalse();
 
         handle.close();
-        assertThat(last.isClosed()).as("the handle's close closes what was kept").isTrue();
+        assertThat(last.isClosed())
+                .as("the handle's close closes what was kept")
+                .isTrue();
         assertThat(kept.kept()).isZero();
     }
 }

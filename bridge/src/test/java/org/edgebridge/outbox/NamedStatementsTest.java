@@ -28,11 +28,13 @@ class NamedStatementsTest {
             first.statement().executeBatch();
             NamedStatements.Named again = sql.get(insert);
             assertThat(again.statement()).as("kept").isSameAs(first.statement());
-            assertThatThrownBy(() -> again.statement().execute()).as("nothing left bound from the last use")
+            assertThatThrownBy(() -> again.statement().execute())
+                    .as("nothing left bound from the last use")
                     .isInstanceOf(SQLException.class);
             again.set("n", 9).set("text", "y").statement().execute();
 
-            try (ResultSet rs = c.createStatement().executeQuery("SELECT group_concat(a || ':' || ifnull(b, '-') || ':' || c, ' ') FROM t")) {
+            try (ResultSet rs = c.createStatement()
+                    .executeQuery("SELECT group_concat(a || ':' || ifnull(b, '-') || ':' || c, ' ') FROM t")) {
                 assertThat(rs.getString(1)).isEqualTo("1:x:2 5:-:6 9:y:10");
             }
             assertThatThrownBy(() -> sql.get(insert).set("m", 1)).hasMessageContaining(":m");

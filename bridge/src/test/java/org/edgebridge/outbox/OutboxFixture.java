@@ -30,6 +30,7 @@ import org.sqlite.SQLiteDataSource;
 public final class OutboxFixture implements AutoCloseable {
     /** A claim's event size for storage tests: the payload and 400 bytes (the forwarder measures the JSON it sends). */
     public static final WireSize ROUGH_SIZE = (clientId, commandId, type, topic, payloadBytes) -> payloadBytes + 400L;
+
     private Outbox outbox; // opened again after a bulk load, which writes past it
     private final Clock clock;
     private int claims;
@@ -53,7 +54,12 @@ public final class OutboxFixture implements AutoCloseable {
     public static Path atSchemaVersion(Path file, String version) {
         SQLiteDataSource dataSource = new SQLiteDataSource();
         dataSource.setUrl("jdbc:sqlite:" + file.toAbsolutePath());
-        Flyway.configure().dataSource(dataSource).locations("classpath:db/migration").target(version).load().migrate();
+        Flyway.configure()
+                .dataSource(dataSource)
+                .locations("classpath:db/migration")
+                .target(version)
+                .load()
+                .migrate();
         return file;
     }
 
@@ -88,8 +94,14 @@ public final class OutboxFixture implements AutoCloseable {
     public static NewCommand command(String device, String commandId, int padBytes, Instant receivedAt) {
         String pad = padBytes == 0 ? "" : ",\"pad\":\"" + "x".repeat(padBytes) + "\"";
         byte[] payload = ("{\"commandId\":\"" + commandId + "\"" + pad + "}").getBytes(StandardCharsets.UTF_8);
-        return new NewCommand(device, commandId, "devices/" + device + "/commands/t", "t", payload,
-                TestHashes.sha256(payload), receivedAt);
+        return new NewCommand(
+                device,
+                commandId,
+                "devices/" + device + "/commands/t",
+                "t",
+                payload,
+                TestHashes.sha256(payload),
+                receivedAt);
     }
 
     /** Stores {@code count} commands {@code idPrefix1}… of one device, as intake does: pending. */
@@ -99,7 +111,8 @@ public final class OutboxFixture implements AutoCloseable {
 
     /** {@link #pending(String, String, int)} with payloads padded by {@code padBytes}; stored 50 to a transaction. */
     public List<CommandRecord> pending(String device, String idPrefix, int count, int padBytes) {
-        return store(IntStream.rangeClosed(1, count).mapToObj(i -> command(device, idPrefix + i, padBytes, clock.instant()))
+        return store(IntStream.rangeClosed(1, count)
+                .mapToObj(i -> command(device, idPrefix + i, padBytes, clock.instant()))
                 .toList());
     }
 
@@ -118,7 +131,8 @@ public final class OutboxFixture implements AutoCloseable {
 
     /** Stores {@code count} commands {@code idPrefix1}… and claims them for one request, {@code fixture-claim-N}. */
     public List<ClaimedEvent> inflight(String device, String idPrefix, int count) {
-        return claimed(IntStream.rangeClosed(1, count).mapToObj(i -> command(device, idPrefix + i, 0, clock.instant()))
+        return claimed(IntStream.rangeClosed(1, count)
+                .mapToObj(i -> command(device, idPrefix + i, 0, clock.instant()))
                 .toList());
     }
 
@@ -126,7 +140,12 @@ public final class OutboxFixture implements AutoCloseable {
         List<CommandRecord> stored = store(commands);
         Set<Long> ids = stored.stream().map(CommandRecord::id).collect(Collectors.toSet());
         lastClaim = "fixture-claim-" + ++claims;
-        List<ClaimedEvent> claimed = outbox.claim(ids.size(), Integer.MAX_VALUE, ROUGH_SIZE, stored.get(stored.size() - 1).id(), lastClaim);
+        List<ClaimedEvent> claimed = outbox.claim(
+                ids.size(),
+                Integer.MAX_VALUE,
+                ROUGH_SIZE,
+                stored.get(stored.size() - 1).id(),
+                lastClaim);
         if (claimed.size() != ids.size() || !claimed.stream().allMatch(e -> ids.contains(e.id()))) {
             throw new IllegalStateException("the claim took other rows than the new ones: build claimed states first");
         }
@@ -135,16 +154,25 @@ public final class OutboxFixture implements AutoCloseable {
 
     /** One command with central's final answer {@code status} (accepted, duplicate, rejected), receipt not published. */
     public CommandRecord finalRow(String device, String commandId, CommandState status) {
-        ClaimedEvent e = claimed(List.of(command(device, commandId, 0, clock.instant()))).get(0);
+        ClaimedEvent e =
+                claimed(List.of(command(device, commandId, 0, clock.instant()))).get(0);
         String code = status == CommandState.REJECTED ? "fixture_rejected" : null;
-        ForwarderOutbox.SettleResult r = outbox.settle(lastClaim, List.of(new Settlement.Final(e.id(), status, code,
-                status == CommandState.REJECTED ? "rejected by the fixture" : null, "{\"fixture\":true}")), 50);
+        ForwarderOutbox.SettleResult r = outbox.settle(
+                lastClaim,
+                List.of(new Settlement.Final(
+                        e.id(),
+                        status,
+                        code,
+                        status == CommandState.REJECTED ? "rejected by the fixture" : null,
+                        "{\"fixture\":true}")),
+                50);
         return r.finals().get(0);
     }
 
     /** One command parked with {@code code}: only an admin moves it on. */
     public CommandRecord parked(String device, String commandId, String code) {
-        ClaimedEvent e = claimed(List.of(command(device, commandId, 0, clock.instant()))).get(0);
+        ClaimedEvent e =
+                claimed(List.of(command(device, commandId, 0, clock.instant()))).get(0);
         outbox.settle(lastClaim, List.of(new Settlement.Park(e.id(), code, "parked by the fixture")), 50);
         return outbox.find(device, e.commandId()).orElseThrow();
     }
@@ -155,8 +183,10 @@ public final class OutboxFixture implements AutoCloseable {
      */
     public long oldFinalRows(String device, int rows, Duration age) {
         Instant finalAt = clock.instant().minus(age);
-        return bulkLoad(IntStream.rangeClosed(1, rows)
-                .mapToObj(i -> command(device, "OLD-" + i, 0, finalAt.minusSeconds(1))), CommandState.ACCEPTED, finalAt);
+        return bulkLoad(
+                IntStream.rangeClosed(1, rows).mapToObj(i -> command(device, "OLD-" + i, 0, finalAt.minusSeconds(1))),
+                CommandState.ACCEPTED,
+                finalAt);
     }
 
     /**
@@ -165,8 +195,10 @@ public final class OutboxFixture implements AutoCloseable {
      */
     public long backlog(String idPrefix, int devices, int rows, CommandState state) {
         Instant now = clock.instant();
-        return bulkLoad(IntStream.range(0, rows)
-                .mapToObj(i -> command("dev-" + i % devices, idPrefix + i, 0, now)), state, now);
+        return bulkLoad(
+                IntStream.range(0, rows).mapToObj(i -> command("dev-" + i % devices, idPrefix + i, 0, now)),
+                state,
+                now);
     }
 
     /** Closes the outbox (the file stays), so that a bridge can open it. */

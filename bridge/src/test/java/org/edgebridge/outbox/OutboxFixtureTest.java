@@ -24,9 +24,12 @@ class OutboxFixtureTest {
             String huge = "HTTP 302 to https://x/" + "y".repeat(300_000);
             assertThat(f.outbox().releaseClaim("fixture-claim-1", huge)).isEqualTo(2);
             CommandRecord r = f.outbox().find("dev-1", "R-1").orElseThrow();
-            assertThat(r.lastError()).hasSizeLessThanOrEqualTo(Settler.MAX_REASON_CHARS + 1).startsWith("HTTP 302");
-            assertThat(f.outbox().reads().history(r.id())).allSatisfy(h ->
-                    assertThat(h.detail() == null ? "" : h.detail()).hasSizeLessThanOrEqualTo(Settler.MAX_REASON_CHARS + 1));
+            assertThat(r.lastError())
+                    .hasSizeLessThanOrEqualTo(Settler.MAX_REASON_CHARS + 1)
+                    .startsWith("HTTP 302");
+            assertThat(f.outbox().reads().history(r.id()))
+                    .allSatisfy(h -> assertThat(h.detail() == null ? "" : h.detail())
+                            .hasSizeLessThanOrEqualTo(Settler.MAX_REASON_CHARS + 1));
         }
     }
 
@@ -49,8 +52,12 @@ class OutboxFixtureTest {
             assertThat(outbox.openCount()).isEqualTo(6);
             assertThat(rejected.code()).isEqualTo("fixture_rejected");
             assertThat(outbox.find("dev-p", "P-1").orElseThrow().code()).isEqualTo("poison");
-            assertThat(outbox.reads().history(rejected.id())).extracting(HistoryEntry::kind).containsExactly("attempt", "receipt");
-            assertThat(outbox.unpublishedFinals(10)).extracting(CommandRecord::commandId).containsExactly("A-1", "D-1", "R-1");
+            assertThat(outbox.reads().history(rejected.id()))
+                    .extracting(HistoryEntry::kind)
+                    .containsExactly("attempt", "receipt");
+            assertThat(outbox.unpublishedFinals(10))
+                    .extracting(CommandRecord::commandId)
+                    .containsExactly("A-1", "D-1", "R-1");
             assertThat(outbox.find("dev", "N-3").orElseThrow().sequence()).isEqualTo(5);
         }
     }
@@ -73,13 +80,18 @@ class OutboxFixtureTest {
             assertThat(outbox.openCount()).isEqualTo(1_020);
             assertThat(outbox.unpublishedFinals(10)).isEmpty();
             assertThat(outbox.find("dev-3", "c-13").orElseThrow().sequence()).isEqualTo(102);
-            assertThat(outbox.reads().devices()).filteredOn(d -> d.clientId().equals("dev-3")).singleElement()
+            assertThat(outbox.reads().devices())
+                    .filteredOn(d -> d.clientId().equals("dev-3"))
+                    .singleElement()
                     .satisfies(d -> assertThat(d.lastSequence()).isEqualTo(102));
-            assertThat(outbox.purgeFinalBefore(clock.instant().minus(Duration.ofDays(7)), 5_000)).isEqualTo(1_000);
+            assertThat(outbox.purgeFinalBefore(clock.instant().minus(Duration.ofDays(7)), 5_000))
+                    .isEqualTo(1_000);
             assertThat(outbox.reads().counts().count(CommandState.PENDING)).isEqualTo(1_020);
         }
         try (OutboxFixture again = OutboxFixture.at(dir.resolve("outbox.db"), clock)) {
-            assertThat(again.outbox().openCount()).as("what a bridge opening the file counts").isEqualTo(1_020);
+            assertThat(again.outbox().openCount())
+                    .as("what a bridge opening the file counts")
+                    .isEqualTo(1_020);
         }
     }
 
@@ -88,7 +100,9 @@ class OutboxFixtureTest {
         Path file = OutboxFixture.atSchemaVersion(dir.resolve("outbox.db"), "2");
         try (OutboxFixture f = OutboxFixture.at(file, clock)) {
             assertThat(f.outbox().reads().schemaVersion()).isEqualTo("8");
-            assertThat(f.pending("dev", "C-", 2)).extracting(CommandRecord::sequence).containsExactly(1L, 2L);
+            assertThat(f.pending("dev", "C-", 2))
+                    .extracting(CommandRecord::sequence)
+                    .containsExactly(1L, 2L);
         }
     }
 }

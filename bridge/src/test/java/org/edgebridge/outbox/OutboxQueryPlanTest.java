@@ -38,7 +38,8 @@ class OutboxQueryPlanTest {
             fixture.backlog("open-", DEVICES, openPerDevice * DEVICES, CommandState.PENDING);
         }
         url = "jdbc:sqlite:" + dir.resolve("outbox.db");
-        try (Connection c = DriverManager.getConnection(url); Statement s = c.createStatement()) {
+        try (Connection c = DriverManager.getConnection(url);
+                Statement s = c.createStatement()) {
             s.execute("ANALYZE");
         }
     }
@@ -52,12 +53,15 @@ class OutboxQueryPlanTest {
         statements.put("claim: run of one device", new String[] {OutboxSql.CLAIM_RUN, "commands_open"});
         statements.put("count open", new String[] {AdminSql.COUNT_OPEN, "INDEX"});
         statements.put("oldest open", new String[] {AdminSql.OLDEST_OPEN, "INDEX"});
-        statements.put("unpublished finals: devices", new String[] {OutboxSql.UNPUBLISHED_DEVICES,
-                "commands_unpublished_device"});
-        statements.put("unpublished finals of a device", new String[] {OutboxSql.UNPUBLISHED, "commands_unpublished_device"});
+        statements.put(
+                "unpublished finals: devices",
+                new String[] {OutboxSql.UNPUBLISHED_DEVICES, "commands_unpublished_device"});
+        statements.put(
+                "unpublished finals of a device", new String[] {OutboxSql.UNPUBLISHED, "commands_unpublished_device"});
         statements.put("retention candidates", new String[] {OutboxSql.PURGE_CANDIDATES, "commands_final_at"});
         statements.put("expiry: due", new String[] {OutboxSql.EXPIRING, "commands_expiring"});
-        statements.put("expiry: unreported", new String[] {OutboxSql.UNREPORTED_EXPIRIES, "commands_expiry_unreported"});
+        statements.put(
+                "expiry: unreported", new String[] {OutboxSql.UNREPORTED_EXPIRIES, "commands_expiry_unreported"});
         try (Connection c = DriverManager.getConnection(url)) {
             for (Map.Entry<String, String[]> e : statements.entrySet()) {
                 String sql = e.getValue()[0];
@@ -66,10 +70,12 @@ class OutboxQueryPlanTest {
                 run(c, sql);
                 System.out.printf("%-32s %6.1f ms  %s%n", e.getKey(), (System.nanoTime() - start) / 1e6, plan);
                 assertThat(plan).as(e.getKey()).anyMatch(line -> line.contains(e.getValue()[1]));
-                assertThat(plan).as(e.getKey() + ": no full scan of commands")
+                assertThat(plan)
+                        .as(e.getKey() + ": no full scan of commands")
                         .noneMatch(line -> line.matches("SCAN (commands|c|o)\\b.*") && !line.contains("INDEX"));
             }
-            assertThat(plan(c, OutboxSql.CLAIM_HEADS)).as("claim visits the devices with open commands, one seek each")
+            assertThat(plan(c, OutboxSql.CLAIM_HEADS))
+                    .as("claim visits the devices with open commands, one seek each")
                     .anyMatch(line -> line.startsWith("SCAN d USING") && line.contains("devices_with_open"))
                     .anyMatch(line -> line.contains("INTEGER PRIMARY KEY"));
         }
@@ -94,7 +100,9 @@ class OutboxQueryPlanTest {
                     }
                 }
                 System.out.printf("%-32s %s%n", e.getKey(), lines);
-                assertThat(lines).as(e.getKey()).anyMatch(line -> line.matches("SEARCH commands USING INTEGER PRIMARY KEY.*"))
+                assertThat(lines)
+                        .as(e.getKey())
+                        .anyMatch(line -> line.matches("SEARCH commands USING INTEGER PRIMARY KEY.*"))
                         .noneMatch(line -> line.matches("SCAN commands\\b.*"));
             }
             try (PreparedStatement p = c.prepareStatement(positional(OutboxSql.BY_IDS))) {

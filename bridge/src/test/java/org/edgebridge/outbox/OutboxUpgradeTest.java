@@ -28,29 +28,58 @@ class OutboxUpgradeTest {
         assertThat(outbox.releaseAbandonedClaims()).isEqualTo(1);
         assertThat(outbox.find("dev", "C-4").orElseThrow().resultJson()).isEqualTo("{\"r\":3}");
         assertThat(outbox.find("dev", "C-3").orElseThrow().retryLaters()).isEqualTo(50);
-        assertThat(outbox.unpublishedFinals(10)).extracting(CommandRecord::commandId).containsExactly("C-6");
-        assertThat(outbox.reads().history(outbox.find("dev", "C-1").orElseThrow().id())).hasSize(1);
-        assertThat(outbox.claim(10, 1 << 20, OutboxFixture.ROUGH_SIZE, Long.MAX_VALUE, "b")).extracting(ClaimedEvent::commandId)
-                .as("C-1 and C-2 pending; C-3 parked holds the rest of the device back").containsExactly("C-1", "C-2");
+        assertThat(outbox.unpublishedFinals(10))
+                .extracting(CommandRecord::commandId)
+                .containsExactly("C-6");
+        assertThat(outbox.reads()
+                        .history(outbox.find("dev", "C-1").orElseThrow().id()))
+                .hasSize(1);
+        assertThat(outbox.claim(10, 1 << 20, OutboxFixture.ROUGH_SIZE, Long.MAX_VALUE, "b"))
+                .extracting(ClaimedEvent::commandId)
+                .as("C-1 and C-2 pending; C-3 parked holds the rest of the device back")
+                .containsExactly("C-1", "C-2");
         assertThat(outbox.openCount()).isEqualTo(3);
         assertThat(outbox.reads().schemaVersion()).isEqualTo("8");
         assertThat(query(outbox.file(), "SELECT open_count || '/' || open_bytes FROM devices WHERE client_id = 'dev'"))
-                .as("V7 counts the device's open commands and their bytes").containsExactly("3/"
-                        + query(outbox.file(), "SELECT SUM(length(payload)) FROM commands WHERE state IN "
-                                + "('pending', 'inflight', 'parked')").get(0));
-        assertThat(query(outbox.file(), "PRAGMA auto_vacuum")).as("switched to INCREMENTAL by a one-time VACUUM")
+                .as("V7 counts the device's open commands and their bytes")
+                .containsExactly("3/"
+                        + query(
+                                        outbox.file(),
+                                        "SELECT SUM(length(payload)) FROM commands WHERE state IN "
+                                                + "('pending', 'inflight', 'parked')")
+                                .get(0));
+        assertThat(query(outbox.file(), "PRAGMA auto_vacuum"))
+                .as("switched to INCREMENTAL by a one-time VACUUM")
                 .containsExactly("2");
-        assertThat(indexes(outbox.file())).contains("commands_open", "commands_unpublished", "commands_state",
-                "commands_final_at", "command_history_command", "commands_expiring", "commands_expiry_unreported");
-        assertThat(outbox.expiries().unreported(10)).as("rows from before expiry need no report").isEmpty();
+        assertThat(indexes(outbox.file()))
+                .contains(
+                        "commands_open",
+                        "commands_unpublished",
+                        "commands_state",
+                        "commands_final_at",
+                        "command_history_command",
+                        "commands_expiring",
+                        "commands_expiry_unreported");
+        assertThat(outbox.expiries().unreported(10))
+                .as("rows from before expiry need no report")
+                .isEmpty();
         assertThat(query(outbox.file(), "SELECT \"table\" FROM pragma_foreign_key_list('command_history')"))
                 .containsExactly("commands");
         assertThat(query(outbox.file(), "SELECT name FROM sqlite_sequence")).containsExactly("commands");
-        StoreResult.Stored added = (StoreResult.Stored) outbox.store(List.of(new NewCommand("dev", "C-7",
-                "devices/dev/commands/t", "t", "{}".getBytes(), "sha-7", java.time.Instant.now()))).get(0);
+        StoreResult.Stored added = (StoreResult.Stored) outbox.store(List.of(new NewCommand(
+                        "dev",
+                        "C-7",
+                        "devices/dev/commands/t",
+                        "t",
+                        "{}".getBytes(),
+                        "sha-7",
+                        java.time.Instant.now())))
+                .get(0);
         assertThat(added.record().sequence()).isEqualTo(7);
         assertThat(added.record().id()).isEqualTo(7);
-        assertThat(outbox.purgeFinalBefore(java.time.Instant.now(), 100)).as("the final rows, with their history").isEqualTo(3);
+        assertThat(outbox.purgeFinalBefore(java.time.Instant.now(), 100))
+                .as("the final rows, with their history")
+                .isEqualTo(3);
     }
 
     private static java.util.List<String> indexes(Path file) throws Exception {

@@ -21,6 +21,7 @@ import org.junit.jupiter.api.io.TempDir;
 class OutboxWriterTest {
     @TempDir
     Path dir;
+
     private Jdbi jdbi;
     private OutboxWriter writer;
     private final CountDownLatch busy = new CountDownLatch(1);
@@ -46,7 +47,10 @@ class OutboxWriterTest {
         CompletableFuture<Integer> a = async(h -> insertDevice(h, "a"));
         awaitQueued(1); // a before c: async() enqueues from the common pool, where the two would race
         CompletableFuture<String> c = async(h -> {
-            boolean ownSees = h.createQuery("SELECT count(*) FROM devices WHERE client_id = 'a'").mapTo(Integer.class).one() == 1;
+            boolean ownSees = h.createQuery("SELECT count(*) FROM devices WHERE client_id = 'a'")
+                            .mapTo(Integer.class)
+                            .one()
+                    == 1;
             boolean othersSee = deviceCount("a") == 1;
             return "own " + ownSees + ", other connections " + othersSee;
         });
@@ -54,11 +58,14 @@ class OutboxWriterTest {
         release.countDown();
         holding.get(10, TimeUnit.SECONDS);
         assertThat(a.get(10, TimeUnit.SECONDS)).isEqualTo(1);
-        assertThat(c.get(10, TimeUnit.SECONDS)).as("c runs in a's transaction, before its commit")
+        assertThat(c.get(10, TimeUnit.SECONDS))
+                .as("c runs in a's transaction, before its commit")
                 .isEqualTo("own true, other connections false");
         assertThat(deviceCount("a")).as("committed once both were done").isEqualTo(1);
         WriterFigures figures = writer.figures();
-        assertThat(figures.transactions()).as("the holding request's, then a and c together").isEqualTo(2);
+        assertThat(figures.transactions())
+                .as("the holding request's, then a and c together")
+                .isEqualTo(2);
         assertThat(figures.requests()).isEqualTo(3);
         assertThat(figures.busySeconds()).isPositive();
     }
@@ -77,18 +84,22 @@ class OutboxWriterTest {
         holding.get(10, TimeUnit.SECONDS);
         assertThat(a.get(10, TimeUnit.SECONDS)).isEqualTo(1);
         assertThat(c.get(10, TimeUnit.SECONDS)).isEqualTo(1);
-        assertThatThrownBy(() -> b.get(10, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
+        assertThatThrownBy(() -> b.get(10, TimeUnit.SECONDS))
+                .isInstanceOf(ExecutionException.class)
                 .hasRootCauseMessage("b fails after its insert");
         assertThat(deviceCount("a") + deviceCount("c")).isEqualTo(2);
-        assertThat(deviceCount("b")).as("the failed request's insert is rolled back").isZero();
+        assertThat(deviceCount("b"))
+                .as("the failed request's insert is rolled back")
+                .isZero();
     }
 
     @Test
     void a_lone_request_that_fails_leaves_nothing_and_the_next_one_is_written() {
         assertThatThrownBy(() -> writer.write(h -> {
-            insertDevice(h, "x");
-            throw new IllegalStateException("fails");
-        })).hasMessage("fails");
+                    insertDevice(h, "x");
+                    throw new IllegalStateException("fails");
+                }))
+                .hasMessage("fails");
         assertThat(deviceCount("x")).isZero();
         int written = writer.write(h -> insertDevice(h, "y"));
         assertThat(written).isEqualTo(1);
@@ -98,14 +109,18 @@ class OutboxWriterTest {
     @Test
     void a_write_from_inside_a_write_is_refused_instead_of_waiting_for_itself() {
         assertThatThrownBy(() -> writer.write(h -> writer.write(h2 -> null)))
-                .isInstanceOf(IllegalStateException.class).hasMessageContaining("wait for itself");
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("wait for itself");
     }
 
     @Test
     void marks_of_published_receipts_ride_the_next_transaction_and_a_close_commits_them() {
         Outbox other = Outbox.open(dir.resolve("outbox.db"), Clock.systemUTC());
         long id = other.store(java.util.List.of(OutboxFixture.command("dev", "C-1", 0, java.time.Instant.now())))
-                .get(0) instanceof StoreResult.Stored stored ? stored.record().id() : -1;
+                                .get(0)
+                        instanceof StoreResult.Stored stored
+                ? stored.record().id()
+                : -1;
         other.close();
         writer.markPublished(java.util.List.of(id));
         assertThat(published(id)).as("not committed on their own").isFalse();
@@ -116,8 +131,11 @@ class OutboxWriterTest {
     }
 
     private boolean published(long id) {
-        return jdbi.withHandle(h -> h.createQuery("SELECT receipt_published FROM commands WHERE id = :id").bind("id", id)
-                .mapTo(Integer.class).one()) == 1;
+        return jdbi.withHandle(h -> h.createQuery("SELECT receipt_published FROM commands WHERE id = :id")
+                        .bind("id", id)
+                        .mapTo(Integer.class)
+                        .one())
+                == 1;
     }
 
     private CompletableFuture<Object> holdTheWriter() throws InterruptedException {
@@ -152,11 +170,15 @@ class OutboxWriterTest {
 
     private static int insertDevice(Handle h, String clientId) {
         return h.createUpdate("INSERT INTO devices (client_id, last_sequence, first_seen_at, last_seen_at) "
-                + "VALUES (:c, 0, 0, 0)").bind("c", clientId).execute();
+                        + "VALUES (:c, 0, 0, 0)")
+                .bind("c", clientId)
+                .execute();
     }
 
     private int deviceCount(String clientId) {
-        return jdbi.withHandle(h -> h.createQuery("SELECT count(*) FROM devices WHERE client_id = :c").bind("c", clientId)
-                .mapTo(Integer.class).one());
+        return jdbi.withHandle(h -> h.createQuery("SELECT count(*) FROM devices WHERE client_id = :c")
+                .bind("c", clientId)
+                .mapTo(Integer.class)
+                .one());
     }
 }

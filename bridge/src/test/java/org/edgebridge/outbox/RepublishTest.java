@@ -38,8 +38,12 @@ class RepublishTest {
                 }
             }
             List<CommandRecord> turn = f.outbox().unpublishedFinals(1000);
-            assertThat(turn.stream().filter(r -> r.clientId().equals("dev-0")).count()).isEqualTo(1000 / 6);
-            assertThat(turn.stream().filter(r -> r.clientId().startsWith("dev-other")).count()).isEqualTo(15);
+            assertThat(turn.stream().filter(r -> r.clientId().equals("dev-0")).count())
+                    .isEqualTo(1000 / 6);
+            assertThat(turn.stream()
+                            .filter(r -> r.clientId().startsWith("dev-other"))
+                            .count())
+                    .isEqualTo(15);
         }
     }
 
@@ -58,7 +62,9 @@ class RepublishTest {
                 List<CommandRecord> turn = f.outbox().unpublishedFinals(1000);
                 assertThat(turn).hasSizeLessThanOrEqualTo(1000);
                 seen.addAll(turn.stream().map(CommandRecord::clientId).collect(Collectors.toSet()));
-                assertThat(++turns).as("1,000 / 301 devices: 3 receipts of each in one turn").isEqualTo(1);
+                assertThat(++turns)
+                        .as("1,000 / 301 devices: 3 receipts of each in one turn")
+                        .isEqualTo(1);
             }
             assertThat(seen).hasSize(301);
         }
@@ -70,18 +76,26 @@ class RepublishTest {
             Outbox outbox = f.outbox();
             f.finalRow("dev-gone", "G-1", CommandState.ACCEPTED);
             f.finalRow("dev-kept", "K-1", CommandState.ACCEPTED);
-            outbox.markPublished(List.of(outbox.find("dev-gone", "G-1").orElseThrow().id()));
+            outbox.markPublished(
+                    List.of(outbox.find("dev-gone", "G-1").orElseThrow().id()));
             outbox.unpublishedFinals(1); // commits the mark
             Instant later = Instant.now().plus(Duration.ofDays(1));
             assertThat(outbox.purgeFinalBefore(later, 10)).isEqualTo(2);
             assertThat(outbox.forgetDevicesBefore(Instant.now().minus(Duration.ofDays(1)), 100))
-                    .as("heard of lately: kept").isZero();
+                    .as("heard of lately: kept")
+                    .isZero();
             f.finalRow("dev-kept", "K-2", CommandState.ACCEPTED);
             f.pending("dev-open", "P-", 1);
-            assertThat(outbox.forgetDevicesBefore(later, 100)).as("dev-gone alone: the others hold commands").isEqualTo(1);
-            assertThat(outbox.reads().devices()).extracting(DeviceRow::clientId).containsExactlyInAnyOrder("dev-kept", "dev-open");
-            StoreResult again = outbox.store(List.of(OutboxFixture.command("dev-gone", "G-2", 0, Instant.now()))).get(0);
-            assertThat(((StoreResult.Stored) again).record().sequence()).as("a forgotten device starts again at 1")
+            assertThat(outbox.forgetDevicesBefore(later, 100))
+                    .as("dev-gone alone: the others hold commands")
+                    .isEqualTo(1);
+            assertThat(outbox.reads().devices())
+                    .extracting(DeviceRow::clientId)
+                    .containsExactlyInAnyOrder("dev-kept", "dev-open");
+            StoreResult again = outbox.store(List.of(OutboxFixture.command("dev-gone", "G-2", 0, Instant.now())))
+                    .get(0);
+            assertThat(((StoreResult.Stored) again).record().sequence())
+                    .as("a forgotten device starts again at 1")
                     .isEqualTo(1);
         }
     }

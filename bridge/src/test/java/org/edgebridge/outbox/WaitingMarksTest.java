@@ -20,7 +20,9 @@ class WaitingMarksTest {
         marks.add(List.of(7L));
         marks.giveBack(taken);
         List<Long> again = marks.take();
-        assertThat(again).as("given back first, within the bound").hasSize(OutboxWriter.MAX_WAITING_ACKS)
+        assertThat(again)
+                .as("given back first, within the bound")
+                .hasSize(OutboxWriter.MAX_WAITING_ACKS)
                 .startsWith(0L, 1L);
         assertThat(marks.dropped()).as("the newer mark did not fit").isEqualTo(3);
     }

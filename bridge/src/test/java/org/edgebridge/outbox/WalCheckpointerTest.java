@@ -47,9 +47,13 @@ class WalCheckpointerTest {
         Outbox outbox = Outbox.open(dir.resolve("outbox.db"), Clock.systemUTC());
         fillLog(outbox, 3_000); // SQLite's own default checkpoints every 1,000 pages
         CheckpointConnection.Checkpoint c = outbox.checkpointPassive();
-        assertThat(c.logPages()).as("the log grew past 1,000 pages: no commit checkpointed it")
-                .isGreaterThan(2_000).isLessThan(OutboxDatabase.WRITER_CHECKPOINT_PAGES);
-        assertThat(c.pagesCopied()).as("a passive checkpoint with no writer running copies it all").isEqualTo(c.logPages());
+        assertThat(c.logPages())
+                .as("the log grew past 1,000 pages: no commit checkpointed it")
+                .isGreaterThan(2_000)
+                .isLessThan(OutboxDatabase.WRITER_CHECKPOINT_PAGES);
+        assertThat(c.pagesCopied())
+                .as("a passive checkpoint with no writer running copies it all")
+                .isEqualTo(c.logPages());
         outbox.close();
     }
 
@@ -71,7 +75,8 @@ class WalCheckpointerTest {
                 WalCheckpointer.Status s = checkpointer.status();
                 return s.logPages() > 0 && s.logPages() < 100;
             });
-            assertThat(Files.size(wal(outbox))).as("the log is reused from its start (or cut while idle), not grown")
+            assertThat(Files.size(wal(outbox)))
+                    .as("the log is reused from its start (or cut while idle), not grown")
                     .isLessThanOrEqualTo(walBytes);
         }
         assertThat(outbox.openCount()).isGreaterThan(500);
@@ -109,7 +114,9 @@ class WalCheckpointerTest {
                 assertThat(rs.next()).isTrue(); // a read transaction: its snapshot is in the log
             }
             outbox.store(List.of(OutboxFixture.command("dev-x", "while-reading", 10, Instant.now())));
-            assertThat(outbox.truncateLogIfFree()).as("a reader of the log: not cut, no waiting").isFalse();
+            assertThat(outbox.truncateLogIfFree())
+                    .as("a reader of the log: not cut, no waiting")
+                    .isFalse();
             assertThat(Files.size(wal(outbox))).isPositive();
             outbox.store(List.of(OutboxFixture.command("dev-x", "after-try", 10, Instant.now())));
             reader.rollback();

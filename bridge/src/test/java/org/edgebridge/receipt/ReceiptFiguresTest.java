@@ -23,11 +23,13 @@ class ReceiptFiguresTest {
         figures.finalSent(published, "accepted", null);
 
         String text = registry.scrape();
-        assertThat(text).contains("edgebridge_receipt_latency_seconds_bucket{receipt=\"stored\",le=\"0.005\"} 1",
-                "edgebridge_receipt_latency_seconds_bucket{receipt=\"stored\",le=\"0.002\"} 0",
-                "edgebridge_receipt_latency_seconds_bucket{receipt=\"final\",le=\"900.0\"} 0",
-                "edgebridge_receipt_latency_seconds_bucket{receipt=\"final\",le=\"3600.0\"} 1",
-                "edgebridge_receipt_finals_total{code=\"none\",status=\"accepted\"} 1.0");
+        assertThat(text)
+                .contains(
+                        "edgebridge_receipt_latency_seconds_bucket{receipt=\"stored\",le=\"0.005\"} 1",
+                        "edgebridge_receipt_latency_seconds_bucket{receipt=\"stored\",le=\"0.002\"} 0",
+                        "edgebridge_receipt_latency_seconds_bucket{receipt=\"final\",le=\"900.0\"} 0",
+                        "edgebridge_receipt_latency_seconds_bucket{receipt=\"final\",le=\"3600.0\"} 1",
+                        "edgebridge_receipt_finals_total{code=\"none\",status=\"accepted\"} 1.0");
     }
 
     @Test
@@ -39,8 +41,15 @@ class ReceiptFiguresTest {
         figures.finalSent(published, "rejected", "code-0");
 
         assertThat(registry.find("edgebridge.receipt.finals").counters()).hasSize(ReceiptFigures.MAX_CODES + 1);
-        assertThat(registry.get("edgebridge.receipt.finals").tag("code", "other").counter().count())
+        assertThat(registry.get("edgebridge.receipt.finals")
+                        .tag("code", "other")
+                        .counter()
+                        .count())
                 .isEqualTo(1_000 - ReceiptFigures.MAX_CODES);
-        assertThat(registry.get("edgebridge.receipt.finals").tag("code", "code-0").counter().count()).isEqualTo(2);
+        assertThat(registry.get("edgebridge.receipt.finals")
+                        .tag("code", "code-0")
+                        .counter()
+                        .count())
+                .isEqualTo(2);
     }
 }

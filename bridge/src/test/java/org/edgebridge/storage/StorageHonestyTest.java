@@ -13,8 +13,8 @@ import org.junit.jupiter.api.io.TempDir;
 /** The rules of docs/install.md, "Storage that keeps what it acknowledges", at and around their edges. */
 class StorageHonestyTest {
     private static StorageHonesty at(long medianMicros, int rate, int maxBatch) {
-        return new StorageHonesty(new FsyncProbe.FsyncLatency(8, medianMicros, medianMicros, medianMicros * 2), null,
-                rate, maxBatch);
+        return new StorageHonesty(
+                new FsyncProbe.FsyncLatency(8, medianMicros, medianMicros, medianMicros * 2), null, rate, maxBatch);
     }
 
     @Test
@@ -23,7 +23,8 @@ class StorageHonestyTest {
             assertThat(f.code()).isEqualTo(AlarmCode.STORAGE_FSYNC_IMPLAUSIBLE.wire());
             assertThat(f.message()).contains("30 µs", "power-loss protection", "docs/install.md");
         });
-        assertThat(at(StorageHonesty.PLAUSIBLE_MICROS - 1, 1000, 256).finding()).map(StorageHonesty.Finding::code)
+        assertThat(at(StorageHonesty.PLAUSIBLE_MICROS - 1, 1000, 256).finding())
+                .map(StorageHonesty.Finding::code)
                 .contains(AlarmCode.STORAGE_FSYNC_IMPLAUSIBLE.wire());
     }
 
@@ -67,8 +68,8 @@ class StorageHonestyTest {
         }
         PrometheusMeterRegistry meters = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         new StorageHonesty(l, null, 1000, 256).register(meters);
-        assertThat(meters.scrape()).contains("edgebridge_storage_fsync_median_seconds",
-                "edgebridge_storage_fsync_max_seconds");
+        assertThat(meters.scrape())
+                .contains("edgebridge_storage_fsync_median_seconds", "edgebridge_storage_fsync_max_seconds");
     }
 
     @Test

@@ -34,9 +34,11 @@ class CommandTraceTest {
             assertThat(committed).as("read while recorded").isNotZero();
             CommandTrace.stored(7, "C-7", committed);
             CommandTrace.mark(CommandTrace.Step.FINAL_SENT, List.of(7L), id -> id);
-            assertThat(three.await(30, TimeUnit.SECONDS)).as("a stream hands events over about once a second").isTrue();
+            assertThat(three.await(30, TimeUnit.SECONDS))
+                    .as("a stream hands events over about once a second")
+                    .isTrue();
         }
-        assertThat(seen).containsExactly("7 C-7 STORED_COMMITTED true", "7 C-7 STORED_SENT true",
-                "7 null FINAL_SENT true");
+        assertThat(seen)
+                .containsExactly("7 C-7 STORED_COMMITTED true", "7 C-7 STORED_SENT true", "7 null FINAL_SENT true");
     }
 }

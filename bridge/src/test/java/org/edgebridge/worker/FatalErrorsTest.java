@@ -10,8 +10,10 @@ class FatalErrorsTest {
     void an_error_is_fatal_bare_or_wrapped_in_the_exceptions_moquette_and_netty_make_of_it() {
         OutOfMemoryError oom = new OutOfMemoryError("Java heap space");
         assertThat(FatalErrors.errorIn(oom)).isSameAs(oom);
-        assertThat(FatalErrors.errorIn(new RuntimeException("session loop", oom))).isSameAs(oom);
-        assertThat(FatalErrors.errorIn(new CompletionException(new IllegalStateException("deep", oom)))).isSameAs(oom);
+        assertThat(FatalErrors.errorIn(new RuntimeException("session loop", oom)))
+                .isSameAs(oom);
+        assertThat(FatalErrors.errorIn(new CompletionException(new IllegalStateException("deep", oom))))
+                .isSameAs(oom);
     }
 
     @Test

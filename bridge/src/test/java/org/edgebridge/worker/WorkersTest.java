@@ -23,7 +23,8 @@ class WorkersTest {
         second.start();
         second.join();
         await().atMost(Duration.ofSeconds(5)).until(() -> deaths.get() == 1);
-        assertThat(workers.death()).hasValueSatisfying(d -> assertThat(d).startsWith("w1: java.lang.StackOverflowError"));
+        assertThat(workers.death())
+                .hasValueSatisfying(d -> assertThat(d).startsWith("w1: java.lang.StackOverflowError"));
     }
 
     @Test
@@ -32,14 +33,15 @@ class WorkersTest {
         Workers workers = new Workers(deaths::incrementAndGet);
         workers.lost("broker", new IllegalStateException("the MQTT broker started but is not listening"));
         await().atMost(Duration.ofSeconds(5)).until(() -> deaths.get() == 1);
-        assertThat(workers.death()).hasValueSatisfying(d -> assertThat(d).startsWith("broker: java.lang.IllegalStateException"));
+        assertThat(workers.death())
+                .hasValueSatisfying(d -> assertThat(d).startsWith("broker: java.lang.IllegalStateException"));
     }
 
     @Test
     void a_worker_that_returns_is_not_a_death() throws Exception {
         AtomicInteger deaths = new AtomicInteger();
         Workers workers = new Workers(deaths::incrementAndGet);
-        Thread t = workers.thread("w", () -> { });
+        Thread t = workers.thread("w", () -> {});
         t.start();
         t.join();
         assertThat(workers.death()).isEmpty();

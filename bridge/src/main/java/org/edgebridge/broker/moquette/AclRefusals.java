@@ -30,16 +30,22 @@ final class AclRefusals {
     void publish(String clientId, String topic) {
         publishes.incrementAndGet();
         devices.deniedPublish(clientId);
-        refusals.warn("publish", clientId, "refused PUBLISH of " + RefusalLog.quote(clientId) + " on " + RefusalLog.quote(topic)
-                + ": not its own command topic; closing the connection");
+        refusals.warn(
+                "publish",
+                clientId,
+                "refused PUBLISH of " + RefusalLog.quote(clientId) + " on " + RefusalLog.quote(topic)
+                        + ": not its own command topic; closing the connection");
         disconnect.accept(clientId);
     }
 
     void subscribe(String clientId, String filter) {
         subscribes.incrementAndGet();
         devices.deniedSubscribe(clientId);
-        refusals.warn("subscribe", clientId, "refused SUBSCRIBE of " + RefusalLog.quote(clientId) + " to " + RefusalLog.quote(filter)
-                + ": only " + RefusalLog.quote(topics.receiptTopic(clientId)) + " is allowed");
+        refusals.warn(
+                "subscribe",
+                clientId,
+                "refused SUBSCRIBE of " + RefusalLog.quote(clientId) + " to " + RefusalLog.quote(filter) + ": only "
+                        + RefusalLog.quote(topics.receiptTopic(clientId)) + " is allowed");
     }
 
     long publishes() {

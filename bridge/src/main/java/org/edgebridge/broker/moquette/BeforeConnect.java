@@ -51,11 +51,17 @@ final class BeforeConnect extends ChannelInboundHandlerAdapter {
 
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
-        deadline = ctx.executor().schedule(() -> {
-            limits.connectTimedOut();
-            violations.record("no whole CONNECT within mqtt.connectTimeout", ctx.channel().remoteAddress());
-            ctx.close();
-        }, timeout.toMillis(), TimeUnit.MILLISECONDS);
+        deadline = ctx.executor()
+                .schedule(
+                        () -> {
+                            limits.connectTimedOut();
+                            violations.record(
+                                    "no whole CONNECT within mqtt.connectTimeout",
+                                    ctx.channel().remoteAddress());
+                            ctx.close();
+                        },
+                        timeout.toMillis(),
+                        TimeUnit.MILLISECONDS);
     }
 
     @Override

@@ -18,13 +18,15 @@ final class BoundedStop {
 
     /** @return true if {@code stop} ended within {@code limit} (with or without an exception, which is logged) */
     static boolean run(Runnable stop, Duration limit, String threadName) {
-        Thread t = new Thread(() -> {
-            try {
-                stop.run();
-            } catch (RuntimeException e) {
-                LOG.error("Moquette did not stop cleanly; its session store is repaired at the next start", e);
-            }
-        }, threadName);
+        Thread t = new Thread(
+                () -> {
+                    try {
+                        stop.run();
+                    } catch (RuntimeException e) {
+                        LOG.error("Moquette did not stop cleanly; its session store is repaired at the next start", e);
+                    }
+                },
+                threadName);
         t.setDaemon(true);
         t.start();
         try {
@@ -34,8 +36,11 @@ final class BoundedStop {
         }
         if (t.isAlive()) {
             StackTraceElement[] at = t.getStackTrace();
-            LOG.error("Moquette's stop did not end within {} (at {}): the bridge stops without it; the session store is left as "
-                    + "a kill -9 would leave it and is repaired at the next start", limit, at.length > 0 ? at[0] : "?");
+            LOG.error(
+                    "Moquette's stop did not end within {} (at {}): the bridge stops without it; the session store is left as "
+                            + "a kill -9 would leave it and is repaired at the next start",
+                    limit,
+                    at.length > 0 ? at[0] : "?");
             return false;
         }
         return true;

@@ -16,10 +16,12 @@ final class BrokerStoreDiskFull extends IllegalStateException {
     private static final Set<String> NO_ROOM = Set.of("no space left on device", "disk quota exceeded");
 
     private BrokerStoreDiskFull(Path storeDir, String noRoom, Throwable cause) {
-        super("the disk of the broker store " + storeDir + " is full (" + noRoom + "): the MQTT broker cannot write "
-                + "its sessions and cannot run; it starts once there is room, with the devices' sessions kept (the "
-                + "store is not set aside). Free space on that disk (another process filled it: the outbox keeps "
-                + "outbox.minFreeDisk free)", cause);
+        super(
+                "the disk of the broker store " + storeDir + " is full (" + noRoom + "): the MQTT broker cannot write "
+                        + "its sessions and cannot run; it starts once there is room, with the devices' sessions kept (the "
+                        + "store is not set aside). Free space on that disk (another process filled it: the outbox keeps "
+                        + "outbox.minFreeDisk free)",
+                cause);
     }
 
     /** {@code error} as a full disk, when it, one of its causes or what they suppressed is a disk without room. */
@@ -32,7 +34,8 @@ final class BrokerStoreDiskFull extends IllegalStateException {
             return Optional.empty();
         }
         String message = error.getMessage();
-        if (error instanceof IOException && message != null
+        if (error instanceof IOException
+                && message != null
                 && NO_ROOM.stream().anyMatch(message.toLowerCase(Locale.ROOT)::contains)) {
             return Optional.of(message);
         }

@@ -10,12 +10,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import org.edgebridge.storage.Fsync;
 import org.h2.mvstore.MVMap;
 import org.h2.mvstore.MVStore;
 import org.h2.mvstore.MVStoreTool;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.edgebridge.storage.Fsync;
 
 /**
  * Moquette 0.17 bug answered: after a crash, sessions saved without an expiry instant make {@code startServer}
@@ -69,8 +69,11 @@ final class BrokerStoreRepair {
             Files.move(copy, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
             Fsync.directory(storeDir);
             if (stamped.count() > 0) {
-                LOG.info("broker store: gave {} sessions left by an unclean stop an expiry instant ({} sessions, {} maps)",
-                        stamped.count(), original.sessions(), original.maps().size());
+                LOG.info(
+                        "broker store: gave {} sessions left by an unclean stop an expiry instant ({} sessions, {} maps)",
+                        stamped.count(),
+                        original.sessions(),
+                        original.maps().size());
             }
             return stamped.count();
         } catch (BrokerStoreRefused e) {
@@ -93,7 +96,8 @@ final class BrokerStoreRepair {
         MVStore store = open(file, true);
         try {
             Set<String> maps = new TreeSet<>(store.getMapNames());
-            return new Contents(maps, maps.contains(SESSIONS_MAP) ? sessions(store).size() : 0);
+            return new Contents(
+                    maps, maps.contains(SESSIONS_MAP) ? sessions(store).size() : 0);
         } finally {
             store.close();
         }
@@ -138,8 +142,8 @@ final class BrokerStoreRepair {
             }
             Set<String> maps = new TreeSet<>(store.getMapNames());
             if (!maps.equals(original.maps())) {
-                throw new BrokerStoreRefused("the broker store's repaired copy holds other maps than the store: "
-                        + maps + " instead of " + original.maps());
+                throw new BrokerStoreRefused("the broker store's repaired copy holds other maps than the store: " + maps
+                        + " instead of " + original.maps());
             }
             if (!store.hasMap(SESSIONS_MAP)) {
                 return;
@@ -149,8 +153,11 @@ final class BrokerStoreRepair {
                 throw new BrokerStoreRefused("the broker store's repaired copy holds " + sessions.size()
                         + " sessions, the store " + original.sessions());
             }
-            List<String> without = sessions.values().stream().filter(s -> !s.hasExpiryInstant())
-                    .map(StoredSession::clientId).limit(5).toList();
+            List<String> without = sessions.values().stream()
+                    .filter(s -> !s.hasExpiryInstant())
+                    .map(StoredSession::clientId)
+                    .limit(5)
+                    .toList();
             if (!without.isEmpty()) {
                 throw new BrokerStoreRefused("the broker store still holds sessions without an expiry instant after "
                         + "the repair, e.g. " + without);
@@ -166,6 +173,7 @@ final class BrokerStoreRepair {
     }
 
     private static MVMap<Object, StoredSession> sessions(MVStore store) {
-        return store.openMap(SESSIONS_MAP, new MVMap.Builder<Object, StoredSession>().valueType(StoredSession.Type.INSTANCE));
+        return store.openMap(
+                SESSIONS_MAP, new MVMap.Builder<Object, StoredSession>().valueType(StoredSession.Type.INSTANCE));
     }
 }

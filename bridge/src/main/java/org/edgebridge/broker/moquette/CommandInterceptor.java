@@ -37,7 +37,11 @@ final class CommandInterceptor extends AbstractInterceptHandler {
     private final DeviceRegistry devices;
     private final Consumer<Throwable> onLoopDeath;
 
-    CommandInterceptor(Topics topics, Clock clock, InboundCommands commands, DeviceRegistry devices,
+    CommandInterceptor(
+            Topics topics,
+            Clock clock,
+            InboundCommands commands,
+            DeviceRegistry devices,
             Consumer<Throwable> onLoopDeath) {
         this.topics = topics;
         this.clock = clock;

@@ -5,15 +5,15 @@ import io.netty.buffer.ByteBufUtil;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.mqtt.MqttConnectMessage;
 import io.netty.handler.codec.mqtt.MqttConnectPayload;
 import io.netty.handler.codec.mqtt.MqttConnectReturnCode;
 import io.netty.handler.codec.mqtt.MqttFixedHeader;
-import io.netty.handler.codec.mqtt.MqttMessageType;
-import io.netty.handler.codec.mqtt.MqttPublishMessage;
 import io.netty.handler.codec.mqtt.MqttMessage;
 import io.netty.handler.codec.mqtt.MqttMessageBuilders;
-import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.codec.mqtt.MqttMessageType;
+import io.netty.handler.codec.mqtt.MqttPublishMessage;
 import io.netty.util.ReferenceCountUtil;
 import java.net.InetSocketAddress;
 import java.util.ArrayDeque;
@@ -54,7 +54,12 @@ final class ConnectGate extends ChannelDuplexHandler {
     private static final long POLL_MICROS = 200;
     private static final long GIVE_UP_NANOS = TimeUnit.SECONDS.toNanos(10);
 
-    private enum State { AWAIT_CONNECT, AUTHENTICATING, CONNECTING, OPEN }
+    private enum State {
+        AWAIT_CONNECT,
+        AUTHENTICATING,
+        CONNECTING,
+        OPEN
+    }
 
     /** Held in place of a packet: close the connection when the held packets are released. */
     private static final Object CLOSE = new Object();
@@ -70,6 +75,7 @@ final class ConnectGate extends ChannelDuplexHandler {
     private final int maxHeldPackets;
     /** Told when the connection's CONNECT was accepted: it leaves the lane of those that have not logged in. */
     private final Consumer<Channel> onLogin;
+
     private State state = State.AWAIT_CONNECT;
     private final ArrayDeque<Object> held = new ArrayDeque<>();
     private long connectAt;
@@ -83,10 +89,17 @@ final class ConnectGate extends ChannelDuplexHandler {
      * @param willSink gets the will of a connection that broke; called on the event loop, must not block
      * @param stopping true while the bridge closes its connections itself: no will is sent then
      */
-    ConnectGate(ConnectPolicy policy, DeviceLogin login, ProtocolViolations violations,
+    ConnectGate(
+            ConnectPolicy policy,
+            DeviceLogin login,
+            ProtocolViolations violations,
             Consumer<ConnectPolicy.LastWill> willSink,
-            BooleanSupplier stopping, InboundBackPressure backPressure, BrokerLimits limits, int maxTopicBytes,
-            int maxHeldPackets, Consumer<Channel> onLogin) {
+            BooleanSupplier stopping,
+            InboundBackPressure backPressure,
+            BrokerLimits limits,
+            int maxTopicBytes,
+            int maxHeldPackets,
+            Consumer<Channel> onLogin) {
         this.maxHeldPackets = maxHeldPackets;
         this.onLogin = onLogin;
         this.backPressure = backPressure;
@@ -106,7 +119,8 @@ final class ConnectGate extends ChannelDuplexHandler {
             return;
         }
         if (msg instanceof MqttMessage m && m.decoderResult().isFailure()) {
-            String what = "malformed or oversized packet (" + m.decoderResult().cause().getMessage() + ")";
+            String what = "malformed or oversized packet ("
+                    + m.decoderResult().cause().getMessage() + ")";
             if (state == State.CONNECTING) {
                 // let Moquette finish the CONNECT first: closing under it makes 0.17 log a corrupted session
                 ReferenceCountUtil.release(msg);
@@ -160,7 +174,8 @@ final class ConnectGate extends ChannelDuplexHandler {
                 }
                 MqttConnectPayload p = connect.payload();
                 String address = ctx.channel().remoteAddress() instanceof InetSocketAddress a
-                        ? a.getAddress().getHostAddress() : String.valueOf(ctx.channel().remoteAddress());
+                        ? a.getAddress().getHostAddress()
+                        : String.valueOf(ctx.channel().remoteAddress());
                 login.check(p.clientIdentifier(), p.userName(), p.passwordInBytes(), verdict.certified(), address)
                         .thenAccept(result -> ctx.executor().execute(() -> loggedIn(ctx, verdict, result)));
             }
@@ -244,13 +259,17 @@ final class ConnectGate extends ChannelDuplexHandler {
     /** The same PUBLISH (same payload buffer, owned by the copy) with retain=0. */
     private static MqttPublishMessage withoutRetain(MqttPublishMessage m) {
         MqttFixedHeader h = m.fixedHeader();
-        return new MqttPublishMessage(new MqttFixedHeader(h.messageType(), h.isDup(), h.qosLevel(), false,
-                h.remainingLength()),
-                m.variableHeader(), m.payload());
+        return new MqttPublishMessage(
+                new MqttFixedHeader(h.messageType(), h.isDup(), h.qosLevel(), false, h.remainingLength()),
+                m.variableHeader(),
+                m.payload());
     }
 
     private static void refuse(ChannelHandlerContext ctx, MqttConnectReturnCode code) {
-        ctx.writeAndFlush(MqttMessageBuilders.connAck().returnCode(code).sessionPresent(false).build())
+        ctx.writeAndFlush(MqttMessageBuilders.connAck()
+                        .returnCode(code)
+                        .sessionPresent(false)
+                        .build())
                 .addListener(ChannelFutureListener.CLOSE);
     }
 
@@ -272,7 +291,8 @@ final class ConnectGate extends ChannelDuplexHandler {
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
         FatalErrors.haltIfFatal(Thread.currentThread(), cause); // an OutOfMemoryError in a handler ends the process
-        violations.record("a connection error (" + cause.getClass().getSimpleName() + ")",
+        violations.record(
+                "a connection error (" + cause.getClass().getSimpleName() + ")",
                 ctx.channel().remoteAddress());
         ctx.close();
     }
@@ -282,29 +302,33 @@ final class ConnectGate extends ChannelDuplexHandler {
             return;
         }
         polling = true;
-        ctx.executor().schedule(() -> {
-            polling = false;
-            if (!ctx.channel().isActive()) {
-                releaseHeld();
-            } else if (MoquetteInternals.isConnected(ctx.channel())) {
-                open(ctx);
-                while (!held.isEmpty()) {
-                    Object next = held.poll();
-                    if (next == CLOSE) {
-                        releaseHeld();
-                        ctx.close();
-                        return;
-                    }
-                    ctx.fireChannelRead(next);
-                }
-                ctx.fireChannelReadComplete();
-            } else if (System.nanoTime() - connectAt > GIVE_UP_NANOS) {
-                releaseHeld();
-                ctx.close();
-            } else {
-                poll(ctx);
-            }
-        }, POLL_MICROS, TimeUnit.MICROSECONDS);
+        ctx.executor()
+                .schedule(
+                        () -> {
+                            polling = false;
+                            if (!ctx.channel().isActive()) {
+                                releaseHeld();
+                            } else if (MoquetteInternals.isConnected(ctx.channel())) {
+                                open(ctx);
+                                while (!held.isEmpty()) {
+                                    Object next = held.poll();
+                                    if (next == CLOSE) {
+                                        releaseHeld();
+                                        ctx.close();
+                                        return;
+                                    }
+                                    ctx.fireChannelRead(next);
+                                }
+                                ctx.fireChannelReadComplete();
+                            } else if (System.nanoTime() - connectAt > GIVE_UP_NANOS) {
+                                releaseHeld();
+                                ctx.close();
+                            } else {
+                                poll(ctx);
+                            }
+                        },
+                        POLL_MICROS,
+                        TimeUnit.MICROSECONDS);
     }
 
     @Override
@@ -313,7 +337,9 @@ final class ConnectGate extends ChannelDuplexHandler {
         // Runs before Moquette's handler sees the close, so "connected" still tells whether Moquette took the CONNECT.
         ConnectPolicy.LastWill w = will;
         will = null;
-        if (w != null && !disconnected && (state == State.OPEN || MoquetteInternals.isConnected(ctx.channel()))
+        if (w != null
+                && !disconnected
+                && (state == State.OPEN || MoquetteInternals.isConnected(ctx.channel()))
                 && !stopping.getAsBoolean()) {
             willSink.accept(w);
         }

@@ -64,7 +64,11 @@ final class ConnectPolicy {
     private final BrokerLimits limits;
     private final byte[] certSecret;
 
-    ConnectPolicy(BrokerSettings settings, Topics topics, DeviceRegistry devices, RefusalLog log,
+    ConnectPolicy(
+            BrokerSettings settings,
+            Topics topics,
+            DeviceRegistry devices,
+            RefusalLog log,
             CertificateDevices certificates,
             BrokerLimits limits) {
         this.limits = limits;
@@ -84,7 +88,9 @@ final class ConnectPolicy {
      * @param will the device's Last Will, or null
      * @param certified a client certificate names this client id
      */
-    record Verdict(@Nullable MqttConnectReturnCode refuse, @Nullable MqttConnectMessage connect,
+    record Verdict(
+            @Nullable MqttConnectReturnCode refuse,
+            @Nullable MqttConnectMessage connect,
             @Nullable LastWill will,
             boolean certified) {}
 
@@ -95,9 +101,12 @@ final class ConnectPolicy {
         try {
             String clientId = connect.payload().clientIdentifier();
             if (!Topics.isUsableClientId(clientId)) {
-                log.info("client-id", "", "refused CONNECT with client id " + RefusalLog.quote(clientId)
-                        + " from " + channel.remoteAddress()
-                        + " with CONNACK 2: it must be 1-128 characters without / + # or control characters");
+                log.info(
+                        "client-id",
+                        "",
+                        "refused CONNECT with client id " + RefusalLog.quote(clientId)
+                                + " from " + channel.remoteAddress()
+                                + " with CONNACK 2: it must be 1-128 characters without / + # or control characters");
                 return refuse(MqttConnectReturnCode.CONNECTION_REFUSED_IDENTIFIER_REJECTED);
             }
             X509Certificate cert = peerCertificate(channel);
@@ -105,38 +114,53 @@ final class ConnectPolicy {
                 List<String> identities = identities(cert);
                 if (!identities.contains(clientId)) {
                     devices.refusedConnect(clientId);
-                    log.warn("certificate", clientId, "refused CONNECT of " + RefusalLog.quote(clientId)
-                            + " with CONNACK 5: its client certificate names "
-                            + RefusalLog.quote(String.join(", ", identities)));
+                    log.warn(
+                            "certificate",
+                            clientId,
+                            "refused CONNECT of " + RefusalLog.quote(clientId)
+                                    + " with CONNACK 5: its client certificate names "
+                                    + RefusalLog.quote(String.join(", ", identities)));
                     return refuse(MqttConnectReturnCode.CONNECTION_REFUSED_NOT_AUTHORIZED);
                 }
                 certificates.remember(clientId);
             } else if (certificates.needsCertificate(clientId)) {
                 certificates.refused();
-                log.warn("certificate", clientId, "refused CONNECT of " + RefusalLog.quote(clientId) + " from "
-                        + channel.remoteAddress()
-                        + " with CONNACK 5: this client id connects with a client certificate "
-                        + "(it did before, or matches auth.certificateClientIds), and this CONNECT came without one");
+                log.warn(
+                        "certificate",
+                        clientId,
+                        "refused CONNECT of " + RefusalLog.quote(clientId) + " from "
+                                + channel.remoteAddress()
+                                + " with CONNACK 5: this client id connects with a client certificate "
+                                + "(it did before, or matches auth.certificateClientIds), and this CONNECT came without one");
                 return refuse(MqttConnectReturnCode.CONNECTION_REFUSED_NOT_AUTHORIZED);
             }
             MqttConnectVariableHeader header = connect.variableHeader();
             LastWill will = null;
             if (header.isWillFlag()) {
                 String willTopic = connect.payload().willTopic();
-                if (willTopic != null && ByteBufUtil.utf8Bytes(willTopic) > settings.limits().maxTopic().intBytes()) {
+                if (willTopic != null
+                        && ByteBufUtil.utf8Bytes(willTopic)
+                                > settings.limits().maxTopic().intBytes()) {
                     limits.topicTooLong();
-                    log.warn("will", clientId, "refused CONNECT of " + RefusalLog.quote(clientId)
-                            + " with CONNACK 5: its Last Will's topic "
-                            + "is longer than mqtt.maxTopicBytes (" + settings.limits().maxTopic().intBytes()
-                            + " bytes)");
+                    log.warn(
+                            "will",
+                            clientId,
+                            "refused CONNECT of " + RefusalLog.quote(clientId)
+                                    + " with CONNACK 5: its Last Will's topic "
+                                    + "is longer than mqtt.maxTopicBytes ("
+                                    + settings.limits().maxTopic().intBytes()
+                                    + " bytes)");
                     return refuse(MqttConnectReturnCode.CONNECTION_REFUSED_NOT_AUTHORIZED);
                 }
                 if (topics.commandType(clientId, willTopic) == null) {
                     devices.refusedConnect(clientId);
-                    log.warn("will", clientId, "refused CONNECT of " + RefusalLog.quote(clientId)
-                            + " with CONNACK 5: its Last Will is on " + RefusalLog.quote(willTopic)
-                            + ", but a device may publish (and leave a will) only on its own command topics "
-                            + topics.commandTopicPattern(clientId));
+                    log.warn(
+                            "will",
+                            clientId,
+                            "refused CONNECT of " + RefusalLog.quote(clientId)
+                                    + " with CONNACK 5: its Last Will is on " + RefusalLog.quote(willTopic)
+                                    + ", but a device may publish (and leave a will) only on its own command topics "
+                                    + topics.commandTopicPattern(clientId));
                     return refuse(MqttConnectReturnCode.CONNECTION_REFUSED_NOT_AUTHORIZED);
                 }
                 byte[] payload = connect.payload().willMessageInBytes();
@@ -149,7 +173,9 @@ final class ConnectPolicy {
             }
             boolean certLogin = cert != null && !header.hasUserName();
             MqttConnectMessage passOn = certLogin || will != null
-                    ? rewrite(connect, certLogin ? DeviceLogin.CERT_USER_PREFIX + clientId : null,
+                    ? rewrite(
+                            connect,
+                            certLogin ? DeviceLogin.CERT_USER_PREFIX + clientId : null,
                             certLogin ? certSecret : null)
                     : connect;
             return new Verdict(null, passOn, will, cert != null);
@@ -161,7 +187,9 @@ final class ConnectPolicy {
 
     /** True for the credentials this policy gave a device that proved its client id with a certificate. */
     boolean isCertificateLogin(String clientId, String username, byte[] password) {
-        return username != null && username.equals(DeviceLogin.CERT_USER_PREFIX + clientId) && password != null
+        return username != null
+                && username.equals(DeviceLogin.CERT_USER_PREFIX + clientId)
+                && password != null
                 && MessageDigest.isEqual(certSecret, password);
     }
 
@@ -214,16 +242,27 @@ final class ConnectPolicy {
      * The CONNECT without its will and, when {@code username} is not null, with these credentials instead of its
      * own.
      */
-    private static MqttConnectMessage rewrite(MqttConnectMessage m, @Nullable String username,
-            byte @Nullable [] password) {
+    private static MqttConnectMessage rewrite(
+            MqttConnectMessage m, @Nullable String username, byte @Nullable [] password) {
         MqttConnectVariableHeader h = m.variableHeader();
         MqttConnectPayload p = m.payload();
         boolean replace = username != null;
-        MqttConnectVariableHeader header = new MqttConnectVariableHeader(h.name(), h.version(),
-                replace || h.hasUserName(), replace || h.hasPassword(), false, 0, false, h.isCleanSession(),
+        MqttConnectVariableHeader header = new MqttConnectVariableHeader(
+                h.name(),
+                h.version(),
+                replace || h.hasUserName(),
+                replace || h.hasPassword(),
+                false,
+                0,
+                false,
+                h.isCleanSession(),
                 h.keepAliveTimeSeconds());
-        MqttConnectPayload payload = new MqttConnectPayload(p.clientIdentifier(), null, (byte[]) null,
-                replace ? username : p.userName(), replace ? password : p.passwordInBytes());
+        MqttConnectPayload payload = new MqttConnectPayload(
+                p.clientIdentifier(),
+                null,
+                (byte[]) null,
+                replace ? username : p.userName(),
+                replace ? password : p.passwordInBytes());
         return new MqttConnectMessage(m.fixedHeader(), header, payload);
     }
 }

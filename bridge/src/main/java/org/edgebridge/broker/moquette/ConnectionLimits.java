@@ -56,7 +56,11 @@ final class ConnectionLimits {
     private final Map<InetAddress, LinkedHashSet<Channel>> beforeLoginByAddress = new HashMap<>();
     private final Map<String, LinkedHashSet<Channel>> beforeLoginByNetwork = new HashMap<>();
 
-    ConnectionLimits(int maxTotal, int maxPerAddress, int maxBeforeLogin, int maxBeforeLoginPerNetwork,
+    ConnectionLimits(
+            int maxTotal,
+            int maxPerAddress,
+            int maxBeforeLogin,
+            int maxBeforeLoginPerNetwork,
             BrokerLimits limits,
             RefusalLog log) {
         this.maxTotal = maxTotal;
@@ -97,32 +101,42 @@ final class ConnectionLimits {
                 if (beforeLogin.size() >= maxBeforeLogin && makeRoom(beforeLogin, oldest)) {
                     limits.beforeLoginOldestClosed();
                 }
-                if (network != null && sizeOf(beforeLoginByNetwork.get(network)) >= maxBeforeLoginPerNetwork
+                if (network != null
+                        && sizeOf(beforeLoginByNetwork.get(network)) >= maxBeforeLoginPerNetwork
                         && makeRoom(beforeLoginByNetwork.get(network), oldest)) {
                     limits.beforeLoginOldestClosed();
                 }
                 open.put(channel, new Entry(address, network));
                 if (address != null) {
                     perAddress.merge(address, 1, Integer::sum);
-                    beforeLoginByAddress.computeIfAbsent(address, k -> new LinkedHashSet<>()).add(channel);
+                    beforeLoginByAddress
+                            .computeIfAbsent(address, k -> new LinkedHashSet<>())
+                            .add(channel);
                 }
                 if (network != null) {
-                    beforeLoginByNetwork.computeIfAbsent(network, k -> new LinkedHashSet<>()).add(channel);
+                    beforeLoginByNetwork
+                            .computeIfAbsent(network, k -> new LinkedHashSet<>())
+                            .add(channel);
                 }
                 beforeLogin.add(channel);
             }
         }
         if (refused != null) {
-            log.warn(refused.contains("address") ? "connections-per-address" : "connections", "",
+            log.warn(
+                    refused.contains("address") ? "connections-per-address" : "connections",
+                    "",
                     "closed a new connection from " + address + ": " + refused);
             closeAll(oldest);
             return false;
         }
         if (!oldest.isEmpty()) {
-            log.warn("connections-before-login", "",
+            log.warn(
+                    "connections-before-login",
+                    "",
                     "closed " + oldest.size() + " connection(s) that had not logged in, the "
-                    + "oldest, to make room for a new one from " + address + " (mqtt.maxConnectionsBeforeLogin, "
-                    + "mqtt.maxConnectionsBeforeLoginPerNetwork, mqtt.maxConnections, mqtt.maxConnectionsPerAddress)");
+                            + "oldest, to make room for a new one from " + address
+                            + " (mqtt.maxConnectionsBeforeLogin, "
+                            + "mqtt.maxConnectionsBeforeLoginPerNetwork, mqtt.maxConnections, mqtt.maxConnectionsPerAddress)");
             closeAll(oldest);
         }
         channel.closeFuture().addListener(f -> release(channel));

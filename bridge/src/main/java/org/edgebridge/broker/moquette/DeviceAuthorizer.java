@@ -33,8 +33,8 @@ final class DeviceAuthorizer implements IAuthorizatorPolicy {
      * @param onDeniedPublish called with (clientId, topic) for a refused PUBLISH; must not block
      * @param onDeniedSubscribe called with (clientId, filter) for a refused SUBSCRIBE; must not block
      */
-    DeviceAuthorizer(Topics topics, BiConsumer<String, String> onDeniedPublish, BiConsumer<String,
-            String> onDeniedSubscribe) {
+    DeviceAuthorizer(
+            Topics topics, BiConsumer<String, String> onDeniedPublish, BiConsumer<String, String> onDeniedSubscribe) {
         this.topics = topics;
         this.onDeniedPublish = onDeniedPublish;
         this.onDeniedSubscribe = onDeniedSubscribe;

@@ -38,6 +38,7 @@ final class FinalReceiptAcks extends ChannelDuplexHandler {
     static final int MAX_NOTED = 64;
     /** Enough for a receipt's first fields ({@code commandId}, at most 128 characters, {@code status}, {@code final}). */
     static final int HEAD_BYTES = 1024;
+
     private static final JsonFactory JSON = new JsonFactory();
 
     private final Topics topics;
@@ -62,7 +63,9 @@ final class FinalReceiptAcks extends ChannelDuplexHandler {
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
         String device = clientId;
-        if (device != null && msg instanceof MqttMessage m && m.fixedHeader() != null
+        if (device != null
+                && msg instanceof MqttMessage m
+                && m.fixedHeader() != null
                 && m.fixedHeader().messageType() == MqttMessageType.PUBACK
                 && m.variableHeader() instanceof MqttMessageIdVariableHeader id) {
             String commandId = noted.remove(id.messageId());
@@ -80,7 +83,8 @@ final class FinalReceiptAcks extends ChannelDuplexHandler {
 
     @Override
     public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) throws Exception {
-        if (receiptTopic != null && msg instanceof MqttPublishMessage publish
+        if (receiptTopic != null
+                && msg instanceof MqttPublishMessage publish
                 && publish.fixedHeader().qosLevel() == MqttQoS.AT_LEAST_ONCE
                 && receiptTopic.equals(publish.variableHeader().topicName())) {
             String commandId = finalReceiptOf(publish.content());
@@ -93,7 +97,8 @@ final class FinalReceiptAcks extends ChannelDuplexHandler {
 
     /** The commandId of a final receipt, read from the start of its JSON; null for any other receipt or bytes. */
     static @Nullable String finalReceiptOf(ByteBuf content) {
-        byte[] head = ByteBufUtil.getBytes(content, content.readerIndex(), Math.min(HEAD_BYTES, content.readableBytes()));
+        byte[] head =
+                ByteBufUtil.getBytes(content, content.readerIndex(), Math.min(HEAD_BYTES, content.readableBytes()));
         String commandId = null;
         boolean isFinal = false;
         try (JsonParser p = JSON.createParser(head)) {

@@ -28,8 +28,8 @@ import org.edgebridge.broker.DeviceLogin;
 import org.edgebridge.broker.DeviceRegistry;
 import org.edgebridge.broker.InboundCommands;
 import org.edgebridge.broker.ProtocolViolations;
-import org.edgebridge.broker.ReceiptQueues;
 import org.edgebridge.broker.ReceiptAcks;
+import org.edgebridge.broker.ReceiptQueues;
 import org.edgebridge.broker.RefusalLog;
 import org.edgebridge.broker.TlsSettings;
 import org.edgebridge.broker.Topics;
@@ -81,6 +81,7 @@ public final class MoquetteBroker implements BrokerEngine {
     private volatile @Nullable MqttListeners listeners;
     /** The ports the listeners bound (0: off), kept so that a restart binds the same ones. */
     private volatile int mqttPort;
+
     private volatile int tlsPort;
     private volatile boolean stopping;
     /** Set once every configured listener accepts connections; cleared while the broker (re)starts or stops. */
@@ -102,33 +103,44 @@ public final class MoquetteBroker implements BrokerEngine {
         this.lost = parts.lost();
         this.acks = parts.acks();
         this.enforcer = Executors.newSingleThreadScheduledExecutor(r -> new Thread(r, "broker-enforcer"));
-        this.acl = new AclRefusals(topics, devices, refusals, clientId -> enforcer.execute(() -> {
-            Server s = server;
-            if (s != null) {
-                s.disconnectClient(clientId);
-            }
-        }));
-        this.receipts = new ReceiptsOut(topics, refusals,
-                new ReceiptQueues(settings.limits().receipts().perDevice(),
+        this.acl = new AclRefusals(
+                topics,
+                devices,
+                refusals,
+                clientId -> enforcer.execute(() -> {
+                    Server s = server;
+                    if (s != null) {
+                        s.disconnectClient(clientId);
+                    }
+                }));
+        this.receipts = new ReceiptsOut(
+                topics,
+                refusals,
+                new ReceiptQueues(
+                        settings.limits().receipts().perDevice(),
                         settings.limits().receipts().bytesPerDevice().bytes(),
-                        settings.limits().receipts().total(), settings.limits().receipts().bytesTotal().bytes()));
-        this.connections = new ConnectionLimits(settings.limits().connections().max(),
+                        settings.limits().receipts().total(),
+                        settings.limits().receipts().bytesTotal().bytes()));
+        this.connections = new ConnectionLimits(
+                settings.limits().connections().max(),
                 settings.limits().connections().maxPerAddress(),
-                settings.limits().beforeLogin().max(), settings.limits().beforeLogin().maxPerNetwork(), limits,
+                settings.limits().beforeLogin().max(),
+                settings.limits().beforeLogin().maxPerNetwork(),
+                limits,
                 refusals);
     }
 
     /** Starts Moquette ({@link MoquetteStart}), then the listeners, and checks that each accepts connections. */
     public synchronized void start() {
         Optional<SslContext> ssl = settings.listener().tls().map(t -> new PemSslContextCreator(t).build());
-        List<InterceptHandler> handlers = List.of(new CommandInterceptor(topics, clock, commands, devices,
-                this::onLoopDeath));
+        List<InterceptHandler> handlers =
+                List.of(new CommandInterceptor(topics, clock, commands, devices, this::onLoopDeath));
         DeviceAuthorizer authorizer = new DeviceAuthorizer(topics, acl::publish, acl::subscribe);
         ConnectPolicy policy = new ConnectPolicy(settings, topics, devices, refusals, certificates, limits);
         DeviceAuthenticator authenticator = new DeviceAuthenticator(login, policy);
         listening = false;
-        MoquetteStart.Started started = MoquetteStart.start(settings, clock, handlers, authenticator, authorizer,
-                storeResets);
+        MoquetteStart.Started started =
+                MoquetteStart.start(settings, clock, handlers, authenticator, authorizer, storeResets);
         Server s = started.server();
         server = s;
         MoquetteInternals.syncStoreCommits(s, MoquetteProperties.AUTOSAVE_SECONDS * 1_000L, e -> {
@@ -139,7 +151,8 @@ public final class MoquetteBroker implements BrokerEngine {
         int retained = MoquetteInternals.clearRetained(s);
         if (retained > 0) {
             limits.retainedClearedAtStart(retained);
-            LOG.info("broker store: removed {} retained messages (left by an older bridge; the bridge keeps none)",
+            LOG.info(
+                    "broker store: removed {} retained messages (left by an older bridge; the bridge keeps none)",
                     retained);
         }
         MqttListeners l = new MqttListeners();
@@ -149,30 +162,62 @@ public final class MoquetteBroker implements BrokerEngine {
             Supplier<ChannelHandler> sessionCheck = () -> new SessionSubscriptionCheck(
                     (clientId, topic) -> MoquetteInternals.routesTo(s, clientId, topic), topics);
             java.util.function.IntSupplier inBroker = MoquetteInternals.inboundBacklog(s);
-            InboundBackPressure pressure = new InboundBackPressure(() -> inBroker.getAsInt() + commands.waiting(),
+            InboundBackPressure pressure = new InboundBackPressure(
+                    () -> inBroker.getAsInt() + commands.waiting(),
                     settings.publishes().maxWaiting());
             backPressure = pressure;
-            Supplier<ChannelHandler> gate = () -> new ConnectGate(policy, login, violations, will -> lastWill(s, will),
-                    () -> stopping || server != s, pressure, limits, settings.limits().maxTopic().intBytes(),
-                    settings.limits().connections().maxHeldPackets(), connections::loggedIn);
+            Supplier<ChannelHandler> gate = () -> new ConnectGate(
+                    policy,
+                    login,
+                    violations,
+                    will -> lastWill(s, will),
+                    () -> stopping || server != s,
+                    pressure,
+                    limits,
+                    settings.limits().maxTopic().intBytes(),
+                    settings.limits().connections().maxHeldPackets(),
+                    connections::loggedIn);
             BrokerSettings.Limits bounds = settings.limits();
-            Supplier<ChannelHandler> beforeConnect = () -> new BeforeConnect(bounds.connections().maxConnectBytes()
-                    .intBytes(), bounds.connections().connectTimeout(),
-                    violations, limits);
+            Supplier<ChannelHandler> beforeConnect = () -> new BeforeConnect(
+                    bounds.connections().maxConnectBytes().intBytes(),
+                    bounds.connections().connectTimeout(),
+                    violations,
+                    limits);
             Supplier<ChannelHandler> receiptAcks = () -> new FinalReceiptAcks(topics, acks, clock);
             Supplier<ChannelHandler> pubackAfterCommit = settings.publishes().pubackAfterCommit()
-                    ? () -> new PubackAfterCommit(topics, clock, commands, limits, settings.publishes().maxAwaitingCommit())
+                    ? () -> new PubackAfterCommit(
+                            topics,
+                            clock,
+                            commands,
+                            limits,
+                            settings.publishes().maxAwaitingCommit())
                     : null;
-            MqttListeners.Pipeline pipeline = new MqttListeners.Pipeline(protocol, connections, beforeConnect, gate,
-                    sessionCheck, receiptAcks, pubackAfterCommit, settings.publishes().maxPacket().intBytes(),
+            MqttListeners.Pipeline pipeline = new MqttListeners.Pipeline(
+                    protocol,
+                    connections,
+                    beforeConnect,
+                    gate,
+                    sessionCheck,
+                    receiptAcks,
+                    pubackAfterCommit,
+                    settings.publishes().maxPacket().intBytes(),
                     (int) Math.max(1, bounds.connections().connectTimeout().toSeconds()));
             if (settings.listener().port() != 0) {
-                mqttPort = l.bind(settings.listener().host(), mqttPort != 0 ? mqttPort : settings.listener().port(),
-                        null, pipeline, "mqtt.port");
+                mqttPort = l.bind(
+                        settings.listener().host(),
+                        mqttPort != 0 ? mqttPort : settings.listener().port(),
+                        null,
+                        pipeline,
+                        "mqtt.port");
             }
-            settings.listener().tls().ifPresent(t -> tlsPort = l.bind(settings.listener().host(), tlsPort != 0 ? tlsPort
-                    : t.port(), ssl.orElseThrow(),
-                    pipeline, "tls.port"));
+            settings.listener()
+                    .tls()
+                    .ifPresent(t -> tlsPort = l.bind(
+                            settings.listener().host(),
+                            tlsPort != 0 ? tlsPort : t.port(),
+                            ssl.orElseThrow(),
+                            pipeline,
+                            "tls.port"));
             List<String> dead = new ArrayList<>();
             if (mqttPort != 0 && !MqttListeners.accepts(settings.listener().host(), mqttPort)) {
                 dead.add("mqtt.port=" + mqttPort);
@@ -213,9 +258,14 @@ public final class MoquetteBroker implements BrokerEngine {
             out.add("mqtt://" + settings.listener().host() + ":"
                     + (mqttPort != 0 ? mqttPort : settings.listener().port()));
         }
-        settings.listener().tls().ifPresent(t -> out.add("mqtts://" + settings.listener().host() + ":" + (tlsPort != 0
-                ? tlsPort : t.port()) + (t.clientAuth() == TlsSettings.ClientAuth.NONE ? "" : " (client certificates "
-                + t.clientAuth().name().toLowerCase() + ")")));
+        settings.listener()
+                .tls()
+                .ifPresent(
+                        t -> out.add("mqtts://" + settings.listener().host() + ":" + (tlsPort != 0 ? tlsPort : t.port())
+                                + (t.clientAuth() == TlsSettings.ClientAuth.NONE
+                                        ? ""
+                                        : " (client certificates "
+                                                + t.clientAuth().name().toLowerCase() + ")")));
         return String.join(", ", out);
     }
 
@@ -235,7 +285,9 @@ public final class MoquetteBroker implements BrokerEngine {
             return List.of();
         }
         try {
-            return s.listConnectedClients().stream().map(ClientDescriptor::getClientID).toList();
+            return s.listConnectedClients().stream()
+                    .map(ClientDescriptor::getClientID)
+                    .toList();
         } catch (RuntimeException e) {
             return List.of();
         }
@@ -244,11 +296,29 @@ public final class MoquetteBroker implements BrokerEngine {
     public BrokerStatus status() {
         InboundBackPressure p = backPressure;
         Server s = server;
-        return new BrokerStatus(isRunning(), listeners(), connectedClientIds().size(), acl.publishes(),
-                acl.subscribes(), violations.total(), restarts.get(), storeResets.count(), login.refusedCredentials(),
-                login.refusedThrottled(), login.refusedBusy(), wills.get(), p.waiting(), p.mostWaiting(), p.pauses(),
-                limits.status(connections.open(), connections.openBeforeLogin(), devices, refusals,
-                        s == null ? receipts.queues() : receipts.queuesNow(s)), login.refusedBusyAddress(),
+        return new BrokerStatus(
+                isRunning(),
+                listeners(),
+                connectedClientIds().size(),
+                acl.publishes(),
+                acl.subscribes(),
+                violations.total(),
+                restarts.get(),
+                storeResets.count(),
+                login.refusedCredentials(),
+                login.refusedThrottled(),
+                login.refusedBusy(),
+                wills.get(),
+                p.waiting(),
+                p.mostWaiting(),
+                p.pauses(),
+                limits.status(
+                        connections.open(),
+                        connections.openBeforeLogin(),
+                        devices,
+                        refusals,
+                        s == null ? receipts.queues() : receipts.queuesNow(s)),
+                login.refusedBusyAddress(),
                 Optional.ofNullable(waitingFor));
     }
 
@@ -259,7 +329,8 @@ public final class MoquetteBroker implements BrokerEngine {
     private void lastWill(Server s, ConnectPolicy.LastWill will) {
         wills.incrementAndGet();
         if (!MoquetteInternals.notifyPublishedInOrder(s, will.clientId(), null, will.topic(), will.payload())) {
-            LOG.warn("the Last Will of {} was not taken (broker queues full); it is lost",
+            LOG.warn(
+                    "the Last Will of {} was not taken (broker queues full); it is lost",
                     RefusalLog.quote(will.clientId()));
         }
     }
@@ -273,8 +344,10 @@ public final class MoquetteBroker implements BrokerEngine {
     }
 
     private void onStoreFailure(Throwable error) {
-        LOG.error("the broker store could not commit (Moquette 0.17 cannot go on with a failed store); restarting "
-                + "the broker", error);
+        LOG.error(
+                "the broker store could not commit (Moquette 0.17 cannot go on with a failed store); restarting "
+                        + "the broker",
+                error);
         if (!stopping) {
             enforcer.execute(this::restart);
         }
@@ -315,7 +388,8 @@ public final class MoquetteBroker implements BrokerEngine {
             enforcer.schedule(this::startAgain, DISK_FULL_RETRY.toMillis(), TimeUnit.MILLISECONDS);
             return;
         } catch (RuntimeException e) {
-            LOG.error("the broker could not be started again: the bridge stops so that its supervisor starts it again",
+            LOG.error(
+                    "the broker could not be started again: the bridge stops so that its supervisor starts it again",
                     e);
             lost.accept(e);
             return;

@@ -31,11 +31,15 @@ final class MoquetteProperties {
         p.setProperty("allow_anonymous", String.valueOf(settings.login().anonymous()));
         p.setProperty("allow_zero_byte_client_id", "false");
         p.setProperty("persistence_enabled", "true");
-        p.setProperty("data_path", settings.sessions().storeDir().toAbsolutePath().toString());
+        p.setProperty(
+                "data_path", settings.sessions().storeDir().toAbsolutePath().toString());
         p.setProperty("persistent_queue_type", "h2");
         p.setProperty("autosave_interval", String.valueOf(AUTOSAVE_SECONDS));
-        p.setProperty("persistent_client_expiration", settings.sessions().expiry().toSeconds() + "s");
-        p.setProperty("netty.mqtt.message_size", String.valueOf(settings.publishes().maxPacket().intBytes()));
+        p.setProperty(
+                "persistent_client_expiration", settings.sessions().expiry().toSeconds() + "s");
+        p.setProperty(
+                "netty.mqtt.message_size",
+                String.valueOf(settings.publishes().maxPacket().intBytes()));
         p.setProperty("session_queue_size", String.valueOf(settings.sessions().queueSize()));
         p.setProperty("intercept.thread_pool.size", "1");
         p.setProperty("netty.epoll", "false");

@@ -35,8 +35,13 @@ final class MoquetteStart {
 
     private MoquetteStart() {}
 
-    static Started start(BrokerSettings settings, Clock clock, List<InterceptHandler> handlers,
-            DeviceAuthenticator authenticator, DeviceAuthorizer authorizer, BrokerStoreResets storeResets) {
+    static Started start(
+            BrokerSettings settings,
+            Clock clock,
+            List<InterceptHandler> handlers,
+            DeviceAuthenticator authenticator,
+            DeviceAuthorizer authorizer,
+            BrokerStoreResets storeResets) {
         MemoryConfig config = new MemoryConfig(MoquetteProperties.of(settings));
         try {
             BrokerStoreRepair.repair(settings.sessions().storeDir(), clock);
@@ -59,7 +64,8 @@ final class MoquetteStart {
     }
 
     private static void throwIfDiskFull(BrokerSettings settings, BrokerStoreRefused refused) {
-        Optional<BrokerStoreDiskFull> full = BrokerStoreDiskFull.of(settings.sessions().storeDir(), refused);
+        Optional<BrokerStoreDiskFull> full =
+                BrokerStoreDiskFull.of(settings.sessions().storeDir(), refused);
         if (full.isPresent()) {
             throw full.get();
         }
@@ -71,7 +77,9 @@ final class MoquetteStart {
      *
      * @throws BrokerStoreRefused (Moquette refused to start; the cause says why)
      */
-    private static Server startOnce(MemoryConfig config, List<InterceptHandler> handlers,
+    private static Server startOnce(
+            MemoryConfig config,
+            List<InterceptHandler> handlers,
             DeviceAuthenticator authenticator,
             DeviceAuthorizer authorizer) {
         Server s = new Server();
@@ -83,7 +91,9 @@ final class MoquetteStart {
             try {
                 Set<Thread> left = cleanup.cleanUp(s);
                 if (!left.isEmpty()) {
-                    LOG.warn("after the failed broker start, {} session-loop threads did not end: {}", left.size(),
+                    LOG.warn(
+                            "after the failed broker start, {} session-loop threads did not end: {}",
+                            left.size(),
                             left);
                 }
             } catch (InterruptedException | RuntimeException cleanupError) {

@@ -53,9 +53,15 @@ final class MqttListeners implements AutoCloseable {
      * @param commands a new {@link PubackAfterCommit} per connection, or null to leave every PUBLISH to Moquette
      * @param connectTimeoutSeconds idle time before CONNECT that closes the connection (Moquette then sets keep-alive x 1.5)
      */
-    record Pipeline(ChannelHandler protocol, ConnectionLimits connections, Supplier<ChannelHandler> beforeConnect,
-            Supplier<ChannelHandler> connectGate, Supplier<ChannelHandler> sessionCheck,
-            Supplier<ChannelHandler> receiptAcks, @Nullable Supplier<ChannelHandler> commands, int maxPacketBytes,
+    record Pipeline(
+            ChannelHandler protocol,
+            ConnectionLimits connections,
+            Supplier<ChannelHandler> beforeConnect,
+            Supplier<ChannelHandler> connectGate,
+            Supplier<ChannelHandler> sessionCheck,
+            Supplier<ChannelHandler> receiptAcks,
+            @Nullable Supplier<ChannelHandler> commands,
+            int maxPacketBytes,
             int connectTimeoutSeconds) {}
 
     /**
@@ -85,13 +91,15 @@ final class MqttListeners implements AutoCloseable {
                             ch.pipeline().addLast("ssl", ssl.newHandler(ch.alloc()));
                         }
                         ch.pipeline().addLast("beforeConnect", p.beforeConnect().get());
-                        ch.pipeline().addLast("idleStateHandler", new IdleStateHandler(p.connectTimeoutSeconds(), 0, 0));
+                        ch.pipeline()
+                                .addLast("idleStateHandler", new IdleStateHandler(p.connectTimeoutSeconds(), 0, 0));
                         ch.pipeline().addLast("idleEventHandler", MoquetteInternals.idleTimeoutHandler());
                         ch.pipeline().addLast("decoder", new MqttDecoder(p.maxPacketBytes()));
                         ch.pipeline().addLast("encoder", MqttEncoder.INSTANCE);
                         ch.pipeline().addLast("connectGate", p.connectGate().get());
                         ch.pipeline().addLast("sessionCheck", p.sessionCheck().get());
-                        ch.pipeline().addLast("finalReceiptAcks", p.receiptAcks().get());
+                        ch.pipeline()
+                                .addLast("finalReceiptAcks", p.receiptAcks().get());
                         Supplier<ChannelHandler> commands = p.commands();
                         if (commands != null) {
                             ch.pipeline().addLast("commands", commands.get());
@@ -102,11 +110,15 @@ final class MqttListeners implements AutoCloseable {
                 });
         Channel channel;
         try {
-            channel = b.bind(host, port == BrokerSettings.ANY_PORT ? 0 : port).syncUninterruptibly().channel();
+            channel = b.bind(host, port == BrokerSettings.ANY_PORT ? 0 : port)
+                    .syncUninterruptibly()
+                    .channel();
         } catch (Exception e) { // Netty rethrows the checked BindException as it is, not wrapped
             String asked = port == BrokerSettings.ANY_PORT ? "any" : String.valueOf(port);
-            throw new IllegalStateException(key + "=" + asked + ": cannot listen on " + host + ":" + asked + " (" + e.getMessage()
-                    + "); is another broker or bridge running?", e);
+            throw new IllegalStateException(
+                    key + "=" + asked + ": cannot listen on " + host + ":" + asked + " (" + e.getMessage()
+                            + "); is another broker or bridge running?",
+                    e);
         }
         bound.add(channel);
         return ((InetSocketAddress) channel.localAddress()).getPort();

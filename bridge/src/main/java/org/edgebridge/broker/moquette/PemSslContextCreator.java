@@ -26,20 +26,24 @@ final class PemSslContextCreator {
     /** Builds the context now, so that bad files stop start-up with a clear message. */
     SslContext build() {
         try {
-            SslContextBuilder builder = SslContextBuilder.forServer(tls.certFile().toFile(), tls.keyFile().toFile())
+            SslContextBuilder builder = SslContextBuilder.forServer(
+                            tls.certFile().toFile(), tls.keyFile().toFile())
                     .sslProvider(SslProvider.JDK)
                     .protocols("TLSv1.3", "TLSv1.2");
             tls.caFile().ifPresent(ca -> builder.trustManager(ca.toFile()));
-            builder.clientAuth(switch (tls.clientAuth()) {
-                case NONE -> ClientAuth.NONE;
-                case OPTIONAL -> ClientAuth.OPTIONAL;
-                case REQUIRED -> ClientAuth.REQUIRE;
-            });
+            builder.clientAuth(
+                    switch (tls.clientAuth()) {
+                        case NONE -> ClientAuth.NONE;
+                        case OPTIONAL -> ClientAuth.OPTIONAL;
+                        case REQUIRED -> ClientAuth.REQUIRE;
+                    });
             return builder.build();
         } catch (SSLException | IllegalArgumentException e) {
-            throw new IllegalStateException("tls.certFile=" + tls.certFile() + ", tls.keyFile=" + tls.keyFile()
-                    + ": cannot build the TLS listener: " + e.getMessage()
-                    + " (the certificate must be PEM, the key PEM PKCS#8 or PKCS#1, and match each other)", e);
+            throw new IllegalStateException(
+                    "tls.certFile=" + tls.certFile() + ", tls.keyFile=" + tls.keyFile()
+                            + ": cannot build the TLS listener: " + e.getMessage()
+                            + " (the certificate must be PEM, the key PEM PKCS#8 or PKCS#1, and match each other)",
+                    e);
         }
     }
 }

@@ -86,7 +86,8 @@ final class PubackAfterCommit extends ChannelInboundHandlerAdapter {
         ctx.fireChannelRead(msg);
     }
 
-    private void take(ChannelHandlerContext ctx, MqttPublishMessage publish, String clientId, String topic, String type) {
+    private void take(
+            ChannelHandlerContext ctx, MqttPublishMessage publish, String clientId, String topic, String type) {
         byte[] payload;
         try {
             payload = new byte[publish.payload().readableBytes()];
@@ -101,19 +102,23 @@ final class PubackAfterCommit extends ChannelInboundHandlerAdapter {
             limits.awaitingCommitPaused();
         }
         try {
-            commands.accept(new InboundPublish(clientId, topic, type, payload, clock.instant()), new InboundCommands.Answer() {
-                @Override
-                public void decided() {
-                    onLoop(ctx, () -> answered(ctx, command));
-                }
+            commands.accept(
+                    new InboundPublish(clientId, topic, type, payload, clock.instant()), new InboundCommands.Answer() {
+                        @Override
+                        public void decided() {
+                            onLoop(ctx, () -> answered(ctx, command));
+                        }
 
-                @Override
-                public void undecided() {
-                    onLoop(ctx, ctx::close);
-                }
-            });
+                        @Override
+                        public void undecided() {
+                            onLoop(ctx, ctx::close);
+                        }
+                    });
         } catch (RuntimeException e) {
-            LOG.error("intake of a PUBLISH from {} failed; the connection is closed and the device sends it again", clientId, e);
+            LOG.error(
+                    "intake of a PUBLISH from {} failed; the connection is closed and the device sends it again",
+                    clientId,
+                    e);
             ctx.close();
         }
     }
@@ -150,7 +155,8 @@ final class PubackAfterCommit extends ChannelInboundHandlerAdapter {
     }
 
     private static MqttMessage puback(int packetId) {
-        return new MqttMessage(new MqttFixedHeader(MqttMessageType.PUBACK, false, MqttQoS.AT_MOST_ONCE, false, 0),
+        return new MqttMessage(
+                new MqttFixedHeader(MqttMessageType.PUBACK, false, MqttQoS.AT_MOST_ONCE, false, 0),
                 MqttMessageIdVariableHeader.from(packetId));
     }
 

@@ -35,12 +35,16 @@ final class ReceiptsOut {
     boolean publish(Server s, String clientId, byte[] json) {
         queues.refreshIfDue(c -> queuedFor(s, c));
         if (!queues.admit(clientId, json.length, queuedFor(s, clientId))) {
-            refusals.info("receipt-queue", clientId, "left out a receipt to " + RefusalLog.quote(clientId) + ": its queue is full "
-                    + "(mqtt.maxQueuedReceipts, mqtt.maxQueuedReceiptBytes: a device that does not read); its resend gets it");
+            refusals.info(
+                    "receipt-queue",
+                    clientId,
+                    "left out a receipt to " + RefusalLog.quote(clientId) + ": its queue is full "
+                            + "(mqtt.maxQueuedReceipts, mqtt.maxQueuedReceiptBytes: a device that does not read); its resend gets it");
             return false;
         }
         try {
-            RoutingResults routed = s.internalPublish(ReceiptMessage.of(topics.receiptTopic(clientId), json), PUBLISHER_ID);
+            RoutingResults routed =
+                    s.internalPublish(ReceiptMessage.of(topics.receiptTopic(clientId), json), PUBLISHER_ID);
             routed.completableFuture().whenComplete((ok, error) -> queues.arrived(clientId, queuedFor(s, clientId)));
             return routed.isAllSuccess();
         } catch (RuntimeException e) {

@@ -53,13 +53,22 @@ final class SessionSubscriptionCheck extends ChannelDuplexHandler {
 
     @Override
     public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) throws Exception {
-        if (msg instanceof MqttConnAckMessage ack && ack.variableHeader().isSessionPresent()
+        if (msg instanceof MqttConnAckMessage ack
+                && ack.variableHeader().isSessionPresent()
                 && ack.variableHeader().connectReturnCode() == MqttConnectReturnCode.CONNECTION_ACCEPTED
-                && clientId != null && !routesTo.test(clientId, topics.receiptTopic(clientId))) {
-            LOG.warn("session of {} came back without its receipt subscription (lost in a crash): CONNACK says "
-                    + "sessionPresent=0 so that the device subscribes again", clientId);
-            super.write(ctx, MqttMessageBuilders.connAck().returnCode(MqttConnectReturnCode.CONNECTION_ACCEPTED)
-                    .sessionPresent(false).build(), promise);
+                && clientId != null
+                && !routesTo.test(clientId, topics.receiptTopic(clientId))) {
+            LOG.warn(
+                    "session of {} came back without its receipt subscription (lost in a crash): CONNACK says "
+                            + "sessionPresent=0 so that the device subscribes again",
+                    clientId);
+            super.write(
+                    ctx,
+                    MqttMessageBuilders.connAck()
+                            .returnCode(MqttConnectReturnCode.CONNECTION_ACCEPTED)
+                            .sessionPresent(false)
+                            .build(),
+                    promise);
             return;
         }
         super.write(ctx, msg, promise);

@@ -16,10 +16,13 @@ record AccessToken(String value, Instant obtainedAt, Optional<Instant> expiresAt
 
     /** Whether to use it for a request at {@code now}: not within the renewal margin of its expiry. */
     boolean freshAt(Instant now) {
-        return expiresAt.map(end -> {
-            Duration life = Duration.between(obtainedAt, end);
-            Duration ahead = life.dividedBy(2).compareTo(MAX_RENEW_AHEAD) < 0 ? life.dividedBy(2) : MAX_RENEW_AHEAD;
-            return now.isBefore(end.minus(ahead));
-        }).orElse(true);
+        return expiresAt
+                .map(end -> {
+                    Duration life = Duration.between(obtainedAt, end);
+                    Duration ahead =
+                            life.dividedBy(2).compareTo(MAX_RENEW_AHEAD) < 0 ? life.dividedBy(2) : MAX_RENEW_AHEAD;
+                    return now.isBefore(end.minus(ahead));
+                })
+                .orElse(true);
     }
 }

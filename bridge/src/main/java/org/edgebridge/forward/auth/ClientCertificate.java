@@ -31,7 +31,8 @@ public record ClientCertificate(List<X509Certificate> chain, PrivateKey key, Fil
         });
         if (!belongTogether(chain.get(0), key)) {
             throw new IllegalArgumentException("ingest.keyFile=" + keyFile + ": is not the key of the certificate in "
-                    + "ingest.certFile=" + certFile + " (" + chain.get(0).getSubjectX500Principal().getName()
+                    + "ingest.certFile=" + certFile + " ("
+                    + chain.get(0).getSubjectX500Principal().getName()
                     + "); put the matching pair in place (while a rotation has written one file of the two, the "
                     + "previous pair is kept)");
         }

@@ -26,6 +26,7 @@ public final class ClientCertificateFiles {
     private volatile Instant loadedAt;
     /** The stamp of the files last tried, used or not: they are read again only when it changes. */
     private volatile FileStamp tried;
+
     private volatile @Nullable String problem;
     private volatile @Nullable Instant problemAt;
 
@@ -60,13 +61,22 @@ public final class ClientCertificateFiles {
             reloads.incrementAndGet();
             problem = null;
             problemAt = null;
-            LOG.info("client certificate for central reloaded from {}: {} serial {} valid until {} (was serial {}, until {})",
-                    settings.certFile(), next.subject(), next.serial(), next.notAfter(), before.serial(), before.notAfter());
+            LOG.info(
+                    "client certificate for central reloaded from {}: {} serial {} valid until {} (was serial {}, until {})",
+                    settings.certFile(),
+                    next.subject(),
+                    next.serial(),
+                    next.notAfter(),
+                    before.serial(),
+                    before.notAfter());
         } catch (IllegalArgumentException e) {
             String message = Objects.requireNonNullElse(e.getMessage(), e.toString()); // load names each problem
             if (!message.equals(problem)) {
-                LOG.warn("client certificate files changed but cannot be used, the previous certificate (serial {}) is "
-                        + "still presented: {}", current.serial(), message);
+                LOG.warn(
+                        "client certificate files changed but cannot be used, the previous certificate (serial {}) is "
+                                + "still presented: {}",
+                        current.serial(),
+                        message);
             }
             problem = message;
             problemAt = clock.instant();
@@ -80,9 +90,18 @@ public final class ClientCertificateFiles {
 
     public ClientCertificateStatus status() {
         ClientCertificate c = current;
-        return new ClientCertificateStatus(settings.certFile().toString(), settings.keyFile().toString(), c.subject(),
-                c.leaf().getIssuerX500Principal().getName(), c.serial(), c.leaf().getNotBefore().toInstant(), c.notAfter(),
-                loadedAt, reloads.get(), Optional.ofNullable(problem), Optional.ofNullable(problemAt),
+        return new ClientCertificateStatus(
+                settings.certFile().toString(),
+                settings.keyFile().toString(),
+                c.subject(),
+                c.leaf().getIssuerX500Principal().getName(),
+                c.serial(),
+                c.leaf().getNotBefore().toInstant(),
+                c.notAfter(),
+                loadedAt,
+                reloads.get(),
+                Optional.ofNullable(problem),
+                Optional.ofNullable(problemAt),
                 settings.expiryWarning().toSeconds());
     }
 }

@@ -9,9 +9,19 @@ import java.util.Optional;
  * @param reloads times a changed pair of files was taken into use since start
  * @param reloadProblem why the files as they are on disk now cannot be used (the previous pair is still presented)
  */
-public record ClientCertificateStatus(String certFile, String keyFile, String subject, String issuer, String serial,
-        Instant notBefore, Instant notAfter, Instant loadedAt, long reloads, Optional<String> reloadProblem,
-        Optional<Instant> reloadProblemAt, long expiryWarningSeconds) {
+public record ClientCertificateStatus(
+        String certFile,
+        String keyFile,
+        String subject,
+        String issuer,
+        String serial,
+        Instant notBefore,
+        Instant notAfter,
+        Instant loadedAt,
+        long reloads,
+        Optional<String> reloadProblem,
+        Optional<Instant> reloadProblemAt,
+        long expiryWarningSeconds) {
 
     /** Expired at {@code now}. */
     public boolean expiredAt(Instant now) {

@@ -10,8 +10,13 @@ import java.util.Optional;
  *
  * @param clientAuth how the client authenticates at the token endpoint (RFC 6749 §2.3.1)
  */
-public record OAuth2Settings(URI tokenUrl, String clientId, Path clientSecretFile, Optional<String> scope,
-        Optional<String> audience, ClientAuth clientAuth) {
+public record OAuth2Settings(
+        URI tokenUrl,
+        String clientId,
+        Path clientSecretFile,
+        Optional<String> scope,
+        Optional<String> audience,
+        ClientAuth clientAuth) {
     /** {@code basic}: HTTP Basic with the form-encoded id and secret (every server takes it); {@code post}: in the form. */
     public enum ClientAuth {
         BASIC,

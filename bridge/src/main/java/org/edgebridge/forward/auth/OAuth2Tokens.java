@@ -37,6 +37,7 @@ public final class OAuth2Tokens {
     private long refreshedAfter401;
     /** While a token not yet expired is used after a failed request for a new one, the next is asked for then. */
     private Instant retryAt = Instant.EPOCH;
+
     private static final Duration RETRY_WHILE_VALID = Duration.ofSeconds(5);
     /** What {@link #status()} shows: written under the lock after every change, read without it. */
     private volatile TokenStatus snapshot;
@@ -46,8 +47,12 @@ public final class OAuth2Tokens {
      * @param timeout the bound of one token request ({@code ingest.timeout})
      * @param describe says in words what a transport failure was
      */
-    public OAuth2Tokens(OAuth2Settings settings, Supplier<HttpClient> http, Duration timeout,
-            Function<Throwable, String> describe, Clock clock) {
+    public OAuth2Tokens(
+            OAuth2Settings settings,
+            Supplier<HttpClient> http,
+            Duration timeout,
+            Function<Throwable, String> describe,
+            Clock clock) {
         this.settings = settings;
         this.endpoint = new TokenEndpoint(settings, http, timeout, describe, clock);
         this.clock = clock;
@@ -123,9 +128,19 @@ public final class OAuth2Tokens {
 
     private TokenStatus snapshot() {
         AccessToken t = token;
-        return new TokenStatus(settings.tokenUrl().toString(), settings.clientId(), settings.scope(), settings.audience(),
-                settings.clientAuth().name().toLowerCase(Locale.ROOT), Optional.ofNullable(t).map(AccessToken::obtainedAt),
-                Optional.ofNullable(t).flatMap(AccessToken::expiresAt), requests, failures, failuresInARow,
-                Optional.ofNullable(lastFailure), Optional.ofNullable(lastFailureAt), refreshedAfter401);
+        return new TokenStatus(
+                settings.tokenUrl().toString(),
+                settings.clientId(),
+                settings.scope(),
+                settings.audience(),
+                settings.clientAuth().name().toLowerCase(Locale.ROOT),
+                Optional.ofNullable(t).map(AccessToken::obtainedAt),
+                Optional.ofNullable(t).flatMap(AccessToken::expiresAt),
+                requests,
+                failures,
+                failuresInARow,
+                Optional.ofNullable(lastFailure),
+                Optional.ofNullable(lastFailureAt),
+                refreshedAfter401);
     }
 }

@@ -28,8 +28,10 @@ public final class TlsContexts {
     public static SSLContext of(Optional<Path> caFile, Optional<ClientCertificate> certificate) {
         try {
             SSLContext context = SSLContext.getInstance("TLS");
-            context.init(certificate.map(TlsContexts::keyManagers).orElse(null),
-                    caFile.map(TlsContexts::trustManagers).orElse(null), null);
+            context.init(
+                    certificate.map(TlsContexts::keyManagers).orElse(null),
+                    caFile.map(TlsContexts::trustManagers).orElse(null),
+                    null);
             return context;
         } catch (GeneralSecurityException e) {
             throw new IllegalStateException("cannot make the TLS context for central: " + e.getMessage(), e);
@@ -41,12 +43,14 @@ public final class TlsContexts {
         try {
             KeyStore keys = KeyStore.getInstance("PKCS12");
             keys.load(null, null);
-            keys.setKeyEntry("client", certificate.key(), IN_MEMORY, certificate.chain().toArray(Certificate[]::new));
+            keys.setKeyEntry(
+                    "client", certificate.key(), IN_MEMORY, certificate.chain().toArray(Certificate[]::new));
             KeyManagerFactory kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
             kmf.init(keys, IN_MEMORY);
             return kmf.getKeyManagers();
         } catch (IOException | GeneralSecurityException e) {
-            throw new IllegalStateException("ingest.certFile: cannot be used as a client certificate: " + e.getMessage(), e);
+            throw new IllegalStateException(
+                    "ingest.certFile: cannot be used as a client certificate: " + e.getMessage(), e);
         }
     }
 
@@ -66,7 +70,8 @@ public final class TlsContexts {
             tmf.init(trust);
             return tmf.getTrustManagers();
         } catch (IOException | GeneralSecurityException e) {
-            throw new IllegalStateException("ingest.caFile=" + caFile + ": cannot be used as a trust store: " + e.getMessage(), e);
+            throw new IllegalStateException(
+                    "ingest.caFile=" + caFile + ": cannot be used as a trust store: " + e.getMessage(), e);
         }
     }
 }

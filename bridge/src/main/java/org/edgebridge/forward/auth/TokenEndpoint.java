@@ -48,7 +48,11 @@ final class TokenEndpoint {
     private final Clock clock;
 
     /** @param describe says in words what a transport failure was (host, port, refused, DNS, TLS) */
-    TokenEndpoint(OAuth2Settings settings, Supplier<HttpClient> http, Duration timeout, Function<Throwable, String> describe,
+    TokenEndpoint(
+            OAuth2Settings settings,
+            Supplier<HttpClient> http,
+            Duration timeout,
+            Function<Throwable, String> describe,
             Clock clock) {
         this.settings = settings;
         this.http = http;
@@ -69,19 +73,25 @@ final class TokenEndpoint {
         form.put("grant_type", "client_credentials");
         settings.scope().ifPresent(scope -> form.put("scope", scope));
         settings.audience().ifPresent(audience -> form.put("audience", audience));
-        HttpRequest.Builder request = HttpRequest.newBuilder(settings.tokenUrl()).timeout(timeout)
-                .header("Content-Type", "application/x-www-form-urlencoded").header("Accept", "application/json");
+        HttpRequest.Builder request = HttpRequest.newBuilder(settings.tokenUrl())
+                .timeout(timeout)
+                .header("Content-Type", "application/x-www-form-urlencoded")
+                .header("Accept", "application/json");
         if (settings.clientAuth() == OAuth2Settings.ClientAuth.BASIC) {
             String pair = encode(settings.clientId()) + ":" + encode(secret);
-            request.header("Authorization", "Basic " + Base64.getEncoder().encodeToString(pair.getBytes(StandardCharsets.UTF_8)));
+            request.header(
+                    "Authorization",
+                    "Basic " + Base64.getEncoder().encodeToString(pair.getBytes(StandardCharsets.UTF_8)));
         } else {
             form.put("client_id", settings.clientId());
             form.put("client_secret", secret);
         }
-        String body = form.entrySet().stream().map(e -> encode(e.getKey()) + "=" + encode(e.getValue()))
+        String body = form.entrySet().stream()
+                .map(e -> encode(e.getKey()) + "=" + encode(e.getValue()))
                 .collect(Collectors.joining("&"));
         Instant sentAt = clock.instant();
-        HttpResponse<byte[]> response = exchange(request.POST(HttpRequest.BodyPublishers.ofString(body)).build());
+        HttpResponse<byte[]> response =
+                exchange(request.POST(HttpRequest.BodyPublishers.ofString(body)).build());
         return token(response.statusCode(), response.body(), sentAt);
     }
 
@@ -91,14 +101,17 @@ final class TokenEndpoint {
      * lock, for ever) and {@value #MAX_REPLY_BYTES} bytes of reply.
      */
     private HttpResponse<byte[]> exchange(HttpRequest request) {
-        CompletableFuture<HttpResponse<byte[]>> exchange = http.get().sendAsync(request, LimitedBody.handler(MAX_REPLY_BYTES));
+        CompletableFuture<HttpResponse<byte[]>> exchange =
+                http.get().sendAsync(request, LimitedBody.handler(MAX_REPLY_BYTES));
         try {
             return exchange.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
         } catch (TimeoutException e) {
             exchange.cancel(true);
             throw new Failed(where() + ": no whole answer within " + timeout.toMillis() + " ms (ingest.timeout)");
         } catch (ExecutionException e) {
-            Throwable cause = e.getCause() instanceof IOException io && io.getCause() instanceof LimitedBody.TooLong t ? t : e.getCause();
+            Throwable cause = e.getCause() instanceof IOException io && io.getCause() instanceof LimitedBody.TooLong t
+                    ? t
+                    : e.getCause();
             if (cause instanceof LimitedBody.TooLong) {
                 throw new Failed(where() + ": " + cause.getMessage());
             }
@@ -119,7 +132,8 @@ final class TokenEndpoint {
         }
         if (status != 200) {
             String error = json == null ? "" : json.path("error").asText("");
-            String description = json == null ? "" : json.path("error_description").asText("");
+            String description =
+                    json == null ? "" : json.path("error_description").asText("");
             throw new Failed(where() + " answered " + status + (error.isEmpty() ? "" : " " + error)
                     + (description.isEmpty() ? "" : " (" + description + ")") + hint(status, error));
         }
@@ -133,7 +147,8 @@ final class TokenEndpoint {
         }
         JsonNode expiresIn = json.path("expires_in");
         Optional<Instant> expiresAt = expiresIn.canConvertToLong() && expiresIn.asLong() > 0
-                ? Optional.of(sentAt.plusSeconds(expiresIn.asLong())) : Optional.empty();
+                ? Optional.of(sentAt.plusSeconds(expiresIn.asLong()))
+                : Optional.empty();
         return new AccessToken(value, sentAt, expiresAt);
     }
 

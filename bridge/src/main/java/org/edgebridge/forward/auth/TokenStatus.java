@@ -12,7 +12,17 @@ import java.util.Optional;
  * @param failuresInARow the failed token requests since the last that got one (0: the endpoint answers)
  * @param refreshedAfter401 tokens dropped because central answered 401 to them (a new one was asked for once)
  */
-public record TokenStatus(String tokenUrl, String clientId, Optional<String> scope, Optional<String> audience,
-        String clientAuth, Optional<Instant> tokenObtainedAt, Optional<Instant> tokenExpiresAt, long requests,
-        long failures, int failuresInARow, Optional<String> lastFailure, Optional<Instant> lastFailureAt,
+public record TokenStatus(
+        String tokenUrl,
+        String clientId,
+        Optional<String> scope,
+        Optional<String> audience,
+        String clientAuth,
+        Optional<Instant> tokenObtainedAt,
+        Optional<Instant> tokenExpiresAt,
+        long requests,
+        long failures,
+        int failuresInARow,
+        Optional<String> lastFailure,
+        Optional<Instant> lastFailureAt,
         long refreshedAfter401) {}

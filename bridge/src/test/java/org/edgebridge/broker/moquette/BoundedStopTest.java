@@ -13,13 +13,16 @@ class BoundedStopTest {
         AtomicBoolean release = new AtomicBoolean();
         CountDownLatch spinning = new CountDownLatch(1);
         Thread[] stopper = new Thread[1];
-        boolean ended = BoundedStop.run(() -> {
-            stopper[0] = Thread.currentThread();
-            spinning.countDown();
-            while (!release.get()) {
-                Thread.onSpinWait(); // what h2-mvstore's closeStore does after a failed background write
-            }
-        }, Duration.ofMillis(200), "broker-stop");
+        boolean ended = BoundedStop.run(
+                () -> {
+                    stopper[0] = Thread.currentThread();
+                    spinning.countDown();
+                    while (!release.get()) {
+                        Thread.onSpinWait(); // what h2-mvstore's closeStore does after a failed background write
+                    }
+                },
+                Duration.ofMillis(200),
+                "broker-stop");
         assertThat(ended).isFalse();
         assertThat(spinning.getCount()).isZero();
         assertThat(stopper[0].isDaemon()).as("does not keep the process alive").isTrue();
@@ -30,9 +33,14 @@ class BoundedStopTest {
 
     @Test
     void a_stop_that_ends_or_throws_is_waited_for() {
-        assertThat(BoundedStop.run(() -> { }, Duration.ofSeconds(5), "broker-stop")).isTrue();
-        assertThat(BoundedStop.run(() -> {
-            throw new IllegalStateException("store closed");
-        }, Duration.ofSeconds(5), "broker-stop")).isTrue();
+        assertThat(BoundedStop.run(() -> {}, Duration.ofSeconds(5), "broker-stop"))
+                .isTrue();
+        assertThat(BoundedStop.run(
+                        () -> {
+                            throw new IllegalStateException("store closed");
+                        },
+                        Duration.ofSeconds(5),
+                        "broker-stop"))
+                .isTrue();
     }
 }

@@ -27,7 +27,8 @@ class BrokerStoreRepairTest {
 
         assertThat(BrokerStoreRepair.repair(crashed, Clock.systemUTC())).isEqualTo(10);
 
-        assertThat(MoquetteStoreLives.sessionsAsMoquetteReadsThem(crashed)).hasSize(10)
+        assertThat(MoquetteStoreLives.sessionsAsMoquetteReadsThem(crashed))
+                .hasSize(10)
                 .allSatisfy(s -> assertThat(s.expireAt()).as(s.clientId()).isPresent());
     }
 
@@ -43,10 +44,12 @@ class BrokerStoreRepairTest {
         // life 3: the repair stamps the three new sessions...
         assertThat(BrokerStoreRepair.repair(second, Clock.systemUTC())).isEqualTo(3);
 
-        // ...and Moquette must read all 13, each with its instant (before the fix: 10 sessions of life 1, none with one)
+        // ...and Moquette must read all 13, each with its instant (before the fix: 10 sessions of life 1, none with
+        // one)
         List<SessionData> read = MoquetteStoreLives.sessionsAsMoquetteReadsThem(second);
         assertThat(read).extracting(SessionData::clientId).hasSize(13).contains("field-node-001", "new-node-003");
-        assertThat(read).allSatisfy(s -> assertThat(s.expireAt()).as(s.clientId()).isPresent());
+        assertThat(read)
+                .allSatisfy(s -> assertThat(s.expireAt()).as(s.clientId()).isPresent());
     }
 
     @Test
@@ -59,8 +62,11 @@ class BrokerStoreRepairTest {
 
         java.util.Map<String, String> read = MoquetteStoreLives.queuedAsMoquetteReadsThem(crashed, clients);
         for (String id : clients) {
-            assertThat(read).containsEntry("subscription " + id, MoquetteStoreLives.receiptTopic(id))
-                    .containsEntry("queued " + id, MoquetteStoreLives.receiptTopic(id) + " " + MoquetteStoreLives.receiptOf(id));
+            assertThat(read)
+                    .containsEntry("subscription " + id, MoquetteStoreLives.receiptTopic(id))
+                    .containsEntry(
+                            "queued " + id,
+                            MoquetteStoreLives.receiptTopic(id) + " " + MoquetteStoreLives.receiptOf(id));
         }
         assertThat(crashed.resolve(BrokerStoreRepair.COPY_FILE)).doesNotExist();
     }
@@ -80,7 +86,9 @@ class BrokerStoreRepairTest {
     @Test
     void a_store_that_is_not_an_mvstore_is_refused() throws Exception {
         Files.createDirectories(dir.resolve("garbage"));
-        Files.write(dir.resolve("garbage").resolve(BrokerStoreRepair.STORE_FILE), "not a store at all\n".repeat(500).getBytes());
+        Files.write(
+                dir.resolve("garbage").resolve(BrokerStoreRepair.STORE_FILE),
+                "not a store at all\n".repeat(500).getBytes());
 
         assertThatThrownBy(() -> BrokerStoreRepair.repair(dir.resolve("garbage"), Clock.systemUTC()))
                 .isInstanceOf(BrokerStoreRefused.class);
@@ -88,6 +96,7 @@ class BrokerStoreRepairTest {
 
     @Test
     void no_store_file_is_nothing_to_repair() {
-        assertThat(BrokerStoreRepair.repair(dir.resolve("none"), Clock.systemUTC())).isZero();
+        assertThat(BrokerStoreRepair.repair(dir.resolve("none"), Clock.systemUTC()))
+                .isZero();
     }
 }

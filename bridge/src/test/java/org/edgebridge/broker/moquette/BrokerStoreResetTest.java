@@ -44,7 +44,8 @@ class BrokerStoreResetTest {
             List<BrokerStoreResets.Reset> resets = broker.storeResets().unacknowledged();
             assertThat(resets).hasSize(1);
             assertThat(resets.get(0).reason()).contains("Unrecognized MQTT version value 9");
-            assertThat(resets.get(0).directory().resolve(BrokerStoreRepair.STORE_FILE)).isRegularFile();
+            assertThat(resets.get(0).directory().resolve(BrokerStoreRepair.STORE_FILE))
+                    .isRegularFile();
             // the failed start's session loops ended: only the running broker's are alive
             Set<Thread> loops = FailedStart.sessionLoops();
             loops.removeAll(loopsBefore);
@@ -52,7 +53,9 @@ class BrokerStoreResetTest {
 
             assertThat(broker.storeResets().acknowledgeAll("test")).isEqualTo(1);
             assertThat(broker.storeResets().unacknowledged()).isEmpty();
-            assertThat(broker.status().storeResets()).as("the count of this process stays").isEqualTo(1);
+            assertThat(broker.status().storeResets())
+                    .as("the count of this process stays")
+                    .isEqualTo(1);
         }
     }
 
@@ -64,7 +67,8 @@ class BrokerStoreResetTest {
             broker.start();
 
             assertThat(broker.isRunning()).isTrue();
-            assertThat(broker.storeResets().unacknowledged()).singleElement()
+            assertThat(broker.storeResets().unacknowledged())
+                    .singleElement()
                     .satisfies(r -> assertThat(r.reason()).contains("could not be read"));
         }
     }
@@ -82,10 +86,13 @@ class BrokerStoreResetTest {
         Set<Thread> leaked = FailedStart.sessionLoops();
         leaked.removeAll(before);
         assertThat(leaked).as("session loops a failed start leaves running").isNotEmpty();
-        assertThatThrownBy(() -> new MVStore.Builder().fileName(file).open()).as("the store file is still open")
+        assertThatThrownBy(() -> new MVStore.Builder().fileName(file).open())
+                .as("the store file is still open")
                 .hasMessageContaining("locked");
 
-        assertThat(cleanup.cleanUp(server)).as("session loops still alive after the clean-up").isEmpty();
+        assertThat(cleanup.cleanUp(server))
+                .as("session loops still alive after the clean-up")
+                .isEmpty();
 
         Set<Thread> after = FailedStart.sessionLoops();
         after.removeAll(before);
@@ -98,20 +105,25 @@ class BrokerStoreResetTest {
         try (ServerSocket s = new ServerSocket(0)) {
             port = s.getLocalPort();
         }
-        return new BrokerSettings(new BrokerSettings.Listener("127.0.0.1", port, Optional.empty()),
+        return new BrokerSettings(
+                new BrokerSettings.Listener("127.0.0.1", port, Optional.empty()),
                 new BrokerSettings.Publishes("devices", DataSize.ofBytes(65_536), 64, true, 100),
                 new BrokerSettings.Sessions(store, 1024, Duration.ofDays(7), 10, false),
-                new BrokerSettings.LoginSettings(true, Optional.empty(), 1,
+                new BrokerSettings.LoginSettings(
+                        true,
+                        Optional.empty(),
+                        1,
                         new BrokerSettings.PasswordQueue(16, store.resolveSibling("recent-logins"), 8),
                         new BrokerSettings.LoginThrottle(10, 100),
-                        new BrokerSettings.CertificateLogins(store.resolveSibling("certificate-devices"), 1000,
-                                Optional.empty())),
+                        new BrokerSettings.CertificateLogins(
+                                store.resolveSibling("certificate-devices"), 1000, Optional.empty())),
                 new BrokerSettings.Limits(
-                        new BrokerSettings.Connections(4096, Duration.ofSeconds(10), 1024, DataSize.ofBytes(16_384),
-                                100),
+                        new BrokerSettings.Connections(
+                                4096, Duration.ofSeconds(10), 1024, DataSize.ofBytes(16_384), 100),
                         new BrokerSettings.BeforeLogin(1024, 768),
-                        new BrokerSettings.QueuedReceipts(256, DataSize.ofBytes(262_144), 200_000,
-                                DataSize.ofBytes(256L << 20)),
-                        10_000, DataSize.ofBytes(512)));
+                        new BrokerSettings.QueuedReceipts(
+                                256, DataSize.ofBytes(262_144), 200_000, DataSize.ofBytes(256L << 20)),
+                        10_000,
+                        DataSize.ofBytes(512)));
     }
 }

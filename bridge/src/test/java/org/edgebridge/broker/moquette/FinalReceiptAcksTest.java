@@ -19,8 +19,8 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
-import org.edgebridge.code.ReceiptCode;
 import org.edgebridge.broker.Topics;
+import org.edgebridge.code.ReceiptCode;
 import org.edgebridge.receipt.Receipt;
 import org.edgebridge.receipt.ReceiptSender;
 import org.junit.jupiter.api.Test;
@@ -34,8 +34,10 @@ class FinalReceiptAcksTest {
     private static final Instant NOW = Instant.parse("2026-12-06T05:00:00Z");
     private final Topics topics = new Topics("devices");
     private final List<String> told = new ArrayList<>();
-    private final EmbeddedChannel channel = new EmbeddedChannel(new FinalReceiptAcks(topics,
-            (clientId, commandId, at) -> told.add(clientId + "/" + commandId + "@" + at), Clock.fixed(NOW, ZoneOffset.UTC)));
+    private final EmbeddedChannel channel = new EmbeddedChannel(new FinalReceiptAcks(
+            topics,
+            (clientId, commandId, at) -> told.add(clientId + "/" + commandId + "@" + at),
+            Clock.fixed(NOW, ZoneOffset.UTC)));
 
     private static byte[] bytes(Receipt r) throws Exception {
         return JSON.writeValueAsBytes(r);
@@ -46,18 +48,22 @@ class FinalReceiptAcksTest {
     }
 
     private void connect(String clientId) {
-        channel.writeInbound(MqttMessageBuilders.connect().clientId(clientId).protocolVersion(MqttVersion.MQTT_3_1_1)
+        channel.writeInbound(MqttMessageBuilders.connect()
+                .clientId(clientId)
+                .protocolVersion(MqttVersion.MQTT_3_1_1)
                 .build());
     }
 
     private void receipt(String clientId, int packetId, byte[] json) {
-        channel.writeOutbound(new MqttPublishMessage(new MqttFixedHeader(MqttMessageType.PUBLISH, false,
-                MqttQoS.AT_LEAST_ONCE, false, 0), new MqttPublishVariableHeader(topics.receiptTopic(clientId), packetId),
+        channel.writeOutbound(new MqttPublishMessage(
+                new MqttFixedHeader(MqttMessageType.PUBLISH, false, MqttQoS.AT_LEAST_ONCE, false, 0),
+                new MqttPublishVariableHeader(topics.receiptTopic(clientId), packetId),
                 Unpooled.wrappedBuffer(json)));
     }
 
     private void puback(int packetId) {
-        channel.writeInbound(new MqttMessage(new MqttFixedHeader(MqttMessageType.PUBACK, false, MqttQoS.AT_MOST_ONCE, false, 2),
+        channel.writeInbound(new MqttMessage(
+                new MqttFixedHeader(MqttMessageType.PUBACK, false, MqttQoS.AT_MOST_ONCE, false, 2),
                 MqttMessageIdVariableHeader.from(packetId)));
     }
 
@@ -70,11 +76,15 @@ class FinalReceiptAcksTest {
         puback(1);
         puback(3);
         puback(9);
-        assertThat(told).as("a stored or retry_later receipt's PUBACK, and an unknown packet id: nothing").isEmpty();
+        assertThat(told)
+                .as("a stored or retry_later receipt's PUBACK, and an unknown packet id: nothing")
+                .isEmpty();
         puback(2);
         puback(2);
         assertThat(told).containsExactly("dev-1/C-1@" + NOW);
-        assertThat((Object) channel.readInbound()).as("the messages go on to Moquette").isNotNull();
+        assertThat((Object) channel.readInbound())
+                .as("the messages go on to Moquette")
+                .isNotNull();
     }
 
     @Test

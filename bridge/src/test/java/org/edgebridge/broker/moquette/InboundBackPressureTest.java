@@ -22,7 +22,9 @@ class InboundBackPressureTest {
         waiting.set(10);
         backPressure.published(device);
         assertThat(device.config().isAutoRead()).as("at the high water").isFalse();
-        assertThat(other.config().isAutoRead()).as("a connection that brings nothing is not paused").isTrue();
+        assertThat(other.config().isAutoRead())
+                .as("a connection that brings nothing is not paused")
+                .isTrue();
 
         waiting.set(6);
         device.advanceTimeBy(InboundBackPressure.CHECK_MILLIS, TimeUnit.MILLISECONDS);

@@ -51,14 +51,21 @@ final class MoquetteStoreLives {
                 h2.retainedRepository();
                 for (String id : newClients) {
                     var queue = queues.getOrCreateQueue(id);
-                    sessions.saveSession(new SessionData(id, MqttVersion.MQTT_3_1_1, EXPIRY_SECONDS, Clock.systemUTC()));
-                    subscriptions.addNewSubscription(new Subscription(id, new Topic(receiptTopic(id)), MqttQoS.AT_LEAST_ONCE));
-                    queue.enqueue(new SessionRegistry.PublishedMessage(new Topic(receiptTopic(id)), MqttQoS.AT_LEAST_ONCE,
-                            Unpooled.copiedBuffer(receiptOf(id), StandardCharsets.UTF_8), false));
+                    sessions.saveSession(
+                            new SessionData(id, MqttVersion.MQTT_3_1_1, EXPIRY_SECONDS, Clock.systemUTC()));
+                    subscriptions.addNewSubscription(
+                            new Subscription(id, new Topic(receiptTopic(id)), MqttQoS.AT_LEAST_ONCE));
+                    queue.enqueue(new SessionRegistry.PublishedMessage(
+                            new Topic(receiptTopic(id)),
+                            MqttQoS.AT_LEAST_ONCE,
+                            Unpooled.copiedBuffer(receiptOf(id), StandardCharsets.UTF_8),
+                            false));
                 }
                 scheduler.autosave.run();
                 Files.createDirectories(to);
-                Files.copy(dir.resolve(BrokerStoreRepair.STORE_FILE), to.resolve(BrokerStoreRepair.STORE_FILE),
+                Files.copy(
+                        dir.resolve(BrokerStoreRepair.STORE_FILE),
+                        to.resolve(BrokerStoreRepair.STORE_FILE),
                         StandardCopyOption.REPLACE_EXISTING);
             } finally {
                 h2.closeStore();
@@ -129,7 +136,8 @@ final class MoquetteStoreLives {
         }
 
         @Override
-        public ScheduledFuture<?> scheduleWithFixedDelay(Runnable command, long initialDelay, long delay, TimeUnit unit) {
+        public ScheduledFuture<?> scheduleWithFixedDelay(
+                Runnable command, long initialDelay, long delay, TimeUnit unit) {
             autosave = command;
             return null;
         }

@@ -14,7 +14,9 @@ final class RefusedStores {
     /** A file that is no MVStore at all: the repair cannot even open it. */
     static void garbage(Path storeDir) throws IOException {
         Files.createDirectories(storeDir);
-        Files.write(storeDir.resolve(BrokerStoreRepair.STORE_FILE), "not a store at all\n".repeat(500).getBytes());
+        Files.write(
+                storeDir.resolve(BrokerStoreRepair.STORE_FILE),
+                "not a store at all\n".repeat(500).getBytes());
     }
 
     /**
@@ -29,21 +31,29 @@ final class RefusedStores {
                 String id = String.format("field-node-%03d", i);
                 sessions.put(id, new StoredSession(id, System.currentTimeMillis() + 3_600_000, (byte) 4, 3600));
             }
-            sessions.put("zz-odd-node", new StoredSession("zz-odd-node", System.currentTimeMillis() + 3_600_000, (byte) 9, 3600));
+            sessions.put(
+                    "zz-odd-node",
+                    new StoredSession("zz-odd-node", System.currentTimeMillis() + 3_600_000, (byte) 9, 3600));
         });
     }
 
     /** What 0.17 leaves after a crash: a persistent session with a queue and no expiry instant. */
     static void withoutExpiryInstant(Path storeDir, String clientId) throws IOException {
-        write(storeDir, sessions -> sessions.put(clientId, new StoredSession(clientId, StoredSession.NO_EXPIRY_INSTANT, (byte) 4, 3600)));
+        write(
+                storeDir,
+                sessions -> sessions.put(
+                        clientId, new StoredSession(clientId, StoredSession.NO_EXPIRY_INSTANT, (byte) 4, 3600)));
     }
 
     private static void write(Path storeDir, Consumer<MVMap<Object, StoredSession>> fill) throws IOException {
         Files.createDirectories(storeDir);
-        MVStore store = new MVStore.Builder().fileName(storeDir.resolve(BrokerStoreRepair.STORE_FILE).toString())
-                .autoCommitDisabled().open();
+        MVStore store = new MVStore.Builder()
+                .fileName(storeDir.resolve(BrokerStoreRepair.STORE_FILE).toString())
+                .autoCommitDisabled()
+                .open();
         try {
-            MVMap<Object, StoredSession> sessions = store.openMap(BrokerStoreRepair.SESSIONS_MAP,
+            MVMap<Object, StoredSession> sessions = store.openMap(
+                    BrokerStoreRepair.SESSIONS_MAP,
                     new MVMap.Builder<Object, StoredSession>().valueType(StoredSession.Type.INSTANCE));
             fill.accept(sessions);
             for (Object id : sessions.keySet()) {
