@@ -181,7 +181,7 @@ public final class Bridge implements AutoCloseable {
                 outbox.close();
             }
             lock.close();
-            throw e;
+            throw onFullDisk(config, e);
         }
         try {
             bridge.startParts();
@@ -190,7 +190,7 @@ public final class Bridge implements AutoCloseable {
             syncNames(config);
         } catch (RuntimeException e) {
             bridge.close();
-            throw e;
+            throw onFullDisk(config, e);
         }
         LOG.info(
                 "edge bridge {} running: MQTT {}, admin http://{}:{}/, central {}",
@@ -224,6 +224,30 @@ public final class Bridge implements AutoCloseable {
                     config.dataDir().toAbsolutePath(),
                     e.toString());
         }
+    }
+
+    /** Below this much free space a failed start is put down to the full disk: SQLite alone cannot open the outbox. */
+    static final long FULL_DISK_BYTES = 1L << 20;
+
+    /**
+     * A start that failed on a disk that is full (SQLite's error then speaks of shared memory or I/O, not of room) says
+     * so, with what to do; any other failure as it is.
+     */
+    private static RuntimeException onFullDisk(BridgeConfig config, RuntimeException failure) {
+        long free;
+        try {
+            free = java.nio.file.Files.getFileStore(config.dataDir()).getUsableSpace();
+        } catch (java.io.IOException | RuntimeException e) {
+            return failure;
+        }
+        if (free >= FULL_DISK_BYTES) {
+            return failure;
+        }
+        return new IllegalStateException(
+                "the disk of data.dir " + config.dataDir() + " is full (" + free + " bytes "
+                        + "free): the bridge cannot open its outbox; free space on that disk and start it again (the outbox and "
+                        + "the devices' sessions are kept). The failure: " + failure.getMessage(),
+                failure);
     }
 
     private static String portText(int port) {

@@ -143,6 +143,14 @@ final class Suspicions {
                 continue;
             }
             List<List<ClaimedEvent>> sendable = sendable(g, runs.values());
+            // several devices, probed one at a time: first a device whose first event has no failure of its own
+            // proven, then the one with the most commands waiting behind the group: a probe without the poison clears
+            // them all (in claim order, six poisons' devices went before a busy neighbour's, whose commands waited
+            // minutes)
+            sendable.sort(java.util.Comparator.comparing(
+                            (List<ClaimedEvent> p) -> p.get(0).centralFailures() > 0)
+                    .thenComparing(
+                            p -> -runs.getOrDefault(p.get(0).clientId(), p).size()));
             int total = sendable.stream().mapToInt(List::size).sum();
             // several devices: one device's events at a time (a hang costs ingest.timeout per probe that holds the
             // poison, and the devices answered in between are cleared at once); one device: half of its events

@@ -1,6 +1,7 @@
 package org.edgebridge.faults;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -16,6 +17,7 @@ import java.util.Optional;
 import org.edgebridge.central.CentralSim;
 import org.edgebridge.device.DeviceSimulator;
 import org.edgebridge.it.BridgeProcess;
+import org.edgebridge.it.Ports;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -72,9 +74,7 @@ class FullDiskIT {
                             .contains("is full"));
             JsonNode down = status(bridge);
             assertThat(down.path("broker").path("running").asBoolean()).isFalse();
-            assertThat(alarm(down, "broker_down"))
-                    .contains("No space left on device")
-                    .contains("sessions kept");
+            assertThat(alarm(down, "broker_down")).contains("is full").contains("sessions kept");
             assertThat(ready(bridge))
                     .as("not ready while devices cannot connect")
                     .isEqualTo(503);
@@ -112,6 +112,62 @@ class FullDiskIT {
             assertThat(status(bridge).path("broker").path("storeResets").asLong())
                     .isZero();
             assertThat(bridge.log()).doesNotContain("could not be moved aside");
+        }
+    }
+
+    /**
+     * The bridge starts again (a restart, an update) on a disk with no room left. It cannot: SQLite cannot even open
+     * the outbox (its shared memory file cannot grow). Before, it said "[SQLITE_IOERR_SHMSIZE] I/O error within
+     * xShmMap"; now it says that the disk is full and what to do, and once there is room it starts with the device's
+     * session, which the failed starts did not touch.
+     */
+    @Test
+    void a_start_on_a_full_disk_says_so_and_the_next_start_with_room_finds_every_session() throws Exception {
+        if (!OutboxDisk.supported()) {
+            throw new IllegalStateException(
+                    "this test needs 'unshare -rm' (an unprivileged mount namespace with a tmpfs)");
+        }
+        Path dataDir = dir.resolve("data");
+        int mqttPort = Ports.freeOutsideEphemeralRange();
+        try (CentralSim central = new CentralSim(Optional.empty(), 64L << 20, Clock.systemUTC()).start("127.0.0.1", 0);
+                OutboxDisk disk = OutboxDisk.mountWholeDataDir(dataDir)) {
+            String[] sets = {
+                "data.dir=" + dataDir,
+                "mqtt.host=127.0.0.1",
+                "mqtt.port=" + mqttPort,
+                "auth.anonymous=true",
+                "ingest.url=http://127.0.0.1:" + central.port() + "/ingest"
+            };
+            Path log = BridgeProcess.logFile("full-disk-start");
+            try (BridgeProcess first = new BridgeProcess(log, sets)
+                            .launchedBy(disk.launcher())
+                            .start();
+                    DeviceSimulator a = DeviceSimulator.of("dev-start-a", mqttPort)) {
+                a.connectAndSubscribe();
+                a.publish("t", DeviceSimulator.command("START-A1", ""));
+                assertThat(a.awaitFinal("START-A1").path("status").asText()).isEqualTo("accepted");
+                first.stop();
+            }
+            disk.fill(0);
+            try (BridgeProcess refused = new BridgeProcess(log, sets).launchedBy(disk.launcher())) {
+                assertThatThrownBy(refused::start)
+                        .hasMessageContaining("exited with 1")
+                        .hasMessageContaining("is full (")
+                        .hasMessageContaining("free space on that disk and start it again");
+            }
+            disk.restore();
+            try (BridgeProcess again = new BridgeProcess(log, sets)
+                            .launchedBy(disk.launcher())
+                            .start();
+                    DeviceSimulator a = DeviceSimulator.of("dev-start-a", mqttPort)) {
+                assertThat(a.connect().isSessionPresent())
+                        .as("the session from before the failed start")
+                        .isTrue();
+                a.publish("t", DeviceSimulator.command("START-A2", ""));
+                assertThat(a.awaitFinal("START-A2").path("status").asText()).isEqualTo("accepted");
+                assertThat(status(again).path("broker").path("storeResets").asLong())
+                        .isZero();
+            }
         }
     }
 

@@ -6,6 +6,7 @@ import io.moquette.broker.Server;
 import io.moquette.interception.InterceptHandler;
 import io.netty.channel.ChannelHandler;
 import io.netty.handler.ssl.SslContext;
+import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -13,7 +14,9 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
@@ -88,6 +91,10 @@ public final class MoquetteBroker implements BrokerEngine {
     private volatile boolean listening;
     /** Why the broker is down and waits to start again (a full disk), or null. */
     private volatile @Nullable String waitingFor;
+    /** Which start the running server came from: a failure reported by an earlier one is old news. Guarded by this. */
+    private int generation;
+    /** The next try of a broker that waits for room, if one is scheduled. Guarded by this. */
+    private @Nullable ScheduledFuture<?> retry;
 
     /** Built by {@code org.edgebridge.broker.Broker} from its parts ({@link BrokerEngine.Factory}). */
     public MoquetteBroker(BrokerEngine.Parts parts) {
@@ -130,11 +137,25 @@ public final class MoquetteBroker implements BrokerEngine {
                 refusals);
     }
 
-    /** Starts Moquette ({@link MoquetteStart}), then the listeners, and checks that each accepts connections. */
+    /**
+     * Starts the broker at the bridge's start. A disk without room for its store leaves it down and waiting, as for a
+     * running broker ({@link #startAgain}), with the rest of the bridge up: the outbox still goes to central and the
+     * admin page says why devices cannot connect.
+     */
     public synchronized void start() {
+        try {
+            startServer();
+        } catch (BrokerStoreDiskFull e) {
+            waitForRoom(e);
+        }
+    }
+
+    /** Starts Moquette ({@link MoquetteStart}), then the listeners, and checks that each accepts connections. */
+    private synchronized void startServer() {
+        int life = ++generation;
         Optional<SslContext> ssl = settings.listener().tls().map(t -> new PemSslContextCreator(t).build());
         List<InterceptHandler> handlers =
-                List.of(new CommandInterceptor(topics, clock, commands, devices, this::onLoopDeath));
+                List.of(new CommandInterceptor(topics, clock, commands, devices, error -> onLoopDeath(life, error)));
         DeviceAuthorizer authorizer = new DeviceAuthorizer(topics, acl::publish, acl::subscribe);
         ConnectPolicy policy = new ConnectPolicy(settings, topics, devices, refusals, certificates, limits);
         DeviceAuthenticator authenticator = new DeviceAuthenticator(login, policy);
@@ -143,11 +164,8 @@ public final class MoquetteBroker implements BrokerEngine {
                 MoquetteStart.start(settings, clock, handlers, authenticator, authorizer, storeResets);
         Server s = started.server();
         server = s;
-        MoquetteInternals.syncStoreCommits(s, MoquetteProperties.AUTOSAVE_SECONDS * 1_000L, e -> {
-            if (server == s) {
-                onStoreFailure(e);
-            }
-        });
+        MoquetteInternals.syncStoreCommits(
+                s, MoquetteProperties.AUTOSAVE_SECONDS * 1_000L, e -> onStoreFailure(life, e));
         int retained = MoquetteInternals.clearRetained(s);
         if (retained > 0) {
             limits.retainedClearedAtStart(retained);
@@ -239,11 +257,12 @@ public final class MoquetteBroker implements BrokerEngine {
     }
 
     /**
-     * The port the plain MQTT listener bound (also with {@code mqtt.port=any}); 0 when it is off or before the first
-     * start.
+     * The port the plain MQTT listener bound (also with {@code mqtt.port=any}); before it is bound (a broker that waits
+     * for room on its disk), the configured port; 0 when it is off, or any and not bound yet.
      */
     public int mqttPort() {
-        return mqttPort;
+        int configured = settings.listener().port();
+        return mqttPort != 0 ? mqttPort : configured == BrokerSettings.ANY_PORT ? 0 : configured;
     }
 
     /** The port the TLS listener bound (also with {@code tls.port=any}); 0 when it is off or before the first start. */
@@ -335,26 +354,52 @@ public final class MoquetteBroker implements BrokerEngine {
         }
     }
 
-    private void onLoopDeath(Throwable error) {
+    private void onLoopDeath(int life, Throwable error) {
         LOG.error("a broker session loop died (Moquette 0.17 never recovers one); restarting the broker", error);
-        if (stopping) {
-            return;
-        }
-        enforcer.execute(this::restart);
+        submit(() -> restart(life, Optional.empty()));
     }
 
-    private void onStoreFailure(Throwable error) {
+    private void onStoreFailure(int life, Throwable error) {
         LOG.error(
                 "the broker store could not commit (Moquette 0.17 cannot go on with a failed store); restarting "
                         + "the broker",
                 error);
-        if (!stopping) {
-            enforcer.execute(this::restart);
+        Path storeDir = settings.sessions().storeDir();
+        Optional<BrokerStoreDiskFull> full = BrokerStoreDiskFull.of(storeDir, error, true)
+                .or(() -> BrokerStoreDiskFull.hasRoom(storeDir)
+                        ? Optional.empty()
+                        : Optional.of(BrokerStoreDiskFull.noRoomNow(storeDir, error)));
+        submit(() -> restart(life, full));
+    }
+
+    /** Runs {@code task} on "broker-enforcer"; what it throws stops the bridge for its supervisor ({@code lost}). */
+    private void submit(Runnable task) {
+        if (stopping) {
+            return;
+        }
+        try {
+            enforcer.execute(() -> guarded(task));
+        } catch (RejectedExecutionException e) {
+            // the bridge is stopping: nothing to restart
         }
     }
 
-    private synchronized void restart() {
-        if (stopping) {
+    private void guarded(Runnable task) {
+        try {
+            task.run();
+        } catch (Throwable t) { // an Error too: nothing else would see it in this executor's future
+            waitingFor = null;
+            lost.accept(t);
+        }
+    }
+
+    /**
+     * Stops and starts the broker after a failure of start {@code life}; nothing if a later start runs now, or the
+     * broker is down already (it waits for room). With {@code full}, the broker stays down and waits for room: a
+     * start would only eat the disk's last bytes with the repair's copy and fail again.
+     */
+    private synchronized void restart(int life, Optional<BrokerStoreDiskFull> full) {
+        if (stopping || life != generation || server == null) {
             return;
         }
         restarts.incrementAndGet();
@@ -362,6 +407,10 @@ public final class MoquetteBroker implements BrokerEngine {
             stopServer();
         } catch (RuntimeException e) {
             LOG.error("stopping the broker after a session-loop death failed; starting it again anyway", e);
+        }
+        if (full.isPresent()) {
+            waitForRoom(full.get());
+            return;
         }
         startAgain();
     }
@@ -371,26 +420,30 @@ public final class MoquetteBroker implements BrokerEngine {
 
     /**
      * Starts the stopped broker. A full disk (its store cannot write) leaves it down and tries again every
-     * {@link #DISK_FULL_RETRY}: exiting would bring a supervisor's restart to the same full disk, and the store, which
-     * is intact, must not be set aside. Any other failure stops the bridge for its supervisor to start it again.
+     * {@link #DISK_FULL_RETRY}, once the disk has the store's size and a margin free: exiting would bring a
+     * supervisor's restart to the same full disk, and the store, which is intact, must not be set aside. Any other
+     * failure stops the bridge for its supervisor to start it again.
      */
     private synchronized void startAgain() {
-        if (stopping) {
+        retry = null;
+        if (stopping || server != null) {
+            return;
+        }
+        if (waitingFor != null
+                && !BrokerStoreDiskFull.hasRoom(settings.sessions().storeDir())) {
+            scheduleRetry();
             return;
         }
         try {
-            start();
+            startServer();
         } catch (BrokerStoreDiskFull e) {
-            if (waitingFor == null) {
-                LOG.error("{}; trying again every {} s", e.getMessage(), DISK_FULL_RETRY.toSeconds(), e);
-            }
-            waitingFor = e.getMessage();
-            enforcer.schedule(this::startAgain, DISK_FULL_RETRY.toMillis(), TimeUnit.MILLISECONDS);
+            waitForRoom(e);
             return;
         } catch (RuntimeException e) {
             LOG.error(
                     "the broker could not be started again: the bridge stops so that its supervisor starts it again",
                     e);
+            waitingFor = null;
             lost.accept(e);
             return;
         }
@@ -403,6 +456,25 @@ public final class MoquetteBroker implements BrokerEngine {
         }
     }
 
+    private synchronized void waitForRoom(BrokerStoreDiskFull full) {
+        if (waitingFor == null) {
+            LOG.error("{}; trying again every {} s", full.getMessage(), DISK_FULL_RETRY.toSeconds(), full);
+        }
+        waitingFor = full.getMessage();
+        scheduleRetry();
+    }
+
+    private synchronized void scheduleRetry() {
+        if (retry == null && !stopping) {
+            try {
+                retry = enforcer.schedule(
+                        () -> guarded(this::startAgain), DISK_FULL_RETRY.toMillis(), TimeUnit.MILLISECONDS);
+            } catch (RejectedExecutionException e) {
+                // the bridge is stopping
+            }
+        }
+    }
+
     /** How long Moquette's own stop may take (a clean one takes a fraction of a second): {@link BoundedStop}. */
     static final Duration STOP_LIMIT = Duration.ofSeconds(15);
 
@@ -410,6 +482,7 @@ public final class MoquetteBroker implements BrokerEngine {
     @Override
     public synchronized void close() {
         stopping = true;
+        waitingFor = null;
         enforcer.shutdownNow();
         try {
             enforcer.awaitTermination(5, TimeUnit.SECONDS);

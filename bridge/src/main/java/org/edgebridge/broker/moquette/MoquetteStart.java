@@ -48,7 +48,7 @@ final class MoquetteStart {
             return new Started(startOnce(config, handlers, authenticator, authorizer), config);
         } catch (BrokerStoreRefused e) {
             // a full disk is no fault of the store: setting it aside would lose every session for nothing
-            throwIfDiskFull(settings, e);
+            throwIfDiskFull(settings, e, true);
             if (!Files.exists(settings.sessions().storeDir().resolve(BrokerStoreRepair.STORE_FILE))) {
                 throw new IllegalStateException(e.getMessage(), e);
             }
@@ -57,15 +57,15 @@ final class MoquetteStart {
             try {
                 return new Started(startOnce(empty, handlers, authenticator, authorizer), empty);
             } catch (BrokerStoreRefused again) {
-                throwIfDiskFull(settings, again);
+                throwIfDiskFull(settings, again, false);
                 throw new IllegalStateException("on an empty store too, " + again.getMessage(), again);
             }
         }
     }
 
-    private static void throwIfDiskFull(BrokerSettings settings, BrokerStoreRefused refused) {
+    private static void throwIfDiskFull(BrokerSettings settings, BrokerStoreRefused refused, boolean storeKept) {
         Optional<BrokerStoreDiskFull> full =
-                BrokerStoreDiskFull.of(settings.sessions().storeDir(), refused);
+                BrokerStoreDiskFull.of(settings.sessions().storeDir(), refused, storeKept);
         if (full.isPresent()) {
             throw full.get();
         }
