@@ -102,15 +102,7 @@ class FullDiskIT {
                     .isTrue();
             assertThat(ready(bridge)).isEqualTo(200);
             a.disconnect();
-            Mqtt3ConnAck again = a.connect();
-            assertThat(again.isSessionPresent())
-                    .as("dev-full-a's session survived the full disk")
-                    .isTrue();
-            a.publish("t", DeviceSimulator.command("FULL-A2", ""));
-            // the receipt comes through the subscription kept in the session: no SUBSCRIBE since
-            assertThat(a.awaitFinal("FULL-A2").path("status").asText()).isEqualTo("accepted");
-            assertThat(status(bridge).path("broker").path("storeResets").asLong())
-                    .isZero();
+            reconnectsToItsSession(a, bridge, "FULL-A2");
             assertThat(bridge.log()).doesNotContain("could not be moved aside");
         }
     }
@@ -160,15 +152,24 @@ class FullDiskIT {
                             .launchedBy(disk.launcher())
                             .start();
                     DeviceSimulator a = DeviceSimulator.of("dev-start-a", mqttPort)) {
-                assertThat(a.connect().isSessionPresent())
-                        .as("the session from before the failed start")
-                        .isTrue();
-                a.publish("t", DeviceSimulator.command("START-A2", ""));
-                assertThat(a.awaitFinal("START-A2").path("status").asText()).isEqualTo("accepted");
-                assertThat(status(again).path("broker").path("storeResets").asLong())
-                        .isZero();
+                reconnectsToItsSession(a, again, "START-A2");
             }
         }
+    }
+
+    /**
+     * The device's session is still there after the full disk (sessionPresent=1), the receipt of a new command comes
+     * through the subscription kept in it (no SUBSCRIBE since), and no store was set aside.
+     */
+    private static void reconnectsToItsSession(DeviceSimulator device, BridgeProcess bridge, String commandId)
+            throws Exception {
+        Mqtt3ConnAck again = device.connect();
+        assertThat(again.isSessionPresent())
+                .as("the session survived the full disk")
+                .isTrue();
+        device.publish("t", DeviceSimulator.command(commandId, ""));
+        assertThat(device.awaitFinal(commandId).path("status").asText()).isEqualTo("accepted");
+        assertThat(status(bridge).path("broker").path("storeResets").asLong()).isZero();
     }
 
     private static String alarm(JsonNode status, String code) {
