@@ -43,10 +43,7 @@ class DiskFloorRecoveryIT {
     @Test
     void one_device_fills_the_box_to_the_disk_floor_and_the_site_recovers_by_itself_once_central_took_its_commands()
             throws Exception {
-        if (!OutboxDisk.supported()) {
-            throw new IllegalStateException(
-                    "this test needs 'unshare -rm' (an unprivileged mount namespace with a tmpfs)");
-        }
+        OutboxDisk.requireSupported();
         Path dataDir = dir.resolve("data");
         try (CentralSim central = new CentralSim(Optional.empty(), 64L << 20, Clock.systemUTC()).start("127.0.0.1", 0);
                 OutboxDisk disk = OutboxDisk.mount(dataDir, dir.resolve("broker-store"));

@@ -40,10 +40,7 @@ class FullDiskIT {
     @Test
     void a_disk_filled_by_another_process_stops_the_broker_until_there_is_room_and_keeps_every_session()
             throws Exception {
-        if (!OutboxDisk.supported()) {
-            throw new IllegalStateException(
-                    "this test needs 'unshare -rm' (an unprivileged mount namespace with a tmpfs)");
-        }
+        OutboxDisk.requireSupported();
         Path dataDir = dir.resolve("data");
         try (CentralSim central = new CentralSim(Optional.empty(), 64L << 20, Clock.systemUTC()).start("127.0.0.1", 0);
                 OutboxDisk disk = OutboxDisk.mountWholeDataDir(dataDir);
@@ -115,10 +112,7 @@ class FullDiskIT {
      */
     @Test
     void a_start_on_a_full_disk_says_so_and_the_next_start_with_room_finds_every_session() throws Exception {
-        if (!OutboxDisk.supported()) {
-            throw new IllegalStateException(
-                    "this test needs 'unshare -rm' (an unprivileged mount namespace with a tmpfs)");
-        }
+        OutboxDisk.requireSupported();
         Path dataDir = dir.resolve("data");
         int mqttPort = Ports.freeOutsideEphemeralRange();
         try (CentralSim central = new CentralSim(Optional.empty(), 64L << 20, Clock.systemUTC()).start("127.0.0.1", 0);

@@ -32,6 +32,14 @@ final class OutboxDisk implements AutoCloseable {
         this.holder = holder;
     }
 
+    /** Fails the test when this machine cannot make the disk ({@link #supported()}): it must not pass untried. */
+    static void requireSupported() {
+        if (!supported()) {
+            throw new IllegalStateException(
+                    "this test needs 'unshare -rm' (an unprivileged mount namespace with a tmpfs)");
+        }
+    }
+
     /** Whether this machine lets an unprivileged process make a mount namespace with a tmpfs. */
     static boolean supported() {
         try {
