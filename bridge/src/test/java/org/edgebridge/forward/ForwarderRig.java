@@ -132,6 +132,32 @@ final class ForwarderRig implements AutoCloseable {
         }
     }
 
+    /**
+     * Runs steps as the loop would, moving the clock, while device "n" sends one command every other step: the other
+     * traffic that a suspect's failure is compared with (docs/forwarding.md, "Blame"); until {@code done}, at most
+     * {@code maxSteps}.
+     */
+    void runWithNeighbour(java.util.function.BooleanSupplier done, int maxSteps) {
+        for (int i = 0; i < maxSteps && !done.getAsBoolean(); i++) {
+            if (i % 2 == 0) {
+                store("n", "N-" + i, "");
+            }
+            StepResult r = step();
+            clock.advance(r instanceof StepResult.Held held ? held.waitFor().plusMillis(1) : Duration.ofMillis(500));
+        }
+        if (!done.getAsBoolean()) {
+            throw new AssertionError("not done within " + maxSteps + " steps; central saw " + central.requestLog());
+        }
+    }
+
+    /** How often the command made central fail when it was sent alone (its "failed_alone" history). */
+    long failedAlone(String device, String commandId) {
+        return outbox.reads().history(record(device, commandId).id()).stream()
+                .filter(h -> h.kind().equals("failed_alone"))
+                .mapToLong(h -> h.times())
+                .sum();
+    }
+
     CommandRecord record(String device, String commandId) {
         return outbox.find(device, commandId).orElseThrow();
     }

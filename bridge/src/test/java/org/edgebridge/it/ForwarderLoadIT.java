@@ -130,7 +130,7 @@ class ForwarderLoadIT {
                     rate,
                     rate);
             // how fast it drained is the benchmark's business (printed above); the limiter's waits are unit-tested
-            // (ForwardStepTest, CentralGuardsTest): here every request held at most a second's worth of events
+            // (ForwardStepGuardsTest, CentralGuardsTest): here every request held at most a second's worth of events
             assertThat(log).allSatisfy(r -> assertThat(r.events()).isLessThanOrEqualTo(rate));
             assertThat(log.stream().mapToInt(CentralSim.Request::events).sum()).isEqualTo(backlog);
         }

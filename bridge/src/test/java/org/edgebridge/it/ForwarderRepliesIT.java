@@ -11,7 +11,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Central's replies through the whole bridge, with real devices: what a device receives over MQTT. Each kind of reply
- * (docs/protocol.md §2.3) is covered one step at a time on a moved clock by {@code forward.ForwardStepTest}; what
+ * (docs/protocol.md §2.3) is covered one step at a time on a moved clock by {@code forward.ForwardStepTest} and
+ * {@code forward.ForwardStepStatusTest}; what
  * stays here needs the real intake, broker and loop.
  */
 class ForwarderRepliesIT {

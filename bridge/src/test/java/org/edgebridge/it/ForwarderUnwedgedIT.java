@@ -86,7 +86,7 @@ class ForwarderUnwedgedIT {
             site.central.faults(Faults.statusWithRetryAfter(429, "100000000000000000", 1));
             device.publish("t", DeviceSimulator.command("RH-1", ""));
             assertThat(device.awaitFinal("RH-1").path("status").asText()).isEqualTo("accepted");
-            // the wait itself (the clamped Retry-After) is ForwardStepTest's, on a moved clock
+            // the wait itself (the clamped Retry-After) is ForwardStepStatusTest's, on a moved clock
             assertThat(site.central.requestLog())
                     .extracting(CentralSim.Request::status)
                     .containsExactly(429, 200);
