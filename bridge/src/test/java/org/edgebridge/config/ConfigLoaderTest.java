@@ -10,9 +10,11 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Function;
 import org.edgebridge.broker.BrokerSettings;
 import org.edgebridge.broker.TlsSettings;
 import org.edgebridge.intake.ExpiryRules;
@@ -389,6 +391,83 @@ class ConfigLoaderTest {
                     .as(bad)
                     .isInstanceOf(ConfigException.class)
                     .hasMessageContaining("ingest.proxy=" + bad + ": must be an http://host:port URL");
+        }
+    }
+
+    /**
+     * Neighbouring numbers of one type in a settings record (a swap would compile): each key, set to a value of its
+     * own, must land in the component that the docs give it.
+     */
+    @Test
+    void each_number_lands_in_its_own_component() {
+        Placements where = new Placements();
+        where.put("auth.queue", 300L, c -> (long) c.broker().login().queue().total());
+        where.put("auth.queuePerAddress", 9L, c ->
+                (long) c.broker().login().queue().perAddress());
+        where.put("auth.failedLoginsPerClientId", 11L, c ->
+                (long) c.broker().login().throttle().failuresPerClientId());
+        where.put("auth.failedLoginsPerAddress", 101L, c ->
+                (long) c.broker().login().throttle().failuresPerAddress());
+        where.put("mqtt.maxConnections", 4001L, c ->
+                (long) c.broker().limits().connections().max());
+        where.put("mqtt.maxConnectionsPerAddress", 1001L, c ->
+                (long) c.broker().limits().connections().maxPerAddress());
+        where.put("mqtt.maxHeldPackets", 102L, c ->
+                (long) c.broker().limits().connections().maxHeldPackets());
+        where.put("mqtt.maxConnectionsBeforeLogin", 1002L, c ->
+                (long) c.broker().limits().beforeLogin().max());
+        where.put("mqtt.maxConnectionsBeforeLoginPerNetwork", 700L, c ->
+                (long) c.broker().limits().beforeLogin().maxPerNetwork());
+        where.put("ingest.maxReceiptResultBytes", 5000L, c ->
+                (long) c.forwarder().requests().receiptCaps().maxResultBytes());
+        where.put("ingest.maxReceiptMessageBytes", 2000L, c ->
+                (long) c.forwarder().requests().receiptCaps().maxMessageBytes());
+        where.put("ingest.maxReceiptCodeBytes", 100L, c ->
+                (long) c.forwarder().requests().receiptCaps().maxCodeBytes());
+        where.put("intake.maxPayloadBytes", 60000L, c -> (long) c.intake().maxPayloadBytes());
+        where.put("intake.maxBatch", 200L, c -> (long) c.intake().maxBatch());
+        where.put("intake.queueCapacity", 20001L, c -> (long) c.intake().queueCapacity());
+        where.put("outbox.maxPending", 900000L, c -> c.intake().maxPending());
+        where.put(
+                "intake.maxJsonDepth", 31L, c -> (long) c.intake().jsonLimits().maxDepth());
+        where.put("intake.maxJsonStringLength", 100000L, c ->
+                (long) c.intake().jsonLimits().maxStringLength());
+        where.put("intake.maxJsonNumberLength", 99L, c ->
+                (long) c.intake().jsonLimits().maxNumberLength());
+        where.put(
+                "outbox.maxPendingPerDevice",
+                9999L,
+                c -> c.intake().deviceShare().maxCommands());
+        where.put("forwarder.maxEvents", 499L, c ->
+                (long) c.forwarder().batching().maxEvents());
+        where.put("forwarder.eventsPerSecond", 4999L, c ->
+                (long) c.forwarder().batching().eventsPerSecond());
+        where.put("forwarder.maxConcurrentRequests", 3L, c ->
+                (long) c.forwarder().requests().maxConcurrent());
+        where.put("forwarder.requestsPerSecond", 399L, c ->
+                (long) c.forwarder().requests().perSecond());
+        where.add("mqtt.maxPacketBytes=" + (64 * 1024)); // at least intake.maxPayloadBytes + 1024
+        BridgeConfig c = ConfigLoader.load(null, where.sets);
+        where.readers.forEach((key, read) -> assertThat(read.apply(c)).as(key).isEqualTo(where.values.get(key)));
+    }
+
+    /** Keys set to values of their own, and where each must land. */
+    private static final class Placements {
+        final List<String> sets = new ArrayList<>();
+        final Map<String, Long> values = new LinkedHashMap<>();
+        final Map<String, Function<BridgeConfig, Long>> readers = new LinkedHashMap<>();
+
+        void put(String key, long value, Function<BridgeConfig, Long> reader) {
+            if (values.containsValue(value)) {
+                throw new IllegalArgumentException(key + "=" + value + ": another key has that value");
+            }
+            sets.add(key + "=" + value);
+            values.put(key, value);
+            readers.put(key, reader);
+        }
+
+        void add(String set) {
+            sets.add(set);
         }
     }
 }
