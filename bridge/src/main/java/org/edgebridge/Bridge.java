@@ -4,6 +4,7 @@ import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.file.Files;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -236,8 +237,8 @@ public final class Bridge implements AutoCloseable {
     private static RuntimeException onFullDisk(BridgeConfig config, RuntimeException failure) {
         long free;
         try {
-            free = java.nio.file.Files.getFileStore(config.dataDir()).getUsableSpace();
-        } catch (java.io.IOException | RuntimeException e) {
+            free = Files.getFileStore(config.dataDir()).getUsableSpace();
+        } catch (IOException | RuntimeException e) {
             return failure;
         }
         if (free >= FULL_DISK_BYTES) {

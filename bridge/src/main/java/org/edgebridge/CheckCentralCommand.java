@@ -7,6 +7,8 @@ import org.edgebridge.commission.CheckReport;
 import org.edgebridge.config.BridgeConfig;
 import org.edgebridge.config.ConfigLoader;
 import org.edgebridge.lifecycle.ExitCodes;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -37,7 +39,7 @@ final class CheckCentralCommand implements Callable<Integer> {
     public Integer call() {
         BridgeConfig config = ConfigLoader.load(options.file, options.sets);
         // the report says all there is to say; a log line on stdout would break --json for scripts
-        ((ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME))
+        ((ch.qos.logback.classic.Logger) LoggerFactory.getLogger(Logger.ROOT_LOGGER_NAME))
                 .setLevel(ch.qos.logback.classic.Level.OFF);
         CheckReport report = new CentralCheck(config.forwarder(), Clock.systemUTC()).run();
         spec.commandLine().getOut().print(json ? report.json() + "\n" : report.text());

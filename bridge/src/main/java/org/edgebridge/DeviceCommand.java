@@ -1,6 +1,11 @@
 package org.edgebridge;
 
+import java.io.BufferedReader;
+import java.io.Console;
+import java.io.IOException;
+import java.io.InputStreamReader;
 import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -133,19 +138,18 @@ final class DeviceCommand {
         }
 
         /** The password typed twice, or null (and a message) when the two differ or it is empty. */
-        private @Nullable String promptTwice() throws java.io.IOException {
+        private @Nullable String promptTwice() throws IOException {
             PrintWriter err = spec.commandLine().getErr();
             String first;
             String second;
-            java.io.Console console = System.console();
+            Console console = System.console();
             if (console != null) {
                 char[] a = console.readPassword("Password for %s: ", clientId);
                 char[] b = console.readPassword("Password for %s (again): ", clientId);
                 first = a == null ? null : new String(a);
                 second = b == null ? null : new String(b);
             } else {
-                java.io.BufferedReader in = new java.io.BufferedReader(
-                        new java.io.InputStreamReader(System.in, java.nio.charset.StandardCharsets.UTF_8));
+                BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
                 err.print("Password for " + clientId + ": ");
                 err.flush();
                 first = in.readLine();

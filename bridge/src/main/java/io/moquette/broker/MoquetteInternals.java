@@ -18,9 +18,11 @@ import java.lang.reflect.Field;
 import java.util.Map;
 import java.util.Queue;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 import java.util.function.IntSupplier;
 import org.h2.mvstore.MVStore;
 import org.slf4j.LoggerFactory;
@@ -202,7 +204,7 @@ public final class MoquetteInternals {
             }
             Object queue = field(Session.class, "sessionQueue").get(session);
             for (Field f : queue.getClass().getDeclaredFields()) {
-                if (f.getName().equals("head") && f.getType() == java.util.concurrent.atomic.AtomicLong.class) {
+                if (f.getName().equals("head") && f.getType() == AtomicLong.class) {
                     f.setAccessible(true);
                     long head = ((AtomicLong) f.get(queue)).get();
                     long tail = ((AtomicLong) field(queue.getClass(), "tail").get(queue)).get();
@@ -261,7 +263,7 @@ public final class MoquetteInternals {
      * @return whether it ended within the time (false: a commit is still running; the stop goes on regardless)
      */
     public static boolean stopStoreCommitter(Server server, long timeoutMillis) throws InterruptedException {
-        if (!(read(server, "scheduler") instanceof java.util.concurrent.ScheduledExecutorService scheduler)) {
+        if (!(read(server, "scheduler") instanceof ScheduledExecutorService scheduler)) {
             return true;
         }
         scheduler.shutdown(); // cancels the periodic commit (ScheduledThreadPoolExecutor's default), lets one run out
@@ -281,10 +283,9 @@ public final class MoquetteInternals {
      * when a session loop next touches the store, and die there. {@code failed} is called, once, with the failure,
      * so that the broker is restarted at once.
      */
-    public static void syncStoreCommits(
-            Server server, long intervalMillis, java.util.function.Consumer<RuntimeException> failed) {
-        if (!(read(server, "scheduler") instanceof java.util.concurrent.ScheduledExecutorService scheduler)
-                || !(read(server, "h2Builder") instanceof io.moquette.persistence.H2Builder builder)) {
+    public static void syncStoreCommits(Server server, long intervalMillis, Consumer<RuntimeException> failed) {
+        if (!(read(server, "scheduler") instanceof ScheduledExecutorService scheduler)
+                || !(read(server, "h2Builder") instanceof H2Builder builder)) {
             return; // no persistence: nothing to sync
         }
         MVStore store;

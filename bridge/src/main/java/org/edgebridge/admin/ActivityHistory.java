@@ -16,6 +16,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
+import org.edgebridge.worker.FatalErrors;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -83,10 +84,7 @@ final class ActivityHistory implements AutoCloseable {
     /** Takes the first sample now and one every {@link #INTERVAL}. */
     void start() {
         timer.scheduleAtFixedRate(
-                org.edgebridge.worker.FatalErrors.scheduled(this::sampleSafely),
-                0,
-                INTERVAL.toMillis(),
-                TimeUnit.MILLISECONDS);
+                FatalErrors.scheduled(this::sampleSafely), 0, INTERVAL.toMillis(), TimeUnit.MILLISECONDS);
     }
 
     private synchronized void opened(Instant at) {

@@ -1,5 +1,6 @@
 package org.edgebridge.admin;
 
+import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 import org.jspecify.annotations.Nullable;
@@ -14,8 +15,7 @@ final class AdminHosts {
     private final Set<String> allowed;
 
     AdminHosts(String adminHost) {
-        this.allowed = Set.copyOf(
-                java.util.List.of("localhost", "127.0.0.1", "::1", bare(adminHost.toLowerCase(Locale.ROOT))));
+        this.allowed = Set.copyOf(List.of("localhost", "127.0.0.1", "::1", bare(adminHost.toLowerCase(Locale.ROOT))));
     }
 
     boolean allows(@Nullable String host) {

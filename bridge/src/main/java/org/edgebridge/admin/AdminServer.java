@@ -1,5 +1,6 @@
 package org.edgebridge.admin;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.json.JsonMapper;
@@ -8,6 +9,7 @@ import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 import io.javalin.Javalin;
 import io.javalin.http.Context;
 import io.javalin.http.HandlerType;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
 import java.io.InputStream;
@@ -16,13 +18,21 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 import org.edgebridge.broker.BrokerView;
+import org.edgebridge.budget.BudgetSettings;
 import org.edgebridge.budget.DataBudget;
 import org.edgebridge.code.AlarmCode;
+import org.edgebridge.commission.CheckReport;
 import org.edgebridge.config.AdminSettings;
 import org.edgebridge.forecast.DiskForecast;
+import org.edgebridge.forecast.ForecastSettings;
 import org.edgebridge.forward.ForwarderControl;
 import org.edgebridge.intake.IntakeView;
 import org.edgebridge.lifecycle.Component;
@@ -74,7 +84,7 @@ public final class AdminServer implements Component, AutoCloseable {
     private final DataBudget budget;
     private final AdminHosts hosts;
     /** Reads refused because their Host was not this bridge's and they had no token. */
-    private final java.util.concurrent.atomic.AtomicLong foreignHosts = new java.util.concurrent.atomic.AtomicLong();
+    private final AtomicLong foreignHosts = new AtomicLong();
 
     /** The parts the admin side reads and acts on. */
     public record Parts(
@@ -89,9 +99,9 @@ public final class AdminServer implements Component, AutoCloseable {
             PrometheusMeterRegistry meters,
             Clock clock,
             StatusReport.Central central,
-            java.util.function.Supplier<org.edgebridge.commission.CheckReport> checkCentral,
-            org.edgebridge.forecast.ForecastSettings forecast,
-            org.edgebridge.budget.BudgetSettings budget,
+            Supplier<CheckReport> checkCentral,
+            ForecastSettings forecast,
+            BudgetSettings budget,
             StorageHonesty storage) {}
 
     public AdminServer(AdminSettings settings, Parts p) {
@@ -118,10 +128,7 @@ public final class AdminServer implements Component, AutoCloseable {
                 p.receipts(),
                 this::alarms,
                 p.clock());
-        io.micrometer.core.instrument.FunctionCounter.builder(
-                        "edgebridge.admin.reads.foreign.host",
-                        foreignHosts,
-                        java.util.concurrent.atomic.AtomicLong::get)
+        FunctionCounter.builder("edgebridge.admin.reads.foreign.host", foreignHosts, AtomicLong::get)
                 .description(
                         "admin reads refused (403 host_not_allowed): a Host that is not this bridge's and no token")
                 .register(p.meters());
@@ -190,7 +197,7 @@ public final class AdminServer implements Component, AutoCloseable {
             });
             config.routes.post("/api/forwarder/retry-now", ctx -> {
                 ForwarderControl.RetryNow done = forwarder.retryNow();
-                Map<String, Object> body = new java.util.LinkedHashMap<>();
+                Map<String, Object> body = new LinkedHashMap<>();
                 body.put("forwarder", "every wait ended");
                 body.put("requestWaitWasUntil", done.requestWaitUntil().orElse(null));
                 body.put("breakerWasOpen", done.breakerWasOpen());
@@ -223,8 +230,8 @@ public final class AdminServer implements Component, AutoCloseable {
     }
 
     /** The status report's alarms and the data budget's ({@code data_budget_warning}, {@code data_budget_exceeded}). */
-    private java.util.List<StatusReport.Alarm> alarms() {
-        java.util.List<StatusReport.Alarm> all = new java.util.ArrayList<>(status.alarms());
+    private List<StatusReport.Alarm> alarms() {
+        List<StatusReport.Alarm> all = new ArrayList<>(status.alarms());
         budget.alarms().forEach(a -> all.add(new StatusReport.Alarm(a.code(), a.message())));
         return all;
     }
@@ -283,7 +290,7 @@ public final class AdminServer implements Component, AutoCloseable {
     }
 
     /** Paths every client may GET whatever the settings: the page's HTML (it holds no data) and the health checks. */
-    private static final java.util.Set<String> OPEN_READS = java.util.Set.of("/", "/health/live", "/health/ready");
+    private static final Set<String> OPEN_READS = Set.of("/", "/health/live", "/health/ready");
 
     /**
      * Every POST needs the token; so does every other request but {@link #OPEN_READS} when reads need it
@@ -344,7 +351,7 @@ public final class AdminServer implements Component, AutoCloseable {
     static void json(Context ctx, int status, Object body) {
         try {
             ctx.status(status).contentType("application/json").result(JSON.writeValueAsBytes(body));
-        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+        } catch (JsonProcessingException e) {
             throw new IllegalStateException("a response could not be written as JSON", e);
         }
     }

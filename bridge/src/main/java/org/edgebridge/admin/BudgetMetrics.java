@@ -5,6 +5,7 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.edgebridge.budget.DataBudget;
 import org.edgebridge.forward.WireBytes;
+import org.jspecify.annotations.Nullable;
 
 /** The data budget in {@code /metrics} ({@link DataBudget}); NaN where there is no figure (no budget, nothing sent). */
 final class BudgetMetrics {
@@ -57,7 +58,7 @@ final class BudgetMetrics {
                 .register(registry);
     }
 
-    private static double orNaN(@org.jspecify.annotations.Nullable Double v) {
+    private static double orNaN(@Nullable Double v) {
         return v == null ? Double.NaN : v;
     }
 }

@@ -3,9 +3,12 @@ package org.edgebridge.admin;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 import org.edgebridge.broker.BrokerView;
@@ -42,9 +45,9 @@ final class DevicesApi {
                 outbox.reads().devices().stream().collect(Collectors.toMap(DeviceRow::clientId, Function.identity()));
         Map<String, DeviceView> views =
                 broker.devices().list().stream().collect(Collectors.toMap(DeviceView::clientId, Function.identity()));
-        java.util.Set<String> connected = new java.util.HashSet<>(broker.connectedClientIds());
+        Set<String> connected = new HashSet<>(broker.connectedClientIds());
         Map<String, Device> out = new TreeMap<>();
-        java.util.Set<String> ids = new java.util.TreeSet<>(rows.keySet());
+        Set<String> ids = new TreeSet<>(rows.keySet());
         ids.addAll(views.keySet());
         for (String id : ids) {
             DeviceRow r = rows.get(id);

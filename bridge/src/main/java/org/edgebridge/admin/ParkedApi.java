@@ -2,6 +2,8 @@ package org.edgebridge.admin;
 
 import com.fasterxml.jackson.core.JacksonException;
 import io.javalin.http.Context;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -160,8 +162,8 @@ final class ParkedApi {
         } catch (JacksonException | RuntimeException e) {
             throw new OutboxApi.BadRequest("the body must be JSON: {\"code\":…} and/or {\"deviceId\":…}, or "
                     + "{\"commands\":[{\"deviceId\":…,\"commandId\":…}]}");
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
         if (s == null || (s.commands() == null) == (s.code() == null && s.deviceId() == null)) {
             throw new OutboxApi.BadRequest("select by code and/or deviceId, or by a list of commands (one of the two)");

@@ -23,6 +23,7 @@ import org.edgebridge.outbox.AdminOutbox;
 import org.edgebridge.outbox.CommandState;
 import org.edgebridge.outbox.OutboxCounts;
 import org.edgebridge.outbox.RetentionPurger;
+import org.edgebridge.storage.FsyncProbe;
 import org.edgebridge.storage.StorageHonesty;
 import org.edgebridge.worker.Workers;
 import org.jspecify.annotations.Nullable;
@@ -226,7 +227,7 @@ public final class StatusReport {
     /** The data dir's fsync latency measured at start, and the outbox's capacity at it (null: not measured). */
     private Map<String, Object> storageStatus() {
         Map<String, Object> s = new LinkedHashMap<>();
-        org.edgebridge.storage.FsyncProbe.@org.jspecify.annotations.Nullable FsyncLatency l = storage.latency();
+        FsyncProbe.@Nullable FsyncLatency l = storage.latency();
         s.put("fsyncMedianMicros", l == null ? null : l.medianMicros());
         s.put("fsyncMaxMicros", l == null ? null : l.maxMicros());
         s.put("fsyncSamples", l == null ? 0 : l.samples());

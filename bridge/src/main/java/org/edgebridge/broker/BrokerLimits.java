@@ -1,5 +1,6 @@
 package org.edgebridge.broker;
 
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -18,8 +19,7 @@ public final class BrokerLimits {
     private final AtomicLong heldTooMany = new AtomicLong();
     private final AtomicLong beforeLoginOldestClosed = new AtomicLong();
     private final AtomicLong awaitingCommitPauses = new AtomicLong();
-    private final java.util.concurrent.atomic.AtomicInteger mostAwaitingCommit =
-            new java.util.concurrent.atomic.AtomicInteger();
+    private final AtomicInteger mostAwaitingCommit = new AtomicInteger();
 
     /** A PUBLISH came with retain=1; it was passed on without it (the bridge stores no retained messages). */
     public void retainFlagCleared() {

@@ -7,6 +7,8 @@ import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * What the broker has seen of each client id that logged in since start: connections, takeovers, refused
@@ -17,7 +19,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * registry is bounded in bytes too. Thread-safe: fed from Moquette's interceptor and session-loop threads.
  */
 public final class DeviceRegistry {
-    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(DeviceRegistry.class);
+    private static final Logger LOG = LoggerFactory.getLogger(DeviceRegistry.class);
 
     private final Clock clock;
     private final int stormThreshold;

@@ -5,6 +5,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -244,8 +245,7 @@ public final class PasswordFile {
             }
         } else {
             try {
-                Files.setPosixFilePermissions(
-                        next, java.nio.file.attribute.PosixFilePermissions.fromString("rw-r-----"));
+                Files.setPosixFilePermissions(next, PosixFilePermissions.fromString("rw-r-----"));
             } catch (UnsupportedOperationException e) {
                 // not a POSIX file system
             }

@@ -2,18 +2,24 @@ package org.edgebridge.central;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 import io.javalin.Javalin;
 import io.javalin.http.Context;
 import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Predicate;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -29,12 +35,12 @@ public final class CentralSim implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(CentralSim.class);
     /** Inbox entries hold an {@link java.time.Instant}: written as ISO-8601 text, as the receipts' appliedAt is. */
     private static final ObjectMapper JSON = new ObjectMapper()
-            .registerModule(new com.fasterxml.jackson.datatype.jsr310.JavaTimeModule())
-            .disable(com.fasterxml.jackson.databind.SerializationFeature.WRITE_DATES_AS_TIMESTAMPS);
+            .registerModule(new JavaTimeModule())
+            .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS);
 
     private final Inbox inbox;
     private final Clock clock;
-    private final java.util.function.Predicate<String> authorized;
+    private final Predicate<String> authorized;
     private final Javalin app;
     private final AtomicLong requests = new AtomicLong();
     private final AtomicLong checks = new AtomicLong();
@@ -54,7 +60,7 @@ public final class CentralSim implements AutoCloseable {
      * @param authorized whether a request's {@code Authorization} header (null: none) is let in; else 401, e.g. a
      *     check of an OAuth2 token with its authorization server
      */
-    public CentralSim(java.util.function.Predicate<String> authorized, long maxRequestBytes, Clock clock) {
+    public CentralSim(Predicate<String> authorized, long maxRequestBytes, Clock clock) {
         this.clock = clock;
         this.inbox = new Inbox(clock);
         this.log = new IngestLog(clock);
@@ -129,8 +135,7 @@ public final class CentralSim implements AutoCloseable {
         // central's own clock, not the server library's: a test can set the sim's clock off to check the skew
         ctx.header(
                 "Date",
-                java.time.format.DateTimeFormatter.RFC_1123_DATE_TIME.format(
-                        java.time.ZonedDateTime.ofInstant(clock.instant(), java.time.ZoneOffset.UTC)));
+                DateTimeFormatter.RFC_1123_DATE_TIME.format(ZonedDateTime.ofInstant(clock.instant(), ZoneOffset.UTC)));
         if (!authorized.test(ctx.header("Authorization"))) {
             log.request(0, 401);
             error(ctx, 401, "unauthorized", "a valid bearer token is required");

@@ -5,6 +5,7 @@ import java.time.Instant;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeParseException;
+import java.util.Locale;
 import java.util.Optional;
 
 /**
@@ -47,7 +48,7 @@ record ClockSkew(Duration skew, Duration uncertainty) {
         double seconds = skew.abs().toMillis() / 1000.0;
         String direction = skew.isNegative() ? "ahead of" : "behind";
         return String.format(
-                java.util.Locale.ROOT,
+                Locale.ROOT,
                 "the box's clock is %.1f s %s central's (± %.1f s)",
                 seconds,
                 direction,

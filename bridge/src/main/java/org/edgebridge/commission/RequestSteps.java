@@ -11,6 +11,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.security.SecureRandom;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.HexFormat;
@@ -119,7 +120,7 @@ final class RequestSteps {
         long start = System.nanoTime();
         ObjectNode body = JSON.createObjectNode();
         body.put("edgeId", settings.central().edgeId());
-        String batchId = "check-" + HexFormat.of().formatHex(java.security.SecureRandom.getSeed(8));
+        String batchId = "check-" + HexFormat.of().formatHex(SecureRandom.getSeed(8));
         body.put("batchId", batchId);
         body.putArray("events");
         HttpRequest.Builder request = HttpRequest.newBuilder(settings.central().url())

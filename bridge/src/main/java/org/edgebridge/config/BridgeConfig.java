@@ -1,8 +1,13 @@
 package org.edgebridge.config;
 
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Locale;
 import java.util.Map;
+import java.util.TreeMap;
 import org.edgebridge.broker.BrokerSettings;
+import org.edgebridge.budget.BudgetSettings;
+import org.edgebridge.forecast.ForecastSettings;
 import org.edgebridge.forward.ForwarderSettings;
 import org.edgebridge.intake.IntakeSettings;
 import org.edgebridge.outbox.RetentionSettings;
@@ -24,14 +29,14 @@ public record BridgeConfig(
         RetentionSettings retention,
         ForwarderSettings forwarder,
         AdminSettings admin,
-        java.time.Duration shutdownTimeout,
+        Duration shutdownTimeout,
         Map<String, String> effective,
-        org.edgebridge.forecast.ForecastSettings forecast,
-        org.edgebridge.budget.BudgetSettings budget) {
+        ForecastSettings forecast,
+        BudgetSettings budget) {
 
     /** The effective configuration with secrets masked, for logs and support tickets. */
     public Map<String, String> masked() {
-        Map<String, String> out = new java.util.TreeMap<>();
+        Map<String, String> out = new TreeMap<>();
         // secrets are values; auth.passwordFile is a path, which a support ticket needs to see
         effective.forEach((k, v) -> out.put(k, isSecret(k) ? "****" : v));
         return out;
@@ -43,7 +48,6 @@ public record BridgeConfig(
 
     /** Keys whose value is a secret: the tokens, and any password given as a value. */
     static boolean isSecret(String key) {
-        return key.endsWith(".token")
-                || (key.toLowerCase(java.util.Locale.ROOT).contains("password") && !key.endsWith("File"));
+        return key.endsWith(".token") || (key.toLowerCase(Locale.ROOT).contains("password") && !key.endsWith("File"));
     }
 }

@@ -3,6 +3,7 @@ package org.edgebridge.config;
 import java.net.URI;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import org.edgebridge.broker.TlsSettings;
 
 /**
@@ -54,7 +55,7 @@ public final class ConfigWarnings {
                             .orElseThrow()
                             .clientAuth()
                             .name()
-                            .toLowerCase(java.util.Locale.ROOT)
+                            .toLowerCase(Locale.ROOT)
                     + " with auth.anonymous=true and "
                     + (c.broker().listener().port() != 0
                             ? "the plain listener on (mqtt.port="

@@ -1,6 +1,7 @@
 package org.edgebridge.config;
 
 import java.net.URI;
+import java.net.URISyntaxException;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -10,6 +11,7 @@ import java.util.Locale;
 import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.regex.PatternSyntaxException;
 import org.edgebridge.intake.ExpiryRules;
 
 /** Parsers for the value types of configuration keys. Each throws {@link IllegalArgumentException} with the rule. */
@@ -18,7 +20,7 @@ final class ValueParsers {
     static Optional<Pattern> optionalRegex(String text) {
         try {
             return Optional.of(Pattern.compile(text.trim()));
-        } catch (java.util.regex.PatternSyntaxException e) {
+        } catch (PatternSyntaxException e) {
             throw new IllegalArgumentException("must be a regular expression (" + e.getDescription() + ")");
         }
     }
@@ -129,7 +131,7 @@ final class ValueParsers {
                 throw new IllegalArgumentException("must be an http:// or https:// URL with a host");
             }
             return uri;
-        } catch (java.net.URISyntaxException e) {
+        } catch (URISyntaxException e) {
             throw new IllegalArgumentException("must be an http:// or https:// URL with a host");
         }
     }
@@ -152,7 +154,7 @@ final class ValueParsers {
                 throw new IllegalArgumentException(rule);
             }
             return uri;
-        } catch (java.net.URISyntaxException e) {
+        } catch (URISyntaxException e) {
             throw new IllegalArgumentException(rule);
         }
     }

@@ -27,7 +27,7 @@ final class Exchange {
     private final CentralFailureRate failureRate;
     private final ClaimedAhead claimedAhead;
     private final Clock clock;
-    private final java.time.Duration quietFor;
+    private final Duration quietFor;
     private final ProbeSlot probes;
     private final Duration carryFor;
     private final List<Carried> carried = new ArrayList<>(); // guarded by itself
@@ -45,7 +45,7 @@ final class Exchange {
             CentralFailureRate failureRate,
             ClaimedAhead claimedAhead,
             Clock clock,
-            java.time.Duration quietFor,
+            Duration quietFor,
             ProbeSlot probes,
             Duration carryFor) {
         this.carryFor = carryFor;
@@ -346,7 +346,7 @@ final class Exchange {
             // while
             // other events were answered it opened the breaker for every device whenever two poisons took turns
             // (BlameCasesIT); a central that answers nothing at all still opens it (CentralDownIT)
-            java.time.Instant quietSince = clock.instant().minus(quietFor);
+            Instant quietSince = clock.instant().minus(quietFor);
             boolean centralQuiet =
                     policy.lastSuccessAt().map(at -> at.isBefore(quietSince)).orElse(true);
             if (!verdict.recorded && (verdict.centralsOwn || centralQuiet)) {

@@ -1,7 +1,10 @@
 package org.edgebridge.forward;
 
 import java.time.Instant;
+import java.util.Map;
 import java.util.Optional;
+import org.edgebridge.forward.auth.ClientCertificateStatus;
+import org.edgebridge.forward.auth.TokenStatus;
 
 /**
  * The forwarder as an admin sees it.
@@ -43,11 +46,11 @@ public record ForwarderStatus(
         int unsettledEvents,
         long failedSteps,
         ReceiptViolations.View receiptViolations,
-        java.util.Map<String, Long> cutReplies,
+        Map<String, Long> cutReplies,
         long missingReceipts,
         Optional<Instant> lastMissingReceiptAt,
-        Optional<org.edgebridge.forward.auth.ClientCertificateStatus> clientCertificate,
-        Optional<org.edgebridge.forward.auth.TokenStatus> oauth2,
+        Optional<ClientCertificateStatus> clientCertificate,
+        Optional<TokenStatus> oauth2,
         Expiry expiry,
         ServerErrors serverErrors) {
 

@@ -4,7 +4,9 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.EnumMap;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -78,7 +80,7 @@ public final class ReceiptViolations {
     }
 
     View view() {
-        Map<String, Long> out = new java.util.LinkedHashMap<>();
+        Map<String, Long> out = new LinkedHashMap<>();
         counts.forEach((k, v) -> out.put(name(k), v.get()));
         Instant at = lastAt;
         boolean recent = at != null && Duration.between(at, clock.instant()).compareTo(ALARM_FOR) < 0;
@@ -96,6 +98,6 @@ public final class ReceiptViolations {
 
     /** The violation's name on the status page and in /metrics: {@code not_sent}. */
     static String name(Violation v) {
-        return v.name().toLowerCase(java.util.Locale.ROOT);
+        return v.name().toLowerCase(Locale.ROOT);
     }
 }

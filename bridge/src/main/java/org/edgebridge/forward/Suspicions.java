@@ -5,6 +5,7 @@ import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Comparator;
 import java.util.Deque;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -13,6 +14,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.IntFunction;
 import org.edgebridge.outbox.ClaimedEvent;
 import org.edgebridge.outbox.Settlement;
 
@@ -85,7 +87,7 @@ final class Suspicions {
 
     private final Map<Long, Group> groupOf = new HashMap<>();
     private final Deque<Group> groups = new ArrayDeque<>();
-    private final java.util.function.IntFunction<Duration> companyWait;
+    private final IntFunction<Duration> companyWait;
     private final AloneFailures alone;
 
     /**
@@ -93,7 +95,7 @@ final class Suspicions {
      *     alone, after its n-th probe without proof (the per-event backoff: it grows to {@code forwarder.backoffMax})
      * @param alone how a proven failure of a suspect is counted
      */
-    Suspicions(java.util.function.IntFunction<Duration> companyWait, AloneFailures alone) {
+    Suspicions(IntFunction<Duration> companyWait, AloneFailures alone) {
         this.companyWait = companyWait;
         this.alone = alone;
     }
@@ -132,9 +134,8 @@ final class Suspicions {
         // its own device; but a suspect not probed for the longest company wait competes by age, so that groups that
         // keep failing cannot starve it; then the one probed longest ago (stable: claim order on ties)
         Instant overdue = now.minus(companyWait.apply(LONGEST_WAIT_AFTER));
-        candidates.sort(
-                java.util.Comparator.comparing((Group g) -> g.ids.size() == 1 && g.lastProbedAt.isAfter(overdue))
-                        .thenComparing((Group g) -> g.lastProbedAt));
+        candidates.sort(Comparator.comparing((Group g) -> g.ids.size() == 1 && g.lastProbedAt.isAfter(overdue))
+                .thenComparing((Group g) -> g.lastProbedAt));
         List<ClaimedEvent> probe = new ArrayList<>();
         List<ClaimedEvent> otherHalf = new ArrayList<>();
         boolean waiting = false;
@@ -147,7 +148,7 @@ final class Suspicions {
             // proven, then the one with the most commands waiting behind the group: a probe without the poison clears
             // them all (in claim order, six poisons' devices went before a busy neighbour's, whose commands waited
             // minutes)
-            sendable.sort(java.util.Comparator.comparing(
+            sendable.sort(Comparator.comparing(
                             (List<ClaimedEvent> p) -> p.get(0).centralFailures() > 0)
                     .thenComparing(
                             p -> -runs.getOrDefault(p.get(0).clientId(), p).size()));

@@ -85,7 +85,7 @@ final class TransportFailures {
             }
         }
         for (Throwable t = error; t != null; t = t.getCause()) {
-            String m = t.getMessage() == null ? "" : t.getMessage().toLowerCase(java.util.Locale.ROOT);
+            String m = t.getMessage() == null ? "" : t.getMessage().toLowerCase(Locale.ROOT);
             // the JDK's client reports a refused connection as ConnectException(s) without a message, caused by a
             // ClosedChannelException (DNS, TLS and connect timeouts were told apart above)
             if (m.contains("connection refused") || t instanceof ConnectException && m.isEmpty()) {

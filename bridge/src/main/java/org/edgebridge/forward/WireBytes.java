@@ -1,11 +1,13 @@
 package org.edgebridge.forward;
 
 import java.net.http.HttpHeaders;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
+import org.edgebridge.outbox.ClaimedEvent;
 
 /**
  * The bytes exchanged with central since start, as well as the bridge can count them from above the JDK's HTTP client:
@@ -48,8 +50,8 @@ public final class WireBytes {
     }
 
     /** The events of a request, by device: their payload bytes. */
-    public void events(List<org.edgebridge.outbox.ClaimedEvent> events) {
-        for (org.edgebridge.outbox.ClaimedEvent e : events) {
+    public void events(List<ClaimedEvent> events) {
+        for (ClaimedEvent e : events) {
             String device = perDevice.containsKey(e.clientId()) || perDevice.size() < MAX_DEVICES
                     ? e.clientId()
                     : OTHER_DEVICES;
@@ -90,7 +92,7 @@ public final class WireBytes {
 
     /** Payload bytes sent per device since start (at most {@link #MAX_DEVICES} + 1 entries). */
     public Map<String, Long> perDevice() {
-        Map<String, Long> out = new java.util.HashMap<>();
+        Map<String, Long> out = new HashMap<>();
         perDevice.forEach((d, n) -> out.put(d, n.sum()));
         return out;
     }

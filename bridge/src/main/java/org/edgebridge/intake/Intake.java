@@ -1,5 +1,6 @@
 package org.edgebridge.intake;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -395,12 +396,12 @@ public final class Intake implements Component, IntakeView, AutoCloseable, Inbou
     /** {@link #close(java.time.Duration)} with 30 s, for try-with-resources. */
     @Override
     public void close() {
-        close(java.time.Duration.ofSeconds(30));
+        close(Duration.ofSeconds(30));
     }
 
     /** Writes what is queued, waiting at most {@code budget}, then stops the writer thread. */
     @Override
-    public void close(java.time.Duration budget) {
+    public void close(Duration budget) {
         accepting = false;
         running = false;
         answers.shutdown(); // what waits for a look-up is still answered

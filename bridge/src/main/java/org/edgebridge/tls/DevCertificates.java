@@ -8,16 +8,22 @@ import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.GeneralSecurityException;
+import java.security.KeyFactory;
 import java.security.KeyPair;
 import java.security.KeyPairGenerator;
+import java.security.PrivateKey;
 import java.security.SecureRandom;
+import java.security.cert.CertificateFactory;
 import java.security.cert.X509Certificate;
 import java.security.spec.ECGenParameterSpec;
+import java.security.spec.PKCS8EncodedKeySpec;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.Date;
 import java.util.List;
 import org.bouncycastle.asn1.x500.X500Name;
@@ -154,9 +160,9 @@ public final class DevCertificates {
     public static DeviceMaterial issueClient(
             Path dir, String commonName, Instant notBefore, Instant notAfter, Path certFile, Path keyFile) {
         try {
-            X509Certificate ca = (X509Certificate) java.security.cert.CertificateFactory.getInstance("X.509")
+            X509Certificate ca = (X509Certificate) CertificateFactory.getInstance("X.509")
                     .generateCertificate(Files.newInputStream(dir.resolve(CA_FILE)));
-            java.security.PrivateKey caKey = readKey(dir.resolve(CA_KEY_FILE));
+            PrivateKey caKey = readKey(dir.resolve(CA_KEY_FILE));
             KeyPair keys = ecKeys();
             X509Certificate cert = new JcaX509CertificateConverter()
                     .getCertificate(new JcaX509v3CertificateBuilder(
@@ -179,16 +185,8 @@ public final class DevCertificates {
             writeKey(newKey, keys);
             Fsync.file(newCert); // a power cut after a rename must not leave the name with no content
             Fsync.file(newKey);
-            Files.move(
-                    newCert,
-                    certFile,
-                    java.nio.file.StandardCopyOption.REPLACE_EXISTING,
-                    java.nio.file.StandardCopyOption.ATOMIC_MOVE);
-            Files.move(
-                    newKey,
-                    keyFile,
-                    java.nio.file.StandardCopyOption.REPLACE_EXISTING,
-                    java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+            Files.move(newCert, certFile, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+            Files.move(newKey, keyFile, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
             Fsync.written(certFile); // the renames
             Fsync.written(keyFile);
             return new DeviceMaterial(certFile, keyFile);
@@ -198,12 +196,11 @@ public final class DevCertificates {
         }
     }
 
-    private static java.security.PrivateKey readKey(Path file) throws IOException, GeneralSecurityException {
+    private static PrivateKey readKey(Path file) throws IOException, GeneralSecurityException {
         String pem = Files.readString(file);
         String base64 = pem.replaceAll("-----[A-Z ]+-----", "").replaceAll("\\s", "");
-        return java.security.KeyFactory.getInstance("EC")
-                .generatePrivate(new java.security.spec.PKCS8EncodedKeySpec(
-                        java.util.Base64.getDecoder().decode(base64)));
+        return KeyFactory.getInstance("EC")
+                .generatePrivate(new PKCS8EncodedKeySpec(Base64.getDecoder().decode(base64)));
     }
 
     /** Writes a private key as PEM PKCS#8, readable by its owner only (created so before anything is written). */

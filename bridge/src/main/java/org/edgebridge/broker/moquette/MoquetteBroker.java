@@ -20,6 +20,7 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
+import java.util.function.IntSupplier;
 import java.util.function.Supplier;
 import org.edgebridge.broker.BrokerEngine;
 import org.edgebridge.broker.BrokerLimits;
@@ -179,7 +180,7 @@ public final class MoquetteBroker implements BrokerEngine {
             ChannelHandler protocol = MoquetteInternals.protocolHandler(s, started.config(), authenticator);
             Supplier<ChannelHandler> sessionCheck = () -> new SessionSubscriptionCheck(
                     (clientId, topic) -> MoquetteInternals.routesTo(s, clientId, topic), topics);
-            java.util.function.IntSupplier inBroker = MoquetteInternals.inboundBacklog(s);
+            IntSupplier inBroker = MoquetteInternals.inboundBacklog(s);
             InboundBackPressure pressure = new InboundBackPressure(
                     () -> inBroker.getAsInt() + commands.waiting(),
                     settings.publishes().maxWaiting());

@@ -15,7 +15,9 @@ import io.netty.handler.codec.mqtt.MqttEncoder;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.concurrent.DefaultThreadFactory;
+import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -141,10 +143,10 @@ final class MqttListeners implements AutoCloseable {
     /** Whether a listener on {@code host}:{@code port} accepts a connection now (a wildcard host: on loopback). */
     static boolean accepts(String host, int port) {
         String to = host.equals("0.0.0.0") || host.equals("::") ? "127.0.0.1" : host;
-        try (java.net.Socket socket = new java.net.Socket()) {
-            socket.connect(new java.net.InetSocketAddress(to, port), 2_000);
+        try (Socket socket = new Socket()) {
+            socket.connect(new InetSocketAddress(to, port), 2_000);
             return true;
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             return false;
         }
     }

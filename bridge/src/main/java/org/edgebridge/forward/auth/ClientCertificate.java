@@ -1,5 +1,6 @@
 package org.edgebridge.forward.auth;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.GeneralSecurityException;
 import java.security.PrivateKey;
@@ -8,6 +9,8 @@ import java.security.Signature;
 import java.security.cert.X509Certificate;
 import java.time.Instant;
 import java.util.List;
+import java.util.Locale;
+import java.util.function.Supplier;
 import org.edgebridge.tls.OwnerOnlyFiles;
 import org.edgebridge.tls.PemFiles;
 
@@ -39,8 +42,8 @@ public record ClientCertificate(List<X509Certificate> chain, PrivateKey key, Fil
         return new ClientCertificate(chain, key, stamp);
     }
 
-    private static <T> T read(String keyName, Path file, java.util.function.Supplier<T> reader) {
-        if (!java.nio.file.Files.isReadable(file)) {
+    private static <T> T read(String keyName, Path file, Supplier<T> reader) {
+        if (!Files.isReadable(file)) {
             throw new IllegalArgumentException(keyName + "=" + file + ": no readable file there");
         }
         try {
@@ -87,6 +90,6 @@ public record ClientCertificate(List<X509Certificate> chain, PrivateKey key, Fil
 
     /** The serial number in hex, as {@code openssl x509 -serial} shows it. */
     public String serial() {
-        return leaf().getSerialNumber().toString(16).toUpperCase(java.util.Locale.ROOT);
+        return leaf().getSerialNumber().toString(16).toUpperCase(Locale.ROOT);
     }
 }
