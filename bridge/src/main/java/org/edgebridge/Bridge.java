@@ -246,8 +246,8 @@ public final class Bridge implements AutoCloseable {
         }
         return new IllegalStateException(
                 "the disk of data.dir " + config.dataDir() + " is full (" + free + " bytes "
-                        + "free): the bridge cannot open its outbox; free space on that disk and start it again (the outbox and "
-                        + "the devices' sessions are kept). The failure: " + failure.getMessage(),
+                        + "free): the bridge cannot open its outbox; free space on that disk and start it again (the "
+                        + "outbox and the devices' sessions are kept). The failure: " + failure.getMessage(),
                 failure);
     }
 

@@ -21,9 +21,9 @@ import picocli.CommandLine.Option;
         name = "check-central",
         mixinStandardHelpOptions = true,
         description = "Check, step by step, that this box reaches "
-                + "central with these settings (DNS, TCP, the proxy's CONNECT, TLS, the client certificate, the OAuth2 token, one "
-                + "request that applies nothing, the clock): pass or fail with the reason and the fix. Exit code 0 only when "
-                + "every step passed. Run it before devices go live (docs/install.md).")
+                + "central with these settings (DNS, TCP, the proxy's CONNECT, TLS, the client certificate, the "
+                + "OAuth2 token, one request that applies nothing, the clock): pass or fail with the reason and the "
+                + "fix. Exit code 0 only when every step passed. Run it before devices go live (docs/install.md).")
 final class CheckCentralCommand implements Callable<Integer> {
     @CommandLine.Mixin
     Main.ConfigOptions options = new Main.ConfigOptions();

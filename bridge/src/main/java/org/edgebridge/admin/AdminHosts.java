@@ -22,7 +22,10 @@ final class AdminHosts {
         return host == null || allowed.contains(bare(withoutPort(host.trim().toLowerCase(Locale.ROOT))));
     }
 
-    /** The name of a {@code Host} header without its port: {@code [::1]:8080} is {@code [::1]}, {@code a:1} is {@code a}. */
+    /**
+     * The name of a {@code Host} header without its port: {@code [::1]:8080} is {@code [::1]}, {@code a:1} is {@code
+     * a}.
+     */
     private static String withoutPort(String host) {
         if (host.startsWith("[")) {
             int end = host.indexOf(']');

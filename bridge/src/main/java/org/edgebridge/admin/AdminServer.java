@@ -51,7 +51,8 @@ import org.slf4j.LoggerFactory;
  * Prometheus metrics and health. Binds {@code admin.host} (loopback by default). Every POST needs
  * {@code Authorization: Bearer {admin.token}}, and so does every read but the page's HTML and the health checks when
  * {@code admin.host} is not loopback ({@code admin.tokenForReads}). Without the token, those reads answer only a
- * request whose {@code Host} is this bridge's ({@link AdminHosts}: no DNS rebinding); every error is JSON {@code {"error":…,"message":…}}.
+ * request whose {@code Host} is this bridge's ({@link AdminHosts}: no DNS rebinding); every error is JSON {@code
+ * {"error":…,"message":…}}.
  *
  * <p>Threads: Jetty's pool, owned by Javalin; handlers only read status records and call thread-safe methods.
  */
@@ -269,7 +270,10 @@ public final class AdminServer implements Component, AutoCloseable {
         ctx.contentType("text/javascript; charset=utf-8").result(body);
     }
 
-    /** {@code GET /health/ready}: 200 when the broker, the outbox and the forwarder are ready, else 503 ({@link Readiness}). */
+    /**
+     * {@code GET /health/ready}: 200 when the broker, the outbox and the forwarder are ready, else 503 ({@link
+     * Readiness}).
+     */
     private void ready(Context ctx) {
         Readiness r = status.readiness();
         json(ctx, r.ready() ? 200 : 503, r);
@@ -310,9 +314,9 @@ public final class AdminServer implements Component, AutoCloseable {
                     403,
                     "host_not_allowed",
                     "Host " + AdminHosts.shown(ctx.header("Host"))
-                            + " is not this bridge's: without the admin token, reads answer only for Host localhost, 127.0.0.1, "
-                            + "[::1] or admin.host (a page that rebinds its own name to 127.0.0.1 must not read the outbox); "
-                            + "send Authorization: Bearer <admin.token>");
+                            + " is not this bridge's: without the admin token, reads answer only for Host localhost, "
+                            + "127.0.0.1, [::1] or admin.host (a page that rebinds its own name to 127.0.0.1 must "
+                            + "not read the outbox); send Authorization: Bearer <admin.token>");
         }
         if (settings.token().isEmpty()) {
             throw new OutboxApi.ApiError(403, "admin_token_unset", "set admin.token to allow admin actions");

@@ -143,7 +143,8 @@ final class BridgeMetrics implements AutoCloseable {
                 "edgebridge.outbox.receipt.acks.unrecorded",
                 outbox,
                 o -> o.writerFigures().receiptAcksUnrecorded(),
-                "devices' PUBACKs of final receipts left out of their command's timeline (too many waited for the writer)");
+                "devices' PUBACKs of final receipts left out of their command's timeline (too many waited for the "
+                        + "writer)");
         counter("edgebridge.outbox.purged", retention, r -> r.status().purged(), "final rows deleted by retention");
         Gauge.builder("edgebridge.outbox.free.page.bytes", outbox, BridgeMetrics::freeBytes)
                 .baseUnit("bytes")

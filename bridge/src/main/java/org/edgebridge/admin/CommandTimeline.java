@@ -33,11 +33,11 @@ final class CommandTimeline {
                 "the device's PUBLISH arrived on " + r.topic() + ", sequence " + r.sequence()
                         + (life.expiresAt() != null ? "; expires at " + life.expiresAt() : "")));
         if (life.storedAt() != null) {
-            entries.add(
-                    TimelineEntry.of(
-                            life.storedAt(),
-                            "stored",
-                            "written to the outbox in the transaction that made it durable; the stored receipt follows its commit"));
+            entries.add(TimelineEntry.of(
+                    life.storedAt(),
+                    "stored",
+                    "written to the outbox in the transaction that made it durable; the stored receipt "
+                            + "follows its commit"));
         }
         boolean attemptLine = false;
         for (HistoryEntry h : history) {

@@ -25,11 +25,10 @@ final class CredentialAlarms {
                                 + (t.tokenExpiresAt()
                                         .filter(now::isBefore)
                                         .map(at -> "; the token got before is used until it expires at " + at)
-                                        .orElse(
-                                                "; nothing is sent to central until one comes: commands are kept, tried again with the "
-                                                        + "forwarder's backoff (not central's fault: its circuit breaker and the commands' "
-                                                        + "counts "
-                                                        + "are not touched)")))));
+                                        .orElse("; nothing is sent to central until one comes: commands are kept, "
+                                                + "tried again with the forwarder's backoff (not central's "
+                                                + "fault: its circuit breaker and the commands' counts "
+                                                + "are not touched)")))));
         return alarms;
     }
 

@@ -18,7 +18,10 @@ import org.edgebridge.outbox.ParkedDesk;
 import org.edgebridge.receipt.ReceiptSender;
 import org.jspecify.annotations.Nullable;
 
-/** {@code /api/outbox…} (docs/protocol.md §3): rows with filters and cursor paging, one row with history, requeue of a parked row (park and reject: PendingApi). */
+/**
+ * {@code /api/outbox…} (docs/protocol.md §3): rows with filters and cursor paging, one row with history, requeue of a
+ * parked row (park and reject: PendingApi).
+ */
 final class OutboxApi {
     static final int MAX_LIMIT = 1000;
     static final int MAX_ID_LENGTH = 128;

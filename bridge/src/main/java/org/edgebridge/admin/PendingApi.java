@@ -57,7 +57,10 @@ final class PendingApi {
         answer(ctx, "park", after, done.maybeSent(), null);
     }
 
-    /** {@code POST …/reject}: pending or parked → rejected / {@code rejected_by_admin}; the final receipt goes to the device. */
+    /**
+     * {@code POST …/reject}: pending or parked → rejected / {@code rejected_by_admin}; the final receipt goes to the
+     * device.
+     */
     void reject(Context ctx) {
         CommandRecord r = OutboxApi.find(outbox, ctx);
         PendingDesk.Action done = outbox.pendingDesk()

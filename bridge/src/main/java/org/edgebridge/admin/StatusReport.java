@@ -307,12 +307,12 @@ public final class StatusReport {
                             + b.downBecause().map(why -> ": " + why).orElse("")));
         }
         if (f.state().equals("redirected_by_central")) {
-            alarms.add(
-                    new Alarm(
-                            AlarmCode.CENTRAL_REDIRECT,
-                            "central answered with a redirect: "
-                                    + f.pauseReason().orElse("?")
-                                    + "; forwarding is paused and tried again every forwarder.authRetryInterval: fix ingest.url"));
+            alarms.add(new Alarm(
+                    AlarmCode.CENTRAL_REDIRECT,
+                    "central answered with a redirect: "
+                            + f.pauseReason().orElse("?")
+                            + "; forwarding is paused and tried again every forwarder.authRetryInterval: fix "
+                            + "ingest.url"));
         }
         if (f.state().equals("paused_by_central")) {
             alarms.add(new Alarm(
@@ -343,18 +343,18 @@ public final class StatusReport {
                         AlarmCode.CENTRAL_MISSING_RECEIPTS,
                         "central answered requests without a receipt for "
                                 + f.missingReceipts() + " events since start (last at " + at
-                                + "): it breaks the protocol. Each is sent again; a missing receipt counts toward parking its "
-                                + "event (code central_no_receipt) only when central answered other events at the same time "
-                                + "(docs/forwarding.md, \"Blame\")")));
+                                + "): it breaks the protocol. Each is sent again; a missing receipt counts toward "
+                                + "parking its event (code central_no_receipt) only when central answered other "
+                                + "events at the same time (docs/forwarding.md, \"Blame\")")));
         if (f.serverErrors().raised()) {
             alarms.add(new Alarm(
                     AlarmCode.CENTRAL_FAILING_AT_RANDOM,
                     String.format(
                             Locale.ROOT,
                             "central failed %.0f %% "
-                                    + "of the last requests, whatever their events: an event that fails alone is parked only after %d "
-                                    + "failures in a row (forwarder.maxServerErrors=%d is proof only while central fails at most one "
-                                    + "request in twenty)",
+                                    + "of the last requests, whatever their events: an event that fails alone is "
+                                    + "parked only after %d failures in a row (forwarder.maxServerErrors=%d is proof "
+                                    + "only while central fails at most one request in twenty)",
                             f.serverErrors().failedShare() * 100,
                             f.serverErrors().failuresToPark(),
                             f.serverErrors().maxServerErrors())));

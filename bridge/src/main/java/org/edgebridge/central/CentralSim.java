@@ -51,7 +51,9 @@ public final class CentralSim implements AutoCloseable {
     private final long maxRequestBytes;
     private final ReplyDelay replyDelay = new ReplyDelay();
 
-    /** @param maxRequestBytes the largest request body, as sent and (gzip) once inflated; a larger one is answered 413 */
+    /**
+     * @param maxRequestBytes the largest request body, as sent and (gzip) once inflated; a larger one is answered 413
+     */
     public CentralSim(Optional<String> token, long maxRequestBytes, Clock clock) {
         this(header -> token.isEmpty() || ("Bearer " + token.get()).equals(header), maxRequestBytes, clock);
     }
@@ -91,7 +93,10 @@ public final class CentralSim implements AutoCloseable {
         return this;
     }
 
-    /** Each {@code /ingest} answer leaves {@code delay} after its request was applied (a central far away): {@link ReplyDelay}. */
+    /**
+     * Each {@code /ingest} answer leaves {@code delay} after its request was applied (a central far away): {@link
+     * ReplyDelay}.
+     */
     public CentralSim replyDelay(Duration delay) {
         replyDelay.set(delay);
         LOG.info("reference central: answers leave {} ms after their request was applied", delay.toMillis());

@@ -173,7 +173,10 @@ public final class Inbox {
         return new ArrayList<>(entries.values());
     }
 
-    /** The answers given to each edge so far: edgeId, then status ({@code accepted}, {@code duplicate}, …), then how many. */
+    /**
+     * The answers given to each edge so far: edgeId, then status ({@code accepted}, {@code duplicate}, …), then how
+     * many.
+     */
     public synchronized Map<String, Map<String, Long>> answersByEdge() {
         Map<String, Map<String, Long>> copy = new TreeMap<>();
         answersByEdge.forEach((edge, byStatus) -> copy.put(edge, new TreeMap<>(byStatus)));

@@ -39,7 +39,10 @@ public record CheckReport(String url, String proxy, Instant at, List<CheckStep> 
         return out.toString();
     }
 
-    /** The report as JSON for scripts: {@code {"url","proxy","at","ok","steps":[{"step","status","detail","fix","millis"}]}}. */
+    /**
+     * The report as JSON for scripts: {@code
+     * {"url","proxy","at","ok","steps":[{"step","status","detail","fix","millis"}]}}.
+     */
     public String json() {
         try {
             var node = JSON.createObjectNode();

@@ -404,7 +404,8 @@ final class ConnectionSteps {
                     "the certificate in ingest.certFile (" + c.subject() + ", serial " + c.serial() + ") expired at "
                             + c.notAfter(),
                     "renew it and put the new certificate and "
-                            + "key at ingest.certFile and ingest.keyFile (a running bridge takes them without a restart)",
+                            + "key at ingest.certFile and ingest.keyFile (a running bridge takes them without a "
+                            + "restart)",
                     millis));
         }
         Instant notBefore = c.leaf().getNotBefore().toInstant();
@@ -435,7 +436,8 @@ final class ConnectionSteps {
                                 + ", issued by "
                                 + c.leaf().getIssuerX500Principal().getName() + "): " + why,
                         "have the certificate issued by a CA central "
-                                + "trusts (ask central's team which), then put it at ingest.certFile and ingest.keyFile",
+                                + "trusts (ask central's team which), then put it at ingest.certFile and "
+                                + "ingest.keyFile",
                         millis));
     }
 
@@ -461,7 +463,8 @@ final class ConnectionSteps {
                     "tls",
                     "central's certificate has expired (" + rootMessage(e) + ")",
                     "central's team must "
-                            + "renew its certificate; if it has not expired, the box's clock is wrong (see the clock step)",
+                            + "renew its certificate; if it has not expired, the box's clock is wrong (see the clock "
+                            + "step)",
                     millis);
         }
         if (all.contains("No subject alternative") || all.contains("No name matching")) {

@@ -234,8 +234,8 @@ final class RequestSteps {
                     "clock",
                     skew.get().describe() + " (its Date: " + date + "); more than " + ClockSkew.MAX.toSeconds() + " s",
                     "set the box's time: turn on NTP (timedatectl set-ntp true) and "
-                            + "check that it reaches a time server; central reads the commands' receivedAt and expiresAt by "
-                            + "its "
+                            + "check that it reaches a time server; central reads the commands' receivedAt and "
+                            + "expiresAt by its "
                             + "own clock",
                     0);
         }

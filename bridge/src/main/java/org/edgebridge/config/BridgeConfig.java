@@ -15,9 +15,11 @@ import org.edgebridge.outbox.RetentionSettings;
 /**
  * The whole validated configuration. Built only by {@link ConfigLoader}; immutable.
  *
- * @param behindBalancer {@code edge.behindBalancer}: devices reach this box through a load balancer (shown on the status page)
+ * @param behindBalancer {@code edge.behindBalancer}: devices reach this box through a load balancer (shown on the
+ *     status page)
  * @param effective every key with the text of its effective value (secrets included: mask before showing)
- * @param forecast what the disk and flash forecast needs ({@code data.dir}, {@code outbox.minFreeDisk}, {@code storage.ratedTbw})
+ * @param forecast what the disk and flash forecast needs ({@code data.dir}, {@code outbox.minFreeDisk}, {@code
+ *     storage.ratedTbw})
  * @param budget what the data budget needs ({@code data.dir}, {@code ingest.dataBudget})
  */
 public record BridgeConfig(

@@ -62,13 +62,13 @@ final class CrossKeyChecks {
                     + (LoopbackHost.is(v.get(ADMIN_HOST))
                             ? " with admin.tokenForReads=always"
                             : " is not a loopback address")
-                    + ": the status, the outbox (with payloads), the devices and the metrics then need admin.token; set "
-                    + "admin.token (openssl rand -hex 24), or admin.host=127.0.0.1");
+                    + ": the status, the outbox (with payloads), the devices and the metrics then need admin.token; "
+                    + "set admin.token (openssl rand -hex 24), or admin.host=127.0.0.1");
         }
         int port = v.get(MQTT_PORT);
         if (port == 0 && !tlsOn) {
-            problems.add(
-                    "mqtt.port=0: with no TLS listener (tls.certFile unset) no device could connect; set tls.certFile or a port");
+            problems.add("mqtt.port=0: with no TLS listener (tls.certFile unset) no device could connect; set "
+                    + "tls.certFile or a port");
         }
         if (tlsOn && port > 0 && port == v.get(TLS_PORT)) {
             problems.add("tls.port=" + port + ": must differ from mqtt.port");

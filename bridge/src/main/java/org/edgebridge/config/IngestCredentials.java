@@ -37,8 +37,10 @@ final class IngestCredentials {
         if (cert.isPresent() != key.isPresent()) {
             problems.add(
                     cert.isPresent()
-                            ? "ingest.keyFile: must be set when ingest.certFile is set (the PEM PKCS#8 private key of the client certificate)"
-                            : "ingest.certFile: must be set when ingest.keyFile is set (the PEM client certificate chain)");
+                            ? "ingest.keyFile: must be set when ingest.certFile is set (the PEM PKCS#8 private key "
+                                    + "of the client certificate)"
+                            : "ingest.certFile: must be set when ingest.keyFile is set (the PEM client certificate "
+                                    + "chain)");
             return;
         }
         if (cert.isPresent()) {
@@ -75,7 +77,8 @@ final class IngestCredentials {
         }
         if (v.get(INGEST_OAUTH2_CLIENT_ID).isEmpty()) {
             problems.add(
-                    "ingest.oauth2.clientId: must be set when ingest.oauth2.tokenUrl is set (the bridge's client id there)");
+                    "ingest.oauth2.clientId: must be set when ingest.oauth2.tokenUrl is set (the bridge's client id "
+                            + "there)");
         }
         Optional<Path> secret = v.get(INGEST_OAUTH2_CLIENT_SECRET_FILE);
         if (secret.isEmpty()) {

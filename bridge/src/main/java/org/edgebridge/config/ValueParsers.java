@@ -136,7 +136,10 @@ final class ValueParsers {
         }
     }
 
-    /** An HTTP proxy as {@code http://host:port}: nothing else (no path, no user info: credentials are not put in a URL). */
+    /**
+     * An HTTP proxy as {@code http://host:port}: nothing else (no path, no user info: credentials are not put in a
+     * URL).
+     */
     static URI proxyUrl(String raw) {
         String rule = "must be an http://host:port URL (the proxy itself is spoken to in plain HTTP; https:// central "
                 + "goes through it with CONNECT)";

@@ -29,7 +29,10 @@ final class BatchSender {
         this.clock = clock;
     }
 
-    /** @param failures what the circuit breaker records of this request's failure @return its outcome, status and duration */
+    /**
+     * @param failures what the circuit breaker records of this request's failure @return its outcome, status and
+     * duration
+     */
     CentralCall.Done send(String batchId, List<ClaimedEvent> events, CentralCall.Failures failures) {
         CentralCall.Done done = call.exchange(batchId, events, rateLimitWait, failures);
         RequestOutcome outcome = done.outcome();

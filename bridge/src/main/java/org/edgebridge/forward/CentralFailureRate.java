@@ -16,7 +16,8 @@ import java.util.Deque;
  * {@code maxServerErrors} failures against a central that fails one in twenty ({@link #failuresToPark()}).
  *
  * <p>What counts: a request without a suspect that central answered, or that failed in a way one event may cause (a
- * 5xx, a timeout, a dropped connection): the main requests of the steps (docs/forwarding.md, "Blame"). No connection at all is not
+ * 5xx, a timeout, a dropped connection): the main requests of the steps (docs/forwarding.md, "Blame"). No connection at
+ * all is not
  * counted: then central answers nothing and nothing is counted against an event anyway. Remembers the last
  * {@value #WINDOW} outcomes of the last 15 minutes (bounded; an old outage is forgotten); shared by the forwarder
  * workers.
@@ -61,7 +62,9 @@ final class CentralFailureRate {
         }
     }
 
-    /** The share of the remembered requests central failed, smoothed by the prior ({@value #HEALTHY_SHARE} with none). */
+    /**
+     * The share of the remembered requests central failed, smoothed by the prior ({@value #HEALTHY_SHARE} with none).
+     */
     synchronized double share() {
         Instant oldest = clock.instant().minus(HORIZON);
         while (!outcomes.isEmpty() && outcomes.peekFirst().at().isBefore(oldest)) {

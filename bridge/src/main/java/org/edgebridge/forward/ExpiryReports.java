@@ -22,7 +22,8 @@ import org.slf4j.LoggerFactory;
  * bad request (400, 413, 422: it does not know the field) is not asked again: the devices go on and central sees the
  * gap. A report central fails on (a 5xx, a timeout, a dropped connection) is sent again after a backoff of its own
  * while the other devices go on (the requests of those govern the forwarder's backoff and breaker); after
- * {@code forwarder.maxServerErrors} such failures in a row (more while central fails other requests too), with proof that central answers other requests, it is
+ * {@code forwarder.maxServerErrors} such failures in a row (more while central fails other requests too), with proof
+ * that central answers other requests, it is
  * given up like a refused one: a report central cannot take must not hold those devices for ever. Runs on the
  * step's thread; the counters are shared.
  */

@@ -164,8 +164,8 @@ final class ForwardStep {
                         plan.waitingForCompany()
                                 ? "held back: a suspected event waits for other events to be compared with "
                                         + "(docs/forwarding.md, Blame)"
-                                : "held back: an earlier event of the same device, or of its group, is suspected of making "
-                                        + "central fail");
+                                : "held back: an earlier event of the same device, or of its group, is suspected of "
+                                        + "making central fail");
                 if (plan.sendsNothing()) {
                     policy.enter(ForwarderState.IDLE);
                     return new StepResult.Idle(ForwarderState.IDLE, ForwarderWaits.IDLE_POLL);

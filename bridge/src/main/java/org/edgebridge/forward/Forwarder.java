@@ -111,7 +111,9 @@ public final class Forwarder implements Component, ForwarderControl, AutoCloseab
         this(settings, outbox, receipts, storedUpTo, clock, threads, meters, rateLimitWait, central, null);
     }
 
-    /** For the blame simulation: {@code probeSlot} sends the probes apart on the simulation's clock (null: a thread). */
+    /**
+     * For the blame simulation: {@code probeSlot} sends the probes apart on the simulation's clock (null: a thread).
+     */
     Forwarder(
             ForwarderSettings settings,
             ForwarderOutbox outbox,

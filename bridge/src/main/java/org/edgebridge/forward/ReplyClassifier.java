@@ -63,8 +63,8 @@ final class ReplyClassifier {
                             + reply.location()
                                     .map(l -> " to " + ReceiptCheck.excerpt(l))
                                     .orElse(" (no Location)")
-                            + ": ingest.url is not central's ingest endpoint (redirects are not followed: a POST must not be "
-                            + "sent somewhere else unchecked)",
+                            + ": ingest.url is not central's ingest endpoint (redirects are not followed: a POST "
+                            + "must not be sent somewhere else unchecked)",
                     true);
         }
         if (status == 429) {

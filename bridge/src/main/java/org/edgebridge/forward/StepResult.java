@@ -23,7 +23,10 @@ sealed interface StepResult {
         }
     }
 
-    /** Not sent: the policy holds requests back (backing off, paused by central, breaker open) or the outbox is unwritable. */
+    /**
+     * Not sent: the policy holds requests back (backing off, paused by central, breaker open) or the outbox is
+     * unwritable.
+     */
     record Held(ForwarderState state, Duration waitFor) implements StepResult {}
 
     /** A batch of {@code events} was claimed, sent and settled; the next step follows after {@code waitFor}. */

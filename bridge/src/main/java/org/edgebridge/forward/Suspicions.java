@@ -105,7 +105,8 @@ final class Suspicions {
      *
      * @param mayProbe false while the circuit breaker is half-open and a main request can carry its one probe
      * @param probeSlotFree false while a probe sent apart is under way: then no group is probed (its events wait)
-     * @param groupProbeOut a probe of several events is out: a suspect alone is not probed now (its group needs the slot)
+     * @param groupProbeOut a probe of several events is out: a suspect alone is not probed now (its group needs the
+     *     slot)
      */
     synchronized Plan plan(
             List<ClaimedEvent> claim, Instant now, boolean mayProbe, boolean probeSlotFree, boolean groupProbeOut) {

@@ -76,8 +76,8 @@ final class TransportFailures {
             if (t instanceof SSLException) {
                 return "TLS with " + where + " failed (" + message(t) + "); "
                         + (refusedClientCertificate(t)
-                                ? "central refused the client certificate: check ingest.certFile (expired? signed by a CA "
-                                        + "central trusts?)"
+                                ? "central refused the client certificate: check ingest.certFile (expired? signed by "
+                                        + "a CA central trusts?)"
                                 : "check the server certificate and ingest.caFile");
             }
             if (t instanceof NoRouteToHostException) {

@@ -37,7 +37,10 @@ public final class WireBytes {
         this.tls = tls;
     }
 
-    /** A request went out: {@code head} its line and headers, {@code body} before and {@code wireBody} after compression. */
+    /**
+     * A request went out: {@code head} its line and headers, {@code body} before and {@code wireBody} after
+     * compression.
+     */
     public void sent(long head, long body, long wireBody) {
         sent.addAndGet(withTls(head + CLIENT_HEADERS + wireBody));
         bodies.addAndGet(body);

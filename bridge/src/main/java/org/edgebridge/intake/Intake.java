@@ -30,7 +30,8 @@ import org.slf4j.LoggerFactory;
  * Turns device PUBLISHes into outbox rows and answers each with a receipt, after the commit.
  *
  * <p>Threads: {@link #accept(InboundPublish, InboundCommands.Answer)} runs on a connection's event loop, before the
- * PUBACK (which waits for the command's {@link InboundCommands.Answer}); {@link #accept(InboundPublish)} on the broker's
+ * PUBACK (which waits for the command's {@link InboundCommands.Answer}); {@link #accept(InboundPublish)} on the
+ * broker's
  * single interceptor thread, after Moquette's PUBACK (a Last Will; every command with
  * {@code mqtt.pubackAfterCommit=false}). Both validate and queue. A command that cannot be queued is looked up in the
  * outbox, so that a resend is answered ({@link ResendAnswers}): on the calling thread from the interceptor, on
@@ -50,7 +51,9 @@ public final class Intake implements Component, IntakeView, AutoCloseable, Inbou
     private final CommandParser parser;
     private final IntakeSettings settings;
     private final BlockingQueue<Queued> queue;
-    /** Looks up commands that could not be queued, off the event loops ({@code intake.queueCapacity} of them at most). */
+    /**
+     * Looks up commands that could not be queued, off the event loops ({@code intake.queueCapacity} of them at most).
+     */
     private final ThreadPoolExecutor answers;
     /** Payload bytes of the commands in {@link #queue} and in the batch being written. */
     private final AtomicLong queuedBytes = new AtomicLong();
@@ -132,7 +135,9 @@ public final class Intake implements Component, IntakeView, AutoCloseable, Inbou
         return queuedBytes.get();
     }
 
-    /** Commands queued for the writer and commands waiting to be looked up now (the broker's back-pressure counts them). */
+    /**
+     * Commands queued for the writer and commands waiting to be looked up now (the broker's back-pressure counts them).
+     */
     @Override
     public int waiting() {
         return queue.size() + answers.getQueue().size();

@@ -33,7 +33,8 @@ final class OutboxRoom {
         if (low != lowDisk) {
             LOG.warn(
                     low
-                            ? "free disk below outbox.minFreeDisk ({} bytes): new commands get retry_later / outbox_full"
+                            ? "free disk below outbox.minFreeDisk ({} bytes): new commands get retry_later / "
+                                    + "outbox_full"
                             : "free disk above outbox.minFreeDisk ({} bytes) again: taking new commands",
                     settings.minFreeDiskBytes());
             lowDisk = low;
@@ -43,7 +44,8 @@ final class OutboxRoom {
         if (nowFull != full && !low) {
             LOG.warn(
                     nowFull
-                            ? "outbox holds outbox.maxPending={} open commands: new commands get retry_later / outbox_full"
+                            ? "outbox holds outbox.maxPending={} open commands: new commands get retry_later / "
+                                    + "outbox_full"
                             : "outbox below outbox.maxPending={} again: taking new commands",
                     settings.maxPending());
         }

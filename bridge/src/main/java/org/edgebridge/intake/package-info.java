@@ -4,7 +4,8 @@
  * write queue, room in the outbox ({@link org.edgebridge.intake.OutboxRoom}).
  *
  * <p>Threads: {@code accept} runs on the broker's one interceptor thread (parse, enqueue; a command it cannot
- * queue is looked up in the outbox); {@code intake-writer} (via {@code worker.Workers}) stores what is queued in one transaction.
+ * queue is looked up in the outbox); {@code intake-writer} (via {@code worker.Workers}) stores what is queued in one
+ * transaction.
  *
  * <p>Guarantees: {@code stored} only after the commit; a device's sequence follows its publish order; a resend is
  * answered from the outbox; past the queue's bounds, the outbox's or the disk's, a new command is answered {@code

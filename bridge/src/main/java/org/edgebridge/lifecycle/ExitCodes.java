@@ -7,7 +7,9 @@ package org.edgebridge.lifecycle;
 public final class ExitCodes {
     /** Done, or stopped cleanly. */
     public static final int OK = 0;
-    /** The command failed (start-up failed, a device file could not be written, …); one {@code error:} line says why. */
+    /**
+     * The command failed (start-up failed, a device file could not be written, …); one {@code error:} line says why.
+     */
     public static final int FAILED = 1;
     /** The configuration is wrong (or the command line asks for something that moved): one line per problem. */
     public static final int CONFIG = 2;

@@ -87,8 +87,8 @@ public final class ReceiptFigures {
                         status + '\u0000' + tag,
                         k -> Counter.builder("edgebridge.receipt.finals")
                                 .description(
-                                        "final receipts sent to devices, per status and code (code \"none\" without one, \"other\" "
-                                                + "past the first " + MAX_CODES + " codes seen)")
+                                        "final receipts sent to devices, per status and code (code \"none\" without "
+                                                + "one, \"other\" past the first " + MAX_CODES + " codes seen)")
                                 .tag("status", status)
                                 .tag("code", tag)
                                 .register(registry))

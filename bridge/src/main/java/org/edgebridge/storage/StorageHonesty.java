@@ -79,9 +79,9 @@ public record StorageHonesty(
                     "the data dir made a write durable in " + median + " µs (median of "
                             + latency.samples()
                             + " fsyncs at start): faster than edge-box storage can without power-loss "
-                            + "protection. If the disk has none, a write cache acknowledges what a power cut loses (tmpfs, a "
-                            + "VM disk with cache=unsafe, a volatile drive cache): put data.dir on storage that syncs "
-                            + "(docs/install.md)"));
+                            + "protection. If the disk has none, a write cache acknowledges what a power cut loses "
+                            + "(tmpfs, a VM disk with cache=unsafe, a volatile drive cache): put data.dir on storage "
+                            + "that syncs (docs/install.md)"));
         }
         long capacity = capacityPerSecond().orElse(Long.MAX_VALUE);
         if (capacity < expectedIntakeRate) {

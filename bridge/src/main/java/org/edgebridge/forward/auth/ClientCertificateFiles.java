@@ -62,7 +62,8 @@ public final class ClientCertificateFiles {
             problem = null;
             problemAt = null;
             LOG.info(
-                    "client certificate for central reloaded from {}: {} serial {} valid until {} (was serial {}, until {})",
+                    "client certificate for central reloaded from {}: {} serial {} valid until {} (was serial {}, "
+                            + "until {})",
                     settings.certFile(),
                     next.subject(),
                     next.serial(),

@@ -17,7 +17,9 @@ public record OAuth2Settings(
         Optional<String> scope,
         Optional<String> audience,
         ClientAuth clientAuth) {
-    /** {@code basic}: HTTP Basic with the form-encoded id and secret (every server takes it); {@code post}: in the form. */
+    /**
+     * {@code basic}: HTTP Basic with the form-encoded id and secret (every server takes it); {@code post}: in the form.
+     */
     public enum ClientAuth {
         BASIC,
         POST

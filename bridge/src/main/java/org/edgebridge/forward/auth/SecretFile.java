@@ -31,7 +31,8 @@ public final class SecretFile {
         } catch (IOException e) {
             throw new IllegalArgumentException(
                     "cannot be read by this user (" + e.getClass().getSimpleName()
-                            + "); let the bridge's user read it, e.g. chown root:edge-bridge and chmod 640, or systemd LoadCredential=");
+                            + "); let the bridge's user read it, e.g. chown root:edge-bridge and chmod 640, or "
+                            + "systemd LoadCredential=");
         }
         String text = new String(bytes, StandardCharsets.UTF_8);
         if (text.endsWith("\r\n")) {
