@@ -3,6 +3,8 @@ package org.edgebridge.outbox;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.SQLException;
+import java.sql.Statement;
 import org.flywaydb.core.Flyway;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.Jdbi;
@@ -26,11 +28,13 @@ final class OutboxDatabase {
     /** A handle for write transactions (the intake writer's, the outbox's write handle). */
     static Handle openWriter(Jdbi jdbi) {
         Handle handle = jdbi.open();
-        try {
-            handle.execute(OutboxSql.writerCheckpointAt(WRITER_CHECKPOINT_PAGES));
-        } catch (RuntimeException e) {
+        try (Statement s = handle.getConnection().createStatement()) {
+            s.execute(UpkeepSql.writerCheckpointAt(WRITER_CHECKPOINT_PAGES));
+        } catch (SQLException | RuntimeException e) {
             handle.close();
-            throw e;
+            throw e instanceof RuntimeException re
+                    ? re
+                    : new IllegalStateException("cannot open the outbox's write connection: " + e.getMessage(), e);
         }
         return handle;
     }
