@@ -30,8 +30,7 @@ class CommandWriterTest {
         Path file = dir.resolve("outbox.db");
         Outbox.open(file, Clock.systemUTC()).close();
         Map<String, Integer> prepared = new ConcurrentHashMap<>();
-        Jdbi jdbi = OutboxRows.configure(
-                Jdbi.create(() -> countingPrepares(DriverManager.getConnection("jdbc:sqlite:" + file), prepared)));
+        Jdbi jdbi = Jdbi.create(() -> countingPrepares(DriverManager.getConnection("jdbc:sqlite:" + file), prepared));
         OutboxWriter writer = new OutboxWriter(jdbi);
         try {
             for (int i = 1; i <= 20; i++) {
@@ -56,7 +55,7 @@ class CommandWriterTest {
     void the_batch_is_taken_once_the_write_turn_has_come() throws Exception {
         Path file = dir.resolve("outbox.db");
         Outbox outbox = Outbox.open(file, Clock.systemUTC());
-        OutboxWriter writer = new OutboxWriter(OutboxRows.configure(Jdbi.create("jdbc:sqlite:" + file)));
+        OutboxWriter writer = new OutboxWriter(Jdbi.create("jdbc:sqlite:" + file));
         List<NewCommand> queue = new CopyOnWriteArrayList<>();
         queue.add(OutboxFixture.command("dev", "first", 0, Instant.now()));
         CountDownLatch busy = new CountDownLatch(1);

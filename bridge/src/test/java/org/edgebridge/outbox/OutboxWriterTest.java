@@ -30,7 +30,7 @@ class OutboxWriterTest {
     void open() {
         Path file = dir.resolve("outbox.db");
         Outbox.open(file, Clock.systemUTC()).close();
-        jdbi = OutboxRows.configure(Jdbi.create("jdbc:sqlite:" + file));
+        jdbi = Jdbi.create("jdbc:sqlite:" + file);
         writer = new OutboxWriter(jdbi);
     }
 
