@@ -15,7 +15,7 @@ import org.jdbi.v3.core.Jdbi;
 /**
  * The SQLite outbox (docs/protocol.md §2.5): the bridge's only durable record of commands and their receipts.
  *
- * <p>How it binds SQL, and why the hot statements are plain JDBC: {@code package-info}. Each caller sees a port of its
+ * <p>How it binds SQL, and why plain JDBC: {@code package-info}. Each caller sees a port of its
  * own: {@link IntakeOutbox} (store, resends), {@link ForwarderOutbox} (claim, settle, release, finals),
  * {@link AdminOutbox} (reads, the parked desk, marks); only the composition root holds the {@code Outbox} itself
  * (ArchitectureTest). Inside them, {@link #reads()} for the admin API and status, {@link #parked()} for the desk,

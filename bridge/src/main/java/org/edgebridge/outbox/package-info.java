@@ -14,12 +14,15 @@
  * purges, the transaction's BEGIN, savepoints and COMMIT); a read outside the writer opens a connection and a cache
  * for the call ({@link org.edgebridge.outbox.OutboxReading}), as does Flyway's callback
  * ({@link org.edgebridge.outbox.V1ChecksumRepair}) on Flyway's connection. Jdbi only opens and closes connections.
+ * The exceptions, none with a parameter: the PRAGMAs that set up a connection or the file, and the incremental vacuum,
+ * which a plain {@code Statement} runs to its end ({@link org.edgebridge.outbox.IncrementalVacuum},
+ * {@link org.edgebridge.outbox.OutboxDatabase}, {@link org.edgebridge.outbox.Outbox#giveBackFreePages}).
  * Why not Jdbi's fluent API, decided 2026-12-06 (issue 44): on the hot path it cost more than SQLite's own work (a
  * claim through Jdbi about 60 % more CPU, the intake's insert nearly twice; docs/BENCHMARKS.md, 2026-12-04), and
  * two styles side by side had made four statement caches on one connection and a statement shared only because
  * SQLite happened to number its parameters alike.
  *
- * <p>SQL text, one holder per role, every statement a constant: {@link org.edgebridge.outbox.IntakeSql} (the
+ * <p>SQL text, one holder per role, every statement a constant (or one of a few fixed texts a method builds): {@link org.edgebridge.outbox.IntakeSql} (the
  * intake's), {@link org.edgebridge.outbox.ForwarderSql} (claim, settle, releases, expiry, republishing),
  * {@link org.edgebridge.outbox.AdminSql} (the desks and the admin's reads), {@link org.edgebridge.outbox.UpkeepSql}
  * (retention, free pages, checkpoints, probes, the V1 repair) and {@link org.edgebridge.outbox.OutboxSql}, what they
