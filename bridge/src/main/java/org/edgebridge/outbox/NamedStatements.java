@@ -19,7 +19,7 @@ import org.jspecify.annotations.Nullable;
  * on how SQLite would have numbered the names itself. Why plain JDBC and not Jdbi: {@code package-info}.
  *
  * <p>The write connection has one for its life ({@link WriterConnection}); a read opens a connection and one of these
- * for the call ({@link OutboxConnections}). Not thread-safe: one thread at a time. A statement is handed out cleared
+ * for the call ({@link OutboxReading}). Not thread-safe: one thread at a time. A statement is handed out cleared
  * (no parameter, no batch left from its last use): run it to the end before asking for the same SQL again.
  */
 final class NamedStatements implements AutoCloseable {
