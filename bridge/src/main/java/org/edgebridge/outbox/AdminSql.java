@@ -3,9 +3,8 @@ package org.edgebridge.outbox;
 import org.edgebridge.code.ReceiptCode;
 
 /**
- * The SQL of what admins, the status page and diagnostics read and decide: {@link OutboxReads}, {@link ParkedDesk} and
- * the admin's end of every wait. The rest is in {@link OutboxSql}; the same conventions hold (named parameters,
- * columns under the names of the record components they fill).
+ * The SQL of what admins, the status page and diagnostics read and decide: {@link OutboxReads}, {@link ParkedDesk},
+ * {@link PendingDesk} and the admin's end of every wait. Conventions: {@link OutboxSql}.
  */
 final class AdminSql {
     // ---- admin ----

@@ -1,5 +1,6 @@
 package org.edgebridge.outbox;
 
+import java.sql.SQLException;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.Jdbi;
 import org.jspecify.annotations.Nullable;
@@ -14,6 +15,7 @@ final class CheckpointConnection implements AutoCloseable {
 
     private final Jdbi jdbi;
     private @Nullable Handle handle; // guarded by this
+    private @Nullable NamedStatements statements; // guarded by this
 
     CheckpointConnection(Jdbi jdbi) {
         this.jdbi = jdbi;
@@ -24,7 +26,7 @@ final class CheckpointConnection implements AutoCloseable {
      * (SQLite's PASSIVE checkpoint).
      */
     synchronized Checkpoint checkpointPassive() {
-        return run(OutboxSql.CHECKPOINT_PASSIVE).checkpoint();
+        return run(UpkeepSql.CHECKPOINT_PASSIVE).checkpoint();
     }
 
     /**
@@ -35,35 +37,36 @@ final class CheckpointConnection implements AutoCloseable {
      * @return whether the log file was cut
      */
     synchronized boolean truncateIfFree() {
-        return !run(OutboxSql.CHECKPOINT).busy();
+        return !run(UpkeepSql.CHECKPOINT).busy();
     }
 
     private record Result(boolean busy, Checkpoint checkpoint) {}
 
     private Result run(String checkpoint) {
-        if (handle == null) {
-            Handle opened = jdbi.open();
-            try {
-                opened.execute(OutboxSql.NO_BUSY_TIMEOUT);
-            } catch (RuntimeException e) {
-                opened.close();
-                throw e;
-            }
-            handle = opened;
-        }
         try {
-            return handle.createQuery(checkpoint)
-                    .map((rs, ctx) -> new Result(
-                            rs.getInt("busy") != 0, new Checkpoint(rs.getLong("log"), rs.getLong("checkpointed"))))
-                    .one();
-        } catch (RuntimeException e) {
+            if (statements == null) {
+                handle = jdbi.open();
+                statements = new NamedStatements(handle.getConnection());
+                statements.get(UpkeepSql.NO_BUSY_TIMEOUT).run();
+            }
+            return statements
+                    .get(checkpoint)
+                    .one(rs -> new Result(
+                            rs.getInt("busy") != 0, new Checkpoint(rs.getLong("log"), rs.getLong("checkpointed"))));
+        } catch (SQLException | RuntimeException e) {
             close();
-            throw e;
+            throw e instanceof RuntimeException re
+                    ? re
+                    : new IllegalStateException("outbox checkpoint failed: " + e.getMessage(), e);
         }
     }
 
     @Override
     public synchronized void close() {
+        if (statements != null) {
+            statements.close();
+            statements = null;
+        }
         if (handle != null) {
             try {
                 handle.close();

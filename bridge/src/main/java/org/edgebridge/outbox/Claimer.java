@@ -1,7 +1,5 @@
 package org.edgebridge.outbox;
 
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -12,16 +10,16 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * Claims the next batch inside one transaction (see {@link Outbox#claim}), on plain JDBC statements kept on the write
- * connection ({@link NamedStatements} says why), like the intake writer's.
+ * Claims the next batch inside one transaction (see {@link Outbox#claim}), on the write connection's kept statements
+ * ({@link NamedStatements}), the SQL in {@link ForwarderSql}.
  */
 final class Claimer {
     private Claimer() {}
 
-    /** The lowest open row of one device ({@link OutboxSql#CLAIM_HEADS}). */
+    /** The lowest open row of one device ({@link ForwarderSql#CLAIM_HEADS}). */
     record Head(long id, String clientId, long sequence) {}
 
-    /** One open row of a device's run, with its payload's size but not its bytes ({@link OutboxSql#CLAIM_RUN}). */
+    /** One open row of a device's run, with its payload's size but not its bytes ({@link ForwarderSql#CLAIM_RUN}). */
     record Candidate(
             long id,
             String commandId,
@@ -38,7 +36,7 @@ final class Claimer {
             Optional<Instant> expiresAt,
             int unsentAttempts) {
         /**
-         * Expired before central saw it: not sent, the expiry sweep makes it final ({@link OutboxSql#EXPIRING}). One
+         * Expired before central saw it: not sent, the expiry sweep makes it final ({@link ForwarderSql#EXPIRING}). One
          * that was sent before is sent again (central may have applied it; it refuses a late one by its expiresAt).
          */
         boolean expiredUnsent(long now) {
@@ -62,17 +60,11 @@ final class Claimer {
     private static List<ClaimedEvent> claim(
             NamedStatements sql, long now, int maxEvents, int maxBytes, WireSize size, long maxRowId, String batchId)
             throws SQLException {
-        List<Head> heads = new ArrayList<>();
-        PreparedStatement headQuery = sql.get(OutboxSql.CLAIM_HEADS)
+        List<Head> heads = sql.get(ForwarderSql.CLAIM_HEADS)
                 .set("now", now)
                 .set("maxId", maxRowId)
                 .set("limit", maxEvents)
-                .statement();
-        try (ResultSet rs = headQuery.executeQuery()) {
-            while (rs.next()) {
-                heads.add(new Head(rs.getLong("id"), rs.getString("client_id"), rs.getLong("sequence")));
-            }
-        }
+                .list(rs -> new Head(rs.getLong("id"), rs.getString("client_id"), rs.getLong("sequence")));
         Taking taking = new Taking(sql, now, maxEvents, maxBytes, size, maxRowId);
         // a fair share of the request for each device that has a due head first, then what is left to those with more:
         // one device with a backlog of 100,000 must not fill every request while the others' commands wait behind it
@@ -95,7 +87,7 @@ final class Claimer {
         List<Chosen> chosen = taking.chosenByDevice(heads);
         List<ClaimedEvent> claimed = withPayloads(sql, chosen);
         if (!claimed.isEmpty()) {
-            NamedStatements.Named mark = sql.get(OutboxSql.CLAIM_MARK);
+            NamedStatements.Named mark = sql.get(ForwarderSql.CLAIM_MARK);
             // a first attempt has no attempt line to fold into (attempts only grow, and only a claim writes that
             // line): one plain insert instead of the fold's update and the insert-if-new, for nearly every event
             NamedStatements.Named first = sql.get(OutboxSql.HISTORY);
@@ -104,11 +96,7 @@ final class Claimer {
             boolean anyFirst = false;
             boolean anyAgain = false;
             for (ClaimedEvent e : claimed) {
-                mark.set("now", now)
-                        .set("b", batchId)
-                        .set("id", e.id())
-                        .statement()
-                        .addBatch();
+                mark.set("now", now).set("b", batchId).set("id", e.id()).addBatch();
                 boolean isFirst = e.attempt() == 1;
                 anyFirst |= isFirst;
                 anyAgain |= !isFirst;
@@ -123,16 +111,16 @@ final class Claimer {
                     if (!isFirst) {
                         history.set("http", null).set("took", null); // an attempt's outcome is on the line that ends it
                     }
-                    history.statement().addBatch();
+                    history.addBatch();
                 }
             }
-            mark.statement().executeBatch();
+            mark.runBatch();
             if (anyFirst) {
-                first.statement().executeBatch();
+                first.runBatch();
             }
             if (anyAgain) {
-                fold.statement().executeBatch();
-                insert.statement().executeBatch();
+                fold.runBatch();
+                insert.runBatch();
             }
         }
         return claimed;
@@ -207,18 +195,14 @@ final class Claimer {
         }
     }
 
-    /** One device's open rows from {@code fromSequence} on ({@link OutboxSql#CLAIM_RUN}). */
+    /** One device's open rows from {@code fromSequence} on ({@link ForwarderSql#CLAIM_RUN}). */
     private static List<Candidate> run(NamedStatements sql, String clientId, long fromSequence, int limit)
             throws SQLException {
-        List<Candidate> run = new ArrayList<>();
-        PreparedStatement q = sql.get(OutboxSql.CLAIM_RUN)
+        return sql.get(ForwarderSql.CLAIM_RUN)
                 .set("c", clientId)
                 .set("head", fromSequence)
                 .set("limit", limit)
-                .statement();
-        try (ResultSet rs = q.executeQuery()) {
-            while (rs.next()) {
-                run.add(new Candidate(
+                .list(rs -> new Candidate(
                         rs.getLong("id"),
                         rs.getString("command_id"),
                         rs.getLong("sequence"),
@@ -233,9 +217,6 @@ final class Claimer {
                         rs.getInt("central_failures"),
                         OutboxRows.optionalInstant(rs, "expires_at"),
                         rs.getInt("unsent_attempts")));
-            }
-        }
-        return run;
     }
 
     /** Reads the payloads of the chosen rows only: a claim holds at most about maxBytes of payload in memory. */
@@ -244,15 +225,12 @@ final class Claimer {
             return List.of();
         }
         Map<Long, byte[]> payloads = new HashMap<>();
-        PreparedStatement q = sql.get(OutboxSql.CLAIM_PAYLOADS)
+        for (Map.Entry<Long, byte[]> row : sql.get(ForwarderSql.CLAIM_PAYLOADS)
                 .set(
                         "ids",
                         OutboxSql.idList(chosen.stream().map(x -> x.c().id()).toList()))
-                .statement();
-        try (ResultSet rs = q.executeQuery()) {
-            while (rs.next()) {
-                payloads.putIfAbsent(rs.getLong("id"), rs.getBytes("payload"));
-            }
+                .list(rs -> Map.entry(rs.getLong("id"), rs.getBytes("payload")))) {
+            payloads.putIfAbsent(row.getKey(), row.getValue());
         }
         List<ClaimedEvent> claimed = new ArrayList<>(chosen.size());
         for (Chosen x : chosen) {

@@ -1,21 +1,15 @@
 package org.edgebridge.outbox;
 
-import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Types;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
 /**
- * Stores commands: the intake's hot path, and the one part of the outbox that runs its statements as plain JDBC
- * prepared statements ({@link CommandStatements}, prepared once on the writer's connection and run again for every
- * command). Why not Jdbi's statements here: with them (even with the statements kept prepared and the row mapper
- * written by hand) the writer spent nearly twice the CPU per command, and the intake benchmark (B1) lost about a
- * quarter of its rate (docs/BENCHMARKS.md); Jdbi's per-statement work (context, argument lookup, result handling) was
- * the difference. Everywhere else in the outbox Jdbi's fluent API is used.
+ * Stores commands: the intake's hot path, on the writer connection's kept statements ({@link NamedStatements}, the
+ * SQL in {@link IntakeSql}), each prepared once and run again for every command.
  *
  * <p>Runs inside a request of the outbox's writer ({@link OutboxWriter}): the commands of one call are one
  * savepoint of the writer's transaction, committed with whatever else met them there, and each command is a savepoint
@@ -27,8 +21,7 @@ final class CommandWriter {
     private CommandWriter() {}
 
     /** Stores the commands in list order; new ones beyond {@code capacity} are not stored. */
-    static List<StoreResult> store(CommandStatements sql, List<NewCommand> commands, long capacity)
-            throws SQLException {
+    static List<StoreResult> store(NamedStatements sql, List<NewCommand> commands, long capacity) throws SQLException {
         return store(sql, commands, capacity, DeviceShare.UNBOUNDED, System.currentTimeMillis());
     }
 
@@ -39,7 +32,7 @@ final class CommandWriter {
      * @param storedAt the writer's time in the transaction that commits them (epoch ms): the rows' {@code stored_at}
      */
     static List<StoreResult> store(
-            CommandStatements sql, List<NewCommand> commands, long capacity, DeviceShare share, long storedAt)
+            NamedStatements sql, List<NewCommand> commands, long capacity, DeviceShare share, long storedAt)
             throws SQLException {
         List<StoreResult> out = new ArrayList<>(commands.size());
         long left = capacity;
@@ -55,9 +48,9 @@ final class CommandWriter {
 
     /** {@link #storeOne} in a savepoint of its own: rolled back alone when something in the command fails it. */
     private static StoreResult storeAlone(
-            CommandStatements sql, NewCommand command, boolean room, DeviceShare share, long storedAt)
+            NamedStatements sql, NewCommand command, boolean room, DeviceShare share, long storedAt)
             throws SQLException {
-        sql.savepoint.execute();
+        sql.get(IntakeSql.SAVEPOINT_COMMAND).run();
         StoreResult result;
         try {
             result = storeOne(sql, command, room, share, storedAt);
@@ -70,9 +63,9 @@ final class CommandWriter {
             result = new StoreResult.Unstorable(command, shortly(e));
         }
         if (result instanceof StoreResult.Unstorable) {
-            sql.rollbackToSavepoint.execute();
+            sql.get(IntakeSql.ROLLBACK_TO_COMMAND).run();
         }
-        sql.release.execute();
+        sql.get(IntakeSql.RELEASE_COMMAND).run();
         return result;
     }
 
@@ -93,7 +86,7 @@ final class CommandWriter {
     }
 
     private static StoreResult storeOne(
-            CommandStatements sql, NewCommand command, boolean room, DeviceShare share, long storedAt)
+            NamedStatements sql, NewCommand command, boolean room, DeviceShare share, long storedAt)
             throws SQLException {
         Optional<CommandRecord> existing = find(sql, command);
         if (existing.isPresent()) {
@@ -108,32 +101,29 @@ final class CommandWriter {
         if (!room) {
             return new StoreResult.Full(command);
         }
-        sql.deviceShare.setString(1, command.clientId());
-        try (ResultSet rs = sql.deviceShare.executeQuery()) {
-            if (rs.next() && !share.hasRoom(rs.getLong(1), rs.getLong(2), command.payload().length)) {
-                return new StoreResult.DeviceFull(command, rs.getLong(1), rs.getLong(2));
-            }
+        Optional<DeviceFill> fill =
+                sql.get(IntakeSql.DEVICE_SHARE).set("c", command.clientId()).first(DeviceFill::read);
+        if (fill.isPresent() && !share.hasRoom(fill.get().commands(), fill.get().bytes(), command.payload().length)) {
+            return new StoreResult.DeviceFull(
+                    command, fill.get().commands(), fill.get().bytes());
         }
         long receivedAt = command.receivedAt().toEpochMilli();
-        sql.nextSequence.setString(1, command.clientId());
-        sql.nextSequence.setLong(2, receivedAt);
-        long sequence = single(sql.nextSequence, "last_sequence");
-        PreparedStatement insert = sql.insert;
-        insert.setString(1, command.clientId());
-        insert.setString(2, command.commandId());
-        insert.setLong(3, sequence);
-        insert.setString(4, command.topic());
-        insert.setString(5, command.type());
-        insert.setBytes(6, command.payload());
-        insert.setString(7, command.payloadSha256());
-        insert.setLong(8, receivedAt);
-        if (command.expiresAt().isPresent()) {
-            insert.setLong(9, command.expiresAt().get().toEpochMilli());
-        } else {
-            insert.setNull(9, Types.INTEGER);
-        }
-        insert.setLong(10, storedAt);
-        long id = single(insert, "id");
+        long sequence = sql.get(IntakeSql.NEXT_SEQUENCE)
+                .set("c", command.clientId())
+                .set("at", receivedAt)
+                .one(rs -> rs.getLong("last_sequence"));
+        long id = sql.get(IntakeSql.INSERT)
+                .set("c", command.clientId())
+                .set("id", command.commandId())
+                .set("sequence", sequence)
+                .set("topic", command.topic())
+                .set("type", command.type())
+                .set("payload", command.payload())
+                .set("sha", command.payloadSha256())
+                .set("received", receivedAt)
+                .set("expires", command.expiresAt().map(Instant::toEpochMilli).orElse(null))
+                .set("stored", storedAt)
+                .one(rs -> rs.getLong("id"));
         CommandRecord record = new CommandRecord(
                 id,
                 command.clientId(),
@@ -155,21 +145,17 @@ final class CommandWriter {
         return new StoreResult.Stored(command, record);
     }
 
-    private static Optional<CommandRecord> find(CommandStatements sql, NewCommand command) throws SQLException {
-        sql.find.setString(1, command.clientId());
-        sql.find.setString(2, command.commandId());
-        try (ResultSet rs = sql.find.executeQuery()) {
-            return rs.next() ? Optional.of(OutboxRows.commandRecord(rs, null)) : Optional.empty();
-        }
+    private static Optional<CommandRecord> find(NamedStatements sql, NewCommand command) throws SQLException {
+        return sql.get(OutboxSql.FIND)
+                .set("c", command.clientId())
+                .set("id", command.commandId())
+                .first(OutboxRows::commandRecord);
     }
 
-    /** Runs a statement that returns one row ({@code RETURNING}) and reads {@code column} of it. */
-    private static long single(PreparedStatement statement, String column) throws SQLException {
-        try (ResultSet rs = statement.executeQuery()) {
-            if (!rs.next()) {
-                throw new SQLException("no row returned for " + column);
-            }
-            return rs.getLong(column);
+    /** A device's open commands and their payload bytes ({@link IntakeSql#DEVICE_SHARE}). */
+    private record DeviceFill(long commands, long bytes) {
+        static DeviceFill read(ResultSet rs) throws SQLException {
+            return new DeviceFill(rs.getLong("open_count"), rs.getLong("open_bytes"));
         }
     }
 }

@@ -1,13 +1,12 @@
 package org.edgebridge.outbox;
 
+import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import org.edgebridge.code.ReceiptCode;
-import org.jdbi.v3.core.Handle;
-import org.jdbi.v3.core.Jdbi;
 
 /**
  * Commands that must not run late (docs/protocol.md §1.4): a pending command central never saw whose expiry passed
@@ -23,13 +22,13 @@ public final class Expiries {
     /** A command that expired here, as central is told of it (docs/protocol.md §2.1, {@code expired}). */
     public record Expired(long id, String clientId, String commandId, long sequence, Instant expiresAt) {}
 
-    private final Jdbi jdbi;
+    private final OutboxReading reading;
     private final ParkedDesk.Writes writes;
     private final Clock clock;
     private final AtomicLong openRows;
 
-    Expiries(Jdbi jdbi, ParkedDesk.Writes writes, Clock clock, AtomicLong openRows) {
-        this.jdbi = jdbi;
+    Expiries(OutboxReading reading, ParkedDesk.Writes writes, Clock clock, AtomicLong openRows) {
+        this.reading = reading;
         this.writes = writes;
         this.clock = clock;
         this.openRows = openRows;
@@ -43,54 +42,46 @@ public final class Expiries {
      */
     public List<CommandRecord> expireDue() {
         long now = clock.millis();
-        List<Long> due = jdbi.withHandle(handle -> handle.createQuery(OutboxSql.EXPIRING)
-                .bind("now", now)
-                .bind("limit", ROWS_PER_TRANSACTION)
-                .mapTo(Long.class)
-                .list());
+        List<Long> due = reading.read(sql -> sql.get(ForwarderSql.EXPIRING)
+                .set("now", now)
+                .set("limit", ROWS_PER_TRANSACTION)
+                .list(rs -> rs.getLong("id")));
         if (due.isEmpty()) {
             return List.of();
         }
-        List<CommandRecord> expired = writes.write(handle -> expireIn(handle, due, now));
+        List<CommandRecord> expired = writes.write(sql -> expireIn(sql, due, now));
         openRows.addAndGet(-expired.size());
         return expired;
     }
 
-    private static List<CommandRecord> expireIn(Handle handle, List<Long> ids, long now) {
+    private static List<CommandRecord> expireIn(NamedStatements sql, List<Long> ids, long now) throws SQLException {
         List<Long> done = new ArrayList<>(ids.size());
         String message = "expired before central applied it: never sent to central";
         for (long id : ids) {
             // state and attempts checked again: a claim may have taken the row since the read above
-            if (handle.createUpdate(OutboxSql.EXPIRE)
-                            .bind("id", id)
-                            .bind("now", now)
-                            .bind("message", message)
-                            .execute()
+            if (sql.get(ForwarderSql.EXPIRE)
+                            .set("id", id)
+                            .set("now", now)
+                            .set("message", message)
+                            .update()
                     == 1) {
-                Settler.history(handle, id, now, "expired", null, "rejected", ReceiptCode.EXPIRED.wire(), message);
+                Settler.history(sql, id, now, "expired", null, "rejected", ReceiptCode.EXPIRED.wire(), message);
                 done.add(id);
             }
         }
-        if (done.isEmpty()) {
-            return List.of();
-        }
-        return handle.createQuery(OutboxSql.BY_IDS)
-                .bind("ids", OutboxSql.idList(done))
-                .mapTo(CommandRecord.class)
-                .list();
+        return Settler.records(sql, done);
     }
 
     /** At most {@code limit} commands that expired here and central has not been told of, oldest first. */
     public List<Expired> unreported(int limit) {
-        return jdbi.withHandle(handle -> handle.createQuery(OutboxSql.UNREPORTED_EXPIRIES)
-                .bind("limit", limit)
-                .map((rs, ctx) -> new Expired(
+        return reading.read(sql -> sql.get(ForwarderSql.UNREPORTED_EXPIRIES)
+                .set("limit", limit)
+                .list(rs -> new Expired(
                         rs.getLong("id"),
                         rs.getString("client_id"),
                         rs.getString("command_id"),
                         rs.getLong("sequence"),
-                        Instant.ofEpochMilli(rs.getLong("expires_at"))))
-                .list());
+                        Instant.ofEpochMilli(rs.getLong("expires_at")))));
     }
 
     /** Central answered a request that told it of these: their devices' later commands may go. */
@@ -99,8 +90,8 @@ public final class Expiries {
             return;
         }
         List<Long> ids = told.stream().map(Expired::id).toList();
-        writes.write(handle -> handle.createUpdate(OutboxSql.MARK_EXPIRY_REPORTED)
-                .bind("ids", OutboxSql.idList(ids))
-                .execute());
+        writes.write(sql -> sql.get(ForwarderSql.MARK_EXPIRY_REPORTED)
+                .set("ids", OutboxSql.idList(ids))
+                .update());
     }
 }

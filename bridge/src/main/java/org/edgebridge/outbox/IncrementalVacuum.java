@@ -31,8 +31,8 @@ final class IncrementalVacuum {
                 return;
             }
             long start = System.nanoTime();
-            s.execute(OutboxSql.AUTO_VACUUM_INCREMENTAL);
-            s.execute(OutboxSql.VACUUM);
+            s.execute(UpkeepSql.AUTO_VACUUM_INCREMENTAL);
+            s.execute(UpkeepSql.VACUUM);
             if (mode(s) != INCREMENTAL) {
                 LOG.warn("the outbox {} did not switch to auto_vacuum=INCREMENTAL; free pages stay in the file", file);
                 return;
@@ -51,7 +51,7 @@ final class IncrementalVacuum {
     }
 
     private static int mode(Statement s) throws SQLException {
-        try (ResultSet rs = s.executeQuery(OutboxSql.AUTO_VACUUM)) {
+        try (ResultSet rs = s.executeQuery(UpkeepSql.AUTO_VACUUM)) {
             return rs.next() ? rs.getInt(1) : 0;
         }
     }

@@ -10,13 +10,12 @@ import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 import org.edgebridge.trace.CommandTrace;
-import org.jdbi.v3.core.HandleCallback;
 import org.jdbi.v3.core.Jdbi;
 
 /**
  * The SQLite outbox (docs/protocol.md §2.5): the bridge's only durable record of commands and their receipts.
  *
- * <p>How it binds SQL, and why the hot statements are plain JDBC: {@code package-info}. Each caller sees a port of its
+ * <p>How it binds SQL, and why plain JDBC: {@code package-info}. Each caller sees a port of its
  * own: {@link IntakeOutbox} (store, resends), {@link ForwarderOutbox} (claim, settle, release, finals),
  * {@link AdminOutbox} (reads, the parked desk, marks); only the composition root holds the {@code Outbox} itself
  * (ArchitectureTest). Inside them, {@link #reads()} for the admin API and status, {@link #parked()} for the desk,
@@ -31,7 +30,7 @@ import org.jdbi.v3.core.Jdbi;
  * {@code synchronous=FULL}: a committed transaction survives a power cut.
  */
 public final class Outbox implements IntakeOutbox, ForwarderOutbox, AdminOutbox {
-    private final Jdbi jdbi;
+    private final OutboxReading reading;
     private final Clock clock;
     private final Path file;
     private final AtomicLong openRows;
@@ -47,17 +46,17 @@ public final class Outbox implements IntakeOutbox, ForwarderOutbox, AdminOutbox 
     private volatile String republishAfter = "";
 
     private Outbox(Jdbi jdbi, Clock clock, Path file) {
-        this.jdbi = jdbi;
+        this.reading = new OutboxReading(jdbi);
         this.writer = new OutboxWriter(jdbi, clock);
         this.clock = clock;
         this.file = file;
-        this.openRows = new AtomicLong(jdbi.withHandle(
-                h -> h.createQuery(AdminSql.COUNT_OPEN).mapTo(Long.class).one()));
-        this.desk = new ParkedDesk(jdbi, this::write, clock, openRows);
-        this.pendingDesk = new PendingDesk(this::write, clock, openRows);
-        this.expiries = new Expiries(jdbi, this::write, clock, openRows);
+        this.openRows =
+                new AtomicLong(reading.read(sql -> sql.get(AdminSql.COUNT_OPEN).one(rs -> rs.getLong(1))));
+        this.desk = new ParkedDesk(reading, writer::write, clock, openRows);
+        this.pendingDesk = new PendingDesk(writer::write, clock, openRows);
+        this.expiries = new Expiries(reading, writer::write, clock, openRows);
         this.checkpoints = new CheckpointConnection(jdbi);
-        this.reads = new OutboxReads(jdbi);
+        this.reads = new OutboxReads(reading);
     }
 
     /** Opens (creating if needed) the outbox file and migrates its schema to the newest version. */
@@ -94,8 +93,7 @@ public final class Outbox implements IntakeOutbox, ForwarderOutbox, AdminOutbox 
     public List<StoreResult> store(Supplier<List<NewCommand>> batch, long capacity, DeviceShare share) {
         List<StoreResult> results;
         try {
-            results = writer.write(
-                    h -> CommandWriter.store(writer.commands(), batch.get(), capacity, share, clock.millis()));
+            results = writer.write(sql -> CommandWriter.store(sql, batch.get(), capacity, share, clock.millis()));
         } catch (RuntimeException e) {
             throw new IllegalStateException("outbox write failed: " + e.getMessage(), e);
         }
@@ -110,8 +108,8 @@ public final class Outbox implements IntakeOutbox, ForwarderOutbox, AdminOutbox 
     }
 
     /** A write, committed by the outbox's one writer ({@link OutboxWriter}) before this returns. */
-    private <R> R write(HandleCallback<R, RuntimeException> transaction) {
-        return writer.write(transaction::withHandle);
+    private <R> R write(OutboxWriter.Work<R> transaction) {
+        return writer.write(transaction);
     }
 
     /** A passive checkpoint on a connection of its own ({@link WalCheckpointer}'s thread). */
@@ -150,11 +148,8 @@ public final class Outbox implements IntakeOutbox, ForwarderOutbox, AdminOutbox 
     }
 
     public Optional<CommandRecord> find(String clientId, String commandId) {
-        return jdbi.withHandle(handle -> handle.createQuery(OutboxSql.FIND)
-                .bind("c", clientId)
-                .bind("id", commandId)
-                .mapTo(CommandRecord.class)
-                .findOne());
+        return reading.read(sql ->
+                sql.get(OutboxSql.FIND).set("c", clientId).set("id", commandId).first(OutboxRows::commandRecord));
     }
 
     /**
@@ -171,7 +166,7 @@ public final class Outbox implements IntakeOutbox, ForwarderOutbox, AdminOutbox 
     public List<ClaimedEvent> claim(int maxEvents, int maxBytes, WireSize size, long maxRowId, String batchId) {
         long now = clock.millis();
         NextClaim next = new NextClaim(maxEvents, maxBytes, size, maxRowId, batchId);
-        List<ClaimedEvent> claimed = writer.write(handle -> Claimer.claim(writer.statements(), now, next));
+        List<ClaimedEvent> claimed = writer.write(sql -> Claimer.claim(sql, now, next));
         CommandTrace.mark(CommandTrace.Step.CLAIMED, claimed, ClaimedEvent::id);
         return claimed;
     }
@@ -206,13 +201,12 @@ public final class Outbox implements IntakeOutbox, ForwarderOutbox, AdminOutbox 
     private SettleResult settleIn(
             SentRequest request, List<Settlement> settlements, int maxAttempts, Optional<NextClaim> next) {
         long now = clock.millis();
-        SettleResult result = writer.write(handle -> {
-            Settler.Applied applied =
-                    Settler.apply(handle, writer.statements(), now, request, settlements, maxAttempts);
+        SettleResult result = writer.write(sql -> {
+            Settler.Applied applied = Settler.apply(sql, now, request, settlements, maxAttempts);
             return new SettleResult(
-                    Settler.records(writer.statements(), applied.finals()),
+                    Settler.records(sql, applied.finals()),
                     applied.parked(),
-                    next.isPresent() ? Claimer.claim(writer.statements(), now, next.get()) : List.of());
+                    next.isPresent() ? Claimer.claim(sql, now, next.get()) : List.of());
         });
         openRows.addAndGet(-result.finals().size());
         CommandTrace.mark(CommandTrace.Step.SETTLED, result.finals(), CommandRecord::id);
@@ -227,8 +221,7 @@ public final class Outbox implements IntakeOutbox, ForwarderOutbox, AdminOutbox 
      */
     public int makePendingDue() {
         long now = clock.millis();
-        return write(handle ->
-                handle.createUpdate(AdminSql.MAKE_PENDING_DUE).bind("now", now).execute());
+        return write(sql -> sql.get(AdminSql.MAKE_PENDING_DUE).set("now", now).update());
     }
 
     /** The parked commands, for an admin to look at and decide on. */
@@ -272,12 +265,11 @@ public final class Outbox implements IntakeOutbox, ForwarderOutbox, AdminOutbox 
      */
     public List<CommandRecord> unpublishedFinals(int limit) {
         writer.flushMarks();
-        return jdbi.withHandle(handle -> {
-            List<String> turn = handle.createQuery(OutboxSql.UNPUBLISHED_DEVICES)
-                    .bind("after", republishAfter)
-                    .bind("limit", limit)
-                    .mapTo(String.class)
-                    .list();
+        return reading.read(sql -> {
+            List<String> turn = sql.get(ForwarderSql.UNPUBLISHED_DEVICES)
+                    .set("after", republishAfter)
+                    .set("limit", limit)
+                    .list(rs -> rs.getString("client_id"));
             republishAfter = turn.size() < limit ? "" : turn.get(turn.size() - 1); // wraps round at the end
             int each = Math.max(1, limit / Math.max(1, turn.size()));
             List<CommandRecord> out = new java.util.ArrayList<>();
@@ -285,11 +277,10 @@ public final class Outbox implements IntakeOutbox, ForwarderOutbox, AdminOutbox 
                 if (out.size() >= limit) {
                     break;
                 }
-                out.addAll(handle.createQuery(OutboxSql.UNPUBLISHED)
-                        .bind("c", clientId)
-                        .bind("limit", Math.min(each, limit - out.size()))
-                        .mapTo(CommandRecord.class)
-                        .list());
+                out.addAll(sql.get(ForwarderSql.UNPUBLISHED)
+                        .set("c", clientId)
+                        .set("limit", Math.min(each, limit - out.size()))
+                        .list(OutboxRows::commandRecord));
             }
             return out;
         });
@@ -303,13 +294,13 @@ public final class Outbox implements IntakeOutbox, ForwarderOutbox, AdminOutbox 
      */
     public int releaseClaim(String claimId, String reason) {
         long now = clock.millis();
-        return write(handle -> Settler.releaseClaim(handle, now, claimId, reason, true));
+        return write(sql -> Settler.releaseClaim(sql, now, claimId, reason, true));
     }
 
     /** {@link #releaseClaim} of a claim that was never sent (it does not count as seen by central, see V6__expiry.sql). */
     public int releaseUnsentClaim(String claimId, String reason) {
         long now = clock.millis();
-        return write(handle -> Settler.releaseClaim(handle, now, claimId, reason, false));
+        return write(sql -> Settler.releaseClaim(sql, now, claimId, reason, false));
     }
 
     /**
@@ -320,7 +311,7 @@ public final class Outbox implements IntakeOutbox, ForwarderOutbox, AdminOutbox 
      */
     public int releaseAbandonedClaims() {
         long now = clock.millis();
-        return write(handle -> Settler.releaseAbandonedClaims(handle, now));
+        return write(sql -> Settler.releaseAbandonedClaims(sql, now));
     }
 
     /**
@@ -330,7 +321,7 @@ public final class Outbox implements IntakeOutbox, ForwarderOutbox, AdminOutbox 
      * @return how many rows were deleted
      */
     public int purgeFinalBefore(Instant cutoff, int batch) {
-        return write(handle -> RetentionPurger.purge(handle, cutoff, batch));
+        return write(sql -> RetentionPurger.purge(sql, cutoff, batch));
     }
 
     /**
@@ -338,16 +329,15 @@ public final class Outbox implements IntakeOutbox, ForwarderOutbox, AdminOutbox 
      * of, in one short transaction. @return how many were deleted
      */
     public int forgetDevicesBefore(Instant cutoff, int batch) {
-        return write(handle -> handle.createUpdate(OutboxSql.FORGET_DEVICES)
-                .bind("cutoff", cutoff.toEpochMilli())
-                .bind("limit", batch)
-                .execute());
+        return write(sql -> sql.get(UpkeepSql.FORGET_DEVICES)
+                .set("cutoff", cutoff.toEpochMilli())
+                .set("limit", batch)
+                .update());
     }
 
     /** Bytes of the outbox file's free pages: room SQLite reuses before the file grows, counted as free disk. */
     public long freeBytes() {
-        return jdbi.withHandle(handle ->
-                handle.createQuery(OutboxSql.FREE_BYTES).mapTo(Long.class).one());
+        return reading.read(sql -> sql.get(UpkeepSql.FREE_BYTES).one(rs -> rs.getLong(1)));
     }
 
     /**
@@ -357,10 +347,11 @@ public final class Outbox implements IntakeOutbox, ForwarderOutbox, AdminOutbox 
      * @return the pages given back
      */
     public long giveBackFreePages(int pages) {
-        return write(handle -> {
-            try (java.sql.Statement s = handle.getConnection().createStatement()) {
+        return write(sql -> {
+            // a plain Statement, no parameters: its executeUpdate runs the PRAGMA to its end (UpkeepSql says why)
+            try (java.sql.Statement s = sql.connection().createStatement()) {
                 long before = freePages(s);
-                s.executeUpdate(OutboxSql.incrementalVacuum(pages));
+                s.executeUpdate(UpkeepSql.incrementalVacuum(pages));
                 return before - freePages(s);
             } catch (java.sql.SQLException e) {
                 throw new IllegalStateException("incremental vacuum failed: " + e.getMessage(), e);
@@ -369,24 +360,20 @@ public final class Outbox implements IntakeOutbox, ForwarderOutbox, AdminOutbox 
     }
 
     private static long freePages(java.sql.Statement s) throws java.sql.SQLException {
-        try (java.sql.ResultSet rs = s.executeQuery(OutboxSql.FREE_PAGES)) {
+        try (java.sql.ResultSet rs = s.executeQuery(UpkeepSql.FREE_PAGES)) {
             return rs.next() ? rs.getLong(1) : 0;
         }
     }
 
     /** The highest row id stored so far (0 when empty). */
     public long maxRowId() {
-        return jdbi.withHandle(handle ->
-                handle.createQuery(OutboxSql.MAX_ROW_ID).mapTo(Long.class).one());
+        return reading.read(sql -> sql.get(ForwarderSql.MAX_ROW_ID).one(rs -> rs.getLong(1)));
     }
 
     /** True when a write transaction can be committed now (for the readiness check). */
     public boolean isWritable() {
         try {
-            write(handle -> {
-                handle.execute(OutboxSql.WRITE_PROBE);
-                return null;
-            });
+            write(sql -> sql.get(UpkeepSql.WRITE_PROBE).update());
             return true;
         } catch (RuntimeException e) {
             return false;
@@ -401,7 +388,7 @@ public final class Outbox implements IntakeOutbox, ForwarderOutbox, AdminOutbox 
         writer.close();
         checkpoints.close();
         try {
-            jdbi.useHandle(handle -> handle.execute(OutboxSql.CHECKPOINT));
+            reading.read(sql -> sql.get(UpkeepSql.CHECKPOINT).list(rs -> rs.getInt("busy")));
         } catch (RuntimeException e) {
             // a checkpoint is an optimisation: the WAL is replayed on the next open
         }

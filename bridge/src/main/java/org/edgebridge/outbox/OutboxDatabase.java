@@ -3,6 +3,8 @@ package org.edgebridge.outbox;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.SQLException;
+import java.sql.Statement;
 import org.flywaydb.core.Flyway;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.Jdbi;
@@ -12,7 +14,7 @@ import org.sqlite.SQLiteDataSource;
 /**
  * Opens the outbox file: SQLite in WAL mode with {@code synchronous=FULL} (a committed transaction survives a power
  * cut), a 30 s busy timeout, foreign keys on, write transactions begun IMMEDIATE; the schema migrated by Flyway from
- * {@code db/migration} (the repository's {@code sql/}); Jdbi configured with the outbox's row mappers.
+ * {@code db/migration} (the repository's {@code sql/}); Jdbi as the source of connections (no SQL runs through its API: {@code package-info}).
  */
 final class OutboxDatabase {
     /**
@@ -26,11 +28,13 @@ final class OutboxDatabase {
     /** A handle for write transactions (the intake writer's, the outbox's write handle). */
     static Handle openWriter(Jdbi jdbi) {
         Handle handle = jdbi.open();
-        try {
-            handle.execute(OutboxSql.writerCheckpointAt(WRITER_CHECKPOINT_PAGES));
-        } catch (RuntimeException e) {
+        try (Statement s = handle.getConnection().createStatement()) {
+            s.execute(UpkeepSql.writerCheckpointAt(WRITER_CHECKPOINT_PAGES));
+        } catch (SQLException | RuntimeException e) {
             handle.close();
-            throw e;
+            throw e instanceof RuntimeException re
+                    ? re
+                    : new IllegalStateException("cannot open the outbox's write connection: " + e.getMessage(), e);
         }
         return handle;
     }
@@ -58,6 +62,6 @@ final class OutboxDatabase {
                 .callbacks(new V1ChecksumRepair())
                 .load()
                 .migrate();
-        return OutboxRows.configure(Jdbi.create(dataSource));
+        return Jdbi.create(dataSource);
     }
 }

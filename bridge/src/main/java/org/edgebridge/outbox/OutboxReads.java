@@ -5,7 +5,6 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import org.jdbi.v3.core.Jdbi;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -14,26 +13,20 @@ import org.jspecify.annotations.Nullable;
  * a read never waits for the writer). Thread-safe.
  */
 public final class OutboxReads {
-    private final Jdbi jdbi;
+    private final OutboxReading reading;
 
-    OutboxReads(Jdbi jdbi) {
-        this.jdbi = jdbi;
+    OutboxReads(OutboxReading reading) {
+        this.reading = reading;
     }
 
     /** What happened to a command, oldest first. */
     public List<HistoryEntry> history(long id) {
-        return jdbi.withHandle(handle -> handle.createQuery(AdminSql.HISTORY_OF)
-                .bind("id", id)
-                .mapTo(HistoryEntry.class)
-                .list());
+        return reading.read(sql -> sql.get(AdminSql.HISTORY_OF).set("id", id).list(OutboxRows::historyEntry));
     }
 
     /** What the row keeps of a command's life for its timeline; empty when the row is gone (purged). */
     public Optional<CommandLife> life(long id) {
-        return jdbi.withHandle(handle -> handle.createQuery(AdminSql.LIFE_OF)
-                .bind("id", id)
-                .mapTo(CommandLife.class)
-                .findOne());
+        return reading.read(sql -> sql.get(AdminSql.LIFE_OF).set("id", id).first(OutboxRows::commandLife));
     }
 
     /**
@@ -46,24 +39,23 @@ public final class OutboxReads {
      */
     public List<CommandRecord> list(
             @Nullable CommandState state, @Nullable String clientId, long afterId, int limit, boolean newestFirst) {
-        return jdbi.withHandle(handle -> {
-            var q = handle.createQuery(AdminSql.list(state != null, clientId != null, newestFirst))
-                    .bind("after", afterId)
-                    .bind("limit", limit);
+        return reading.read(sql -> {
+            var q = sql.get(AdminSql.list(state != null, clientId != null, newestFirst))
+                    .set("after", afterId)
+                    .set("limit", limit);
             if (state != null) {
-                q.bind("state", state.dbName());
+                q.set("state", state.dbName());
             }
             if (clientId != null) {
-                q.bind("c", clientId);
+                q.set("c", clientId);
             }
-            return q.mapTo(CommandRecord.class).list();
+            return q.list(OutboxRows::commandRecord);
         });
     }
 
     /** Every device that ever stored a command, with its open commands. */
     public List<DeviceRow> devices() {
-        return jdbi.withHandle(handle ->
-                handle.createQuery(AdminSql.DEVICES).mapTo(DeviceRow.class).list());
+        return reading.read(sql -> sql.get(AdminSql.DEVICES).list(OutboxRows::deviceRow));
     }
 
     /** One history line with the command it belongs to, for diagnostics. */
@@ -71,34 +63,33 @@ public final class OutboxReads {
 
     /** The latest history lines that are not plain successes (releases, retry laters, parking, admin actions). */
     public List<Event> recentProblems(int limit) {
-        return jdbi.withHandle(handle -> handle.createQuery(AdminSql.RECENT_PROBLEMS)
-                .bind("limit", limit)
-                .map((rs, ctx) -> new Event(
-                        rs.getString("client_id"),
-                        rs.getString("command_id"),
-                        ctx.findRowMapperFor(HistoryEntry.class).orElseThrow().map(rs, ctx)))
-                .list());
+        return reading.read(sql -> sql.get(AdminSql.RECENT_PROBLEMS)
+                .set("limit", limit)
+                .list(rs ->
+                        new Event(rs.getString("client_id"), rs.getString("command_id"), OutboxRows.historyEntry(rs))));
     }
 
     /** Rows per state and the oldest open command, read on one connection in two statements. */
     public OutboxCounts counts() {
-        return jdbi.withHandle(handle -> {
+        return reading.read(sql -> {
             Map<CommandState, Long> perState = new EnumMap<>(CommandState.class);
-            handle.createQuery(AdminSql.COUNT_PER_STATE)
-                    .mapTo(OutboxRows.StateCount.class)
-                    .forEach(c -> perState.put(c.state(), c.rowsInState()));
-            Optional<Instant> oldest = handle.createQuery(AdminSql.OLDEST_OPEN)
-                    .mapTo(Instant.class)
-                    .findOne();
+            for (OutboxRows.StateCount c : sql.get(AdminSql.COUNT_PER_STATE)
+                    .list(rs -> new OutboxRows.StateCount(
+                            CommandState.fromDb(rs.getString("state")), rs.getLong("rows_in_state")))) {
+                perState.put(c.state(), c.rowsInState());
+            }
+            Optional<Instant> oldest = sql.get(AdminSql.OLDEST_OPEN).one(rs -> {
+                long millis = rs.getLong(1); // MIN() of no rows: NULL
+                return rs.wasNull() ? Optional.<Instant>empty() : Optional.of(Instant.ofEpochMilli(millis));
+            });
             return new OutboxCounts(perState, oldest);
         });
     }
 
     /** The schema version Flyway has applied. */
     public String schemaVersion() {
-        return jdbi.withHandle(handle -> handle.createQuery(OutboxSql.SCHEMA_VERSION)
-                .mapTo(String.class)
-                .findOne()
+        return reading.read(sql -> sql.get(UpkeepSql.SCHEMA_VERSION)
+                .first(rs -> rs.getString("version"))
                 .orElse("none"));
     }
 }

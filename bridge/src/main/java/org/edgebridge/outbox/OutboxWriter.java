@@ -8,7 +8,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.atomic.AtomicLong;
-import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.Jdbi;
 import org.jspecify.annotations.Nullable;
 
@@ -21,8 +20,8 @@ import org.jspecify.annotations.Nullable;
  * from thread to thread. Callers block until their request is committed, so every write method of the
  * outbox keeps its meaning: when it returns, what it wrote survives a power cut.
  *
- * <p>The connection's statements are kept ({@link KeptStatements}; the plain JDBC ones of {@link #statements()} and
- * {@link #commands()}). A failed commit rolls back the whole transaction, fails every request in it and closes the
+ * <p>Every statement on the connection is kept and bound by name ({@link NamedStatements}, handed to each request).
+ * A failed commit rolls back the whole transaction, fails every request in it and closes the
  * connection; the next transaction opens a new one. The thread is started by the first request and stopped by
  * {@link #close}; a request after that starts it again.
  */
@@ -30,15 +29,15 @@ final class OutboxWriter {
     /** Most requests in one transaction: a bound on what one failed commit fails. */
     static final int MAX_REQUESTS_PER_TRANSACTION = 256;
 
-    /** A write on the writer's connection, inside its transaction. */
+    /** A write on the writer's connection, inside its transaction, on the connection's kept statements. */
     @FunctionalInterface
     interface Work<R> {
-        R run(Handle handle) throws SQLException;
+        R run(NamedStatements sql) throws SQLException;
     }
 
     private record Request<R>(Work<R> work, CompletableFuture<R> done) {
-        void run(Handle handle, List<Runnable> completions) throws SQLException {
-            R result = work.run(handle);
+        void run(NamedStatements sql, List<Runnable> completions) throws SQLException {
+            R result = work.run(sql);
             completions.add(() -> done.complete(result));
         }
     }
@@ -107,24 +106,6 @@ final class OutboxWriter {
     /** Requests waiting for the writer's next transaction. */
     int queued() {
         return requests.size();
-    }
-
-    /** The claim's plain JDBC statements on the writer's connection: inside a request only. */
-    NamedStatements statements() {
-        onWriterThread();
-        return connection.statements();
-    }
-
-    /** The intake's plain JDBC statements on the writer's connection: inside a request only. */
-    CommandStatements commands() {
-        onWriterThread();
-        return connection.commands();
-    }
-
-    private void onWriterThread() {
-        if (Thread.currentThread() != currentThread() || !connection.isOpen()) {
-            throw new IllegalStateException("the write connection's statements are used inside a write request only");
-        }
     }
 
     /** Records that these rows' final receipts were handed to the broker: committed with the next transaction. */
@@ -238,29 +219,28 @@ final class OutboxWriter {
         List<Runnable> completions = new ArrayList<>(group.size());
         try {
             connection.open();
-            Handle handle = connection.handle();
-            TransactionStatements transaction = connection.transaction();
-            transaction.begin.execute();
+            NamedStatements sql = connection.statements();
+            sql.get(OutboxSql.BEGIN_IMMEDIATE).run();
             if (!acked.isEmpty()) { // before the published marks, which are never later than a PUBACK
-                markAcked(connection.statements(), acked);
+                markAcked(sql, acked);
             }
             for (Published p : marked) { // one statement per hand-over (a settle's finals), with its time
-                handle.createUpdate(OutboxSql.MARK_PUBLISHED)
-                        .bind("ids", OutboxSql.idList(p.ids()))
-                        .bind("now", p.at())
-                        .execute();
+                sql.get(OutboxSql.MARK_PUBLISHED)
+                        .set("ids", OutboxSql.idList(p.ids()))
+                        .set("now", p.at())
+                        .update();
             }
             boolean alone = group.size() == 1;
             for (Request<?> request : group) {
                 if (request.work() == STOP) {
                     completions.add(() -> request.done().complete(null));
                 } else if (alone) {
-                    request.run(handle, completions);
+                    request.run(sql, completions);
                 } else {
-                    runInSavepoint(request, handle, transaction, completions);
+                    runInSavepoint(request, sql, completions);
                 }
             }
-            transaction.commit.execute();
+            sql.get(OutboxSql.COMMIT).run();
         } catch (SQLException | RuntimeException e) {
             connection.rollbackAndClose();
             marks.giveBack(marked);
@@ -282,23 +262,21 @@ final class OutboxWriter {
             mark.set("at", a.at())
                     .set("c", a.clientId())
                     .set("id", a.commandId())
-                    .statement()
                     .addBatch();
         }
-        mark.statement().executeBatch();
+        mark.runBatch();
     }
 
     /** One request of several: what it wrote is rolled back alone if it fails, and it fails alone. */
-    private static void runInSavepoint(
-            Request<?> request, Handle handle, TransactionStatements transaction, List<Runnable> completions)
+    private static void runInSavepoint(Request<?> request, NamedStatements sql, List<Runnable> completions)
             throws SQLException {
-        transaction.savepoint.execute();
+        sql.get(OutboxSql.SAVEPOINT).run();
         try {
-            request.run(handle, completions);
-            transaction.release.execute();
+            request.run(sql, completions);
+            sql.get(OutboxSql.RELEASE_SAVEPOINT).run();
         } catch (SQLException | RuntimeException e) {
-            transaction.rollbackToSavepoint.execute();
-            transaction.release.execute();
+            sql.get(OutboxSql.ROLLBACK_TO_SAVEPOINT).run();
+            sql.get(OutboxSql.RELEASE_SAVEPOINT).run();
             completions.add(() -> request.done().completeExceptionally(e));
         }
     }

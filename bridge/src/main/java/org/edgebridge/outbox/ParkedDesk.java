@@ -1,5 +1,6 @@
 package org.edgebridge.outbox;
 
+import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -7,9 +8,6 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 import org.edgebridge.code.ReceiptCode;
-import org.jdbi.v3.core.Handle;
-import org.jdbi.v3.core.HandleCallback;
-import org.jdbi.v3.core.Jdbi;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -42,18 +40,18 @@ public final class ParkedDesk {
     /** Parked commands of one code and device: how many, and when the oldest of them was received. */
     public record Group(String code, String clientId, long commands, Instant oldestReceivedAt) {}
 
-    /** The outbox's write transactions (one lock, one kept connection). */
+    /** The outbox's write transactions ({@link OutboxWriter#write}). */
     interface Writes {
-        <R> R write(HandleCallback<R, RuntimeException> transaction);
+        <R> R write(OutboxWriter.Work<R> transaction);
     }
 
-    private final Jdbi jdbi;
+    private final OutboxReading reading;
     private final Writes writes;
     private final Clock clock;
     private final AtomicLong openRows;
 
-    ParkedDesk(Jdbi jdbi, Writes writes, Clock clock, AtomicLong openRows) {
-        this.jdbi = jdbi;
+    ParkedDesk(OutboxReading reading, Writes writes, Clock clock, AtomicLong openRows) {
+        this.reading = reading;
         this.writes = writes;
         this.clock = clock;
         this.openRows = openRows;
@@ -67,14 +65,13 @@ public final class ParkedDesk {
 
     /** At most {@code limit} groups, by code then device. */
     public List<Group> groups(int limit) {
-        return jdbi.withHandle(handle -> handle.createQuery(AdminSql.PARKED_GROUPS)
-                .bind("limit", limit)
-                .map((rs, ctx) -> new Group(
+        return reading.read(sql -> sql.get(AdminSql.PARKED_GROUPS)
+                .set("limit", limit)
+                .list(rs -> new Group(
                         rs.getString("code"),
                         rs.getString("client_id"),
                         rs.getLong("commands"),
-                        Instant.ofEpochMilli(rs.getLong("oldest_received_at"))))
-                .list());
+                        Instant.ofEpochMilli(rs.getLong("oldest_received_at")))));
     }
 
     /**
@@ -84,26 +81,24 @@ public final class ParkedDesk {
      * @param clientId a device, or null for any
      */
     public List<CommandRecord> list(@Nullable String code, @Nullable String clientId, int limit) {
-        return jdbi.withHandle(handle -> {
-            var q = handle.createQuery(AdminSql.parked(code != null, clientId != null))
-                    .bind("limit", limit);
+        return reading.read(sql -> {
+            var q = sql.get(AdminSql.parked(code != null, clientId != null)).set("limit", limit);
             if (code != null) {
-                q.bind("code", code);
+                q.set("code", code);
             }
             if (clientId != null) {
-                q.bind("c", clientId);
+                q.set("c", clientId);
             }
-            return q.mapTo(CommandRecord.class).list();
+            return q.list(OutboxRows::commandRecord);
         });
     }
 
     /** The device's bytes of a stored command, as it sent them. */
     public Optional<byte[]> payload(String clientId, String commandId) {
-        return jdbi.withHandle(handle -> handle.createQuery(AdminSql.PAYLOAD)
-                .bind("c", clientId)
-                .bind("id", commandId)
-                .mapTo(byte[].class)
-                .findOne());
+        return reading.read(sql -> sql.get(AdminSql.PAYLOAD)
+                .set("c", clientId)
+                .set("id", commandId)
+                .first(rs -> rs.getBytes("payload")));
     }
 
     /**
@@ -117,7 +112,7 @@ public final class ParkedDesk {
         for (int from = 0; from < ids.size(); from += ROWS_PER_TRANSACTION) {
             List<Long> chunk = ids.subList(from, Math.min(ids.size(), from + ROWS_PER_TRANSACTION));
             long now = clock.millis();
-            List<CommandRecord> done = writes.write(handle -> decideIn(handle, chunk, decision, detail, now));
+            List<CommandRecord> done = writes.write(sql -> decideIn(sql, chunk, decision, detail, now));
             if (decision == Decision.REJECT) {
                 openRows.addAndGet(-done.size());
             }
@@ -127,20 +122,16 @@ public final class ParkedDesk {
     }
 
     private static List<CommandRecord> decideIn(
-            Handle handle, List<Long> ids, Decision decision, String detail, long now) {
+            NamedStatements sql, List<Long> ids, Decision decision, String detail, long now) throws SQLException {
         List<CommandRecord> done = new ArrayList<>();
         for (long id : ids) {
-            if (handle.createUpdate(decision.update)
-                            .bind("id", id)
-                            .bind("now", now)
-                            .execute()
-                    == 1) {
-                Settler.history(handle, id, now, decision.historyKind, null, null, null, detail);
-                handle.createQuery(OutboxSql.BY_IDS)
-                        .bind("ids", OutboxSql.idList(List.of(id)))
-                        .mapTo(CommandRecord.class)
-                        .findOne()
-                        .ifPresent(done::add);
+            NamedStatements.Named update = sql.get(decision.update).set("id", id);
+            if (decision == Decision.REJECT) {
+                update.set("now", now); // the final's time; a requeue has none
+            }
+            if (update.update() == 1) {
+                Settler.history(sql, id, now, decision.historyKind, null, null, null, detail);
+                done.addAll(Settler.records(sql, List.of(id)));
             }
         }
         return done;

@@ -1,11 +1,11 @@
 package org.edgebridge.outbox;
 
+import java.sql.SQLException;
 import java.time.Clock;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 import org.edgebridge.code.ReceiptCode;
-import org.jdbi.v3.core.Handle;
 
 /**
  * An admin's remedy for one command that is not final, also while it is still <em>pending</em> (docs/desk.md, "Pending
@@ -45,21 +45,15 @@ public final class PendingDesk {
      */
     public Optional<Action> park(String clientId, String commandId, String detail) {
         long now = clock.millis();
-        return writes.write(handle -> find(handle, clientId, commandId).map(before -> {
+        return writes.write(sql -> findIn(sql, clientId, commandId, before -> {
             String reason =
                     "parked by an admin" + (before.lastError() != null ? "; before: " + before.lastError() : "");
-            int changed = handle.createUpdate(AdminSql.PARK_PENDING)
-                    .bind("id", before.id())
-                    .bind("reason", reason)
-                    .execute();
+            int changed = sql.get(AdminSql.PARK_PENDING)
+                    .set("id", before.id())
+                    .set("reason", reason)
+                    .update();
             return done(
-                    handle,
-                    before,
-                    changed,
-                    maybeSent(handle, before.id()),
-                    ReceiptCode.PARKED_BY_ADMIN.wire(),
-                    detail,
-                    now);
+                    sql, before, changed, maybeSent(sql, before.id()), ReceiptCode.PARKED_BY_ADMIN.wire(), detail, now);
         }));
     }
 
@@ -72,50 +66,61 @@ public final class PendingDesk {
      */
     public Optional<Action> reject(String clientId, String commandId, String detail) {
         long now = clock.millis();
-        Optional<Action> action =
-                writes.write(handle -> find(handle, clientId, commandId).map(before -> {
-                    boolean maybeSent = maybeSent(handle, before.id());
-                    String message = "rejected by an admin while pending"
-                            + (maybeSent
-                                    ? "; it was sent to central before, which may have applied it"
-                                    : "; central never saw it");
-                    int changed = before.state() == CommandState.PARKED
-                            ? handle.createUpdate(AdminSql.REJECT)
-                                    .bind("id", before.id())
-                                    .bind("now", now)
-                                    .execute()
-                            : handle.createUpdate(AdminSql.REJECT_PENDING)
-                                    .bind("id", before.id())
-                                    .bind("message", message)
-                                    .bind("now", now)
-                                    .execute();
-                    return done(handle, before, changed, maybeSent, ReceiptCode.REJECTED_BY_ADMIN.wire(), detail, now);
-                }));
+        Optional<Action> action = writes.write(sql -> findIn(sql, clientId, commandId, before -> {
+            boolean maybeSent = maybeSent(sql, before.id());
+            String message = "rejected by an admin while pending"
+                    + (maybeSent
+                            ? "; it was sent to central before, which may have applied it"
+                            : "; central never saw it");
+            int changed = before.state() == CommandState.PARKED
+                    ? sql.get(AdminSql.REJECT)
+                            .set("id", before.id())
+                            .set("now", now)
+                            .update()
+                    : sql.get(AdminSql.REJECT_PENDING)
+                            .set("id", before.id())
+                            .set("message", message)
+                            .set("now", now)
+                            .update();
+            return done(sql, before, changed, maybeSent, ReceiptCode.REJECTED_BY_ADMIN.wire(), detail, now);
+        }));
         if (action.isPresent() && action.get().after().isPresent()) {
             openRows.decrementAndGet();
         }
         return action;
     }
 
-    private static Optional<CommandRecord> find(Handle handle, String clientId, String commandId) {
-        return handle.createQuery(OutboxSql.FIND)
-                .bind("c", clientId)
-                .bind("id", commandId)
-                .mapTo(CommandRecord.class)
-                .findOne();
+    /** What {@code action} makes of the command as it is now; empty when the outbox has no such command. */
+    private static Optional<Action> findIn(NamedStatements sql, String clientId, String commandId, ActionOn action)
+            throws SQLException {
+        Optional<CommandRecord> before =
+                sql.get(OutboxSql.FIND).set("c", clientId).set("id", commandId).first(OutboxRows::commandRecord);
+        return before.isPresent() ? Optional.of(action.take(before.get())) : Optional.empty();
     }
 
-    private static boolean maybeSent(Handle handle, long id) {
-        return handle.createQuery(AdminSql.MAYBE_SENT)
-                .bind("id", id)
-                .mapTo(Boolean.class)
-                .findOne()
+    /** An action on a command found. */
+    @FunctionalInterface
+    private interface ActionOn {
+        Action take(CommandRecord before) throws SQLException;
+    }
+
+    private static boolean maybeSent(NamedStatements sql, long id) throws SQLException {
+        return sql.get(AdminSql.MAYBE_SENT)
+                .set("id", id)
+                .first(rs -> rs.getBoolean(1))
                 .orElse(false);
     }
 
     /** The action's outcome; when the row changed, its history line and the row as it is now. */
     private static Action done(
-            Handle handle, CommandRecord before, int changed, boolean maybeSent, String kind, String detail, long now) {
+            NamedStatements sql,
+            CommandRecord before,
+            int changed,
+            boolean maybeSent,
+            String kind,
+            String detail,
+            long now)
+            throws SQLException {
         if (changed == 0) {
             return new Action(before, Optional.empty(), maybeSent);
         }
@@ -123,7 +128,7 @@ public final class PendingDesk {
                 ? " (it may have reached central: " + before.attempts() + " attempts so far)"
                 : " (never sent to central)";
         Settler.history(
-                handle,
+                sql,
                 before.id(),
                 now,
                 kind,
@@ -131,10 +136,7 @@ public final class PendingDesk {
                 null,
                 null,
                 detail + ", while " + before.state().dbName() + sent);
-        CommandRecord after = handle.createQuery(OutboxSql.BY_IDS)
-                .bind("ids", OutboxSql.idList(List.of(before.id())))
-                .mapTo(CommandRecord.class)
-                .one();
+        CommandRecord after = Settler.records(sql, List.of(before.id())).get(0);
         return new Action(before, Optional.of(after), maybeSent);
     }
 }

@@ -1,5 +1,6 @@
 package org.edgebridge.outbox;
 
+import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -7,7 +8,6 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import org.edgebridge.lifecycle.Component;
 import org.edgebridge.lifecycle.Once;
-import org.jdbi.v3.core.Handle;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -137,21 +137,18 @@ public final class RetentionPurger implements Component, AutoCloseable {
      * Deletes up to {@code batch} final rows (and their history) that became final before {@code cutoff}, inside the
      * write transaction under way ({@link Outbox#purgeFinalBefore}). Open rows are never purged.
      */
-    static int purge(Handle handle, Instant cutoff, int batch) {
-        List<Long> ids = handle.createQuery(OutboxSql.PURGE_CANDIDATES)
-                .bind("cutoff", cutoff.toEpochMilli())
-                .bind("limit", batch)
-                .mapTo(Long.class)
-                .list();
+    static int purge(NamedStatements sql, Instant cutoff, int batch) throws SQLException {
+        List<Long> ids = sql.get(UpkeepSql.PURGE_CANDIDATES)
+                .set("cutoff", cutoff.toEpochMilli())
+                .set("limit", batch)
+                .list(rs -> rs.getLong("id"));
         if (ids.isEmpty()) {
             return 0;
         }
-        handle.createUpdate(OutboxSql.PURGE_HISTORY)
-                .bind("ids", OutboxSql.idList(ids))
-                .execute();
-        return handle.createUpdate(OutboxSql.PURGE_COMMANDS)
-                .bind("ids", OutboxSql.idList(ids))
-                .execute();
+        sql.get(UpkeepSql.PURGE_HISTORY).set("ids", OutboxSql.idList(ids)).update();
+        return sql.get(UpkeepSql.PURGE_COMMANDS)
+                .set("ids", OutboxSql.idList(ids))
+                .update();
     }
 
     /** @return false if stopped while waiting */

@@ -1,19 +1,15 @@
 package org.edgebridge.outbox;
 
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
-import org.jdbi.v3.core.Handle;
 import org.jspecify.annotations.Nullable;
 
 /**
  * Applies settlements inside one transaction (see {@link Outbox#settle}), and releases claims. Only rows still in flight
- * change. The final receipts, nearly every settlement, are the hot path: they run on the writer's kept plain JDBC
- * statements ({@link NamedStatements}), as the claim does; through Jdbi's batch and row mapping the settle's Java time
- * was about a third of the outbox writer's (JFR of B3, docs/BENCHMARKS.md). The rare settlements (retry
- * later, failed alone, park, release) stay on Jdbi.
+ * change. Every statement runs on the write connection's kept statements ({@link NamedStatements}), the SQL in
+ * {@link ForwarderSql} and, for the history lines, {@link OutboxSql}. The final receipts, nearly every settlement,
+ * are the hot path: one batch of updates, one of history lines.
  */
 final class Settler {
     private Settler() {}
@@ -22,12 +18,7 @@ final class Settler {
     record Applied(List<Long> finals, int parked) {}
 
     static Applied apply(
-            Handle handle,
-            NamedStatements sql,
-            long now,
-            SentRequest request,
-            List<Settlement> settlements,
-            int maxAttempts)
+            NamedStatements sql, long now, SentRequest request, List<Settlement> settlements, int maxAttempts)
             throws SQLException {
         List<Settlement.Final> finalsToApply = new ArrayList<>();
         int parked = 0;
@@ -35,14 +26,14 @@ final class Settler {
             if (s instanceof Settlement.Final f) {
                 finalsToApply.add(f);
             } else if (s instanceof Settlement.RetryLater r) {
-                if (applyRetryLater(handle, r, now, request, maxAttempts)) {
+                if (applyRetryLater(sql, r, now, request, maxAttempts)) {
                     parked++;
                 }
             } else if (s instanceof Settlement.FailedAlone f) {
-                applyFailedAlone(handle, f, now, request);
+                applyFailedAlone(sql, f, now, request);
             } else if (s instanceof Settlement.Release r) {
-                applyRelease(handle, r, now, request);
-            } else if (s instanceof Settlement.Park p && applyPark(handle, p, now, request)) {
+                applyRelease(sql, r, now, request);
+            } else if (s instanceof Settlement.Park p && applyPark(sql, p, now, request)) {
                 parked++;
             }
         }
@@ -58,7 +49,7 @@ final class Settler {
         if (finals.isEmpty()) {
             return List.of();
         }
-        NamedStatements.Named update = sql.get(OutboxSql.SETTLE_FINAL);
+        NamedStatements.Named update = sql.get(ForwarderSql.SETTLE_FINAL);
         for (Settlement.Final f : finals) {
             update.set("state", f.status().dbName())
                     .set("code", f.code())
@@ -68,10 +59,9 @@ final class Settler {
                     .set("id", f.id())
                     .set("http", request.statusOrNull())
                     .set("took", request.tookOrNull())
-                    .statement()
                     .addBatch();
         }
-        int[] counts = update.statement().executeBatch();
+        int[] counts = update.runBatch();
         List<Long> applied = new ArrayList<>(finals.size());
         NamedStatements.Named history = sql.get(OutboxSql.HISTORY);
         for (int i = 0; i < finals.size(); i++) {
@@ -85,35 +75,34 @@ final class Settler {
                         .set("status", f.status().dbName())
                         .set("code", f.code())
                         .set("detail", f.message())
-                        .statement()
                         .addBatch();
             }
         }
         if (!applied.isEmpty()) {
-            history.statement().executeBatch();
+            history.runBatch();
         }
         return applied;
     }
 
     /** @return true if the event was parked */
     private static boolean applyRetryLater(
-            Handle handle, Settlement.RetryLater r, long now, SentRequest request, int maxAttempts) {
-        CommandState state = handle.createQuery(OutboxSql.SETTLE_RETRY_LATER)
-                .bind("add", r.countsTowardParking() ? 1 : 0)
-                .bind("max", maxAttempts)
-                .bind("nb", r.notBefore().toEpochMilli())
-                .bind("reason", bounded(r.reason()))
-                .bind("id", r.id())
-                .mapTo(CommandState.class)
-                .findOne()
+            NamedStatements sql, Settlement.RetryLater r, long now, SentRequest request, int maxAttempts)
+            throws SQLException {
+        CommandState state = sql.get(ForwarderSql.SETTLE_RETRY_LATER)
+                .set("add", r.countsTowardParking() ? 1 : 0)
+                .set("max", maxAttempts)
+                .set("nb", r.notBefore().toEpochMilli())
+                .set("reason", bounded(r.reason()))
+                .set("id", r.id())
+                .first(rs -> CommandState.fromDb(rs.getString("state")))
                 .orElse(null);
         if (state == null) {
             return false;
         }
-        history(handle, r.id(), now, "retry_later", request, null, r.reason());
+        history(sql, r.id(), now, "retry_later", request, null, r.reason());
         if (state == CommandState.PARKED) {
             history(
-                    handle,
+                    sql,
                     r.id(),
                     now,
                     "parked",
@@ -125,81 +114,74 @@ final class Settler {
         return false;
     }
 
-    private static boolean applyPark(Handle handle, Settlement.Park p, long now, SentRequest request) {
-        int n = handle.createUpdate(OutboxSql.SETTLE_PARK)
-                .bind("code", p.code())
-                .bind("reason", bounded(p.reason()))
-                .bind("id", p.id())
-                .execute();
+    private static boolean applyPark(NamedStatements sql, Settlement.Park p, long now, SentRequest request)
+            throws SQLException {
+        int n = sql.get(ForwarderSql.SETTLE_PARK)
+                .set("code", p.code())
+                .set("reason", bounded(p.reason()))
+                .set("id", p.id())
+                .update();
         if (n == 1) {
-            history(handle, p.id(), now, "parked", request, p.code(), p.reason());
+            history(sql, p.id(), now, "parked", request, p.code(), p.reason());
         }
         return n == 1;
     }
 
-    private static void applyFailedAlone(Handle handle, Settlement.FailedAlone f, long now, SentRequest request) {
-        int n = handle.createUpdate(OutboxSql.SETTLE_FAILED_ALONE)
-                .bind("nb", f.notBefore().toEpochMilli())
-                .bind("reason", bounded(f.reason()))
-                .bind("id", f.id())
-                .execute();
+    private static void applyFailedAlone(NamedStatements sql, Settlement.FailedAlone f, long now, SentRequest request)
+            throws SQLException {
+        int n = sql.get(ForwarderSql.SETTLE_FAILED_ALONE)
+                .set("nb", f.notBefore().toEpochMilli())
+                .set("reason", bounded(f.reason()))
+                .set("id", f.id())
+                .update();
         if (n == 1) {
-            history(handle, f.id(), now, "failed_alone", request, null, f.reason());
+            history(sql, f.id(), now, "failed_alone", request, null, f.reason());
         }
     }
 
-    private static void applyRelease(Handle handle, Settlement.Release r, long now, SentRequest request) {
-        int n = handle.createUpdate(OutboxSql.SETTLE_RELEASE)
-                .bind("reason", bounded(r.reason()))
-                .bind("id", r.id())
-                .bind("unsent", r.sent() ? 0 : 1)
-                .execute();
+    private static void applyRelease(NamedStatements sql, Settlement.Release r, long now, SentRequest request)
+            throws SQLException {
+        int n = sql.get(ForwarderSql.SETTLE_RELEASE)
+                .set("reason", bounded(r.reason()))
+                .set("id", r.id())
+                .set("unsent", r.sent() ? 0 : 1)
+                .update();
         if (n == 1) {
-            history(handle, r.id(), now, "released", request, null, r.reason());
+            history(sql, r.id(), now, "released", request, null, r.reason());
         }
     }
 
     /** The rows of one claim still in flight back to pending ({@link Outbox#releaseClaim}). @return how many */
-    static int releaseClaim(Handle handle, long now, String claimId, String reason, boolean sent) {
-        List<Long> ids = handle.createQuery(OutboxSql.INFLIGHT_OF_CLAIM)
-                .bind("b", claimId)
-                .mapTo(Long.class)
-                .list();
+    static int releaseClaim(NamedStatements sql, long now, String claimId, String reason, boolean sent)
+            throws SQLException {
+        List<Long> ids =
+                sql.get(ForwarderSql.INFLIGHT_OF_CLAIM).set("b", claimId).list(rs -> rs.getLong("id"));
         for (long id : ids) {
-            history(handle, id, now, "released", claimId, null, null, reason);
+            history(sql, id, now, "released", claimId, null, null, reason);
         }
-        handle.createUpdate(OutboxSql.RELEASE_CLAIM)
-                .bind("b", claimId)
-                .bind("reason", bounded(reason))
-                .bind("unsent", sent ? 0 : 1)
-                .execute();
+        sql.get(ForwarderSql.RELEASE_CLAIM)
+                .set("b", claimId)
+                .set("reason", bounded(reason))
+                .set("unsent", sent ? 0 : 1)
+                .update();
         return ids.size();
     }
 
-    /** The rows with these ids, in id order (the finals of a settle, with their receipts), on a kept statement. */
+    /** The rows with these ids, in id order (the finals of a settle, with their receipts, or a desk's decisions). */
     static List<CommandRecord> records(NamedStatements sql, List<Long> ids) throws SQLException {
         if (ids.isEmpty()) {
             return List.of();
         }
-        List<CommandRecord> records = new ArrayList<>(ids.size());
-        PreparedStatement q =
-                sql.get(OutboxSql.BY_IDS).set("ids", OutboxSql.idList(ids)).statement();
-        try (ResultSet rs = q.executeQuery()) {
-            while (rs.next()) {
-                records.add(OutboxRows.commandRecord(rs, null));
-            }
-        }
-        return records;
+        return sql.get(OutboxSql.BY_IDS).set("ids", OutboxSql.idList(ids)).list(OutboxRows::commandRecord);
     }
 
     /** Every row in flight back to pending ({@link Outbox#releaseAbandonedClaims}). @return how many */
-    static int releaseAbandonedClaims(Handle handle, long now) {
-        List<Long> ids =
-                handle.createQuery(OutboxSql.INFLIGHT).mapTo(Long.class).list();
+    static int releaseAbandonedClaims(NamedStatements sql, long now) throws SQLException {
+        List<Long> ids = sql.get(ForwarderSql.INFLIGHT).list(rs -> rs.getLong("id"));
         for (long id : ids) {
-            history(handle, id, now, "released", null, null, null, "claimed by a request that never completed");
+            history(sql, id, now, "released", null, null, null, "claimed by a request that never completed");
         }
-        handle.createUpdate(OutboxSql.RELEASE_ALL_INFLIGHT).execute();
+        sql.get(ForwarderSql.RELEASE_ALL_INFLIGHT).update();
         return ids.size();
     }
 
@@ -213,35 +195,33 @@ final class Settler {
 
     /** One history line, folded into the command's line of the same kind, status and code if it has one. */
     static void history(
-            Handle handle,
+            NamedStatements sql,
             long id,
             long at,
             String kind,
             @Nullable String batchId,
             @Nullable String status,
             @Nullable String code,
-            String detail) {
-        history(handle, id, at, kind, batchId, status, code, detail, null, null);
+            String detail)
+            throws SQLException {
+        history(sql, id, at, kind, batchId, status, code, detail, null, null);
     }
 
     /** A line that ends an attempt without a final: with the request's id, HTTP status and duration. */
     private static void history(
-            Handle handle, long id, long at, String kind, SentRequest request, @Nullable String code, String detail) {
-        history(
-                handle,
-                id,
-                at,
-                kind,
-                request.batchId(),
-                null,
-                code,
-                detail,
-                request.statusOrNull(),
-                request.tookOrNull());
+            NamedStatements sql,
+            long id,
+            long at,
+            String kind,
+            SentRequest request,
+            @Nullable String code,
+            String detail)
+            throws SQLException {
+        history(sql, id, at, kind, request.batchId(), null, code, detail, request.statusOrNull(), request.tookOrNull());
     }
 
     private static void history(
-            Handle handle,
+            NamedStatements sql,
             long id,
             long at,
             String kind,
@@ -250,19 +230,20 @@ final class Settler {
             @Nullable String code,
             String detail,
             @Nullable Integer httpStatus,
-            @Nullable Long tookMs) {
-        for (String sql : List.of(OutboxSql.HISTORY_FOLD, OutboxSql.HISTORY_IF_NEW)) {
-            handle.createUpdate(sql)
-                    .bind("id", id)
-                    .bind("at", at)
-                    .bind("kind", kind)
-                    .bind("b", batchId)
-                    .bind("status", status)
-                    .bind("code", code)
-                    .bind("detail", bounded(detail))
-                    .bind("http", httpStatus)
-                    .bind("took", tookMs)
-                    .execute();
+            @Nullable Long tookMs)
+            throws SQLException {
+        for (String line : List.of(OutboxSql.HISTORY_FOLD, OutboxSql.HISTORY_IF_NEW)) {
+            sql.get(line)
+                    .set("id", id)
+                    .set("at", at)
+                    .set("kind", kind)
+                    .set("b", batchId)
+                    .set("status", status)
+                    .set("code", code)
+                    .set("detail", bounded(detail))
+                    .set("http", httpStatus)
+                    .set("took", tookMs)
+                    .update();
         }
     }
 }

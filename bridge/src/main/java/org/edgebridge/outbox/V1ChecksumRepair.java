@@ -1,14 +1,10 @@
 package org.edgebridge.outbox;
 
-import java.sql.Connection;
+import java.sql.SQLException;
 import org.flywaydb.core.api.FlywayException;
 import org.flywaydb.core.api.callback.Callback;
 import org.flywaydb.core.api.callback.Context;
 import org.flywaydb.core.api.callback.Event;
-import org.jdbi.v3.core.ConnectionFactory;
-import org.jdbi.v3.core.Handles;
-import org.jdbi.v3.core.Jdbi;
-import org.jdbi.v3.core.JdbiException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -38,41 +34,20 @@ final class V1ChecksumRepair implements Callback {
 
     @Override
     public void handle(Event event, Context context) {
-        Connection flywaysOwn = context.getConnection();
-        // a handle on Flyway's connection, which stays Flyway's: closing the handle must not close it
-        Jdbi jdbi = Jdbi.create(new ConnectionFactory() {
-            @Override
-            public Connection openConnection() {
-                return flywaysOwn;
+        // statements of its own on Flyway's connection, which stays Flyway's (and in Flyway's transaction, if any)
+        try (NamedStatements sql = new NamedStatements(context.getConnection())) {
+            if (sql.get(UpkeepSql.HAS_SCHEMA_HISTORY).first(rs -> rs.getInt(1)).isEmpty()) {
+                return;
             }
-
-            @Override
-            public void closeConnection(Connection toClose) {
-                // Flyway closes its connection itself
+            int repaired = sql.get(UpkeepSql.REPAIR_V1_CHECKSUM)
+                    .set("first", FIRST_V1)
+                    .set("edited", EDITED_V1)
+                    .update();
+            if (repaired > 0) {
+                LOG.info("outbox schema history: V1 recorded with the checksum of its edited form; set to the first "
+                        + "form's (V2 adds what the edit added)");
             }
-        });
-        // Flyway may hold the connection in its own transaction: closing this handle must neither end nor complain of
-        // it
-        jdbi.getConfig(Handles.class).setForceEndTransactions(false);
-        try {
-            jdbi.useHandle(handle -> {
-                if (handle.createQuery(OutboxSql.HAS_SCHEMA_HISTORY)
-                        .mapTo(Integer.class)
-                        .findOne()
-                        .isEmpty()) {
-                    return;
-                }
-                int repaired = handle.createUpdate(OutboxSql.REPAIR_V1_CHECKSUM)
-                        .bind("first", FIRST_V1)
-                        .bind("edited", EDITED_V1)
-                        .execute();
-                if (repaired > 0) {
-                    LOG.info(
-                            "outbox schema history: V1 recorded with the checksum of its edited form; set to the first "
-                                    + "form's (V2 adds what the edit added)");
-                }
-            });
-        } catch (JdbiException e) {
+        } catch (SQLException e) {
             throw new FlywayException("cannot repair the recorded checksum of V1: " + e.getMessage(), e);
         }
     }

@@ -7,16 +7,26 @@
  * claims and settles, admin decisions, purges, the marks of published receipts) in one transaction, each request in a
  * savepoint of its own, one fsync for all; callers block until their request is committed.
  *
- * <p>Persistence style, two ways and one rule: <b>what runs for every command is plain JDBC</b> on statements
- * prepared once on the writer's connection, parameters bound by name ({@code NamedStatements}) or by position
- * ({@link org.edgebridge.outbox.CommandWriter}): the intake's insert, the claim ({@link
- * org.edgebridge.outbox.Claimer}) and the settle of finals with its history and the records it reads back ({@link
- * org.edgebridge.outbox.Settler}). A profile of the writer thread at 1,000 commands/s put Jdbi's per-statement
- * parsing, binding and mapping at about a third of its Java samples on those paths (docs/BENCHMARKS.md,
- * 2026-12-04). <b>Everything else is Jdbi's fluent API</b> (admin reads and requeues, parking, purges, migrations'
- * repairs): rows read by column name into records ({@link org.edgebridge.outbox.OutboxRows}), parameters bound by
- * name, the writer's statements kept ({@code KeptStatements}); reads open a connection of their own. Every
- * statement, of either kind, is a constant of {@link org.edgebridge.outbox.OutboxSql}.
+ * <p>Persistence style, one way: <b>every statement is plain JDBC on {@link org.edgebridge.outbox.NamedStatements}</b>:
+ * prepared once per SQL text and kept for the connection's life, its {@code :name} parameters found once and bound
+ * by name, rows read by column name into records ({@link org.edgebridge.outbox.OutboxRows}). The writer's connection
+ * has one such cache for everything it runs (the intake's insert, the claim, the settle, the desks' decisions,
+ * purges, the transaction's BEGIN, savepoints and COMMIT); a read outside the writer opens a connection and a cache
+ * for the call ({@link org.edgebridge.outbox.OutboxReading}), as does Flyway's callback
+ * ({@link org.edgebridge.outbox.V1ChecksumRepair}) on Flyway's connection. Jdbi only opens and closes connections.
+ * The exceptions, none with a parameter: the PRAGMAs that set up a connection or the file, and the incremental vacuum,
+ * which a plain {@code Statement} runs to its end ({@link org.edgebridge.outbox.IncrementalVacuum},
+ * {@link org.edgebridge.outbox.OutboxDatabase}, {@link org.edgebridge.outbox.Outbox#giveBackFreePages}).
+ * Why not Jdbi's fluent API, decided 2026-12-06 (issue 44): on the hot path it cost more than SQLite's own work (a
+ * claim through Jdbi about 60 % more CPU, the intake's insert nearly twice; docs/BENCHMARKS.md, 2026-12-04), and
+ * two styles side by side had made four statement caches on one connection and a statement shared only because
+ * SQLite happened to number its parameters alike.
+ *
+ * <p>SQL text, one holder per role, every statement a constant (or one of a few fixed texts a method builds): {@link org.edgebridge.outbox.IntakeSql} (the
+ * intake's), {@link org.edgebridge.outbox.ForwarderSql} (claim, settle, releases, expiry, republishing),
+ * {@link org.edgebridge.outbox.AdminSql} (the desks and the admin's reads), {@link org.edgebridge.outbox.UpkeepSql}
+ * (retention, free pages, checkpoints, probes, the V1 repair) and {@link org.edgebridge.outbox.OutboxSql}, what they
+ * share (fragments, the writer's transaction, a command by key or id, history lines, receipt marks).
  *
  * <p>Threads: {@code outbox-writer} ({@link org.edgebridge.outbox.OutboxWriter}), {@link
  * org.edgebridge.outbox.RetentionPurger}'s {@code outbox-retention} and {@link

@@ -50,8 +50,8 @@ public final class BulkLoader {
     private static long load(Handle handle, Stream<NewCommand> commands, CommandState state, Instant finalAt) {
         Long finalMillis = state.isFinal() ? finalAt.toEpochMilli() : null;
         Map<String, Long> sequences = handle.createQuery(DEVICE_SEQUENCES)
-                .mapTo(OutboxRows.LastSequence.class)
-                .collect(Collectors.toMap(OutboxRows.LastSequence::clientId, OutboxRows.LastSequence::lastSequence));
+                .map((rs, ctx) -> Map.entry(rs.getString("client_id"), rs.getLong("last_sequence")))
+                .collect(Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue));
         Map<String, Long> lastSeen = new HashMap<>();
         long n = 0;
         PreparedBatch batch = handle.prepareBatch(BULK_INSERT);

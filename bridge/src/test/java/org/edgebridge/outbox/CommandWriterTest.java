@@ -30,34 +30,32 @@ class CommandWriterTest {
         Path file = dir.resolve("outbox.db");
         Outbox.open(file, Clock.systemUTC()).close();
         Map<String, Integer> prepared = new ConcurrentHashMap<>();
-        Jdbi jdbi = OutboxRows.configure(
-                Jdbi.create(() -> countingPrepares(DriverManager.getConnection("jdbc:sqlite:" + file), prepared)));
+        Jdbi jdbi = Jdbi.create(() -> countingPrepares(DriverManager.getConnection("jdbc:sqlite:" + file), prepared));
         OutboxWriter writer = new OutboxWriter(jdbi);
         try {
             for (int i = 1; i <= 20; i++) {
                 List<NewCommand> one = List.of(OutboxFixture.command("dev", "C-" + i, 0, Instant.now()));
-                List<StoreResult> r = writer.write(h -> CommandWriter.store(writer.commands(), one, 100));
+                List<StoreResult> r = writer.write(sql -> CommandWriter.store(sql, one, 100));
                 assertThat(r.get(0)).isInstanceOf(StoreResult.Stored.class);
             }
             List<NewCommand> again = List.of(OutboxFixture.command("dev", "C-1", 0, Instant.now()));
-            assertThat(writer.write(h -> CommandWriter.store(writer.commands(), again, 100))
-                            .get(0))
+            assertThat(writer.write(sql -> CommandWriter.store(sql, again, 100)).get(0))
                     .isInstanceOf(StoreResult.AlreadyStored.class);
         } finally {
             writer.close();
         }
         assertThat(prepared)
                 .as("find, next sequence and insert: each prepared once for 21 commands")
-                .containsEntry(OutboxSql.FIND, 1)
-                .containsEntry(OutboxSql.NEXT_SEQUENCE, 1)
-                .containsEntry(OutboxSql.INSERT, 1);
+                .containsEntry(numbered(OutboxSql.FIND), 1)
+                .containsEntry(numbered(IntakeSql.NEXT_SEQUENCE), 1)
+                .containsEntry(numbered(IntakeSql.INSERT), 1);
     }
 
     @Test
     void the_batch_is_taken_once_the_write_turn_has_come() throws Exception {
         Path file = dir.resolve("outbox.db");
         Outbox outbox = Outbox.open(file, Clock.systemUTC());
-        OutboxWriter writer = new OutboxWriter(OutboxRows.configure(Jdbi.create("jdbc:sqlite:" + file)));
+        OutboxWriter writer = new OutboxWriter(Jdbi.create("jdbc:sqlite:" + file));
         List<NewCommand> queue = new CopyOnWriteArrayList<>();
         queue.add(OutboxFixture.command("dev", "first", 0, Instant.now()));
         CountDownLatch busy = new CountDownLatch(1);
@@ -71,7 +69,7 @@ class CommandWriterTest {
             }));
             assertThat(busy.await(10, TimeUnit.SECONDS)).isTrue();
             var stored = CompletableFuture.supplyAsync(
-                    () -> writer.write(h -> CommandWriter.store(writer.commands(), List.copyOf(queue), 100)));
+                    () -> writer.write(sql -> CommandWriter.store(sql, List.copyOf(queue), 100)));
             queue.add(OutboxFixture.command("dev", "came-while-waiting", 0, Instant.now()));
             release.countDown();
             holding.get(10, TimeUnit.SECONDS);
@@ -144,5 +142,10 @@ class CommandWriterTest {
         } finally {
             outbox.close();
         }
+    }
+
+    /** The SQL text as prepared: its names numbered. */
+    private static String numbered(String sql) {
+        return NamedStatements.numbered(sql, new java.util.HashMap<>());
     }
 }

@@ -49,19 +49,20 @@ class OutboxQueryPlanTest {
         // statement -> the index its plan must use
         Map<String, String[]> statements = new LinkedHashMap<>();
         statements.put("find by (clientId, commandId)", new String[] {OutboxSql.FIND, "sqlite_autoindex_commands_1"});
-        statements.put("claim: heads", new String[] {OutboxSql.CLAIM_HEADS, "commands_open"});
-        statements.put("claim: run of one device", new String[] {OutboxSql.CLAIM_RUN, "commands_open"});
+        statements.put("claim: heads", new String[] {ForwarderSql.CLAIM_HEADS, "commands_open"});
+        statements.put("claim: run of one device", new String[] {ForwarderSql.CLAIM_RUN, "commands_open"});
         statements.put("count open", new String[] {AdminSql.COUNT_OPEN, "INDEX"});
         statements.put("oldest open", new String[] {AdminSql.OLDEST_OPEN, "INDEX"});
         statements.put(
                 "unpublished finals: devices",
-                new String[] {OutboxSql.UNPUBLISHED_DEVICES, "commands_unpublished_device"});
+                new String[] {ForwarderSql.UNPUBLISHED_DEVICES, "commands_unpublished_device"});
         statements.put(
-                "unpublished finals of a device", new String[] {OutboxSql.UNPUBLISHED, "commands_unpublished_device"});
-        statements.put("retention candidates", new String[] {OutboxSql.PURGE_CANDIDATES, "commands_final_at"});
-        statements.put("expiry: due", new String[] {OutboxSql.EXPIRING, "commands_expiring"});
+                "unpublished finals of a device",
+                new String[] {ForwarderSql.UNPUBLISHED, "commands_unpublished_device"});
+        statements.put("retention candidates", new String[] {UpkeepSql.PURGE_CANDIDATES, "commands_final_at"});
+        statements.put("expiry: due", new String[] {ForwarderSql.EXPIRING, "commands_expiring"});
         statements.put(
-                "expiry: unreported", new String[] {OutboxSql.UNREPORTED_EXPIRIES, "commands_expiry_unreported"});
+                "expiry: unreported", new String[] {ForwarderSql.UNREPORTED_EXPIRIES, "commands_expiry_unreported"});
         try (Connection c = DriverManager.getConnection(url)) {
             for (Map.Entry<String, String[]> e : statements.entrySet()) {
                 String sql = e.getValue()[0];
@@ -74,7 +75,7 @@ class OutboxQueryPlanTest {
                         .as(e.getKey() + ": no full scan of commands")
                         .noneMatch(line -> line.matches("SCAN (commands|c|o)\\b.*") && !line.contains("INDEX"));
             }
-            assertThat(plan(c, OutboxSql.CLAIM_HEADS))
+            assertThat(plan(c, ForwarderSql.CLAIM_HEADS))
                     .as("claim visits the devices with open commands, one seek each")
                     .anyMatch(line -> line.startsWith("SCAN d USING") && line.contains("devices_with_open"))
                     .anyMatch(line -> line.contains("INTEGER PRIMARY KEY"));
@@ -84,10 +85,10 @@ class OutboxQueryPlanTest {
     @Test
     void statements_on_a_list_of_ids_look_each_row_up_by_its_primary_key() throws SQLException {
         Map<String, String> statements = new LinkedHashMap<>();
-        statements.put("claim: payloads", OutboxSql.CLAIM_PAYLOADS);
+        statements.put("claim: payloads", ForwarderSql.CLAIM_PAYLOADS);
         statements.put("settle: records by id", OutboxSql.BY_IDS);
         statements.put("mark published", OutboxSql.MARK_PUBLISHED);
-        statements.put("purge commands", OutboxSql.PURGE_COMMANDS);
+        statements.put("purge commands", UpkeepSql.PURGE_COMMANDS);
         try (Connection c = DriverManager.getConnection(url)) {
             for (Map.Entry<String, String> e : statements.entrySet()) {
                 List<String> lines = new ArrayList<>();
@@ -119,7 +120,7 @@ class OutboxQueryPlanTest {
     }
 
     private static String positional(String sql) {
-        return sql.replaceAll(":[a-zA-Z]+", "?");
+        return NamedStatements.numbered(sql, new java.util.HashMap<>());
     }
 
     private static List<String> plan(Connection c, String sql) throws SQLException {

@@ -10,7 +10,6 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.awaitility.Awaitility;
-import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.Jdbi;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -31,7 +30,7 @@ class OutboxWriterTest {
     void open() {
         Path file = dir.resolve("outbox.db");
         Outbox.open(file, Clock.systemUTC()).close();
-        jdbi = OutboxRows.configure(Jdbi.create("jdbc:sqlite:" + file));
+        jdbi = Jdbi.create("jdbc:sqlite:" + file);
         writer = new OutboxWriter(jdbi);
     }
 
@@ -47,10 +46,8 @@ class OutboxWriterTest {
         CompletableFuture<Integer> a = async(h -> insertDevice(h, "a"));
         awaitQueued(1); // a before c: async() enqueues from the common pool, where the two would race
         CompletableFuture<String> c = async(h -> {
-            boolean ownSees = h.createQuery("SELECT count(*) FROM devices WHERE client_id = 'a'")
-                            .mapTo(Integer.class)
-                            .one()
-                    == 1;
+            boolean ownSees =
+                    h.get("SELECT count(*) FROM devices WHERE client_id = 'a'").one(rs -> rs.getInt(1)) == 1;
             boolean othersSee = deviceCount("a") == 1;
             return "own " + ownSees + ", other connections " + othersSee;
         });
@@ -165,14 +162,14 @@ class OutboxWriterTest {
 
     @FunctionalInterface
     private interface Throwing<R> {
-        R run(Handle h) throws java.sql.SQLException, InterruptedException;
+        R run(NamedStatements h) throws java.sql.SQLException, InterruptedException;
     }
 
-    private static int insertDevice(Handle h, String clientId) {
-        return h.createUpdate("INSERT INTO devices (client_id, last_sequence, first_seen_at, last_seen_at) "
+    private static int insertDevice(NamedStatements h, String clientId) throws java.sql.SQLException {
+        return h.get("INSERT INTO devices (client_id, last_sequence, first_seen_at, last_seen_at) "
                         + "VALUES (:c, 0, 0, 0)")
-                .bind("c", clientId)
-                .execute();
+                .set("c", clientId)
+                .update();
     }
 
     private int deviceCount(String clientId) {
