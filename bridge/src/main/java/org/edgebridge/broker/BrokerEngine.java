@@ -5,9 +5,10 @@ import java.util.Collection;
 import java.util.function.Consumer;
 
 /**
- * The MQTT server that {@link Broker} runs: Moquette 0.17 and its workarounds, in {@code org.edgebridge.broker.moquette}
- * ({@code MoquetteBroker}). {@link Broker} holds the bridge's device policy and builds this through a {@link Factory}
- * that the composition root passes in, so that this package never names the Moquette side.
+ * The MQTT server that {@link Broker} runs: Moquette 0.17 and its workarounds, in {@code
+ * org.edgebridge.broker.moquette} ({@code MoquetteBroker}). {@link Broker} holds the bridge's device policy and builds
+ * this through a {@link Factory} that the composition root passes in, so that this package never names the Moquette
+ * side.
  */
 public interface BrokerEngine extends DevicePublisher, AutoCloseable {
     /** Starts the server and its listeners, and checks that each accepts connections. */

@@ -27,7 +27,8 @@ package org.edgebridge.broker;
  * @param queuedReceiptBytes their bytes (those queued before start at the average allowed size)
  * @param heldTooMany connections closed because they sent more than {@code mqtt.maxHeldPackets} packets before
  *     Moquette had taken their CONNECT
- * @param openBeforeLogin connections open now that have not logged in (their lane: {@code mqtt.maxConnectionsBeforeLogin})
+ * @param openBeforeLogin connections open now that have not logged in (their lane: {@code
+ *     mqtt.maxConnectionsBeforeLogin})
  * @param beforeLoginOldestClosed connections that had not logged in closed, the oldest, to make room for a new one
  *     ({@code mqtt.maxConnectionsBeforeLogin}, {@code mqtt.maxConnectionsBeforeLoginPerNetwork})
  * @param awaitingCommitPauses times a connection stopped being read because {@code mqtt.maxCommandsAwaitingCommit}

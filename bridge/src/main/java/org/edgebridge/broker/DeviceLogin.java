@@ -78,7 +78,7 @@ public final class DeviceLogin implements AutoCloseable {
      *     the lane served first
      * @param queue checks that may wait in each lane
      * @param queuePerAddress checks that may wait or run for one source address (IPv4 address, IPv6 /64), strangers'
-     * lane
+     *     lane
      */
     DeviceLogin(
             Optional<PasswordFile> passwords,

@@ -1,8 +1,7 @@
 package org.edgebridge.broker;
 
 /**
- * The broker's one inbound port: each PUBLISH a device makes on one of its own command topics, handed to the
- * bridge.
+ * The broker's one inbound port: each PUBLISH a device makes on one of its own command topics, handed to the bridge.
  *
  * <p>Two ways in. {@link #accept(InboundPublish)}: Moquette's interceptor thread, in broker-wide arrival order, after
  * Moquette has already PUBACKed the PUBLISH (a Last Will, and every command with {@code mqtt.pubackAfterCommit=false}).

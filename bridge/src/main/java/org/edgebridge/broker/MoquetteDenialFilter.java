@@ -7,10 +7,9 @@ import ch.qos.logback.core.spi.FilterReply;
 import org.slf4j.Marker;
 
 /**
- * Moquette 0.17 habit answered: one ERROR or WARN line per denied PUBLISH or SUBSCRIBE, without limit. Proven by
- * {@code LogLinesIT} (a denied publish and a denied subscribe are one bridge line each, nothing from Moquette). Kept
- * in this package, not in {@code broker.moquette}: sites name it in their own logback.xml, and it imports nothing of
- * Moquette.
+ * Moquette 0.17 habit answered: one ERROR or WARN line per denied PUBLISH or SUBSCRIBE, without limit. Proven by {@code
+ * LogLinesIT} (a denied publish and a denied subscribe are one bridge line each, nothing from Moquette). Kept in this
+ * package, not in {@code broker.moquette}: sites name it in their own logback.xml, and it imports nothing of Moquette.
  *
  * <p>Drops Moquette 0.17's own lines about ACL denials: an ERROR from {@code PostOffice} for every denied PUBLISH
  * and a WARN from {@code Authorizator} for every denied SUBSCRIBE, unlimited. The bridge logs each denial itself,

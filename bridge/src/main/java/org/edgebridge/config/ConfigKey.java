@@ -52,8 +52,8 @@ public record ConfigKey<T>(
     }
 
     /**
-     * A listener's port: a number from {@code min}, or {@code any} for any free one (the listener then reports the
-     * port it bound).
+     * A listener's port: a number from {@code min}, or {@code any} for any free one (the listener then reports the port
+     * it bound).
      *
      * @param any the number that stands for "any free port" in the settings record
      */

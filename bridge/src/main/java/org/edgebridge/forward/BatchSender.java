@@ -31,7 +31,7 @@ final class BatchSender {
 
     /**
      * @param failures what the circuit breaker records of this request's failure @return its outcome, status and
-     * duration
+     *     duration
      */
     CentralCall.Done send(String batchId, List<ClaimedEvent> events, CentralCall.Failures failures) {
         CentralCall.Done done = call.exchange(batchId, events, rateLimitWait, failures);

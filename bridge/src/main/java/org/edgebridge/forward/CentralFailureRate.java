@@ -17,8 +17,7 @@ import java.util.Deque;
  *
  * <p>What counts: a request without a suspect that central answered, or that failed in a way one event may cause (a
  * 5xx, a timeout, a dropped connection): the main requests of the steps (docs/forwarding.md, "Blame"). No connection at
- * all is not
- * counted: then central answers nothing and nothing is counted against an event anyway. Remembers the last
+ * all is not counted: then central answers nothing and nothing is counted against an event anyway. Remembers the last
  * {@value #WINDOW} outcomes of the last 15 minutes (bounded; an old outage is forgotten); shared by the forwarder
  * workers.
  */

@@ -22,10 +22,9 @@ import org.edgebridge.forward.auth.TlsContexts;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Sends request bodies to central with the JDK's HTTP client. With a client certificate ({@code ingest.certFile}),
- * the files are looked at before each request ({@link ClientCertificateFiles#current()}) and a pair rotated on disk
- * gets a new HTTP client: a new TLS context, no pooled connection or resumable session of the old certificate.
- * Thread-safe.
+ * Sends request bodies to central with the JDK's HTTP client. With a client certificate ({@code ingest.certFile}), the
+ * files are looked at before each request ({@link ClientCertificateFiles#current()}) and a pair rotated on disk gets a
+ * new HTTP client: a new TLS context, no pooled connection or resumable session of the old certificate. Thread-safe.
  */
 final class IngestClient implements IngestPort {
     private final ForwarderSettings settings;

@@ -31,15 +31,13 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Threads: {@link #accept(InboundPublish, InboundCommands.Answer)} runs on a connection's event loop, before the
  * PUBACK (which waits for the command's {@link InboundCommands.Answer}); {@link #accept(InboundPublish)} on the
- * broker's
- * single interceptor thread, after Moquette's PUBACK (a Last Will; every command with
- * {@code mqtt.pubackAfterCommit=false}). Both validate and queue. A command that cannot be queued is looked up in the
- * outbox, so that a resend is answered ({@link ResendAnswers}): on the calling thread from the interceptor, on
- * "intake-answers" (owned here) from an event loop, which must not wait for the disk. One writer thread,
- * "intake-writer", owned by this class, drains the queue and stores everything waiting in one transaction (group
- * commit: a receipt, and a PUBACK, waits for at most one commit of the commands queued before it), then answers each
- * command of the batch. The queue is FIFO and a device's commands come from one thread, so a device's sequence follows
- * its publish order.
+ * broker's single interceptor thread, after Moquette's PUBACK (a Last Will; every command with {@code
+ * mqtt.pubackAfterCommit=false}). Both validate and queue. A command that cannot be queued is looked up in the outbox,
+ * so that a resend is answered ({@link ResendAnswers}): on the calling thread from the interceptor, on "intake-answers"
+ * (owned here) from an event loop, which must not wait for the disk. One writer thread, "intake-writer", owned by this
+ * class, drains the queue and stores everything waiting in one transaction (group commit: a receipt, and a PUBACK,
+ * waits for at most one commit of the commands queued before it), then answers each command of the batch. The queue is
+ * FIFO and a device's commands come from one thread, so a device's sequence follows its publish order.
  */
 public final class Intake implements Component, IntakeView, AutoCloseable, InboundCommands {
     private static final Logger LOG = LoggerFactory.getLogger(Intake.class);

@@ -46,8 +46,8 @@ final class ResendAnswers {
 
     /**
      * Answers a resend with the latest receipt the outbox holds, read again under the device's receipt lock: the
-     * forwarder may have committed (and published) the final since the row was read, and a stale {@code stored}
-     * must not follow it.
+     * forwarder may have committed (and published) the final since the row was read, and a stale {@code stored} must
+     * not follow it.
      */
     void replay(CommandRecord seen) {
         receipts.sendInOrder(seen.clientId(), () -> seen.state().isFinal() ? seen : reread(seen), true);

@@ -11,12 +11,11 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Reads an RFC 3339 {@code date-time} (§5.6) as a device may write it, which Java's ISO formatters do not all take:
- * a four-digit year, {@code T} or {@code t}, any number of fraction digits (those past nanoseconds are dropped), a
- * leap second {@code :60} (read as the first instant of the next second, as Java's clock has no leap seconds), and
- * {@code Z}, {@code z} or {@code ±hh:mm} up to ±23:59 (with {@code -00:00}); also, as Java's ISO formatter read them
- * before, a time without seconds and an offset with seconds. Anything else, or a field out of range, is empty.
- * Pure.
+ * Reads an RFC 3339 {@code date-time} (§5.6) as a device may write it, which Java's ISO formatters do not all take: a
+ * four-digit year, {@code T} or {@code t}, any number of fraction digits (those past nanoseconds are dropped), a leap
+ * second {@code :60} (read as the first instant of the next second, as Java's clock has no leap seconds), and {@code
+ * Z}, {@code z} or {@code ±hh:mm} up to ±23:59 (with {@code -00:00}); also, as Java's ISO formatter read them before, a
+ * time without seconds and an offset with seconds. Anything else, or a field out of range, is empty. Pure.
  */
 final class Rfc3339 {
     private Rfc3339() {}

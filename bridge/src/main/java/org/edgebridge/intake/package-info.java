@@ -3,8 +3,8 @@
  * validation ({@link org.edgebridge.intake.CommandParser}, {@link org.edgebridge.intake.JsonLimits}), the bounded
  * write queue, room in the outbox ({@link org.edgebridge.intake.OutboxRoom}).
  *
- * <p>Threads: {@code accept} runs on the broker's one interceptor thread (parse, enqueue; a command it cannot
- * queue is looked up in the outbox); {@code intake-writer} (via {@code worker.Workers}) stores what is queued in one
+ * <p>Threads: {@code accept} runs on the broker's one interceptor thread (parse, enqueue; a command it cannot queue is
+ * looked up in the outbox); {@code intake-writer} (via {@code worker.Workers}) stores what is queued in one
  * transaction.
  *
  * <p>Guarantees: {@code stored} only after the commit; a device's sequence follows its publish order; a resend is

@@ -10,8 +10,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Says where a stop hangs: if the stop it watches has not ended {@code after} its start, it logs, once, the stack of
  * every thread of the process. Without it a stop that never ends leaves one line ("stopping") and silence, and the
- * supervisor's kill -9 then takes the evidence with it. Thread "stop-watchdog", a daemon, owned here: ended by
- * {@link #close()}.
+ * supervisor's kill -9 then takes the evidence with it. Thread "stop-watchdog", a daemon, owned here: ended by {@link
+ * #close()}.
  */
 public final class StopWatchdog implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(StopWatchdog.class);

@@ -3,7 +3,10 @@ package org.edgebridge.outbox;
 import java.util.List;
 import java.util.Optional;
 
-/** What the admin side (REST API, status page, metrics) sees of the {@link Outbox}: reads, the desks for parked and pending commands, marks. */
+/**
+ * What the admin side (REST API, status page, metrics) sees of the {@link Outbox}: reads, the desks for parked and
+ * pending commands, marks.
+ */
 public interface AdminOutbox {
     /** {@link Outbox#reads}. */
     OutboxReads reads();

@@ -14,7 +14,9 @@ final class AdminSql {
                    last_error = NULL, code = NULL
             WHERE id = :id AND state = 'parked'""";
 
-    /** Every pending row that waits (a receipt's retryAfterMs, the per-event backoff) due now: an admin ends the waits. */
+    /**
+     * Every pending row that waits (a receipt's retryAfterMs, the per-event backoff) due now: an admin ends the waits.
+     */
     static final String MAKE_PENDING_DUE =
             "UPDATE commands SET not_before = 0 WHERE state = 'pending' AND not_before > :now";
 
@@ -23,7 +25,10 @@ final class AdminSql {
                    message = 'rejected by an admin after it was parked', final_at = :now, receipt_published = 0
             WHERE id = :id AND state = 'parked'""";
 
-    /** A pending row set aside by an admin ({@link PendingDesk}): parked with its own code; its reason keeps the last error. */
+    /**
+     * A pending row set aside by an admin ({@link PendingDesk}): parked with its own code; its reason keeps the last
+     * error.
+     */
     static final String PARK_PENDING = """
             UPDATE commands SET state = 'parked', code = 'parked_by_admin', last_error = :reason
             WHERE id = :id AND state = 'pending'""";

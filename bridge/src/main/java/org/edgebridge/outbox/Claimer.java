@@ -153,7 +153,8 @@ final class Claimer {
 
         /**
          * Takes up to {@code limit} of the device's due rows in sequence order from {@code fromSequence}, stopping at
-         * the first that is not due or does not fit. @return true when it stopped at the limit: the device may have more
+         * the first that is not due or does not fit. @return true when it stopped at the limit: the device may have
+         * more
          */
         boolean take(Head head, long fromSequence, int limit) throws SQLException {
             int wanted = Math.min(limit, maxEvents - count);

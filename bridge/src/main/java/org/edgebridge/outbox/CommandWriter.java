@@ -26,8 +26,8 @@ final class CommandWriter {
     }
 
     /**
-     * Stores the commands in list order; new ones beyond {@code capacity}, or beyond their device's {@code share},
-     * are not stored.
+     * Stores the commands in list order; new ones beyond {@code capacity}, or beyond their device's {@code share}, are
+     * not stored.
      *
      * @param storedAt the writer's time in the transaction that commits them (epoch ms): the rows' {@code stored_at}
      */

@@ -4,7 +4,10 @@ import java.util.List;
 
 /** What the forwarder sees of the {@link Outbox}: it claims, settles and releases, and publishes finals. */
 public interface ForwarderOutbox {
-    /** A claim as {@link Outbox#claim} makes it, made by a settle in the same transaction ({@link Outbox#settleAndClaim}). */
+    /**
+     * A claim as {@link Outbox#claim} makes it, made by a settle in the same transaction ({@link
+     * Outbox#settleAndClaim}).
+     */
     record NextClaim(int maxEvents, int maxBytes, WireSize size, long maxRowId, String batchId) {}
 
     /**

@@ -9,10 +9,10 @@ final class ForwarderSql {
     /**
      * Per device, the row of its lowest open sequence, if that row is pending and due, and central was told of every
      * command of the device that expired here ({@link #UNREPORTED_EXPIRIES}). Only devices with open commands are
-     * visited ({@code devices_with_open}, kept by V7__device_share.sql's triggers), not every device ever seen.
-     * CROSS JOIN fixes the join order: one index seek per such device, whatever the backlog (a device whose head waits costs one seek,
-     * not a scan of its rows). NOT INDEXED makes the head row a lookup by its id: left to itself, SQLite 3's planner
-     * seeks {@code commands_state} (state, id) there and then the row as well.
+     * visited ({@code devices_with_open}, kept by V7__device_share.sql's triggers), not every device ever seen. CROSS
+     * JOIN fixes the join order: one index seek per such device, whatever the backlog (a device whose head waits costs
+     * one seek, not a scan of its rows). NOT INDEXED makes the head row a lookup by its id: left to itself, SQLite 3's
+     * planner seeks {@code commands_state} (state, id) there and then the row as well.
      */
     static final String CLAIM_HEADS = """
             SELECT c.id, c.client_id, c.sequence FROM devices d INDEXED BY devices_with_open

@@ -3,8 +3,12 @@ package org.edgebridge.outbox;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Clock;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
@@ -188,9 +192,9 @@ public final class Outbox implements IntakeOutbox, ForwarderOutbox, AdminOutbox 
     }
 
     /**
-     * {@link #settle(String, List, int)}, then, in the same transaction, the claim of the next request ({@link #claim}):
-     * one request to the outbox writer per request instead of two. The claim sees this settle:
-     * a device whose event became final here has its next one claimed.
+     * {@link #settle(String, List, int)}, then, in the same transaction, the claim of the next request ({@link
+     * #claim}): one request to the outbox writer per request instead of two. The claim sees this settle: a device whose
+     * event became final here has its next one claimed.
      */
     @Override
     public SettleResult settleAndClaim(
@@ -258,7 +262,8 @@ public final class Outbox implements IntakeOutbox, ForwarderOutbox, AdminOutbox 
     /**
      * Final commands whose receipt was committed but never handed to the broker (a crash in between, or a device whose
      * queue was full), at most {@code limit}, device by device: up to {@code limit} devices, taken in turn
-     * from where the last call stopped, each with an equal share of {@code limit} (at least one), its oldest first. Before, the oldest {@code limit} went first, so a device that
+     * from where the last call stopped, each with an equal share of {@code limit} (at least one), its oldest first.
+     * Before, the oldest {@code limit} went first, so a device that
      * never reads and had that many held every other device's receipts behind its own for good; now it takes its
      * share, and the publisher skips the rest of it once the broker refuses one. Commits the marks that wait first: a
      * receipt handed out a moment ago is not one of them.
@@ -272,7 +277,7 @@ public final class Outbox implements IntakeOutbox, ForwarderOutbox, AdminOutbox 
                     .list(rs -> rs.getString("client_id"));
             republishAfter = turn.size() < limit ? "" : turn.get(turn.size() - 1); // wraps round at the end
             int each = Math.max(1, limit / Math.max(1, turn.size()));
-            List<CommandRecord> out = new java.util.ArrayList<>();
+            List<CommandRecord> out = new ArrayList<>();
             for (String clientId : turn) {
                 if (out.size() >= limit) {
                     break;
@@ -297,7 +302,9 @@ public final class Outbox implements IntakeOutbox, ForwarderOutbox, AdminOutbox 
         return write(sql -> Settler.releaseClaim(sql, now, claimId, reason, true));
     }
 
-    /** {@link #releaseClaim} of a claim that was never sent (it does not count as seen by central, see V6__expiry.sql). */
+    /**
+     * {@link #releaseClaim} of a claim that was never sent (it does not count as seen by central, see V6__expiry.sql).
+     */
     public int releaseUnsentClaim(String claimId, String reason) {
         long now = clock.millis();
         return write(sql -> Settler.releaseClaim(sql, now, claimId, reason, false));
@@ -349,18 +356,18 @@ public final class Outbox implements IntakeOutbox, ForwarderOutbox, AdminOutbox 
     public long giveBackFreePages(int pages) {
         return write(sql -> {
             // a plain Statement, no parameters: its executeUpdate runs the PRAGMA to its end (UpkeepSql says why)
-            try (java.sql.Statement s = sql.connection().createStatement()) {
+            try (Statement s = sql.connection().createStatement()) {
                 long before = freePages(s);
                 s.executeUpdate(UpkeepSql.incrementalVacuum(pages));
                 return before - freePages(s);
-            } catch (java.sql.SQLException e) {
+            } catch (SQLException e) {
                 throw new IllegalStateException("incremental vacuum failed: " + e.getMessage(), e);
             }
         });
     }
 
-    private static long freePages(java.sql.Statement s) throws java.sql.SQLException {
-        try (java.sql.ResultSet rs = s.executeQuery(UpkeepSql.FREE_PAGES)) {
+    private static long freePages(Statement s) throws SQLException {
+        try (ResultSet rs = s.executeQuery(UpkeepSql.FREE_PAGES)) {
             return rs.next() ? rs.getLong(1) : 0;
         }
     }

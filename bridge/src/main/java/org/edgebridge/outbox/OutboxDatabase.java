@@ -14,7 +14,8 @@ import org.sqlite.SQLiteDataSource;
 /**
  * Opens the outbox file: SQLite in WAL mode with {@code synchronous=FULL} (a committed transaction survives a power
  * cut), a 30 s busy timeout, foreign keys on, write transactions begun IMMEDIATE; the schema migrated by Flyway from
- * {@code db/migration} (the repository's {@code sql/}); Jdbi as the source of connections (no SQL runs through its API: {@code package-info}).
+ * {@code db/migration} (the repository's {@code sql/}); Jdbi as the source of connections (no SQL runs through its API:
+ * {@code package-info}).
  */
 final class OutboxDatabase {
     /**

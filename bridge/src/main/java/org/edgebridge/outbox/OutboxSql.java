@@ -1,5 +1,7 @@
 package org.edgebridge.outbox;
 
+import java.util.Collection;
+
 /**
  * The outbox's SQL that every role shares: the fragments the others are built of (a list of ids as one parameter,
  * the open and final states, a {@link CommandRecord}'s columns), the writer's transaction ({@link OutboxWriter}), a
@@ -21,7 +23,7 @@ final class OutboxSql {
     static final String IDS = "(SELECT value FROM json_each(:ids))";
 
     /** The parameter of {@link #IDS}: the ids as a JSON array. */
-    static String idList(java.util.Collection<Long> ids) {
+    static String idList(Collection<Long> ids) {
         StringBuilder json = new StringBuilder(ids.size() * 8 + 2).append('[');
         for (Long id : ids) {
             if (json.length() > 1) {
@@ -39,7 +41,8 @@ final class OutboxSql {
     /** The columns of a {@link CommandRecord}. */
     static final String RECORD_COLUMNS =
             "id, client_id, command_id, sequence, topic, type, payload_sha256, received_at, "
-                    + "state, attempts, retry_laters, not_before, last_error, code, message, result AS result_json, final_at";
+                    + "state, attempts, retry_laters, not_before, last_error, code, message, result AS result_json, "
+                    + "final_at";
 
     static final String BEGIN_IMMEDIATE = "BEGIN IMMEDIATE";
 

@@ -9,13 +9,13 @@ import org.edgebridge.code.ReceiptCode;
 
 /**
  * An admin's remedy for one command that is not final, also while it is still <em>pending</em> (docs/desk.md, "Pending
- * commands"): a poison event the forwarder has not isolated yet, or any command an admin wants out of the way.
- * {@link #park} sets a pending one aside (parked with the code {@link ReceiptCode#PARKED_BY_ADMIN}: its device's later commands
- * wait behind it, and the desk's requeue and reject work on it as on any parked command); {@link #reject} makes a
- * pending or parked one final at once ({@code rejected} / {@code rejected_by_admin}). One in flight with central right
- * now is left alone (its request settles within {@code ingest.timeout}; the admin asks again), a final one too. The check and the change are one write transaction on the outbox's one writer, so a claim cannot
- * slip in between. Each change writes one history line ({@code parked_by_admin} or {@code rejected_by_admin}).
- * Thread-safe.
+ * commands"): a poison event the forwarder has not isolated yet, or any command an admin wants out of the way. {@link
+ * #park} sets a pending one aside (parked with the code {@link ReceiptCode#PARKED_BY_ADMIN}: its device's later
+ * commands wait behind it, and the desk's requeue and reject work on it as on any parked command); {@link #reject}
+ * makes a pending or parked one final at once ({@code rejected} / {@code rejected_by_admin}). One in flight with
+ * central right now is left alone (its request settles within {@code ingest.timeout}; the admin asks again), a final
+ * one too. The check and the change are one write transaction on the outbox's one writer, so a claim cannot slip in
+ * between. Each change writes one history line ({@code parked_by_admin} or {@code rejected_by_admin}). Thread-safe.
  */
 public final class PendingDesk {
 
@@ -58,8 +58,8 @@ public final class PendingDesk {
     }
 
     /**
-     * Rejects the command if it is pending or parked: final {@code rejected} / {@link ReceiptCode#REJECTED_BY_ADMIN}, with a
-     * history line saying {@code detail}; the caller publishes its receipt. The message of a pending one (in the
+     * Rejects the command if it is pending or parked: final {@code rejected} / {@link ReceiptCode#REJECTED_BY_ADMIN},
+     * with a history line saying {@code detail}; the caller publishes its receipt. The message of a pending one (in the
      * device's receipt) says whether central may have seen it.
      *
      * @return empty when the outbox has no such command

@@ -119,8 +119,8 @@ public final class RetentionPurger implements Component, AutoCloseable {
     }
 
     /**
-     * Gives the outbox file's free pages (purged rows, payloads dropped once their final receipt was published) back
-     * to the file system, {@link #VACUUM_PAGES} per short transaction with a pause between them. @return pages given back
+     * Gives the outbox file's free pages (purged rows, payloads dropped once their final receipt was published) back to
+     * the file system, {@link #VACUUM_PAGES} per short transaction with a pause between them. @return pages given back
      */
     long giveBackFreePages() {
         long total = 0;

@@ -31,7 +31,8 @@ public sealed interface Settlement {
     /**
      * Central failed on this event alone (a 5xx, a dropped connection or a timeout with proof that it answers other
      * events), or answered without its receipt: pending again not before {@code notBefore}, and one more in
-     * {@code commands.central_failures}. The forwarder sends a {@link Park} instead at {@code forwarder.maxServerErrors}.
+     * {@code commands.central_failures}. The forwarder sends a {@link Park} instead at {@code
+     * forwarder.maxServerErrors}.
      */
     record FailedAlone(long id, Instant notBefore, String reason) implements Settlement {}
 

@@ -6,10 +6,10 @@ import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Applies settlements inside one transaction (see {@link Outbox#settle}), and releases claims. Only rows still in flight
- * change. Every statement runs on the write connection's kept statements ({@link NamedStatements}), the SQL in
- * {@link ForwarderSql} and, for the history lines, {@link OutboxSql}. The final receipts, nearly every settlement,
- * are the hot path: one batch of updates, one of history lines.
+ * Applies settlements inside one transaction (see {@link Outbox#settle}), and releases claims. Only rows still in
+ * flight change. Every statement runs on the write connection's kept statements ({@link NamedStatements}), the SQL in
+ * {@link ForwarderSql} and, for the history lines, {@link OutboxSql}. The final receipts, nearly every settlement, are
+ * the hot path: one batch of updates, one of history lines.
  */
 final class Settler {
     private Settler() {}

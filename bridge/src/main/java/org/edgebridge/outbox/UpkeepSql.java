@@ -1,10 +1,10 @@
 package org.edgebridge.outbox;
 
 /**
- * The SQL that keeps the outbox file: retention ({@link RetentionPurger}), free pages and auto_vacuum
- * ({@link IncrementalVacuum}, {@link Outbox#giveBackFreePages}), write-ahead log checkpoints ({@link WalCheckpointer}),
- * probes, and the repair of V1's recorded checksum on Flyway's connection ({@link V1ChecksumRepair}). Conventions:
- * {@link OutboxSql}.
+ * The SQL that keeps the outbox file: retention ({@link RetentionPurger}), free pages and auto_vacuum ({@link
+ * IncrementalVacuum}, {@link Outbox#giveBackFreePages}), write-ahead log checkpoints ({@link WalCheckpointer}), probes,
+ * and the repair of V1's recorded checksum on Flyway's connection ({@link V1ChecksumRepair}). Conventions: {@link
+ * OutboxSql}.
  */
 final class UpkeepSql {
     static final String PURGE_CANDIDATES = "SELECT id FROM commands WHERE final_at IS NOT NULL AND final_at < :cutoff "

@@ -7,6 +7,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.edgebridge.lifecycle.Component;
 import org.edgebridge.lifecycle.Once;
+import org.edgebridge.worker.FatalErrors;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -29,8 +30,8 @@ import org.slf4j.LoggerFactory;
  * zero with a TRUNCATE checkpoint that gives up at once rather than wait for a writer or reader.
  *
  * <p>Thread: "outbox-checkpoint", a single-thread scheduler owned by this class. A failed checkpoint is logged (once
- * per kind in a row) and tried again at the next turn: the log only grows until the next one, and the writers'
- * fallback bounds it.
+ * per kind in a row) and tried again at the next turn: the log only grows until the next one, and the writers' fallback
+ * bounds it.
  */
 public final class WalCheckpointer implements Component, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(WalCheckpointer.class);
@@ -58,10 +59,7 @@ public final class WalCheckpointer implements Component, AutoCloseable {
     public void start() {
         if (once.start()) {
             thread.scheduleWithFixedDelay(
-                    org.edgebridge.worker.FatalErrors.scheduled(this::checkpoint),
-                    EVERY.toMillis(),
-                    EVERY.toMillis(),
-                    TimeUnit.MILLISECONDS);
+                    FatalErrors.scheduled(this::checkpoint), EVERY.toMillis(), EVERY.toMillis(), TimeUnit.MILLISECONDS);
         }
     }
 

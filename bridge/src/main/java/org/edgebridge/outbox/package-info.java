@@ -22,7 +22,8 @@
  * two styles side by side had made four statement caches on one connection and a statement shared only because
  * SQLite happened to number its parameters alike.
  *
- * <p>SQL text, one holder per role, every statement a constant (or one of a few fixed texts a method builds): {@link org.edgebridge.outbox.IntakeSql} (the
+ * <p>SQL text, one holder per role, every statement a constant (or one of a few fixed texts a method builds): {@link
+ * org.edgebridge.outbox.IntakeSql} (the
  * intake's), {@link org.edgebridge.outbox.ForwarderSql} (claim, settle, releases, expiry, republishing),
  * {@link org.edgebridge.outbox.AdminSql} (the desks and the admin's reads), {@link org.edgebridge.outbox.UpkeepSql}
  * (retention, free pages, checkpoints, probes, the V1 repair) and {@link org.edgebridge.outbox.OutboxSql}, what they

@@ -18,10 +18,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Moquette 0.17 bug answered: after a crash, sessions saved without an expiry instant make {@code startServer}
- * throw for good; and h2-mvstore 2.1.212 can silently reopen a store at an old version when a write follows its
- * crash recovery. Proven by {@code BrokerStoreRepairTest} (built with Moquette's own {@code H2Builder}) and
- * {@code PowerCutIT}.
+ * Moquette 0.17 bug answered: after a crash, sessions saved without an expiry instant make {@code startServer} throw
+ * for good; and h2-mvstore 2.1.212 can silently reopen a store at an old version when a write follows its crash
+ * recovery. Proven by {@code BrokerStoreRepairTest} (built with Moquette's own {@code H2Builder}) and {@code
+ * PowerCutIT}.
  *
  * <p>Makes Moquette 0.17's H2 store startable again after a crash or a power cut, before the broker opens it (see
  * docs/moquette.md, "The store after kill -9" and "Power cuts"). The store is never written in place: a write that

@@ -239,8 +239,7 @@ final class ConnectPolicy {
     }
 
     /**
-     * The CONNECT without its will and, when {@code username} is not null, with these credentials instead of its
-     * own.
+     * The CONNECT without its will and, when {@code username} is not null, with these credentials instead of its own.
      */
     private static MqttConnectMessage rewrite(
             MqttConnectMessage m, @Nullable String username, byte @Nullable [] password) {

@@ -7,10 +7,11 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.IntSupplier;
 
 /**
- * Moquette 0.17 bug answered: every PUBLISH waits for the interceptor thread in an unbounded queue, after its
- * PUBACK, so a fast device can fill the heap. With {@code mqtt.pubackAfterCommit} (the default) commands skip that
- * queue and wait in the intake's own instead, which is counted here too ({@code waiting}). Proven by {@code InboundBackPressureTest} and
- * {@code InboundBackPressureIT} (devices faster than the intake are slowed by TCP, in a 256 MB heap).
+ * Moquette 0.17 bug answered: every PUBLISH waits for the interceptor thread in an unbounded queue, after its PUBACK,
+ * so a fast device can fill the heap. With {@code mqtt.pubackAfterCommit} (the default) commands skip that queue and
+ * wait in the intake's own instead, which is counted here too ({@code waiting}). Proven by {@code
+ * InboundBackPressureTest} and {@code InboundBackPressureIT} (devices faster than the intake are slowed by TCP, in a
+ * 256 MB heap).
  *
  * <p>Bounds what waits in front of the intake. Moquette 0.17 hands every PUBLISH through its session loops to its
  * interceptor thread through an unbounded queue, after its PUBACK; if devices publish faster than the intake takes

@@ -42,10 +42,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The embedded Moquette 0.17, run the bridge's way: its lifecycle, the bridge's own listeners in front of its
- * protocol handler, the ACL, and receipts out. The only way into this package is {@code org.edgebridge.broker.Broker},
- * which builds it through {@link BrokerEngine.Factory} ({@code MoquetteBroker::new}, passed in by the composition
- * root).
+ * The embedded Moquette 0.17, run the bridge's way: its lifecycle, the bridge's own listeners in front of its protocol
+ * handler, the ACL, and receipts out. The only way into this package is {@code org.edgebridge.broker.Broker}, which
+ * builds it through {@link BrokerEngine.Factory} ({@code MoquetteBroker::new}, passed in by the composition root).
  *
  * <p>Moquette 0.17 bug answered here: an exception in a session loop's command kills that thread for good, and
  * every client hashed to it gets no CONNACK, PUBACK or SUBACK any more. {@code onSessionLoopError} restarts the

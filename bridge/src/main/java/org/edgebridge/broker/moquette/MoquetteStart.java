@@ -18,14 +18,13 @@ import org.slf4j.LoggerFactory;
 /**
  * Starts Moquette 0.17 on its H2 store whatever the store holds.
  *
- * <p>Moquette 0.17 bug answered: after a crash its store can hold sessions that make {@code startServer} throw
- * ("Can't track for expiration a session without expiry instant"), and a {@code startServer} that throws leaves
- * the store file locked and its threads running, so a second start in the same process fails too. The store is
- * repaired first ({@link BrokerStoreRepair}); if Moquette still refuses it, what the failed start left running is
- * stopped ({@code io.moquette.broker.FailedStart}), the store set aside ({@link BrokerStoreResets}) and Moquette
- * started on an empty store. Proven by {@code BrokerStoreResetTest} and {@code BrokerStoreResetIT}. A start that
- * fails for a full disk ({@link BrokerStoreDiskFull}) sets nothing aside: the store is intact, there is just no room
- * to write it.
+ * <p>Moquette 0.17 bug answered: after a crash its store can hold sessions that make {@code startServer} throw ("Can't
+ * track for expiration a session without expiry instant"), and a {@code startServer} that throws leaves the store file
+ * locked and its threads running, so a second start in the same process fails too. The store is repaired first ({@link
+ * BrokerStoreRepair}); if Moquette still refuses it, what the failed start left running is stopped ({@code
+ * io.moquette.broker.FailedStart}), the store set aside ({@link BrokerStoreResets}) and Moquette started on an empty
+ * store. Proven by {@code BrokerStoreResetTest} and {@code BrokerStoreResetIT}. A start that fails for a full disk
+ * ({@link BrokerStoreDiskFull}) sets nothing aside: the store is intact, there is just no room to write it.
  */
 final class MoquetteStart {
     private static final Logger LOG = LoggerFactory.getLogger(MoquetteStart.class);

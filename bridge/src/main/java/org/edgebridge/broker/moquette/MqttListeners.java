@@ -26,10 +26,10 @@ import org.edgebridge.broker.BrokerSettings;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Moquette 0.17 limit answered: its Netty pipeline is built in a package-private class with no extension point,
- * so the bridge binds the listeners itself and puts its own handlers ({@link ConnectGate},
- * {@link SessionSubscriptionCheck}, {@link PubackAfterCommit}) in front of Moquette's protocol handler. Proven by every integration test that
- * connects a device, and by {@code BusyPortIT} (a port that cannot be bound names its key).
+ * Moquette 0.17 limit answered: its Netty pipeline is built in a package-private class with no extension point, so the
+ * bridge binds the listeners itself and puts its own handlers ({@link ConnectGate}, {@link SessionSubscriptionCheck},
+ * {@link PubackAfterCommit}) in front of Moquette's protocol handler. Proven by every integration test that connects a
+ * device, and by {@code BusyPortIT} (a port that cannot be bound names its key).
  *
  * <p>The MQTT listeners (plain and TLS) in front of Moquette's protocol handler. Built like Moquette 0.17 builds
  * its own (same handler names, which Moquette looks up after CONNECT), plus {@link ConnectionLimits},
@@ -53,7 +53,8 @@ final class MqttListeners implements AutoCloseable {
      * @param sessionCheck a new {@link SessionSubscriptionCheck} per connection
      * @param receiptAcks a new {@link FinalReceiptAcks} per connection
      * @param commands a new {@link PubackAfterCommit} per connection, or null to leave every PUBLISH to Moquette
-     * @param connectTimeoutSeconds idle time before CONNECT that closes the connection (Moquette then sets keep-alive x 1.5)
+     * @param connectTimeoutSeconds idle time before CONNECT that closes the connection (Moquette then sets keep-alive x
+     *     1.5)
      */
     record Pipeline(
             ChannelHandler protocol,
