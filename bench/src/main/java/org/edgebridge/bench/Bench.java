@@ -103,20 +103,27 @@ public final class Bench {
     private final Map<String, Object> results = new LinkedHashMap<>();
 
     private final List<String> sets;
+    private final boolean b7RawInProcess;
 
     Bench(boolean quick, Path work) {
         this(quick, work, List.of());
     }
 
-    /** @param sets config keys for the bridges of B1, B2 and B3, over the defaults */
+    /** @param sets config keys for the bridges of B1, B2, B3 and B7, over the defaults */
     Bench(boolean quick, Path work, List<String> sets) {
         this(Sizes.of(quick), work, sets);
     }
 
     Bench(Sizes sizes, Path work, List<String> sets) {
+        this(sizes, work, sets, false);
+    }
+
+    /** @param b7RawInProcess B7's bare broker in the bench's JVM, as before 2026-12-06, instead of its own process */
+    Bench(Sizes sizes, Path work, List<String> sets, boolean b7RawInProcess) {
         this.sizes = sizes;
         this.work = work;
         this.sets = List.copyOf(sets);
+        this.b7RawInProcess = b7RawInProcess;
     }
 
     /** Runs the figures named in {@code only} (all when empty) and returns the JSON-ready results. */
@@ -183,7 +190,8 @@ public final class Bench {
             new AuthFloodBench(work, sizes.b6Attackers(), sizes.b6Seconds()).run(results);
         }
         if (wanted(only, "B7")) {
-            new CapacityBench(work, sizes.b7Devices(), sizes.b7InFlight(), sizes.b7PerDevice()).run(results);
+            new CapacityBench(work, sizes.b7Devices(), sizes.b7InFlight(), sizes.b7PerDevice(), sets, b7RawInProcess)
+                    .run(results);
         }
         return results;
     }

@@ -58,6 +58,20 @@ public final class ConfigKeys {
             0,
             BrokerSettings.ANY_PORT,
             "plain MQTT listener port; 0 switches it off, any picks a free one (the bridge logs the port it bound)");
+    public static final ConfigKey<BrokerSettings.Transport> MQTT_TRANSPORT = enumKey(
+            "mqtt.transport",
+            BrokerSettings.Transport.AUTO,
+            BrokerSettings.Transport.class,
+            "how the MQTT listeners wait for their sockets: auto uses Linux's native epoll where it loads (x86-64 and "
+                    + "aarch64, shipped in the jar) and the JDK's NIO elsewhere, logging why; epoll refuses to start "
+                    + "without it; nio never tries it");
+    public static final ConfigKey<Integer> MQTT_IO_THREADS = intKey(
+            "mqtt.ioThreads",
+            2,
+            1,
+            256,
+            "threads that read and write the device connections of both MQTT listeners (each connection stays on "
+                    + "one); the broker's session threads and the intake are separate");
     public static final ConfigKey<String> MQTT_TOPIC_PREFIX = matchingKey(
             "mqtt.topicPrefix",
             "devices",
@@ -506,6 +520,8 @@ public final class ConfigKeys {
             DATA_DIR,
             MQTT_HOST,
             MQTT_PORT,
+            MQTT_TRANSPORT,
+            MQTT_IO_THREADS,
             MQTT_TOPIC_PREFIX,
             MQTT_MAX_PACKET_BYTES,
             MQTT_SESSION_QUEUE_SIZE,
