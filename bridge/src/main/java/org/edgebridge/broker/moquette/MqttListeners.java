@@ -41,6 +41,10 @@ import org.slf4j.LoggerFactory;
  * {@link BeforeConnect}, a {@link ConnectGate} and (with {@code mqtt.pubackAfterCommit}) {@link PubackAfterCommit}, and
  * {@link PipelineTail} last.
  *
+ * <p>The transport ({@code mqtt.transport}): epoll, NIO, and the fall back to NIO where epoll does not load, proven by
+ * {@code MqttTransportIT} (the product jar, a real client's command and its final receipt on each) and
+ * {@code MqttListenersTest}.
+ *
  * <p>Threads: "mqtt-accept" and {@code mqtt.ioThreads} of "mqtt-io-N", owned here, on Linux's native epoll or the
  * JDK's NIO selector ({@code mqtt.transport}, {@link #choose}); {@link #close()} shuts them down.
  */
