@@ -283,12 +283,8 @@ public final class Bench {
         int port = freePort();
         int n = sizes.b4Sessions();
         Path dir = Files.createDirectories(work.resolve("b4"));
-        List<String> sets = List.of(
-                "data.dir=" + dir.resolve("data"),
-                "mqtt.host=127.0.0.1",
-                "mqtt.port=" + port,
-                "auth.anonymous=true",
-                "ingest.url=http://127.0.0.1:9/ingest");
+        List<String> sets = new ArrayList<>(onLoopback(dir, port));
+        sets.add("ingest.url=http://127.0.0.1:9/ingest");
         try (LoadDevices devices = new LoadDevices(port, "b4-dev-", n, 1, (i, p) -> {})) {
             try (BridgeChild bridge = new BridgeChild(dir.resolve("bridge.log"), freePort(), sets)) {
                 bridge.awaitReady(Duration.ofMinutes(1));
@@ -315,15 +311,17 @@ public final class Bench {
 
     /** The config keys of a figure's bridge: its data dir and port, anonymous devices, {@code more}, then --set's. */
     private List<String> configSets(String figure, Object port, List<String> more) throws IOException {
-        List<String> sets = new ArrayList<>(List.of(
-                "data.dir=" + Files.createDirectories(work.resolve(figure)).resolve("data"),
-                "mqtt.host=127.0.0.1",
-                "mqtt.port=" + port,
-                "auth.anonymous=true",
-                "admin.port=0"));
+        List<String> sets = new ArrayList<>(onLoopback(Files.createDirectories(work.resolve(figure)), port));
+        sets.add("admin.port=0");
         sets.addAll(more);
         sets.addAll(this.sets);
         return sets;
+    }
+
+    /** The keys every figure's broker or bridge starts with: {@code dir}/data, MQTT on loopback at {@code port}, anonymous devices. */
+    static List<String> onLoopback(Path dir, Object port) {
+        return List.of(
+                "data.dir=" + dir.resolve("data"), "mqtt.host=127.0.0.1", "mqtt.port=" + port, "auth.anonymous=true");
     }
 
     private static void awaitCount(AtomicLong counter, long target, Duration atMost) throws InterruptedException {

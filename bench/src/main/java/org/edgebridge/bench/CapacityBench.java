@@ -69,12 +69,8 @@ final class CapacityBench {
     private double raw(Map<String, Object> results) throws Exception {
         int port = Bench.freePort();
         Path dir = Files.createDirectories(work.resolve("b7-raw"));
-        List<String> config = List.of(
-                "data.dir=" + dir.resolve("data"),
-                "mqtt.host=127.0.0.1",
-                "mqtt.port=" + port,
-                "auth.anonymous=true",
-                "admin.port=0");
+        List<String> config = new ArrayList<>(Bench.onLoopback(dir, port));
+        config.add("admin.port=0");
         if (rawInProcess) {
             results.put("b7_raw_broker", "in the bench's JVM");
             try (RawBroker broker =
@@ -169,11 +165,8 @@ final class CapacityBench {
     }
 
     private List<String> bridgeConfig(int port, CentralChild central) throws java.io.IOException {
-        List<String> config = new ArrayList<>(List.of(
-                "data.dir=" + Files.createDirectories(work.resolve("b7")).resolve("data"),
-                "mqtt.host=127.0.0.1",
-                "mqtt.port=" + port,
-                "auth.anonymous=true",
+        List<String> config = new ArrayList<>(Bench.onLoopback(Files.createDirectories(work.resolve("b7")), port));
+        config.addAll(List.of(
                 "ingest.url=" + central.ingestUrl(),
                 "forwarder.requestsPerSecond=100000",
                 "forwarder.eventsPerSecond=1000000"));

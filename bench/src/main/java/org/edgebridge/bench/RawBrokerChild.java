@@ -26,18 +26,10 @@ final class RawBrokerChild implements AutoCloseable {
     /** @param sets the config keys of the bare broker (data.dir, mqtt.port, ...), as {@code --set} takes them */
     RawBrokerChild(Path log, int port, List<String> sets) throws IOException {
         this.port = port;
-        List<String> cmd = new ArrayList<>(
-                List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
-        cmd.addAll(BridgeChild.SITE_JVM_FLAGS);
-        cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), RawBrokerChild.class.getName()));
-        cmd.addAll(sets);
-        process = new ProcessBuilder(cmd)
-                .redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
-                .start();
-        Process child = process;
-        // a bench stopped by a signal does not reach close(): the child goes with it, not on, holding a port and CPU
-        Runtime.getRuntime().addShutdownHook(new Thread(child::destroyForcibly, "bench-child-reaper"));
+        List<String> args =
+                new ArrayList<>(List.of("-cp", System.getProperty("java.class.path"), RawBrokerChild.class.getName()));
+        args.addAll(sets);
+        process = BridgeChild.startJvm(BridgeChild.SITE_JVM_FLAGS, args, log);
     }
 
     /** The child: the bare broker with these config keys until SIGTERM. */
