@@ -45,6 +45,7 @@ class MqttTransportIT {
                                 "data.dir=" + dir.resolve("data"),
                                 "mqtt.host=127.0.0.1",
                                 "mqtt.transport=" + transport,
+                                "mqtt.ioThreads=2",
                                 "auth.anonymous=true",
                                 "ingest.url=http://127.0.0.1:" + central.port() + "/ingest")
                         .start();

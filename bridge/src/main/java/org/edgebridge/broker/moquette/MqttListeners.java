@@ -7,6 +7,7 @@ import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultithreadEventLoopGroup;
 import io.netty.channel.epoll.Epoll;
 import io.netty.channel.epoll.EpollEventLoopGroup;
 import io.netty.channel.epoll.EpollServerSocketChannel;
@@ -58,7 +59,7 @@ final class MqttListeners implements AutoCloseable {
 
     /**
      * @param transport {@code mqtt.transport}
-     * @param ioThreads {@code mqtt.ioThreads}
+     * @param ioThreads {@code mqtt.ioThreads}; 0: Netty's default, 2 x the cores
      * @throws IllegalStateException {@code mqtt.transport=epoll} where epoll does not load (names the key and the fix)
      */
     MqttListeners(Transport transport, int ioThreads) {
@@ -73,7 +74,11 @@ final class MqttListeners implements AutoCloseable {
             acceptors = new NioEventLoopGroup(1, new DefaultThreadFactory("mqtt-accept"));
             workers = new NioEventLoopGroup(ioThreads, new DefaultThreadFactory("mqtt-io"));
         }
-        LOG.info("MQTT listeners: {}, {} I/O thread(s){}", epoll ? "epoll" : "NIO", ioThreads, choice.why());
+        LOG.info(
+                "MQTT listeners: {}, {} I/O thread(s){}",
+                epoll ? "epoll" : "NIO",
+                ((MultithreadEventLoopGroup) workers).executorCount(),
+                choice.why());
     }
 
     /**
