@@ -103,20 +103,27 @@ public final class Bench {
     private final Map<String, Object> results = new LinkedHashMap<>();
 
     private final List<String> sets;
+    private final boolean b7RawInProcess;
 
     Bench(boolean quick, Path work) {
         this(quick, work, List.of());
     }
 
-    /** @param sets config keys for the bridges of B1, B2 and B3, over the defaults */
+    /** @param sets config keys for the bridges of B1, B2, B3 and B7, over the defaults */
     Bench(boolean quick, Path work, List<String> sets) {
         this(Sizes.of(quick), work, sets);
     }
 
     Bench(Sizes sizes, Path work, List<String> sets) {
+        this(sizes, work, sets, false);
+    }
+
+    /** @param b7RawInProcess B7's bare broker in the bench's JVM, as before 2026-12-06, instead of its own process */
+    Bench(Sizes sizes, Path work, List<String> sets, boolean b7RawInProcess) {
         this.sizes = sizes;
         this.work = work;
         this.sets = List.copyOf(sets);
+        this.b7RawInProcess = b7RawInProcess;
     }
 
     /** Runs the figures named in {@code only} (all when empty) and returns the JSON-ready results. */
@@ -183,7 +190,8 @@ public final class Bench {
             new AuthFloodBench(work, sizes.b6Attackers(), sizes.b6Seconds()).run(results);
         }
         if (wanted(only, "B7")) {
-            new CapacityBench(work, sizes.b7Devices(), sizes.b7InFlight(), sizes.b7PerDevice()).run(results);
+            new CapacityBench(work, sizes.b7Devices(), sizes.b7InFlight(), sizes.b7PerDevice(), sets, b7RawInProcess)
+                    .run(results);
         }
         return results;
     }
@@ -275,12 +283,8 @@ public final class Bench {
         int port = freePort();
         int n = sizes.b4Sessions();
         Path dir = Files.createDirectories(work.resolve("b4"));
-        List<String> sets = List.of(
-                "data.dir=" + dir.resolve("data"),
-                "mqtt.host=127.0.0.1",
-                "mqtt.port=" + port,
-                "auth.anonymous=true",
-                "ingest.url=http://127.0.0.1:9/ingest");
+        List<String> sets = new ArrayList<>(onLoopback(dir, port));
+        sets.add("ingest.url=http://127.0.0.1:9/ingest");
         try (LoadDevices devices = new LoadDevices(port, "b4-dev-", n, 1, (i, p) -> {})) {
             try (BridgeChild bridge = new BridgeChild(dir.resolve("bridge.log"), freePort(), sets)) {
                 bridge.awaitReady(Duration.ofMinutes(1));
@@ -307,15 +311,17 @@ public final class Bench {
 
     /** The config keys of a figure's bridge: its data dir and port, anonymous devices, {@code more}, then --set's. */
     private List<String> configSets(String figure, Object port, List<String> more) throws IOException {
-        List<String> sets = new ArrayList<>(List.of(
-                "data.dir=" + Files.createDirectories(work.resolve(figure)).resolve("data"),
-                "mqtt.host=127.0.0.1",
-                "mqtt.port=" + port,
-                "auth.anonymous=true",
-                "admin.port=0"));
+        List<String> sets = new ArrayList<>(onLoopback(Files.createDirectories(work.resolve(figure)), port));
+        sets.add("admin.port=0");
         sets.addAll(more);
         sets.addAll(this.sets);
         return sets;
+    }
+
+    /** The keys every figure's broker or bridge starts with: {@code dir}/data, MQTT on loopback at {@code port}, anonymous devices. */
+    static List<String> onLoopback(Path dir, Object port) {
+        return List.of(
+                "data.dir=" + dir.resolve("data"), "mqtt.host=127.0.0.1", "mqtt.port=" + port, "auth.anonymous=true");
     }
 
     private static void awaitCount(AtomicLong counter, long target, Duration atMost) throws InterruptedException {

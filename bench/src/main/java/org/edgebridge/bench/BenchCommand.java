@@ -83,9 +83,15 @@ public final class BenchCommand implements Callable<Integer> {
     boolean b3InProcess;
 
     @Option(
+            names = "--b7-raw-in-process",
+            description = "run B7's bare broker in the bench's JVM, as before 2026-12-06, instead of its own process "
+                    + "with the service unit's JVM flags (as the bridge runs): only to compare the two")
+    boolean b7RawInProcess;
+
+    @Option(
             names = "--set",
             paramLabel = "KEY=VALUE",
-            description = "a config key for the bridges of B1, B2, B3 "
+            description = "a config key for the bridges of B1, B2, B3, B7 "
                     + "(e.g. forwarder.linger=0ms); repeatable; the defaults otherwise")
     java.util.List<String> sets = new java.util.ArrayList<>();
 
@@ -114,7 +120,7 @@ public final class BenchCommand implements Callable<Integer> {
             figures.add(name);
         }
         Path dir = work != null ? Files.createDirectories(work) : Files.createTempDirectory("edge-bridge-bench");
-        Map<String, Object> results = new Bench(sizes(), dir, sets).run(figures);
+        Map<String, Object> results = new Bench(sizes(), dir, sets, b7RawInProcess).run(figures);
         System.out.println();
         System.out.println("edge bridge benchmark" + (quick ? " (--quick)" : "") + ", "
                 + Runtime.getRuntime().availableProcessors() + " cores, durability: " + Bench.DURABILITY);

@@ -29,21 +29,31 @@ final class BridgeChild implements AutoCloseable {
 
     BridgeChild(Path log, int adminPort, List<String> sets) throws IOException {
         this.adminPort = adminPort;
+        List<String> args =
+                new ArrayList<>(List.of("-jar", jar().toString(), "run", "--set", "admin.port=" + adminPort));
+        for (String s : sets) {
+            args.add("--set");
+            args.add(s);
+        }
+        process = startJvm(SITE_JVM_FLAGS, args, log);
+    }
+
+    /**
+     * Starts {@code java} (this JVM's) with these flags and arguments, its output appended to {@code log}; the child
+     * is killed when the bench's JVM ends, even by a signal.
+     */
+    static Process startJvm(List<String> jvmFlags, List<String> args, Path log) throws IOException {
         List<String> cmd = new ArrayList<>(
                 List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
-        cmd.addAll(SITE_JVM_FLAGS);
-        cmd.addAll(List.of("-jar", jar().toString(), "run", "--set", "admin.port=" + adminPort));
-        for (String s : sets) {
-            cmd.add("--set");
-            cmd.add(s);
-        }
-        process = new ProcessBuilder(cmd)
+        cmd.addAll(jvmFlags);
+        cmd.addAll(args);
+        Process child = new ProcessBuilder(cmd)
                 .redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
                 .start();
-        Process child = process;
         // a bench stopped by a signal does not reach close(): the child goes with it, not on, holding a port and CPU
         Runtime.getRuntime().addShutdownHook(new Thread(child::destroyForcibly, "bench-child-reaper"));
+        return child;
     }
 
     /** The product jar: {@code -Dbridge.jar}, else {@code bridge/target/edge-bridge.jar} from the repository's top. */

@@ -16,7 +16,7 @@ import org.edgebridge.config.ConfigLoader;
  * B7: closed-loop capacity. Devices that keep {@code inFlight} commands waiting for their final receipts, the rate
  * limits lifted, the bridge as its own process with the service unit's JVM flags ({@link BridgeChild}) and central in
  * its own JVM, as a site runs them, so that the bridge's CPU per final at capacity is its own (and by thread:
- * {@link ThreadCpu}); against bare Moquette in the same run (in the bench's JVM), the same devices each subscribed to
+ * {@link ThreadCpu}); against bare Moquette in the same run (its own process too, {@link RawBrokerChild}), the same devices each subscribed to
  * their own topic, a message in flight until it comes back. Finals per second, and their ratio to the bare broker.
  * Each side runs the same load {@link #WARMUP_ROUNDS} times unmeasured first, to warm the JVM up (its JIT takes a large share of this 2-core
  * machine for the first minute), then once measured.
@@ -33,16 +33,24 @@ final class CapacityBench {
     private final int devices;
     private final int inFlight;
     private final int perDevice;
+    private final List<String> sets;
+    private final boolean rawInProcess;
 
-    CapacityBench(Path work, int devices, int inFlight, int perDevice) {
+    /**
+     * @param sets config keys for the bridge, over the bench's own
+     * @param rawInProcess the bare broker in the bench's JVM (as before 2026-12-06) instead of its own process
+     */
+    CapacityBench(Path work, int devices, int inFlight, int perDevice, List<String> sets, boolean rawInProcess) {
         this.work = work;
         this.devices = devices;
         this.inFlight = inFlight;
         this.perDevice = perDevice;
+        this.sets = List.copyOf(sets);
+        this.rawInProcess = rawInProcess;
     }
 
     void run(Map<String, Object> results) throws Exception {
-        double raw = raw();
+        double raw = raw(results);
         double bridge = bridge(results);
         results.put("b7_devices_x_in_flight", devices + " x " + inFlight);
         results.put("b7_raw_msgs_per_s", Math.round(raw * 10) / 10.0);
@@ -54,33 +62,51 @@ final class CapacityBench {
         return devices * perDevice;
     }
 
-    /** Bare Moquette: each device publishes to a topic it is subscribed to; a message is in flight until it is back. */
-    private double raw() throws Exception {
+    /**
+     * Bare Moquette: each device publishes to a topic it is subscribed to; a message is in flight until it is back. In
+     * its own process ({@link RawBrokerChild}), or with {@code rawInProcess} in the bench's JVM, as before 2026-12-06.
+     */
+    private double raw(Map<String, Object> results) throws Exception {
         int port = Bench.freePort();
+        Path dir = Files.createDirectories(work.resolve("b7-raw"));
+        List<String> config = new ArrayList<>(Bench.onLoopback(dir, port));
+        config.add("admin.port=0");
+        if (rawInProcess) {
+            results.put("b7_raw_broker", "in the bench's JVM");
+            try (RawBroker broker =
+                    new RawBroker(ConfigLoader.load(null, config).broker())) {
+                return rawLoad(port, null, results);
+            }
+        }
+        results.put("b7_raw_broker", "own process, " + String.join(" ", BridgeChild.SITE_JVM_FLAGS));
+        try (RawBrokerChild broker =
+                new RawBrokerChild(dir.resolve("raw-broker.log"), port, config).awaitListening(Duration.ofMinutes(1))) {
+            return rawLoad(port, broker, results);
+        }
+    }
+
+    /** @param child the bare broker's process, for its CPU, or null when it runs in this JVM */
+    private double rawLoad(int port, RawBrokerChild child, Map<String, Object> results) throws Exception {
         AtomicLong back = new AtomicLong();
-        try (RawBroker broker = new RawBroker(ConfigLoader.load(
-                                null,
-                                List.of(
-                                        "data.dir="
-                                                + Files.createDirectories(work.resolve("b7-raw"))
-                                                        .resolve("data"),
-                                        "mqtt.host=127.0.0.1",
-                                        "mqtt.port=" + port,
-                                        "auth.anonymous=true",
-                                        "admin.port=0"))
-                        .broker());
-                LoadDevices loop = new LoadDevices(
-                        port, "b7-raw-", devices, inFlight, p -> true, (i, p) -> back.incrementAndGet())) {
+        try (LoadDevices loop =
+                new LoadDevices(port, "b7-raw-", devices, inFlight, p -> true, (i, p) -> back.incrementAndGet())) {
             loop.connect(id -> "loop/" + id);
             for (int round = 0; round < WARMUP_ROUNDS; round++) {
                 publishAll(loop, id -> "loop/" + id, "b7w" + round + "-", null);
                 await(back, (round + 1L) * total());
             }
             back.set(0);
+            double cpuBefore = child != null ? child.cpuSeconds() : 0;
             long start = System.nanoTime();
             publishAll(loop, id -> "loop/" + id, "b7-", null);
             await(back, total());
-            return total() / ((System.nanoTime() - start) / 1e9);
+            double seconds = (System.nanoTime() - start) / 1e9;
+            if (child != null) {
+                results.put(
+                        "b7_raw_cpu_us_per_msg",
+                        Math.round((child.cpuSeconds() - cpuBefore) * 1e6 / total() * 10) / 10.0);
+            }
+            return total() / seconds;
         }
     }
 
@@ -94,17 +120,8 @@ final class CapacityBench {
         List<Double> latency = Collections.synchronizedList(new ArrayList<>());
         try (CentralChild central = new CentralChild(dir.resolve("central.log"), Bench.freePort())
                         .awaitReady(Duration.ofMinutes(1));
-                BridgeChild bridge = new BridgeChild(
-                        dir.resolve("bridge.log"),
-                        Bench.freePort(),
-                        List.of(
-                                "data.dir=" + dir.resolve("data"),
-                                "mqtt.host=127.0.0.1",
-                                "mqtt.port=" + port,
-                                "auth.anonymous=true",
-                                "ingest.url=" + central.ingestUrl(),
-                                "forwarder.requestsPerSecond=100000",
-                                "forwarder.eventsPerSecond=1000000"));
+                BridgeChild bridge =
+                        new BridgeChild(dir.resolve("bridge.log"), Bench.freePort(), bridgeConfig(port, central));
                 LoadDevices fleet = new LoadDevices(
                         port,
                         "b7-dev-",
@@ -145,6 +162,16 @@ final class CapacityBench {
             results.put("b7_p99_final_ms", Bench.percentile(latency, 99));
             return rate;
         }
+    }
+
+    private List<String> bridgeConfig(int port, CentralChild central) throws java.io.IOException {
+        List<String> config = new ArrayList<>(Bench.onLoopback(Files.createDirectories(work.resolve("b7")), port));
+        config.addAll(List.of(
+                "ingest.url=" + central.ingestUrl(),
+                "forwarder.requestsPerSecond=100000",
+                "forwarder.eventsPerSecond=1000000"));
+        config.addAll(sets);
+        return config;
     }
 
     /** Each device sends perDevice commands ({@code prefix} + device + n); @param sentAt where to note when, or null */

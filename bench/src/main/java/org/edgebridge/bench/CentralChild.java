@@ -30,9 +30,9 @@ final class CentralChild implements AutoCloseable {
     /** @param delayMs each answer leaves this long after its request was applied: a central across a WAN */
     CentralChild(Path log, int port, long delayMs) throws IOException {
         this.port = port;
-        process = new ProcessBuilder(List.of(
-                        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                        "-Xmx512m",
+        process = BridgeChild.startJvm(
+                List.of("-Xmx512m"),
+                List.of(
                         "-jar",
                         BridgeChild.jar().toString(),
                         "central-sim",
@@ -41,13 +41,8 @@ final class CentralChild implements AutoCloseable {
                         "--port",
                         String.valueOf(port),
                         "--delay-ms",
-                        String.valueOf(delayMs)))
-                .redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
-                .start();
-        Process child = process;
-        // a bench stopped by a signal does not reach close(): the child goes with it, not on, holding a port and CPU
-        Runtime.getRuntime().addShutdownHook(new Thread(child::destroyForcibly, "bench-child-reaper"));
+                        String.valueOf(delayMs)),
+                log);
     }
 
     String ingestUrl() {

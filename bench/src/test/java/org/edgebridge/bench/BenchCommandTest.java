@@ -12,7 +12,7 @@ class BenchCommandTest {
         StringWriter out = new StringWriter();
         CommandLine cl = new CommandLine(new BenchCommand());
         cl.setOut(new PrintWriter(out, true));
-        cl.setUsageHelpWidth(200); // the synopsis on one line: what is asserted is the labels, not the wrapping
+        cl.setUsageHelpWidth(400); // the synopsis on one line: what is asserted is the labels, not the wrapping
         assertThat(cl.execute("--help")).isZero();
         return out.toString();
     }

@@ -38,6 +38,7 @@ class BenchQuickIT {
             "b6_wrong_username_connack_ms",
             "b6_wrong_password_connack_ms",
             "b7_raw_msgs_per_s",
+            "b7_raw_cpu_us_per_msg",
             "b7_finals_per_s",
             "ratio_b7",
             "b7_p50_final_ms",

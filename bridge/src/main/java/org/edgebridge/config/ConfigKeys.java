@@ -58,6 +58,22 @@ public final class ConfigKeys {
             0,
             BrokerSettings.ANY_PORT,
             "plain MQTT listener port; 0 switches it off, any picks a free one (the bridge logs the port it bound)");
+    public static final ConfigKey<BrokerSettings.Transport> MQTT_TRANSPORT = enumKey(
+            "mqtt.transport",
+            BrokerSettings.Transport.NIO,
+            BrokerSettings.Transport.class,
+            "how the MQTT listeners wait for their sockets: nio, the JDK's selector (what the bridge always did); auto "
+                    + "uses Linux's native epoll where it loads (x86-64 and aarch64, shipped in the jar) and NIO "
+                    + "elsewhere, logging why; epoll refuses to start without it. A switch under measurement (issue 42; "
+                    + "docs/BENCHMARKS.md, 2026-12-06 evening)");
+    public static final ConfigKey<Integer> MQTT_IO_THREADS = intKey(
+            "mqtt.ioThreads",
+            0,
+            0,
+            256,
+            "threads that read and write the device connections of both MQTT listeners (each connection stays on "
+                    + "one); 0: Netty's default, 2 x the cores (what the bridge always had). A switch under measurement "
+                    + "(issue 42: 2)");
     public static final ConfigKey<String> MQTT_TOPIC_PREFIX = matchingKey(
             "mqtt.topicPrefix",
             "devices",
@@ -506,6 +522,8 @@ public final class ConfigKeys {
             DATA_DIR,
             MQTT_HOST,
             MQTT_PORT,
+            MQTT_TRANSPORT,
+            MQTT_IO_THREADS,
             MQTT_TOPIC_PREFIX,
             MQTT_MAX_PACKET_BYTES,
             MQTT_SESSION_QUEUE_SIZE,

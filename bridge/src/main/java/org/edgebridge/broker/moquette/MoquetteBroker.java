@@ -173,9 +173,10 @@ public final class MoquetteBroker implements BrokerEngine {
                     "broker store: removed {} retained messages (left by an older bridge; the bridge keeps none)",
                     retained);
         }
-        MqttListeners l = new MqttListeners();
-        listeners = l;
         try {
+            MqttListeners l = new MqttListeners(
+                    settings.listener().transport(), settings.listener().ioThreads());
+            listeners = l;
             ChannelHandler protocol = MoquetteInternals.protocolHandler(s, started.config(), authenticator);
             Supplier<ChannelHandler> sessionCheck = () -> new SessionSubscriptionCheck(
                     (clientId, topic) -> MoquetteInternals.routesTo(s, clientId, topic), topics);
