@@ -57,7 +57,9 @@ public final class Broker implements Component, BrokerView, DevicePublisher, Aut
         this(settings, clock, commands, engine, lost, ReceiptAcks.NONE);
     }
 
-    /** @param acks told of each device's PUBACK of its final receipt, on the connection's event loop (must not block) */
+    /**
+     * @param acks told of each device's PUBACK of its final receipt, on the connection's event loop (must not block)
+     */
     public Broker(
             BrokerSettings settings,
             Clock clock,

@@ -71,8 +71,8 @@ public final class BrokerStoreResets {
         inThisProcess.incrementAndGet();
         LOG.error(
                 "broker store refused ({}); its files are kept in {} and the broker starts with an empty store: "
-                        + "devices get sessionPresent=0 and subscribe again, no command is lost (the outbox holds them). "
-                        + "Acknowledge with POST /api/alarms/broker_store_reset/ack",
+                        + "devices get sessionPresent=0 and subscribe again, no command is lost (the outbox holds "
+                        + "them). Acknowledge with POST /api/alarms/broker_store_reset/ack",
                 describe(cause),
                 aside);
         return new Reset(aside, at, reason.strip());

@@ -77,8 +77,9 @@ public final class CertificateDevices {
                 if (notRemembered.getAndIncrement() == 0) {
                     LOG.warn(
                             "auth.maxCertificateDevices={} client ids that connected with a certificate are remembered "
-                                    + "already: {} and later ones are not, so they are not protected from impersonation on a listener "
-                                    + "without certificates; raise auth.maxCertificateDevices or set auth.certificateClientIds",
+                                    + "already: {} and later ones are not, so they are not protected from "
+                                    + "impersonation on a listener without certificates; raise "
+                                    + "auth.maxCertificateDevices or set auth.certificateClientIds",
                             max,
                             RefusalLog.quote(clientId));
                 }
@@ -99,7 +100,8 @@ public final class CertificateDevices {
                 }
             } catch (IOException e) {
                 LOG.warn(
-                        "cannot write {} ({}): {} needs its certificate until the bridge stops, but not after a restart",
+                        "cannot write {} ({}): {} needs its certificate until the bridge stops, but not after a "
+                                + "restart",
                         file,
                         e.getMessage(),
                         RefusalLog.quote(clientId));

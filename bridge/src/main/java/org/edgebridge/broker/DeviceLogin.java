@@ -149,7 +149,8 @@ public final class DeviceLogin implements AutoCloseable {
                     "throttled",
                     clientId,
                     "refused CONNECT of " + RefusalLog.quote(clientId) + " from " + address
-                            + " with CONNACK 3: too many failed logins of this client id or address in the last minute");
+                            + " with CONNACK 3: too many failed logins of this client id or address in the last "
+                            + "minute");
             return done(Result.THROTTLED);
         }
         Admission admission = admit(clientId, address, recent.contains(clientId));

@@ -33,7 +33,9 @@ final class RecentLogins {
         this.max = max;
     }
 
-    /** Reads the ids of earlier runs; a file that cannot be read is logged and started afresh (nothing depends on it). */
+    /**
+     * Reads the ids of earlier runs; a file that cannot be read is logged and started afresh (nothing depends on it).
+     */
     static RecentLogins load(Path file, int max) {
         RecentLogins logins = new RecentLogins(file, max);
         if (Files.exists(file)) {

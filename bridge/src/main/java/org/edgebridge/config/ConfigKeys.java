@@ -46,7 +46,8 @@ public final class ConfigKeys {
             "edge.behindBalancer",
             false,
             "true when devices reach this box through a load balancer with other boxes (docs/scale-out.md): shown on "
-                    + "the status page and in /api/status (site.behindBalancer); each box needs its own edge.id and data.dir");
+                    + "the status page and in /api/status (site.behindBalancer); each box needs its own edge.id and "
+                    + "data.dir");
     public static final ConfigKey<Path> DATA_DIR =
             pathKey("data.dir", "data", "where the outbox, the broker store and generated material live");
 
@@ -64,16 +65,16 @@ public final class ConfigKeys {
             BrokerSettings.Transport.class,
             "how the MQTT listeners wait for their sockets: nio, the JDK's selector (what the bridge always did); auto "
                     + "uses Linux's native epoll where it loads (x86-64 and aarch64, shipped in the jar) and NIO "
-                    + "elsewhere, logging why; epoll refuses to start without it. A switch under measurement (issue 42; "
-                    + "docs/BENCHMARKS.md, 2026-12-06 evening)");
+                    + "elsewhere, logging why; epoll refuses to start without it. A switch under measurement (issue "
+                    + "42; docs/BENCHMARKS.md, 2026-12-06 evening)");
     public static final ConfigKey<Integer> MQTT_IO_THREADS = intKey(
             "mqtt.ioThreads",
             0,
             0,
             256,
             "threads that read and write the device connections of both MQTT listeners (each connection stays on "
-                    + "one); 0: Netty's default, 2 x the cores (what the bridge always had). A switch under measurement "
-                    + "(issue 42: 2)");
+                    + "one); 0: Netty's default, 2 x the cores (what the bridge always had). A switch under "
+                    + "measurement (issue 42: 2)");
     public static final ConfigKey<String> MQTT_TOPIC_PREFIX = matchingKey(
             "mqtt.topicPrefix",
             "devices",
@@ -109,24 +110,24 @@ public final class ConfigKeys {
             1,
             1_000_000,
             "MQTT connections open at once from one source address; past it the oldest of that "
-                    + "address that has not logged in is closed, or, when all have, the new one at once (devices behind one "
-                    + "NAT share an address: raise it for them)");
+                    + "address that has not logged in is closed, or, when all have, the new one at once (devices "
+                    + "behind one NAT share an address: raise it for them)");
     public static final ConfigKey<Integer> MQTT_MAX_CONNECTIONS_BEFORE_LOGIN = intKey(
             "mqtt.maxConnectionsBeforeLogin",
             1024,
             1,
             1_000_000,
             "connections that have not logged in yet (TCP open, no CONNECT accepted), all "
-                    + "together: a lane of their own inside mqtt.maxConnections, so that strangers leave room for devices; "
-                    + "past it the OLDEST of them is closed");
+                    + "together: a lane of their own inside mqtt.maxConnections, so that strangers leave room for "
+                    + "devices; past it the OLDEST of them is closed");
     public static final ConfigKey<Integer> MQTT_MAX_CONNECTIONS_BEFORE_LOGIN_PER_NETWORK = intKey(
             "mqtt.maxConnectionsBeforeLoginPerNetwork",
             768,
             1,
             1_000_000,
             "the same per source network (IPv4 /24, IPv6 /64); past it the oldest of that network is closed; also when "
-                    + "mqtt.maxConnections or mqtt.maxConnectionsPerAddress is reached, the oldest connection that has not "
-                    + "logged in makes room before a new one is refused");
+                    + "mqtt.maxConnections or mqtt.maxConnectionsPerAddress is reached, the oldest connection that "
+                    + "has not logged in makes room before a new one is refused");
     public static final ConfigKey<Integer> MQTT_MAX_HELD_PACKETS = intKey(
             "mqtt.maxHeldPackets",
             100,
@@ -184,8 +185,8 @@ public final class ConfigKeys {
             10,
             100_000_000,
             "receipts the broker holds queued for all devices together (as seen since start); past it a receipt is not "
-                    + "queued and the outbox answers the device's resend with it, so that many devices that each stay within "
-                    + "mqtt.maxQueuedReceipts cannot fill the disk of the broker store");
+                    + "queued and the outbox answers the device's resend with it, so that many devices that each "
+                    + "stay within mqtt.maxQueuedReceipts cannot fill the disk of the broker store");
     public static final ConfigKey<Long> MQTT_MAX_QUEUED_RECEIPT_BYTES_TOTAL = sizeKey(
             "mqtt.maxQueuedReceiptBytesTotal",
             "256MiB",
@@ -251,7 +252,8 @@ public final class ConfigKeys {
             1,
             100_000,
             "password checks waiting or running for one source address (IPv4, IPv6 /64); past it CONNACK 3 without a "
-                    + "check. Client ids verified before wait in a lane of their own (docs/device-security.md, 'Credentials')");
+                    + "check. Client ids verified before wait in a lane of their own (docs/device-security.md, "
+                    + "'Credentials')");
     public static final ConfigKey<Integer> AUTH_FAILED_LOGINS_PER_CLIENT_ID = intKey(
             "auth.failedLoginsPerClientId",
             10,
@@ -280,8 +282,8 @@ public final class ConfigKeys {
             1,
             10_000_000,
             "client ids remembered in data.dir/certificate-devices because they connected with a client "
-                    + "certificate (each then needs it on every listener); at most 513 bytes each; past it new ones are not "
-                    + "remembered");
+                    + "certificate (each then needs it on every listener); at most 513 bytes each; past it new ones "
+                    + "are not remembered");
 
     public static final ConfigKey<String> ADMIN_HOST =
             textKey("admin.host", "127.0.0.1", "bind address of the admin HTTP API and status page");
@@ -302,7 +304,8 @@ public final class ConfigKeys {
             AdminSettings.TokenForReads.AUTO,
             AdminSettings.TokenForReads.class,
             "when the GETs (/api/status, /api/outbox with payloads, /api/devices, /metrics) need admin.token too: "
-                    + "auto when admin.host is not a loopback address (then admin.token must be set), always on every address");
+                    + "auto when admin.host is not a loopback address (then admin.token must be set), always on "
+                    + "every address");
     public static final ConfigKey<Optional<Path>> ADMIN_TOKEN_FILE = optionalPathKey(
             "admin.tokenFile",
             "file holding admin.token (read at start, one trailing newline stripped), so that it is not in the YAML or "
@@ -355,8 +358,8 @@ public final class ConfigKeys {
             "none",
             "none, or type=duration,…",
             "how long commands of a type stay worth applying: pattern=duration rules, comma-separated, first match "
-                    + "wins (gate/open=10m,batch/#=2h); an unsent command then becomes rejected / expired (docs/protocol.md "
-                    + "§1.4)",
+                    + "wins (gate/open=10m,batch/#=2h); an unsent command then becomes rejected / expired "
+                    + "(docs/protocol.md §1.4)",
             ValueParsers::expiryRules,
             null);
     public static final ConfigKey<Duration> INTAKE_MAX_EXPIRES_IN = durationKey(
@@ -373,8 +376,8 @@ public final class ConfigKeys {
             1,
             1_000_000,
             "commands per second the site must be able to store; at start the bridge measures the fsync "
-                    + "latency of data.dir and raises the warning storage_fsync_slow when the outbox could not keep up with "
-                    + "this rate (docs/install.md)");
+                    + "latency of data.dir and raises the warning storage_fsync_slow when the outbox could not keep "
+                    + "up with this rate (docs/install.md)");
 
     public static final ConfigKey<Duration> SHUTDOWN_TIMEOUT = durationKey(
             "shutdown.timeout",
@@ -433,8 +436,8 @@ public final class ConfigKeys {
             Duration.ofDays(1),
             MAX_DURATION,
             "how long a device the outbox holds no command of (all purged) is remembered after it was last heard of; "
-                    + "then its row, with its sequence counter, is deleted, and if it comes back its sequence starts again at "
-                    + "1 (docs/protocol.md section 2.2)");
+                    + "then its row, with its sequence counter, is deleted, and if it comes back its sequence starts "
+                    + "again at 1 (docs/protocol.md section 2.2)");
 
     public static final ConfigKey<Integer> FORWARDER_MAX_EVENTS =
             intKey("forwarder.maxEvents", 500, 1, 10_000, "most events in one request to central");
@@ -444,7 +447,8 @@ public final class ConfigKeys {
             1024,
             64 * 1024 * 1024,
             "most bytes of one request body to central as sent (the serialized JSON: payloads, "
-                    + "topics, types, ids, escapes and envelope); a single event larger than it goes alone in its own request");
+                    + "topics, types, ids, escapes and envelope); a single event larger than it goes alone in its "
+                    + "own request");
     public static final ConfigKey<Duration> FORWARDER_LINGER = durationKey(
             "forwarder.linger",
             "0ms",

@@ -39,8 +39,8 @@ final class CrossKeyChecks {
         }
         boolean tlsOn = v.get(TLS_CERT_FILE).isPresent();
         if (tlsOn && v.get(TLS_KEY_FILE).isEmpty()) {
-            problems.add(
-                    "tls.keyFile: must be set when tls.certFile is set (the PEM private key of the server certificate)");
+            problems.add("tls.keyFile: must be set when tls.certFile is set (the PEM private key of the server "
+                    + "certificate)");
         }
         if (!tlsOn && v.get(TLS_KEY_FILE).isPresent()) {
             problems.add("tls.certFile: must be set when tls.keyFile is set (the PEM certificate chain)");

@@ -33,8 +33,8 @@ public final class IngestKeys {
     public static final ConfigKey<Optional<Path>> INGEST_CERT_FILE = optionalPathKey(
             "ingest.certFile",
             "client certificate chain (PEM, leaf first) for an https:// central that asks for one (mTLS), with "
-                    + "ingest.keyFile; a renewed pair is used without a restart (docs/forwarding.md, 'Client certificate "
-                    + "(mTLS)')");
+                    + "ingest.keyFile; a renewed pair is used without a restart (docs/forwarding.md, 'Client "
+                    + "certificate (mTLS)')");
     public static final ConfigKey<Optional<Path>> INGEST_KEY_FILE = optionalPathKey(
             "ingest.keyFile",
             "private key of ingest.certFile, PEM PKCS#8 unencrypted (BEGIN PRIVATE KEY); readable by its owner only, "
@@ -49,8 +49,8 @@ public final class IngestKeys {
     public static final ConfigKey<Optional<URI>> INGEST_OAUTH2_TOKEN_URL = ConfigKey.optionalHttpUrlKey(
             "ingest.oauth2.tokenUrl",
             "OAuth2 token endpoint (client credentials grant) for central's bearer token; needs ingest.oauth2.clientId "
-                    + "and ingest.oauth2.clientSecretFile, not with ingest.token(File) (docs/forwarding.md, 'OAuth2 client "
-                    + "credentials')");
+                    + "and ingest.oauth2.clientSecretFile, not with ingest.token(File) (docs/forwarding.md, 'OAuth2 "
+                    + "client credentials')");
     public static final ConfigKey<Optional<String>> INGEST_OAUTH2_CLIENT_ID =
             optionalTextKey("ingest.oauth2.clientId", "the bridge's client id at the token endpoint");
     public static final ConfigKey<Optional<Path>> INGEST_OAUTH2_CLIENT_SECRET_FILE = optionalPathKey(

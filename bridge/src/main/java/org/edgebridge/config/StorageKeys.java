@@ -25,7 +25,8 @@ public final class StorageKeys {
             null,
             "1MiB or more",
             "bytes to and from central a calendar month (UTC), for a metered "
-                    + "link: alarms from 80 % and 100 %, nothing held back (docs/install.md, 'The data budget'); unset: none",
+                    + "link: alarms from 80 % and 100 %, nothing held back (docs/install.md, 'The data budget'); "
+                    + "unset: none",
             t -> Optional.of(ValueParsers.size(t, 1024 * 1024, ValueParsers.NO_LIMIT)),
             Optional.empty());
 

@@ -57,8 +57,11 @@ public final class ParkedDesk {
         this.openRows = openRows;
     }
 
-    /** The code a parked command is grouped and selected by: its own, or {@link ReceiptCode#RETRY_LATER_LIMIT} (a row parked after
-     * {@code forwarder.maxAttempts} retry_later answers keeps no code: its code column is for a final receipt). */
+    /**
+     * The code a parked command is grouped and selected by: its own, or {@link ReceiptCode#RETRY_LATER_LIMIT} (a row
+     * parked after {@code forwarder.maxAttempts} retry_later answers keeps no code: its code column is for a final
+     * receipt).
+     */
     public static String codeOf(CommandRecord parked) {
         return parked.code() != null ? parked.code() : ReceiptCode.RETRY_LATER_LIMIT.wire();
     }

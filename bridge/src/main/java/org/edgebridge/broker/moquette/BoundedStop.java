@@ -37,8 +37,8 @@ final class BoundedStop {
         if (t.isAlive()) {
             StackTraceElement[] at = t.getStackTrace();
             LOG.error(
-                    "Moquette's stop did not end within {} (at {}): the bridge stops without it; the session store is left as "
-                            + "a kill -9 would leave it and is repaired at the next start",
+                    "Moquette's stop did not end within {} (at {}): the bridge stops without it; the session store "
+                            + "is left as a kill -9 would leave it and is repaired at the next start",
                     limit,
                     at.length > 0 ? at[0] : "?");
             return false;

@@ -70,7 +70,8 @@ final class BrokerStoreRepair {
             Fsync.directory(storeDir);
             if (stamped.count() > 0) {
                 LOG.info(
-                        "broker store: gave {} sessions left by an unclean stop an expiry instant ({} sessions, {} maps)",
+                        "broker store: gave {} sessions left by an unclean stop an expiry instant ({} sessions, {} "
+                                + "maps)",
                         stamped.count(),
                         original.sessions(),
                         original.maps().size());

@@ -131,7 +131,8 @@ final class ConnectPolicy {
                         "refused CONNECT of " + RefusalLog.quote(clientId) + " from "
                                 + channel.remoteAddress()
                                 + " with CONNACK 5: this client id connects with a client certificate "
-                                + "(it did before, or matches auth.certificateClientIds), and this CONNECT came without one");
+                                + "(it did before, or matches auth.certificateClientIds), and this CONNECT came "
+                                + "without one");
                 return refuse(MqttConnectReturnCode.CONNECTION_REFUSED_NOT_AUTHORIZED);
             }
             MqttConnectVariableHeader header = connect.variableHeader();

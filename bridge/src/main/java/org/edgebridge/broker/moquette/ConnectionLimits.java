@@ -136,7 +136,8 @@ final class ConnectionLimits {
                     "closed " + oldest.size() + " connection(s) that had not logged in, the "
                             + "oldest, to make room for a new one from " + address
                             + " (mqtt.maxConnectionsBeforeLogin, "
-                            + "mqtt.maxConnectionsBeforeLoginPerNetwork, mqtt.maxConnections, mqtt.maxConnectionsPerAddress)");
+                            + "mqtt.maxConnectionsBeforeLoginPerNetwork, mqtt.maxConnections, "
+                            + "mqtt.maxConnectionsPerAddress)");
             closeAll(oldest);
         }
         channel.closeFuture().addListener(f -> release(channel));

@@ -36,7 +36,9 @@ import org.jspecify.annotations.Nullable;
  */
 final class FinalReceiptAcks extends ChannelDuplexHandler {
     static final int MAX_NOTED = 64;
-    /** Enough for a receipt's first fields ({@code commandId}, at most 128 characters, {@code status}, {@code final}). */
+    /**
+     * Enough for a receipt's first fields ({@code commandId}, at most 128 characters, {@code status}, {@code final}).
+     */
     static final int HEAD_BYTES = 1024;
 
     private static final JsonFactory JSON = new JsonFactory();

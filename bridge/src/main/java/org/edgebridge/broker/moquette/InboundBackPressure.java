@@ -33,7 +33,9 @@ final class InboundBackPressure {
     private final AtomicLong pauses = new AtomicLong();
     private final AtomicInteger mostWaiting = new AtomicInteger();
 
-    /** @param waiting how many commands wait in front of the intake writer now: in the broker and in the intake's queue */
+    /**
+     * @param waiting how many commands wait in front of the intake writer now: in the broker and in the intake's queue
+     */
     InboundBackPressure(IntSupplier waiting, int highWater) {
         this.waiting = waiting;
         this.highWater = highWater;

@@ -39,7 +39,8 @@ final class ReceiptsOut {
                     "receipt-queue",
                     clientId,
                     "left out a receipt to " + RefusalLog.quote(clientId) + ": its queue is full "
-                            + "(mqtt.maxQueuedReceipts, mqtt.maxQueuedReceiptBytes: a device that does not read); its resend gets it");
+                            + "(mqtt.maxQueuedReceipts, mqtt.maxQueuedReceiptBytes: a device that does not read); "
+                            + "its resend gets it");
             return false;
         }
         try {
