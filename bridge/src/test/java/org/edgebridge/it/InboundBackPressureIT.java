@@ -102,15 +102,20 @@ class InboundBackPressureIT {
             double most = gauge(metrics, "edgebridge_broker_waiting_publishes_most");
             double pauses = gauge(metrics, "edgebridge_broker_read_pauses_total");
             System.out.printf(
-                    "back-pressure: most PUBLISHes waiting for the intake %.0f (bound 64 + one per connection), "
+                    "back-pressure: most PUBLISHes waiting for the intake %.0f (high water 64), "
                             + "connections paused %.0f times%n",
                     most, pauses);
             assertThat(pauses)
                     .as("the intake fell behind, so connections were paused")
                     .isPositive();
+            // Past the high water a connection is paused by the PUBLISH that finds it, which itself goes on, and a
+            // PUBLISH already decoded from the same read follows it: two per connection. And each I/O thread may hold
+            // one PUBLISH that passed the check but is not counted yet (Netty's default: 2 threads per core).
+            int ioThreads = 2 * Runtime.getRuntime().availableProcessors();
             assertThat(most)
-                    .as("PUBLISHes waiting in front of the intake (high water 64, one more per connection)")
-                    .isLessThanOrEqualTo(64 + 2 * DEVICES);
+                    .as("PUBLISHes waiting in front of the intake (high water 64, two more per connection, one more "
+                            + "per I/O thread)")
+                    .isLessThanOrEqualTo(64 + 2 * DEVICES + ioThreads);
         }
     }
 
