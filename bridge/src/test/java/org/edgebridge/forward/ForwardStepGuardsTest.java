@@ -5,9 +5,6 @@ import static org.awaitility.Awaitility.await;
 
 import java.net.ServerSocket;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.Statement;
 import java.time.Duration;
 import org.edgebridge.central.CentralSim;
 import org.edgebridge.central.Faults;
@@ -101,23 +98,16 @@ class ForwardStepGuardsTest {
 
     @Test
     void an_answer_the_outbox_cannot_commit_is_kept_and_committed_before_anything_new_is_sent() throws Exception {
-        try (ForwarderRig rig = new ForwarderRig(dir);
-                Connection db = DriverManager.getConnection("jdbc:sqlite:" + rig.outbox.file())) {
+        try (ForwarderRig rig = new ForwarderRig(dir)) {
             rig.store("a", "KEEP-1", "");
-            try (Statement s = db.createStatement()) {
-                s.execute(
-                        "CREATE TRIGGER test_fail_final BEFORE UPDATE OF state ON commands WHEN NEW.state = 'accepted' "
-                                + "BEGIN SELECT RAISE(ABORT, 'test: the disk is full'); END");
-            }
+            rig.failWritesTo("accepted", "test: the disk is full");
             rig.step();
             assertThat(rig.status().unsettledEvents()).isEqualTo(1);
             assertThat(rig.step())
                     .isEqualTo(new StepResult.Held(
                             ForwarderState.OUTBOX_UNWRITABLE, ForwarderWaits.OUTBOX_UNWRITABLE_RETRY));
             assertThat(rig.finalsOf("KEEP-1")).isEmpty();
-            try (Statement s = db.createStatement()) {
-                s.execute("DROP TRIGGER test_fail_final");
-            }
+            rig.writesSucceed();
             rig.step();
             assertThat(rig.status().unsettledEvents()).isZero();
             assertThat(rig.finalsOf("KEEP-1")).containsExactly("accepted");
@@ -129,22 +119,15 @@ class ForwardStepGuardsTest {
 
     @Test
     void a_claim_that_fails_is_a_failed_step_tried_again_later() throws Exception {
-        try (ForwarderRig rig = new ForwarderRig(dir);
-                Connection db = DriverManager.getConnection("jdbc:sqlite:" + rig.outbox.file())) {
+        try (ForwarderRig rig = new ForwarderRig(dir)) {
             rig.store("a", "CF-1", "");
-            try (Statement s = db.createStatement()) {
-                s.execute(
-                        "CREATE TRIGGER test_fail_claim BEFORE UPDATE OF state ON commands WHEN NEW.state = 'inflight' "
-                                + "BEGIN SELECT RAISE(ABORT, 'test: the claim cannot be written'); END");
-            }
+            rig.failWritesTo("inflight", "test: the claim cannot be written");
             assertThat(rig.step())
                     .isInstanceOfSatisfying(
                             StepResult.Failed.class,
                             f -> assertThat(f.waitFor()).isEqualTo(ForwarderWaits.AFTER_FAILED_STEP));
             assertThat(rig.status().failedSteps()).isEqualTo(1);
-            try (Statement s = db.createStatement()) {
-                s.execute("DROP TRIGGER test_fail_claim");
-            }
+            rig.writesSucceed();
             assertThat(rig.step()).isInstanceOf(StepResult.Sent.class);
             assertThat(rig.finalsOf("CF-1")).containsExactly("accepted");
         }

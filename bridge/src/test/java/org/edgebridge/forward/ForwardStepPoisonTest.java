@@ -3,9 +3,6 @@ package org.edgebridge.forward;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
 import org.edgebridge.central.Faults;
@@ -72,12 +69,11 @@ class ForwardStepPoisonTest {
     @Test
     void suspects_are_not_sent_one_after_another_while_central_answers_nothing_and_none_of_them_is_counted()
             throws Exception {
-        try (ForwarderRig rig = new ForwarderRig(dir);
-                Connection db = DriverManager.getConnection("jdbc:sqlite:" + rig.outbox.file())) {
+        try (ForwarderRig rig = new ForwarderRig(dir)) {
             for (int d = 1; d <= 6; d++) {
                 rig.store("s" + d, "S-" + d, "");
             }
-            makeSuspects(db, "S-%");
+            makeSuspects(rig, "S-%");
             rig.central.faults(Faults.status(500, null, -1)); // central fails everything: not one event's doing
             for (int i = 0; i < 10; i++) {
                 int before = rig.central.requestLog().size();
@@ -103,12 +99,11 @@ class ForwardStepPoisonTest {
 
     @Test
     void a_later_suspect_of_a_device_waits_until_its_earlier_one_is_final() throws Exception {
-        try (ForwarderRig rig = new ForwarderRig(dir);
-                Connection db = DriverManager.getConnection("jdbc:sqlite:" + rig.outbox.file())) {
+        try (ForwarderRig rig = new ForwarderRig(dir)) {
             rig.store("a", "A-1", "");
             rig.store("a", "A-2", "");
             rig.store("b", "B-1", "");
-            makeSuspects(db, "A-%");
+            makeSuspects(rig, "A-%");
             rig.central.faults(Faults.poison("A-1", 500));
             rig.step();
             assertThat(rig.finalsOf("B-1")).containsExactly("accepted");
@@ -133,9 +128,7 @@ class ForwardStepPoisonTest {
     }
 
     /** Marks the commands as having made central fail alone once before (e.g. before a restart): suspects. */
-    private static void makeSuspects(Connection db, String commandIdPattern) throws Exception {
-        try (Statement s = db.createStatement()) {
-            s.execute("UPDATE commands SET central_failures = 1 WHERE command_id LIKE '" + commandIdPattern + "'");
-        }
+    private static void makeSuspects(ForwarderRig rig, String commandIdPattern) {
+        rig.sqlOnTheFile("UPDATE commands SET central_failures = 1 WHERE command_id LIKE '" + commandIdPattern + "'");
     }
 }

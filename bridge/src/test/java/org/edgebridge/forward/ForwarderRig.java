@@ -7,6 +7,10 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -156,6 +160,29 @@ final class ForwarderRig implements AutoCloseable {
                 .filter(h -> h.kind().equals("failed_alone"))
                 .mapToLong(h -> h.times())
                 .sum();
+    }
+
+    /**
+     * Makes the outbox fail every write that sets a command's state to {@code state}, with {@code message} (a SQLite
+     * trigger, as a full disk would fail it), until {@link #writesSucceed()}.
+     */
+    void failWritesTo(String state, String message) {
+        sqlOnTheFile("CREATE TRIGGER test_fail BEFORE UPDATE OF state ON commands WHEN NEW.state = '" + state
+                + "' BEGIN SELECT RAISE(ABORT, '" + message + "'); END");
+    }
+
+    void writesSucceed() {
+        sqlOnTheFile("DROP TRIGGER test_fail");
+    }
+
+    /** Runs {@code sql} on the outbox's file on a connection of its own, as another process would. */
+    void sqlOnTheFile(String sql) {
+        try (Connection db = DriverManager.getConnection("jdbc:sqlite:" + outbox.file());
+                Statement s = db.createStatement()) {
+            s.execute(sql);
+        } catch (SQLException e) {
+            throw new IllegalStateException(sql, e);
+        }
     }
 
     CommandRecord record(String device, String commandId) {
