@@ -174,7 +174,7 @@ public final class Bridge implements AutoCloseable {
                     config.dataDir(),
                     Objects.requireNonNull(ConfigKeys.STORAGE_EXPECTED_INTAKE_RATE.value(
                             config.effective().get(ConfigKeys.STORAGE_EXPECTED_INTAKE_RATE.name()))),
-                    config.intake().maxBatch());
+                    config.intake().queue().maxBatch());
             outbox = openOutbox(config, clock);
             bridge = new Bridge(config, clock, lock, outbox, storage, onWorkerDeath);
         } catch (RuntimeException e) {

@@ -286,20 +286,22 @@ public final class ConfigLoader {
                         v.get(MQTT_MAX_KNOWN_DEVICES),
                         DataSize.ofBytes(v.get(MQTT_MAX_TOPIC_BYTES))));
         IntakeSettings intake = new IntakeSettings(
-                v.get(INTAKE_MAX_PAYLOAD_BYTES),
-                v.get(INTAKE_MAX_BATCH),
-                v.get(INTAKE_QUEUE_CAPACITY),
-                v.get(OUTBOX_MAX_PENDING),
-                v.get(OUTBOX_MIN_FREE_DISK),
-                v.get(OUTBOX_FULL_RETRY_AFTER),
-                v.get(INTAKE_MAX_QUEUED_BYTES),
-                new JsonLimits(
-                        v.get(INTAKE_MAX_JSON_DEPTH),
-                        v.get(INTAKE_MAX_JSON_STRING_LENGTH),
-                        v.get(INTAKE_MAX_JSON_NUMBER_LENGTH)),
-                v.get(INTAKE_EXPIRY_BY_TYPE),
-                v.get(INTAKE_MAX_EXPIRES_IN),
-                new DeviceShare(v.get(OUTBOX_MAX_PENDING_PER_DEVICE), v.get(OUTBOX_MAX_PENDING_BYTES_PER_DEVICE)));
+                new IntakeSettings.Parsing(
+                        v.get(INTAKE_MAX_PAYLOAD_BYTES),
+                        new JsonLimits(
+                                v.get(INTAKE_MAX_JSON_DEPTH),
+                                v.get(INTAKE_MAX_JSON_STRING_LENGTH),
+                                v.get(INTAKE_MAX_JSON_NUMBER_LENGTH)),
+                        v.get(INTAKE_EXPIRY_BY_TYPE),
+                        v.get(INTAKE_MAX_EXPIRES_IN)),
+                new IntakeSettings.Queue(
+                        v.get(INTAKE_MAX_BATCH), v.get(INTAKE_QUEUE_CAPACITY), v.get(INTAKE_MAX_QUEUED_BYTES)),
+                new IntakeSettings.Room(
+                        v.get(OUTBOX_MAX_PENDING),
+                        v.get(OUTBOX_MIN_FREE_DISK),
+                        v.get(OUTBOX_FULL_RETRY_AFTER),
+                        new DeviceShare(
+                                v.get(OUTBOX_MAX_PENDING_PER_DEVICE), v.get(OUTBOX_MAX_PENDING_BYTES_PER_DEVICE))));
         RetentionSettings retention = new RetentionSettings(
                 v.get(OUTBOX_RETENTION),
                 v.get(OUTBOX_PURGE_BATCH),

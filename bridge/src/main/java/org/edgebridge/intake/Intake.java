@@ -47,7 +47,8 @@ public final class Intake implements Component, IntakeView, AutoCloseable, Inbou
     private final IntakeOutbox outbox;
     private final ReceiptSender receipts;
     private final CommandParser parser;
-    private final IntakeSettings settings;
+    private final IntakeSettings.Queue settings;
+    private final IntakeSettings.Room roomSettings;
     private final BlockingQueue<Queued> queue;
     /**
      * Looks up commands that could not be queued, off the event loops ({@code intake.queueCapacity} of them at most).
@@ -75,14 +76,16 @@ public final class Intake implements Component, IntakeView, AutoCloseable, Inbou
             IntakeOutbox outbox, ReceiptSender receipts, IntakeSettings settings, Runnable onStored, Workers threads) {
         this.outbox = outbox;
         this.receipts = receipts;
+        IntakeSettings.Parsing parsing = settings.parsing();
         this.parser = new CommandParser(
-                settings.maxPayloadBytes(), settings.jsonLimits(), settings.expiry(), settings.maxExpiresIn());
-        this.settings = settings;
-        this.queue = new ArrayBlockingQueue<>(settings.queueCapacity());
+                parsing.maxPayloadBytes(), parsing.jsonLimits(), parsing.expiry(), parsing.maxExpiresIn());
+        this.settings = settings.queue();
+        this.roomSettings = settings.room();
+        this.queue = new ArrayBlockingQueue<>(settings.queue().capacity());
         this.onStored = onStored;
         this.storedUpTo = new AtomicLong(outbox.maxRowId());
-        this.room = new OutboxRoom(outbox, settings);
-        this.storeReceipts = new StoreReceipts(settings, stats, room);
+        this.room = new OutboxRoom(outbox, settings.room());
+        this.storeReceipts = new StoreReceipts(settings.room(), stats, room);
         this.resends = new ResendAnswers(outbox, receipts, storeReceipts, stats);
         this.writer = threads.thread("intake-writer", this::writeLoop);
         this.answers = new ThreadPoolExecutor(
@@ -90,7 +93,7 @@ public final class Intake implements Component, IntakeView, AutoCloseable, Inbou
                 1,
                 0,
                 TimeUnit.MILLISECONDS,
-                new ArrayBlockingQueue<>(settings.queueCapacity()),
+                new ArrayBlockingQueue<>(settings.queue().capacity()),
                 r -> threads.thread("intake-answers", r));
     }
 
@@ -228,7 +231,7 @@ public final class Intake implements Component, IntakeView, AutoCloseable, Inbou
     private boolean offer(Queued queued) {
         long size = queued.command().payload().length;
         long before = queuedBytes.getAndAdd(size);
-        if ((before > 0 && before + size > settings.maxQueuedBytes()) || !queue.offer(queued)) {
+        if ((before > 0 && before + size > settings.maxBytes()) || !queue.offer(queued)) {
             queuedBytes.addAndGet(-size);
             return false;
         }
@@ -305,7 +308,7 @@ public final class Intake implements Component, IntakeView, AutoCloseable, Inbou
         List<StoreResult> results;
         TestHook.BEFORE_INTAKE_COMMIT.enter();
         try {
-            results = outbox.store(() -> topUp(batch), room.forNextBatch(), settings.deviceShare());
+            results = outbox.store(() -> topUp(batch), room.forNextBatch(), roomSettings.deviceShare());
         } catch (RuntimeException e) {
             writeFailures.failed(batch.size(), e);
             stats.storeFailures.incrementAndGet();
@@ -368,12 +371,12 @@ public final class Intake implements Component, IntakeView, AutoCloseable, Inbou
 
     @Override
     public DeviceShare deviceShare() {
-        return settings.deviceShare();
+        return roomSettings.deviceShare();
     }
 
     @Override
     public long maxPending() {
-        return settings.maxPending();
+        return roomSettings.maxPending();
     }
 
     /** True while new commands are refused because the outbox is at maxPending or the disk is below its floor. */

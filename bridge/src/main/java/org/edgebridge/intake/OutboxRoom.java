@@ -15,11 +15,11 @@ final class OutboxRoom {
 
     private final IntakeOutbox outbox;
     private final DiskSpace disk;
-    private final IntakeSettings settings;
+    private final IntakeSettings.Room settings;
     private volatile boolean full;
     private volatile boolean lowDisk;
 
-    OutboxRoom(IntakeOutbox outbox, IntakeSettings settings) {
+    OutboxRoom(IntakeOutbox outbox, IntakeSettings.Room settings) {
         this.outbox = outbox;
         this.settings = settings;
         // an absolute path of a file always has a parent

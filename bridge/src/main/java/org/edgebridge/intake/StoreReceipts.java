@@ -9,11 +9,11 @@ import org.edgebridge.receipt.ReceiptSender;
 
 /** The receipt a device gets for what the outbox did with its command, counted in the intake's stats. */
 final class StoreReceipts {
-    private final IntakeSettings settings;
+    private final IntakeSettings.Room settings;
     private final IntakeStats stats;
     private final OutboxRoom room;
 
-    StoreReceipts(IntakeSettings settings, IntakeStats stats, OutboxRoom room) {
+    StoreReceipts(IntakeSettings.Room settings, IntakeStats stats, OutboxRoom room) {
         this.settings = settings;
         this.stats = stats;
         this.room = room;

@@ -36,7 +36,7 @@ class ConfigLoaderTest {
         assertThat(c.broker().listener().tls()).isEmpty();
         assertThat(c.admin().host()).isEqualTo("127.0.0.1");
         assertThat(c.admin().port()).isEqualTo(8080);
-        assertThat(c.intake().maxPayloadBytes()).isEqualTo(262_144);
+        assertThat(c.intake().parsing().maxPayloadBytes()).isEqualTo(262_144);
         assertThat(c.forwarder().batching().maxEvents()).isEqualTo(500);
         assertThat(c.forwarder().batching().maxBytes().intBytes()).isEqualTo(1024 * 1024);
         assertThat(c.forwarder().retries().maxAttempts()).isEqualTo(50);
@@ -110,6 +110,7 @@ class ConfigLoaderTest {
     void expiry_rules_are_read_in_order_and_a_bad_one_names_the_key_and_the_rule() throws Exception {
         ExpiryRules rules = ConfigLoader.load(null, List.of("intake.expiryByType=gate/open=10m, batch/#=2h,+/x=30s"))
                 .intake()
+                .parsing()
                 .expiry();
         Instant t = Instant.parse("2026-12-02T00:00:00Z");
         assertThat(rules.expiresAt("gate/open", t)).contains(t.plusSeconds(600));
@@ -117,7 +118,11 @@ class ConfigLoaderTest {
         assertThat(rules.expiresAt("batch/release/now", t)).contains(t.plusSeconds(7200));
         assertThat(rules.expiresAt("door/x", t)).contains(t.plusSeconds(30));
         assertThat(rules.expiresAt("gate/close", t)).isEmpty();
-        assertThat(ConfigLoader.load(null, List.of()).intake().expiry().rules())
+        assertThat(ConfigLoader.load(null, List.of())
+                        .intake()
+                        .parsing()
+                        .expiry()
+                        .rules())
                 .as("no expiry by default")
                 .isEmpty();
         assertThatThrownBy(() -> ConfigLoader.load(null, List.of("intake.expiryByType=gate/open")))
@@ -424,20 +429,21 @@ class ConfigLoaderTest {
                 (long) c.forwarder().requests().receiptCaps().maxMessageBytes());
         where.put("ingest.maxReceiptCodeBytes", 100L, c ->
                 (long) c.forwarder().requests().receiptCaps().maxCodeBytes());
-        where.put("intake.maxPayloadBytes", 60000L, c -> (long) c.intake().maxPayloadBytes());
-        where.put("intake.maxBatch", 200L, c -> (long) c.intake().maxBatch());
-        where.put("intake.queueCapacity", 20001L, c -> (long) c.intake().queueCapacity());
-        where.put("outbox.maxPending", 900000L, c -> c.intake().maxPending());
-        where.put(
-                "intake.maxJsonDepth", 31L, c -> (long) c.intake().jsonLimits().maxDepth());
+        where.put("intake.maxPayloadBytes", 60000L, c ->
+                (long) c.intake().parsing().maxPayloadBytes());
+        where.put("intake.maxBatch", 200L, c -> (long) c.intake().queue().maxBatch());
+        where.put("intake.queueCapacity", 20001L, c -> (long) c.intake().queue().capacity());
+        where.put("outbox.maxPending", 900000L, c -> c.intake().room().maxPending());
+        where.put("intake.maxJsonDepth", 31L, c ->
+                (long) c.intake().parsing().jsonLimits().maxDepth());
         where.put("intake.maxJsonStringLength", 100000L, c ->
-                (long) c.intake().jsonLimits().maxStringLength());
+                (long) c.intake().parsing().jsonLimits().maxStringLength());
         where.put("intake.maxJsonNumberLength", 99L, c ->
-                (long) c.intake().jsonLimits().maxNumberLength());
+                (long) c.intake().parsing().jsonLimits().maxNumberLength());
         where.put(
                 "outbox.maxPendingPerDevice",
                 9999L,
-                c -> c.intake().deviceShare().maxCommands());
+                c -> c.intake().room().deviceShare().maxCommands());
         where.put("forwarder.maxEvents", 499L, c ->
                 (long) c.forwarder().batching().maxEvents());
         where.put("forwarder.eventsPerSecond", 4999L, c ->
