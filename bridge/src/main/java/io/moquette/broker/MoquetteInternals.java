@@ -281,9 +281,11 @@ public final class MoquetteInternals {
      *
      * <p>A commit that fails (a full disk) leaves h2-mvstore closed for good ("panic"); Moquette would find out only
      * when a session loop next touches the store, and die there. {@code failed} is called, once, with the failure,
-     * so that the broker is restarted at once.
+     * so that the broker is restarted at once. {@code synced} is called after each run that left every commit synced
+     * (what a session acknowledged before that run's start is on the disk).
      */
-    public static void syncStoreCommits(Server server, long intervalMillis, Consumer<RuntimeException> failed) {
+    public static void syncStoreCommits(
+            Server server, long intervalMillis, Runnable synced, Consumer<RuntimeException> failed) {
         if (!(read(server, "scheduler") instanceof ScheduledExecutorService scheduler)
                 || !(read(server, "h2Builder") instanceof H2Builder builder)) {
             return; // no persistence: nothing to sync
@@ -298,7 +300,7 @@ public final class MoquetteInternals {
                             + "Moquette 0.17",
                     e);
         }
-        long[] synced = {-1};
+        long[] syncedVersion = {-1};
         boolean[] reported = {false};
         scheduler.scheduleWithFixedDelay(
                 () -> {
@@ -308,10 +310,11 @@ public final class MoquetteInternals {
                             throw new IllegalStateException("the broker store closed itself after a failed write");
                         }
                         long version = store.commit();
-                        if (version != synced[0]) {
+                        if (version != syncedVersion[0]) {
                             store.sync();
-                            synced[0] = version;
+                            syncedVersion[0] = version;
                         }
+                        synced.run();
                     } catch (RuntimeException e) {
                         if (!reported[0]) {
                             reported[0] = true;

@@ -1,5 +1,6 @@
 package org.edgebridge.broker;
 
+import java.time.Instant;
 import java.util.Optional;
 
 /**
@@ -10,6 +11,8 @@ import java.util.Optional;
  * @param loginsRefusedBusy CONNECTs refused (CONNACK 3) because {@code auth.queue} password checks were waiting
  * @param loginsRefusedBusyAddress the same because {@code auth.queuePerAddress} checks of their address were waiting
  * @param downBecause why the broker is down and waits to start again by itself (its store's disk is full), if it is
+ * @param sessionsSyncedAt when the session store last had every commit synced to the disk: a session acknowledged
+ *     before it survives a power cut (about every second while the broker runs)
  */
 public record BrokerStatus(
         boolean running,
@@ -29,4 +32,5 @@ public record BrokerStatus(
         long readPauses,
         BrokerLimitsStatus limits,
         long loginsRefusedBusyAddress,
-        Optional<String> downBecause) {}
+        Optional<String> downBecause,
+        Optional<Instant> sessionsSyncedAt) {}

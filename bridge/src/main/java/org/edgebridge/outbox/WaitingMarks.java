@@ -4,7 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Marks that wait for the {@link OutboxWriter}'s next transaction, not for one of their own (issue 16): the rows whose
+ * Marks that wait for the {@link OutboxWriter}'s next transaction, not for one of their own: the rows whose
  * final receipt was handed to the broker (a crash before the commit loses only the marks: those receipts are
  * published again, flagged replayed), and the devices' PUBACKs of their final receipts (a lost one only leaves a
  * command's timeline without it). At most {@code max} wait; a mark past that is not kept, and counted. Thread-safe.

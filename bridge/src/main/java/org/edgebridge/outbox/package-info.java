@@ -17,8 +17,7 @@
  * The exceptions, none with a parameter: the PRAGMAs that set up a connection or the file, and the incremental vacuum,
  * which a plain {@code Statement} runs to its end ({@link org.edgebridge.outbox.IncrementalVacuum},
  * {@link org.edgebridge.outbox.OutboxDatabase}, {@link org.edgebridge.outbox.Outbox#giveBackFreePages}).
- * Why not Jdbi's fluent API, decided 2026-12-06 (issue 44): on the hot path it cost more than SQLite's own work (a
- * claim through Jdbi about 60 % more CPU, the intake's insert nearly twice; docs/BENCHMARKS.md, 2026-12-04), and
+ * Why not Jdbi's fluent API: on the hot path it cost more CPU than SQLite's own work (docs/BENCHMARKS.md), and
  * two styles side by side had made four statement caches on one connection and a statement shared only because
  * SQLite happened to number its parameters alike.
  *

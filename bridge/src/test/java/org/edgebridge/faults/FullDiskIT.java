@@ -13,6 +13,7 @@ import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Optional;
 import org.edgebridge.central.CentralSim;
 import org.edgebridge.device.DeviceSimulator;
@@ -57,6 +58,12 @@ class FullDiskIT {
             a.connectAndSubscribe();
             a.publish("t", DeviceSimulator.command("FULL-A1", ""));
             assertThat(a.awaitFinal("FULL-A1").path("status").asText()).isEqualTo("accepted");
+            // a's session was acknowledged before now; the store syncs its commits about once a second
+            Instant acknowledged = Instant.now();
+            await("a's session synced to the broker store")
+                    .atMost(Duration.ofSeconds(10))
+                    .pollInterval(Duration.ofMillis(100))
+                    .until(() -> syncedAfter(status(bridge), acknowledged));
 
             disk.fill(0);
             // a new persistent session is written to the broker store within a second (its commit timer)
@@ -164,6 +171,11 @@ class FullDiskIT {
         device.publish("t", DeviceSimulator.command(commandId, ""));
         assertThat(device.awaitFinal(commandId).path("status").asText()).isEqualTo("accepted");
         assertThat(status(bridge).path("broker").path("storeResets").asLong()).isZero();
+    }
+
+    private static boolean syncedAfter(JsonNode status, Instant instant) {
+        String at = status.path("broker").path("sessionsSyncedAt").asText("");
+        return !at.isEmpty() && Instant.parse(at).isAfter(instant);
     }
 
     private static String alarm(JsonNode status, String code) {

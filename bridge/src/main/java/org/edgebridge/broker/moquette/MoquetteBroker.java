@@ -9,6 +9,7 @@ import io.netty.handler.ssl.SslContext;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -91,6 +92,8 @@ public final class MoquetteBroker implements BrokerEngine {
     private volatile boolean listening;
     /** Why the broker is down and waits to start again (a full disk), or null. */
     private volatile @Nullable String waitingFor;
+    /** When the store last had every commit synced to the disk (sessions acknowledged before it survive a power cut). */
+    private volatile @Nullable Instant sessionsSyncedAt;
     /** Which start the running server came from: a failure reported by an earlier one is old news. Guarded by this. */
     private int generation;
     /** The next try of a broker that waits for room, if one is scheduled. Guarded by this. */
@@ -165,7 +168,10 @@ public final class MoquetteBroker implements BrokerEngine {
         Server s = started.server();
         server = s;
         MoquetteInternals.syncStoreCommits(
-                s, MoquetteProperties.AUTOSAVE_SECONDS * 1_000L, e -> onStoreFailure(life, e));
+                s,
+                MoquetteProperties.AUTOSAVE_SECONDS * 1_000L,
+                () -> sessionsSyncedAt = clock.instant(),
+                e -> onStoreFailure(life, e));
         int retained = MoquetteInternals.clearRetained(s);
         if (retained > 0) {
             limits.retainedClearedAtStart(retained);
@@ -339,7 +345,8 @@ public final class MoquetteBroker implements BrokerEngine {
                         refusals,
                         s == null ? receipts.queues() : receipts.queuesNow(s)),
                 login.refusedBusyAddress(),
-                Optional.ofNullable(waitingFor));
+                Optional.ofNullable(waitingFor),
+                Optional.ofNullable(sessionsSyncedAt));
     }
 
     /**

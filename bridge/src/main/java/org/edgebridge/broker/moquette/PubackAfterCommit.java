@@ -23,7 +23,7 @@ import org.slf4j.LoggerFactory;
 /**
  * Moquette 0.17 limit answered: it PUBACKs a QoS 1 PUBLISH when it arrives, before its interceptor (and so the
  * intake) has even seen it, and offers no way to send the PUBACK later; a PUBACK meant nothing a device could rely on
- * (devices that trusted it lost 3,989 of 12,025 commands over five {@code kill -9}, issue 42). Proven by
+ * (devices that trusted it lost commands at a {@code kill -9}: docs/BENCHMARKS.md). Proven by
  * {@code PubackAfterCommitIT} (devices that trust the PUBACK and never resend, the bridge killed with {@code kill -9}
  * mid-stream: every PUBACKed command is in the outbox) and {@code CrashWindowIT} ({@code BEFORE_INTAKE_COMMIT}: no
  * PUBACK before the commit).
