@@ -28,26 +28,33 @@ import picocli.CommandLine.Option;
             DeviceCommand.Remove.class
         })
 final class DeviceCommand {
-    @Command(
-            name = "list",
-            mixinStandardHelpOptions = true,
-            description = "List the registered devices of a password file: client id and username.")
-    @SuppressWarnings("NullAway.Init") // picocli sets every field (a required option) before call()
-    static final class ListDevices implements Callable<Integer> {
+    /** {@code --file}, which every subcommand takes. */
+    @SuppressWarnings("NullAway.Init") // picocli sets the required option before call()
+    static final class PasswordFileOption {
         @Option(
                 names = "--file",
                 required = true,
                 paramLabel = "FILE",
                 description = "the password file (auth.passwordFile)")
         Path file;
+    }
+
+    @Command(
+            name = "list",
+            mixinStandardHelpOptions = true,
+            description = "List the registered devices of a password file: client id and username.")
+    @SuppressWarnings("NullAway.Init") // picocli sets every field (a required option) before call()
+    static final class ListDevices implements Callable<Integer> {
+        @CommandLine.Mixin
+        PasswordFileOption passwords;
 
         @Override
         public Integer call() throws Exception {
-            List<PasswordFile.Entry> entries = PasswordFile.list(file);
+            List<PasswordFile.Entry> entries = PasswordFile.list(passwords.file);
             for (PasswordFile.Entry e : entries) {
                 System.out.println(e.clientId() + "\t" + e.username());
             }
-            System.err.println(entries.size() + " registered device(s) in " + file);
+            System.err.println(entries.size() + " registered device(s) in " + passwords.file);
             return ExitCodes.OK;
         }
     }
@@ -59,23 +66,19 @@ final class DeviceCommand {
                     + "at start: restart it for the change to take effect.")
     @SuppressWarnings("NullAway.Init") // picocli sets every field (required options) before call()
     static final class Remove implements Callable<Integer> {
-        @Option(
-                names = "--file",
-                required = true,
-                paramLabel = "FILE",
-                description = "the password file (auth.passwordFile)")
-        Path file;
+        @CommandLine.Mixin
+        PasswordFileOption passwords;
 
         @Option(names = "--client-id", required = true, paramLabel = "ID", description = "the device's MQTT client id")
         String clientId;
 
         @Override
         public Integer call() throws Exception {
-            if (!PasswordFile.removeDevice(file, clientId)) {
-                System.err.println("error: device " + clientId + " is not registered in " + file);
+            if (!PasswordFile.removeDevice(passwords.file, clientId)) {
+                System.err.println("error: device " + clientId + " is not registered in " + passwords.file);
                 return ExitCodes.FAILED;
             }
-            System.out.println("device " + clientId + " removed from " + file);
+            System.out.println("device " + clientId + " removed from " + passwords.file);
             return ExitCodes.OK;
         }
     }
@@ -86,12 +89,8 @@ final class DeviceCommand {
             description = "Add or replace a device in the password file (PBKDF2-SHA256).")
     @SuppressWarnings("NullAway.Init") // picocli sets every field (required options, @Spec) before call()
     static final class Add implements Callable<Integer> {
-        @Option(
-                names = "--file",
-                required = true,
-                paramLabel = "FILE",
-                description = "the password file (auth.passwordFile)")
-        Path file;
+        @CommandLine.Mixin
+        PasswordFileOption passwords;
 
         @Option(
                 names = "--client-id",
@@ -132,8 +131,8 @@ final class DeviceCommand {
                 }
                 password = typed;
             }
-            PasswordFile.addDevice(file, clientId, username, password);
-            System.out.println("device " + clientId + " (user " + username + ") written to " + file);
+            PasswordFile.addDevice(passwords.file, clientId, username, password);
+            System.out.println("device " + clientId + " (user " + username + ") written to " + passwords.file);
             return ExitCodes.OK;
         }
 

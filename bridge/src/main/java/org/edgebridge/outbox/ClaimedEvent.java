@@ -21,33 +21,4 @@ public record ClaimedEvent(
         Instant receivedAt,
         int attempt,
         int centralFailures,
-        Optional<Instant> expiresAt) {
-
-    /** An event that never expires. */
-    public ClaimedEvent(
-            long id,
-            String clientId,
-            String commandId,
-            long sequence,
-            String topic,
-            String type,
-            byte[] payload,
-            String payloadSha256,
-            Instant receivedAt,
-            int attempt,
-            int centralFailures) {
-        this(
-                id,
-                clientId,
-                commandId,
-                sequence,
-                topic,
-                type,
-                payload,
-                payloadSha256,
-                receivedAt,
-                attempt,
-                centralFailures,
-                Optional.empty());
-    }
-}
+        Optional<Instant> expiresAt) {}

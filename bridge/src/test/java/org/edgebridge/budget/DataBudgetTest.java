@@ -28,7 +28,8 @@ class DataBudgetTest {
     }
 
     private static ClaimedEvent event(String device, int payloadBytes) {
-        return new ClaimedEvent(1, device, "C", 1, "t", "x", new byte[payloadBytes], "sha", Instant.EPOCH, 1, 0);
+        return new ClaimedEvent(
+                1, device, "C", 1, "t", "x", new byte[payloadBytes], "sha", Instant.EPOCH, 1, 0, Optional.empty());
     }
 
     @Test

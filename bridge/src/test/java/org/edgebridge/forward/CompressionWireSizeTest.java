@@ -9,6 +9,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Optional;
 import java.util.Random;
 import java.util.UUID;
 import java.util.zip.GZIPInputStream;
@@ -93,6 +94,7 @@ class CompressionWireSizeTest {
                 sha,
                 at.plusMillis(40),
                 1,
-                0);
+                0,
+                Optional.empty());
     }
 }

@@ -31,7 +31,8 @@ class IngestRequestTest {
                 "a".repeat(64),
                 Instant.parse("2026-11-29T06:33:00.123456789Z"),
                 Integer.MAX_VALUE,
-                0);
+                0,
+                Optional.empty());
     }
 
     private long envelope() {

@@ -8,6 +8,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -29,7 +30,8 @@ class ProbeThreadTest {
             "a".repeat(64),
             Instant.EPOCH,
             1,
-            0));
+            0,
+            Optional.empty()));
 
     private static CentralCall.Done answered() {
         return new CentralCall.Done(new RequestOutcome.Answered(List.of(), List.of()), SentRequest.unmeasured("b-1"));

@@ -50,7 +50,8 @@ class ReplyClassifierTest {
                 "sha",
                 Instant.EPOCH,
                 attempt,
-                0);
+                0,
+                Optional.empty());
     }
 
     private static final List<ClaimedEvent> TWO = List.of(event(1, "a", "A-1", 1), event(2, "b", "B-1", 3));
@@ -216,7 +217,8 @@ class ReplyClassifierTest {
                 "sha",
                 Instant.EPOCH,
                 9,
-                4);
+                4,
+                Optional.empty());
         assertThat(classifier.noReceipt(fifthTime, "left out", clock.instant()))
                 .as("the fifth time in a reply that answers other events")
                 .isInstanceOfSatisfying(
