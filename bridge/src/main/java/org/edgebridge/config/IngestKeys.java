@@ -12,6 +12,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Optional;
 import org.edgebridge.forward.Compression;
+import org.edgebridge.forward.IngestClientKind;
 import org.edgebridge.forward.auth.OAuth2Settings;
 
 /**
@@ -78,6 +79,12 @@ public final class IngestKeys {
             Compression.class,
             "gzip sends each request body gzipped (Content-Encoding: gzip; central must accept it); "
                     + "forwarder.maxBytes still bounds the body before compression");
+    public static final ConfigKey<IngestClientKind> INGEST_CLIENT = enumKey(
+            "ingest.client",
+            IngestClientKind.JDK,
+            IngestClientKind.class,
+            "jdk: the JDK's HTTP client (its own selector and worker threads); blocking: HttpURLConnection on the "
+                    + "forwarder's own thread (fewer context switches); the same bounds either way (docs/forwarding.md)");
     public static final ConfigKey<Duration> INGEST_TIMEOUT = durationKey(
             "ingest.timeout",
             "30s",

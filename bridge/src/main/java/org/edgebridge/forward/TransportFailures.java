@@ -3,6 +3,7 @@ package org.edgebridge.forward;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.NoRouteToHostException;
+import java.net.SocketTimeoutException;
 import java.net.URI;
 import java.net.UnknownHostException;
 import java.net.http.HttpConnectTimeoutException;
@@ -12,6 +13,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import javax.net.ssl.SSLException;
+import org.edgebridge.forward.auth.ClientCertificate;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -52,7 +54,9 @@ final class TransportFailures {
         String via = "ingest.proxy " + proxy.get().getHost() + ":" + proxy.get().getPort();
         for (Throwable t = error; t != null; t = t.getCause()) {
             String m = t.getMessage() == null ? "" : t.getMessage();
-            if (m.toLowerCase(Locale.ROOT).contains("tunnel failed")) {
+            String lower = m.toLowerCase(Locale.ROOT);
+            // the JDK's HTTP client says "tunnel failed", HttpURLConnection "Unable to tunnel through proxy"
+            if (lower.contains("tunnel failed") || lower.contains("unable to tunnel")) {
                 return via + " did not open the CONNECT tunnel to " + url.getHost() + ":" + port(url) + " (" + m
                         + "): the proxy refuses central (403) or cannot reach it (5xx); check the proxy and ingest.url";
             }
@@ -69,7 +73,8 @@ final class TransportFailures {
             if (t instanceof UnresolvedAddressException || t instanceof UnknownHostException) {
                 return "host " + url.getHost() + " of ingest.url does not resolve (DNS)";
             }
-            if (t instanceof HttpConnectTimeoutException) {
+            if (t instanceof HttpConnectTimeoutException
+                    || t instanceof SocketTimeoutException && "connect timed out".equalsIgnoreCase(t.getMessage())) {
                 return "no connection to " + where
                         + " within the connect timeout (a firewall dropping packets, or the host is down)";
             }
@@ -102,6 +107,16 @@ final class TransportFailures {
             return "connection to " + where + " failed: " + message(error);
         }
         return where + ": " + message(error);
+    }
+
+    /**
+     * A failed exchange with central in words: {@link #describe(URI, Optional, Throwable)}, or, while the client
+     * certificate presented has expired ({@code expired}), {@link #expiredClientCertificate} around it.
+     */
+    static String ofExchange(ForwarderSettings.Central central, Optional<ClientCertificate> expired, Throwable cause) {
+        String described = describe(central.url(), central.proxy(), cause);
+        return expired.map(c -> expiredClientCertificate(central.url(), c.notAfter(), c.serial(), described))
+                .orElse(described);
     }
 
     /**
