@@ -1,6 +1,7 @@
 package org.edgebridge.forward;
 
 import java.io.ByteArrayOutputStream;
+import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -38,6 +39,15 @@ import org.jspecify.annotations.Nullable;
  * Thread-safe: each exchange has its own connection object.
  */
 final class BlockingIngestClient implements CentralClient {
+    static {
+        // HttpURLConnection hands the rest of a kept-alive body closed before its end (up to this many KiB, 512 by
+        // default) to its "Keep-Alive-SocketCleaner" thread, which reads it on and puts the connection back in the
+        // cache: a reply cut at the deadline would keep trickling in there (seen: SlowReplyIT), one cut at the cap
+        // would be downloaded all the same. 0: such a connection is closed. Read once, when the JDK's KeepAliveStream
+        // is first used; nothing else in the bridge uses HttpURLConnection before the forwarder starts.
+        System.setProperty("http.KeepAlive.remainingData", "0");
+    }
+
     private final ForwarderSettings settings;
     private final URL url;
     private final Proxy proxy;
@@ -228,6 +238,10 @@ final class BlockingIngestClient implements CentralClient {
             // 4xx and 5xx: getInputStream() throws, the body is the error stream (none for a 401: the JDK closed it)
             InputStream in = status >= 400 ? c.getErrorStream() : c.getInputStream();
             byte[] body = in == null ? new byte[0] : read(in);
+            if (in != null && declared >= 0 && body.length < declared) { // the JDK's stream ends there without a word
+                throw new EOFException("central closed the connection after " + body.length + " of the " + declared
+                        + " bytes its reply declared (Content-Length)");
+            }
             wire.received(headers, body.length);
             return new IngestReply(
                     status,

@@ -12,6 +12,8 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import javax.net.ssl.SSLException;
 import org.edgebridge.forward.auth.ClientCertificate;
 import org.jspecify.annotations.Nullable;
@@ -47,6 +49,9 @@ final class TransportFailures {
      * As {@link #describe(URI, Throwable)}, through {@code ingest.proxy} when one is set: a CONNECT the proxy refused
      * says so, TLS failures concern central (through the tunnel), anything else concerns the proxy.
      */
+    /** HttpURLConnection's refused tunnel: {@code Unable to tunnel through proxy. Proxy returns "HTTP/1.1 403 …"}. */
+    private static final Pattern TUNNEL_STATUS = Pattern.compile("Proxy returns \"HTTP/\\d(?:\\.\\d)? (\\d{3})");
+
     static String describe(URI url, Optional<URI> proxy, Throwable error) {
         if (proxy.isEmpty()) {
             return describe(url, error);
@@ -57,6 +62,10 @@ final class TransportFailures {
             String lower = m.toLowerCase(Locale.ROOT);
             // the JDK's HTTP client says "tunnel failed", HttpURLConnection "Unable to tunnel through proxy"
             if (lower.contains("tunnel failed") || lower.contains("unable to tunnel")) {
+                Matcher status = TUNNEL_STATUS.matcher(m);
+                if (status.find()) { // HttpURLConnection's words, told as the JDK's client tells them
+                    m = "Tunnel failed, got: " + status.group(1);
+                }
                 return via + " did not open the CONNECT tunnel to " + url.getHost() + ":" + port(url) + " (" + m
                         + "): the proxy refuses central (403) or cannot reach it (5xx); check the proxy and ingest.url";
             }

@@ -124,6 +124,30 @@ class BlockingIngestClientTest {
     }
 
     @Test
+    void a_trickling_connection_cut_at_the_deadline_is_closed() throws Exception {
+        AtomicInteger writesRefused = new AtomicInteger();
+        ScriptedHttpServer central = server((r, out) -> {
+            head(out, "200 OK", "Content-Length: 100");
+            try {
+                return trickle(out, 100, 500);
+            } catch (IOException e) {
+                writesRefused.incrementAndGet();
+                return false;
+            }
+        });
+        BlockingIngestClient client = client(central.url("http"));
+
+        assertThat(post(client).timedOut()).isTrue();
+        long cut = System.nanoTime();
+        while (writesRefused.get() == 0 && System.nanoTime() - cut < 20_000_000_000L) {
+            Thread.sleep(50);
+        }
+
+        assertThat(writesRefused.get()).isEqualTo(1);
+        assertThat(Duration.ofNanos(System.nanoTime() - cut)).isLessThan(Duration.ofSeconds(3));
+    }
+
+    @Test
     void headers_that_trickle_in_are_cut_at_the_deadline_by_the_sweeper() throws Exception {
         // no read times out and the JDK parses the headers: only the deadline thread can end this
         ScriptedHttpServer central = server((r, out) -> {
@@ -196,6 +220,23 @@ class BlockingIngestClientTest {
         assertThat(central.requests())
                 .extracting(ScriptedHttpServer.Request::connection)
                 .containsExactly(1, 2, 3);
+    }
+
+    @Test
+    void a_body_shorter_than_it_declared_is_a_dropped_connection_not_a_reply() throws Exception {
+        ScriptedHttpServer central = server((r, out) -> {
+            head(out, "200 OK", "Content-Length: 100");
+            out.write("{\"receipts\"".getBytes(StandardCharsets.UTF_8));
+            return false; // closes the connection
+        });
+        BlockingIngestClient client = client(central.url("http"));
+
+        IngestReply reply = post(client);
+
+        assertThat(reply.status()).isZero();
+        assertThat(reply.transportError())
+                .startsWith("connection to 127.0.0.1:" + central.port() + " failed")
+                .contains("after 11 of the 100 bytes");
     }
 
     @Test

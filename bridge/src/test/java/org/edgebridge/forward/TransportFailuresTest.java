@@ -86,6 +86,7 @@ class TransportFailuresTest {
                         Optional.of(URI.create("http://proxy.site:3128")),
                         new java.io.IOException(
                                 "Unable to tunnel through proxy. Proxy returns \"HTTP/1.1 403 Forbidden\"")))
-                .startsWith("ingest.proxy proxy.site:3128 did not open the CONNECT tunnel to c.example:8443");
+                .startsWith("ingest.proxy proxy.site:3128 did not open the CONNECT tunnel to c.example:8443 (Tunnel "
+                        + "failed, got: 403)");
     }
 }
