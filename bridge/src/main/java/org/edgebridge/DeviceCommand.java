@@ -97,14 +97,14 @@ final class DeviceCommand {
                 names = "--client-id",
                 required = true,
                 paramLabel = "ID",
-                description = "the device's MQTT client id (1-128 characters " + "without / + # or control characters)")
+                description = "the device's MQTT client id (1-128 characters without / + # or control characters)")
         String clientId;
 
         @Option(
                 names = "--username",
                 required = true,
                 paramLabel = "NAME",
-                description = "the username the device connects with; " + "bound to this client id (no ':')")
+                description = "the username the device connects with; bound to this client id (no ':')")
         String username;
 
         /** What picocli gives {@code --password} without a value: ask for it. */

@@ -92,8 +92,7 @@ public final class Main {
         @Option(
                 names = "--config",
                 paramLabel = "FILE",
-                description =
-                        "YAML config file (see broker-config/bridge.yaml); " + "without it, the documented defaults")
+                description = "YAML config file (see broker-config/bridge.yaml); without it, the documented defaults")
         @Nullable
         Path file;
 

@@ -86,7 +86,7 @@ public final class MoquetteInternals {
             directory = (ISubscriptionsDirectory) f.get(postOffice);
         } catch (ReflectiveOperationException e) {
             throw new IllegalStateException(
-                    "Moquette's PostOffice has no field 'subscriptions': this bridge needs " + "Moquette 0.17", e);
+                    "Moquette's PostOffice has no field 'subscriptions': this bridge needs Moquette 0.17", e);
         }
         return directory.matchWithoutQosSharpening(Topic.asTopic(topic)).stream()
                 .anyMatch(s -> clientId.equals(s.getClientId()));
@@ -184,8 +184,7 @@ public final class MoquetteInternals {
             return cleared;
         } catch (ReflectiveOperationException | ClassCastException e) {
             throw new IllegalStateException(
-                    "Moquette's retained messages are not where 0.17 keeps them: " + "this bridge needs Moquette 0.17",
-                    e);
+                    "Moquette's retained messages are not where 0.17 keeps them: this bridge needs Moquette 0.17", e);
         }
     }
 
@@ -219,7 +218,7 @@ public final class MoquetteInternals {
             return 0;
         } catch (ReflectiveOperationException | ClassCastException e) {
             throw new IllegalStateException(
-                    "Moquette's session queues are not where 0.17 keeps them: this bridge " + "needs Moquette 0.17", e);
+                    "Moquette's session queues are not where 0.17 keeps them: this bridge needs Moquette 0.17", e);
         }
     }
 

@@ -286,8 +286,8 @@ public final class AdminServer implements Component, AutoCloseable {
             throw new OutboxApi.ApiError(
                     404,
                     "not_acknowledgeable",
-                    "no alarm '" + code + "' waits for an acknowledgement; " + "only "
-                            + AlarmCode.BROKER_STORE_RESET.wire() + " does (the others clear when their cause does)");
+                    "no alarm '" + code + "' waits for an acknowledgement; only " + AlarmCode.BROKER_STORE_RESET.wire()
+                            + " does (the others clear when their cause does)");
         }
         int n = broker.storeResets().acknowledgeAll("admin API from " + ctx.ip());
         json(ctx, 200, Map.of("alarm", code, "acknowledged", n));

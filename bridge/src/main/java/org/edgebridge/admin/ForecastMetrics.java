@@ -21,7 +21,7 @@ final class ForecastMetrics {
                 forecast,
                 "edgebridge.outbox.disk.bytes",
                 "bytes",
-                "the outbox's files: outbox.db, its WAL and " + "shared memory",
+                "the outbox's files: outbox.db, its WAL and shared memory",
                 f -> (double) f.outboxBytes());
         gauge(
                 registry,
@@ -43,14 +43,14 @@ final class ForecastMetrics {
                 forecast,
                 "edgebridge.forecast.intake.per.second",
                 null,
-                "commands stored per second over the " + "forecast's window (15 min)",
+                "commands stored per second over the forecast's window (15 min)",
                 Forecast::intakePerSecond);
         gauge(
                 registry,
                 forecast,
                 "edgebridge.forecast.egress.per.second",
                 null,
-                "final receipts from central per second " + "over the forecast's window (15 min)",
+                "final receipts from central per second over the forecast's window (15 min)",
                 Forecast::egressPerSecond);
         gauge(
                 registry,
@@ -81,7 +81,7 @@ final class ForecastMetrics {
                 forecast,
                 "edgebridge.forecast.write.bytes.per.day",
                 null,
-                "bytes the process writes to storage " + "per day at the window's rate",
+                "bytes the process writes to storage per day at the window's rate",
                 Forecast::writeBytesPerDay);
         gauge(
                 registry,

@@ -333,7 +333,7 @@ public final class StatusReport {
         if (f.receiptViolations().recent()) {
             alarms.add(new Alarm(
                     AlarmCode.CENTRAL_RECEIPT_VIOLATIONS,
-                    f.receiptViolations().last().orElse("?") + " (counts since " + "start: "
+                    f.receiptViolations().last().orElse("?") + " (counts since start: "
                             + f.receiptViolations().counts() + ")"));
         }
         f.lastMissingReceiptAt()

@@ -50,7 +50,7 @@ public final class CertificateDevices {
                 lines.filter(Topics::isUsableClientId).limit(max).forEach(devices.ids::add);
             } catch (IOException | UncheckedIOException e) {
                 throw new IllegalStateException(
-                        "data.dir: cannot read " + file + " (the client ids that need their client " + "certificate): "
+                        "data.dir: cannot read " + file + " (the client ids that need their client certificate): "
                                 + e.getMessage() + "; make it readable, or delete it to forget them",
                         e);
             }

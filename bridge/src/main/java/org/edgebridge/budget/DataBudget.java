@@ -224,7 +224,7 @@ public final class DataBudget implements AutoCloseable {
         }
         String figures = String.format(
                         Locale.ROOT,
-                        "%d %% of ingest.dataBudget (%d of %d bytes to and from " + "central in %s)",
+                        "%d %% of ingest.dataBudget (%d of %d bytes to and from central in %s)",
                         Math.round(used * 100),
                         s.month().totalBytes(),
                         budget,

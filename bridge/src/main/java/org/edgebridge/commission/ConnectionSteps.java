@@ -199,7 +199,7 @@ final class ConnectionSteps {
             return CheckStep.fail(
                     "tcp",
                     "no route to " + where,
-                    "check the box's network: its address, default route " + "and VLAN",
+                    "check the box's network: its address, default route and VLAN",
                     millis);
         }
         return CheckStep.fail(
@@ -243,7 +243,7 @@ final class ConnectionSteps {
                     "proxy",
                     "the proxy at " + proxy + " closed the connection instead of answering CONNECT " + authority + " ("
                             + e.getMessage() + ")",
-                    "check that ingest.proxy is an HTTP proxy (not SOCKS) and " + "its port",
+                    "check that ingest.proxy is an HTTP proxy (not SOCKS) and its port",
                     since(start));
         }
     }
@@ -387,7 +387,7 @@ final class ConnectionSteps {
                 c.subject() + " (serial " + c.serial() + "), valid until " + c.notAfter()
                         + " (" + days + " days"
                         + (c.notAfter().isBefore(now.plus(warning))
-                                ? ", within ingest.certExpiryWarning: " + "renew it soon"
+                                ? ", within ingest.certExpiryWarning: renew it soon"
                                 : "")
                         + "); "
                         + (presented
@@ -413,7 +413,7 @@ final class ConnectionSteps {
             return Optional.of(CheckStep.fail(
                     "client-certificate",
                     "the certificate in ingest.certFile (" + c.subject() + ") is valid only from " + notBefore,
-                    "check the box's clock (the clock step) or the certificate's " + "dates",
+                    "check the box's clock (the clock step) or the certificate's dates",
                     millis));
         }
         return Optional.empty();
@@ -471,8 +471,7 @@ final class ConnectionSteps {
             return CheckStep.fail(
                     "tls",
                     "central's certificate is not for " + host + " (" + rootMessage(e) + ")",
-                    "use in " + "ingest.url the name central's certificate is issued for, or have it reissued for "
-                            + host,
+                    "use in ingest.url the name central's certificate is issued for, or have it reissued for " + host,
                     millis);
         }
         if (all.contains("PKIX path")
@@ -489,14 +488,14 @@ final class ConnectionSteps {
             return CheckStep.fail(
                     "tls",
                     "central at " + host + ":" + port(url) + " does not speak TLS",
-                    "use http:// in " + "ingest.url, or central's https port",
+                    "use http:// in ingest.url, or central's https port",
                     millis);
         }
         if (e instanceof SocketTimeoutException) {
             return CheckStep.fail(
                     "tls",
                     "no TLS answer from central within " + deadline.millis() + " ms",
-                    "check that " + "ingest.url's port is central's https port",
+                    "check that ingest.url's port is central's https port",
                     millis);
         }
         if (all.contains("handshake_failure") || all.contains("protocol_version")) {
@@ -509,7 +508,7 @@ final class ConnectionSteps {
         return CheckStep.fail(
                 "tls",
                 "the TLS handshake with central failed: " + rootMessage(e),
-                "check ingest.url, " + "ingest.caFile and ingest.certFile",
+                "check ingest.url, ingest.caFile and ingest.certFile",
                 millis);
     }
 

@@ -179,7 +179,7 @@ final class RequestSteps {
             if (receipts.isArray() && receipts.isEmpty()) {
                 return CheckStep.pass(
                         "request",
-                        "central took the check request (batchId " + batchId + ", no events) " + "with " + status
+                        "central took the check request (batchId " + batchId + ", no events) with " + status
                                 + " and no receipts, as docs/protocol.md §2.1 says" + authenticated(),
                         millis);
             }

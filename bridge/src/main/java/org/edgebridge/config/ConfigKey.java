@@ -13,12 +13,16 @@ import org.jspecify.annotations.Nullable;
 /**
  * One configuration key, declared once in {@link ConfigKeys} with one of the typed factories below: its dotted
  * name, its default as written in a file (null: unset), the values it allows (as the reference shows them), what
- * it means, and how its text becomes a {@code T}.
+ * it means in one line, the doc section that says the rest, and how its text becomes a {@code T}.
  *
  * @param defaultValue the default as text; null only for the {@code optional…} keys, whose value is then empty
  * @param allowed the allowed values in words, e.g. {@code 1-10000} or {@code none, optional, required}
+ * @param doc what the key is for, in one line of at most 140 characters; the details, the refusals and the figures
+ *     belong in the section {@code link} names (ConfigReferenceTest holds both to that)
  * @param parser throws {@link IllegalArgumentException} with the rule ("must be …") for a text it does not take
  * @param unset the value of a key without a default that nobody set ({@code Optional.empty()}); null otherwise
+ * @param link the doc section that explains the key, from the repository's root ({@code docs/forwarding.md#backoff});
+ *     null: none. Set with {@link #see}
  */
 public record ConfigKey<T>(
         String name,
@@ -26,7 +30,19 @@ public record ConfigKey<T>(
         String allowed,
         String doc,
         Parser<T> parser,
-        @Nullable T unset) {
+        @Nullable T unset,
+        @Nullable String link) {
+    /** A key without a link yet: add one with {@link #see}. */
+    public ConfigKey(
+            String name,
+            @Nullable String defaultValue,
+            String allowed,
+            String doc,
+            Parser<T> parser,
+            @Nullable T unset) {
+        this(name, defaultValue, allowed, doc, parser, unset, null);
+    }
+
     /** Turns a key's text into its value. */
     @FunctionalInterface
     public interface Parser<T> {
@@ -36,6 +52,14 @@ public record ConfigKey<T>(
     /** The value for this text (null: the key is unset). @throws IllegalArgumentException with the rule */
     public @Nullable T value(@Nullable String text) {
         return text == null ? unset : parser.parse(text);
+    }
+
+    /**
+     * This key with the doc section that explains it: a file under docs/ and a heading's anchor as GitHub makes it,
+     * {@code docs/forwarding.md#backoff}.
+     */
+    public ConfigKey<T> see(String section) {
+        return new ConfigKey<>(name, defaultValue, allowed, doc, parser, unset, section);
     }
 
     /**

@@ -37,487 +37,511 @@ public final class ConfigKeys {
     private static final long MiB = 1024 * KiB;
 
     public static final ConfigKey<String> EDGE_ID = matchingKey(
-            "edge.id",
-            "edge-01",
-            Pattern.compile("[A-Za-z0-9][A-Za-z0-9._:-]{0,63}"),
-            "1-64 chars of [A-Za-z0-9._:-], starting alphanumeric",
-            "this bridge's id, sent to central as edgeId");
+                    "edge.id",
+                    "edge-01",
+                    Pattern.compile("[A-Za-z0-9][A-Za-z0-9._:-]{0,63}"),
+                    "1-64 chars of [A-Za-z0-9._:-], starting alphanumeric",
+                    "this bridge's id, sent to central as edgeId; each box of a site has its own")
+            .see("docs/protocol.md#22-sequence-and-order");
     public static final ConfigKey<Boolean> EDGE_BEHIND_BALANCER = boolKey(
-            "edge.behindBalancer",
-            false,
-            "true when devices reach this box through a load balancer with other boxes (docs/scale-out.md): shown on "
-                    + "the status page and in /api/status (site.behindBalancer); each box needs its own edge.id and "
-                    + "data.dir");
-    public static final ConfigKey<Path> DATA_DIR =
-            pathKey("data.dir", "data", "where the outbox, the broker store and generated material live");
+                    "edge.behindBalancer",
+                    false,
+                    "true when devices reach this box through a load balancer, with other boxes")
+            .see("docs/scale-out.md#each-box");
+    public static final ConfigKey<Path> DATA_DIR = pathKey(
+                    "data.dir",
+                    "data",
+                    "directory of the outbox, the broker's session store and the other files the bridge keeps")
+            .see("docs/install.md#running-it");
 
-    public static final ConfigKey<String> MQTT_HOST =
-            textKey("mqtt.host", "0.0.0.0", "bind address of the MQTT listeners (plain and TLS)");
+    public static final ConfigKey<String> MQTT_HOST = textKey(
+                    "mqtt.host", "0.0.0.0", "bind address of the MQTT listeners (plain and TLS)")
+            .see("docs/protocol.md#11-listeners");
     public static final ConfigKey<Integer> MQTT_PORT = portKey(
-            "mqtt.port",
-            1883,
-            0,
-            BrokerSettings.ANY_PORT,
-            "plain MQTT listener port; 0 switches it off, any picks a free one (the bridge logs the port it bound)");
+                    "mqtt.port",
+                    1883,
+                    0,
+                    BrokerSettings.ANY_PORT,
+                    "port of the plain MQTT listener; 0 switches it off, any picks a free one")
+            .see("docs/protocol.md#11-listeners");
     public static final ConfigKey<BrokerSettings.Transport> MQTT_TRANSPORT = enumKey(
-            "mqtt.transport",
-            BrokerSettings.Transport.NIO,
-            BrokerSettings.Transport.class,
-            "how the MQTT listeners wait for their sockets: nio, the JDK's selector (what the bridge always did); auto "
-                    + "uses Linux's native epoll where it loads (x86-64 and aarch64, shipped in the jar) and NIO "
-                    + "elsewhere, logging why; epoll refuses to start without it. A switch under measurement (issue "
-                    + "42; docs/BENCHMARKS.md, 2026-12-06 evening)");
+                    "mqtt.transport",
+                    BrokerSettings.Transport.NIO,
+                    BrokerSettings.Transport.class,
+                    "how the MQTT listeners wait for their sockets: nio (the JDK's), epoll (Linux's native) or auto")
+            .see(
+                    "docs/moquette.md#the-transport-epoll-for-the-bridges-listeners-mqttlisteners-mqtttransport-mqttiothreads");
     public static final ConfigKey<Integer> MQTT_IO_THREADS = intKey(
-            "mqtt.ioThreads",
-            0,
-            0,
-            256,
-            "threads that read and write the device connections of both MQTT listeners (each connection stays on "
-                    + "one); 0: Netty's default, 2 x the cores (what the bridge always had). A switch under "
-                    + "measurement (issue 42: 2)");
+                    "mqtt.ioThreads",
+                    0,
+                    0,
+                    256,
+                    "threads that read and write the device connections; 0: Netty's default, 2 x the cores")
+            .see(
+                    "docs/moquette.md#the-transport-epoll-for-the-bridges-listeners-mqttlisteners-mqtttransport-mqttiothreads");
     public static final ConfigKey<String> MQTT_TOPIC_PREFIX = matchingKey(
-            "mqtt.topicPrefix",
-            "devices",
-            Pattern.compile("[A-Za-z0-9_.-]+(/[A-Za-z0-9_.-]+)*"),
-            "topic levels of [A-Za-z0-9_.-] separated by /, without wildcards",
-            "first topic level(s) of device topics: {prefix}/{clientId}/commands/#");
+                    "mqtt.topicPrefix",
+                    "devices",
+                    Pattern.compile("[A-Za-z0-9_.-]+(/[A-Za-z0-9_.-]+)*"),
+                    "topic levels of [A-Za-z0-9_.-] separated by /, without wildcards",
+                    "first topic level(s) of device topics: {prefix}/{clientId}/commands/#")
+            .see("docs/protocol.md#13-topics");
     public static final ConfigKey<Integer> MQTT_MAX_PACKET_BYTES = intSizeKey(
-            "mqtt.maxPacketBytes",
-            "524288",
-            1024,
-            268_435_455,
-            "largest MQTT packet accepted; larger ones close the connection");
+                    "mqtt.maxPacketBytes",
+                    "524288",
+                    1024,
+                    268_435_455,
+                    "largest MQTT packet accepted; a larger one closes the connection")
+            .see("docs/moquette.md#what-we-set-and-why-moquetteproperties");
     public static final ConfigKey<Integer> MQTT_SESSION_QUEUE_SIZE = intKey(
-            "mqtt.sessionQueueSize", 8192, 1024, 1_048_576, "capacity of each broker session-loop command queue");
+                    "mqtt.sessionQueueSize",
+                    8192,
+                    1024,
+                    1_048_576,
+                    "capacity of each broker session-loop command queue")
+            .see("docs/moquette.md#what-we-set-and-why-moquetteproperties");
     public static final ConfigKey<Duration> MQTT_SESSION_EXPIRY = durationKey(
-            "mqtt.sessionExpiry",
-            "7d",
-            Duration.ofMinutes(1),
-            Duration.ofDays(24),
-            "how long the broker keeps the session of a device that stays away (at most 24d: Moquette 0.17 overflows "
-                    + "past it)");
+                    "mqtt.sessionExpiry",
+                    "7d",
+                    Duration.ofMinutes(1),
+                    Duration.ofDays(24),
+                    "how long the broker keeps the session of a device that stays away")
+            .see("docs/moquette.md#what-we-set-and-why-moquetteproperties");
 
     public static final ConfigKey<Integer> MQTT_MAX_CONNECTIONS = intKey(
-            "mqtt.maxConnections",
-            4096,
-            1,
-            1_000_000,
-            "MQTT connections open at once (both listeners); past it the oldest connection that has not logged in is "
-                    + "closed to make room, or, when all have, the new one at once");
+                    "mqtt.maxConnections", 4096, 1, 1_000_000, "MQTT connections open at once, both listeners together")
+            .see("docs/device-security.md#before-the-connect");
     public static final ConfigKey<Integer> MQTT_MAX_CONNECTIONS_PER_ADDRESS = intKey(
-            "mqtt.maxConnectionsPerAddress",
-            1024,
-            1,
-            1_000_000,
-            "MQTT connections open at once from one source address; past it the oldest of that "
-                    + "address that has not logged in is closed, or, when all have, the new one at once (devices "
-                    + "behind one NAT share an address: raise it for them)");
+                    "mqtt.maxConnectionsPerAddress",
+                    1024,
+                    1,
+                    1_000_000,
+                    "MQTT connections open at once from one source address (devices behind one NAT share one)")
+            .see("docs/device-security.md#before-the-connect");
     public static final ConfigKey<Integer> MQTT_MAX_CONNECTIONS_BEFORE_LOGIN = intKey(
-            "mqtt.maxConnectionsBeforeLogin",
-            1024,
-            1,
-            1_000_000,
-            "connections that have not logged in yet (TCP open, no CONNECT accepted), all "
-                    + "together: a lane of their own inside mqtt.maxConnections, so that strangers leave room for "
-                    + "devices; past it the OLDEST of them is closed");
+                    "mqtt.maxConnectionsBeforeLogin",
+                    1024,
+                    1,
+                    1_000_000,
+                    "connections that have not logged in yet, all together: their own lane inside mqtt.maxConnections")
+            .see("docs/device-security.md#before-the-connect");
     public static final ConfigKey<Integer> MQTT_MAX_CONNECTIONS_BEFORE_LOGIN_PER_NETWORK = intKey(
-            "mqtt.maxConnectionsBeforeLoginPerNetwork",
-            768,
-            1,
-            1_000_000,
-            "the same per source network (IPv4 /24, IPv6 /64); past it the oldest of that network is closed; also when "
-                    + "mqtt.maxConnections or mqtt.maxConnectionsPerAddress is reached, the oldest connection that "
-                    + "has not logged in makes room before a new one is refused");
+                    "mqtt.maxConnectionsBeforeLoginPerNetwork",
+                    768,
+                    1,
+                    1_000_000,
+                    "the same per source network (IPv4 /24, IPv6 /64)")
+            .see("docs/device-security.md#before-the-connect");
     public static final ConfigKey<Integer> MQTT_MAX_HELD_PACKETS = intKey(
-            "mqtt.maxHeldPackets",
-            100,
-            1,
-            1_000_000,
-            "packets a client may send with its CONNECT, held until the CONNECT is taken (nothing more is read "
-                    + "meanwhile); one more closes the connection");
+                    "mqtt.maxHeldPackets",
+                    100,
+                    1,
+                    1_000_000,
+                    "packets a client may send along with its CONNECT, held until the broker has taken it")
+            .see("docs/device-security.md#before-the-connect");
     public static final ConfigKey<Boolean> MQTT_PUBACK_AFTER_COMMIT = boolKey(
-            "mqtt.pubackAfterCommit",
-            true,
-            "true: a QoS 1 PUBLISH on a device's own command topic is taken by the bridge before the broker, and its "
-                    + "PUBACK is sent only once the command is committed to the outbox (or its receipt says why not: "
-                    + "rejected, retry_later); false: the broker PUBACKs it when it arrives, before the commit");
+                    "mqtt.pubackAfterCommit",
+                    true,
+                    "true: a QoS 1 command's PUBACK waits for its commit to the outbox; false: PUBACK on arrival")
+            .see("docs/protocol.md#15-receipts");
     public static final ConfigKey<Integer> MQTT_MAX_COMMANDS_AWAITING_COMMIT = intKey(
-            "mqtt.maxCommandsAwaitingCommit",
-            32,
-            1,
-            65_535,
-            "QoS 1 commands of one connection whose PUBACK waits for their commit "
-                    + "(mqtt.pubackAfterCommit); past it the connection is not read until they are answered");
+                    "mqtt.maxCommandsAwaitingCommit",
+                    32,
+                    1,
+                    65_535,
+                    "QoS 1 commands of one connection whose PUBACK may wait for their commit at once")
+            .see("docs/protocol.md#15-receipts");
     public static final ConfigKey<Integer> MQTT_MAX_CONNECT_BYTES = intSizeKey(
-            "mqtt.maxConnectBytes",
-            "16KiB",
-            256,
-            16 * 1024 * 1024,
-            "largest CONNECT packet (client id, credentials and Last Will); nothing else is read "
-                    + "before it: a first packet that is not a CONNECT, or a larger CONNECT, closes the connection");
+                    "mqtt.maxConnectBytes",
+                    "16KiB",
+                    256,
+                    16 * 1024 * 1024,
+                    "largest CONNECT packet (client id, credentials and Last Will), the first packet of a connection")
+            .see("docs/device-security.md#before-the-connect");
     public static final ConfigKey<Duration> MQTT_CONNECT_TIMEOUT = durationKey(
-            "mqtt.connectTimeout",
-            "10s",
-            Duration.ofSeconds(1),
-            Duration.ofMinutes(5),
-            "time from the TCP connect (TLS handshake included) until the whole CONNECT must have arrived; then the "
-                    + "connection is closed");
+                    "mqtt.connectTimeout",
+                    "10s",
+                    Duration.ofSeconds(1),
+                    Duration.ofMinutes(5),
+                    "time from the TCP connect (TLS handshake included) until the whole CONNECT must have arrived")
+            .see("docs/device-security.md#before-the-connect");
 
     public static final ConfigKey<Integer> MQTT_MAX_TOPIC_BYTES = intSizeKey(
-            "mqtt.maxTopicBytes",
-            "512",
-            64,
-            65_535,
-            "longest topic of a PUBLISH or a Last Will, in UTF-8 bytes; a longer PUBLISH closes the connection, a "
-                    + "longer will refuses the CONNECT (CONNACK 5)");
+                    "mqtt.maxTopicBytes",
+                    "512",
+                    64,
+                    65_535,
+                    "longest topic of a PUBLISH or a Last Will, in UTF-8 bytes")
+            .see("docs/protocol.md#13-topics");
     public static final ConfigKey<Integer> MQTT_MAX_QUEUED_RECEIPTS = intKey(
-            "mqtt.maxQueuedReceipts",
-            2000,
-            10,
-            1_000_000,
-            "receipts the broker holds queued for one device that does not read them (past the 10 in "
-                    + "flight); a receipt past it is not lost: the device's resend gets it (docs/protocol.md §1.6)");
-    public static final ConfigKey<Long> MQTT_MAX_QUEUED_RECEIPT_BYTES =
-            sizeKey("mqtt.maxQueuedReceiptBytes", "1MiB", 16 * KiB, 1024 * MiB, "the same bound in bytes, per device");
+                    "mqtt.maxQueuedReceipts",
+                    2000,
+                    10,
+                    1_000_000,
+                    "receipts the broker holds queued for one device that does not read them")
+            .see("docs/protocol.md#16-sessions");
+    public static final ConfigKey<Long> MQTT_MAX_QUEUED_RECEIPT_BYTES = sizeKey(
+                    "mqtt.maxQueuedReceiptBytes",
+                    "1MiB",
+                    16 * KiB,
+                    1024 * MiB,
+                    "bytes of receipts the broker holds queued for one device")
+            .see("docs/protocol.md#16-sessions");
     public static final ConfigKey<Integer> MQTT_MAX_QUEUED_RECEIPTS_TOTAL = intKey(
-            "mqtt.maxQueuedReceiptsTotal",
-            200_000,
-            10,
-            100_000_000,
-            "receipts the broker holds queued for all devices together (as seen since start); past it a receipt is not "
-                    + "queued and the outbox answers the device's resend with it, so that many devices that each "
-                    + "stay within mqtt.maxQueuedReceipts cannot fill the disk of the broker store");
+                    "mqtt.maxQueuedReceiptsTotal",
+                    200_000,
+                    10,
+                    100_000_000,
+                    "receipts the broker holds queued for all devices together")
+            .see("docs/protocol.md#16-sessions");
     public static final ConfigKey<Long> MQTT_MAX_QUEUED_RECEIPT_BYTES_TOTAL = sizeKey(
-            "mqtt.maxQueuedReceiptBytesTotal",
-            "256MiB",
-            16 * KiB,
-            64L * 1024 * MiB,
-            "the same bound in bytes, for all devices together");
+                    "mqtt.maxQueuedReceiptBytesTotal",
+                    "256MiB",
+                    16 * KiB,
+                    64L * 1024 * MiB,
+                    "bytes of receipts the broker holds queued for all devices together")
+            .see("docs/protocol.md#16-sessions");
     public static final ConfigKey<Integer> MQTT_MAX_KNOWN_DEVICES = intKey(
-            "mqtt.maxKnownDevices",
-            10000,
-            10,
-            1_000_000,
-            "client ids the device registry (/api/devices) keeps; only ones that logged in enter it, and past it a new "
-                    + "one replaces the one seen least recently (about 2 KB each)");
+                    "mqtt.maxKnownDevices",
+                    10000,
+                    10,
+                    1_000_000,
+                    "client ids the device registry (/api/devices) keeps, about 2 KB each")
+            .see("docs/device-security.md#the-device-registry-holds-only-devices-that-logged-in");
 
     public static final ConfigKey<Integer> MQTT_TAKEOVER_ALARM_PER_MINUTE = intKey(
-            "mqtt.takeoverAlarmPerMinute",
-            10,
-            1,
-            1_000_000,
-            "session takeovers of one client id per minute that raise a takeover-storm alarm");
+                    "mqtt.takeoverAlarmPerMinute",
+                    10,
+                    1,
+                    1_000_000,
+                    "session takeovers of one client id per minute that raise a takeover-storm alarm")
+            .see("docs/device-security.md#connect-step-by-step");
     public static final ConfigKey<Boolean> MQTT_THROTTLE_TAKEOVERS = boolKey(
-            "mqtt.throttleTakeovers",
-            false,
-            "true refuses CONNECTs of a client id in a takeover storm (CONNACK 3) until it calms down");
+                    "mqtt.throttleTakeovers",
+                    false,
+                    "true refuses CONNECTs of a client id in a takeover storm (CONNACK 3) until it calms down")
+            .see("docs/device-security.md#connect-step-by-step");
 
     public static final ConfigKey<Integer> TLS_PORT = portKey(
-            "tls.port",
-            8883,
-            1,
-            BrokerSettings.ANY_PORT,
-            "TLS MQTT listener port, on when tls.certFile is set; any picks a free one (the bridge logs the port it "
-                    + "bound)");
+                    "tls.port",
+                    8883,
+                    1,
+                    BrokerSettings.ANY_PORT,
+                    "port of the TLS MQTT listener, on when tls.certFile is set; any picks a free one")
+            .see("docs/protocol.md#11-listeners");
     public static final ConfigKey<Optional<Path>> TLS_CERT_FILE =
-            optionalPathKey("tls.certFile", "server certificate chain, PEM");
+            optionalPathKey("tls.certFile", "server certificate chain, PEM").see("docs/protocol.md#11-listeners");
     public static final ConfigKey<Optional<Path>> TLS_KEY_FILE =
-            optionalPathKey("tls.keyFile", "server private key, PEM (PKCS#8)");
-    public static final ConfigKey<Optional<Path>> TLS_CA_FILE =
-            optionalPathKey("tls.caFile", "CA certificates that sign device certificates, PEM");
+            optionalPathKey("tls.keyFile", "server private key, PEM").see("docs/protocol.md#11-listeners");
+    public static final ConfigKey<Optional<Path>> TLS_CA_FILE = optionalPathKey(
+                    "tls.caFile", "CA certificates that sign device certificates, PEM")
+            .see("docs/protocol.md#11-listeners");
     public static final ConfigKey<ClientAuth> TLS_CLIENT_AUTH = enumKey(
-            "tls.clientAuth", ClientAuth.NONE, ClientAuth.class, "client certificates: none, optional or required");
+                    "tls.clientAuth",
+                    ClientAuth.NONE,
+                    ClientAuth.class,
+                    "client certificates: none, optional or required")
+            .see("docs/device-security.md#no-impersonation-across-listeners");
 
-    public static final ConfigKey<Boolean> AUTH_ANONYMOUS =
-            boolKey("auth.anonymous", false, "true lets devices connect without credentials");
+    public static final ConfigKey<Boolean> AUTH_ANONYMOUS = boolKey(
+                    "auth.anonymous", false, "true lets client ids that are not registered connect without credentials")
+            .see("docs/device-security.md#credentials");
     public static final ConfigKey<Optional<Path>> AUTH_PASSWORD_FILE = optionalPathKey(
-            "auth.passwordFile",
-            "registered devices: clientId:username:hash per line; a registered client id always "
-                    + "needs its credentials (or its client certificate), even with auth.anonymous=true");
+                    "auth.passwordFile", "the registered devices, one clientId:username:hash a line")
+            .see("docs/device-security.md#registered-devices-the-password-file");
     public static final ConfigKey<Integer> AUTH_THREADS = intKey(
-            "auth.threads",
-            1,
-            1,
-            64,
-            "threads that check passwords (PBKDF2, tens of ms each), apart from the network threads");
+                    "auth.threads", 1, 1, 64, "threads that check passwords (PBKDF2), apart from the network threads")
+            .see("docs/device-security.md#credentials");
     public static final ConfigKey<Integer> AUTH_QUEUE = intKey(
-            "auth.queue",
-            256,
-            1,
-            100_000,
-            "CONNECTs that may wait for a password check; past it they are refused with CONNACK 3");
+                    "auth.queue", 256, 1, 100_000, "CONNECTs that may wait for a password check, all together")
+            .see("docs/device-security.md#credentials");
     public static final ConfigKey<Integer> AUTH_QUEUE_PER_ADDRESS = intKey(
-            "auth.queuePerAddress",
-            8,
-            1,
-            100_000,
-            "password checks waiting or running for one source address (IPv4, IPv6 /64); past it CONNACK 3 without a "
-                    + "check. Client ids verified before wait in a lane of their own (docs/device-security.md, "
-                    + "'Credentials')");
+                    "auth.queuePerAddress",
+                    8,
+                    1,
+                    100_000,
+                    "password checks waiting or running for one source address (IPv4, IPv6 /64)")
+            .see("docs/device-security.md#credentials");
     public static final ConfigKey<Integer> AUTH_FAILED_LOGINS_PER_CLIENT_ID = intKey(
-            "auth.failedLoginsPerClientId",
-            10,
-            1,
-            1_000_000,
-            "failed logins of one client id per minute after which its CONNECTs are refused with CONNACK "
-                    + "3 for the rest of that minute");
+                    "auth.failedLoginsPerClientId",
+                    10,
+                    1,
+                    1_000_000,
+                    "failed logins of one client id in a minute after which its logins get CONNACK 3")
+            .see("docs/device-security.md#credentials");
     public static final ConfigKey<Integer> AUTH_FAILED_LOGINS_PER_ADDRESS = intKey(
-            "auth.failedLoginsPerAddress",
-            100,
-            1,
-            1_000_000,
-            "failed logins from one source address per minute after which its CONNECTs are refused with "
-                    + "CONNACK 3 for the rest of that minute");
+                    "auth.failedLoginsPerAddress",
+                    100,
+                    1,
+                    1_000_000,
+                    "failed logins from one source address in a minute after which its logins get CONNACK 3")
+            .see("docs/device-security.md#credentials");
     public static final ConfigKey<Optional<Pattern>> AUTH_CERTIFICATE_CLIENT_IDS = new ConfigKey<>(
             "auth.certificateClientIds",
             null,
             "a regular expression",
-            "client ids (the whole id matching) that always need their client certificate, on every listener, even "
-                    + "before they first connected with it; e.g. terminal-.*",
+            "client ids (the whole id matching) that always need their client certificate, e.g. terminal-.*",
             ValueParsers::optionalRegex,
-            Optional.empty());
+            Optional.empty(),
+            "docs/device-security.md#no-impersonation-across-listeners");
     public static final ConfigKey<Integer> AUTH_MAX_CERTIFICATE_DEVICES = intKey(
-            "auth.maxCertificateDevices",
-            100000,
-            1,
-            10_000_000,
-            "client ids remembered in data.dir/certificate-devices because they connected with a client "
-                    + "certificate (each then needs it on every listener); at most 513 bytes each; past it new ones "
-                    + "are not remembered");
+                    "auth.maxCertificateDevices",
+                    100000,
+                    1,
+                    10_000_000,
+                    "client ids remembered as needing their client certificate (data.dir/certificate-devices)")
+            .see("docs/device-security.md#no-impersonation-across-listeners");
 
-    public static final ConfigKey<String> ADMIN_HOST =
-            textKey("admin.host", "127.0.0.1", "bind address of the admin HTTP API and status page");
+    public static final ConfigKey<String> ADMIN_HOST = textKey(
+                    "admin.host", "127.0.0.1", "bind address of the admin HTTP API and status page")
+            .see("docs/protocol.md#3-admin-http");
     /** 0 and any both pick a free port: 0 as the admin listener always allowed, any as every listener spells it. */
     public static final ConfigKey<Integer> ADMIN_PORT = portKey(
-            "admin.port",
-            8080,
-            0,
-            0,
-            "admin HTTP port; any (or 0) picks a free one (the bridge logs the port it bound)");
+                    "admin.port", 8080, 0, 0, "admin HTTP port; any (or 0) picks a free one")
+            .see("docs/protocol.md#11-listeners");
 
     public static final ConfigKey<Optional<String>> ADMIN_TOKEN = optionalTextKey(
-            "admin.token",
-            "bearer token every admin POST needs, and every GET but / and /health/* when admin.tokenForReads says so; "
-                    + "at least 16 characters");
+                    "admin.token",
+                    "bearer token of the admin API: every POST needs it, and the GETs when admin.tokenForReads says so")
+            .see("docs/protocol.md#3-admin-http");
     public static final ConfigKey<AdminSettings.TokenForReads> ADMIN_TOKEN_FOR_READS = enumKey(
-            "admin.tokenForReads",
-            AdminSettings.TokenForReads.AUTO,
-            AdminSettings.TokenForReads.class,
-            "when the GETs (/api/status, /api/outbox with payloads, /api/devices, /metrics) need admin.token too: "
-                    + "auto when admin.host is not a loopback address (then admin.token must be set), always on "
-                    + "every address");
+                    "admin.tokenForReads",
+                    AdminSettings.TokenForReads.AUTO,
+                    AdminSettings.TokenForReads.class,
+                    "when the admin GETs need admin.token too: auto (off loopback) or always")
+            .see("docs/protocol.md#3-admin-http");
     public static final ConfigKey<Optional<Path>> ADMIN_TOKEN_FILE = optionalPathKey(
-            "admin.tokenFile",
-            "file holding admin.token (read at start, one trailing newline stripped), so that it is not in the YAML or "
-                    + "the environment; not together with admin.token; a file others may read is warned about");
+                    "admin.tokenFile",
+                    "file holding admin.token, so that the token is in neither the YAML nor the environment")
+            .see("docs/install.md#4-configuration");
 
     public static final ConfigKey<Integer> INTAKE_MAX_PAYLOAD_BYTES = intSizeKey(
-            "intake.maxPayloadBytes",
-            "262144",
-            64,
-            16 * 1024 * 1024,
-            "largest command payload; larger ones are rejected payload_too_large");
-    public static final ConfigKey<Integer> INTAKE_MAX_BATCH =
-            intKey("intake.maxBatch", 256, 1, 10_000, "most commands stored in one outbox transaction (group commit)");
+                    "intake.maxPayloadBytes",
+                    "262144",
+                    64,
+                    16 * 1024 * 1024,
+                    "largest command payload; larger ones are rejected payload_too_large")
+            .see("docs/protocol.md#14-the-command-payload");
+    public static final ConfigKey<Integer> INTAKE_MAX_BATCH = intKey(
+                    "intake.maxBatch", 256, 1, 10_000, "most commands stored in one outbox transaction (group commit)")
+            .see("docs/install.md#storage-that-keeps-what-it-acknowledges");
     public static final ConfigKey<Integer> INTAKE_QUEUE_CAPACITY = intKey(
-            "intake.queueCapacity",
-            20000,
-            100,
-            10_000_000,
-            "commands waiting for the outbox writer; past it intake answers retry_later");
+                    "intake.queueCapacity",
+                    20000,
+                    100,
+                    10_000_000,
+                    "commands waiting for the outbox writer; past it intake answers retry_later")
+            .see("docs/forwarding.md#memory-bounded-in-bytes-not-in-rows");
     public static final ConfigKey<Long> INTAKE_MAX_QUEUED_BYTES = sizeKey(
-            "intake.maxQueuedBytes",
-            "32MiB",
-            256 * KiB,
-            4096 * MiB,
-            "payload bytes waiting for the outbox writer; past it intake answers "
-                    + "retry_later / intake_busy (bounds the intake's memory whatever the payload sizes)");
+                    "intake.maxQueuedBytes",
+                    "32MiB",
+                    256 * KiB,
+                    4096 * MiB,
+                    "payload bytes waiting for the outbox writer; past it intake answers retry_later")
+            .see("docs/forwarding.md#memory-bounded-in-bytes-not-in-rows");
     public static final ConfigKey<Integer> INTAKE_MAX_JSON_DEPTH = intKey(
-            "intake.maxJsonDepth",
-            32,
-            1,
-            1000,
-            "deepest nesting of objects and arrays in a command payload (its own object is 1); deeper ones are "
-                    + "rejected json_limit_exceeded");
+                    "intake.maxJsonDepth",
+                    32,
+                    1,
+                    1000,
+                    "deepest nesting of objects and arrays in a command payload (its own object is 1)")
+            .see("docs/protocol.md#14-the-command-payload");
     public static final ConfigKey<Integer> INTAKE_MAX_JSON_STRING_LENGTH = intKey(
-            "intake.maxJsonStringLength",
-            262144,
-            16,
-            16 * 1024 * 1024,
-            "most characters in one JSON string (name or value) of a command payload; longer ones are rejected "
-                    + "json_limit_exceeded");
+                    "intake.maxJsonStringLength",
+                    262144,
+                    16,
+                    16 * 1024 * 1024,
+                    "most characters in one JSON string (name or value) of a command payload")
+            .see("docs/protocol.md#14-the-command-payload");
     public static final ConfigKey<Integer> INTAKE_MAX_JSON_NUMBER_LENGTH = intKey(
-            "intake.maxJsonNumberLength",
-            100,
-            1,
-            1000,
-            "most characters in one JSON number of a command payload; longer ones are rejected "
-                    + "json_limit_exceeded");
+                    "intake.maxJsonNumberLength",
+                    100,
+                    1,
+                    1000,
+                    "most characters in one JSON number of a command payload")
+            .see("docs/protocol.md#14-the-command-payload");
     public static final ConfigKey<ExpiryRules> INTAKE_EXPIRY_BY_TYPE = new ConfigKey<>(
-            "intake.expiryByType",
-            "none",
-            "none, or type=duration,…",
-            "how long commands of a type stay worth applying: pattern=duration rules, comma-separated, first match "
-                    + "wins (gate/open=10m,batch/#=2h); an unsent command then becomes rejected / expired "
-                    + "(docs/protocol.md §1.4)",
-            ValueParsers::expiryRules,
-            null);
+                    "intake.expiryByType",
+                    "none",
+                    "none, or type=duration,…",
+                    "how long commands of a type stay worth applying: type=duration rules, first match wins",
+                    ValueParsers::expiryRules,
+                    null)
+            .see("docs/protocol.md#14-the-command-payload");
     public static final ConfigKey<Duration> INTAKE_MAX_EXPIRES_IN = durationKey(
-            "intake.maxExpiresIn",
-            "366d",
-            Duration.ofMinutes(1),
-            Duration.ofDays(36_525),
-            "latest expiresAt a command may carry, counted from its arrival; one later (or with a year not of four "
-                    + "digits) is rejected invalid_expires_at");
+                    "intake.maxExpiresIn",
+                    "366d",
+                    Duration.ofMinutes(1),
+                    Duration.ofDays(36_525),
+                    "latest expiresAt a command may carry, counted from its arrival")
+            .see("docs/protocol.md#14-the-command-payload");
 
     public static final ConfigKey<Integer> STORAGE_EXPECTED_INTAKE_RATE = intKey(
-            "storage.expectedIntakeRate",
-            1000,
-            1,
-            1_000_000,
-            "commands per second the site must be able to store; at start the bridge measures the fsync "
-                    + "latency of data.dir and raises the warning storage_fsync_slow when the outbox could not keep "
-                    + "up with this rate (docs/install.md)");
+                    "storage.expectedIntakeRate",
+                    1000,
+                    1,
+                    1_000_000,
+                    "commands per second the site must be able to store, which the disk is checked against at start")
+            .see("docs/install.md#storage-that-keeps-what-it-acknowledges");
 
     public static final ConfigKey<Duration> SHUTDOWN_TIMEOUT = durationKey(
-            "shutdown.timeout",
-            "20s",
-            Duration.ofSeconds(1),
-            Duration.ofMinutes(10),
-            "SIGTERM: how long the graceful stop may take before in-flight work is abandoned "
-                    + "(abandoned claims return to pending at the next start)");
+                    "shutdown.timeout",
+                    "20s",
+                    Duration.ofSeconds(1),
+                    Duration.ofMinutes(10),
+                    "how long a graceful stop (SIGTERM) may take before in-flight work is abandoned")
+            .see("docs/install.md#running-it");
 
     public static final ConfigKey<Integer> OUTBOX_MAX_PENDING = intKey(
-            "outbox.maxPending",
-            1000000,
-            1,
-            1_000_000_000,
-            "commands not final yet that the outbox holds; past it intake answers retry_later / outbox_full");
+                    "outbox.maxPending",
+                    1000000,
+                    1,
+                    1_000_000_000,
+                    "commands not final yet that the outbox holds; past it intake answers retry_later")
+            .see("docs/design.md#back-pressure-retention-dedup-window");
     public static final ConfigKey<Integer> OUTBOX_MAX_PENDING_PER_DEVICE = intKey(
-            "outbox.maxPendingPerDevice",
-            10000,
-            1,
-            1_000_000_000,
-            "commands not final yet that one device may have in the outbox; past it that device's "
-                    + "new commands get retry_later / device_outbox_full (other devices are not touched)");
+                    "outbox.maxPendingPerDevice",
+                    10000,
+                    1,
+                    1_000_000_000,
+                    "commands not final yet that one device may have in the outbox")
+            .see("docs/design.md#back-pressure-retention-dedup-window");
     public static final ConfigKey<Long> OUTBOX_MAX_PENDING_BYTES_PER_DEVICE = sizeKey(
-            "outbox.maxPendingBytesPerDevice",
-            "64MiB",
-            MiB,
-            ValueParsers.NO_LIMIT,
-            "payload bytes of the commands not final yet of one device; past it that device's new commands get "
-                    + "retry_later / device_outbox_full (a device with none open may always store one)");
+                    "outbox.maxPendingBytesPerDevice",
+                    "64MiB",
+                    MiB,
+                    ValueParsers.NO_LIMIT,
+                    "payload bytes of the commands not final yet of one device")
+            .see("docs/design.md#back-pressure-retention-dedup-window");
     public static final ConfigKey<Long> OUTBOX_MIN_FREE_DISK = sizeKey(
-            "outbox.minFreeDisk",
-            "256MiB",
-            0,
-            ValueParsers.NO_LIMIT,
-            "free disk (the outbox file's free pages counted as free) below which intake answers retry_later / "
-                    + "outbox_full");
+                    "outbox.minFreeDisk",
+                    "256MiB",
+                    0,
+                    ValueParsers.NO_LIMIT,
+                    "free disk below which intake answers retry_later / outbox_full")
+            .see("docs/design.md#back-pressure-retention-dedup-window");
     public static final ConfigKey<Duration> OUTBOX_FULL_RETRY_AFTER = durationKey(
-            "outbox.fullRetryAfter",
-            "30s",
-            Duration.ofSeconds(1),
-            Duration.ofHours(1),
-            "retryAfterMs told to devices when the outbox is full");
+                    "outbox.fullRetryAfter",
+                    "30s",
+                    Duration.ofSeconds(1),
+                    Duration.ofHours(1),
+                    "retryAfterMs told to devices when the outbox is full")
+            .see("docs/design.md#back-pressure-retention-dedup-window");
     public static final ConfigKey<Duration> OUTBOX_RETENTION = durationKey(
-            "outbox.retention",
-            "7d",
-            Duration.ofMinutes(1),
-            MAX_DURATION,
-            "how long final commands are kept: the window in which a resend gets its old receipt");
+                    "outbox.retention",
+                    "7d",
+                    Duration.ofMinutes(1),
+                    MAX_DURATION,
+                    "how long final commands are kept: the window in which a resend gets its old receipt")
+            .see("docs/design.md#back-pressure-retention-dedup-window");
     public static final ConfigKey<Integer> OUTBOX_PURGE_BATCH = intKey(
-            "outbox.purgeBatch", 500, 10, 100_000, "final commands deleted per transaction by the retention purge");
+                    "outbox.purgeBatch",
+                    500,
+                    10,
+                    100_000,
+                    "final commands deleted per transaction by the retention purge")
+            .see("docs/design.md#back-pressure-retention-dedup-window");
     public static final ConfigKey<Duration> OUTBOX_PURGE_INTERVAL = durationKey(
-            "outbox.purgeInterval", "1m", Duration.ofSeconds(1), Duration.ofDays(1), "time between retention purges");
+                    "outbox.purgeInterval",
+                    "1m",
+                    Duration.ofSeconds(1),
+                    Duration.ofDays(1),
+                    "time between retention purges")
+            .see("docs/design.md#back-pressure-retention-dedup-window");
     public static final ConfigKey<Duration> OUTBOX_DEVICE_RETENTION = durationKey(
-            "outbox.deviceRetention",
-            "365d",
-            Duration.ofDays(1),
-            MAX_DURATION,
-            "how long a device the outbox holds no command of (all purged) is remembered after it was last heard of; "
-                    + "then its row, with its sequence counter, is deleted, and if it comes back its sequence starts "
-                    + "again at 1 (docs/protocol.md section 2.2)");
+                    "outbox.deviceRetention",
+                    "365d",
+                    Duration.ofDays(1),
+                    MAX_DURATION,
+                    "how long a device the outbox holds no command of is remembered, with its sequence")
+            .see("docs/protocol.md#22-sequence-and-order");
 
-    public static final ConfigKey<Integer> FORWARDER_MAX_EVENTS =
-            intKey("forwarder.maxEvents", 500, 1, 10_000, "most events in one request to central");
+    public static final ConfigKey<Integer> FORWARDER_MAX_EVENTS = intKey(
+                    "forwarder.maxEvents", 500, 1, 10_000, "most events in one request to central")
+            .see("docs/forwarding.md#batches-and-order");
     public static final ConfigKey<Integer> FORWARDER_MAX_BYTES = intSizeKey(
-            "forwarder.maxBytes",
-            "1MiB",
-            1024,
-            64 * 1024 * 1024,
-            "most bytes of one request body to central as sent (the serialized JSON: payloads, "
-                    + "topics, types, ids, escapes and envelope); a single event larger than it goes alone in its "
-                    + "own request");
+                    "forwarder.maxBytes",
+                    "1MiB",
+                    1024,
+                    64 * 1024 * 1024,
+                    "most bytes of one request body to central, as serialized JSON")
+            .see("docs/forwarding.md#batches-and-order");
     public static final ConfigKey<Duration> FORWARDER_LINGER = durationKey(
-            "forwarder.linger",
-            "0ms",
-            Duration.ZERO,
-            Duration.ofSeconds(10),
-            "how long the first command after a quiet spell waits for more before its request goes (adds that much "
-                    + "latency; batches form anyway while a request is in flight or waits for its permit)");
+                    "forwarder.linger",
+                    "0ms",
+                    Duration.ZERO,
+                    Duration.ofSeconds(10),
+                    "how long the first command after a quiet spell waits for more before its request goes")
+            .see("docs/forwarding.md#batches-and-order");
     public static final ConfigKey<Integer> FORWARDER_REQUESTS_PER_SECOND = intKey(
-            "forwarder.requestsPerSecond",
-            400,
-            1,
-            100_000,
-            "requests to central per second at most, evenly spaced (a busy forwarder's batch waits at most "
-                    + "1/rate for its request)");
-    public static final ConfigKey<Integer> FORWARDER_EVENTS_PER_SECOND =
-            intKey("forwarder.eventsPerSecond", 5000, 1, 1_000_000, "events to central per second at most");
+                    "forwarder.requestsPerSecond",
+                    400,
+                    1,
+                    100_000,
+                    "requests to central per second at most, evenly spaced")
+            .see("docs/forwarding.md#resilience4j-guards");
+    public static final ConfigKey<Integer> FORWARDER_EVENTS_PER_SECOND = intKey(
+                    "forwarder.eventsPerSecond", 5000, 1, 1_000_000, "events to central per second at most")
+            .see("docs/forwarding.md#resilience4j-guards");
     public static final ConfigKey<Integer> FORWARDER_MAX_CONCURRENT_REQUESTS = intKey(
-            "forwarder.maxConcurrentRequests",
-            1,
-            1,
-            32,
-            "requests to central in flight at once (a Resilience4j bulkhead); events of one device are never "
-                    + "in two at once");
-    public static final ConfigKey<Integer> FORWARDER_MAX_ATTEMPTS =
-            intKey("forwarder.maxAttempts", 50, 1, 1_000_000, "central retry_later answers before an event is parked");
+                    "forwarder.maxConcurrentRequests",
+                    1,
+                    1,
+                    32,
+                    "requests to central in flight at once (a Resilience4j bulkhead)")
+            .see("docs/forwarding.md#resilience4j-guards");
+    public static final ConfigKey<Integer> FORWARDER_MAX_ATTEMPTS = intKey(
+                    "forwarder.maxAttempts", 50, 1, 1_000_000, "central retry_later answers before an event is parked")
+            .see("docs/forwarding.md#replies");
     public static final ConfigKey<Duration> FORWARDER_BACKOFF_INITIAL = durationKey(
-            "forwarder.backoffInitial",
-            "500ms",
-            Duration.ofMillis(1),
-            Duration.ofMinutes(10),
-            "first wait after a failed request");
+                    "forwarder.backoffInitial",
+                    "500ms",
+                    Duration.ofMillis(1),
+                    Duration.ofMinutes(10),
+                    "first wait after a failed request")
+            .see("docs/forwarding.md#backoff");
     public static final ConfigKey<Duration> FORWARDER_BACKOFF_MAX = durationKey(
-            "forwarder.backoffMax",
-            "60s",
-            Duration.ofMillis(1),
-            Duration.ofHours(24),
-            "longest wait between failed requests");
+                    "forwarder.backoffMax",
+                    "60s",
+                    Duration.ofMillis(1),
+                    Duration.ofHours(24),
+                    "longest wait between failed requests")
+            .see("docs/forwarding.md#backoff");
     public static final ConfigKey<Duration> FORWARDER_AUTH_RETRY_INTERVAL = durationKey(
-            "forwarder.authRetryInterval",
-            "60s",
-            Duration.ofSeconds(1),
-            Duration.ofHours(24),
-            "while paused by a 401/403/4xx, how often to try again");
+                    "forwarder.authRetryInterval",
+                    "60s",
+                    Duration.ofSeconds(1),
+                    Duration.ofHours(24),
+                    "while central's answers pause forwarding (401, 404, a redirect, …), how often to try again")
+            .see("docs/forwarding.md#replies");
     public static final ConfigKey<Integer> FORWARDER_BREAKER_FAILURE_RATE = intKey(
-            "forwarder.breakerFailureRate",
-            50,
-            1,
-            100,
-            "percent of failed calls (of the last 20) that opens the circuit breaker");
+                    "forwarder.breakerFailureRate",
+                    50,
+                    1,
+                    100,
+                    "percent of failed calls (of the last 20) that opens the circuit breaker")
+            .see("docs/forwarding.md#resilience4j-guards");
     public static final ConfigKey<Duration> FORWARDER_BREAKER_OPEN_FOR = durationKey(
-            "forwarder.breakerOpenFor",
-            "30s",
-            Duration.ofMillis(100),
-            MAX_DURATION,
-            "how long the circuit breaker stays open before one probe");
+                    "forwarder.breakerOpenFor",
+                    "30s",
+                    Duration.ofMillis(100),
+                    MAX_DURATION,
+                    "how long the circuit breaker stays open before one probe")
+            .see("docs/forwarding.md#resilience4j-guards");
     public static final ConfigKey<Duration> FORWARDER_MAX_RETRY_AFTER = durationKey(
-            "forwarder.maxRetryAfter",
-            "5m",
-            Duration.ofSeconds(1),
-            Duration.ofDays(1),
-            "longest wait central can ask for (Retry-After, retryAfterMs); longer ones are clamped to it");
+                    "forwarder.maxRetryAfter",
+                    "5m",
+                    Duration.ofSeconds(1),
+                    Duration.ofDays(1),
+                    "longest wait central can ask for (Retry-After, retryAfterMs); longer ones are clamped to it")
+            .see("docs/forwarding.md#replies");
     public static final ConfigKey<Integer> FORWARDER_MAX_SERVER_ERRORS = intKey(
-            "forwarder.maxServerErrors",
-            5,
-            1,
-            1_000_000,
-            "times central fails on one event alone, or leaves out its receipt, before the event is parked "
-                    + "(codes: docs/protocol.md §2.4); more while central fails over one request in twenty "
-                    + "(docs/forwarding.md, 'Blame')");
+                    "forwarder.maxServerErrors",
+                    5,
+                    1,
+                    1_000_000,
+                    "times central fails on one event alone, or leaves out its receipt, before the event is parked")
+            .see("docs/forwarding.md#how-a-step-looks-for-the-poison");
 
     /** Every key, in the order of the reference. */
     public static final List<ConfigKey<?>> ALL = List.of(

@@ -34,7 +34,9 @@ public final class ConfigReference {
                 "same; `mqtt.port=0` switches the plain listener off). The bridge then logs the ports it bound, in a "
                         + "line\n");
         out.append("`bound ports: mqtt=… tls=… admin=…` (`off` for a listener that is off).\n\n");
-        out.append("| key | default | allowed | meaning |\n| --- | --- | --- | --- |\n");
+        out.append(
+                "Each key's meaning is one line; the last column links the section of the docs that says the rest.\n\n");
+        out.append("| key | default | allowed | meaning | more |\n| --- | --- | --- | --- | --- |\n");
         for (ConfigKey<?> k : ConfigKeys.ALL) {
             out.append("| `")
                     .append(k.name())
@@ -44,8 +46,32 @@ public final class ConfigReference {
                     .append(k.allowed().replace("|", "\\|"))
                     .append(" | ")
                     .append(k.doc().replace("|", "\\|"))
+                    .append(" | ")
+                    .append(more(k))
                     .append(" |\n");
         }
         return out.toString();
     }
+
+    /**
+     * The key's link as this file, in docs/, reaches it: {@code docs/forwarding.md#backoff} becomes {@code
+     * [forwarding](forwarding.md#backoff)}; nothing for a key without one. Every link is under docs/ (a test checks
+     * the file and the heading).
+     */
+    static String more(ConfigKey<?> k) {
+        String link = k.link();
+        if (link == null) {
+            return "";
+        }
+        if (!link.startsWith(DOCS)) {
+            throw new IllegalStateException(k.name() + ": its link must be a file under docs/, not " + link);
+        }
+        String target = link.substring(DOCS.length());
+        int hash = target.indexOf('#');
+        String file = hash < 0 ? target : target.substring(0, hash);
+        String label = file.endsWith(".md") ? file.substring(0, file.length() - 3) : file;
+        return "[" + label + "](" + target + ")";
+    }
+
+    private static final String DOCS = "docs/";
 }

@@ -14,21 +14,19 @@ public final class StorageKeys {
             "storage.ratedTbw",
             null,
             "terabytes, 0.001-100000",
-            "the data dir's disk's rated endurance in terabytes written (TBW, from its data "
-                    + "sheet; 1 TB = 10^12 bytes): turns the forecast's writes per day into days of life left "
-                    + "(edgebridge_storage_life_left_seconds); unset: no life forecast",
+            "the data dir's disk's rated endurance in terabytes written (TBW); unset: no life forecast",
             StorageKeys::terabytes,
-            Optional.empty());
+            Optional.empty(),
+            "docs/install.md#the-disk-and-flash-forecast");
 
     public static final ConfigKey<Optional<Long>> INGEST_DATA_BUDGET = new ConfigKey<>(
             "ingest.dataBudget",
             null,
             "1MiB or more",
-            "bytes to and from central a calendar month (UTC), for a metered "
-                    + "link: alarms from 80 % and 100 %, nothing held back (docs/install.md, 'The data budget'); "
-                    + "unset: none",
+            "bytes to and from central a calendar month (UTC) for a metered link; unset: none",
             t -> Optional.of(ValueParsers.size(t, 1024 * 1024, ValueParsers.NO_LIMIT)),
-            Optional.empty());
+            Optional.empty(),
+            "docs/install.md#the-data-budget");
 
     private StorageKeys() {}
 

@@ -81,38 +81,13 @@ public final class Forwarder implements Component, ForwarderControl, AutoCloseab
             Clock clock,
             Workers threads,
             MeterRegistry meters) {
-        this(settings, outbox, receipts, storedUpTo, clock, threads, meters, null);
-    }
-
-    /** For tests: {@code rateLimitWait} waits the rate limiters' waits instead of the loop (null: the loop). */
-    Forwarder(
-            ForwarderSettings settings,
-            ForwarderOutbox outbox,
-            ReceiptSender receipts,
-            LongSupplier storedUpTo,
-            Clock clock,
-            Workers threads,
-            MeterRegistry meters,
-            ForwarderLoop.@Nullable Sleeper rateLimitWait) {
-        this(settings, outbox, receipts, storedUpTo, clock, threads, meters, rateLimitWait, null);
-    }
-
-    /** For the blame simulation: {@code central} answers instead of {@link CentralClient} (null: HTTP to ingest.url). */
-    Forwarder(
-            ForwarderSettings settings,
-            ForwarderOutbox outbox,
-            ReceiptSender receipts,
-            LongSupplier storedUpTo,
-            Clock clock,
-            Workers threads,
-            MeterRegistry meters,
-            ForwarderLoop.@Nullable Sleeper rateLimitWait,
-            @Nullable IngestPort central) {
-        this(settings, outbox, receipts, storedUpTo, clock, threads, meters, rateLimitWait, central, null);
+        this(settings, outbox, receipts, storedUpTo, clock, threads, meters, null, null, null);
     }
 
     /**
-     * For the blame simulation: {@code probeSlot} sends the probes apart on the simulation's clock (null: a thread).
+     * For tests: {@code rateLimitWait} waits the rate limiters' waits instead of the loop (null: the loop); for the
+     * blame simulation, {@code central} answers instead of {@link IngestClient} (null: HTTP to ingest.url) and
+     * {@code probeSlot} sends the probes apart on the simulation's clock (null: a thread).
      */
     Forwarder(
             ForwarderSettings settings,

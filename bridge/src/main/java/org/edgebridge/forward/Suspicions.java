@@ -255,7 +255,7 @@ final class Suspicions {
             return probe.stream()
                     .<Settlement>map(e -> new Settlement.Release(
                             e.id(),
-                            "central failed on these events while " + "it answered others (" + failed.reason()
+                            "central failed on these events while it answered others (" + failed.reason()
                                     + "); the one behind it is looked for"))
                     .toList();
         }

@@ -150,8 +150,7 @@ public final class CommandParser {
             return new Invalid(
                     commandId,
                     ReceiptCode.INVALID_TYPE,
-                    "the command type (the topic levels after commands/, or the " + "payload's type) must be "
-                            + TYPE_RULE,
+                    "the command type (the topic levels after commands/, or the payload's type) must be " + TYPE_RULE,
                     sha);
         }
         JsonNode expiresNode = root.get("expiresAt");

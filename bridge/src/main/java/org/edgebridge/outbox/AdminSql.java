@@ -63,7 +63,7 @@ final class AdminSql {
 
     /** A final command's payload is dropped once its receipt was published (OutboxSql.MARK_PUBLISHED): none then. */
     static final String PAYLOAD =
-            "SELECT payload FROM commands WHERE client_id = :c AND command_id = :id " + "AND length(payload) > 0";
+            "SELECT payload FROM commands WHERE client_id = :c AND command_id = :id AND length(payload) > 0";
 
     // ---- reads for the admin API and status ----
 

@@ -81,7 +81,9 @@ final class ForwarderRig implements AutoCloseable {
                 d -> {
                     rateLimitWaits.add(d);
                     clock.advance(d);
-                });
+                },
+                null,
+                null);
     }
 
     private static JsonNode read(byte[] json) {

@@ -15,13 +15,19 @@ import org.edgebridge.device.DeviceSimulator;
 import org.edgebridge.outbox.CommandState;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 
 /**
  * The four cases of issue 39, with the shipped defaults (docs/forwarding.md, "Blame"): a central deploy on a quiet
  * site, two poisons at once, a gateway that answers 400 to everything, and a status that must not cry wolf. Each was
  * broken before the blame model: the quiet site's command was parked, the two poisons were never isolated, the
  * backlog was rejected, and the page said "central is not answering" while it answered every other event.
+ *
+ * <p>The cases run at once, each with its own bridge and central: they spend their minutes waiting for the shipped
+ * defaults' timers, not on the CPU.
  */
+@Execution(ExecutionMode.CONCURRENT)
 class BlameCasesIT {
     @TempDir
     Path dir;

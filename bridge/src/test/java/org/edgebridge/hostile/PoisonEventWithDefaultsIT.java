@@ -13,6 +13,8 @@ import org.edgebridge.device.DeviceSimulator;
 import org.edgebridge.outbox.CommandState;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 
 /**
  * Issue 23, points 1 and 2: one event that makes central fail (a 500, a 503, a 403, a 409, a connection reset, a 2xx
@@ -20,6 +22,7 @@ import org.junit.jupiter.api.io.TempDir;
  * the other devices' commands flow within seconds, the circuit breaker never opens, and the event is parked with its
  * own code. Prints the figures docs/forwarding.md gives.
  */
+@Execution(ExecutionMode.CONCURRENT)
 class PoisonEventWithDefaultsIT {
     private static final int DEVICES = 20;
     private static final int COMMANDS = 3;

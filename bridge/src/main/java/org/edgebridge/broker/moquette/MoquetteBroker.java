@@ -14,13 +14,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.Executors;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.Consumer;
 import java.util.function.IntSupplier;
 import java.util.function.Supplier;
 import org.edgebridge.broker.BrokerEngine;
@@ -49,14 +43,14 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Moquette 0.17 bug answered here: an exception in a session loop's command kills that thread for good, and
  * every client hashed to it gets no CONNACK, PUBACK or SUBACK any more. {@code onSessionLoopError} restarts the
- * whole broker from "broker-enforcer" (devices reconnect and resend; the outbox answers). A loop death cannot be
+ * whole broker ({@link BrokerRestarts}; devices reconnect and resend; the outbox answers). A loop death cannot be
  * provoked through the bridge's never-throwing ACL (seen once in CI, docs/moquette.md); a store whose commit failed,
  * which kills the next loop that touches it, restarts the broker too. A full disk keeps the broker down, trying again
- * every {@link #DISK_FULL_RETRY}, with its store kept: {@code FullDiskIT}.
+ * every {@link BrokerRestarts#DISK_FULL_RETRY}, with its store kept: {@code FullDiskIT}.
  *
  * <p>Threads: Moquette owns its session-loop threads and the one interceptor thread, {@link MqttListeners} the
- * Netty threads; this class owns "broker-enforcer", which closes connections that broke the ACL and restarts the
- * broker when a session loop has died.
+ * Netty threads; {@link BrokerRestarts} owns "broker-enforcer", which closes connections that broke the ACL and
+ * restarts the broker when a session loop has died.
  */
 public final class MoquetteBroker implements BrokerEngine {
     private static final Logger LOG = LoggerFactory.getLogger(MoquetteBroker.class);
@@ -70,11 +64,9 @@ public final class MoquetteBroker implements BrokerEngine {
     private final RefusalLog refusals;
     private final BrokerStoreResets storeResets;
     private final CertificateDevices certificates;
-    private final ScheduledExecutorService enforcer;
+    private final BrokerRestarts restarts;
     private final AclRefusals acl;
-    private final Consumer<Throwable> lost;
     private final ReceiptAcks acks;
-    private final AtomicLong restarts = new AtomicLong();
     private final ProtocolViolations violations = new ProtocolViolations();
     private final AtomicLong wills = new AtomicLong();
     private final BrokerLimits limits = new BrokerLimits();
@@ -87,17 +79,10 @@ public final class MoquetteBroker implements BrokerEngine {
     private volatile int mqttPort;
 
     private volatile int tlsPort;
-    private volatile boolean stopping;
     /** Set once every configured listener accepts connections; cleared while the broker (re)starts or stops. */
     private volatile boolean listening;
-    /** Why the broker is down and waits to start again (a full disk), or null. */
-    private volatile @Nullable String waitingFor;
     /** When the store last had every commit synced to the disk (sessions acknowledged before it survive a power cut). */
     private volatile @Nullable Instant sessionsSyncedAt;
-    /** Which start the running server came from: a failure reported by an earlier one is old news. Guarded by this. */
-    private int generation;
-    /** The next try of a broker that waits for room, if one is scheduled. Guarded by this. */
-    private @Nullable ScheduledFuture<?> retry;
 
     /** Built by {@code org.edgebridge.broker.Broker} from its parts ({@link BrokerEngine.Factory}). */
     public MoquetteBroker(BrokerEngine.Parts parts) {
@@ -110,14 +95,31 @@ public final class MoquetteBroker implements BrokerEngine {
         this.refusals = parts.refusals();
         this.storeResets = parts.storeResets();
         this.certificates = parts.certificates();
-        this.lost = parts.lost();
         this.acks = parts.acks();
-        this.enforcer = Executors.newSingleThreadScheduledExecutor(r -> new Thread(r, "broker-enforcer"));
+        this.restarts = new BrokerRestarts(
+                new BrokerRestarts.Server() {
+                    @Override
+                    public void start(int life) {
+                        startServer(life);
+                    }
+
+                    @Override
+                    public void stop() {
+                        stopServer();
+                    }
+
+                    @Override
+                    public boolean isUp() {
+                        return server != null;
+                    }
+                },
+                settings.sessions().storeDir(),
+                parts.lost());
         this.acl = new AclRefusals(
                 topics,
                 devices,
                 refusals,
-                clientId -> enforcer.execute(() -> {
+                clientId -> restarts.execute(() -> {
                     Server s = server;
                     if (s != null) {
                         s.disconnectClient(clientId);
@@ -141,21 +143,19 @@ public final class MoquetteBroker implements BrokerEngine {
     }
 
     /**
-     * Starts the broker at the bridge's start. A disk without room for its store leaves it down and waiting, as for a
-     * running broker ({@link #startAgain}), with the rest of the bridge up: the outbox still goes to central and the
-     * admin page says why devices cannot connect.
+     * Starts the broker at the bridge's start. A disk without room for its store leaves it down and waiting
+     * ({@link BrokerRestarts}), with the rest of the bridge up: the outbox still goes to central and the admin page
+     * says why devices cannot connect.
      */
-    public synchronized void start() {
-        try {
-            startServer();
-        } catch (BrokerStoreDiskFull e) {
-            waitForRoom(e);
-        }
+    public void start() {
+        restarts.start();
     }
 
-    /** Starts Moquette ({@link MoquetteStart}), then the listeners, and checks that each accepts connections. */
-    private synchronized void startServer() {
-        int life = ++generation;
+    /**
+     * Starts Moquette ({@link MoquetteStart}), then the listeners, and checks that each accepts connections. Only
+     * {@link BrokerRestarts} calls it, under its lock; {@code life} comes back with this start's failures.
+     */
+    private void startServer(int life) {
         Optional<SslContext> ssl = settings.listener().tls().map(t -> new PemSslContextCreator(t).build());
         List<InterceptHandler> handlers =
                 List.of(new CommandInterceptor(topics, clock, commands, devices, error -> onLoopDeath(life, error)));
@@ -196,7 +196,7 @@ public final class MoquetteBroker implements BrokerEngine {
                     login,
                     violations,
                     will -> lastWill(s, will),
-                    () -> stopping || server != s,
+                    () -> restarts.stopping() || server != s,
                     pressure,
                     limits,
                     settings.limits().maxTopic().intBytes(),
@@ -296,7 +296,7 @@ public final class MoquetteBroker implements BrokerEngine {
     }
 
     public boolean isRunning() {
-        return server != null && listening && !stopping;
+        return server != null && listening && !restarts.stopping();
     }
 
     @Override
@@ -329,7 +329,7 @@ public final class MoquetteBroker implements BrokerEngine {
                 acl.publishes(),
                 acl.subscribes(),
                 violations.total(),
-                restarts.get(),
+                restarts.count(),
                 storeResets.count(),
                 login.refusedCredentials(),
                 login.refusedThrottled(),
@@ -345,7 +345,7 @@ public final class MoquetteBroker implements BrokerEngine {
                         refusals,
                         s == null ? receipts.queues() : receipts.queuesNow(s)),
                 login.refusedBusyAddress(),
-                Optional.ofNullable(waitingFor),
+                restarts.waitingFor(),
                 Optional.ofNullable(sessionsSyncedAt));
     }
 
@@ -364,7 +364,7 @@ public final class MoquetteBroker implements BrokerEngine {
 
     private void onLoopDeath(int life, Throwable error) {
         LOG.error("a broker session loop died (Moquette 0.17 never recovers one); restarting the broker", error);
-        submit(() -> restart(life, Optional.empty()));
+        restarts.failed(life, Optional.empty());
     }
 
     private void onStoreFailure(int life, Throwable error) {
@@ -373,134 +373,24 @@ public final class MoquetteBroker implements BrokerEngine {
                         + "the broker",
                 error);
         Path storeDir = settings.sessions().storeDir();
-        Optional<BrokerStoreDiskFull> full = BrokerStoreDiskFull.of(storeDir, error, true)
-                .or(() -> BrokerStoreDiskFull.hasRoom(storeDir)
-                        ? Optional.empty()
-                        : Optional.of(BrokerStoreDiskFull.noRoomNow(storeDir, error)));
-        submit(() -> restart(life, full));
-    }
-
-    /** Runs {@code task} on "broker-enforcer"; what it throws stops the bridge for its supervisor ({@code lost}). */
-    private void submit(Runnable task) {
-        if (stopping) {
-            return;
-        }
-        try {
-            enforcer.execute(() -> guarded(task));
-        } catch (RejectedExecutionException e) {
-            // the bridge is stopping: nothing to restart
-        }
-    }
-
-    private void guarded(Runnable task) {
-        try {
-            task.run();
-        } catch (Throwable t) { // an Error too: nothing else would see it in this executor's future
-            waitingFor = null;
-            lost.accept(t);
-        }
-    }
-
-    /**
-     * Stops and starts the broker after a failure of start {@code life}; nothing if a later start runs now, or the
-     * broker is down already (it waits for room). With {@code full}, the broker stays down and waits for room: a
-     * start would only eat the disk's last bytes with the repair's copy and fail again.
-     */
-    private synchronized void restart(int life, Optional<BrokerStoreDiskFull> full) {
-        if (stopping || life != generation || server == null) {
-            return;
-        }
-        restarts.incrementAndGet();
-        try {
-            stopServer();
-        } catch (RuntimeException e) {
-            LOG.error("stopping the broker after a session-loop death failed; starting it again anyway", e);
-        }
-        if (full.isPresent()) {
-            waitForRoom(full.get());
-            return;
-        }
-        startAgain();
-    }
-
-    /** How often a broker down for a full disk tries to start again. */
-    static final Duration DISK_FULL_RETRY = Duration.ofSeconds(5);
-
-    /**
-     * Starts the stopped broker. A full disk (its store cannot write) leaves it down and tries again every
-     * {@link #DISK_FULL_RETRY}, once the disk has the store's size and a margin free: exiting would bring a
-     * supervisor's restart to the same full disk, and the store, which is intact, must not be set aside. Any other
-     * failure stops the bridge for its supervisor to start it again.
-     */
-    private synchronized void startAgain() {
-        retry = null;
-        if (stopping || server != null) {
-            return;
-        }
-        if (waitingFor != null
-                && !BrokerStoreDiskFull.hasRoom(settings.sessions().storeDir())) {
-            scheduleRetry();
-            return;
-        }
-        try {
-            startServer();
-        } catch (BrokerStoreDiskFull e) {
-            waitForRoom(e);
-            return;
-        } catch (RuntimeException e) {
-            LOG.error(
-                    "the broker could not be started again: the bridge stops so that its supervisor starts it again",
-                    e);
-            waitingFor = null;
-            lost.accept(e);
-            return;
-        }
-        if (waitingFor != null) {
-            LOG.warn("the broker store's disk has room again: broker started with the sessions it held; devices "
-                    + "reconnect");
-            waitingFor = null;
-        } else {
-            LOG.warn("broker restarted after a session-loop death; devices reconnect");
-        }
-    }
-
-    private synchronized void waitForRoom(BrokerStoreDiskFull full) {
-        if (waitingFor == null) {
-            LOG.error("{}; trying again every {} s", full.getMessage(), DISK_FULL_RETRY.toSeconds(), full);
-        }
-        waitingFor = full.getMessage();
-        scheduleRetry();
-    }
-
-    private synchronized void scheduleRetry() {
-        if (retry == null && !stopping) {
-            try {
-                retry = enforcer.schedule(
-                        () -> guarded(this::startAgain), DISK_FULL_RETRY.toMillis(), TimeUnit.MILLISECONDS);
-            } catch (RejectedExecutionException e) {
-                // the bridge is stopping
-            }
-        }
+        restarts.failed(
+                life,
+                BrokerStoreDiskFull.of(storeDir, error, true)
+                        .or(() -> BrokerStoreDiskFull.hasRoom(storeDir)
+                                ? Optional.empty()
+                                : Optional.of(BrokerStoreDiskFull.noRoomNow(storeDir, error))));
     }
 
     /** How long Moquette's own stop may take (a clean one takes a fraction of a second): {@link BoundedStop}. */
     static final Duration STOP_LIMIT = Duration.ofSeconds(15);
 
-    /** Stops the enforcer, then closes the listeners (and every device connection), then Moquette. */
+    /** Stops the restarts, then closes the listeners (and every device connection), then Moquette. */
     @Override
-    public synchronized void close() {
-        stopping = true;
-        waitingFor = null;
-        enforcer.shutdownNow();
-        try {
-            enforcer.awaitTermination(5, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-        stopServer();
+    public void close() {
+        restarts.close();
     }
 
-    /** Closes the listeners (and every device connection), then Moquette. */
+    /** Closes the listeners (and every device connection), then Moquette. Only {@link BrokerRestarts} calls it. */
     private void stopServer() {
         listening = false;
         // server first: connections closed below see that the bridge closed them (no Last Will is sent for them)
