@@ -607,6 +607,7 @@ public final class ConfigKeys {
             INGEST_OAUTH2_CLIENT_AUTH,
             INGEST_PROXY,
             INGEST_COMPRESSION,
+            INGEST_CLIENT,
             INGEST_TIMEOUT,
             INGEST_MAX_REPLY_BYTES,
             INGEST_MAX_RECEIPT_RESULT_BYTES,

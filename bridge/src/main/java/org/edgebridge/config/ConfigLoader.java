@@ -309,7 +309,11 @@ public final class ConfigLoader {
                 v.get(OUTBOX_DEVICE_RETENTION));
         ForwarderSettings forwarder = new ForwarderSettings(
                 new ForwarderSettings.Central(
-                        v.get(EDGE_ID), v.get(INGEST_URL), v.get(INGEST_PROXY), v.get(INGEST_COMPRESSION)),
+                        v.get(EDGE_ID),
+                        v.get(INGEST_URL),
+                        v.get(INGEST_PROXY),
+                        v.get(INGEST_COMPRESSION),
+                        v.get(INGEST_CLIENT)),
                 new ForwarderSettings.Credentials(
                         ingestToken,
                         v.get(INGEST_CA_FILE),

@@ -12,6 +12,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Optional;
 import org.edgebridge.forward.Compression;
+import org.edgebridge.forward.IngestClientKind;
 import org.edgebridge.forward.auth.OAuth2Settings;
 
 /**
@@ -81,6 +82,12 @@ public final class IngestKeys {
                     Compression.class,
                     "gzip sends each request body gzipped (Content-Encoding: gzip), if central accepts it")
             .see("docs/protocol.md#21-the-request");
+    public static final ConfigKey<IngestClientKind> INGEST_CLIENT = enumKey(
+                    "ingest.client",
+                    IngestClientKind.JDK,
+                    IngestClientKind.class,
+                    "jdk: the JDK's HTTP client and its threads; blocking: HttpURLConnection on the forwarder's thread")
+            .see("docs/forwarding.md#the-http-client-ingestclient");
     public static final ConfigKey<Duration> INGEST_TIMEOUT = durationKey(
                     "ingest.timeout",
                     "30s",

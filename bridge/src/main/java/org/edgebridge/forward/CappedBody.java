@@ -35,6 +35,17 @@ final class CappedBody implements HttpResponse.BodySubscriber<byte[]> {
         this.declaredBytes = declaredBytes;
     }
 
+    /** Why a reply whose {@code Content-Length} is over the cap was not read. */
+    static String declaredTooLarge(long declaredBytes, int maxBytes) {
+        return "central's reply declares " + declaredBytes + " bytes (Content-Length), more than ingest.maxReplyBytes ("
+                + maxBytes + "); not read";
+    }
+
+    /** Why a reply found longer than the cap while it was read was cut. */
+    static String readTooLarge(int maxBytes) {
+        return "central's reply is longer than ingest.maxReplyBytes (" + maxBytes + " bytes); the rest was not read";
+    }
+
     /** A body handler that caps every body at {@code maxBytes}. */
     static HttpResponse.BodyHandler<byte[]> handler(int maxBytes) {
         return info -> new CappedBody(
@@ -50,8 +61,7 @@ final class CappedBody implements HttpResponse.BodySubscriber<byte[]> {
     public void onSubscribe(Flow.Subscription s) {
         subscription = s;
         if (declaredBytes > maxBytes) {
-            fail("central's reply declares " + declaredBytes
-                    + " bytes (Content-Length), more than ingest.maxReplyBytes (" + maxBytes + "); not read");
+            fail(declaredTooLarge(declaredBytes, maxBytes));
             return;
         }
         s.request(Long.MAX_VALUE);
@@ -65,8 +75,7 @@ final class CappedBody implements HttpResponse.BodySubscriber<byte[]> {
         try {
             for (ByteBuffer b : buffers) {
                 if ((long) bytes.size() + b.remaining() > maxBytes) {
-                    fail("central's reply is longer than ingest.maxReplyBytes (" + maxBytes
-                            + " bytes); the rest was not read");
+                    fail(readTooLarge(maxBytes));
                     return;
                 }
                 byte[] chunk = new byte[b.remaining()];

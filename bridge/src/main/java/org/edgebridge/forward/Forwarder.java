@@ -62,7 +62,7 @@ public final class Forwarder implements Component, ForwarderControl, AutoCloseab
     private final ExpiryReports expiryReports;
     private final CentralFailureRate failureRate;
     private final ReceiptViolations receiptViolations;
-    private final IngestClient client;
+    private final CentralClient client;
     private final Optional<ClientCertificateFiles> certificates;
     private final CentralAuthorization authorization;
     private final ProbeThread probeThread;
@@ -116,14 +116,17 @@ public final class Forwarder implements Component, ForwarderControl, AutoCloseab
         this.settler = new BatchSettler(settings, outbox, finalReceipts, suspicions);
         this.receiptViolations = new ReceiptViolations(clock);
         this.certificates = settings.credentials().clientCertificate().map(c -> new ClientCertificateFiles(c, clock));
-        this.client = new IngestClient(settings, certificates);
+        this.client = CentralClient.of(settings, certificates, threads);
+        CertificateBound<java.net.http.HttpClient> tokenHttp = client instanceof IngestClient jdk
+                ? jdk.clients()
+                : IngestClient.clients(settings, certificates); // made at the first token request
         this.authorization = new CentralAuthorization(
                 settings.credentials().token(),
                 settings.credentials()
                         .oauth2()
                         .map(o -> new OAuth2Tokens(
                                 o,
-                                client::http,
+                                tokenHttp::get,
                                 settings.requests().timeout(),
                                 e -> TransportFailures.describe(
                                                 o.tokenUrl(), settings.central().proxy(), e)
@@ -305,6 +308,7 @@ public final class Forwarder implements Component, ForwarderControl, AutoCloseab
                     SentRequest.unmeasured(BatchIds.next()), probe, "released: the bridge stopped during a probe");
         }
         exchange.releaseCarried();
+        client.close();
         claimedAhead.releaseAll(outbox, "not sent: the bridge stopped");
         if (!settler.settleKept()) {
             LOG.warn(

@@ -25,8 +25,10 @@ public record ForwarderSettings(
      *
      * @param proxy the site's HTTP proxy ({@code ingest.proxy}), or empty for a direct connection
      * @param compression how request bodies go on the wire ({@code ingest.compression}); maxBytes bounds them before it
+     * @param client which HTTP client carries the requests ({@code ingest.client})
      */
-    public record Central(String edgeId, URI url, Optional<URI> proxy, Compression compression) {}
+    public record Central(
+            String edgeId, URI url, Optional<URI> proxy, Compression compression, IngestClientKind client) {}
 
     /**
      * What the bridge shows central.
@@ -66,7 +68,12 @@ public record ForwarderSettings(
      * @param receiptCaps the largest result, message and code of a receipt that is believed
      */
     public record Requests(
-            int maxConcurrent, Duration timeout, int perSecond, DataSize maxReplyBytes, ReceiptCaps receiptCaps) {}
+            int maxConcurrent, Duration timeout, int perSecond, DataSize maxReplyBytes, ReceiptCaps receiptCaps) {
+        /** The longest wait for a connection: {@code timeout}, at most 10 s. */
+        public Duration connectTimeout() {
+            return timeout.compareTo(Duration.ofSeconds(10)) < 0 ? timeout : Duration.ofSeconds(10);
+        }
+    }
 
     /**
      * When a failed or refused event or request goes again, and when an event is parked.

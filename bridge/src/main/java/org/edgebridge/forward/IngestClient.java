@@ -7,7 +7,6 @@ import java.net.http.HttpConnectTimeoutException;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.net.http.HttpTimeoutException;
-import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -15,73 +14,62 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicLong;
 import org.edgebridge.forward.auth.ClientCertificate;
 import org.edgebridge.forward.auth.ClientCertificateFiles;
 import org.edgebridge.forward.auth.TlsContexts;
-import org.jspecify.annotations.Nullable;
 
 /**
- * Sends request bodies to central with the JDK's HTTP client. With a client certificate ({@code ingest.certFile}), the
- * files are looked at before each request ({@link ClientCertificateFiles#current()}) and a pair rotated on disk gets a
- * new HTTP client: a new TLS context, no pooled connection or resumable session of the old certificate. Thread-safe.
+ * Sends request bodies to central with the JDK's HTTP client ({@code ingest.client=jdk}, the default), which hands each
+ * exchange to its selector and worker threads. With a client certificate ({@code ingest.certFile}), a pair rotated
+ * on disk gets a new HTTP client ({@link CertificateBound}). Thread-safe.
  */
-final class IngestClient implements IngestPort {
+final class IngestClient implements CentralClient {
     private final ForwarderSettings settings;
-    private final Optional<ClientCertificateFiles> certificates;
-    private volatile Connection connection;
-    private final AtomicLong pastDeadline = new AtomicLong();
-    private final AtomicLong overCap = new AtomicLong();
+    private final CertificateBound<HttpClient> clients;
+    private final CutReplies cuts;
     private final WireBytes wire;
-
-    /** An HTTP client and the client certificate its TLS context presents (null: none). */
-    private record Connection(HttpClient http, @Nullable ClientCertificate presented) {}
 
     IngestClient(ForwarderSettings settings, Optional<ClientCertificateFiles> certificates) {
         this.settings = settings;
-        this.certificates = certificates;
+        this.clients = clients(settings, certificates);
+        this.cuts = new CutReplies(settings.requests().timeout());
         this.wire =
                 new WireBytes("https".equalsIgnoreCase(settings.central().url().getScheme()));
-        this.connection =
-                connect(certificates.map(ClientCertificateFiles::current).orElse(null));
+        clients.get(); // a TLS context that cannot be made fails the start, not the first request
     }
 
-    private Connection connect(@Nullable ClientCertificate certificate) {
-        Duration connectTimeout = settings.requests().timeout().compareTo(Duration.ofSeconds(10)) < 0
-                ? settings.requests().timeout()
-                : Duration.ofSeconds(10);
+    /**
+     * JDK HTTP clients as the requests to central use them (proxy, trust, client certificate, connect timeout, HTTP/1.1,
+     * no redirects), made at the first use: the token endpoint's with {@code ingest.client=blocking}.
+     */
+    static CertificateBound<HttpClient> clients(
+            ForwarderSettings settings, Optional<ClientCertificateFiles> certificates) {
+        return new CertificateBound<>(certificates, certificate -> connect(settings, certificate));
+    }
+
+    private static HttpClient connect(ForwarderSettings settings, Optional<ClientCertificate> certificate) {
         HttpClient.Builder builder = HttpClient.newBuilder();
-        if (settings.credentials().caFile().isPresent() || certificate != null) {
-            builder.sslContext(TlsContexts.of(settings.credentials().caFile(), Optional.ofNullable(certificate)));
+        if (settings.credentials().caFile().isPresent() || certificate.isPresent()) {
+            builder.sslContext(TlsContexts.of(settings.credentials().caFile(), certificate));
         }
         settings.central()
                 .proxy()
                 .ifPresent(proxy ->
                         builder.proxy(ProxySelector.of(new InetSocketAddress(proxy.getHost(), proxy.getPort()))));
-        return new Connection(
-                builder.version(HttpClient.Version.HTTP_1_1)
-                        .connectTimeout(connectTimeout)
-                        .followRedirects(HttpClient.Redirect.NEVER)
-                        .build(),
-                certificate);
+        return builder.version(HttpClient.Version.HTTP_1_1)
+                .connectTimeout(settings.requests().connectTimeout())
+                .followRedirects(HttpClient.Redirect.NEVER)
+                .build();
     }
 
     /** The HTTP client for the next request: a new one when the client certificate on disk changed. */
     HttpClient http() {
-        Connection now = connection;
-        if (certificates.isEmpty()) {
-            return now.http();
-        }
-        ClientCertificate onDisk = certificates.get().current();
-        if (onDisk == now.presented()) {
-            return now.http();
-        }
-        synchronized (this) {
-            if (connection.presented() != onDisk) {
-                connection = connect(onDisk);
-            }
-            return connection.http();
-        }
+        return clients.get();
+    }
+
+    /** Its HTTP clients, for the token endpoint. */
+    CertificateBound<HttpClient> clients() {
+        return clients;
     }
 
     /**
@@ -95,30 +83,18 @@ final class IngestClient implements IngestPort {
      */
     @Override
     public IngestReply post(String batchId, byte[] body, Optional<String> bearer) {
-        byte[] onTheWire = settings.central().compression().encode(body);
+        CentralPost post = CentralPost.of(settings.central(), batchId, body, bearer, wire);
         HttpRequest.Builder request = HttpRequest.newBuilder(settings.central().url())
                 .timeout(settings.requests().timeout())
-                .header("Content-Type", "application/json")
-                .header("Idempotency-Key", batchId)
-                .POST(HttpRequest.BodyPublishers.ofByteArray(onTheWire));
-        settings.central()
-                .compression()
-                .contentEncoding()
-                .ifPresent(encoding -> request.header("Content-Encoding", encoding));
-        bearer.ifPresent(token -> request.header("Authorization", "Bearer " + token));
-        HttpRequest built = request.build();
-        wire.sent(
-                ("POST " + settings.central().url().getRawPath() + " HTTP/1.1\r\n").length()
-                        + WireBytes.headBytes(built.headers()),
-                body.length,
-                onTheWire.length);
+                .POST(HttpRequest.BodyPublishers.ofByteArray(post.onTheWire()));
+        post.headers().forEach(request::header);
         CompletableFuture<HttpResponse<byte[]>> exchange = http().sendAsync(
-                        built,
+                        request.build(),
                         CappedBody.handler(settings.requests().maxReplyBytes().intBytes()));
         try {
             HttpResponse<byte[]> response =
                     exchange.get(settings.requests().timeout().toNanos(), TimeUnit.NANOSECONDS);
-            wire.received(response.headers(), response.body().length);
+            wire.received(response.headers().map(), response.body().length);
             return new IngestReply(
                     response.statusCode(),
                     response.body(),
@@ -127,7 +103,7 @@ final class IngestClient implements IngestPort {
                     null);
         } catch (TimeoutException e) {
             exchange.cancel(true);
-            return pastDeadline();
+            return cuts.pastDeadline();
         } catch (ExecutionException e) {
             return failed(Objects.requireNonNull(e.getCause())); // CompletableFuture's ExecutionException has one
         } catch (InterruptedException e) {
@@ -143,8 +119,7 @@ final class IngestClient implements IngestPort {
                 throw error;
             }
             if (t instanceof CappedBody.TooLarge tooLarge) {
-                overCap.incrementAndGet();
-                return IngestReply.transportFailure(Objects.requireNonNull(tooLarge.getMessage())); // made with one
+                return cuts.tooLarge(Objects.requireNonNull(tooLarge.getMessage())); // made with one
             }
         }
         if (cause instanceof HttpConnectTimeoutException) {
@@ -152,44 +127,23 @@ final class IngestClient implements IngestPort {
                     settings.central().url(), settings.central().proxy(), cause));
         }
         if (cause instanceof HttpTimeoutException) {
-            return pastDeadline();
+            return cuts.pastDeadline();
         }
-        return IngestReply.transportFailure(expiredCertificate()
-                .map(c -> TransportFailures.expiredClientCertificate(
-                        settings.central().url(),
-                        c.notAfter(),
-                        c.serial(),
-                        TransportFailures.describe(
-                                settings.central().url(), settings.central().proxy(), cause)))
-                .orElseGet(() -> TransportFailures.describe(
-                        settings.central().url(), settings.central().proxy(), cause)));
+        return IngestReply.transportFailure(
+                TransportFailures.ofExchange(settings.central(), clients.expiredPresented(), cause));
     }
 
-    /**
-     * The client certificate presented, when it has expired: with TLS 1.3 a server checks it after the client's
-     * handshake is done, and its refusal often reaches the client as a reset or closed connection; the bridge knows
-     * better than that.
-     */
-    private Optional<ClientCertificate> expiredCertificate() {
-        ClientCertificate presented = connection.presented();
-        return presented != null && certificates.get().expired(presented) ? Optional.of(presented) : Optional.empty();
-    }
-
-    private IngestReply pastDeadline() {
-        pastDeadline.incrementAndGet();
-        return IngestReply.timeout(settings.requests().timeout().toMillis());
-    }
-
-    /** The bytes exchanged with central since start (the data budget's source). */
-    WireBytes wire() {
+    @Override
+    public WireBytes wire() {
         return wire;
     }
 
-    /**
-     * Replies cut off since start: {@code deadline} (past ingest.timeout), {@code too_large} (over
-     * ingest.maxReplyBytes).
-     */
-    Map<String, Long> cutReplies() {
-        return Map.of("deadline", pastDeadline.get(), "too_large", overCap.get());
+    @Override
+    public Map<String, Long> cutReplies() {
+        return cuts.counts();
     }
+
+    /** Nothing to stop: the JDK's client ends its threads when it is no longer referenced. */
+    @Override
+    public void close() {}
 }

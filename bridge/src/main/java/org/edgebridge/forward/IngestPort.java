@@ -3,7 +3,7 @@ package org.edgebridge.forward;
 import java.util.Optional;
 
 /**
- * The one way a request reaches central: {@link IngestClient} over HTTP on a site, a scripted central in the blame
+ * The one way a request reaches central: a {@link CentralClient} over HTTP on a site, a scripted central in the blame
  * simulation. Implementations bound the whole exchange by {@code ingest.timeout} and never throw for what central or
  * the network does (a transport failure is an {@link IngestReply} with status 0).
  */

@@ -3,6 +3,7 @@ package org.edgebridge.forward;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.NoRouteToHostException;
+import java.net.SocketTimeoutException;
 import java.net.URI;
 import java.net.UnknownHostException;
 import java.net.http.HttpConnectTimeoutException;
@@ -11,7 +12,10 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import javax.net.ssl.SSLException;
+import org.edgebridge.forward.auth.ClientCertificate;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -45,6 +49,9 @@ final class TransportFailures {
      * As {@link #describe(URI, Throwable)}, through {@code ingest.proxy} when one is set: a CONNECT the proxy refused
      * says so, TLS failures concern central (through the tunnel), anything else concerns the proxy.
      */
+    /** HttpURLConnection's refused tunnel: {@code Unable to tunnel through proxy. Proxy returns "HTTP/1.1 403 …"}. */
+    private static final Pattern TUNNEL_STATUS = Pattern.compile("Proxy returns \"HTTP/\\d(?:\\.\\d)? (\\d{3})");
+
     static String describe(URI url, Optional<URI> proxy, Throwable error) {
         if (proxy.isEmpty()) {
             return describe(url, error);
@@ -52,7 +59,13 @@ final class TransportFailures {
         String via = "ingest.proxy " + proxy.get().getHost() + ":" + proxy.get().getPort();
         for (Throwable t = error; t != null; t = t.getCause()) {
             String m = t.getMessage() == null ? "" : t.getMessage();
-            if (m.toLowerCase(Locale.ROOT).contains("tunnel failed")) {
+            String lower = m.toLowerCase(Locale.ROOT);
+            // the JDK's HTTP client says "tunnel failed", HttpURLConnection "Unable to tunnel through proxy"
+            if (lower.contains("tunnel failed") || lower.contains("unable to tunnel")) {
+                Matcher status = TUNNEL_STATUS.matcher(m);
+                if (status.find()) { // HttpURLConnection's words, told as the JDK's client tells them
+                    m = "Tunnel failed, got: " + status.group(1);
+                }
                 return via + " did not open the CONNECT tunnel to " + url.getHost() + ":" + port(url) + " (" + m
                         + "): the proxy refuses central (403) or cannot reach it (5xx); check the proxy and ingest.url";
             }
@@ -69,7 +82,8 @@ final class TransportFailures {
             if (t instanceof UnresolvedAddressException || t instanceof UnknownHostException) {
                 return "host " + url.getHost() + " of ingest.url does not resolve (DNS)";
             }
-            if (t instanceof HttpConnectTimeoutException) {
+            if (t instanceof HttpConnectTimeoutException
+                    || t instanceof SocketTimeoutException && "connect timed out".equalsIgnoreCase(t.getMessage())) {
                 return "no connection to " + where
                         + " within the connect timeout (a firewall dropping packets, or the host is down)";
             }
@@ -102,6 +116,16 @@ final class TransportFailures {
             return "connection to " + where + " failed: " + message(error);
         }
         return where + ": " + message(error);
+    }
+
+    /**
+     * A failed exchange with central in words: {@link #describe(URI, Optional, Throwable)}, or, while the client
+     * certificate presented has expired ({@code expired}), {@link #expiredClientCertificate} around it.
+     */
+    static String ofExchange(ForwarderSettings.Central central, Optional<ClientCertificate> expired, Throwable cause) {
+        String described = describe(central.url(), central.proxy(), cause);
+        return expired.map(c -> expiredClientCertificate(central.url(), c.notAfter(), c.serial(), described))
+                .orElse(described);
     }
 
     /**

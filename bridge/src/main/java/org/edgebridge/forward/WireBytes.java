@@ -1,6 +1,5 @@
 package org.edgebridge.forward;
 
-import java.net.http.HttpHeaders;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -23,7 +22,7 @@ public final class WireBytes {
     public static final String OTHER_DEVICES = "(other devices)";
     private static final int TLS_RECORD = 16 * 1024;
     private static final int TLS_RECORD_OVERHEAD = 22;
-    /** What the JDK's client adds to a request's headers: Host, Content-Length, User-Agent, Connection (about). */
+    /** What the HTTP client adds to a request's headers: Host, Content-Length, User-Agent, Connection (about). */
     private static final int CLIENT_HEADERS = 90;
 
     private final boolean tls;
@@ -47,8 +46,8 @@ public final class WireBytes {
         wireBodies.addAndGet(wireBody);
     }
 
-    /** A reply came: its status line, headers and body. */
-    public void received(HttpHeaders headers, long body) {
+    /** A reply came: its status line, headers (a null name, HttpURLConnection's status line, is left out) and body. */
+    public void received(Map<String, List<String>> headers, long body) {
         received.addAndGet(withTls("HTTP/1.1 200 OK\r\n".length() + headBytes(headers) + body));
     }
 
@@ -62,9 +61,12 @@ public final class WireBytes {
         }
     }
 
-    static long headBytes(HttpHeaders headers) {
+    static long headBytes(Map<String, List<String>> headers) {
         long n = 2; // the blank line
-        for (Map.Entry<String, List<String>> h : headers.map().entrySet()) {
+        for (Map.Entry<String, List<String>> h : headers.entrySet()) {
+            if (h.getKey() == null) {
+                continue;
+            }
             for (String v : h.getValue()) {
                 n += h.getKey().length() + 2 + v.length() + 2;
             }
