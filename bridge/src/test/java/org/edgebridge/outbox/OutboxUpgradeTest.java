@@ -39,7 +39,7 @@ class OutboxUpgradeTest {
                 .as("C-1 and C-2 pending; C-3 parked holds the rest of the device back")
                 .containsExactly("C-1", "C-2");
         assertThat(outbox.openCount()).isEqualTo(3);
-        assertThat(outbox.reads().schemaVersion()).isEqualTo("8");
+        assertThat(outbox.reads().schemaVersion()).isEqualTo("9");
         assertThat(query(outbox.file(), "SELECT open_count || '/' || open_bytes FROM devices WHERE client_id = 'dev'"))
                 .as("V7 counts the device's open commands and their bytes")
                 .containsExactly("3/"
