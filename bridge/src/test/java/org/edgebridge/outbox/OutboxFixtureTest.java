@@ -99,7 +99,7 @@ class OutboxFixtureTest {
     void an_outbox_left_at_an_older_schema_migrates_to_the_newest() {
         Path file = OutboxFixture.atSchemaVersion(dir.resolve("outbox.db"), "2");
         try (OutboxFixture f = OutboxFixture.at(file, clock)) {
-            assertThat(f.outbox().reads().schemaVersion()).isEqualTo("8");
+            assertThat(f.outbox().reads().schemaVersion()).isEqualTo("10");
             assertThat(f.pending("dev", "C-", 2))
                     .extracting(CommandRecord::sequence)
                     .containsExactly(1L, 2L);

@@ -34,12 +34,19 @@ class OutboxUpgradeTest {
         assertThat(outbox.reads()
                         .history(outbox.find("dev", "C-1").orElseThrow().id()))
                 .hasSize(1);
+        for (String id : query(outbox.file(), "SELECT id FROM commands")) {
+            assertThat(outbox.reads().history(Long.parseLong(id)))
+                    .as("the lines of command %s from before V9, read as they are (no row column of V9 is set)", id)
+                    .hasSize(Integer.parseInt(
+                            query(outbox.file(), "SELECT COUNT(*) FROM command_history WHERE command = " + id)
+                                    .get(0)));
+        }
         assertThat(outbox.claim(10, 1 << 20, OutboxFixture.ROUGH_SIZE, Long.MAX_VALUE, "b"))
                 .extracting(ClaimedEvent::commandId)
                 .as("C-1 and C-2 pending; C-3 parked holds the rest of the device back")
                 .containsExactly("C-1", "C-2");
         assertThat(outbox.openCount()).isEqualTo(3);
-        assertThat(outbox.reads().schemaVersion()).isEqualTo("8");
+        assertThat(outbox.reads().schemaVersion()).isEqualTo("10");
         assertThat(query(outbox.file(), "SELECT open_count || '/' || open_bytes FROM devices WHERE client_id = 'dev'"))
                 .as("V7 counts the device's open commands and their bytes")
                 .containsExactly("3/"
@@ -54,12 +61,14 @@ class OutboxUpgradeTest {
         assertThat(indexes(outbox.file()))
                 .contains(
                         "commands_open",
-                        "commands_unpublished",
+                        "commands_unpublished_device",
                         "commands_state",
                         "commands_final_at",
                         "command_history_command",
                         "commands_expiring",
-                        "commands_expiry_unreported");
+                        "commands_expiry_unreported")
+                .as("V10 drops the index no statement reads, which every settle and published mark wrote")
+                .doesNotContain("commands_unpublished");
         assertThat(outbox.expiries().unreported(10))
                 .as("rows from before expiry need no report")
                 .isEmpty();
