@@ -1,6 +1,7 @@
 package org.edgebridge.forward;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 import static org.edgebridge.forward.ScriptedHttpServer.head;
 import static org.edgebridge.forward.ScriptedHttpServer.ok;
 
@@ -8,7 +9,9 @@ import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -74,7 +77,7 @@ class BlockingIngestClientTest {
         for (int i = 0; i < bytes; i++) {
             out.write('x');
             out.flush();
-            Thread.sleep(everyMs);
+            Thread.sleep(everyMs); // the misbehaviour itself: central's pace, not a wait for a result
         }
         return false;
     }
@@ -139,9 +142,7 @@ class BlockingIngestClientTest {
 
         assertThat(post(client).timedOut()).isTrue();
         long cut = System.nanoTime();
-        while (writesRefused.get() == 0 && System.nanoTime() - cut < 20_000_000_000L) {
-            Thread.sleep(50);
-        }
+        await().atMost(Duration.ofSeconds(20)).until(() -> writesRefused.get() > 0);
 
         assertThat(writesRefused.get()).isEqualTo(1);
         assertThat(Duration.ofNanos(System.nanoTime() - cut)).isLessThan(Duration.ofSeconds(3));
@@ -171,7 +172,7 @@ class BlockingIngestClientTest {
         ScriptedHttpServer central = server(serverTls(ca), (r, out) -> {
             head(out, "200 OK", "Content-Length: 100");
             trickle(out, 3, 300); // the last byte at 0.6 s: a read timeout (1 s) would end it at 1.6 s
-            Thread.sleep(5000);
+            Thread.sleep(5000); // the misbehaviour itself: a body that stops, not a wait for a result
             return false;
         });
         BlockingIngestClient client = client(central.url("https"), clientCertificate(ca, "edge-01"));
@@ -264,7 +265,10 @@ class BlockingIngestClientTest {
 
         IngestReply first = post(client);
         IngestReply second = post(client);
-        Thread.sleep(300);
+        // a resend would come at once: nothing more may arrive for a while
+        await().during(Duration.ofMillis(300))
+                .atMost(Duration.ofSeconds(2))
+                .until(() -> central.requests().size() == 2);
 
         assertThat(first.status()).isEqualTo(200);
         assertThat(second.status()).isZero();
@@ -275,8 +279,9 @@ class BlockingIngestClientTest {
         ScriptedHttpServer closing = server((r, out) -> false);
         BlockingIngestClient fresh = client(closing.url("http"));
         assertThat(post(fresh).status()).isZero();
-        Thread.sleep(300);
-        assertThat(closing.requests()).hasSize(1);
+        await().during(Duration.ofMillis(300))
+                .atMost(Duration.ofSeconds(2))
+                .until(() -> closing.requests().size() == 1);
     }
 
     @Test
@@ -299,8 +304,11 @@ class BlockingIngestClientTest {
 
         assertThat(post(client).status()).isEqualTo(200);
         assertThat(post(client).status()).isEqualTo(200); // kept alive
-        Thread.sleep(20); // a new modification time
         clientCertificate(ca, "edge-01");
+        // a new modification time whatever the file system's clock granularity
+        FileTime later = FileTime.from(Instant.now().plusSeconds(2));
+        Files.setLastModifiedTime(dir.resolve("tls/bridge.pem"), later);
+        Files.setLastModifiedTime(keyFile(), later);
         assertThat(post(client).status()).isEqualTo(200);
         assertThat(post(client).status()).isEqualTo(200);
 
