@@ -394,14 +394,21 @@ final class BridgeMetrics implements AutoCloseable {
                 "edgebridge.broker.awaiting.commit.pauses",
                 broker,
                 b -> b.status().limits().awaitingCommitPauses(),
-                "times a device connection stopped being read because mqtt.maxCommandsAwaitingCommit of its commands "
-                        + "waited for their commit (their PUBACKs)");
+                "times a device connection stopped being read because mqtt.maxCommandsAwaitingCommit of its commands, "
+                        + "or mqtt.maxBytesAwaitingCommit of their payloads, waited for their commit (their PUBACKs)");
         Gauge.builder(
                         "edgebridge.broker.awaiting.commit.most",
                         broker,
                         b -> b.status().limits().mostAwaitingCommit())
                 .description(
                         "the most commands of one connection seen waiting for their commit (and PUBACK) since start")
+                .register(registry);
+        Gauge.builder(
+                        "edgebridge.broker.awaiting.commit.most.bytes",
+                        broker,
+                        b -> b.status().limits().mostAwaitingCommitBytes())
+                .description("the most payload bytes of one connection seen waiting for their commit since start")
+                .baseUnit("bytes")
                 .register(registry);
         counter(
                 "edgebridge.broker.wills",

@@ -20,6 +20,7 @@ public final class BrokerLimits {
     private final AtomicLong beforeLoginOldestClosed = new AtomicLong();
     private final AtomicLong awaitingCommitPauses = new AtomicLong();
     private final AtomicInteger mostAwaitingCommit = new AtomicInteger();
+    private final AtomicLong mostAwaitingCommitBytes = new AtomicLong();
 
     /** A PUBLISH came with retain=1; it was passed on without it (the bridge stores no retained messages). */
     public void retainFlagCleared() {
@@ -78,17 +79,20 @@ public final class BrokerLimits {
     }
 
     /**
-     * A connection had {@code mqtt.maxCommandsAwaitingCommit} commands waiting for their commit (and PUBACK): it is not
-     * read until they are answered.
+     * A connection had {@code mqtt.maxCommandsAwaitingCommit} commands, or {@code mqtt.maxBytesAwaitingCommit} of
+     * payload, waiting for their commit (and PUBACK): it is not read until enough are answered.
      */
     public void awaitingCommitPaused() {
         awaitingCommitPauses.incrementAndGet();
     }
 
-    /** A connection has {@code n} commands waiting for their commit now. */
-    public void awaitingCommit(int n) {
+    /** A connection has {@code n} commands, of {@code bytes} payload bytes, waiting for their commit now. */
+    public void awaitingCommit(int n, long bytes) {
         if (n > mostAwaitingCommit.get()) {
             mostAwaitingCommit.accumulateAndGet(n, Math::max);
+        }
+        if (bytes > mostAwaitingCommitBytes.get()) {
+            mostAwaitingCommitBytes.accumulateAndGet(bytes, Math::max);
         }
     }
 
@@ -124,6 +128,7 @@ public final class BrokerLimits {
                 openBeforeLogin,
                 beforeLoginOldestClosed.get(),
                 awaitingCommitPauses.get(),
-                mostAwaitingCommit.get());
+                mostAwaitingCommit.get(),
+                mostAwaitingCommitBytes.get());
     }
 }

@@ -32,8 +32,9 @@ package org.edgebridge.broker;
  * @param beforeLoginOldestClosed connections that had not logged in closed, the oldest, to make room for a new one
  *     ({@code mqtt.maxConnectionsBeforeLogin}, {@code mqtt.maxConnectionsBeforeLoginPerNetwork})
  * @param awaitingCommitPauses times a connection stopped being read because {@code mqtt.maxCommandsAwaitingCommit}
- *     of its commands waited for their commit (and PUBACK)
+ *     of its commands, or {@code mqtt.maxBytesAwaitingCommit} of their payloads, waited for their commit (and PUBACK)
  * @param mostAwaitingCommit the most commands of one connection seen waiting for their commit since start
+ * @param mostAwaitingCommitBytes the most payload bytes of one connection seen waiting for their commit since start
  */
 public record BrokerLimitsStatus(
         long retainFlagsCleared,
@@ -58,4 +59,5 @@ public record BrokerLimitsStatus(
         int openBeforeLogin,
         long beforeLoginOldestClosed,
         long awaitingCommitPauses,
-        int mostAwaitingCommit) {}
+        int mostAwaitingCommit,
+        long mostAwaitingCommitBytes) {}

@@ -54,9 +54,15 @@ public record BrokerSettings(
      *     false: Moquette PUBACKs it on arrival
      * @param maxAwaitingCommit commands of one connection whose PUBACK waits for their commit; past it the
      *     connection is not read until they are answered
+     * @param maxBytesAwaitingCommit the same bound in payload bytes
      */
     public record Publishes(
-            String topicPrefix, DataSize maxPacket, int maxWaiting, boolean pubackAfterCommit, int maxAwaitingCommit) {}
+            String topicPrefix,
+            DataSize maxPacket,
+            int maxWaiting,
+            boolean pubackAfterCommit,
+            int maxAwaitingCommit,
+            DataSize maxBytesAwaitingCommit) {}
 
     /**
      * Devices' sessions.

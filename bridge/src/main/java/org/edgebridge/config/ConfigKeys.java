@@ -151,6 +151,13 @@ public final class ConfigKeys {
                     65_535,
                     "QoS 1 commands of one connection whose PUBACK may wait for their commit at once")
             .see("docs/protocol.md#15-receipts");
+    public static final ConfigKey<Integer> MQTT_MAX_BYTES_AWAITING_COMMIT = intSizeKey(
+                    "mqtt.maxBytesAwaitingCommit",
+                    "1MiB",
+                    1024,
+                    1024 * 1024 * 1024,
+                    "payload bytes of one connection's commands whose PUBACK may wait for their commit at once")
+            .see("docs/protocol.md#15-receipts");
     public static final ConfigKey<Integer> MQTT_MAX_CONNECT_BYTES = intSizeKey(
                     "mqtt.maxConnectBytes",
                     "16KiB",
@@ -573,6 +580,7 @@ public final class ConfigKeys {
             MQTT_MAX_HELD_PACKETS,
             MQTT_PUBACK_AFTER_COMMIT,
             MQTT_MAX_COMMANDS_AWAITING_COMMIT,
+            MQTT_MAX_BYTES_AWAITING_COMMIT,
             MQTT_MAX_CONNECT_BYTES,
             MQTT_CONNECT_TIMEOUT,
             MQTT_MAX_TOPIC_BYTES,

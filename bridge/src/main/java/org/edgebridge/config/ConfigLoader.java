@@ -249,7 +249,8 @@ public final class ConfigLoader {
                         DataSize.ofBytes(v.get(MQTT_MAX_PACKET_BYTES)),
                         maxWaitingPublishes(v.get(INTAKE_MAX_QUEUED_BYTES), v.get(MQTT_MAX_PACKET_BYTES)),
                         v.get(MQTT_PUBACK_AFTER_COMMIT),
-                        v.get(MQTT_MAX_COMMANDS_AWAITING_COMMIT)),
+                        v.get(MQTT_MAX_COMMANDS_AWAITING_COMMIT),
+                        DataSize.ofBytes(v.get(MQTT_MAX_BYTES_AWAITING_COMMIT))),
                 new BrokerSettings.Sessions(
                         dataDir.resolve("broker"),
                         v.get(MQTT_SESSION_QUEUE_SIZE),

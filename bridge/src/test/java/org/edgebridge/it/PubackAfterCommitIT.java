@@ -3,16 +3,21 @@ package org.edgebridge.it;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.edgebridge.central.CentralSim;
+import org.edgebridge.device.DeviceSimulator;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -23,7 +28,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  * and gets no PUBACK; past {@code mqtt.maxCommandsAwaitingCommit} (32) of its commands awaiting their commit its
  * connection is not read (the bound shows in /metrics). The kill -9 side: {@link PubackKillIT}. Both ways the
  * intake can store ({@code intake.writerThread}): its own thread, or the outbox's writer taking its queue (the hook is
- * then held on that thread, inside its transaction).
+ * then held on that thread, inside its transaction). The same bound in bytes ({@code mqtt.maxBytesAwaitingCommit}, 1
+ * MiB): a device's large commands stop its connection being read long before 32 of them wait.
  */
 class PubackAfterCommitIT {
     /** What the eager device sends at once (about 70 bytes each): more than one read of a connection brings in. */
@@ -69,6 +75,50 @@ class PubackAfterCommitIT {
                     .isBetween(32.0, 1_100.0);
             assertThat(device.acked()).as("PUBACKs while nothing is committed").isZero();
             assertThat(acked).isEmpty();
+        }
+    }
+
+    @Test
+    void a_connection_past_the_byte_bound_is_not_read() throws Exception {
+        Path marker = dir.resolve("in-window");
+        int centralPort = Ports.free();
+        List<String> hook =
+                List.of("-Dedgebridge.test.hook=BEFORE_INTAKE_COMMIT", "-Dedgebridge.test.hookMarker=" + marker);
+        String pad = "p".repeat(200_000);
+        try (CentralSim central =
+                        new CentralSim(Optional.empty(), 1 << 24, Clock.systemUTC()).start("127.0.0.1", centralPort);
+                BridgeProcess bridge = new BridgeProcess(
+                                BridgeProcess.logFile("puback-bytes"),
+                                hook,
+                                "data.dir=" + dir.resolve("data"),
+                                "mqtt.host=127.0.0.1",
+                                "auth.anonymous=true",
+                                "ingest.url=http://127.0.0.1:" + centralPort + "/ingest")
+                        .start();
+                DeviceSimulator device = DeviceSimulator.of("large", bridge.mqttPort())) {
+            device.connectAndSubscribe();
+            List<CompletableFuture<?>> pubacks = new ArrayList<>();
+            for (int i = 0; i < 20; i++) { // 20 commands of 200 KB: 4 MB, under the count bound (32)
+                String payload = DeviceSimulator.command("L-" + i, "\"pad\":\"" + pad + "\"");
+                pubacks.add(device.publishAsync("devices/large/commands/t", payload.getBytes(StandardCharsets.UTF_8)));
+            }
+            await("the intake writer held before its commit")
+                    .atMost(Duration.ofSeconds(60))
+                    .until(() -> Files.exists(marker));
+            // the shipped byte bound, mqtt.maxBytesAwaitingCommit=1MiB: the sixth command of 200 KB reaches it
+            await("the byte bound bites")
+                    .atMost(Duration.ofSeconds(60))
+                    .until(() -> bridge.metric("edgebridge_broker_awaiting_commit_pauses_total") >= 1);
+            double bytes = bridge.metric("edgebridge_broker_awaiting_commit_most_bytes");
+            double commands = bridge.metric("edgebridge_broker_awaiting_commit_most");
+            System.out.printf(
+                    "FIGURES awaiting commit: at most %.0f commands, %.0f bytes of one connection%n", commands, bytes);
+            assertThat(bytes)
+                    .as("payload bytes awaiting on one connection: the bound, past it by the command that reached it"
+                            + " and what one read had decoded")
+                    .isBetween(1_048_576.0, 1_048_576.0 + 2 * 200_100);
+            assertThat(commands).as("the count bound (32) did not bite").isLessThan(32.0);
+            assertThat(pubacks).as("no PUBACK while nothing is committed").noneMatch(CompletableFuture::isDone);
         }
     }
 }

@@ -215,7 +215,8 @@ public final class MoquetteBroker implements BrokerEngine {
                             clock,
                             commands,
                             limits,
-                            settings.publishes().maxAwaitingCommit())
+                            settings.publishes().maxAwaitingCommit(),
+                            settings.publishes().maxBytesAwaitingCommit().intBytes())
                     : null;
             MqttListeners.Pipeline pipeline = new MqttListeners.Pipeline(
                     protocol,

@@ -37,9 +37,11 @@ import org.slf4j.LoggerFactory;
  * client id is known here), and has already cleared a retain flag. A DUP flag changes nothing: the outbox knows a
  * resend by its commandId.
  *
- * <p>Bound: at most {@code maxAwaiting} commands of the connection wait for their answer; at that many it is not
- * read ({@link ReadPauses#AWAITING_COMMIT}) until one is answered, so a device's burst is slowed by TCP to the speed of
- * the disk. A connection that closes first loses only its PUBACKs: the intake still stores or answers what it took.
+ * <p>Bound: at most {@code maxAwaiting} commands of the connection, and {@code maxAwaitingBytes} of their payloads,
+ * wait for their answer; at either it is not read ({@link ReadPauses#AWAITING_COMMIT}) until enough are answered, so a
+ * device's burst is slowed by TCP to the speed of the disk, and one device's large commands cannot fill the intake's
+ * queue ({@code intake.maxQueuedBytes}) that all devices share. A command larger than the byte bound still goes in,
+ * alone. What one read of the socket had already decoded follows the command that paused it. A connection that closes first loses only its PUBACKs: the intake still stores or answers what it took.
  *
  * <p>One instance per channel; its state is touched only on the channel's event loop (answers come back there).
  */
@@ -51,25 +53,37 @@ final class PubackAfterCommit extends ChannelInboundHandlerAdapter {
     private final InboundCommands commands;
     private final BrokerLimits limits;
     private final int maxAwaiting;
+    private final long maxAwaitingBytes;
+    /** Payload bytes of {@link #awaiting}. */
+    private long awaitingBytes;
     /** The connection's commands waiting for their answer, in arrival order (their PUBACKs go in this order). */
     private final ArrayDeque<Awaiting> awaiting = new ArrayDeque<>();
 
     /** A command waiting for its PUBACK. */
     private static final class Awaiting {
         final int packetId;
+        final int bytes;
         boolean decided;
 
-        Awaiting(int packetId) {
+        Awaiting(int packetId, int bytes) {
             this.packetId = packetId;
+            this.bytes = bytes;
         }
     }
 
-    PubackAfterCommit(Topics topics, Clock clock, InboundCommands commands, BrokerLimits limits, int maxAwaiting) {
+    PubackAfterCommit(
+            Topics topics,
+            Clock clock,
+            InboundCommands commands,
+            BrokerLimits limits,
+            int maxAwaiting,
+            long maxAwaitingBytes) {
         this.topics = topics;
         this.clock = clock;
         this.commands = commands;
         this.limits = limits;
         this.maxAwaiting = maxAwaiting;
+        this.maxAwaitingBytes = maxAwaitingBytes;
     }
 
     @Override
@@ -95,10 +109,11 @@ final class PubackAfterCommit extends ChannelInboundHandlerAdapter {
         } finally {
             publish.release();
         }
-        Awaiting command = new Awaiting(publish.variableHeader().packetId());
+        Awaiting command = new Awaiting(publish.variableHeader().packetId(), payload.length);
         awaiting.add(command);
-        limits.awaitingCommit(awaiting.size());
-        if (awaiting.size() >= maxAwaiting && ReadPauses.pause(ctx.channel(), ReadPauses.AWAITING_COMMIT)) {
+        awaitingBytes += payload.length;
+        limits.awaitingCommit(awaiting.size(), awaitingBytes);
+        if (full() && ReadPauses.pause(ctx.channel(), ReadPauses.AWAITING_COMMIT)) {
             limits.awaitingCommitPaused();
         }
         try {
@@ -143,15 +158,22 @@ final class PubackAfterCommit extends ChannelInboundHandlerAdapter {
         }
         boolean wrote = false;
         while (!awaiting.isEmpty() && awaiting.peek().decided) {
-            ctx.write(puback(awaiting.poll().packetId), ctx.voidPromise());
+            Awaiting head = awaiting.poll();
+            awaitingBytes -= head.bytes;
+            ctx.write(puback(head.packetId), ctx.voidPromise());
             wrote = true;
         }
         if (wrote) {
             ctx.flush();
         }
-        if (awaiting.size() < maxAwaiting) {
+        if (!full()) {
             ReadPauses.resume(ctx.channel(), ReadPauses.AWAITING_COMMIT);
         }
+    }
+
+    /** At either bound: the connection is not read. */
+    private boolean full() {
+        return awaiting.size() >= maxAwaiting || awaitingBytes >= maxAwaitingBytes;
     }
 
     private static MqttMessage puback(int packetId) {
@@ -163,6 +185,7 @@ final class PubackAfterCommit extends ChannelInboundHandlerAdapter {
     @Override
     public void channelInactive(ChannelHandlerContext ctx) throws Exception {
         awaiting.clear(); // the intake still stores or answers them; their PUBACKs have nowhere to go
+        awaitingBytes = 0;
         super.channelInactive(ctx);
     }
 }
