@@ -332,11 +332,6 @@ public final class ConfigKeys {
     public static final ConfigKey<Integer> INTAKE_MAX_BATCH = intKey(
                     "intake.maxBatch", 256, 1, 10_000, "most commands stored in one outbox transaction (group commit)")
             .see("docs/install.md#storage-that-keeps-what-it-acknowledges");
-    public static final ConfigKey<Boolean> INTAKE_WRITER_THREAD = boolKey(
-                    "intake.writerThread",
-                    true,
-                    "true: the intake's own thread waits for each commit; false: the outbox's writer answers the queue")
-            .see("docs/design.md#the-write-path-under-load");
     public static final ConfigKey<Integer> INTAKE_QUEUE_CAPACITY = intKey(
                     "intake.queueCapacity",
                     20000,
@@ -633,7 +628,6 @@ public final class ConfigKeys {
             INGEST_MAX_RECEIPT_CODE_BYTES,
             INTAKE_MAX_PAYLOAD_BYTES,
             INTAKE_MAX_BATCH,
-            INTAKE_WRITER_THREAD,
             INTAKE_QUEUE_CAPACITY,
             INTAKE_MAX_QUEUED_BYTES,
             INTAKE_MAX_JSON_DEPTH,

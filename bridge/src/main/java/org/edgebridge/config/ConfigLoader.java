@@ -296,10 +296,7 @@ public final class ConfigLoader {
                         v.get(INTAKE_EXPIRY_BY_TYPE),
                         v.get(INTAKE_MAX_EXPIRES_IN)),
                 new IntakeSettings.Queue(
-                        v.get(INTAKE_MAX_BATCH),
-                        v.get(INTAKE_QUEUE_CAPACITY),
-                        v.get(INTAKE_MAX_QUEUED_BYTES),
-                        v.get(INTAKE_WRITER_THREAD)),
+                        v.get(INTAKE_MAX_BATCH), v.get(INTAKE_QUEUE_CAPACITY), v.get(INTAKE_MAX_QUEUED_BYTES)),
                 new IntakeSettings.Room(
                         v.get(OUTBOX_MAX_PENDING),
                         v.get(OUTBOX_MIN_FREE_DISK),

@@ -3,15 +3,12 @@ package org.edgebridge.intake;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.edgebridge.broker.InboundCommands;
 import org.edgebridge.broker.InboundPublish;
@@ -26,7 +23,6 @@ import org.edgebridge.outbox.StoreResult;
 import org.edgebridge.receipt.ReceiptSender;
 import org.edgebridge.trace.CommandTrace;
 import org.edgebridge.worker.Workers;
-import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -42,11 +38,6 @@ import org.slf4j.LoggerFactory;
  * class, drains the queue and stores everything waiting in one transaction (group commit: a receipt, and a PUBACK,
  * waits for at most one commit of the commands queued before it), then answers each command of the batch. The queue is
  * FIFO and a device's commands come from one thread, so a device's sequence follows its publish order.
- *
- * <p>With {@code intake.writerThread=false} there is no "intake-writer": a command queued hands the queue to the
- * outbox's writer ({@link #handOff}), which drains it when its turn comes and answers the batch on its own thread once
- * the commit is done. At most one such request is with the writer at a time; its completion hands over what came
- * meanwhile. Same queue, same group commit, same answers, one thread fewer on a command's path.
  */
 public final class Intake implements Component, IntakeView, AutoCloseable, InboundCommands {
     private static final Logger LOG = LoggerFactory.getLogger(Intake.class);
@@ -73,14 +64,7 @@ public final class Intake implements Component, IntakeView, AutoCloseable, Inbou
     private final StoreReceipts storeReceipts;
     private final ResendAnswers resends;
     private final FullDevices fullDevices = new FullDevices();
-    /** The intake's own writer thread; null with {@code intake.writerThread=false}. */
-    private final @Nullable Thread writer;
-    /** A store request of the intake's is with the outbox's writer (no writer thread of its own). */
-    private final AtomicBoolean handedOff = new AtomicBoolean();
-    /** Notified when a hand-off is done: {@link #close(Duration)} waits on it for the queue to empty. */
-    private final Object handOffs = new Object();
-
-    private final Workers threads;
+    private final Thread writer;
     private volatile boolean accepting = true;
     private final WriteFailures writeFailures = new WriteFailures();
     private volatile boolean running = true;
@@ -103,8 +87,7 @@ public final class Intake implements Component, IntakeView, AutoCloseable, Inbou
         this.room = new OutboxRoom(outbox, settings.room());
         this.storeReceipts = new StoreReceipts(settings.room(), stats, room);
         this.resends = new ResendAnswers(outbox, receipts, storeReceipts, stats);
-        this.threads = threads;
-        this.writer = settings.queue().writerThread() ? threads.thread("intake-writer", this::writeLoop) : null;
+        this.writer = threads.thread("intake-writer", this::writeLoop);
         this.answers = new ThreadPoolExecutor(
                 1,
                 1,
@@ -131,9 +114,7 @@ public final class Intake implements Component, IntakeView, AutoCloseable, Inbou
     @Override
     public void start() {
         if (once.start()) {
-            if (writer != null) {
-                writer.start();
-            }
+            writer.start();
             answers.prestartCoreThread();
         }
     }
@@ -197,9 +178,6 @@ public final class Intake implements Component, IntakeView, AutoCloseable, Inbou
         }
         NewCommand command = ((CommandParser.Valid) parsed).command();
         if (accepting && offer(new Queued(command, answer))) {
-            if (writer == null) {
-                handOff();
-            }
             return;
         }
         boolean stopping = !accepting;
@@ -332,88 +310,16 @@ public final class Intake implements Component, IntakeView, AutoCloseable, Inbou
         try {
             results = outbox.store(() -> topUp(batch), room.forNextBatch(), roomSettings.deviceShare());
         } catch (RuntimeException e) {
-            storeFailed(batch, e);
+            writeFailures.failed(batch.size(), e);
+            stats.storeFailures.incrementAndGet();
+            for (Queued q : batch) {
+                refuse(
+                        q.command(),
+                        ReceiptCode.OUTBOX_UNAVAILABLE,
+                        "the bridge could not write its outbox; send the command again later");
+            }
             return;
         }
-        stored(results);
-    }
-
-    /**
-     * Hands what is queued to the outbox's writer, unless a request of the intake's is with it already: that one's
-     * completion hands over what came since. Called where a command was queued (an event loop, the interceptor
-     * thread) and from that completion; it never waits.
-     */
-    private void handOff() {
-        if (!handedOff.compareAndSet(false, true)) {
-            return;
-        }
-        List<Queued> batch = new ArrayList<>(settings.maxBatch());
-        try {
-            outbox.storeLater(
-                            () -> {
-                                TestHook.BEFORE_INTAKE_COMMIT.enter();
-                                return topUp(batch);
-                            },
-                            room::forNextBatch,
-                            roomSettings.deviceShare())
-                    .whenComplete((results, error) -> handedBack(batch, results, error));
-        } catch (RuntimeException e) { // not queued with the writer: nothing will complete it
-            handedBack(batch, null, e);
-        }
-    }
-
-    /** On the outbox writer's thread, after the commit of a hand-off (or its failure): answers, then hands on. */
-    private void handedBack(List<Queued> batch, @Nullable List<StoreResult> results, @Nullable Throwable error) {
-        boolean decided = false;
-        try {
-            if (results != null) {
-                stored(results);
-            } else {
-                if (batch.isEmpty()) { // failed before the writer took any: refuse what waits, or it would spin
-                    queue.drainTo(batch, settings.maxBatch());
-                }
-                Throwable cause = error instanceof CompletionException && error.getCause() != null
-                        ? error.getCause()
-                        : Objects.requireNonNull(error); // whenComplete gives a result or an error
-                storeFailed(batch, new IllegalStateException("outbox write failed: " + cause.getMessage(), cause));
-            }
-            decided = true;
-        } catch (RuntimeException e) {
-            LOG.error(
-                    "intake failed on a batch of {}; it goes on (their devices get no PUBACK and send them again)",
-                    batch.size(),
-                    e);
-        } catch (Error e) { // nothing would see it in the writer's future: the bridge stops for its supervisor
-            threads.lost("intake", e);
-            throw e;
-        } finally {
-            queuedBytes.addAndGet(
-                    -batch.stream().mapToLong(q -> q.command().payload().length).sum());
-            answer(batch, decided);
-            handedOff.set(false);
-            if (!queue.isEmpty()) {
-                handOff();
-            }
-            synchronized (handOffs) {
-                handOffs.notifyAll();
-            }
-        }
-    }
-
-    /** The outbox could not store {@code batch}: each command is answered retry_later / outbox_unavailable. */
-    private void storeFailed(List<Queued> batch, RuntimeException e) {
-        writeFailures.failed(batch.size(), e);
-        stats.storeFailures.incrementAndGet();
-        for (Queued q : batch) {
-            refuse(
-                    q.command(),
-                    ReceiptCode.OUTBOX_UNAVAILABLE,
-                    "the bridge could not write its outbox; send the command again later");
-        }
-    }
-
-    /** After the commit: each command's receipt, then the forwarder may take the new rows. */
-    private void stored(List<StoreResult> results) {
         if (results.stream().anyMatch(r -> r instanceof StoreResult.Stored)) {
             writeFailures.storedAgain();
         }
@@ -508,40 +414,6 @@ public final class Intake implements Component, IntakeView, AutoCloseable, Inbou
         if (!once.close() || !once.started()) {
             return;
         }
-        if (writer == null) {
-            awaitHandOffs(budget);
-        } else {
-            awaitWriter(writer, budget);
-        }
-        List<Queued> left = new ArrayList<>();
-        queue.drainTo(left);
-        answer(left, false); // never stored: no PUBACK
-    }
-
-    /** Waits at most {@code budget} for the outbox's writer to take and answer what is queued. */
-    private void awaitHandOffs(Duration budget) {
-        long deadline = System.nanoTime() + Math.max(1, budget.toNanos());
-        synchronized (handOffs) {
-            while (handedOff.get() || !queue.isEmpty()) {
-                long left = deadline - System.nanoTime();
-                if (left <= 0) {
-                    LOG.warn(
-                            "the outbox writer did not take the intake's queue within the shutdown budget; {} queued "
-                                    + "commands were not stored (their devices had no stored receipt and resend them)",
-                            queue.size());
-                    return;
-                }
-                try {
-                    handOffs.wait(Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    return;
-                }
-            }
-        }
-    }
-
-    private void awaitWriter(Thread writer, Duration budget) {
         try {
             writer.join(Math.max(1, budget.toMillis()));
         } catch (InterruptedException e) {
@@ -554,5 +426,8 @@ public final class Intake implements Component, IntakeView, AutoCloseable, Inbou
                     queue.size());
             writer.interrupt();
         }
+        List<Queued> left = new ArrayList<>();
+        queue.drainTo(left);
+        answer(left, false); // never stored: no PUBACK
     }
 }

@@ -25,10 +25,8 @@ public record IntakeSettings(Parsing parsing, Queue queue, Room room) {
      * @param maxBatch most commands committed in one outbox transaction
      * @param capacity commands waiting before intake answers retry_later
      * @param maxBytes payload bytes waiting before intake answers retry_later / intake_busy
-     * @param writerThread true: the intake's own thread waits for each commit; false: the outbox's writer takes the
-     *     queue and answers the commands itself ({@code intake.writerThread})
      */
-    public record Queue(int maxBatch, int capacity, long maxBytes, boolean writerThread) {}
+    public record Queue(int maxBatch, int capacity, long maxBytes) {}
 
     /**
      * The outbox's room for new commands ({@link OutboxRoom}).

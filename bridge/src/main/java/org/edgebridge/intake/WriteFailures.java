@@ -20,10 +20,10 @@ final class WriteFailures {
     private record Failure(String message, long atNanos) {}
 
     private volatile @Nullable Failure last;
-    private int inARow; // one batch at a time: the intake-writer thread, or the outbox writer's hand-offs
+    private int inARow; // intake-writer thread only
 
     /** A write of {@code commands} commands failed; they are answered retry_later / outbox_unavailable. */
-    void failed(int commands, Throwable e) {
+    void failed(int commands, RuntimeException e) {
         if (inARow++ == 0) {
             LOG.warn(
                     "outbox write failed for {} commands, answered retry_later / outbox_unavailable (further failures "

@@ -3,8 +3,6 @@ package org.edgebridge.outbox;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
-import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
 /** What the intake sees of the {@link Outbox}: it stores commands and answers resends. */
@@ -14,10 +12,6 @@ public interface IntakeOutbox {
 
     /** {@link Outbox#store(Supplier, long, DeviceShare)}. */
     List<StoreResult> store(Supplier<List<NewCommand>> batch, long capacity, DeviceShare share);
-
-    /** {@link Outbox#storeLater(Supplier, LongSupplier, DeviceShare)}. */
-    CompletableFuture<List<StoreResult>> storeLater(
-            Supplier<List<NewCommand>> batch, LongSupplier capacity, DeviceShare share);
 
     /** {@link Outbox#freeBytes()}. */
     long freeBytes();

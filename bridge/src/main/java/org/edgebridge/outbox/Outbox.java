@@ -11,9 +11,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import org.edgebridge.trace.CommandTrace;
 import org.jdbi.v3.core.Jdbi;
@@ -121,21 +119,6 @@ public final class Outbox implements IntakeOutbox, ForwarderOutbox, AdminOutbox 
         openRows.addAndGet(
                 results.stream().filter(r -> r instanceof StoreResult.Stored).count());
         return results;
-    }
-
-    /**
-     * {@link #store(Supplier, long, DeviceShare)} without waiting: {@code batch} and {@code capacity} are asked for on
-     * the writer's thread when its turn comes, and the future completes there once the commit is done (or failed).
-     */
-    public CompletableFuture<List<StoreResult>> storeLater(
-            Supplier<List<NewCommand>> batch, LongSupplier capacity, DeviceShare share) {
-        return writer.submit(sql -> CommandWriter.store(sql, batch.get(), capacity.getAsLong(), share, clock.millis()))
-                .thenApply(results -> {
-                    openRows.addAndGet(results.stream()
-                            .filter(r -> r instanceof StoreResult.Stored)
-                            .count());
-                    return results;
-                });
     }
 
     /** {@link #store(List, long)} without a limit. */

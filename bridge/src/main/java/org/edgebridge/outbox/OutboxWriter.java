@@ -79,7 +79,9 @@ final class OutboxWriter {
         if (Thread.currentThread() == currentThread()) {
             throw new IllegalStateException("a write request from inside a write request would wait for itself");
         }
-        CompletableFuture<R> done = submit(work);
+        CompletableFuture<R> done = new CompletableFuture<>();
+        requests.add(new Request<>(work, done));
+        ensureRunning();
         try {
             return done.join();
         } catch (CompletionException e) {
@@ -95,18 +97,6 @@ final class OutboxWriter {
             }
             throw new IllegalStateException("outbox write failed: " + cause.getMessage(), cause);
         }
-    }
-
-    /**
-     * Queues {@code work} for the writer's next transaction without waiting: the future completes on the writer's
-     * thread once the transaction is committed (or fails), so what depends on it runs there, before the writer's next
-     * transaction. A request from the writer's own thread (such a dependent) is fine: it goes into the next one.
-     */
-    <R> CompletableFuture<R> submit(Work<R> work) {
-        CompletableFuture<R> done = new CompletableFuture<>();
-        requests.add(new Request<>(work, done));
-        ensureRunning();
-        return done;
     }
 
     WriterFigures figures() {

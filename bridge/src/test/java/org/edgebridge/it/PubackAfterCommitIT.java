@@ -19,17 +19,14 @@ import org.edgebridge.central.CentralSim;
 import org.edgebridge.device.DeviceSimulator;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * No PUBACK before the commit, with the shipped defaults ({@code mqtt.pubackAfterCommit=true}): the intake writer is
  * held just before its commit ({@code BEFORE_INTAKE_COMMIT}), a device publishes thousands of commands without waiting,
  * and gets no PUBACK; past {@code mqtt.maxCommandsAwaitingCommit} (32) of its commands awaiting their commit its
- * connection is not read (the bound shows in /metrics). The kill -9 side: {@link PubackKillIT}. Both ways the
- * intake can store ({@code intake.writerThread}): its own thread, or the outbox's writer taking its queue (the hook is
- * then held on that thread, inside its transaction). The same bound in bytes ({@code mqtt.maxBytesAwaitingCommit}, 1
- * MiB): a device's large commands stop its connection being read long before 32 of them wait.
+ * connection is not read (the bound shows in /metrics). The kill -9 side: {@link PubackKillIT}. The same bound in
+ * bytes ({@code mqtt.maxBytesAwaitingCommit}, 1 MiB): a device's large commands stop its connection being read long
+ * before 32 of them wait.
  */
 class PubackAfterCommitIT {
     /** What the eager device sends at once (about 70 bytes each): more than one read of a connection brings in. */
@@ -38,9 +35,8 @@ class PubackAfterCommitIT {
     @TempDir
     Path dir;
 
-    @ParameterizedTest(name = "intake.writerThread={0}")
-    @ValueSource(booleans = {true, false})
-    void no_puback_before_the_commit_and_a_connection_past_the_cap_is_not_read(boolean writerThread) throws Exception {
+    @Test
+    void no_puback_before_the_commit_and_a_connection_past_the_cap_is_not_read() throws Exception {
         Path marker = dir.resolve("in-window");
         int centralPort = Ports.free();
         List<String> hook =
@@ -51,7 +47,6 @@ class PubackAfterCommitIT {
                 BridgeProcess bridge = new BridgeProcess(
                                 BridgeProcess.logFile("puback-cap"),
                                 hook,
-                                "intake.writerThread=" + writerThread,
                                 "data.dir=" + dir.resolve("data"),
                                 "mqtt.host=127.0.0.1",
                                 "auth.anonymous=true",
