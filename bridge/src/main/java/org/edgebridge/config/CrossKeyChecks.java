@@ -2,6 +2,8 @@ package org.edgebridge.config;
 
 import static org.edgebridge.config.ConfigKeys.*;
 import static org.edgebridge.config.IngestKeys.INGEST_CA_FILE;
+import static org.edgebridge.config.IngestKeys.INGEST_CLIENT;
+import static org.edgebridge.config.IngestKeys.INGEST_URL;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -9,6 +11,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import org.edgebridge.broker.TlsSettings;
+import org.edgebridge.forward.IngestClientKind;
 
 /**
  * The rules between keys, checked once every key's own value is valid: a total bound below the per-device one, a TLS
@@ -36,6 +39,11 @@ final class CrossKeyChecks {
         if (maxPacket < maxPayload + 1024) {
             problems.add("mqtt.maxPacketBytes=" + maxPacket + ": must be at least intake.maxPayloadBytes + 1024 ("
                     + (maxPayload + 1024) + ") so that an oversized payload can still be answered payload_too_large");
+        }
+        if (v.get(INGEST_CLIENT) == IngestClientKind.BLOCKING
+                && !"https".equalsIgnoreCase(v.get(INGEST_URL).getScheme())) {
+            problems.add("ingest.client=blocking: needs an https:// ingest.url (over http:// a reply that stops is cut "
+                    + "only at the socket's read timeout, past ingest.timeout); use ingest.client=jdk");
         }
         boolean tlsOn = v.get(TLS_CERT_FILE).isPresent();
         if (tlsOn && v.get(TLS_KEY_FILE).isEmpty()) {

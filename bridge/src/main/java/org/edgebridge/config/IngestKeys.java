@@ -86,7 +86,7 @@ public final class IngestKeys {
                     "ingest.client",
                     IngestClientKind.JDK,
                     IngestClientKind.class,
-                    "jdk: the JDK's HTTP client and its threads; blocking: HttpURLConnection on the forwarder's thread")
+                    "jdk: the JDK's HTTP client and its threads; blocking: HttpURLConnection on the forwarder's thread (https only)")
             .see("docs/forwarding.md#the-http-client-ingestclient");
     public static final ConfigKey<Duration> INGEST_TIMEOUT = durationKey(
                     "ingest.timeout",

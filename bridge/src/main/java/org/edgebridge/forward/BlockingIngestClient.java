@@ -26,9 +26,11 @@ import org.jspecify.annotations.Nullable;
  * <ul>
  *   <li>{@code ingest.timeout} bounds the whole exchange: the one thread of a {@link DeadlineSweeper} cuts an exchange
  *       past its deadline, by closing its TLS socket ({@link TlsSlots}) and, until the headers are in, by
- *       {@code disconnect()}; the reading thread also stops at the first bytes after the deadline. (A plain http://
- *       body that stops altogether, no byte at all, ends at the socket's read timeout, {@code ingest.timeout} after
- *       the last byte: {@code disconnect()} would block behind the JDK's read lock there.)
+ *       {@code disconnect()}; the reading thread also stops at the first bytes after the deadline. For an https://
+ *       central only (the configuration refuses http://): a plain http:// body that stops altogether, no byte at
+ *       all, would end only at the socket's read timeout, {@code ingest.timeout} after the last byte, since
+ *       {@code disconnect()} blocks behind the JDK's read lock there. Its tests still use plain http where that
+ *       does not matter.
  *   <li>the reply is read to at most {@code ingest.maxReplyBytes} ({@link CappedBody}'s words when cut);
  *   <li>connect timeout {@link ForwarderSettings.Requests#connectTimeout()}; {@code ingest.proxy} as a
  *       {@link Proxy} (https:// through it with CONNECT); HTTP/1.1, no redirect followed;

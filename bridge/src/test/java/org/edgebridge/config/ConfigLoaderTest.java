@@ -17,6 +17,7 @@ import java.util.Optional;
 import java.util.function.Function;
 import org.edgebridge.broker.BrokerSettings;
 import org.edgebridge.broker.TlsSettings;
+import org.edgebridge.forward.IngestClientKind;
 import org.edgebridge.intake.ExpiryRules;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -163,6 +164,18 @@ class ConfigLoaderTest {
         assertThatThrownBy(() -> ConfigLoader.load(bad, List.of())).hasMessageContaining("not valid YAML");
         assertThatThrownBy(() -> ConfigLoader.load(dir.resolve("none.yaml"), List.of()))
                 .hasMessageContaining("no such file");
+    }
+
+    @Test
+    void the_blocking_client_needs_an_https_central() {
+        assertThatThrownBy(() -> ConfigLoader.load(
+                        null, List.of("ingest.client=blocking", "ingest.url=http://127.0.0.1:9/ingest")))
+                .hasMessageContaining("ingest.client=blocking: needs an https:// ingest.url");
+        assertThat(ConfigLoader.load(null, List.of("ingest.client=blocking", "ingest.url=https://127.0.0.1:9/ingest"))
+                        .forwarder()
+                        .central()
+                        .client())
+                .isEqualTo(IngestClientKind.BLOCKING);
     }
 
     @Test

@@ -36,7 +36,7 @@ class TransportFailuresTest {
         try (ServerSocket s = new ServerSocket(0)) {
             port = s.getLocalPort();
         }
-        IngestReply reply = post("http://127.0.0.1:" + port + "/ingest", client);
+        IngestReply reply = post("https://127.0.0.1:" + port + "/ingest", client); // blocking: https only
         assertThat(reply.status()).isZero();
         assertThat(reply.transportError())
                 .isEqualTo("connection to 127.0.0.1:" + port + " refused (nothing listens there: check ingest.url)");
@@ -56,7 +56,7 @@ class TransportFailuresTest {
     @ParameterizedTest
     @ValueSource(strings = {"jdk", "blocking"})
     void a_name_that_does_not_resolve_is_said_to_be_dns(String client) {
-        assertThat(post("http://central.example.invalid:8090/ingest", client).transportError())
+        assertThat(post("https://central.example.invalid:8090/ingest", client).transportError())
                 .isEqualTo("host central.example.invalid of ingest.url does not resolve (DNS)");
         // as the JDK's client reports it: a ConnectException caused by an UnresolvedAddressException
         ConnectException e = new ConnectException();
