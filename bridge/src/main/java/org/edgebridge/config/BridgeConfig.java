@@ -17,8 +17,6 @@ import org.edgebridge.outbox.RetentionSettings;
  *
  * @param behindBalancer {@code edge.behindBalancer}: devices reach this box through a load balancer (shown on the
  *     status page)
- * @param leanHistory {@code outbox.leanHistory}: a command's first attempt and a final from central keep on its row
- *     what their history lines said, instead of the lines
  * @param effective every key with the text of its effective value (secrets included: mask before showing)
  * @param forecast what the disk and flash forecast needs ({@code data.dir}, {@code outbox.minFreeDisk}, {@code
  *     storage.ratedTbw})
@@ -31,7 +29,6 @@ public record BridgeConfig(
         BrokerSettings broker,
         IntakeSettings intake,
         RetentionSettings retention,
-        boolean leanHistory,
         ForwarderSettings forwarder,
         AdminSettings admin,
         Duration shutdownTimeout,

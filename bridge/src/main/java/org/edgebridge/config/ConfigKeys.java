@@ -460,11 +460,6 @@ public final class ConfigKeys {
                     MAX_DURATION,
                     "how long a device the outbox holds no command of is remembered, with its sequence")
             .see("docs/protocol.md#22-sequence-and-order");
-    public static final ConfigKey<Boolean> OUTBOX_LEAN_HISTORY = boolKey(
-                    "outbox.leanHistory",
-                    false,
-                    "true: no history line for a first attempt or a final from central; the row keeps what it said")
-            .see("docs/design.md#back-pressure-retention-dedup-window");
 
     public static final ConfigKey<Integer> FORWARDER_MAX_EVENTS = intKey(
                     "forwarder.maxEvents", 500, 1, 10_000, "most events in one request to central")
@@ -644,7 +639,6 @@ public final class ConfigKeys {
             OUTBOX_PURGE_BATCH,
             OUTBOX_PURGE_INTERVAL,
             OUTBOX_DEVICE_RETENTION,
-            OUTBOX_LEAN_HISTORY,
             FORWARDER_MAX_EVENTS,
             FORWARDER_MAX_BYTES,
             FORWARDER_LINGER,

@@ -356,7 +356,6 @@ public final class ConfigLoader {
                 broker,
                 intake,
                 retention,
-                v.get(OUTBOX_LEAN_HISTORY),
                 forwarder,
                 admin,
                 v.get(SHUTDOWN_TIMEOUT),
