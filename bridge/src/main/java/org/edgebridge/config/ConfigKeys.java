@@ -64,21 +64,13 @@ public final class ConfigKeys {
                     BrokerSettings.ANY_PORT,
                     "port of the plain MQTT listener; 0 switches it off, any picks a free one")
             .see("docs/protocol.md#11-listeners");
-    public static final ConfigKey<BrokerSettings.Transport> MQTT_TRANSPORT = enumKey(
-                    "mqtt.transport",
-                    BrokerSettings.Transport.NIO,
-                    BrokerSettings.Transport.class,
-                    "how the MQTT listeners wait for their sockets: nio (the JDK's), epoll (Linux's native) or auto")
-            .see(
-                    "docs/moquette.md#the-transport-epoll-for-the-bridges-listeners-mqttlisteners-mqtttransport-mqttiothreads");
     public static final ConfigKey<Integer> MQTT_IO_THREADS = intKey(
                     "mqtt.ioThreads",
                     0,
                     0,
                     256,
                     "threads that read and write the device connections; 0: Netty's default, 2 x the cores")
-            .see(
-                    "docs/moquette.md#the-transport-epoll-for-the-bridges-listeners-mqttlisteners-mqtttransport-mqttiothreads");
+            .see("docs/moquette.md#the-io-threads-of-the-bridges-listeners-mqttlisteners-mqttiothreads");
     public static final ConfigKey<String> MQTT_TOPIC_PREFIX = matchingKey(
                     "mqtt.topicPrefix",
                     "devices",
@@ -555,7 +547,6 @@ public final class ConfigKeys {
             DATA_DIR,
             MQTT_HOST,
             MQTT_PORT,
-            MQTT_TRANSPORT,
             MQTT_IO_THREADS,
             MQTT_TOPIC_PREFIX,
             MQTT_MAX_PACKET_BYTES,

@@ -242,8 +242,7 @@ public final class ConfigLoader {
                         v.get(TLS_CA_FILE),
                         v.get(TLS_CLIENT_AUTH)));
         BrokerSettings broker = new BrokerSettings(
-                new BrokerSettings.Listener(
-                        v.get(MQTT_HOST), v.get(MQTT_PORT), tls, v.get(MQTT_TRANSPORT), v.get(MQTT_IO_THREADS)),
+                new BrokerSettings.Listener(v.get(MQTT_HOST), v.get(MQTT_PORT), tls, v.get(MQTT_IO_THREADS)),
                 new BrokerSettings.Publishes(
                         v.get(MQTT_TOPIC_PREFIX),
                         DataSize.ofBytes(v.get(MQTT_MAX_PACKET_BYTES)),
