@@ -2,6 +2,7 @@ package org.edgebridge.config;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
@@ -21,6 +22,7 @@ import org.edgebridge.outbox.RetentionSettings;
  * @param forecast what the disk and flash forecast needs ({@code data.dir}, {@code outbox.minFreeDisk}, {@code
  *     storage.ratedTbw})
  * @param budget what the data budget needs ({@code data.dir}, {@code ingest.dataBudget})
+ * @param removedKeys keys the bridge no longer reads that the configuration still sets ({@link RemovedKeys})
  */
 public record BridgeConfig(
         String edgeId,
@@ -34,7 +36,8 @@ public record BridgeConfig(
         Duration shutdownTimeout,
         Map<String, String> effective,
         ForecastSettings forecast,
-        BudgetSettings budget) {
+        BudgetSettings budget,
+        List<String> removedKeys) {
 
     /** The effective configuration with secrets masked, for logs and support tickets. */
     public Map<String, String> masked() {
