@@ -257,7 +257,7 @@ public final class Bridge implements AutoCloseable {
 
     private static Outbox openOutbox(BridgeConfig config, Clock clock) {
         PrivateDataDir.createOwnerOnly(config.outboxFile());
-        Outbox outbox = Outbox.open(config.outboxFile(), clock, config.leanHistory());
+        Outbox outbox = Outbox.open(config.outboxFile(), clock);
         try {
             int released = outbox.releaseAbandonedClaims();
             if (released > 0) {

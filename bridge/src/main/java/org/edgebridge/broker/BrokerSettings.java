@@ -25,24 +25,10 @@ public record BrokerSettings(
      *
      * @param port plain MQTT port, 0 = no plain listener, {@link #ANY_PORT} = any free one ({@link Broker#mqttPort()})
      * @param tls the TLS listener, if {@code tls.certFile} is set
-     * @param transport how the listeners' threads wait for their sockets ({@code mqtt.transport})
      * @param ioThreads threads that read and write the device connections of both listeners ({@code mqtt.ioThreads});
      *     0: Netty's default, 2 x the cores
      */
-    public record Listener(String host, int port, Optional<TlsSettings> tls, Transport transport, int ioThreads) {}
-
-    /**
-     * How the MQTT listeners wait for their sockets: Linux's native epoll (Netty's native transport, shipped in the jar
-     * for x86-64 and aarch64) or the JDK's NIO selector.
-     */
-    public enum Transport {
-        /** epoll where the native library loads (Linux on x86-64 or aarch64), NIO elsewhere, logged with the cause */
-        AUTO,
-        /** epoll, and the bridge does not start where it cannot load */
-        EPOLL,
-        /** the JDK's NIO selector, everywhere (the default, what the bridge always did) */
-        NIO
-    }
+    public record Listener(String host, int port, Optional<TlsSettings> tls, int ioThreads) {}
 
     /**
      * What devices publish.

@@ -2,6 +2,7 @@ package org.edgebridge.config;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
@@ -17,12 +18,11 @@ import org.edgebridge.outbox.RetentionSettings;
  *
  * @param behindBalancer {@code edge.behindBalancer}: devices reach this box through a load balancer (shown on the
  *     status page)
- * @param leanHistory {@code outbox.leanHistory}: a command's first attempt and a final from central keep on its row
- *     what their history lines said, instead of the lines
  * @param effective every key with the text of its effective value (secrets included: mask before showing)
  * @param forecast what the disk and flash forecast needs ({@code data.dir}, {@code outbox.minFreeDisk}, {@code
  *     storage.ratedTbw})
  * @param budget what the data budget needs ({@code data.dir}, {@code ingest.dataBudget})
+ * @param removedKeys keys the bridge no longer reads that the configuration still sets ({@link RemovedKeys})
  */
 public record BridgeConfig(
         String edgeId,
@@ -31,13 +31,13 @@ public record BridgeConfig(
         BrokerSettings broker,
         IntakeSettings intake,
         RetentionSettings retention,
-        boolean leanHistory,
         ForwarderSettings forwarder,
         AdminSettings admin,
         Duration shutdownTimeout,
         Map<String, String> effective,
         ForecastSettings forecast,
-        BudgetSettings budget) {
+        BudgetSettings budget,
+        List<String> removedKeys) {
 
     /** The effective configuration with secrets masked, for logs and support tickets. */
     public Map<String, String> masked() {

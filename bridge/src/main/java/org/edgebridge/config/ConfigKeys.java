@@ -64,21 +64,13 @@ public final class ConfigKeys {
                     BrokerSettings.ANY_PORT,
                     "port of the plain MQTT listener; 0 switches it off, any picks a free one")
             .see("docs/protocol.md#11-listeners");
-    public static final ConfigKey<BrokerSettings.Transport> MQTT_TRANSPORT = enumKey(
-                    "mqtt.transport",
-                    BrokerSettings.Transport.NIO,
-                    BrokerSettings.Transport.class,
-                    "how the MQTT listeners wait for their sockets: nio (the JDK's), epoll (Linux's native) or auto")
-            .see(
-                    "docs/moquette.md#the-transport-epoll-for-the-bridges-listeners-mqttlisteners-mqtttransport-mqttiothreads");
     public static final ConfigKey<Integer> MQTT_IO_THREADS = intKey(
                     "mqtt.ioThreads",
                     0,
                     0,
                     256,
                     "threads that read and write the device connections; 0: Netty's default, 2 x the cores")
-            .see(
-                    "docs/moquette.md#the-transport-epoll-for-the-bridges-listeners-mqttlisteners-mqtttransport-mqttiothreads");
+            .see("docs/moquette.md#the-io-threads-of-the-bridges-listeners-mqttlisteners-mqttiothreads");
     public static final ConfigKey<String> MQTT_TOPIC_PREFIX = matchingKey(
                     "mqtt.topicPrefix",
                     "devices",
@@ -462,11 +454,6 @@ public final class ConfigKeys {
                     MAX_DURATION,
                     "how long a device the outbox holds no command of is remembered, with its sequence")
             .see("docs/protocol.md#22-sequence-and-order");
-    public static final ConfigKey<Boolean> OUTBOX_LEAN_HISTORY = boolKey(
-                    "outbox.leanHistory",
-                    false,
-                    "true: no history line for a first attempt or a final from central; the row keeps what it said")
-            .see("docs/design.md#back-pressure-retention-dedup-window");
 
     public static final ConfigKey<Integer> FORWARDER_MAX_EVENTS = intKey(
                     "forwarder.maxEvents", 500, 1, 10_000, "most events in one request to central")
@@ -562,7 +549,6 @@ public final class ConfigKeys {
             DATA_DIR,
             MQTT_HOST,
             MQTT_PORT,
-            MQTT_TRANSPORT,
             MQTT_IO_THREADS,
             MQTT_TOPIC_PREFIX,
             MQTT_MAX_PACKET_BYTES,
@@ -646,7 +632,6 @@ public final class ConfigKeys {
             OUTBOX_PURGE_BATCH,
             OUTBOX_PURGE_INTERVAL,
             OUTBOX_DEVICE_RETENTION,
-            OUTBOX_LEAN_HISTORY,
             FORWARDER_MAX_EVENTS,
             FORWARDER_MAX_BYTES,
             FORWARDER_LINGER,

@@ -153,17 +153,18 @@ public final class ConfigLoader {
             if (!variable.startsWith(ENV_PREFIX)) {
                 return;
             }
-            ConfigKey<?> key = ConfigKeys.ALL.stream()
-                    .filter(k -> envName(k.name()).equals(variable))
+            String name = ConfigKeys.ALL.stream()
+                    .map(ConfigKey::name)
+                    .filter(k -> envName(k).equals(variable))
                     .findFirst()
-                    .orElse(null);
-            if (key == null) {
+                    .orElse(RemovedKeys.ofVariable(variable));
+            if (name == null) {
                 problems.add("environment " + variable + ": names no key (" + ENV_PREFIX
                         + "KEY with the key's dots as '_', for example " + envName("mqtt.port") + ")");
             } else if (value.isEmpty()) {
-                raw.remove(key.name());
+                raw.remove(name);
             } else {
-                raw.put(key.name(), value);
+                raw.put(name, value);
             }
         });
     }
@@ -189,8 +190,11 @@ public final class ConfigLoader {
     }
 
     private BridgeConfig build() {
+        List<String> removed = new ArrayList<>();
         for (String name : raw.keySet()) {
-            if (ConfigKeys.find(name) == null) {
+            if (RemovedKeys.contains(name)) {
+                removed.add(name);
+            } else if (ConfigKeys.find(name) == null) {
                 problems.add(name + ": unknown key" + KeySuggestion.forName(name)
                         + "; the keys are listed in broker-config/bridge.yaml");
             }
@@ -229,10 +233,11 @@ public final class ConfigLoader {
         if (!problems.isEmpty()) {
             throw new ConfigException(problems);
         }
-        return assemble(values, ingestToken, adminToken);
+        return assemble(values, ingestToken, adminToken, removed);
     }
 
-    private static BridgeConfig assemble(Values v, Optional<String> ingestToken, Optional<String> adminToken) {
+    private static BridgeConfig assemble(
+            Values v, Optional<String> ingestToken, Optional<String> adminToken, List<String> removed) {
         Path dataDir = v.get(DATA_DIR);
         Optional<TlsSettings> tls = v.get(TLS_CERT_FILE)
                 .map(cert -> new TlsSettings(
@@ -242,8 +247,7 @@ public final class ConfigLoader {
                         v.get(TLS_CA_FILE),
                         v.get(TLS_CLIENT_AUTH)));
         BrokerSettings broker = new BrokerSettings(
-                new BrokerSettings.Listener(
-                        v.get(MQTT_HOST), v.get(MQTT_PORT), tls, v.get(MQTT_TRANSPORT), v.get(MQTT_IO_THREADS)),
+                new BrokerSettings.Listener(v.get(MQTT_HOST), v.get(MQTT_PORT), tls, v.get(MQTT_IO_THREADS)),
                 new BrokerSettings.Publishes(
                         v.get(MQTT_TOPIC_PREFIX),
                         DataSize.ofBytes(v.get(MQTT_MAX_PACKET_BYTES)),
@@ -354,13 +358,13 @@ public final class ConfigLoader {
                 broker,
                 intake,
                 retention,
-                v.get(OUTBOX_LEAN_HISTORY),
                 forwarder,
                 admin,
                 v.get(SHUTDOWN_TIMEOUT),
                 Map.copyOf(v.texts()),
                 new ForecastSettings(dataDir, v.get(OUTBOX_MIN_FREE_DISK), v.get(StorageKeys.STORAGE_RATED_TBW)),
-                new BudgetSettings(dataDir, v.get(StorageKeys.INGEST_DATA_BUDGET)));
+                new BudgetSettings(dataDir, v.get(StorageKeys.INGEST_DATA_BUDGET)),
+                List.copyOf(removed));
     }
 
     /**

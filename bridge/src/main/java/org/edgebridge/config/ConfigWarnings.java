@@ -8,8 +8,8 @@ import org.edgebridge.broker.TlsSettings;
 
 /**
  * What a valid configuration still gets wrong for a site: settings under which no device could connect, no admin
- * action would work, or a secret is weak or travels in clear. {@code check-config} prints these as warnings and the
- * bridge logs them at start.
+ * action would work, or a secret is weak or travels in clear; and keys it still sets that the bridge no longer reads
+ * ({@link RemovedKeys}). {@code check-config} prints these as warnings and the bridge logs them at start.
  */
 public final class ConfigWarnings {
     /** Fewer characters than this in admin.token is a token that can be guessed (24 random hex digits is 96 bits). */
@@ -83,6 +83,7 @@ public final class ConfigWarnings {
                         + ", plain http://: "
                         + "the client secret and the tokens travel in clear; use the token endpoint's https:// URL"));
         out.addAll(TokenFiles.warnings(c.effective()));
+        c.removedKeys().forEach(k -> out.add(RemovedKeys.warning(k)));
         return out;
     }
 }

@@ -8,7 +8,8 @@
  * then.
  *
  * <p>Guarantees: a configuration with any problem is refused whole, every problem named at once (key, value, what is
- * allowed): exit code 2.
+ * allowed): exit code 2. A key the bridge no longer reads ({@link org.edgebridge.config.RemovedKeys}) is not a
+ * problem: the start logs a warning naming it.
  */
 @NullMarked
 package org.edgebridge.config;

@@ -72,14 +72,6 @@ final class AdminSql {
                    took_ms
             FROM command_history WHERE command = :id ORDER BY id""";
 
-    /**
-     * What the row keeps of the history lines that {@code outbox.leanHistory} does not write (V9__lean_history.sql),
-     * for {@link LeanHistory#merge}.
-     */
-    static final String LEAN_LINES_OF = """
-            SELECT first_claimed_at, batch_id, final_request_id, final_at, state, code, message
-            FROM commands WHERE id = :id""";
-
     /** What the row keeps of a command's life besides its {@link CommandRecord} ({@link CommandLife}). */
     static final String LIFE_OF = """
             SELECT stored_at, claimed_at, batch_id AS last_request_id, http_status, took_ms, receipt_published_at,

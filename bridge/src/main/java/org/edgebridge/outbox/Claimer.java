@@ -52,24 +52,13 @@ final class Claimer {
      * @param sql the write connection's kept statements, inside its write transaction
      * @param next the request's budgets: {@code maxBytes} of the events' serialized bytes, each measured by {@code
      *     size}; the first event is taken whatever its size (it then goes alone)
-     * @param leanHistory {@code outbox.leanHistory}: a first attempt keeps its time on the row instead of a history
-     *     line (V9__lean_history.sql)
      */
-    static List<ClaimedEvent> claim(NamedStatements sql, long now, ForwarderOutbox.NextClaim next, boolean leanHistory)
-            throws SQLException {
-        return claim(
-                sql, now, next.maxEvents(), next.maxBytes(), next.size(), next.maxRowId(), next.batchId(), leanHistory);
+    static List<ClaimedEvent> claim(NamedStatements sql, long now, ForwarderOutbox.NextClaim next) throws SQLException {
+        return claim(sql, now, next.maxEvents(), next.maxBytes(), next.size(), next.maxRowId(), next.batchId());
     }
 
     private static List<ClaimedEvent> claim(
-            NamedStatements sql,
-            long now,
-            int maxEvents,
-            int maxBytes,
-            WireSize size,
-            long maxRowId,
-            String batchId,
-            boolean leanHistory)
+            NamedStatements sql, long now, int maxEvents, int maxBytes, WireSize size, long maxRowId, String batchId)
             throws SQLException {
         List<Head> heads = sql.get(ForwarderSql.CLAIM_HEADS)
                 .set("now", now)
@@ -98,10 +87,9 @@ final class Claimer {
         List<Chosen> chosen = taking.chosenByDevice(heads);
         List<ClaimedEvent> claimed = withPayloads(sql, chosen);
         if (!claimed.isEmpty()) {
-            NamedStatements.Named mark = sql.get(leanHistory ? ForwarderSql.CLAIM_MARK_LEAN : ForwarderSql.CLAIM_MARK);
+            NamedStatements.Named mark = sql.get(ForwarderSql.CLAIM_MARK);
             // a first attempt has no attempt line to fold into (attempts only grow, and only a claim writes that
-            // line): one plain insert instead of the fold's update and the insert-if-new, for nearly every event; with
-            // leanHistory not even that: the mark keeps its time on the row (LeanHistory reads it back)
+            // line): one plain insert instead of the fold's update and the insert-if-new, for nearly every event
             NamedStatements.Named first = sql.get(OutboxSql.HISTORY);
             NamedStatements.Named fold = sql.get(OutboxSql.HISTORY_FOLD);
             NamedStatements.Named insert = sql.get(OutboxSql.HISTORY_IF_NEW);
@@ -112,9 +100,6 @@ final class Claimer {
                 boolean isFirst = e.attempt() == 1;
                 anyFirst |= isFirst;
                 anyAgain |= !isFirst;
-                if (isFirst && leanHistory) {
-                    continue;
-                }
                 for (NamedStatements.Named history : isFirst ? List.of(first) : List.of(fold, insert)) {
                     history.set("id", e.id())
                             .set("at", now)
@@ -130,7 +115,7 @@ final class Claimer {
                 }
             }
             mark.runBatch();
-            if (anyFirst && !leanHistory) {
+            if (anyFirst) {
                 first.runBatch();
             }
             if (anyAgain) {

@@ -44,15 +44,6 @@ final class ForwarderSql {
             WHERE id = :id""";
 
     /**
-     * {@link #CLAIM_MARK} with {@code outbox.leanHistory}: a first claim also keeps its time on the row, instead of an
-     * {@code attempt} line (V9__lean_history.sql); a later one leaves it. {@code attempts} is the old value here.
-     */
-    static final String CLAIM_MARK_LEAN = """
-            UPDATE commands SET state = 'inflight', claimed_at = :now, attempts = attempts + 1, batch_id = :b,
-                   first_claimed_at = CASE WHEN attempts = 0 THEN :now ELSE first_claimed_at END
-            WHERE id = :id""";
-
-    /**
      * Pending rows central never saw (every claim of theirs provably stayed here: {@code unsent_attempts}) whose expiry
      * has passed: they become final here (docs/protocol.md §1.4).
      */
@@ -76,16 +67,6 @@ final class ForwarderSql {
     static final String SETTLE_FINAL = """
             UPDATE commands SET state = :state, code = :code, message = :message, result = :result,
                    final_at = :now, claimed_at = NULL, last_error = NULL, http_status = :http, took_ms = :took
-            WHERE id = :id AND state = 'inflight'""";
-
-    /**
-     * {@link #SETTLE_FINAL} with {@code outbox.leanHistory}: the request that made it final is kept on the row, instead
-     * of a {@code receipt} line (V9__lean_history.sql).
-     */
-    static final String SETTLE_FINAL_LEAN = """
-            UPDATE commands SET state = :state, code = :code, message = :message, result = :result,
-                   final_at = :now, claimed_at = NULL, last_error = NULL, http_status = :http, took_ms = :took,
-                   final_request_id = :b
             WHERE id = :id AND state = 'inflight'""";
 
     /** Pending again, or parked at the limit of central's retry_later answers; returns the new state. */

@@ -40,11 +40,6 @@ public final class Outbox implements IntakeOutbox, ForwarderOutbox, AdminOutbox 
     private final AtomicLong openRows;
     /** Every write of this process (the data dir's lock makes it the only writer). */
     private final OutboxWriter writer;
-    /**
-     * {@code outbox.leanHistory}: a command's first attempt and a final from central's answer keep on the row what
-     * their history lines said, instead of the lines ({@link LeanHistory}, V9__lean_history.sql).
-     */
-    private final boolean leanHistory;
 
     private final ParkedDesk desk;
     private final PendingDesk pendingDesk;
@@ -54,8 +49,7 @@ public final class Outbox implements IntakeOutbox, ForwarderOutbox, AdminOutbox 
     /** The device after which {@link #unpublishedFinals} takes its next turn ("" from the first). */
     private volatile String republishAfter = "";
 
-    private Outbox(Jdbi jdbi, Clock clock, Path file, boolean leanHistory) {
-        this.leanHistory = leanHistory;
+    private Outbox(Jdbi jdbi, Clock clock, Path file) {
         this.reading = new OutboxReading(jdbi);
         this.writer = new OutboxWriter(jdbi, clock);
         this.clock = clock;
@@ -71,16 +65,7 @@ public final class Outbox implements IntakeOutbox, ForwarderOutbox, AdminOutbox 
 
     /** Opens (creating if needed) the outbox file and migrates its schema to the newest version. */
     public static Outbox open(Path file, Clock clock) {
-        return open(file, clock, false);
-    }
-
-    /**
-     * {@link #open(Path, Clock)}; with {@code leanHistory} ({@code outbox.leanHistory}) a command's first attempt and a
-     * final from central's answer write no history line: the row keeps what the line said, and {@link
-     * OutboxReads#history} shows it as that line. Either way the outbox reads what the other wrote.
-     */
-    public static Outbox open(Path file, Clock clock, boolean leanHistory) {
-        return new Outbox(OutboxDatabase.open(file), clock, file, leanHistory);
+        return new Outbox(OutboxDatabase.open(file), clock, file);
     }
 
     public Path file() {
@@ -185,7 +170,7 @@ public final class Outbox implements IntakeOutbox, ForwarderOutbox, AdminOutbox 
     public List<ClaimedEvent> claim(int maxEvents, int maxBytes, WireSize size, long maxRowId, String batchId) {
         long now = clock.millis();
         NextClaim next = new NextClaim(maxEvents, maxBytes, size, maxRowId, batchId);
-        List<ClaimedEvent> claimed = writer.write(sql -> Claimer.claim(sql, now, next, leanHistory));
+        List<ClaimedEvent> claimed = writer.write(sql -> Claimer.claim(sql, now, next));
         CommandTrace.mark(CommandTrace.Step.CLAIMED, claimed, ClaimedEvent::id);
         return claimed;
     }
@@ -221,11 +206,11 @@ public final class Outbox implements IntakeOutbox, ForwarderOutbox, AdminOutbox 
             SentRequest request, List<Settlement> settlements, int maxAttempts, Optional<NextClaim> next) {
         long now = clock.millis();
         SettleResult result = writer.write(sql -> {
-            Settler.Applied applied = Settler.apply(sql, now, request, settlements, maxAttempts, leanHistory);
+            Settler.Applied applied = Settler.apply(sql, now, request, settlements, maxAttempts);
             return new SettleResult(
                     Settler.records(sql, applied.finals()),
                     applied.parked(),
-                    next.isPresent() ? Claimer.claim(sql, now, next.get(), leanHistory) : List.of());
+                    next.isPresent() ? Claimer.claim(sql, now, next.get()) : List.of());
         });
         openRows.addAndGet(-result.finals().size());
         CommandTrace.mark(CommandTrace.Step.SETTLED, result.finals(), CommandRecord::id);

@@ -19,19 +19,9 @@ public final class OutboxReads {
         this.reading = reading;
     }
 
-    /**
-     * What happened to a command, oldest first: its lines in {@code command_history} with those that {@code
-     * outbox.leanHistory} keeps on the row instead ({@link LeanHistory}), read on one connection: the same lines with
-     * the switch on or off.
-     */
+    /** What happened to a command, oldest first. */
     public List<HistoryEntry> history(long id) {
-        return reading.read(sql -> {
-            List<HistoryEntry> lines =
-                    sql.get(AdminSql.HISTORY_OF).set("id", id).list(OutboxRows::historyEntry);
-            Optional<LeanHistory.Kept> kept =
-                    sql.get(AdminSql.LEAN_LINES_OF).set("id", id).first(LeanHistory.Kept::read);
-            return kept.isPresent() ? LeanHistory.merge(lines, kept.get()) : lines;
-        });
+        return reading.read(sql -> sql.get(AdminSql.HISTORY_OF).set("id", id).list(OutboxRows::historyEntry));
     }
 
     /** What the row keeps of a command's life for its timeline; empty when the row is gone (purged). */

@@ -17,17 +17,8 @@ final class Settler {
     /** Counts of what one settle did. */
     record Applied(List<Long> finals, int parked) {}
 
-    /**
-     * @param leanHistory {@code outbox.leanHistory}: a final receipt keeps its request on the row instead of a history
-     *     line (V9__lean_history.sql); every other outcome writes its line as ever
-     */
     static Applied apply(
-            NamedStatements sql,
-            long now,
-            SentRequest request,
-            List<Settlement> settlements,
-            int maxAttempts,
-            boolean leanHistory)
+            NamedStatements sql, long now, SentRequest request, List<Settlement> settlements, int maxAttempts)
             throws SQLException {
         List<Settlement.Final> finalsToApply = new ArrayList<>();
         int parked = 0;
@@ -46,26 +37,20 @@ final class Settler {
                 parked++;
             }
         }
-        return new Applied(applyFinals(sql, finalsToApply, now, request, leanHistory), parked);
+        return new Applied(applyFinals(sql, finalsToApply, now, request), parked);
     }
 
     /**
      * The common case, in two batches of kept statements: the final receipts (with the request's HTTP status and
-     * duration on the row, for the timeline), then their history lines; with {@code leanHistory} one batch: the row
-     * keeps the request too, and no line is written.
+     * duration on the row, for the timeline), then their history lines.
      */
     private static List<Long> applyFinals(
-            NamedStatements sql, List<Settlement.Final> finals, long now, SentRequest request, boolean leanHistory)
-            throws SQLException {
+            NamedStatements sql, List<Settlement.Final> finals, long now, SentRequest request) throws SQLException {
         if (finals.isEmpty()) {
             return List.of();
         }
-        NamedStatements.Named update =
-                sql.get(leanHistory ? ForwarderSql.SETTLE_FINAL_LEAN : ForwarderSql.SETTLE_FINAL);
+        NamedStatements.Named update = sql.get(ForwarderSql.SETTLE_FINAL);
         for (Settlement.Final f : finals) {
-            if (leanHistory) {
-                update.set("b", request.batchId());
-            }
             update.set("state", f.status().dbName())
                     .set("code", f.code())
                     .set("message", f.message())
@@ -83,9 +68,6 @@ final class Settler {
             if (counts[i] == 1) {
                 Settlement.Final f = finals.get(i);
                 applied.add(f.id());
-                if (leanHistory) {
-                    continue;
-                }
                 history.set("id", f.id())
                         .set("at", now)
                         .set("kind", "receipt")
@@ -96,7 +78,7 @@ final class Settler {
                         .addBatch();
             }
         }
-        if (!applied.isEmpty() && !leanHistory) {
+        if (!applied.isEmpty()) {
             history.runBatch();
         }
         return applied;

@@ -240,6 +240,36 @@ class ConfigLoaderTest {
     }
 
     @Test
+    void a_removed_key_still_in_a_site_file_starts_with_one_warning_and_an_unknown_key_still_fails()
+            throws IOException {
+        Path file = dir.resolve("old.yaml");
+        Files.writeString(
+                file,
+                "mqtt:\n  port: 1884\n  transport: epoll\noutbox:\n  leanHistory: true\nintake:\n  writerThread: false\n");
+        BridgeConfig c = ConfigLoader.load(file, List.of());
+        assertThat(c.broker().listener().port()).isEqualTo(1884);
+        assertThat(c.effective()).doesNotContainKeys("mqtt.transport", "outbox.leanHistory", "intake.writerThread");
+        assertThat(ConfigWarnings.of(c))
+                .as("what the start logs at WARN and check-config prints")
+                .contains(
+                        "mqtt.transport is no longer read (dropped: it measured no gain); delete the line",
+                        "outbox.leanHistory is no longer read (dropped: it measured no gain); delete the line",
+                        "intake.writerThread is no longer read (dropped: it measured no gain; the intake always has its "
+                                + "writer thread); delete the line");
+        assertThat(ConfigWarnings.of(
+                        ConfigLoader.load(null, List.of(), Map.of(), Map.of("EDGE_BRIDGE_MQTT_TRANSPORT", "auto"))))
+                .as("set in the environment")
+                .contains("mqtt.transport is no longer read (dropped: it measured no gain); delete the line");
+        assertThat(ConfigWarnings.of(ConfigLoader.load(null, List.of()))).noneMatch(w -> w.contains("no longer read"));
+        Files.writeString(file, "mqtt:\n  transport: nio\n  transports: nio\n");
+        assertThatThrownBy(() -> ConfigLoader.load(file, List.of()))
+                .isInstanceOfSatisfying(ConfigException.class, e -> {
+                    assertThat(e.problems()).hasSize(1);
+                    assertThat(e.problems().get(0)).startsWith("mqtt.transports: unknown key");
+                });
+    }
+
+    @Test
     void an_unknown_key_a_few_letters_off_gets_did_you_mean() {
         assertThatThrownBy(() -> ConfigLoader.load(null, List.of("mqtt.prot=1884")))
                 .hasMessageContaining("mqtt.prot: unknown key (did you mean mqtt.port?)");

@@ -36,7 +36,7 @@ class OutboxUpgradeTest {
                 .hasSize(1);
         for (String id : query(outbox.file(), "SELECT id FROM commands")) {
             assertThat(outbox.reads().history(Long.parseLong(id)))
-                    .as("the lines of command %s from before V9, read as they are (no row column of V9 is set)", id)
+                    .as("the lines of command %s, read as they are", id)
                     .hasSize(Integer.parseInt(
                             query(outbox.file(), "SELECT COUNT(*) FROM command_history WHERE command = " + id)
                                     .get(0)));

@@ -180,8 +180,7 @@ public final class MoquetteBroker implements BrokerEngine {
                     retained);
         }
         try {
-            MqttListeners l = new MqttListeners(
-                    settings.listener().transport(), settings.listener().ioThreads());
+            MqttListeners l = new MqttListeners(settings.listener().ioThreads());
             listeners = l;
             ChannelHandler protocol = MoquetteInternals.protocolHandler(s, started.config(), authenticator);
             Supplier<ChannelHandler> sessionCheck = () -> new SessionSubscriptionCheck(

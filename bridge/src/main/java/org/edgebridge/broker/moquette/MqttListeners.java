@@ -8,11 +8,7 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultithreadEventLoopGroup;
-import io.netty.channel.epoll.Epoll;
-import io.netty.channel.epoll.EpollEventLoopGroup;
-import io.netty.channel.epoll.EpollServerSocketChannel;
 import io.netty.channel.nio.NioEventLoopGroup;
-import io.netty.channel.socket.ServerSocketChannel;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.codec.mqtt.MqttDecoder;
@@ -28,7 +24,6 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.edgebridge.broker.BrokerSettings;
-import org.edgebridge.broker.BrokerSettings.Transport;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -44,81 +39,25 @@ import org.slf4j.LoggerFactory;
  * {@link BeforeConnect}, a {@link ConnectGate} and (with {@code mqtt.pubackAfterCommit}) {@link PubackAfterCommit}, and
  * {@link PipelineTail} last.
  *
- * <p>The transport ({@code mqtt.transport}): epoll, NIO, and the fall back to NIO where epoll does not load, proven by
- * {@code MqttTransportIT} (the product jar, a real client's command and its final receipt on each) and
- * {@code MqttListenersTest}.
- *
- * <p>Threads: "mqtt-accept" and {@code mqtt.ioThreads} of "mqtt-io-N", owned here, on Linux's native epoll or the
- * JDK's NIO selector ({@code mqtt.transport}, {@link #choose}); {@link #close()} shuts them down.
+ * <p>Threads: "mqtt-accept" and {@code mqtt.ioThreads} of "mqtt-io-N", owned here, on the JDK's NIO selector;
+ * {@link #close()} shuts them down.
  */
 final class MqttListeners implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(MqttListeners.class);
 
-    private final boolean epoll;
-    private final EventLoopGroup acceptors;
-    private final EventLoopGroup workers;
+    private final EventLoopGroup acceptors = new NioEventLoopGroup(1, new DefaultThreadFactory("mqtt-accept"));
+    private final MultithreadEventLoopGroup workers;
     private final List<Channel> bound = new ArrayList<>();
 
-    /**
-     * @param transport {@code mqtt.transport}
-     * @param ioThreads {@code mqtt.ioThreads}; 0: Netty's default, 2 x the cores
-     * @throws IllegalStateException {@code mqtt.transport=epoll} where epoll does not load (names the key and the fix)
-     */
-    MqttListeners(Transport transport, int ioThreads) {
-        // nio never loads the native library: Epoll's first use does
-        Choice choice = choose(
-                transport, transport == Transport.NIO || Epoll.isAvailable() ? null : Epoll.unavailabilityCause());
-        epoll = choice.epoll();
-        if (epoll) {
-            acceptors = new EpollEventLoopGroup(1, new DefaultThreadFactory("mqtt-accept"));
-            workers = new EpollEventLoopGroup(ioThreads, new DefaultThreadFactory("mqtt-io"));
-        } else {
-            acceptors = new NioEventLoopGroup(1, new DefaultThreadFactory("mqtt-accept"));
-            workers = new NioEventLoopGroup(ioThreads, new DefaultThreadFactory("mqtt-io"));
-        }
-        LOG.info(
-                "MQTT listeners: {}, {} I/O thread(s){}",
-                epoll ? "epoll" : "NIO",
-                ((MultithreadEventLoopGroup) workers).executorCount(),
-                choice.why());
+    /** @param ioThreads {@code mqtt.ioThreads}; 0: Netty's default, 2 x the cores */
+    MqttListeners(int ioThreads) {
+        workers = new NioEventLoopGroup(ioThreads, new DefaultThreadFactory("mqtt-io"));
+        LOG.info("MQTT listeners: {} I/O thread(s) (mqtt.ioThreads={})", ioThreads(), ioThreads);
     }
 
-    /**
-     * Which transport {@code mqtt.transport} gets here.
-     *
-     * @param epollUnavailable why Netty's native epoll does not load here ({@code Epoll.unavailabilityCause()}), or
-     *     null where it does
-     * @throws IllegalStateException for {@code epoll} where it does not load
-     */
-    static Choice choose(Transport transport, @Nullable Throwable epollUnavailable) {
-        return switch (transport) {
-            case NIO -> new Choice(false, " (mqtt.transport=nio)");
-            case EPOLL -> {
-                if (epollUnavailable != null) {
-                    throw new IllegalStateException("mqtt.transport=epoll: Netty's native epoll does not load here ("
-                            + epollUnavailable + "); set mqtt.transport=auto to use NIO where it does not, or nio");
-                }
-                yield new Choice(true, " (mqtt.transport=epoll)");
-            }
-            case AUTO ->
-                epollUnavailable == null
-                        ? new Choice(true, " (mqtt.transport=auto)")
-                        : new Choice(
-                                false,
-                                " (mqtt.transport=auto: native epoll does not load here: " + epollUnavailable
-                                        + (epollUnavailable.getCause() != null
-                                                ? ", caused by " + epollUnavailable.getCause()
-                                                : "")
-                                        + ")");
-        };
-    }
-
-    /** @param why the end of the start's log line: which setting, and the reason for NIO where epoll was wanted */
-    record Choice(boolean epoll, String why) {}
-
-    /** Whether the listeners run on epoll (else NIO). */
-    boolean epoll() {
-        return epoll;
+    /** The I/O threads the listeners have: {@code mqtt.ioThreads}, or Netty's default for 0. */
+    int ioThreads() {
+        return workers.executorCount();
     }
 
     /**
@@ -156,7 +95,7 @@ final class MqttListeners implements AutoCloseable {
     int bind(String host, int port, @Nullable SslContext ssl, Pipeline p, String key) {
         ServerBootstrap b = new ServerBootstrap()
                 .group(acceptors, workers)
-                .channel(serverChannel())
+                .channel(NioServerSocketChannel.class)
                 .option(ChannelOption.SO_BACKLOG, 1024)
                 .option(ChannelOption.SO_REUSEADDR, true)
                 .childOption(ChannelOption.TCP_NODELAY, true)
@@ -203,10 +142,6 @@ final class MqttListeners implements AutoCloseable {
         }
         bound.add(channel);
         return ((InetSocketAddress) channel.localAddress()).getPort();
-    }
-
-    private Class<? extends ServerSocketChannel> serverChannel() {
-        return epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
     }
 
     /** Stops accepting connections; open ones stay until {@link #close()}. */

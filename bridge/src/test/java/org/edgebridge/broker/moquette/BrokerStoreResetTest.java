@@ -106,7 +106,7 @@ class BrokerStoreResetTest {
             port = s.getLocalPort();
         }
         return new BrokerSettings(
-                new BrokerSettings.Listener("127.0.0.1", port, Optional.empty(), BrokerSettings.Transport.NIO, 2),
+                new BrokerSettings.Listener("127.0.0.1", port, Optional.empty(), 2),
                 new BrokerSettings.Publishes(
                         "devices", DataSize.ofBytes(65_536), 64, true, 100, DataSize.ofBytes(1 << 20)),
                 new BrokerSettings.Sessions(store, 1024, Duration.ofDays(7), 10, false),
