@@ -32,6 +32,9 @@ public record ConfigKey<T>(
         Parser<T> parser,
         @Nullable T unset,
         @Nullable String link) {
+    /** The longest a duration key may allow: ten years, "no limit" in practice. */
+    static final Duration MAX_DURATION = Duration.ofDays(3650);
+
     /** A key without a link yet: add one with {@link #see}. */
     public ConfigKey(
             String name,

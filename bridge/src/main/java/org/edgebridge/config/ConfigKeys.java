@@ -1,5 +1,7 @@
 package org.edgebridge.config;
 
+import static org.edgebridge.config.BrokerKeys.*;
+import static org.edgebridge.config.ConfigKey.MAX_DURATION;
 import static org.edgebridge.config.ConfigKey.boolKey;
 import static org.edgebridge.config.ConfigKey.durationKey;
 import static org.edgebridge.config.ConfigKey.enumKey;
@@ -12,6 +14,7 @@ import static org.edgebridge.config.ConfigKey.pathKey;
 import static org.edgebridge.config.ConfigKey.portKey;
 import static org.edgebridge.config.ConfigKey.sizeKey;
 import static org.edgebridge.config.ConfigKey.textKey;
+import static org.edgebridge.config.ForwarderKeys.*;
 import static org.edgebridge.config.IngestKeys.*;
 
 import java.nio.file.Path;
@@ -21,8 +24,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.regex.Pattern;
-import org.edgebridge.broker.BrokerSettings;
-import org.edgebridge.broker.TlsSettings.ClientAuth;
 import org.edgebridge.intake.ExpiryRules;
 import org.jspecify.annotations.Nullable;
 
@@ -32,7 +33,6 @@ import org.jspecify.annotations.Nullable;
  * keeps broker-config/bridge.yaml listing the same keys with the same defaults.
  */
 public final class ConfigKeys {
-    private static final Duration MAX_DURATION = Duration.ofDays(3650);
     private static final long KiB = 1024;
     private static final long MiB = 1024 * KiB;
 
@@ -53,244 +53,6 @@ public final class ConfigKeys {
                     "data",
                     "directory of the outbox, the broker's session store and the other files the bridge keeps")
             .see("docs/install.md#running-it");
-
-    public static final ConfigKey<String> MQTT_HOST = textKey(
-                    "mqtt.host", "0.0.0.0", "bind address of the MQTT listeners (plain and TLS)")
-            .see("docs/protocol.md#11-listeners");
-    public static final ConfigKey<Integer> MQTT_PORT = portKey(
-                    "mqtt.port",
-                    1883,
-                    0,
-                    BrokerSettings.ANY_PORT,
-                    "port of the plain MQTT listener; 0 switches it off, any picks a free one")
-            .see("docs/protocol.md#11-listeners");
-    public static final ConfigKey<Integer> MQTT_IO_THREADS = intKey(
-                    "mqtt.ioThreads",
-                    0,
-                    0,
-                    256,
-                    "threads that read and write the device connections; 0: Netty's default, 2 x the cores")
-            .see("docs/moquette.md#the-io-threads-of-the-bridges-listeners-mqttlisteners-mqttiothreads");
-    public static final ConfigKey<String> MQTT_TOPIC_PREFIX = matchingKey(
-                    "mqtt.topicPrefix",
-                    "devices",
-                    Pattern.compile("[A-Za-z0-9_.-]+(/[A-Za-z0-9_.-]+)*"),
-                    "topic levels of [A-Za-z0-9_.-] separated by /, without wildcards",
-                    "first topic level(s) of device topics: {prefix}/{clientId}/commands/#")
-            .see("docs/protocol.md#13-topics");
-    public static final ConfigKey<Integer> MQTT_MAX_PACKET_BYTES = intSizeKey(
-                    "mqtt.maxPacketBytes",
-                    "524288",
-                    1024,
-                    268_435_455,
-                    "largest MQTT packet accepted; a larger one closes the connection")
-            .see("docs/moquette.md#what-we-set-and-why-moquetteproperties");
-    public static final ConfigKey<Integer> MQTT_SESSION_QUEUE_SIZE = intKey(
-                    "mqtt.sessionQueueSize",
-                    8192,
-                    1024,
-                    1_048_576,
-                    "capacity of each broker session-loop command queue")
-            .see("docs/moquette.md#what-we-set-and-why-moquetteproperties");
-    public static final ConfigKey<Duration> MQTT_SESSION_EXPIRY = durationKey(
-                    "mqtt.sessionExpiry",
-                    "7d",
-                    Duration.ofMinutes(1),
-                    Duration.ofDays(24),
-                    "how long the broker keeps the session of a device that stays away")
-            .see("docs/moquette.md#what-we-set-and-why-moquetteproperties");
-
-    public static final ConfigKey<Integer> MQTT_MAX_CONNECTIONS = intKey(
-                    "mqtt.maxConnections", 4096, 1, 1_000_000, "MQTT connections open at once, both listeners together")
-            .see("docs/device-security.md#before-the-connect");
-    public static final ConfigKey<Integer> MQTT_MAX_CONNECTIONS_PER_ADDRESS = intKey(
-                    "mqtt.maxConnectionsPerAddress",
-                    1024,
-                    1,
-                    1_000_000,
-                    "MQTT connections open at once from one source address (devices behind one NAT share one)")
-            .see("docs/device-security.md#before-the-connect");
-    public static final ConfigKey<Integer> MQTT_MAX_CONNECTIONS_BEFORE_LOGIN = intKey(
-                    "mqtt.maxConnectionsBeforeLogin",
-                    1024,
-                    1,
-                    1_000_000,
-                    "connections that have not logged in yet, all together: their own lane inside mqtt.maxConnections")
-            .see("docs/device-security.md#before-the-connect");
-    public static final ConfigKey<Integer> MQTT_MAX_CONNECTIONS_BEFORE_LOGIN_PER_NETWORK = intKey(
-                    "mqtt.maxConnectionsBeforeLoginPerNetwork",
-                    768,
-                    1,
-                    1_000_000,
-                    "the same per source network (IPv4 /24, IPv6 /64)")
-            .see("docs/device-security.md#before-the-connect");
-    public static final ConfigKey<Integer> MQTT_MAX_HELD_PACKETS = intKey(
-                    "mqtt.maxHeldPackets",
-                    100,
-                    1,
-                    1_000_000,
-                    "packets a client may send along with its CONNECT, held until the broker has taken it")
-            .see("docs/device-security.md#before-the-connect");
-    public static final ConfigKey<Boolean> MQTT_PUBACK_AFTER_COMMIT = boolKey(
-                    "mqtt.pubackAfterCommit",
-                    true,
-                    "true: a QoS 1 command's PUBACK waits for its commit to the outbox; false: PUBACK on arrival")
-            .see("docs/protocol.md#15-receipts");
-    public static final ConfigKey<Integer> MQTT_MAX_COMMANDS_AWAITING_COMMIT = intKey(
-                    "mqtt.maxCommandsAwaitingCommit",
-                    32,
-                    1,
-                    65_535,
-                    "QoS 1 commands of one connection whose PUBACK may wait for their commit at once")
-            .see("docs/protocol.md#15-receipts");
-    public static final ConfigKey<Integer> MQTT_MAX_BYTES_AWAITING_COMMIT = intSizeKey(
-                    "mqtt.maxBytesAwaitingCommit",
-                    "1MiB",
-                    1024,
-                    1024 * 1024 * 1024,
-                    "payload bytes of one connection's commands whose PUBACK may wait for their commit at once")
-            .see("docs/protocol.md#15-receipts");
-    public static final ConfigKey<Integer> MQTT_MAX_CONNECT_BYTES = intSizeKey(
-                    "mqtt.maxConnectBytes",
-                    "16KiB",
-                    256,
-                    16 * 1024 * 1024,
-                    "largest CONNECT packet (client id, credentials and Last Will), the first packet of a connection")
-            .see("docs/device-security.md#before-the-connect");
-    public static final ConfigKey<Duration> MQTT_CONNECT_TIMEOUT = durationKey(
-                    "mqtt.connectTimeout",
-                    "10s",
-                    Duration.ofSeconds(1),
-                    Duration.ofMinutes(5),
-                    "time from the TCP connect (TLS handshake included) until the whole CONNECT must have arrived")
-            .see("docs/device-security.md#before-the-connect");
-
-    public static final ConfigKey<Integer> MQTT_MAX_TOPIC_BYTES = intSizeKey(
-                    "mqtt.maxTopicBytes",
-                    "512",
-                    64,
-                    65_535,
-                    "longest topic of a PUBLISH or a Last Will, in UTF-8 bytes")
-            .see("docs/protocol.md#13-topics");
-    public static final ConfigKey<Integer> MQTT_MAX_QUEUED_RECEIPTS = intKey(
-                    "mqtt.maxQueuedReceipts",
-                    2000,
-                    10,
-                    1_000_000,
-                    "receipts the broker holds queued for one device that does not read them")
-            .see("docs/protocol.md#16-sessions");
-    public static final ConfigKey<Long> MQTT_MAX_QUEUED_RECEIPT_BYTES = sizeKey(
-                    "mqtt.maxQueuedReceiptBytes",
-                    "1MiB",
-                    16 * KiB,
-                    1024 * MiB,
-                    "bytes of receipts the broker holds queued for one device")
-            .see("docs/protocol.md#16-sessions");
-    public static final ConfigKey<Integer> MQTT_MAX_QUEUED_RECEIPTS_TOTAL = intKey(
-                    "mqtt.maxQueuedReceiptsTotal",
-                    200_000,
-                    10,
-                    100_000_000,
-                    "receipts the broker holds queued for all devices together")
-            .see("docs/protocol.md#16-sessions");
-    public static final ConfigKey<Long> MQTT_MAX_QUEUED_RECEIPT_BYTES_TOTAL = sizeKey(
-                    "mqtt.maxQueuedReceiptBytesTotal",
-                    "256MiB",
-                    16 * KiB,
-                    64L * 1024 * MiB,
-                    "bytes of receipts the broker holds queued for all devices together")
-            .see("docs/protocol.md#16-sessions");
-    public static final ConfigKey<Integer> MQTT_MAX_KNOWN_DEVICES = intKey(
-                    "mqtt.maxKnownDevices",
-                    10000,
-                    10,
-                    1_000_000,
-                    "client ids the device registry (/api/devices) keeps, about 2 KB each")
-            .see("docs/device-security.md#the-device-registry-holds-only-devices-that-logged-in");
-
-    public static final ConfigKey<Integer> MQTT_TAKEOVER_ALARM_PER_MINUTE = intKey(
-                    "mqtt.takeoverAlarmPerMinute",
-                    10,
-                    1,
-                    1_000_000,
-                    "session takeovers of one client id per minute that raise a takeover-storm alarm")
-            .see("docs/device-security.md#connect-step-by-step");
-    public static final ConfigKey<Boolean> MQTT_THROTTLE_TAKEOVERS = boolKey(
-                    "mqtt.throttleTakeovers",
-                    false,
-                    "true refuses CONNECTs of a client id in a takeover storm (CONNACK 3) until it calms down")
-            .see("docs/device-security.md#connect-step-by-step");
-
-    public static final ConfigKey<Integer> TLS_PORT = portKey(
-                    "tls.port",
-                    8883,
-                    1,
-                    BrokerSettings.ANY_PORT,
-                    "port of the TLS MQTT listener, on when tls.certFile is set; any picks a free one")
-            .see("docs/protocol.md#11-listeners");
-    public static final ConfigKey<Optional<Path>> TLS_CERT_FILE =
-            optionalPathKey("tls.certFile", "server certificate chain, PEM").see("docs/protocol.md#11-listeners");
-    public static final ConfigKey<Optional<Path>> TLS_KEY_FILE =
-            optionalPathKey("tls.keyFile", "server private key, PEM").see("docs/protocol.md#11-listeners");
-    public static final ConfigKey<Optional<Path>> TLS_CA_FILE = optionalPathKey(
-                    "tls.caFile", "CA certificates that sign device certificates, PEM")
-            .see("docs/protocol.md#11-listeners");
-    public static final ConfigKey<ClientAuth> TLS_CLIENT_AUTH = enumKey(
-                    "tls.clientAuth",
-                    ClientAuth.NONE,
-                    ClientAuth.class,
-                    "client certificates: none, optional or required")
-            .see("docs/device-security.md#no-impersonation-across-listeners");
-
-    public static final ConfigKey<Boolean> AUTH_ANONYMOUS = boolKey(
-                    "auth.anonymous", false, "true lets client ids that are not registered connect without credentials")
-            .see("docs/device-security.md#credentials");
-    public static final ConfigKey<Optional<Path>> AUTH_PASSWORD_FILE = optionalPathKey(
-                    "auth.passwordFile", "the registered devices, one clientId:username:hash a line")
-            .see("docs/device-security.md#registered-devices-the-password-file");
-    public static final ConfigKey<Integer> AUTH_THREADS = intKey(
-                    "auth.threads", 1, 1, 64, "threads that check passwords (PBKDF2), apart from the network threads")
-            .see("docs/device-security.md#credentials");
-    public static final ConfigKey<Integer> AUTH_QUEUE = intKey(
-                    "auth.queue", 256, 1, 100_000, "CONNECTs that may wait for a password check, all together")
-            .see("docs/device-security.md#credentials");
-    public static final ConfigKey<Integer> AUTH_QUEUE_PER_ADDRESS = intKey(
-                    "auth.queuePerAddress",
-                    8,
-                    1,
-                    100_000,
-                    "password checks waiting or running for one source address (IPv4, IPv6 /64)")
-            .see("docs/device-security.md#credentials");
-    public static final ConfigKey<Integer> AUTH_FAILED_LOGINS_PER_CLIENT_ID = intKey(
-                    "auth.failedLoginsPerClientId",
-                    10,
-                    1,
-                    1_000_000,
-                    "failed logins of one client id in a minute after which its logins get CONNACK 3")
-            .see("docs/device-security.md#credentials");
-    public static final ConfigKey<Integer> AUTH_FAILED_LOGINS_PER_ADDRESS = intKey(
-                    "auth.failedLoginsPerAddress",
-                    100,
-                    1,
-                    1_000_000,
-                    "failed logins from one source address in a minute after which its logins get CONNACK 3")
-            .see("docs/device-security.md#credentials");
-    public static final ConfigKey<Optional<Pattern>> AUTH_CERTIFICATE_CLIENT_IDS = new ConfigKey<>(
-            "auth.certificateClientIds",
-            null,
-            "a regular expression",
-            "client ids (the whole id matching) that always need their client certificate, e.g. terminal-.*",
-            ValueParsers::optionalRegex,
-            Optional.empty(),
-            "docs/device-security.md#no-impersonation-across-listeners");
-    public static final ConfigKey<Integer> AUTH_MAX_CERTIFICATE_DEVICES = intKey(
-                    "auth.maxCertificateDevices",
-                    100000,
-                    1,
-                    10_000_000,
-                    "client ids remembered as needing their client certificate (data.dir/certificate-devices)")
-            .see("docs/device-security.md#no-impersonation-across-listeners");
-
     public static final ConfigKey<String> ADMIN_HOST = textKey(
                     "admin.host", "127.0.0.1", "bind address of the admin HTTP API and status page")
             .see("docs/protocol.md#3-admin-http");
@@ -313,7 +75,6 @@ public final class ConfigKeys {
                     "admin.tokenFile",
                     "file holding admin.token, so that the token is in neither the YAML nor the environment")
             .see("docs/install.md#4-configuration");
-
     public static final ConfigKey<Integer> INTAKE_MAX_PAYLOAD_BYTES = intSizeKey(
                     "intake.maxPayloadBytes",
                     "262144",
@@ -374,7 +135,6 @@ public final class ConfigKeys {
                     Duration.ofDays(36_525),
                     "latest expiresAt a command may carry, counted from its arrival")
             .see("docs/protocol.md#14-the-command-payload");
-
     public static final ConfigKey<Integer> STORAGE_EXPECTED_INTAKE_RATE = intKey(
                     "storage.expectedIntakeRate",
                     1000,
@@ -382,7 +142,6 @@ public final class ConfigKeys {
                     1_000_000,
                     "commands per second the site must be able to store, which the disk is checked against at start")
             .see("docs/install.md#storage-that-keeps-what-it-acknowledges");
-
     public static final ConfigKey<Duration> SHUTDOWN_TIMEOUT = durationKey(
                     "shutdown.timeout",
                     "20s",
@@ -390,7 +149,6 @@ public final class ConfigKeys {
                     Duration.ofMinutes(10),
                     "how long a graceful stop (SIGTERM) may take before in-flight work is abandoned")
             .see("docs/install.md#running-it");
-
     public static final ConfigKey<Integer> OUTBOX_MAX_PENDING = intKey(
                     "outbox.maxPending",
                     1000000,
@@ -454,93 +212,6 @@ public final class ConfigKeys {
                     MAX_DURATION,
                     "how long a device the outbox holds no command of is remembered, with its sequence")
             .see("docs/protocol.md#22-sequence-and-order");
-
-    public static final ConfigKey<Integer> FORWARDER_MAX_EVENTS = intKey(
-                    "forwarder.maxEvents", 500, 1, 10_000, "most events in one request to central")
-            .see("docs/forwarding.md#batches-and-order");
-    public static final ConfigKey<Integer> FORWARDER_MAX_BYTES = intSizeKey(
-                    "forwarder.maxBytes",
-                    "1MiB",
-                    1024,
-                    64 * 1024 * 1024,
-                    "most bytes of one request body to central, as serialized JSON")
-            .see("docs/forwarding.md#batches-and-order");
-    public static final ConfigKey<Duration> FORWARDER_LINGER = durationKey(
-                    "forwarder.linger",
-                    "0ms",
-                    Duration.ZERO,
-                    Duration.ofSeconds(10),
-                    "how long the first command after a quiet spell waits for more before its request goes")
-            .see("docs/forwarding.md#batches-and-order");
-    public static final ConfigKey<Integer> FORWARDER_REQUESTS_PER_SECOND = intKey(
-                    "forwarder.requestsPerSecond",
-                    400,
-                    1,
-                    100_000,
-                    "requests to central per second at most, evenly spaced")
-            .see("docs/forwarding.md#resilience4j-guards");
-    public static final ConfigKey<Integer> FORWARDER_EVENTS_PER_SECOND = intKey(
-                    "forwarder.eventsPerSecond", 5000, 1, 1_000_000, "events to central per second at most")
-            .see("docs/forwarding.md#resilience4j-guards");
-    public static final ConfigKey<Integer> FORWARDER_MAX_CONCURRENT_REQUESTS = intKey(
-                    "forwarder.maxConcurrentRequests",
-                    1,
-                    1,
-                    32,
-                    "requests to central in flight at once (a Resilience4j bulkhead)")
-            .see("docs/forwarding.md#resilience4j-guards");
-    public static final ConfigKey<Integer> FORWARDER_MAX_ATTEMPTS = intKey(
-                    "forwarder.maxAttempts", 50, 1, 1_000_000, "central retry_later answers before an event is parked")
-            .see("docs/forwarding.md#replies");
-    public static final ConfigKey<Duration> FORWARDER_BACKOFF_INITIAL = durationKey(
-                    "forwarder.backoffInitial",
-                    "500ms",
-                    Duration.ofMillis(1),
-                    Duration.ofMinutes(10),
-                    "first wait after a failed request")
-            .see("docs/forwarding.md#backoff");
-    public static final ConfigKey<Duration> FORWARDER_BACKOFF_MAX = durationKey(
-                    "forwarder.backoffMax",
-                    "60s",
-                    Duration.ofMillis(1),
-                    Duration.ofHours(24),
-                    "longest wait between failed requests")
-            .see("docs/forwarding.md#backoff");
-    public static final ConfigKey<Duration> FORWARDER_AUTH_RETRY_INTERVAL = durationKey(
-                    "forwarder.authRetryInterval",
-                    "60s",
-                    Duration.ofSeconds(1),
-                    Duration.ofHours(24),
-                    "while central's answers pause forwarding (401, 404, a redirect, …), how often to try again")
-            .see("docs/forwarding.md#replies");
-    public static final ConfigKey<Integer> FORWARDER_BREAKER_FAILURE_RATE = intKey(
-                    "forwarder.breakerFailureRate",
-                    50,
-                    1,
-                    100,
-                    "percent of failed calls (of the last 20) that opens the circuit breaker")
-            .see("docs/forwarding.md#resilience4j-guards");
-    public static final ConfigKey<Duration> FORWARDER_BREAKER_OPEN_FOR = durationKey(
-                    "forwarder.breakerOpenFor",
-                    "30s",
-                    Duration.ofMillis(100),
-                    MAX_DURATION,
-                    "how long the circuit breaker stays open before one probe")
-            .see("docs/forwarding.md#resilience4j-guards");
-    public static final ConfigKey<Duration> FORWARDER_MAX_RETRY_AFTER = durationKey(
-                    "forwarder.maxRetryAfter",
-                    "5m",
-                    Duration.ofSeconds(1),
-                    Duration.ofDays(1),
-                    "longest wait central can ask for (Retry-After, retryAfterMs); longer ones are clamped to it")
-            .see("docs/forwarding.md#replies");
-    public static final ConfigKey<Integer> FORWARDER_MAX_SERVER_ERRORS = intKey(
-                    "forwarder.maxServerErrors",
-                    5,
-                    1,
-                    1_000_000,
-                    "times central fails on one event alone, or leaves out its receipt, before the event is parked")
-            .see("docs/forwarding.md#how-a-step-looks-for-the-poison");
 
     /** Every key, in the order of the reference. */
     public static final List<ConfigKey<?>> ALL = List.of(

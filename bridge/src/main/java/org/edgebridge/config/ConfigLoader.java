@@ -1,6 +1,8 @@
 package org.edgebridge.config;
 
+import static org.edgebridge.config.BrokerKeys.*;
 import static org.edgebridge.config.ConfigKeys.*;
+import static org.edgebridge.config.ForwarderKeys.*;
 import static org.edgebridge.config.IngestKeys.*;
 
 import com.fasterxml.jackson.core.JacksonException;

@@ -312,9 +312,9 @@ class ConfigLoaderTest {
 
     @Test
     void each_key_gives_a_value_of_its_own_type() {
-        Duration linger = ConfigKeys.FORWARDER_LINGER.value("20ms");
-        TlsSettings.ClientAuth auth = ConfigKeys.TLS_CLIENT_AUTH.value("required");
-        Optional<Path> unset = ConfigKeys.TLS_CERT_FILE.value(null);
+        Duration linger = ForwarderKeys.FORWARDER_LINGER.value("20ms");
+        TlsSettings.ClientAuth auth = BrokerKeys.TLS_CLIENT_AUTH.value("required");
+        Optional<Path> unset = BrokerKeys.TLS_CERT_FILE.value(null);
         assertThat(linger).isEqualTo(Duration.ofMillis(20));
         assertThat(auth).isEqualTo(TlsSettings.ClientAuth.REQUIRED);
         assertThat(unset).isEmpty();
