@@ -59,8 +59,8 @@ final class RequestSteps {
         }
         settings.central()
                 .proxy()
-                .ifPresent(p ->
-                        builder.proxy(ProxySelector.of(new InetSocketAddress(p.getHost(), ConnectionSteps.port(p)))));
+                .ifPresent(
+                        p -> builder.proxy(ProxySelector.of(new InetSocketAddress(p.getHost(), StepHelpers.port(p)))));
         this.http = builder.build();
     }
 
@@ -78,7 +78,7 @@ final class RequestSteps {
         }
         long start = System.nanoTime();
         OAuth2Tokens tokens = new OAuth2Tokens(
-                oauth2.get(), () -> http, settings.requests().timeout(), ConnectionSteps::rootMessage, clock);
+                oauth2.get(), () -> http, settings.requests().timeout(), StepHelpers::rootMessage, clock);
         try {
             bearer = tokens.bearer();
         } catch (TokenUnavailable e) {
@@ -89,14 +89,14 @@ final class RequestSteps {
                         "oauth2-token",
                         reason.substring(0, hint),
                         reason.substring(hint + 2),
-                        ConnectionSteps.since(start));
+                        StepHelpers.since(start));
             }
             return CheckStep.fail(
                     "oauth2-token",
                     reason,
                     "check ingest.oauth2.tokenUrl (host, port, path) and that this box "
                             + "reaches it (through ingest.proxy when set)",
-                    ConnectionSteps.since(start));
+                    StepHelpers.since(start));
         }
         var status = tokens.status();
         return CheckStep.pass(
@@ -106,7 +106,7 @@ final class RequestSteps {
                         + status.tokenExpiresAt()
                                 .map(at -> ", valid until " + at)
                                 .orElse(", no expiry given"),
-                ConnectionSteps.since(start));
+                StepHelpers.since(start));
     }
 
     /** The check request; {@code blockedBy} is the earlier step that failed on the way to central, if one did. */
@@ -153,23 +153,23 @@ final class RequestSteps {
                     "check that central runs and answers; raise ingest.timeout only if central is known to "
                             + "be this "
                             + "slow",
-                    ConnectionSteps.since(start));
+                    StepHelpers.since(start));
         } catch (ExecutionException | IOException e) {
             Throwable cause = e instanceof ExecutionException && e.getCause() != null ? e.getCause() : e;
             return CheckStep.fail(
                     "request",
-                    "the request got no answer: " + ConnectionSteps.rootMessage(cause),
+                    "the request got no answer: " + StepHelpers.rootMessage(cause),
                     "the steps above passed, so central (or the proxy) dropped the request: check central's log for "
                             + "this batchId " + batchId,
-                    ConnectionSteps.since(start));
+                    StepHelpers.since(start));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             exchange.cancel(true);
-            return CheckStep.fail("request", "interrupted", "run the check again", ConnectionSteps.since(start));
+            return CheckStep.fail("request", "interrupted", "run the check again", StepHelpers.since(start));
         }
         received = clock.instant();
         dateHeader = response.headers().firstValue("Date").orElse(null);
-        return answer(response.statusCode(), reply, batchId, ConnectionSteps.since(start));
+        return answer(response.statusCode(), reply, batchId, StepHelpers.since(start));
     }
 
     private CheckStep answer(int status, byte[] reply, String batchId, long millis) {
