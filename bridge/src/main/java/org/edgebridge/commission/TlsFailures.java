@@ -48,7 +48,7 @@ final class TlsFailures {
             return CheckStep.fail(
                     "tls",
                     "central at " + host + ":" + port(url) + " does not speak TLS",
-                    "use http:// in ingest.url, or central's https port",
+                    "use central's https port in ingest.url, or http:// (not with ingest.client=blocking)",
                     millis);
         }
         if (e instanceof SocketTimeoutException) {

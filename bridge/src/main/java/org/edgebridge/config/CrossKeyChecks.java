@@ -42,6 +42,12 @@ final class CrossKeyChecks {
             problems.add("mqtt.maxPacketBytes=" + maxPacket + ": must be at least intake.maxPayloadBytes + 1024 ("
                     + (maxPayload + 1024) + ") so that an oversized payload can still be answered payload_too_large");
         }
+        long queued = v.get(INTAKE_MAX_QUEUED_BYTES);
+        if (v.get(MQTT_MAX_BYTES_AWAITING_COMMIT) > queued / 2) {
+            problems.add("mqtt.maxBytesAwaitingCommit=" + ValueParsers.formatSize(v.get(MQTT_MAX_BYTES_AWAITING_COMMIT))
+                    + ": must be at most half of intake.maxQueuedBytes (" + ValueParsers.formatSize(queued)
+                    + "), so that one device cannot fill the queue all devices share");
+        }
         if (v.get(INGEST_CLIENT) == IngestClientKind.BLOCKING
                 && !"https".equalsIgnoreCase(v.get(INGEST_URL).getScheme())) {
             problems.add("ingest.client=blocking: needs an https:// ingest.url (over http:// a reply that stops is cut "

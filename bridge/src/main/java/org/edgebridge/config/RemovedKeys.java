@@ -1,6 +1,7 @@
 package org.edgebridge.config;
 
 import java.util.Map;
+import java.util.Set;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -22,6 +23,11 @@ final class RemovedKeys {
                 .filter(k -> ConfigLoader.envName(k).equals(variable))
                 .findFirst()
                 .orElse(null);
+    }
+
+    /** Every removed key's name. */
+    static Set<String> names() {
+        return WHY.keySet();
     }
 
     static boolean contains(String name) {

@@ -167,6 +167,27 @@ class ConfigLoaderTest {
     }
 
     @Test
+    void a_removed_key_is_no_live_key() {
+        assertThat(RemovedKeys.names())
+                .as("a live key of the same name would be read as removed and ignored")
+                .allSatisfy(name -> assertThat(ConfigKeys.find(name)).isNull());
+    }
+
+    @Test
+    void one_connection_may_hold_at_most_half_of_the_intake_queue() {
+        assertThatThrownBy(() -> ConfigLoader.load(
+                        null, List.of("intake.maxQueuedBytes=1MiB", "mqtt.maxBytesAwaitingCommit=1MiB")))
+                .hasMessageContaining(
+                        "mqtt.maxBytesAwaitingCommit=1MiB: must be at most half of intake.maxQueuedBytes");
+        assertThat(ConfigLoader.load(null, List.of("intake.maxQueuedBytes=1MiB", "mqtt.maxBytesAwaitingCommit=512KiB"))
+                        .broker()
+                        .publishes()
+                        .maxBytesAwaitingCommit()
+                        .bytes())
+                .isEqualTo(512 * 1024);
+    }
+
+    @Test
     void the_blocking_client_needs_an_https_central() {
         assertThatThrownBy(() -> ConfigLoader.load(
                         null, List.of("ingest.client=blocking", "ingest.url=http://127.0.0.1:9/ingest")))

@@ -14,6 +14,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.edgebridge.central.CentralSim;
 import org.edgebridge.device.DeviceSimulator;
@@ -77,8 +78,11 @@ class PubackAfterCommitIT {
     void a_connection_past_the_byte_bound_is_not_read() throws Exception {
         Path marker = dir.resolve("in-window");
         int centralPort = Ports.free();
-        List<String> hook =
-                List.of("-Dedgebridge.test.hook=BEFORE_INTAKE_COMMIT", "-Dedgebridge.test.hookMarker=" + marker);
+        // held 20 s (not the default 60): long enough to see the bound bite, then the commit goes on
+        List<String> hook = List.of(
+                "-Dedgebridge.test.hook=BEFORE_INTAKE_COMMIT",
+                "-Dedgebridge.test.hookMarker=" + marker,
+                "-Dedgebridge.test.hookHoldMs=20000");
         String pad = "p".repeat(200_000);
         try (CentralSim central =
                         new CentralSim(Optional.empty(), 1 << 24, Clock.systemUTC()).start("127.0.0.1", centralPort);
@@ -114,6 +118,14 @@ class PubackAfterCommitIT {
                     .isBetween(1_048_576.0, 1_048_576.0 + 2 * 200_100);
             assertThat(commands).as("the count bound (32) did not bite").isLessThan(32.0);
             assertThat(pubacks).as("no PUBACK while nothing is committed").noneMatch(CompletableFuture::isDone);
+            // the hold ends, the commit goes on: the connection is read again and every command gets its PUBACK
+            CompletableFuture.allOf(pubacks.toArray(CompletableFuture[]::new)).get(90, TimeUnit.SECONDS);
+            await("all 20 stored")
+                    .atMost(Duration.ofSeconds(30))
+                    .until(() -> bridge.metric("edgebridge_outbox_commands{state=\"pending\"}")
+                                    + bridge.metric("edgebridge_outbox_commands{state=\"inflight\"}")
+                                    + bridge.metric("edgebridge_outbox_commands{state=\"accepted\"}")
+                            >= 20);
         }
     }
 }

@@ -40,8 +40,10 @@ import org.slf4j.LoggerFactory;
  * <p>Bound: at most {@code maxAwaiting} commands of the connection, and {@code maxAwaitingBytes} of their payloads,
  * wait for their answer; at either it is not read ({@link ReadPauses#AWAITING_COMMIT}) until enough are answered, so a
  * device's burst is slowed by TCP to the speed of the disk, and one device's large commands cannot fill the intake's
- * queue ({@code intake.maxQueuedBytes}) that all devices share. A command larger than the byte bound still goes in,
- * alone. What one read of the socket had already decoded follows the command that paused it. A connection that closes first loses only its PUBACKs: the intake still stores or answers what it took.
+ * queue ({@code intake.maxQueuedBytes}) that all devices share. A command larger than the byte bound is still taken
+ * (the bound is checked after a command is added); nothing after it is read until enough are answered. What one read
+ * of the socket had already decoded follows the command that paused it. A connection that closes first loses only its
+ * PUBACKs: the intake still stores or answers what it took.
  *
  * <p>One instance per channel; its state is touched only on the channel's event loop (answers come back there).
  */
