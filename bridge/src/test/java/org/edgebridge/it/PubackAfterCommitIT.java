@@ -40,19 +40,9 @@ class PubackAfterCommitIT {
     void no_puback_before_the_commit_and_a_connection_past_the_cap_is_not_read() throws Exception {
         Path marker = dir.resolve("in-window");
         int centralPort = Ports.free();
-        List<String> hook =
-                List.of("-Dedgebridge.test.hook=BEFORE_INTAKE_COMMIT", "-Dedgebridge.test.hookMarker=" + marker);
         Set<String> acked = ConcurrentHashMap.newKeySet();
-        try (CentralSim central =
-                        new CentralSim(Optional.empty(), 1 << 24, Clock.systemUTC()).start("127.0.0.1", centralPort);
-                BridgeProcess bridge = new BridgeProcess(
-                                BridgeProcess.logFile("puback-cap"),
-                                hook,
-                                "data.dir=" + dir.resolve("data"),
-                                "mqtt.host=127.0.0.1",
-                                "auth.anonymous=true",
-                                "ingest.url=http://127.0.0.1:" + centralPort + "/ingest")
-                        .start();
+        try (CentralSim central = central(centralPort);
+                BridgeProcess bridge = heldBeforeCommit("puback-cap", marker, 60_000, centralPort);
                 TrustingDevice device = new TrustingDevice(
                         "127.0.0.1", bridge.mqttPort(), "eager", COMMANDS, acked, new AtomicInteger(COMMANDS))) {
             await("the intake writer held before its commit")
@@ -78,22 +68,10 @@ class PubackAfterCommitIT {
     void a_connection_past_the_byte_bound_is_not_read() throws Exception {
         Path marker = dir.resolve("in-window");
         int centralPort = Ports.free();
-        // held 20 s (not the default 60): long enough to see the bound bite, then the commit goes on
-        List<String> hook = List.of(
-                "-Dedgebridge.test.hook=BEFORE_INTAKE_COMMIT",
-                "-Dedgebridge.test.hookMarker=" + marker,
-                "-Dedgebridge.test.hookHoldMs=20000");
         String pad = "p".repeat(200_000);
-        try (CentralSim central =
-                        new CentralSim(Optional.empty(), 1 << 24, Clock.systemUTC()).start("127.0.0.1", centralPort);
-                BridgeProcess bridge = new BridgeProcess(
-                                BridgeProcess.logFile("puback-bytes"),
-                                hook,
-                                "data.dir=" + dir.resolve("data"),
-                                "mqtt.host=127.0.0.1",
-                                "auth.anonymous=true",
-                                "ingest.url=http://127.0.0.1:" + centralPort + "/ingest")
-                        .start();
+        // held 20 s (not 60): long enough to see the bound bite, then the commit goes on
+        try (CentralSim central = central(centralPort);
+                BridgeProcess bridge = heldBeforeCommit("puback-bytes", marker, 20_000, centralPort);
                 DeviceSimulator device = DeviceSimulator.of("large", bridge.mqttPort())) {
             device.connectAndSubscribe();
             List<CompletableFuture<?>> pubacks = new ArrayList<>();
@@ -127,5 +105,27 @@ class PubackAfterCommitIT {
                                     + bridge.metric("edgebridge_outbox_commands{state=\"accepted\"}")
                             >= 20);
         }
+    }
+
+    private static CentralSim central(int port) {
+        return new CentralSim(Optional.empty(), 1 << 24, Clock.systemUTC()).start("127.0.0.1", port);
+    }
+
+    /**
+     * The bridge with the shipped defaults, its intake writer held just before its first commit for {@code holdMs}
+     * (the marker file appears when it is).
+     */
+    private BridgeProcess heldBeforeCommit(String log, Path marker, long holdMs, int centralPort) throws Exception {
+        return new BridgeProcess(
+                        BridgeProcess.logFile(log),
+                        List.of(
+                                "-Dedgebridge.test.hook=BEFORE_INTAKE_COMMIT",
+                                "-Dedgebridge.test.hookMarker=" + marker,
+                                "-Dedgebridge.test.hookHoldMs=" + holdMs),
+                        "data.dir=" + dir.resolve("data"),
+                        "mqtt.host=127.0.0.1",
+                        "auth.anonymous=true",
+                        "ingest.url=http://127.0.0.1:" + centralPort + "/ingest")
+                .start();
     }
 }
